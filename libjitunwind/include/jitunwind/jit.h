@@ -1,0 +1,102 @@
+/* In-process registration for any JIT, and the descriptor debuggers read.
+ *
+ * A JIT calls jitunwind_jit_register() for each code region it makes
+ * executable and jitunwind_jit_unregister() before it frees it. Nothing
+ * stops the process or calls a debugger: the library only updates a table
+ * reachable from the exported symbol `jitunwind_jit_descriptor`, which a
+ * debugger reads out of the target's memory whenever it wants (live or from
+ * a core).
+ *
+ * Consistency: writers (serialised by a mutex) make `seq` odd, mutate, then
+ * make it even again. A reader copies the table between two reads of `seq`
+ * and retries when they differ or are odd. Because each slot is published by
+ * writing its `size` last (and retired by zeroing `size` first) and the slot
+ * array is only freed after a new one is published, a process stopped in the
+ * middle of a write still shows a table whose non-empty slots are complete;
+ * a reader that sees an odd `seq` on a stopped process may use it (and says
+ * so). The format uses fixed-width fields so that a debugger of any word
+ * size can read it. */
+#ifndef JITUNWIND_JIT_H
+#define JITUNWIND_JIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jitunwind/export.h"
+#include "jitunwind/memory.h"
+#include "jitunwind/registry.h"
+#include "jitunwind/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define JITUNWIND_JIT_DESCRIPTOR_SYMBOL "jitunwind_jit_descriptor"
+#define JITUNWIND_JIT_MAGIC "JITUNWD" /* 8 bytes with the NUL */
+#define JITUNWIND_JIT_VERSION 1u
+
+/* The descriptor, at the exported symbol. All fields little-endian host
+ * order of the target. */
+struct jitunwind_jit_descriptor {
+    char magic[8];        /* JITUNWIND_JIT_MAGIC */
+    uint32_t version;     /* JITUNWIND_JIT_VERSION */
+    uint32_t entry_size;  /* sizeof(struct jitunwind_jit_entry) */
+    uint64_t seq;         /* odd while a writer is mutating */
+    uint64_t entries;     /* address of the slot array */
+    uint64_t capacity;    /* number of slots */
+    uint64_t count;       /* number of non-empty slots */
+    uint64_t generation;  /* incremented by every mutation */
+};
+
+/* One slot. size == 0 marks an empty slot. */
+struct jitunwind_jit_entry {
+    uint64_t start;
+    uint64_t size;
+    uint32_t kind;     /* enum jitunwind_range_kind */
+    uint32_t rule;     /* enum jitunwind_rule */
+    uint32_t stride;
+    uint32_t name_len; /* bytes at `name`, without the NUL */
+    uint64_t name;     /* address of a NUL-terminated name, or 0 */
+    uint64_t cookie;
+};
+
+/* --- In-process side (thread-safe; async-signal-unsafe) --- */
+
+typedef uint64_t jitunwind_jit_id;
+
+/* Register [start, start+size) with an unwind rule and a name (copied; may
+ * be NULL). *id (may be NULL) receives the handle for unregister. Fails with
+ * EINVAL (empty/wrapping range, unknown kind or rule), EOVERLAP, ENOMEM. */
+JITUNWIND_API int jitunwind_jit_register(const void *start, size_t size, int kind, int rule,
+                                         const char *name, uint64_t cookie,
+                                         jitunwind_jit_id *id);
+JITUNWIND_API int jitunwind_jit_unregister(jitunwind_jit_id id);
+/* Unregister everything and free the table (e.g. at exit). */
+JITUNWIND_API void jitunwind_jit_reset(void);
+
+/* --- Debugger side --- */
+
+/* Statistics of one descriptor read. */
+struct jitunwind_jit_read_info {
+    uint64_t generation; /* the descriptor's generation that was read */
+    uint32_t retries;    /* seq mismatches that forced a re-read */
+    uint32_t torn;       /* 1 if a writer was stopped mid-update (odd seq) */
+    uint64_t added;      /* ranges added to the registry */
+    uint64_t skipped;    /* slots that were invalid or overlapped */
+};
+
+/* Read the descriptor at `descriptor_addr` in the target and add its ranges
+ * (origin DESCRIPTOR) to `reg`. Bounded: at most JITUNWIND_JIT_MAX_SLOTS
+ * slots, names truncated at JITUNWIND_NAME_MAX. Errors: EREAD, ECORRUPT
+ * (bad magic, sizes), EVERSION, EBUSY (seq kept changing), ENOMEM. */
+#define JITUNWIND_JIT_MAX_SLOTS (16u * 1024u * 1024u)
+JITUNWIND_API int jitunwind_jit_read_descriptor(jitunwind_registry *reg,
+                                                const struct jitunwind_memory *mem,
+                                                uint64_t descriptor_addr,
+                                                struct jitunwind_jit_read_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

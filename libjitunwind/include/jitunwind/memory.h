@@ -1,0 +1,44 @@
+/* The memory-reader contract.
+ *
+ * The library never dereferences a target address. Every byte of target
+ * memory it looks at comes through a caller-supplied jitunwind_memory:
+ *
+ *   read(arg, addr, dst, len)
+ *     Copy exactly `len` bytes at target address `addr` into `dst` and return
+ *     0, or return a negative jitunwind_status (normally JITUNWIND_EREAD) and
+ *     leave `dst` unspecified. Reads are all-or-nothing: a read that would
+ *     cross into an unmapped page fails as a whole. `len` is at most
+ *     JITUNWIND_READ_MAX. `addr + len` may wrap; the callback must fail such
+ *     reads rather than wrap. The callback must not longjmp, throw or call back
+ *     into the library. It may be called many times per operation and from
+ *     the thread that called the library only.
+ *
+ * The struct is copied by value into the handles that use it; `arg` must stay
+ * valid for as long as those handles do.
+ *
+ * Ready-made readers (a live process, an in-memory image, a core file) are in
+ * readers.h. */
+#ifndef JITUNWIND_MEMORY_H
+#define JITUNWIND_MEMORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define JITUNWIND_READ_MAX (16u * 1024u * 1024u)
+
+typedef int (*jitunwind_read_fn)(void *arg, uint64_t addr, void *dst, size_t len);
+
+struct jitunwind_memory {
+    jitunwind_read_fn read;
+    void *arg;
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

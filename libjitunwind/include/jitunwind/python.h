@@ -1,0 +1,126 @@
+/* The CPython decoder: threads, frames, code objects, names and line numbers
+ * of another process, read through a jitunwind_memory.
+ *
+ * Everything the decoders need about a CPython version comes from one
+ * layout table chosen by the version (see docs/design.md); the decoders read
+ * a version-independent view. Every list walk is bounded and checked for
+ * cycles; strings are truncated at the buffer size and say so. */
+#ifndef JITUNWIND_PYTHON_H
+#define JITUNWIND_PYTHON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jitunwind/export.h"
+#include "jitunwind/memory.h"
+#include "jitunwind/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where the runtime of a target lives. */
+struct jitunwind_py_location {
+    uint64_t runtime_addr; /* address of _PyRuntime in the target */
+    uint32_t version_hex;  /* PY_VERSION_HEX, e.g. 0x030b02f0 for 3.11.2 */
+    uint32_t reserved;
+    char module[512];      /* the ELF file that holds _PyRuntime */
+};
+
+/* Find _PyRuntime and Py_Version of a live process from /proc/PID/maps and
+ * the mapped ELF files (symbol tables only; no debuginfo needed). The
+ * version is read from the file's Py_Version (3.11+). ENOTFOUND when no
+ * mapped file defines _PyRuntime. */
+JITUNWIND_API int jitunwind_py_locate_live(int pid, struct jitunwind_py_location *loc);
+
+/* The same for a core file, using its NT_FILE note for the mapped files
+ * (which must still exist at their recorded paths). */
+JITUNWIND_API int jitunwind_py_locate_core(const char *core_path,
+                                           struct jitunwind_py_location *loc);
+
+/* Versions the decoder has a layout for (major.minor): returns 1 or 0. */
+JITUNWIND_API int jitunwind_py_version_supported(uint32_t version_hex);
+
+typedef struct jitunwind_pyreader jitunwind_pyreader;
+
+/* Open a decoder over `mem` for the runtime at `runtime_addr`. Fails with
+ * EVERSION for versions without a layout, EREAD/ECORRUPT when the runtime
+ * does not look like one. */
+JITUNWIND_API int jitunwind_pyreader_new(jitunwind_pyreader **out,
+                                         const struct jitunwind_memory *mem,
+                                         uint64_t runtime_addr, uint32_t version_hex);
+JITUNWIND_API void jitunwind_pyreader_free(jitunwind_pyreader *reader); /* NULL ok */
+JITUNWIND_API const struct jitunwind_error *
+jitunwind_pyreader_last_error(const jitunwind_pyreader *reader);
+
+struct jitunwind_py_thread {
+    uint64_t tstate;           /* PyThreadState address */
+    uint64_t interp;           /* PyInterpreterState address */
+    int64_t interp_id;
+    uint64_t thread_id;        /* pthread_t */
+    uint64_t native_thread_id; /* OS thread id (matches a debugger's LWP) */
+    uint64_t current_frame;    /* innermost _PyInterpreterFrame, or 0 */
+    int32_t holds_gil;         /* 1, 0, or -1 when unknown */
+    uint32_t reserved;
+};
+
+#define JITUNWIND_PY_MAX_THREADS 4096u
+#define JITUNWIND_PY_MAX_INTERPRETERS 256u
+
+/* Thread states of every interpreter, in list order, at most `max`.
+ * *count gets the number written. Returns 0, or a negative status with
+ * *count threads still valid (truncated but honest: ELOOP, ELIMIT, EREAD). */
+JITUNWIND_API int jitunwind_pyreader_threads(jitunwind_pyreader *reader,
+                                             struct jitunwind_py_thread *out, size_t max,
+                                             size_t *count);
+
+/* Frame flags. */
+#define JITUNWIND_PYFRAME_ENTRY (1u << 0)       /* outermost frame of its eval-loop activation */
+#define JITUNWIND_PYFRAME_GENERATOR (1u << 1)   /* owned by a generator/coroutine */
+#define JITUNWIND_PYFRAME_SHIM (1u << 2)        /* interpreter shim, not user code */
+#define JITUNWIND_PYFRAME_NAME_TRUNCATED (1u << 3)
+#define JITUNWIND_PYFRAME_NO_LINE (1u << 4)     /* line unknown: `line` is -1 */
+#define JITUNWIND_PYFRAME_LINE_MAY_LAG (1u << 5)/* innermost frame in JIT code */
+#define JITUNWIND_PYFRAME_BAD_CODE (1u << 6)    /* code object unreadable: names empty */
+
+#define JITUNWIND_PY_NAME_MAX 256
+#define JITUNWIND_PY_FILENAME_MAX 1024
+
+struct jitunwind_py_frame {
+    uint64_t address;  /* _PyInterpreterFrame address */
+    uint64_t code;     /* code object address */
+    int32_t line;      /* current line, -1 if unknown */
+    int32_t first_line;
+    int32_t lasti;     /* instruction offset in code units, -1 if not started */
+    int32_t owner;     /* the frame's owner field as stored */
+    uint32_t flags;    /* JITUNWIND_PYFRAME_* */
+    uint32_t reserved;
+    char qualname[JITUNWIND_PY_NAME_MAX];
+    char filename[JITUNWIND_PY_FILENAME_MAX];
+};
+
+#define JITUNWIND_PY_MAX_FRAMES 65536u
+
+/* Decode the frame chain starting at `frame_addr` (usually a thread's
+ * current_frame), innermost first, into `out` (at most `max`). Interpreter-
+ * internal sentinel frames are not emitted; the frame before one gets
+ * JITUNWIND_PYFRAME_ENTRY. Returns 0 with *count frames, or a negative status
+ * (ELOOP, ELIMIT, EREAD, ECORRUPT) with the *count frames before the problem
+ * still valid; the reader's last error says where. */
+JITUNWIND_API int jitunwind_pyreader_frames(jitunwind_pyreader *reader, uint64_t frame_addr,
+                                            struct jitunwind_py_frame *out, size_t max,
+                                            size_t *count);
+
+/* --- Pure decoders, exposed for tests and tools --- */
+
+/* Line for instruction offset `lasti_units` (code units) in a 3.11+
+ * location table. Returns the line, or -1 (no location / not covered).
+ * `table` is bounded by `len`; never reads past it. */
+JITUNWIND_API int jitunwind_py_linetable_line(const uint8_t *table, size_t len,
+                                              int first_line, int lasti_units);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,44 @@
+/* Ready-made memory readers and ELF helpers. Each reader hands out a
+ * jitunwind_memory that is valid until the reader is freed. */
+#ifndef JITUNWIND_READERS_H
+#define JITUNWIND_READERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jitunwind/export.h"
+#include "jitunwind/memory.h"
+#include "jitunwind/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A live process: process_vm_readv, falling back to /proc/PID/mem (both need
+ * ptrace permission over the target, as a debugger has). */
+typedef struct jitunwind_process_reader jitunwind_process_reader;
+JITUNWIND_API int jitunwind_process_reader_new(jitunwind_process_reader **out, int pid);
+JITUNWIND_API void jitunwind_process_reader_free(jitunwind_process_reader *r);
+JITUNWIND_API struct jitunwind_memory
+jitunwind_process_reader_memory(jitunwind_process_reader *r);
+
+/* An in-memory image: a set of non-overlapping segments, copied on add. Used
+ * by tests to build synthetic targets, and by tools to snapshot memory. */
+typedef struct jitunwind_image jitunwind_image;
+JITUNWIND_API int jitunwind_image_new(jitunwind_image **out);
+JITUNWIND_API void jitunwind_image_free(jitunwind_image *img);
+/* Copy `len` bytes to target address `addr` (EOVERLAP if it overlaps). */
+JITUNWIND_API int jitunwind_image_add(jitunwind_image *img, uint64_t addr, const void *bytes,
+                                      size_t len);
+JITUNWIND_API struct jitunwind_memory jitunwind_image_memory(jitunwind_image *img);
+
+/* The value (st_value, file-relative) and size of symbol `name` in the ELF
+ * file at `path`, from .symtab or .dynsym. ENOTFOUND, EIO, EELF. */
+JITUNWIND_API int jitunwind_elf_symbol(const char *path, const char *name, uint64_t *value,
+                                       uint64_t *size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,121 @@
+/* The range registry: non-overlapping code ranges, each with an unwind rule.
+ *
+ * A debugger-side registry is filled from the target (the in-process
+ * descriptor, a perf map, ...) and consulted by the unwinder for every PC.
+ * Lookup is O(log n) over a sorted array; add/remove are O(n) in the worst
+ * case (a memmove) and O(1) when ranges arrive in address order.
+ * A registry is not thread-safe: one thread at a time. */
+#ifndef JITUNWIND_REGISTRY_H
+#define JITUNWIND_REGISTRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jitunwind/export.h"
+#include "jitunwind/memory.h"
+#include "jitunwind/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How the caller of a frame whose PC lies in a range is found. W is the word
+ * size (8). "fp" is RBP on x86-64 and x29 on AArch64.
+ *
+ * FP_PRESERVING: frameless code that never writes the frame pointer (CPython
+ *   3.15 JIT executors, our test-bed stencils). The frame pointer still
+ *   points at the frame record of the code that entered the range, so:
+ *   caller pc = [fp + W], caller sp = fp + 2W, caller fp = [fp].
+ *   The entering function (the shim) is thereby skipped, as with CPython's
+ *   own CFI for executors.
+ * TRAMPOLINE_FRAMED: x86-64 `[endbr64] push %rbp; mov %rsp,%rbp; call *%rcx;
+ *   pop %rbp; ret` (CPython 3.14+), AArch64 `stp x29,x30,[sp,#-16]!;
+ *   mov x29,sp; blr x3; ldp x29,x30,[sp],#16; ret` (all versions). The rule
+ *   depends on the PC's offset inside the trampoline, including the
+ *   instructions before the frame exists and after it is torn down.
+ * TRAMPOLINE_SUB8: x86-64 `sub $8,%rsp; call *%rcx; add $8,%rsp; ret`
+ *   (CPython 3.12, 3.13): no frame; the return address is at [sp + 8] while
+ *   the callee runs, and the frame pointer is the caller's. */
+enum jitunwind_rule {
+    JITUNWIND_RULE_FP_PRESERVING = 1,
+    JITUNWIND_RULE_TRAMPOLINE_FRAMED = 2,
+    JITUNWIND_RULE_TRAMPOLINE_SUB8 = 3
+};
+
+enum jitunwind_range_kind {
+    JITUNWIND_KIND_JIT = 1,        /* JIT-compiled code (an executor) */
+    JITUNWIND_KIND_TRAMPOLINE = 2, /* perf-style trampoline(s) */
+    JITUNWIND_KIND_OTHER = 3
+};
+
+/* Where a range came from, so that output can say how sure it is. */
+enum jitunwind_range_origin {
+    JITUNWIND_ORIGIN_USER = 0,       /* added directly by the caller */
+    JITUNWIND_ORIGIN_DESCRIPTOR = 1, /* the target's jitunwind descriptor */
+    JITUNWIND_ORIGIN_PERF_MAP = 2,   /* /tmp/perf-PID.map */
+    JITUNWIND_ORIGIN_INTERPRETER = 3,/* the interpreter's own structures */
+    JITUNWIND_ORIGIN_GUESS = 4       /* classified from memory mappings: a guess */
+};
+
+/* One range [start, end). `stride` applies to trampoline rules: a range may
+ * hold several copies of the trampoline at that stride (0 = one copy at
+ * `start`). `name` is copied by add() and may be NULL. `cookie` is the
+ * caller's (e.g. the address of the code object the range runs). */
+struct jitunwind_range {
+    uint64_t start;
+    uint64_t end;
+    uint32_t kind;   /* enum jitunwind_range_kind */
+    uint32_t rule;   /* enum jitunwind_rule */
+    uint32_t stride;
+    uint32_t origin; /* enum jitunwind_range_origin */
+    uint64_t cookie;
+    const char *name;
+};
+
+#define JITUNWIND_NAME_MAX 512 /* longer names are truncated on add */
+
+typedef struct jitunwind_registry jitunwind_registry;
+
+JITUNWIND_API int jitunwind_registry_new(jitunwind_registry **out);
+JITUNWIND_API void jitunwind_registry_free(jitunwind_registry *reg); /* NULL ok */
+
+/* Add a copy of *range. Fails with EINVAL for an empty or wrapping range or
+ * an unknown kind/rule, EOVERLAP if it overlaps a registered range. */
+JITUNWIND_API int jitunwind_registry_add(jitunwind_registry *reg,
+                                         const struct jitunwind_range *range);
+/* Remove the range that starts exactly at `start` (ENOTFOUND otherwise). */
+JITUNWIND_API int jitunwind_registry_remove(jitunwind_registry *reg, uint64_t start);
+JITUNWIND_API void jitunwind_registry_clear(jitunwind_registry *reg);
+
+/* The range containing `pc`, or NULL. The pointer (and its name) stays valid
+ * until the next mutation of the registry. */
+JITUNWIND_API const struct jitunwind_range *
+jitunwind_registry_lookup(const jitunwind_registry *reg, uint64_t pc);
+
+JITUNWIND_API size_t jitunwind_registry_count(const jitunwind_registry *reg);
+/* Ranges in address order; NULL when index >= count. */
+JITUNWIND_API const struct jitunwind_range *
+jitunwind_registry_at(const jitunwind_registry *reg, size_t index);
+
+/* Changes on every successful mutation (add, remove, clear). */
+JITUNWIND_API uint64_t jitunwind_registry_generation(const jitunwind_registry *reg);
+
+JITUNWIND_API const struct jitunwind_error *
+jitunwind_registry_last_error(const jitunwind_registry *reg);
+
+/* Add every line of a perf map file ("<hex start> <hex size> <name>").
+ * Lines that do not parse or overlap an existing range are skipped and
+ * counted in *skipped (may be NULL). Each range gets kind TRAMPOLINE and a
+ * rule read from its machine code through `mem` (see
+ * jitunwind_classify_trampoline); ranges whose code is unreadable or not a
+ * known trampoline layout are skipped. `arch` is enum jitunwind_arch. */
+JITUNWIND_API int jitunwind_registry_load_perf_map(jitunwind_registry *reg,
+                                                   const char *path, int arch,
+                                                   const struct jitunwind_memory *mem,
+                                                   size_t *added, size_t *skipped);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,152 @@
+/* The unwinder: steps from a frame's registers to its caller's.
+ *
+ * For a PC inside a registered range the range's rule is applied; otherwise
+ * (unless disabled) a guarded frame-pointer step. Every frame records how it
+ * was found, and a walk records why it stopped. Stepping never allocates:
+ * the cursor is a plain caller-owned struct.
+ *
+ * Guards: the caller's sp must not be below the callee's (and may equal it
+ * only for a step that used the link register); a repeated (pc, sp) pair is a
+ * loop; the depth is capped; a zero or unreadable return address ends or
+ * stops the walk with a reason. */
+#ifndef JITUNWIND_UNWIND_H
+#define JITUNWIND_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jitunwind/export.h"
+#include "jitunwind/memory.h"
+#include "jitunwind/registry.h"
+#include "jitunwind/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum jitunwind_arch {
+    JITUNWIND_ARCH_X86_64 = 1,
+    JITUNWIND_ARCH_AARCH64 = 2
+};
+
+/* The architecture this library was compiled for (0 if neither). */
+JITUNWIND_API int jitunwind_host_arch(void);
+
+/* Register validity bits. */
+#define JITUNWIND_REG_PC (1u << 0)
+#define JITUNWIND_REG_SP (1u << 1)
+#define JITUNWIND_REG_FP (1u << 2)
+#define JITUNWIND_REG_LR (1u << 3) /* AArch64 x30; only meaningful in the innermost frame */
+
+struct jitunwind_regs {
+    uint64_t pc;
+    uint64_t sp;
+    uint64_t fp;
+    uint64_t lr;
+    uint32_t valid; /* JITUNWIND_REG_* */
+    uint32_t reserved;
+};
+
+/* How a frame was found. */
+enum jitunwind_frame_source {
+    JITUNWIND_SOURCE_INITIAL = 1, /* the registers the walk started from */
+    JITUNWIND_SOURCE_RULE = 2,    /* the callee's PC was in a registered range */
+    JITUNWIND_SOURCE_FP = 3,      /* guarded frame-pointer step */
+    JITUNWIND_SOURCE_LR = 4,      /* AArch64 link register of the innermost frame */
+    JITUNWIND_SOURCE_CFI = 5      /* DWARF CFI of the callee's module */
+};
+
+/* Why a walk stopped. */
+enum jitunwind_stop_reason {
+    JITUNWIND_STOP_NONE = 0,        /* not stopped yet */
+    JITUNWIND_STOP_END = 1,         /* clean end: return address or fp is 0 */
+    JITUNWIND_STOP_UNREADABLE = 2,  /* a needed word of target memory was unreadable */
+    JITUNWIND_STOP_LOOP = 3,        /* (pc, sp) repeated */
+    JITUNWIND_STOP_SP_ORDER = 4,    /* the caller's sp is below the callee's */
+    JITUNWIND_STOP_DEPTH = 5,       /* the depth cap was reached */
+    JITUNWIND_STOP_NO_RULE = 6,     /* no rule and the FP fallback is disabled */
+    JITUNWIND_STOP_NEED_REGISTER = 7,/* the rule needs a register that is not valid */
+    JITUNWIND_STOP_BAD_FRAME = 8    /* misaligned fp/sp or another implausible value */
+};
+
+JITUNWIND_API const char *jitunwind_stop_reason_string(int reason);
+JITUNWIND_API const char *jitunwind_frame_source_string(int source);
+
+struct jitunwind_frame {
+    struct jitunwind_regs regs;
+    uint32_t source; /* enum jitunwind_frame_source */
+    uint32_t depth;  /* 0 = innermost */
+    /* The registered range containing regs.pc, or NULL. Valid while the
+     * registry is not mutated. */
+    const struct jitunwind_range *range;
+};
+
+#define JITUNWIND_DEFAULT_MAX_DEPTH 1024u
+
+#define JITUNWIND_UNWIND_NO_FP_FALLBACK (1u << 0)
+
+struct jitunwind_cursor {
+    /* private: use the functions below */
+    int arch;
+    uint32_t flags;
+    uint32_t max_depth;
+    uint32_t depth;
+    int stop_reason;
+    int equal_sp_steps;
+    const jitunwind_registry *registry;
+    struct jitunwind_memory mem;
+    struct jitunwind_frame current;
+    uint64_t seen_pc[8];
+    uint64_t seen_sp[8];
+};
+
+/* Start a walk at `initial` (pc and sp required; fp needed by most steps).
+ * `registry` may be NULL (pure FP walk). max_depth 0 means the default. */
+JITUNWIND_API int jitunwind_cursor_init(struct jitunwind_cursor *cursor, int arch,
+                                        const jitunwind_registry *registry,
+                                        const struct jitunwind_memory *mem,
+                                        const struct jitunwind_regs *initial,
+                                        uint32_t max_depth, uint32_t flags);
+
+/* Produce the next frame into *out: the first call gives the initial frame.
+ * Returns 1 when *out holds a frame, 0 when the walk has ended (see
+ * jitunwind_cursor_stop_reason), or a negative status for invalid use. */
+JITUNWIND_API int jitunwind_cursor_step(struct jitunwind_cursor *cursor,
+                                        struct jitunwind_frame *out);
+
+JITUNWIND_API int jitunwind_cursor_stop_reason(const struct jitunwind_cursor *cursor);
+
+/* Walk into `frames` (at most `max`); returns the number of frames (>= 0) or
+ * a negative status; *stop_reason gets why the walk ended (DEPTH when `max`
+ * was reached first). */
+JITUNWIND_API int jitunwind_unwind(int arch, const jitunwind_registry *registry,
+                                   const struct jitunwind_memory *mem,
+                                   const struct jitunwind_regs *initial,
+                                   struct jitunwind_frame *frames, size_t max,
+                                   uint32_t flags, int *stop_reason);
+
+/* Apply one range's rule: the caller's registers of a frame whose registers
+ * are `in` and whose pc lies in `range`. `innermost` says whether `in` is the
+ * innermost frame (only then are LR and the instruction-level trampoline
+ * states trusted). Returns 0, or a negative status; on failure *stop_reason
+ * (may be NULL) says why (UNREADABLE, NEED_REGISTER, BAD_FRAME, END). */
+JITUNWIND_API int jitunwind_step_range(int arch, const struct jitunwind_range *range,
+                                       const struct jitunwind_memory *mem,
+                                       const struct jitunwind_regs *in, int innermost,
+                                       struct jitunwind_regs *out, int *stop_reason);
+
+/* The guarded frame-pointer step used outside registered ranges. */
+JITUNWIND_API int jitunwind_step_fp(int arch, const struct jitunwind_memory *mem,
+                                    const struct jitunwind_regs *in,
+                                    struct jitunwind_regs *out, int *stop_reason);
+
+/* Recognise a trampoline from its first bytes (at least 16 should be given;
+ * fewer are accepted). Returns JITUNWIND_RULE_TRAMPOLINE_FRAMED or
+ * JITUNWIND_RULE_TRAMPOLINE_SUB8, or JITUNWIND_ENOTFOUND. */
+JITUNWIND_API int jitunwind_classify_trampoline(int arch, const uint8_t *code, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,38 @@
+/* Internal helpers shared by all library sources. Not installed. */
+#ifndef JITUNWIND_INTERNAL_H
+#define JITUNWIND_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "jitunwind/jitunwind.h"
+
+#define JU_HIDDEN __attribute__((visibility("hidden")))
+#define JU_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* Record a failure in *err and return `code` (so callers can
+ * `return ju_fail(...)`). The message is also sent to the log callback at
+ * DEBUG level. err may be NULL. */
+JU_HIDDEN int ju_fail(struct jitunwind_error *err, int code, uint64_t address,
+                      const char *fmt, ...) JU_PRINTF(4, 5);
+JU_HIDDEN void ju_clear_error(struct jitunwind_error *err);
+JU_HIDDEN void ju_log(int level, const char *fmt, ...) JU_PRINTF(2, 3);
+
+/* Bounded reads through the caller's reader. All return 0 or a negative
+ * status (EREAD for a failed or wrapping read, EINVAL for len > READ_MAX). */
+JU_HIDDEN int ju_read(const struct jitunwind_memory *mem, uint64_t addr, void *dst, size_t len);
+JU_HIDDEN int ju_read_u64(const struct jitunwind_memory *mem, uint64_t addr, uint64_t *out);
+JU_HIDDEN int ju_read_u32(const struct jitunwind_memory *mem, uint64_t addr, uint32_t *out);
+
+/* Little-endian loads from a local buffer (no alignment requirement). */
+static inline uint64_t ju_load_u64(const void *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static inline uint32_t ju_load_u32(const void *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static inline uint16_t ju_load_u16(const void *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+
+/* Copy a string into a fixed buffer, always NUL-terminating; returns 1 if it
+ * was truncated. */
+JU_HIDDEN int ju_strlcpy(char *dst, const char *src, size_t size);
+
+#endif

@@ -1,0 +1,83 @@
+/* The image reader and the checked-read helpers. */
+#include <check.h>
+#include <stdlib.h>
+
+#include "builder.h"
+#include "internal.h"
+
+START_TEST(image_reads_across_adjacent_segments)
+{
+    jitunwind_image *img;
+    uint8_t a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, out[8];
+    struct jitunwind_memory mem;
+    ck_assert_int_eq(jitunwind_image_new(&img), 0);
+    ck_assert_int_eq(jitunwind_image_add(img, 0x1004, b, 4), 0);
+    ck_assert_int_eq(jitunwind_image_add(img, 0x1000, a, 4), 0);
+    mem = jitunwind_image_memory(img);
+    ck_assert_int_eq(ju_read(&mem, 0x1000, out, 8), 0);
+    ck_assert_int_eq(out[0], 1);
+    ck_assert_int_eq(out[7], 8);
+    jitunwind_image_free(img);
+}
+END_TEST
+
+START_TEST(image_rejects_holes_overlaps_and_wraps)
+{
+    jitunwind_image *img;
+    uint8_t a[4] = {0}, out[8];
+    struct jitunwind_memory mem;
+    ck_assert_int_eq(jitunwind_image_new(&img), 0);
+    ck_assert_int_eq(jitunwind_image_add(img, 0x1000, a, 4), 0);
+    ck_assert_int_eq(jitunwind_image_add(img, 0x1008, a, 4), 0);
+    ck_assert_int_eq(jitunwind_image_add(img, 0x1002, a, 4), JITUNWIND_EOVERLAP);
+    ck_assert_int_eq(jitunwind_image_add(img, UINT64_MAX - 1, a, 4), JITUNWIND_EINVAL);
+    mem = jitunwind_image_memory(img);
+    ck_assert_int_eq(ju_read(&mem, 0x1000, out, 8), JITUNWIND_EREAD); /* hole at 0x1004 */
+    ck_assert_int_eq(ju_read(&mem, UINT64_MAX - 2, out, 8), JITUNWIND_EREAD);
+    ck_assert_int_eq(ju_read(&mem, 0x1000, out, JITUNWIND_READ_MAX + 1u), JITUNWIND_EINVAL);
+    jitunwind_image_free(img);
+}
+END_TEST
+
+START_TEST(builder_pages_and_poison)
+{
+    struct ju_builder *b = ju_builder_new();
+    struct jitunwind_memory mem = ju_builder_memory(b);
+    uint64_t v = 0;
+    ju_builder_u64(b, 0x2ffc, 0x1122334455667788ull); /* spans two pages */
+    ck_assert_int_eq(ju_read_u64(&mem, 0x2ffc, &v), 0);
+    ck_assert_uint_eq(v, 0x1122334455667788ull);
+    ju_builder_unmap(b, 0x3000);
+    ck_assert_int_eq(ju_read_u64(&mem, 0x2ffc, &v), JITUNWIND_EREAD);
+    ju_builder_poison(b, 0x2ff0, 4);
+    ck_assert_int_eq(ju_read_u32(&mem, 0x2ff0, (uint32_t *)&v), JITUNWIND_EREAD);
+    ju_builder_free(b);
+}
+END_TEST
+
+START_TEST(strerror_covers_every_code)
+{
+    int c;
+    for (c = JITUNWIND_EUNSUPPORTED; c <= 0; c++)
+        ck_assert_str_ne(jitunwind_strerror(c), "unknown status");
+    ck_assert_str_eq(jitunwind_strerror(12345), "unknown status");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("memory");
+    TCase *tc = tcase_create("core");
+    SRunner *sr;
+    int failed;
+    tcase_add_test(tc, image_reads_across_adjacent_segments);
+    tcase_add_test(tc, image_rejects_holes_overlaps_and_wraps);
+    tcase_add_test(tc, builder_pages_and_poison);
+    tcase_add_test(tc, strerror_covers_every_code);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
