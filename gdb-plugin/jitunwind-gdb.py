@@ -1,0 +1,19 @@
+# Load the libjitunwind GDB plugin:  (gdb) source /path/to/gdb-plugin/jitunwind-gdb.py
+# It finds its package and the shared Python binding next to it (source tree or
+# installed layout) and registers the unwinder, the frame filter and the commands.
+import os
+import sys
+
+_here = os.path.dirname(os.path.abspath(__file__))
+for _path in (_here,
+              os.path.join(_here, "..", "libjitunwind", "bindings", "python"),  # source tree
+              os.path.join(_here, "..", "python")):                              # installed
+    _path = os.path.normpath(_path)
+    if os.path.isdir(_path) and _path not in sys.path:
+        sys.path.insert(0, _path)
+
+try:
+    import jitunwind_gdb
+    jitunwind_gdb.register()
+except Exception as _exc:  # never raise into gdb
+    print("jitunwind: plugin not loaded: %s" % _exc)

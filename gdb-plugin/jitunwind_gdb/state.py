@@ -1,0 +1,131 @@
+"""Per-inferior state: where the target's tables are, and the registry read
+from them. Symbol addresses are resolved only at safe times (plugin load,
+new objfiles, commands) because expression evaluation inside an unwinder
+sniffer may recurse into unwinding. Refreshing the registry reads memory
+only, so it is also allowed from the sniffer."""
+
+import bisect
+import os
+
+import gdb
+
+import jitunwind as ju
+
+from .memory import GdbMemory
+
+DESCRIPTOR_SYMBOL = "jitunwind_jit_descriptor"
+
+
+def _symbol_address(name):
+    """Address of a (minimal) symbol, or None."""
+    try:
+        return int(gdb.parse_and_eval("(unsigned long)&%s" % name))
+    except gdb.error:
+        return None
+
+
+def arch_of(frame_or_pending):
+    name = frame_or_pending.architecture().name()
+    if "aarch64" in name:
+        return ju.ARCH_AARCH64
+    if "x86-64" in name or "x86_64" in name:
+        return ju.ARCH_X86_64
+    return None
+
+
+class TargetState:
+    def __init__(self, inferior):
+        self.inferior = inferior
+        self.memory = GdbMemory(inferior)
+        self.registry = ju.Registry()
+        self.starts = []
+        self.ranges = []
+        self.stamp = None          # stop counter the registry was read at
+        self.descriptor_addr = None
+        self.runtime = None        # (runtime_addr, version_hex) or None
+        self.notes = []            # one-line messages about the last refresh
+        self.arch = ju.ARCH_X86_64
+        self._pyreader = None
+
+    # --- symbol resolution (safe contexts only) ---
+    def resolve_symbols(self):
+        self.descriptor_addr = _symbol_address(DESCRIPTOR_SYMBOL)
+        runtime = _symbol_address("_PyRuntime")
+        version_addr = _symbol_address("Py_Version")
+        version = None
+        if version_addr:
+            try:
+                version = int.from_bytes(self.memory.read(version_addr, 4), "little")
+            except Exception:
+                version = None
+        if runtime and not version and self.inferior.pid:
+            try:  # no Py_Version symbol visible to gdb: ask the library (live only)
+                loc = ju.locate_live(self.inferior.pid)
+                version = loc.version_hex if loc.runtime_addr == runtime else None
+            except ju.JitunwindError:
+                version = None
+        self.runtime = (runtime, version) if runtime else None
+        self._pyreader = None
+        self.stamp = None
+
+    # --- registry ---
+    def refresh(self, stamp):
+        if self.stamp == stamp:
+            return
+        self.stamp = stamp
+        self.notes = []
+        self.registry.clear()
+        if self.descriptor_addr:
+            try:
+                info = self.registry.load_descriptor(self.memory, self.descriptor_addr)
+                if info.torn:
+                    self.notes.append("descriptor was mid-update when the process stopped")
+                if info.skipped:
+                    self.notes.append("%d invalid descriptor slots skipped" % info.skipped)
+            except ju.JitunwindError as exc:
+                self.notes.append("descriptor at %#x: %s" % (self.descriptor_addr, exc))
+        pid = self.inferior.pid
+        if pid:
+            path = "/tmp/perf-%d.map" % pid
+            if os.path.exists(path):
+                try:
+                    _, skipped = self.registry.load_perf_map(path, self.arch, self.memory)
+                    if skipped:
+                        self.notes.append("%s: %d lines skipped" % (path, skipped))
+                except ju.JitunwindError as exc:
+                    self.notes.append("%s: %s" % (path, exc))
+        self.ranges = self.registry.ranges()
+        self.starts = [r.start for r in self.ranges]
+        self._pyreader = None
+
+    def lookup(self, pc):
+        i = bisect.bisect_right(self.starts, pc) - 1
+        if i >= 0 and pc < self.ranges[i].end:
+            return self.ranges[i]
+        return None
+
+    # --- Python ---
+    def pyreader(self):
+        """A PyReader, or raises JitunwindError/RuntimeError with one clear line."""
+        if self._pyreader is not None:
+            return self._pyreader
+        if not self.runtime:
+            raise RuntimeError("no CPython runtime (_PyRuntime) in this process")
+        runtime, version = self.runtime
+        if not version:
+            raise RuntimeError("CPython version unknown (no Py_Version symbol)")
+        self._pyreader = ju.PyReader(self.memory, runtime, version)
+        return self._pyreader
+
+    def python_frames(self, lwp):
+        """(frames, error) of the thread whose OS id is `lwp`."""
+        reader = self.pyreader()
+        threads, err = reader.threads()
+        for t in threads:
+            if t.native_thread_id == lwp:
+                if not t.current_frame:
+                    return [], None
+                return reader.frames(t.current_frame)
+        if err:
+            return [], err
+        return [], None

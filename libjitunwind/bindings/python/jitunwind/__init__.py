@@ -1,0 +1,366 @@
+"""The one Python binding of libjitunwind, shared by the GDB and LLDB plugins.
+
+All unwinding and decoding logic lives in the C library; this module only
+converts between Python values and the C structs. Failures raise
+JitunwindError, which carries the library's status code and message.
+"""
+
+import ctypes
+import collections
+
+from . import _ffi
+
+ARCH_X86_64 = 1
+ARCH_AARCH64 = 2
+
+KIND_JIT, KIND_TRAMPOLINE, KIND_OTHER = 1, 2, 3
+RULE_FP_PRESERVING, RULE_TRAMPOLINE_FRAMED, RULE_TRAMPOLINE_SUB8 = 1, 2, 3
+ORIGIN_USER, ORIGIN_DESCRIPTOR, ORIGIN_PERF_MAP, ORIGIN_INTERPRETER, ORIGIN_GUESS = range(5)
+
+KIND_NAMES = {KIND_JIT: "jit", KIND_TRAMPOLINE: "trampoline", KIND_OTHER: "other"}
+RULE_NAMES = {RULE_FP_PRESERVING: "fp-preserving", RULE_TRAMPOLINE_FRAMED: "framed",
+              RULE_TRAMPOLINE_SUB8: "sub8"}
+ORIGIN_NAMES = {ORIGIN_USER: "user", ORIGIN_DESCRIPTOR: "descriptor",
+                ORIGIN_PERF_MAP: "perf-map", ORIGIN_INTERPRETER: "interpreter",
+                ORIGIN_GUESS: "guess"}
+
+REG_PC, REG_SP, REG_FP, REG_LR = 1, 2, 4, 8
+
+PYFRAME_ENTRY = 1 << 0
+PYFRAME_GENERATOR = 1 << 1
+PYFRAME_SHIM = 1 << 2
+PYFRAME_NAME_TRUNCATED = 1 << 3
+PYFRAME_NO_LINE = 1 << 4
+PYFRAME_LINE_MAY_LAG = 1 << 5
+PYFRAME_BAD_CODE = 1 << 6
+
+ROLE_OTHER, ROLE_EVAL, ROLE_JIT, ROLE_TRAMPOLINE = 0, 1, 2, 3
+MIXED_NATIVE, MIXED_PYTHON = 1, 2
+NO_ANCHOR = 0xFFFFFFFF
+
+EREAD = -3
+
+_lib = None
+
+
+def library():
+    """The loaded C library (loaded on first use)."""
+    global _lib
+    if _lib is None:
+        _lib = _ffi.load_library()
+    return _lib
+
+
+class JitunwindError(Exception):
+    def __init__(self, code, detail=""):
+        self.code = code
+        text = library().jitunwind_strerror(code).decode()
+        self.detail = detail
+        super().__init__("%s: %s" % (text, detail) if detail else text)
+
+
+def _text(raw):
+    return raw.decode("utf-8", "replace") if raw else ""
+
+
+def _error_detail(err_ptr):
+    if not err_ptr:
+        return ""
+    return _text(err_ptr.contents.message)
+
+
+def stop_reason_string(reason):
+    return _text(library().jitunwind_stop_reason_string(reason))
+
+
+def frame_source_string(source):
+    return _text(library().jitunwind_frame_source_string(source))
+
+
+def host_arch():
+    return library().jitunwind_host_arch()
+
+
+def version():
+    return _text(library().jitunwind_version_string())
+
+
+class Memory:
+    """Wraps a Python `read(addr, size) -> bytes` (None or an exception means
+    unreadable) as a jitunwind_memory. Keep the object alive while the C side
+    may call it."""
+
+    def __init__(self, read):
+        self._read = read
+        self._cb = _ffi.READ_FN(self._trampoline)
+        self.struct = _ffi.Memory(self._cb, None)
+
+    def _trampoline(self, _arg, addr, dst, size):
+        try:
+            data = self._read(addr, size)
+        except Exception:  # never let an exception cross into C
+            return EREAD
+        if data is None or len(data) != size:
+            return EREAD
+        ctypes.memmove(dst, bytes(data), size)
+        return 0
+
+    def ref(self):
+        return ctypes.byref(self.struct)
+
+
+class ProcessMemory:
+    """The library's own live-process reader (process_vm_readv)."""
+
+    def __init__(self, pid):
+        lib = library()
+        self._handle = ctypes.c_void_p()
+        rc = lib.jitunwind_process_reader_new(ctypes.byref(self._handle), pid)
+        if rc < 0:
+            raise JitunwindError(rc, "process %d" % pid)
+        self.struct = lib.jitunwind_process_reader_memory(self._handle)
+
+    def ref(self):
+        return ctypes.byref(self.struct)
+
+    def close(self):
+        if self._handle:
+            library().jitunwind_process_reader_free(self._handle)
+            self._handle = ctypes.c_void_p()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+RangeInfo = collections.namedtuple(
+    "RangeInfo", "start end kind rule stride origin cookie name")
+
+
+def _range_info(r):
+    return RangeInfo(r.start, r.end, r.kind, r.rule, r.stride, r.origin, r.cookie,
+                     _text(r.name))
+
+
+def _range_struct(info):
+    return _ffi.Range(info.start, info.end, info.kind, info.rule, info.stride,
+                      info.origin, info.cookie,
+                      info.name.encode() if info.name else None)
+
+
+class Registry:
+    def __init__(self):
+        self._lib = library()
+        self._handle = ctypes.c_void_p()
+        rc = self._lib.jitunwind_registry_new(ctypes.byref(self._handle))
+        if rc < 0:
+            raise JitunwindError(rc)
+
+    def __del__(self):
+        try:
+            if self._handle:
+                self._lib.jitunwind_registry_free(self._handle)
+        except Exception:
+            pass
+
+    def _raise(self, rc):
+        raise JitunwindError(rc, _error_detail(self._lib.jitunwind_registry_last_error(self._handle)))
+
+    def add(self, start, end, kind, rule, name=None, stride=0, origin=ORIGIN_USER, cookie=0):
+        info = RangeInfo(start, end, kind, rule, stride, origin, cookie, name)
+        rc = self._lib.jitunwind_registry_add(self._handle, ctypes.byref(_range_struct(info)))
+        if rc < 0:
+            self._raise(rc)
+
+    def clear(self):
+        self._lib.jitunwind_registry_clear(self._handle)
+
+    @property
+    def generation(self):
+        return self._lib.jitunwind_registry_generation(self._handle)
+
+    def __len__(self):
+        return self._lib.jitunwind_registry_count(self._handle)
+
+    def lookup(self, pc):
+        p = self._lib.jitunwind_registry_lookup(self._handle, pc)
+        return _range_info(p.contents) if p else None
+
+    def ranges(self):
+        out = []
+        for i in range(len(self)):
+            p = self._lib.jitunwind_registry_at(self._handle, i)
+            if p:
+                out.append(_range_info(p.contents))
+        return out
+
+    def load_descriptor(self, memory, address):
+        info = _ffi.JitReadInfo()
+        rc = self._lib.jitunwind_jit_read_descriptor(self._handle, memory.ref(), address,
+                                                      ctypes.byref(info))
+        if rc < 0:
+            self._raise(rc)
+        return info
+
+    def load_perf_map(self, path, arch, memory):
+        added, skipped = ctypes.c_size_t(), ctypes.c_size_t()
+        rc = self._lib.jitunwind_registry_load_perf_map(
+            self._handle, path.encode(), arch, memory.ref(), ctypes.byref(added),
+            ctypes.byref(skipped))
+        if rc < 0:
+            self._raise(rc)
+        return added.value, skipped.value
+
+
+class StepError(Exception):
+    """A rule could not produce the caller: `reason` is a stop reason."""
+
+    def __init__(self, code, reason):
+        self.code = code
+        self.reason = reason
+        super().__init__(stop_reason_string(reason))
+
+
+def step_range(arch, rng, memory, pc, sp, fp, lr=None, innermost=False):
+    """The caller's (pc, sp, fp) of a frame inside `rng` (a RangeInfo)."""
+    valid = REG_PC | REG_SP | REG_FP | (REG_LR if lr is not None else 0)
+    regs_in = _ffi.Regs(pc, sp, fp, lr or 0, valid, 0)
+    regs_out = _ffi.Regs()
+    reason = ctypes.c_int()
+    rc = library().jitunwind_step_range(arch, ctypes.byref(_range_struct(rng)), memory.ref(),
+                                        ctypes.byref(regs_in), 1 if innermost else 0,
+                                        ctypes.byref(regs_out), ctypes.byref(reason))
+    if rc < 0:
+        raise StepError(rc, reason.value)
+    return regs_out.pc, regs_out.sp, regs_out.fp
+
+
+def classify_trampoline(arch, code):
+    rc = library().jitunwind_classify_trampoline(arch, bytes(code), len(code))
+    return rc if rc > 0 else None
+
+
+def elf_symbol(path, name):
+    value, size = ctypes.c_uint64(), ctypes.c_uint64()
+    rc = library().jitunwind_elf_symbol(path.encode(), name.encode(), ctypes.byref(value),
+                                        ctypes.byref(size))
+    if rc < 0:
+        raise JitunwindError(rc, "%s in %s" % (name, path))
+    return value.value, size.value
+
+
+PyLocation = collections.namedtuple("PyLocation", "runtime_addr version_hex module")
+
+
+def _location(loc):
+    return PyLocation(loc.runtime_addr, loc.version_hex, _text(loc.module))
+
+
+def locate_live(pid):
+    loc = _ffi.PyLocation()
+    rc = library().jitunwind_py_locate_live(pid, ctypes.byref(loc))
+    if rc < 0:
+        raise JitunwindError(rc, "no CPython runtime found in process %d" % pid)
+    return _location(loc)
+
+
+def locate_core(path):
+    loc = _ffi.PyLocation()
+    rc = library().jitunwind_py_locate_core(path.encode(), ctypes.byref(loc))
+    if rc < 0:
+        raise JitunwindError(rc, "no CPython runtime found in core %s" % path)
+    return _location(loc)
+
+
+def version_supported(version_hex):
+    return bool(library().jitunwind_py_version_supported(version_hex))
+
+
+def version_text(version_hex):
+    return "%d.%d.%d" % (version_hex >> 24, (version_hex >> 16) & 0xFF, (version_hex >> 8) & 0xFF)
+
+
+PyThread = collections.namedtuple(
+    "PyThread", "tstate interp interp_id thread_id native_thread_id current_frame holds_gil")
+PyFrame = collections.namedtuple(
+    "PyFrame", "address code line first_line lasti owner flags qualname filename")
+
+
+class PyReader:
+    MAX_THREADS = 4096
+    MAX_FRAMES = 4096
+
+    def __init__(self, memory, runtime_addr, version_hex):
+        self._lib = library()
+        self._memory = memory  # keep alive: the C side holds a copy of its struct
+        self._handle = ctypes.c_void_p()
+        rc = self._lib.jitunwind_pyreader_new(ctypes.byref(self._handle), memory.ref(),
+                                              runtime_addr, version_hex)
+        if rc < 0:
+            detail = _error_detail(self._lib.jitunwind_pyreader_last_error(self._handle)) \
+                if self._handle else ""
+            if self._handle:
+                self._lib.jitunwind_pyreader_free(self._handle)
+                self._handle = ctypes.c_void_p()
+            raise JitunwindError(rc, detail or "CPython %s" % version_text(version_hex))
+
+    def __del__(self):
+        try:
+            if self._handle:
+                self._lib.jitunwind_pyreader_free(self._handle)
+        except Exception:
+            pass
+
+    def _detail(self):
+        return _error_detail(self._lib.jitunwind_pyreader_last_error(self._handle))
+
+    def threads(self):
+        """(threads, error): error is None or a JitunwindError for a truncated list."""
+        arr = (_ffi.PyThread * self.MAX_THREADS)()
+        n = ctypes.c_size_t()
+        rc = self._lib.jitunwind_pyreader_threads(self._handle, arr, self.MAX_THREADS,
+                                                  ctypes.byref(n))
+        out = [PyThread(t.tstate, t.interp, t.interp_id, t.thread_id, t.native_thread_id,
+                        t.current_frame, t.holds_gil) for t in arr[:n.value]]
+        return out, (JitunwindError(rc, self._detail()) if rc < 0 else None)
+
+    def frames(self, frame_addr, limit=None):
+        """(frames, error) for the chain starting at `frame_addr`, innermost first;
+        the frames are raw PyFrame tuples (with the C struct kept for mix())."""
+        limit = min(limit or self.MAX_FRAMES, self.MAX_FRAMES)
+        arr = (_ffi.PyFrame * limit)()
+        n = ctypes.c_size_t()
+        rc = self._lib.jitunwind_pyreader_frames(self._handle, frame_addr, arr, limit,
+                                                 ctypes.byref(n))
+        frames = [PyFrame(f.address, f.code, f.line, f.first_line, f.lasti, f.owner, f.flags,
+                          _text(f.qualname), _text(f.filename)) for f in arr[:n.value]]
+        return frames, (JitunwindError(rc, self._detail()) if rc < 0 else None)
+
+
+def native_role(symbol):
+    return library().jitunwind_native_role_from_symbol(symbol.encode() if symbol else None)
+
+
+def mix(roles, pyframes):
+    """Interleave: returns [(MIXED_NATIVE, native_index, None) or
+    (MIXED_PYTHON, python_index, anchor_native_index_or_None)]."""
+    n_native, n_py = len(roles), len(pyframes)
+    roles_arr = (ctypes.c_uint32 * max(n_native, 1))(*roles)
+    py_arr = (_ffi.PyFrame * max(n_py, 1))()
+    for i, f in enumerate(pyframes):
+        py_arr[i].address, py_arr[i].code = f.address, f.code
+        py_arr[i].line, py_arr[i].flags = f.line, f.flags
+    cap = n_native + n_py
+    out = (_ffi.MixedItem * max(cap, 1))()
+    count = ctypes.c_size_t()
+    rc = library().jitunwind_mix(roles_arr, n_native, py_arr, n_py, out, cap,
+                                 ctypes.byref(count))
+    if rc < 0:
+        raise JitunwindError(rc, "mixing %d native and %d Python frames" % (n_native, n_py))
+    result = []
+    for item in out[:count.value]:
+        anchor = None if item.anchor == NO_ANCHOR else item.anchor
+        result.append((item.kind, item.index, anchor))
+    return result
