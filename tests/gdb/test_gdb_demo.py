@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+"""gdb batch tests against the test bed's demo (tests/testbed/demo.py).
+
+Usage: test_gdb_demo.py BUILD_DIR REPO_DIR MODE
+  MODE live   plugin loaded, live process stopped at jitbed_checkpoint; also writes a core
+  MODE core   plugin loaded, the core written by a live run
+  MODE stock  no plugin, live and core: shows that stock gdb does not get through
+
+The expected stack is derived from demo.py's `# @marker` comments, so the
+test states exactly which native and Python frames must appear, in order.
+Exit 0 on success, 1 on failure, 77 to skip.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+
+FRAME_RE = re.compile(r"^#(\d+)\s+(?:0x[0-9a-f]+ in )?(.+?) \(")
+PY_RE = re.compile(r"^\s+\[py\] (.+?) \(\) at (.+):(\d+)\s*$")
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def markers(demo):
+    out = {}
+    with open(demo) as f:
+        for n, line in enumerate(f, 1):
+            m = re.search(r"# @(\w+)", line)
+            if m:
+                out[m.group(1)] = n
+    return out
+
+
+def expected_stack(demo):
+    """The interesting frames, innermost first: native names and (py, name, line)."""
+    m = markers(demo)
+    py = lambda name, marker: ("py", name, m[marker])
+    tramp = lambda name, layout: "py::%s:%s [trampoline %s]" % (name, demo, layout)
+    jit = lambda name: "py::jit:%s [jit fp-preserving]" % name
+    eval_ = "_PyEval_EvalFrameDefault"
+    return [
+        "jitbed_checkpoint",
+        eval_, py("leaf", "leaf"), tramp("leaf", "sub8"),
+        jit("leaf"),
+        eval_, py("inner", "inner"), tramp("inner", "sub8"),
+        eval_, py("middle", "middle"), tramp("middle", "framed"),
+        jit("middle"),
+        eval_, py("outer", "outer"), tramp("outer", "framed"),
+        eval_, py("main", "main"), tramp("main", "framed"),
+        eval_, py("<module>", "module"),
+        "main",
+    ]
+
+
+def interesting(item):
+    if isinstance(item, tuple):
+        return True
+    return item in ("jitbed_checkpoint", "_PyEval_EvalFrameDefault", "main") or \
+        item.startswith("py::")
+
+
+def parse_bt(text):
+    """Frames of the first `bt` block between the markers."""
+    frames = []
+    for line in text.splitlines():
+        fm = FRAME_RE.match(line)
+        if fm:
+            frames.append(fm.group(2))
+            continue
+        pm = PY_RE.match(line)
+        if pm:
+            frames.append(("py", pm.group(1), int(pm.group(3))))
+    return frames
+
+
+def section(text, name):
+    start = text.find("<<%s>>" % name)
+    end = text.find("<<end %s>>" % name)
+    if start < 0 or end < 0:
+        fail("gdb output has no section %s:\n%s" % (name, text[-3000:]))
+    return text[start + len(name) + 4:end]
+
+
+def gdb_cmd(repo, plugin, commands, args):
+    cmd = ["gdb", "-nx", "-batch", "-q", "-iex", "set debuginfod enabled off",
+           "-iex", "set auto-load python-scripts off"]
+    if plugin:
+        cmd += ["-ex", "source %s/gdb-plugin/jitunwind-gdb.py" % repo]
+    for c in commands:
+        cmd += ["-ex", c]
+    return cmd + args
+
+
+def with_sections(pairs):
+    cmds = []
+    for name, command in pairs:
+        cmds += ["echo <<%s>>\\n" % name, command, "echo <<end %s>>\\n" % name]
+    return cmds
+
+
+def run_gdb(cmd, env):
+    proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, timeout=300)
+    return proc.stdout
+
+
+def check_stack(label, got, want):
+    picked = [f for f in got if interesting(f)]
+    if picked != want:
+        lines = ["%s: stack differs" % label, "  expected:"]
+        lines += ["    %r" % (w,) for w in want]
+        lines += ["  got (interesting frames):"] + ["    %r" % (g,) for g in picked]
+        fail("\n".join(lines))
+    unknown = [f for f in got if f == "??"]
+    if unknown:
+        fail("%s: %d frames without a name: %r" % (label, len(unknown), got))
+    print("ok: %s: %d frames, %d interesting, in the expected order" % (
+        label, len(got), len(picked)))
+
+
+def check_plugin_output(label, out, demo):
+    want = expected_stack(demo)
+    check_stack(label + " bt", parse_bt(section(out, "bt")), want)
+    check_stack(label + " mixed-bt", parse_mixed(section(out, "mixed-bt")), want)
+    raw = parse_bt(section(out, "raw"))
+    if any(isinstance(f, tuple) for f in raw):
+        fail("%s: bt -no-filters shows Python frames" % label)
+    if raw.count("_PyEval_EvalFrameDefault") != 7 or "main" not in raw:
+        fail("%s: bt -no-filters does not walk the whole native stack: %r" % (label, raw))
+    print("ok: %s bt -no-filters: %d raw native frames, through to main" % (label, len(raw)))
+    pybt = re.findall(r'File "(.+)", line (\d+), in (\S+)', section(out, "py-bt"))
+    want_py = [(demo, str(w[2]), w[1]) for w in want if isinstance(w, tuple)]
+    if pybt != want_py:
+        fail("%s: py-bt\n  expected %r\n  got      %r" % (label, want_py, pybt))
+    print("ok: %s py-bt: %d Python frames" % (label, len(pybt)))
+    ranges = section(out, "ranges")
+    for needle in ("fp-preserving descriptor py::jit:leaf",
+                   "fp-preserving descriptor py::jit:middle",
+                   "sub8          perf-map   py::leaf:%s" % demo,
+                   "sub8          perf-map   py::inner:%s" % demo,
+                   "framed        perf-map   py::middle:%s" % demo,
+                   "framed        perf-map   py::main:%s" % demo):
+        if " ".join(needle.split()) not in " ".join(ranges.split()):
+            fail("%s: info jit-ranges lacks %r:\n%s" % (label, needle, ranges))
+    print("ok: %s info jit-ranges lists both executors and both trampoline layouts" % label)
+
+
+def parse_mixed(text):
+    frames = []
+    for line in text.splitlines():
+        m = re.match(r"^#(\d+)\s+0x[0-9a-f]+ in (.+?)(?: at \S+:\d+)?$", line)
+        if m:
+            frames.append(m.group(2))
+            continue
+        m = re.match(r"^\s+\[py\] (.+?) at (.+):(\d+)$", line)
+        if m:
+            frames.append(("py", m.group(1), int(m.group(3))))
+    return frames
+
+
+PLUGIN_SECTIONS = [("bt", "bt"), ("mixed-bt", "mixed-bt"), ("raw", "bt -no-filters"),
+                   ("py-bt", "py-bt"), ("ranges", "info jit-ranges")]
+
+
+def main():
+    if len(sys.argv) != 4:
+        print(__doc__)
+        return 2
+    build, repo, mode = sys.argv[1:]
+    python = "/usr/bin/python3.11"
+    demo = os.path.join(build, "testbed", "demo.py")
+    if not shutil.which("gdb"):
+        print("SKIP: gdb not installed")
+        return SKIP
+    if not os.path.exists(python) or not os.path.exists(demo):
+        print("SKIP: %s or the test bed (%s) is missing" % (python, demo))
+        return SKIP
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.join(build, "testbed")
+    env["JITUNWIND_LIBRARY"] = os.path.join(build, "libjitunwind", "libjitunwind.so")
+    workdir = os.path.join(build, "gdb-tests")
+    os.makedirs(workdir, exist_ok=True)
+    core = os.path.join(workdir, "demo-%s.core" % mode)
+    stop = ["set breakpoint pending on", "break jitbed_checkpoint", "run"]
+
+    if mode in ("live", "core"):
+        live_cmds = stop + with_sections(PLUGIN_SECTIONS) + ["gcore " + core, "kill"]
+        out = run_gdb(gdb_cmd(repo, True, live_cmds, ["--args", python, demo]), env)
+        if "jitbed_checkpoint" not in out:
+            fail("did not stop at jitbed_checkpoint:\n" + out[-3000:])
+        if mode == "live":
+            check_plugin_output("live", out, demo)
+            return 0
+        if not os.path.exists(core):
+            fail("gcore wrote no core:\n" + out[-2000:])
+        out = run_gdb(gdb_cmd(repo, True, with_sections(PLUGIN_SECTIONS),
+                              [python, core]), env)
+        check_plugin_output("core", out, demo)
+        os.unlink(core)
+        return 0
+
+    if mode == "stock":
+        cmds = stop + with_sections([("bt", "bt")]) + ["gcore " + core, "kill"]
+        out = run_gdb(gdb_cmd(repo, False, cmds, ["--args", python, demo]), env)
+        if "jitbed_checkpoint" not in out:
+            fail("stock gdb did not stop at jitbed_checkpoint:\n" + out[-3000:])
+        for label, text in (("live", out),
+                            ("core", run_gdb(gdb_cmd(repo, False, with_sections([("bt", "bt")]),
+                                                     [python, core]), env))):
+            frames = parse_bt(section(text, "bt"))
+            evals = frames.count("_PyEval_EvalFrameDefault")
+            print("stock gdb %s: %d frames, %d eval-loop frames, reaches main: %s" % (
+                label, len(frames), evals, "main" in frames))
+            print(section(text, "bt").strip())
+            if evals >= 7 and "main" in frames:
+                fail("stock gdb got through the JIT frames on its own (%s): the plugin "
+                     "test would prove nothing" % label)
+        print("ok: stock gdb does not get through the JIT frames (live and core)")
+        if os.path.exists(core):
+            os.unlink(core)
+        return 0
+    print("unknown mode " + mode)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
