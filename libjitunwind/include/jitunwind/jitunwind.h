@@ -13,5 +13,6 @@
 #include "jitunwind/python.h"
 #include "jitunwind/mixed.h"
 #include "jitunwind/readers.h"
+#include "jitunwind/modules.h"
 
 #endif

@@ -1,0 +1,28 @@
+/* Internal view of a module set, shared by modules.c and cfi.c. */
+#ifndef JITUNWIND_MODULES_INTERNAL_H
+#define JITUNWIND_MODULES_INTERNAL_H
+
+#include <elfutils/libdw.h>
+#include <libelf.h>
+
+#include "internal.h"
+#include "jitunwind/modules.h"
+
+struct ju_module {
+    char *path;
+    int fd;
+    Elf *elf;
+    Dwarf *dwarf;         /* for .debug_frame; opened on first use */
+    Dwarf_CFI *eh_cfi;    /* .eh_frame; owned by the Elf */
+    Dwarf_CFI *debug_cfi; /* .debug_frame; owned by the Dwarf */
+    uint64_t start, end, bias;
+    int bias_known;
+    int eh_tried, debug_tried;
+};
+
+/* The module containing addr, or NULL. */
+JU_HIDDEN struct ju_module *ju_modules_lookup(jitunwind_modules *mods, uint64_t addr);
+/* The module's .eh_frame (debug_frame == 0) or .debug_frame CFI, or NULL. */
+JU_HIDDEN Dwarf_CFI *ju_module_cfi(struct ju_module *m, int debug_frame);
+
+#endif
