@@ -35,4 +35,8 @@ static inline uint16_t ju_load_u16(const void *p) { uint16_t v; memcpy(&v, p, 2)
  * was truncated. */
 JU_HIDDEN int ju_strlcpy(char *dst, const char *src, size_t size);
 
+/* Registry internals shared with the loaders (perf map, descriptor). */
+JU_HIDDEN int ju_range_validate(const struct jitunwind_range *r);
+JU_HIDDEN struct jitunwind_error *ju_registry_error(jitunwind_registry *reg);
+
 #endif

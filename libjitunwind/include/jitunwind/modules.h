@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-typedef struct jitunwind_modules jitunwind_modules;
+typedef struct jitunwind_modules jitunwind_modules; /* also declared in unwind.h */
 
 struct jitunwind_module_info {
     const char *path; /* valid while the module set lives */

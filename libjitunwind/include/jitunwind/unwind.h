@@ -24,6 +24,8 @@
 extern "C" {
 #endif
 
+struct jitunwind_modules; /* modules.h */
+
 enum jitunwind_arch {
     JITUNWIND_ARCH_X86_64 = 1,
     JITUNWIND_ARCH_AARCH64 = 2
@@ -92,8 +94,10 @@ struct jitunwind_cursor {
     uint32_t max_depth;
     uint32_t depth;
     int stop_reason;
-    int equal_sp_steps;
+    int started;        /* the initial frame has been delivered */
+    int equal_sp_steps; /* consecutive steps that kept sp (LR steps) */
     const jitunwind_registry *registry;
+    struct jitunwind_modules *modules; /* optional: CFI for native frames */
     struct jitunwind_memory mem;
     struct jitunwind_frame current;
     uint64_t seen_pc[8];
@@ -116,10 +120,17 @@ JITUNWIND_API int jitunwind_cursor_step(struct jitunwind_cursor *cursor,
 
 JITUNWIND_API int jitunwind_cursor_stop_reason(const struct jitunwind_cursor *cursor);
 
-/* Walk into `frames` (at most `max`); returns the number of frames (>= 0) or
+/* Use the CFI of `modules` (modules.h) for native frames outside registered
+ * ranges, before the frame-pointer fallback. NULL turns it off. */
+JITUNWIND_API void jitunwind_cursor_set_modules(struct jitunwind_cursor *cursor,
+                                                struct jitunwind_modules *modules);
+
+/* Walk into `frames` (at most `max`), with CFI from `modules` if not NULL;
+ * returns the number of frames (>= 0) or
  * a negative status; *stop_reason gets why the walk ended (DEPTH when `max`
  * was reached first). */
 JITUNWIND_API int jitunwind_unwind(int arch, const jitunwind_registry *registry,
+                                   struct jitunwind_modules *modules,
                                    const struct jitunwind_memory *mem,
                                    const struct jitunwind_regs *initial,
                                    struct jitunwind_frame *frames, size_t max,

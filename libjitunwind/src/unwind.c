@@ -1,0 +1,274 @@
+/* The cursor: one frame per step, by range rule, CFI or frame pointer, with
+ * guards against loops and garbage. Never allocates. */
+#include "arch/arch.h"
+#include "internal.h"
+
+#define SEEN_RING (sizeof(((struct jitunwind_cursor *)0)->seen_pc) / sizeof(uint64_t))
+
+JITUNWIND_API int jitunwind_host_arch(void)
+{
+#if defined(__x86_64__)
+    return JITUNWIND_ARCH_X86_64;
+#elif defined(__aarch64__)
+    return JITUNWIND_ARCH_AARCH64;
+#else
+    return 0;
+#endif
+}
+
+JITUNWIND_API const char *jitunwind_stop_reason_string(int reason)
+{
+    switch (reason) {
+    case JITUNWIND_STOP_NONE: return "not stopped";
+    case JITUNWIND_STOP_END: return "end of stack";
+    case JITUNWIND_STOP_UNREADABLE: return "unreadable memory";
+    case JITUNWIND_STOP_LOOP: return "loop: a (pc, sp) pair repeated";
+    case JITUNWIND_STOP_SP_ORDER: return "stack pointer went backwards";
+    case JITUNWIND_STOP_DEPTH: return "depth limit reached";
+    case JITUNWIND_STOP_NO_RULE: return "no unwind rule for this pc";
+    case JITUNWIND_STOP_NEED_REGISTER: return "a needed register is not available";
+    case JITUNWIND_STOP_BAD_FRAME: return "implausible frame";
+    default: return "unknown stop reason";
+    }
+}
+
+JITUNWIND_API const char *jitunwind_frame_source_string(int source)
+{
+    switch (source) {
+    case JITUNWIND_SOURCE_INITIAL: return "initial";
+    case JITUNWIND_SOURCE_RULE: return "rule";
+    case JITUNWIND_SOURCE_FP: return "fp";
+    case JITUNWIND_SOURCE_LR: return "lr";
+    case JITUNWIND_SOURCE_CFI: return "cfi";
+    default: return "unknown";
+    }
+}
+
+static int arch_ok(int arch)
+{
+    return arch == JITUNWIND_ARCH_X86_64 || arch == JITUNWIND_ARCH_AARCH64;
+}
+
+JITUNWIND_API int jitunwind_step_range(int arch, const struct jitunwind_range *range,
+                                       const struct jitunwind_memory *mem,
+                                       const struct jitunwind_regs *in, int innermost,
+                                       struct jitunwind_regs *out, int *stop_reason)
+{
+    struct ju_step s = {mem, in, out, innermost, JITUNWIND_STOP_NONE};
+    int rc;
+    if (!range || !mem || !in || !out || !arch_ok(arch) || !(in->valid & JITUNWIND_REG_PC))
+        return JITUNWIND_EINVAL;
+    if (in->pc < range->start || in->pc >= range->end + (innermost ? 0 : 1))
+        return JITUNWIND_EINVAL;
+    if (range->rule == JITUNWIND_RULE_FP_PRESERVING && !(in->valid & JITUNWIND_REG_FP)) {
+        s.stop = JITUNWIND_STOP_NEED_REGISTER;
+        rc = JITUNWIND_EINVAL;
+    } else if (arch == JITUNWIND_ARCH_X86_64) {
+        rc = ju_x86_64_step_range(&s, range);
+    } else {
+        rc = ju_aarch64_step_range(&s, range);
+    }
+    if (stop_reason)
+        *stop_reason = rc < 0 ? s.stop : JITUNWIND_STOP_NONE;
+    return rc;
+}
+
+JITUNWIND_API int jitunwind_step_fp(int arch, const struct jitunwind_memory *mem,
+                                    const struct jitunwind_regs *in,
+                                    struct jitunwind_regs *out, int *stop_reason)
+{
+    struct ju_step s = {mem, in, out, 0, JITUNWIND_STOP_NONE};
+    int rc;
+    if (!mem || !in || !out || !arch_ok(arch))
+        return JITUNWIND_EINVAL;
+    if (!(in->valid & JITUNWIND_REG_FP)) {
+        s.stop = JITUNWIND_STOP_NEED_REGISTER;
+        rc = JITUNWIND_EINVAL;
+    } else {
+        rc = ju_step_frame_record(&s, in->fp);
+        if (rc == 0 && arch == JITUNWIND_ARCH_AARCH64)
+            out->pc = ju_aarch64_strip_pac(out->pc);
+    }
+    if (stop_reason)
+        *stop_reason = rc < 0 ? s.stop : JITUNWIND_STOP_NONE;
+    return rc;
+}
+
+JITUNWIND_API int jitunwind_classify_trampoline(int arch, const uint8_t *code, size_t len)
+{
+    if (!code)
+        return JITUNWIND_EINVAL;
+    if (arch == JITUNWIND_ARCH_X86_64)
+        return ju_x86_64_classify(code, len);
+    if (arch == JITUNWIND_ARCH_AARCH64)
+        return ju_aarch64_classify(code, len);
+    return JITUNWIND_EINVAL;
+}
+
+JITUNWIND_API int jitunwind_cursor_init(struct jitunwind_cursor *c, int arch,
+                                        const jitunwind_registry *registry,
+                                        const struct jitunwind_memory *mem,
+                                        const struct jitunwind_regs *initial,
+                                        uint32_t max_depth, uint32_t flags)
+{
+    if (!c || !mem || !mem->read || !initial || !arch_ok(arch) ||
+        (initial->valid & (JITUNWIND_REG_PC | JITUNWIND_REG_SP)) !=
+            (JITUNWIND_REG_PC | JITUNWIND_REG_SP))
+        return JITUNWIND_EINVAL;
+    memset(c, 0, sizeof *c);
+    c->arch = arch;
+    c->flags = flags;
+    c->max_depth = max_depth ? max_depth : JITUNWIND_DEFAULT_MAX_DEPTH;
+    c->registry = registry;
+    c->mem = *mem;
+    c->current.regs = *initial;
+    c->current.source = JITUNWIND_SOURCE_INITIAL;
+    c->current.depth = 0;
+    c->depth = 0;
+    c->stop_reason = JITUNWIND_STOP_NONE;
+    return 0;
+}
+
+JITUNWIND_API void jitunwind_cursor_set_modules(struct jitunwind_cursor *c,
+                                                struct jitunwind_modules *modules)
+{
+    if (c)
+        c->modules = modules;
+}
+
+JITUNWIND_API int jitunwind_cursor_stop_reason(const struct jitunwind_cursor *c)
+{
+    return c ? c->stop_reason : JITUNWIND_STOP_NONE;
+}
+
+static const struct jitunwind_range *range_for(const struct jitunwind_cursor *c,
+                                               uint64_t pc, int innermost)
+{
+    /* A return address may sit just past the end of the range whose call
+     * made it, so callers' pcs are looked up at pc - 1. */
+    return c->registry ? jitunwind_registry_lookup(c->registry, innermost ? pc : pc - 1) : NULL;
+}
+
+static int stop(struct jitunwind_cursor *c, int reason)
+{
+    c->stop_reason = reason;
+    return 0;
+}
+
+/* Compute the caller of c->current into *next; returns 0 or a stop reason. */
+static int caller_of(struct jitunwind_cursor *c, struct jitunwind_frame *next)
+{
+    const struct jitunwind_frame *cur = &c->current;
+    int innermost = cur->depth == 0;
+    int reason = JITUNWIND_STOP_NONE, rc;
+
+    *next = (struct jitunwind_frame){0};
+    if (cur->range) {
+        rc = jitunwind_step_range(c->arch, cur->range, &c->mem, &cur->regs, innermost,
+                                  &next->regs, &reason);
+        if (rc < 0)
+            return reason ? reason : JITUNWIND_STOP_BAD_FRAME;
+        /* An AArch64 rule that took the caller from x30 leaves sp unchanged. */
+        next->source = (next->regs.sp == cur->regs.sp && c->arch == JITUNWIND_ARCH_AARCH64)
+                           ? JITUNWIND_SOURCE_LR
+                           : JITUNWIND_SOURCE_RULE;
+        return JITUNWIND_STOP_NONE;
+    }
+    if (c->modules) {
+        rc = jitunwind_step_cfi(c->arch, c->modules, &c->mem, &cur->regs, innermost,
+                                &next->regs, &reason);
+        if (rc == 0 && reason == JITUNWIND_STOP_END)
+            return JITUNWIND_STOP_END;
+        if (rc == 0) {
+            next->source = JITUNWIND_SOURCE_CFI;
+            return JITUNWIND_STOP_NONE;
+        }
+        if (rc != JITUNWIND_ENOTFOUND)
+            return reason ? reason : JITUNWIND_STOP_BAD_FRAME;
+    }
+    if (c->flags & JITUNWIND_UNWIND_NO_FP_FALLBACK)
+        return JITUNWIND_STOP_NO_RULE;
+    rc = jitunwind_step_fp(c->arch, &c->mem, &cur->regs, &next->regs, &reason);
+    if (rc < 0)
+        return reason ? reason : JITUNWIND_STOP_BAD_FRAME;
+    next->source = JITUNWIND_SOURCE_FP;
+    return JITUNWIND_STOP_NONE;
+}
+
+static int seen_before(const struct jitunwind_cursor *c, uint64_t pc, uint64_t sp)
+{
+    size_t i, n = c->depth + 1 < SEEN_RING ? c->depth + 1 : SEEN_RING;
+    for (i = 0; i < n; i++)
+        if (c->seen_pc[i] == pc && c->seen_sp[i] == sp)
+            return 1;
+    return 0;
+}
+
+JITUNWIND_API int jitunwind_cursor_step(struct jitunwind_cursor *c, struct jitunwind_frame *out)
+{
+    struct jitunwind_frame next;
+    int reason;
+    if (!c || !out)
+        return JITUNWIND_EINVAL;
+    if (c->stop_reason != JITUNWIND_STOP_NONE)
+        return 0;
+    if (!c->started) {
+        c->started = 1;
+        c->current.range = range_for(c, c->current.regs.pc, 1);
+        c->seen_pc[0] = c->current.regs.pc;
+        c->seen_sp[0] = c->current.regs.sp;
+        *out = c->current;
+        return 1;
+    }
+    if (c->depth + 1 >= c->max_depth)
+        return stop(c, JITUNWIND_STOP_DEPTH);
+    reason = caller_of(c, &next);
+    if (reason != JITUNWIND_STOP_NONE)
+        return stop(c, reason);
+    if (next.regs.pc == 0)
+        return stop(c, JITUNWIND_STOP_END);
+    if (next.regs.sp < c->current.regs.sp)
+        return stop(c, JITUNWIND_STOP_SP_ORDER);
+    if (next.regs.sp == c->current.regs.sp) {
+        /* Only a link-register step may keep sp, and only once in a row. */
+        if (next.source != JITUNWIND_SOURCE_LR || c->equal_sp_steps > 0)
+            return stop(c, JITUNWIND_STOP_SP_ORDER);
+        c->equal_sp_steps = 1;
+    } else {
+        c->equal_sp_steps = 0;
+    }
+    if (seen_before(c, next.regs.pc, next.regs.sp))
+        return stop(c, JITUNWIND_STOP_LOOP);
+    c->depth++;
+    next.depth = c->depth;
+    next.range = range_for(c, next.regs.pc, 0);
+    c->seen_pc[c->depth % SEEN_RING] = next.regs.pc;
+    c->seen_sp[c->depth % SEEN_RING] = next.regs.sp;
+    c->current = next;
+    *out = next;
+    return 1;
+}
+
+JITUNWIND_API int jitunwind_unwind(int arch, const jitunwind_registry *registry,
+                                   struct jitunwind_modules *modules,
+                                   const struct jitunwind_memory *mem,
+                                   const struct jitunwind_regs *initial,
+                                   struct jitunwind_frame *frames, size_t max,
+                                   uint32_t flags, int *stop_reason)
+{
+    struct jitunwind_cursor c;
+    size_t n = 0;
+    int rc;
+    if (!frames && max)
+        return JITUNWIND_EINVAL;
+    rc = jitunwind_cursor_init(&c, arch, registry, mem, initial,
+                               max > UINT32_MAX ? UINT32_MAX : (uint32_t)max, flags);
+    if (rc < 0)
+        return rc;
+    jitunwind_cursor_set_modules(&c, modules);
+    while (n < max && (rc = jitunwind_cursor_step(&c, &frames[n])) == 1)
+        n++;
+    if (stop_reason)
+        *stop_reason = n >= max ? JITUNWIND_STOP_DEPTH : c.stop_reason;
+    return rc < 0 ? rc : (int)(n > INT32_MAX ? INT32_MAX : n);
+}
