@@ -62,6 +62,10 @@ struct jitunwind_jit_entry {
 
 /* --- In-process side (thread-safe; async-signal-unsafe) --- */
 
+/* The descriptor itself (read it in-process only for tests and tools; a
+ * debugger reads it from the target's memory). */
+JITUNWIND_API extern struct jitunwind_jit_descriptor jitunwind_jit_descriptor;
+
 typedef uint64_t jitunwind_jit_id;
 
 /* Register [start, start+size) with an unwind rule and a name (copied; may

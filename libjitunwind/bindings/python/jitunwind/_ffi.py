@@ -111,7 +111,16 @@ def load_library():
 
 
 def _fn(lib, name, restype, *argtypes):
-    f = getattr(lib, name)
+    try:
+        f = getattr(lib, name)
+    except AttributeError:
+        # An older or partial library: fail when the function is used, with
+        # its name, rather than refusing to load at all.
+        def missing(*_args, _name=name):
+            raise OSError("%s is not in the loaded libjitunwind (%s)" % (
+                _name, getattr(lib, "jitunwind_loaded_from", "?")))
+        setattr(lib, name, missing)
+        return
     f.restype = restype
     f.argtypes = list(argtypes)
 

@@ -1,0 +1,50 @@
+/* The _jitbed module: a CPython 3.11 test bed that reproduces CPython
+ * 3.12-3.15's JIT executors and perf trampolines with real machine code. */
+#include "jitbed.h"
+
+__attribute__((noinline, visibility("default"))) void jitbed_checkpoint(void)
+{
+    __asm__ volatile("" ::: "memory");
+}
+
+static PyObject *checkpoint(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    jitbed_checkpoint();
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"compile", jitbed_compile, METH_O,
+     "compile(callable) -> Executor: JIT code that calls `callable` through a C helper."},
+    {"regions", jitbed_regions, METH_NOARGS,
+     "regions() -> [(start, size, name)] as published in jitunwind_jit_descriptor."},
+    {"enable_trampolines", jitbed_enable_trampolines, METH_O,
+     "enable_trampolines(layout): route every Python frame through a perf trampoline."},
+    {"set_trampoline_layout", jitbed_set_trampoline_layout, METH_O,
+     "set_trampoline_layout('sub8'|'framed') for code objects that get a trampoline later."},
+    {"disable_trampolines", jitbed_disable_trampolines, METH_NOARGS, "Remove the eval hook."},
+    {"perf_map_path", jitbed_perf_map_path, METH_NOARGS, "Path of this process's perf map."},
+    {"checkpoint", checkpoint, METH_NOARGS, "Call jitbed_checkpoint() (a breakpoint target)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_jitbed", "libjitunwind's JIT and trampoline test bed.", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__jitbed(void);
+PyMODINIT_FUNC PyInit__jitbed(void)
+{
+    PyObject *m;
+    if (PyType_Ready(&JitbedExecutor_Type) < 0)
+        return NULL;
+    m = PyModule_Create(&module_def);
+    if (m && PyModule_AddObjectRef(m, "Executor", (PyObject *)&JitbedExecutor_Type) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
