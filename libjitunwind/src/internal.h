@@ -39,4 +39,8 @@ JU_HIDDEN int ju_strlcpy(char *dst, const char *src, size_t size);
 JU_HIDDEN int ju_range_validate(const struct jitunwind_range *r);
 JU_HIDDEN struct jitunwind_error *ju_registry_error(jitunwind_registry *reg);
 
+/* Copy `len` bytes of initialised data at virtual address `vaddr` of the
+ * ELF file at `path` (ENOTFOUND if no PROGBITS section holds them). */
+JU_HIDDEN int ju_elf_read_vaddr(const char *path, uint64_t vaddr, void *dst, size_t len);
+
 #endif

@@ -1,0 +1,61 @@
+/* Interleaving native and Python frames: the k-th eval-loop native frame
+ * from the top runs the k-th group of Python frames. */
+#include "internal.h"
+
+JITUNWIND_API int jitunwind_native_role_from_symbol(const char *symbol)
+{
+    if (!symbol)
+        return JITUNWIND_ROLE_OTHER;
+    if (strcmp(symbol, "_PyEval_EvalFrameDefault") == 0)
+        return JITUNWIND_ROLE_EVAL;
+    if (strncmp(symbol, "py::", 4) == 0)
+        return JITUNWIND_ROLE_TRAMPOLINE;
+    return JITUNWIND_ROLE_OTHER;
+}
+
+static int put(struct jitunwind_mixed_item *out, size_t max, size_t *n, uint32_t kind,
+               size_t index, uint32_t anchor)
+{
+    if (*n >= max)
+        return JITUNWIND_ELIMIT;
+    out[*n].kind = kind;
+    out[*n].index = (uint32_t)index;
+    out[*n].anchor = anchor;
+    out[*n].reserved = 0;
+    (*n)++;
+    return 0;
+}
+
+JITUNWIND_API int jitunwind_mix(const uint32_t *roles, size_t n_native,
+                                const struct jitunwind_py_frame *py, size_t n_py,
+                                struct jitunwind_mixed_item *out, size_t max, size_t *count)
+{
+    size_t i, next_py = 0, n = 0;
+    int rc;
+    if (!count || (!roles && n_native) || (!py && n_py) || (!out && max) ||
+        n_native > UINT32_MAX - 1 || n_py > UINT32_MAX)
+        return JITUNWIND_EINVAL;
+    *count = 0;
+    for (i = 0; i < n_native; i++) {
+        if ((rc = put(out, max, &n, JITUNWIND_MIXED_NATIVE, i, JITUNWIND_MIXED_NO_ANCHOR)) < 0)
+            goto done;
+        if (roles[i] != JITUNWIND_ROLE_EVAL)
+            continue;
+        /* This activation runs Python frames up to and including an ENTRY one. */
+        while (next_py < n_py) {
+            int entry = (py[next_py].flags & JITUNWIND_PYFRAME_ENTRY) != 0;
+            if ((rc = put(out, max, &n, JITUNWIND_MIXED_PYTHON, next_py, (uint32_t)i)) < 0)
+                goto done;
+            next_py++;
+            if (entry)
+                break;
+        }
+    }
+    for (; next_py < n_py; next_py++) /* no native frame left to anchor them */
+        if ((rc = put(out, max, &n, JITUNWIND_MIXED_PYTHON, next_py, JITUNWIND_MIXED_NO_ANCHOR)) < 0)
+            goto done;
+    rc = 0;
+done:
+    *count = n;
+    return rc;
+}

@@ -1,0 +1,71 @@
+/* Code objects: names, first line, and the line of an instruction. */
+#include "python/pyreader.h"
+
+/* Is `type` PyCode_Type? Checked once by its tp_name, then by address. */
+static int is_code_type(struct jitunwind_pyreader *r, uint64_t type)
+{
+    char name[8];
+    uint64_t name_ptr;
+    if (type == 0)
+        return 0;
+    if (r->code_type)
+        return type == r->code_type;
+    if (ju_read_u64(&r->mem, type + r->layout->tp_name, &name_ptr) < 0 ||
+        ju_read(&r->mem, name_ptr, name, 5) < 0 || memcmp(name, "code", 5) != 0)
+        return 0;
+    r->code_type = type;
+    return 1;
+}
+
+void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t instr_addr,
+                       struct jitunwind_py_frame *out)
+{
+    const struct ju_py_layout *L = r->layout;
+    uint8_t head[512];
+    uint64_t qualname, filename, linetable, first_instr;
+    int32_t first_line;
+    size_t table_len = 0;
+    int trunc = 0, trunc2 = 0, table_trunc = 0;
+    int64_t delta;
+
+    out->code = code;
+    out->line = -1;
+    out->lasti = -1;
+    if (code == 0 || L->co_size > sizeof head || ju_read(&r->mem, code, head, L->co_size) < 0 ||
+        !is_code_type(r, ju_load_u64(head + L->ob_type))) {
+        out->flags |= JITUNWIND_PYFRAME_BAD_CODE | JITUNWIND_PYFRAME_NO_LINE;
+        ju_fail(&r->err, JITUNWIND_ECORRUPT, code, "frame %#llx: no code object at %#llx",
+                (unsigned long long)out->address, (unsigned long long)code);
+        return;
+    }
+    qualname = ju_load_u64(head + L->co_qualname);
+    filename = ju_load_u64(head + L->co_filename);
+    linetable = ju_load_u64(head + L->co_linetable);
+    first_line = (int32_t)ju_load_u32(head + L->co_firstlineno);
+    out->first_line = first_line;
+    if (ju_py_read_str(r, qualname, out->qualname, sizeof out->qualname, &trunc) < 0)
+        ju_strlcpy(out->qualname, "<unreadable name>", sizeof out->qualname);
+    if (ju_py_read_str(r, filename, out->filename, sizeof out->filename, &trunc2) < 0)
+        ju_strlcpy(out->filename, "<unreadable filename>", sizeof out->filename);
+    if (trunc || trunc2)
+        out->flags |= JITUNWIND_PYFRAME_NAME_TRUNCATED;
+
+    /* 3.11/3.12 point at the last started code unit, so a frame that has
+     * not started yet points one unit before the code: its line is the first. */
+    first_instr = code + L->co_code_adaptive;
+    delta = (int64_t)(instr_addr - first_instr);
+    if (L->instr_is_previous && delta == -2) {
+        out->line = first_line;
+        return;
+    }
+    if (delta < 0 || delta / 2 > INT32_MAX ||
+        ju_py_read_bytes(r, linetable, r->linetable, sizeof r->linetable, &table_len,
+                         &table_trunc) < 0) {
+        out->flags |= JITUNWIND_PYFRAME_NO_LINE;
+        return;
+    }
+    out->lasti = (int32_t)(delta / 2);
+    out->line = jitunwind_py_linetable_line(r->linetable, table_len, first_line, out->lasti);
+    if (out->line < 0)
+        out->flags |= JITUNWIND_PYFRAME_NO_LINE;
+}

@@ -1,0 +1,79 @@
+/* The version-independent view of CPython's data structures.
+ *
+ * Every offset, size and encoding the decoders need is a field here; each
+ * supported CPython version is one table (layout_table.c). Decoders never
+ * test the version themselves. An offset of JU_PY_NONE means "this version
+ * has no such field". */
+#ifndef JITUNWIND_PY_LAYOUT_H
+#define JITUNWIND_PY_LAYOUT_H
+
+#include <stdint.h>
+
+#include "internal.h"
+
+#define JU_PY_NONE UINT32_MAX
+
+struct ju_py_layout {
+    const char *name;
+    uint32_t version;            /* 0xMMmm0000: major.minor this table is for */
+
+    /* _PyRuntimeState */
+    uint32_t rt_interpreters_head;
+    uint32_t rt_gil_holder;      /* tstate pointer of the GIL holder, or NONE */
+
+    /* PyInterpreterState */
+    uint32_t interp_next;
+    uint32_t interp_id;
+    uint32_t interp_threads_head;
+
+    /* PyThreadState */
+    uint32_t ts_next;
+    uint32_t ts_interp;
+    uint32_t ts_thread_id;
+    uint32_t ts_native_thread_id;
+    uint32_t ts_current_frame;   /* direct pointer (3.13+), or NONE */
+    uint32_t ts_cframe;          /* pointer to a _PyCFrame (3.11, 3.12), or NONE */
+    uint32_t cframe_current_frame;
+
+    /* _PyInterpreterFrame */
+    uint32_t fr_size;            /* bytes read per frame (covers every field below) */
+    uint32_t fr_code;
+    uint32_t fr_previous;
+    uint32_t fr_instr;
+    uint32_t fr_owner;
+    uint32_t fr_is_entry;        /* bool (3.11), or NONE */
+    uint8_t instr_is_previous;   /* 1: points at the last started code unit (3.11, 3.12) */
+    uint8_t owner_generator;     /* owner value of generator frames */
+    uint8_t owner_sentinel_min;  /* owners >= this close an eval-loop activation; 0 = none */
+    uint8_t reserved0;
+    uint64_t code_tag_mask;      /* bits to clear from the code pointer (tagged refs) */
+
+    /* PyCodeObject */
+    uint32_t co_size;            /* bytes read per code object */
+    uint32_t co_filename;
+    uint32_t co_name;
+    uint32_t co_qualname;
+    uint32_t co_linetable;
+    uint32_t co_firstlineno;
+    uint32_t co_code_adaptive;
+
+    /* objects */
+    uint32_t ob_type;
+    uint32_t tp_name;
+    uint32_t bytes_size;
+    uint32_t bytes_sval;
+    uint32_t str_length;
+    uint32_t str_state;
+    uint32_t str_ascii_size;     /* sizeof(PyASCIIObject): data of compact ASCII strings */
+    uint32_t str_compact_size;   /* sizeof(PyCompactUnicodeObject) */
+    uint32_t str_legacy_data;    /* PyUnicodeObject.data.any */
+    uint8_t st_kind_shift;       /* state bit positions */
+    uint8_t st_compact_bit;
+    uint8_t st_ascii_bit;
+    uint8_t st_ready_bit;        /* 3.11 only; 0xff = none */
+};
+
+/* The layout for a PY_VERSION_HEX, or NULL. */
+JU_HIDDEN const struct ju_py_layout *ju_py_layout_for(uint32_t version_hex);
+
+#endif

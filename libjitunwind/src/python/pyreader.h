@@ -1,0 +1,36 @@
+/* Internals of the CPython decoder, shared by its files. */
+#ifndef JITUNWIND_PYREADER_H
+#define JITUNWIND_PYREADER_H
+
+#include "python/layout.h"
+
+#define JU_PY_MAX_STR_CHARS 4096u       /* characters decoded from one str */
+#define JU_PY_MAX_LINETABLE (256u * 1024u) /* bytes of one co_linetable */
+
+struct jitunwind_pyreader {
+    const struct ju_py_layout *layout;
+    struct jitunwind_memory mem;
+    uint64_t runtime;
+    uint32_t version_hex;
+    uint64_t code_type; /* address of PyCode_Type once seen, else 0 */
+    struct jitunwind_error err;
+    uint8_t linetable[JU_PY_MAX_LINETABLE];
+};
+
+/* Decode the str at `addr` as UTF-8 into buf (NUL-terminated). *truncated
+ * is set when the string did not fit or exceeded JU_PY_MAX_STR_CHARS.
+ * ECORRUPT for an implausible object, EREAD when unreadable. */
+JU_HIDDEN int ju_py_read_str(const struct jitunwind_pyreader *r, uint64_t addr, char *buf,
+                             size_t size, int *truncated);
+/* Copy the contents of the bytes object at `addr` (at most `cap` bytes) into
+ * dst; *len gets the number copied, *truncated whether it was cut. */
+JU_HIDDEN int ju_py_read_bytes(const struct jitunwind_pyreader *r, uint64_t addr, uint8_t *dst,
+                               size_t cap, size_t *len, int *truncated);
+
+/* Fill the code-derived fields of `out` (names, first line, line for
+ * `instr_addr`); sets BAD_CODE/NO_LINE/NAME_TRUNCATED flags as needed and
+ * returns 0 even then: a bad code object does not end a walk. */
+JU_HIDDEN void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t instr_addr,
+                                 struct jitunwind_py_frame *out);
+
+#endif

@@ -1,0 +1,148 @@
+/* The decoder handle, and the interpreters and thread states of a runtime. */
+#include <stdlib.h>
+
+#include "python/pyreader.h"
+
+JITUNWIND_API int jitunwind_py_version_supported(uint32_t version_hex)
+{
+    return ju_py_layout_for(version_hex) != NULL;
+}
+
+JITUNWIND_API int jitunwind_pyreader_new(jitunwind_pyreader **out,
+                                         const struct jitunwind_memory *mem,
+                                         uint64_t runtime_addr, uint32_t version_hex)
+{
+    jitunwind_pyreader *r;
+    uint64_t head;
+    if (!out || !mem || !mem->read || !runtime_addr)
+        return JITUNWIND_EINVAL;
+    *out = NULL;
+    r = calloc(1, sizeof *r);
+    if (!r)
+        return JITUNWIND_ENOMEM;
+    *out = r;
+    r->mem = *mem;
+    r->runtime = runtime_addr;
+    r->version_hex = version_hex;
+    r->layout = ju_py_layout_for(version_hex);
+    if (!r->layout)
+        return ju_fail(&r->err, JITUNWIND_EVERSION, 0, "no layout for CPython %u.%u",
+                       version_hex >> 24, (version_hex >> 16) & 0xff);
+    if (ju_read_u64(&r->mem, runtime_addr + r->layout->rt_interpreters_head, &head) < 0)
+        return ju_fail(&r->err, JITUNWIND_EREAD, runtime_addr,
+                       "the runtime at %#llx is unreadable", (unsigned long long)runtime_addr);
+    if (head == 0 || (head & 7))
+        return ju_fail(&r->err, JITUNWIND_ECORRUPT, runtime_addr,
+                       "the runtime at %#llx has no interpreter (not initialised or not %s)",
+                       (unsigned long long)runtime_addr, r->layout->name);
+    return 0;
+}
+
+JITUNWIND_API void jitunwind_pyreader_free(jitunwind_pyreader *r)
+{
+    free(r);
+}
+
+JITUNWIND_API const struct jitunwind_error *
+jitunwind_pyreader_last_error(const jitunwind_pyreader *r)
+{
+    return r ? &r->err : NULL;
+}
+
+/* Brent's cycle check over a linked list, in constant memory. */
+struct cycle {
+    uint64_t tortoise;
+    size_t power, lam;
+};
+
+static int cycle_seen(struct cycle *c, uint64_t addr)
+{
+    if (addr == c->tortoise)
+        return 1;
+    if (++c->lam == c->power) {
+        c->tortoise = addr;
+        c->power *= 2;
+        c->lam = 0;
+    }
+    return 0;
+}
+
+static int read_thread(jitunwind_pyreader *r, uint64_t ts, uint64_t interp, int64_t interp_id,
+                       uint64_t gil_holder, struct jitunwind_py_thread *t, uint64_t *next)
+{
+    const struct ju_py_layout *L = r->layout;
+    uint64_t frame = 0, cframe;
+    if (ju_read_u64(&r->mem, ts + L->ts_next, next) < 0 ||
+        ju_read_u64(&r->mem, ts + L->ts_thread_id, &t->thread_id) < 0 ||
+        ju_read_u64(&r->mem, ts + L->ts_native_thread_id, &t->native_thread_id) < 0)
+        return ju_fail(&r->err, JITUNWIND_EREAD, ts, "thread state %#llx is unreadable",
+                       (unsigned long long)ts);
+    if (L->ts_current_frame != JU_PY_NONE) {
+        if (ju_read_u64(&r->mem, ts + L->ts_current_frame, &frame) < 0)
+            frame = 0;
+    } else if (ju_read_u64(&r->mem, ts + L->ts_cframe, &cframe) == 0 && cframe &&
+               ju_read_u64(&r->mem, cframe + L->cframe_current_frame, &frame) < 0) {
+        frame = 0;
+    }
+    t->tstate = ts;
+    t->interp = interp;
+    t->interp_id = interp_id;
+    t->current_frame = frame;
+    t->holds_gil = L->rt_gil_holder == JU_PY_NONE ? -1 : gil_holder == ts;
+    return 0;
+}
+
+JITUNWIND_API int jitunwind_pyreader_threads(jitunwind_pyreader *r,
+                                             struct jitunwind_py_thread *out, size_t max,
+                                             size_t *count)
+{
+    const struct ju_py_layout *L;
+    struct cycle interps = {0, 1, 0};
+    uint64_t interp, gil_holder = 0;
+    size_t n = 0, n_interps = 0;
+    int rc;
+    if (!r || (!out && max) || !count)
+        return JITUNWIND_EINVAL;
+    L = r->layout;
+    *count = 0;
+    ju_clear_error(&r->err);
+    if (L->rt_gil_holder != JU_PY_NONE &&
+        ju_read_u64(&r->mem, r->runtime + L->rt_gil_holder, &gil_holder) < 0)
+        gil_holder = 0;
+    if (ju_read_u64(&r->mem, r->runtime + L->rt_interpreters_head, &interp) < 0)
+        return ju_fail(&r->err, JITUNWIND_EREAD, r->runtime, "the runtime is unreadable");
+    while (interp) {
+        struct cycle threads = {0, 1, 0};
+        uint64_t ts, next_interp;
+        int64_t id = -1;
+        size_t n_threads = 0;
+        if (cycle_seen(&interps, interp))
+            return ju_fail(&r->err, JITUNWIND_ELOOP, interp, "the interpreter list loops");
+        if (++n_interps > JITUNWIND_PY_MAX_INTERPRETERS)
+            return ju_fail(&r->err, JITUNWIND_ELIMIT, interp, "more than %u interpreters",
+                           JITUNWIND_PY_MAX_INTERPRETERS);
+        if (ju_read_u64(&r->mem, interp + L->interp_next, &next_interp) < 0 ||
+            ju_read_u64(&r->mem, interp + L->interp_threads_head, &ts) < 0)
+            return ju_fail(&r->err, JITUNWIND_EREAD, interp, "interpreter %#llx is unreadable",
+                           (unsigned long long)interp);
+        if (ju_read_u64(&r->mem, interp + L->interp_id, (uint64_t *)&id) < 0)
+            id = -1;
+        while (ts) {
+            uint64_t next_ts;
+            if (cycle_seen(&threads, ts))
+                return ju_fail(&r->err, JITUNWIND_ELOOP, ts, "the thread list loops");
+            if (++n_threads > JITUNWIND_PY_MAX_THREADS)
+                return ju_fail(&r->err, JITUNWIND_ELIMIT, ts, "more than %u threads",
+                               JITUNWIND_PY_MAX_THREADS);
+            if (n >= max)
+                return ju_fail(&r->err, JITUNWIND_ELIMIT, ts,
+                               "more threads than the %zu asked for", max);
+            if ((rc = read_thread(r, ts, interp, id, gil_holder, &out[n], &next_ts)) < 0)
+                return rc;
+            *count = ++n;
+            ts = next_ts;
+        }
+        interp = next_interp;
+    }
+    return 0;
+}

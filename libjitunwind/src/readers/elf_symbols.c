@@ -1,0 +1,104 @@
+/* Symbols and initialised data of ELF files on the host, via libelf. */
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct elf_file {
+    int fd;
+    Elf *elf;
+};
+
+static int open_elf(const char *path, struct elf_file *f)
+{
+    elf_version(EV_CURRENT);
+    f->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (f->fd < 0)
+        return JITUNWIND_EIO;
+    f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+    if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
+        if (f->elf)
+            elf_end(f->elf);
+        close(f->fd);
+        return JITUNWIND_EELF;
+    }
+    return 0;
+}
+
+static void close_elf(struct elf_file *f)
+{
+    elf_end(f->elf);
+    close(f->fd);
+}
+
+static int find_in(Elf *elf, Elf64_Word type, const char *name, uint64_t *value, uint64_t *size)
+{
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn)) != NULL) {
+        GElf_Shdr sh;
+        Elf_Data *data;
+        size_t i, n;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || sh.sh_entsize == 0)
+            continue;
+        data = elf_getdata(scn, NULL);
+        if (!data)
+            continue;
+        n = sh.sh_size / sh.sh_entsize;
+        for (i = 0; i < n; i++) {
+            GElf_Sym sym;
+            const char *s;
+            if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+                continue;
+            s = elf_strptr(elf, sh.sh_link, sym.st_name);
+            if (s && strcmp(s, name) == 0) {
+                *value = sym.st_value;
+                if (size)
+                    *size = sym.st_size;
+                return 0;
+            }
+        }
+    }
+    return JITUNWIND_ENOTFOUND;
+}
+
+JITUNWIND_API int jitunwind_elf_symbol(const char *path, const char *name, uint64_t *value,
+                                       uint64_t *size)
+{
+    struct elf_file f;
+    int rc;
+    if (!path || !name || !value)
+        return JITUNWIND_EINVAL;
+    if ((rc = open_elf(path, &f)) < 0)
+        return rc;
+    rc = find_in(f.elf, SHT_SYMTAB, name, value, size);
+    if (rc < 0)
+        rc = find_in(f.elf, SHT_DYNSYM, name, value, size);
+    close_elf(&f);
+    return rc;
+}
+
+int ju_elf_read_vaddr(const char *path, uint64_t vaddr, void *dst, size_t len)
+{
+    struct elf_file f;
+    Elf_Scn *scn = NULL;
+    int rc;
+    if ((rc = open_elf(path, &f)) < 0)
+        return rc;
+    rc = JITUNWIND_ENOTFOUND;
+    while ((scn = elf_nextscn(f.elf, scn)) != NULL) {
+        GElf_Shdr sh;
+        Elf_Data *data;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || vaddr < sh.sh_addr ||
+            vaddr - sh.sh_addr > sh.sh_size || len > sh.sh_size - (vaddr - sh.sh_addr))
+            continue;
+        data = elf_getdata(scn, NULL);
+        if (data && data->d_buf && data->d_size >= (vaddr - sh.sh_addr) + len) {
+            memcpy(dst, (const char *)data->d_buf + (vaddr - sh.sh_addr), len);
+            rc = 0;
+        }
+        break;
+    }
+    close_elf(&f);
+    return rc;
+}
