@@ -1,0 +1,245 @@
+/* The cursor: sources, ranges, and every guard (loops, sp order, depth,
+ * unreadable memory, clean end), on synthetic stacks. */
+#include "builder.h"
+#include "internal.h"
+#include "suite.h"
+
+#define ALL3 (JITUNWIND_REG_PC | JITUNWIND_REG_SP | JITUNWIND_REG_FP)
+#define JIT 0x600000ull
+#define NATIVE 0x400000ull
+
+/* A frame-pointer chain: record i at base + i*0x40 holds {next record, pc}. */
+static void chain(struct ju_builder *b, uint64_t base, int n, const uint64_t *pcs)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        uint64_t rec = base + (uint64_t)i * 0x40;
+        ju_builder_u64(b, rec, i + 1 < n ? rec + 0x40 : 0);
+        ju_builder_u64(b, rec + 8, pcs[i]);
+    }
+}
+
+static int walk(struct ju_builder *b, const jitunwind_registry *reg, struct jitunwind_regs start,
+                struct jitunwind_frame *frames, size_t max, int *stop)
+{
+    struct jitunwind_memory mem = ju_builder_memory(b);
+    return jitunwind_unwind(JITUNWIND_ARCH_X86_64, reg, NULL, &mem, &start, frames, max, 0, stop);
+}
+
+START_TEST(walks_through_jit_ranges_with_sources)
+{
+    struct ju_builder *b = ju_builder_new();
+    jitunwind_registry *reg;
+    struct jitunwind_range jit = {JIT, JIT + 0x1000, JITUNWIND_KIND_JIT,
+                                  JITUNWIND_RULE_FP_PRESERVING, 0, 0, 0, "py::jit:f"};
+    uint64_t pcs[4] = {JIT + 0x80, NATIVE + 0x10, NATIVE + 0x20, 0};
+    struct jitunwind_frame f[16];
+    struct jitunwind_regs start = {JIT + 0x10, 0x7f0000, 0x7f0100, 0, ALL3, 0};
+    int n, stop;
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_registry_add(reg, &jit), 0);
+    chain(b, 0x7f0100, 4, pcs);
+    n = walk(b, reg, start, f, 16, &stop);
+    ck_assert_int_eq(n, 4);
+    ck_assert_int_eq(stop, JITUNWIND_STOP_END);
+    ck_assert_int_eq(f[0].source, JITUNWIND_SOURCE_INITIAL);
+    ck_assert_ptr_nonnull(f[0].range);
+    ck_assert_str_eq(f[0].range->name, "py::jit:f");
+    ck_assert_int_eq(f[1].source, JITUNWIND_SOURCE_RULE); /* found by the range's rule */
+    ck_assert_uint_eq(f[1].regs.pc, JIT + 0x80);
+    ck_assert_ptr_nonnull(f[1].range);                    /* and itself in JIT code */
+    ck_assert_int_eq(f[2].source, JITUNWIND_SOURCE_RULE);
+    ck_assert_ptr_null(f[2].range);
+    ck_assert_int_eq(f[3].source, JITUNWIND_SOURCE_FP);
+    ck_assert_uint_eq(f[3].regs.pc, NATIVE + 0x20);
+    ck_assert_uint_eq(f[3].depth, 3);
+    jitunwind_registry_free(reg);
+    ju_builder_free(b);
+}
+END_TEST
+
+START_TEST(return_address_at_range_end_belongs_to_the_range)
+{
+    /* A call that is the last instruction of a range returns to range.end. */
+    struct ju_builder *b = ju_builder_new();
+    jitunwind_registry *reg;
+    struct jitunwind_range jit = {JIT, JIT + 0x100, JITUNWIND_KIND_JIT,
+                                  JITUNWIND_RULE_FP_PRESERVING, 0, 0, 0, NULL};
+    uint64_t pcs[2] = {JIT + 0x100, 0};
+    struct jitunwind_frame f[8];
+    struct jitunwind_regs start = {NATIVE, 0x7f0000, 0x7f0100, 0, ALL3, 0};
+    int stop;
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_registry_add(reg, &jit), 0);
+    chain(b, 0x7f0100, 2, pcs);
+    ck_assert_int_ge(walk(b, reg, start, f, 8, &stop), 2);
+    ck_assert_ptr_nonnull(f[1].range);
+    jitunwind_registry_free(reg);
+    ju_builder_free(b);
+}
+END_TEST
+
+START_TEST(self_loop_and_cycle_stop_quickly)
+{
+    struct ju_builder *b = ju_builder_new();
+    struct jitunwind_frame f[64];
+    struct jitunwind_regs start = {NATIVE, 0x7f0000, 0x7f0100, 0, ALL3, 0};
+    int n, stop;
+    /* fp -> itself: the caller would have the same (pc, sp) forever. */
+    ju_builder_u64(b, 0x7f0100, 0x7f0100);
+    ju_builder_u64(b, 0x7f0108, NATIVE + 4);
+    n = walk(b, NULL, start, f, 64, &stop);
+    ck_assert_int_eq(n, 2);
+    ck_assert_int_eq(stop, JITUNWIND_STOP_BAD_FRAME); /* the record lies below the new sp */
+    /* Two records pointing at each other: sp would go back down. */
+    ju_builder_u64(b, 0x7f0100, 0x7f0200);
+    ju_builder_u64(b, 0x7f0200, 0x7f0100);
+    ju_builder_u64(b, 0x7f0208, NATIVE + 8);
+    n = walk(b, NULL, start, f, 64, &stop);
+    ck_assert_int_le(n, 4);
+    ck_assert_int_eq(stop, JITUNWIND_STOP_BAD_FRAME); /* fp below sp is refused first */
+    ju_builder_free(b);
+}
+END_TEST
+
+START_TEST(loop_with_rising_sp_is_caught_by_pc_sp_ring)
+{
+    /* A JIT rule that keeps returning the same (pc, sp): rule-found frames are
+     * checked like any other. */
+    struct ju_builder *b = ju_builder_new();
+    jitunwind_registry *reg;
+    struct jitunwind_range jit = {JIT, JIT + 0x1000, JITUNWIND_KIND_JIT,
+                                  JITUNWIND_RULE_FP_PRESERVING, 0, 0, 0, NULL};
+    struct jitunwind_frame f[64];
+    struct jitunwind_regs start = {JIT + 8, 0x7f0110, 0x7f0100, 0, ALL3, 0};
+    int n, stop;
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_registry_add(reg, &jit), 0);
+    ju_builder_u64(b, 0x7f0100, 0x7f0100);   /* saved fp == fp */
+    ju_builder_u64(b, 0x7f0108, JIT + 8);    /* returns into the same range */
+    n = walk(b, reg, start, f, 64, &stop);
+    ck_assert_int_le(n, 3);
+    ck_assert_msg(stop == JITUNWIND_STOP_LOOP || stop == JITUNWIND_STOP_SP_ORDER ||
+                  stop == JITUNWIND_STOP_BAD_FRAME, "stop %d", stop);
+    jitunwind_registry_free(reg);
+    ju_builder_free(b);
+}
+END_TEST
+
+START_TEST(depth_cap_unreadable_and_garbage)
+{
+    struct ju_builder *b = ju_builder_new();
+    struct jitunwind_frame f[300];
+    struct jitunwind_regs start = {NATIVE, 0x700000, 0x700100, 0, ALL3, 0};
+    uint64_t pcs[300];
+    struct jitunwind_cursor c;
+    struct jitunwind_memory mem = ju_builder_memory(b);
+    int i, n, stop;
+    for (i = 0; i < 300; i++)
+        pcs[i] = NATIVE + 0x10 * (uint64_t)(i + 1);
+    chain(b, 0x700100, 300, pcs);
+    n = walk(b, NULL, start, f, 100, &stop);
+    ck_assert_int_eq(n, 100);
+    ck_assert_int_eq(stop, JITUNWIND_STOP_DEPTH);
+    ck_assert_int_eq(jitunwind_cursor_init(&c, JITUNWIND_ARCH_X86_64, NULL, &mem, &start, 10, 0), 0);
+    for (i = 0; jitunwind_cursor_step(&c, &f[0]) == 1; i++)
+        ;
+    ck_assert_int_eq(i, 10);
+    ck_assert_int_eq(jitunwind_cursor_stop_reason(&c), JITUNWIND_STOP_DEPTH);
+    ck_assert_int_eq(jitunwind_cursor_step(&c, &f[0]), 0); /* stays stopped */
+    /* Unreadable: records 60..123 share a page, which is dropped; record k
+     * gives frame k + 1, so frames 0..60 are produced. */
+    ju_builder_unmap(b, 0x700100 + 60 * 0x40);
+    n = walk(b, NULL, start, f, 300, &stop);
+    ck_assert_int_eq(n, 61);
+    ck_assert_int_eq(stop, JITUNWIND_STOP_UNREADABLE);
+    /* Garbage registers. */
+    start.fp = 0xdeadbeefdeadbeefull;
+    n = walk(b, NULL, start, f, 300, &stop);
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(stop, JITUNWIND_STOP_BAD_FRAME);
+    start.fp = 0;
+    n = walk(b, NULL, start, f, 300, &stop);
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(stop, JITUNWIND_STOP_END);
+    ju_builder_free(b);
+}
+END_TEST
+
+START_TEST(no_fp_fallback_and_bad_arguments)
+{
+    struct ju_builder *b = ju_builder_new();
+    struct jitunwind_memory mem = ju_builder_memory(b);
+    struct jitunwind_frame f[4];
+    struct jitunwind_regs start = {NATIVE, 0x7f0000, 0x7f0100, 0, ALL3, 0};
+    struct jitunwind_cursor c;
+    int stop, n;
+    uint64_t pcs[2] = {NATIVE + 4, 0};
+    chain(b, 0x7f0100, 2, pcs);
+    n = jitunwind_unwind(JITUNWIND_ARCH_X86_64, NULL, NULL, &mem, &start, f, 4,
+                         JITUNWIND_UNWIND_NO_FP_FALLBACK, &stop);
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(stop, JITUNWIND_STOP_NO_RULE);
+    start.valid = JITUNWIND_REG_PC;
+    ck_assert_int_eq(jitunwind_cursor_init(&c, JITUNWIND_ARCH_X86_64, NULL, &mem, &start, 0, 0),
+                     JITUNWIND_EINVAL);
+    start.valid = ALL3;
+    ck_assert_int_eq(jitunwind_cursor_init(&c, 42, NULL, &mem, &start, 0, 0), JITUNWIND_EINVAL);
+    ck_assert_int_eq(jitunwind_cursor_step(NULL, f), JITUNWIND_EINVAL);
+    ck_assert_str_eq(jitunwind_stop_reason_string(JITUNWIND_STOP_LOOP),
+                     "loop: a (pc, sp) pair repeated");
+    ck_assert_str_eq(jitunwind_frame_source_string(JITUNWIND_SOURCE_RULE), "rule");
+    ju_builder_free(b);
+}
+END_TEST
+
+START_TEST(aarch64_leaf_uses_link_register_once)
+{
+    /* Innermost pc at a framed trampoline's first instruction: the caller is
+     * in x30 with the same sp; a second equal-sp step is refused. */
+    static const uint32_t framed[] = {0xa9bf7bfd, 0x910003fd, 0xd63f0060, 0xa8c17bfd, 0xd65f03c0};
+    struct ju_builder *b = ju_builder_new();
+    struct jitunwind_memory mem = ju_builder_memory(b);
+    jitunwind_registry *reg;
+    struct jitunwind_range t1 = {JIT, JIT + 20, JITUNWIND_KIND_TRAMPOLINE,
+                                 JITUNWIND_RULE_TRAMPOLINE_FRAMED, 0, 0, 0, NULL};
+    struct jitunwind_range t2 = {JIT + 0x100, JIT + 0x114, JITUNWIND_KIND_TRAMPOLINE,
+                                 JITUNWIND_RULE_TRAMPOLINE_FRAMED, 0, 0, 0, NULL};
+    struct jitunwind_regs start = {JIT, 0x7f0000, 0x7f0100, NATIVE + 0x40,
+                                   ALL3 | JITUNWIND_REG_LR, 0};
+    struct jitunwind_frame f[8];
+    int n, stop;
+    uint64_t pcs[2] = {NATIVE + 0x80, 0};
+    ju_builder_write(b, JIT, framed, sizeof framed);
+    ju_builder_write(b, JIT + 0x100, framed, sizeof framed);
+    chain(b, 0x7f0100, 2, pcs);
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_registry_add(reg, &t1), 0);
+    n = jitunwind_unwind(JITUNWIND_ARCH_AARCH64, reg, NULL, &mem, &start, f, 8, 0, &stop);
+    ck_assert_int_ge(n, 3);
+    ck_assert_int_eq(f[1].source, JITUNWIND_SOURCE_LR);
+    ck_assert_uint_eq(f[1].regs.pc, NATIVE + 0x40);
+    ck_assert_uint_eq(f[1].regs.sp, 0x7f0000);
+    ck_assert_int_eq(f[2].source, JITUNWIND_SOURCE_FP);
+    /* If x30 pointed into another trampoline start, that frame would need x30
+     * again: not available for a non-innermost frame. */
+    ck_assert_int_eq(jitunwind_registry_add(reg, &t2), 0);
+    start.lr = JIT + 0x100;
+    n = jitunwind_unwind(JITUNWIND_ARCH_AARCH64, reg, NULL, &mem, &start, f, 8, 0, &stop);
+    ck_assert_int_ge(n, 2);
+    ck_assert_int_eq(f[1].source, JITUNWIND_SOURCE_LR);
+    jitunwind_registry_free(reg);
+    ju_builder_free(b);
+}
+END_TEST
+
+int main(void)
+{
+    return ju_run_tests("unwind", JU_TESTS(walks_through_jit_ranges_with_sources,
+                                           return_address_at_range_end_belongs_to_the_range,
+                                           self_loop_and_cycle_stop_quickly,
+                                           loop_with_rising_sp_is_caught_by_pc_sp_ring,
+                                           depth_cap_unreadable_and_garbage,
+                                           no_fp_fallback_and_bad_arguments,
+                                           aarch64_leaf_uses_link_register_once));
+}
