@@ -1,0 +1,155 @@
+/* The decoder against real interpreters: locate _PyRuntime and Py_Version
+ * from the ELF files of a running python3.11 (Debian's, and pyenv's 3.11.7
+ * with a shared libpython when present), read its threads and frames
+ * through the live-process reader, and locate it again in a gcore'd core. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "suite.h"
+
+static const char CHILD[] =
+    "import sys, time\n"
+    "def sleeper():\n"
+    "    print('ready', flush=True)\n"
+    "    time.sleep(600)  # @sleep\n"
+    "def outer_caller():\n"
+    "    sleeper()\n"
+    "outer_caller()\n";
+
+struct child {
+    pid_t pid;
+    FILE *out;
+};
+
+static int spawn(const char *python, struct child *c)
+{
+    int fds[2];
+    char line[64];
+    if (access(python, X_OK) != 0)
+        return -1;
+    if (pipe(fds) != 0)
+        return -1;
+    c->pid = fork();
+    if (c->pid == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]);
+        execl(python, python, "-c", CHILD, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    c->out = fdopen(fds[0], "r");
+    if (!fgets(line, sizeof line, c->out) || strncmp(line, "ready", 5) != 0)
+        return -1;
+    usleep(100000); /* let it enter time.sleep */
+    return 0;
+}
+
+static void reap(struct child *c)
+{
+    kill(c->pid, SIGKILL);
+    waitpid(c->pid, NULL, 0);
+    fclose(c->out);
+}
+
+static void check_interpreter(const char *python, const char *expect_module_part)
+{
+    struct child c;
+    struct jitunwind_py_location loc;
+    jitunwind_process_reader *pr;
+    struct jitunwind_memory mem;
+    jitunwind_pyreader *r;
+    struct jitunwind_py_thread t[8];
+    struct jitunwind_py_frame f[16];
+    size_t nt, nf;
+    if (spawn(python, &c) != 0) {
+        fprintf(stderr, "skipped: %s is not available\n", python);
+        return;
+    }
+    ck_assert_int_eq(jitunwind_py_locate_live(c.pid, &loc), 0);
+    ck_assert_uint_eq(loc.version_hex >> 16, 0x030b);
+    ck_assert_ptr_nonnull(strstr(loc.module, expect_module_part));
+    ck_assert_int_eq(jitunwind_process_reader_new(&pr, c.pid), 0);
+    mem = jitunwind_process_reader_memory(pr);
+    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, loc.runtime_addr, loc.version_hex), 0);
+    ck_assert_int_eq(jitunwind_pyreader_threads(r, t, 8, &nt), 0);
+    ck_assert_uint_eq(nt, 1);
+    ck_assert_uint_eq(t[0].native_thread_id, (uint64_t)c.pid);
+    ck_assert_int_eq(jitunwind_pyreader_frames(r, t[0].current_frame, f, 16, &nf), 0);
+    ck_assert_uint_eq(nf, 3);
+    ck_assert_str_eq(f[0].qualname, "sleeper");
+    ck_assert_int_eq(f[0].line, 4);
+    ck_assert_str_eq(f[0].filename, "<string>");
+    ck_assert_str_eq(f[1].qualname, "outer_caller");
+    ck_assert_int_eq(f[1].line, 6);
+    ck_assert_str_eq(f[2].qualname, "<module>");
+    ck_assert_int_eq(f[2].line, 7);
+    ck_assert_uint_ne(f[2].flags & JITUNWIND_PYFRAME_ENTRY, 0); /* inlined calls: one group */
+    ck_assert_uint_eq(f[0].flags & JITUNWIND_PYFRAME_ENTRY, 0);
+    jitunwind_pyreader_free(r);
+
+    /* The same runtime found again from a core of the process. */
+    if (access("/usr/bin/gcore", X_OK) == 0) {
+        char cmd[256], core[64];
+        struct jitunwind_py_location from_core;
+        snprintf(core, sizeof core, "/tmp/ju-live-%d", (int)c.pid);
+        snprintf(cmd, sizeof cmd, "gcore -o %s %d >/dev/null 2>&1", core, (int)c.pid);
+        if (system(cmd) == 0) {
+            snprintf(core + strlen(core), sizeof core - strlen(core), ".%d", (int)c.pid);
+            ck_assert_int_eq(jitunwind_py_locate_core(core, &from_core), 0);
+            ck_assert_uint_eq(from_core.runtime_addr, loc.runtime_addr);
+            ck_assert_uint_eq(from_core.version_hex, loc.version_hex);
+            unlink(core);
+        }
+    }
+    jitunwind_process_reader_free(pr);
+    reap(&c);
+}
+
+START_TEST(debian_python311)
+{
+    check_interpreter("/usr/bin/python3.11", "python3.11");
+}
+END_TEST
+
+START_TEST(pyenv_python3117_shared_libpython)
+{
+    const char *root = getenv("PYENV_ROOT");
+    char python[512];
+    snprintf(python, sizeof python, "%s/versions/3.11.7/bin/python3.11", root ? root : "/root/.pyenv");
+    check_interpreter(python, "libpython3.11.so");
+}
+END_TEST
+
+START_TEST(elf_symbol_matches_nm)
+{
+    char line[256];
+    uint64_t value = 0, size = 0, nm_value = 0;
+    FILE *p;
+    if (access("/usr/bin/python3.11", R_OK) != 0)
+        return;
+    ck_assert_int_eq(jitunwind_elf_symbol("/usr/bin/python3.11", "_PyRuntime", &value, &size), 0);
+    p = popen("nm -D /usr/bin/python3.11 | grep ' _PyRuntime$'", "r");
+    ck_assert_ptr_nonnull(p);
+    if (fgets(line, sizeof line, p))
+        nm_value = strtoull(line, NULL, 16);
+    pclose(p);
+    ck_assert_uint_eq(value, nm_value);
+    ck_assert_uint_gt(size, 1000);
+    ck_assert_int_eq(jitunwind_elf_symbol("/usr/bin/python3.11", "no_such_symbol", &value, NULL),
+                     JITUNWIND_ENOTFOUND);
+    ck_assert_int_eq(jitunwind_elf_symbol("/etc/hostname", "x", &value, NULL), JITUNWIND_EELF);
+    ck_assert_int_eq(jitunwind_elf_symbol("/nonexistent", "x", &value, NULL), JITUNWIND_EIO);
+    ck_assert_int_eq(jitunwind_py_locate_live(getpid(), &(struct jitunwind_py_location){0}),
+                     JITUNWIND_ENOTFOUND); /* this test is not a Python process */
+}
+END_TEST
+
+int main(void)
+{
+    return ju_run_tests("py_live", JU_TESTS(debian_python311, pyenv_python3117_shared_libpython,
+                                            elf_symbol_matches_nm));
+}
