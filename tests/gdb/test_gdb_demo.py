@@ -106,10 +106,22 @@ def with_sections(pairs):
     return cmds
 
 
+PERF_MAPS = []
+
+
 def run_gdb(cmd, env):
     proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True, timeout=300)
+    # The demo's perf map outlives it (as CPython's do); remove it at exit.
+    PERF_MAPS.extend("/tmp/perf-%s.map" % pid
+                     for pid in re.findall(r"\(process (\d+)\) killed", proc.stdout))
     return proc.stdout
+
+
+def remove_perf_maps():
+    for path in PERF_MAPS:
+        if os.path.exists(path):
+            os.unlink(path)
 
 
 def check_stack(label, got, want):
@@ -234,4 +246,7 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    finally:
+        remove_perf_maps()
