@@ -11,6 +11,7 @@ exec gdb -nx -batch -q \
     -iex 'set debuginfod enabled off' \
     -ex "source $repo/gdb-plugin/jitunwind-gdb.py" \
     -ex 'set breakpoint pending on' \
+    -ex 'set print frame-arguments none' \
     -ex 'break jitbed_checkpoint' \
     -ex 'run' \
     -ex 'echo \n=== bt (native + Python, through JIT code and trampolines) ===\n' \

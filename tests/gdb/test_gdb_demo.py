@@ -5,6 +5,7 @@ Usage: test_gdb_demo.py BUILD_DIR REPO_DIR MODE
   MODE live   plugin loaded, live process stopped at jitbed_checkpoint; also writes a core
   MODE core   plugin loaded, the core written by a live run
   MODE stock  no plugin, live and core: shows that stock gdb does not get through
+  MODE errors plugin on a non-Python process and with the library missing
 
 The expected stack is derived from demo.py's `# @marker` comments, so the
 test states exactly which native and Python frames must appear, in order.
@@ -106,6 +107,25 @@ def with_sections(pairs):
     return cmds
 
 
+def check_errors(repo, env, python):
+    """The plugin never raises into gdb: each problem is one clear line."""
+    cmds = ["break exit", "run", "py-bt", "mixed-bt", "info jit-ranges", "bt 3", "echo survived\\n"]
+    out = run_gdb(gdb_cmd(repo, True, cmds, ["--args", "/bin/sleep", "0"]), env)
+    for needle in ("jitunwind: py-bt: no CPython runtime", "No JIT or trampoline ranges registered.",
+                   "survived"):
+        if needle not in out:
+            fail("gdb on a non-Python program: %r missing:\n%s" % (needle, out[-3000:]))
+    if "Traceback" in out or "Python Exception" in out:
+        fail("the plugin raised into gdb:\n" + out[-3000:])
+    print("ok: non-Python process: one-line messages, no exception")
+    bad_env = dict(env, JITUNWIND_LIBRARY="/nonexistent/libjitunwind.so")
+    out = run_gdb(gdb_cmd(repo, True, ["echo survived\\n"], [python, "-c", "pass"]), bad_env)
+    if "jitunwind: plugin not loaded: libjitunwind not found" not in out or "survived" not in out:
+        fail("missing library: no clear line:\n" + out[-3000:])
+    print("ok: missing library: one clear line, gdb carries on")
+    return 0
+
+
 PERF_MAPS = []
 
 
@@ -154,6 +174,21 @@ def check_plugin_output(label, out, demo):
     if pybt != want_py:
         fail("%s: py-bt\n  expected %r\n  got      %r" % (label, want_py, pybt))
     print("ok: %s py-bt: %d Python frames" % (label, len(pybt)))
+    full = re.findall(r"^#(\d+) Frame 0x[0-9a-f]+, code 0x[0-9a-f]+, for file (.+), line (\d+), "
+                      r"in (\S+)( \[entry\])?$", section(out, "py-bt-full"), re.M)
+    got_full = [(name, int(line), bool(entry)) for _, _, line, name, entry in full]
+    # Each eval-loop activation's outermost frame is its entry; main runs
+    # inline in <module>'s activation.
+    want_full = [("leaf", want_py[0][1], True), ("inner", want_py[1][1], True),
+                 ("middle", want_py[2][1], True), ("outer", want_py[3][1], True),
+                 ("main", want_py[4][1], False), ("<module>", want_py[5][1], True)]
+    want_full = [(n, int(l), e) for n, l, e in want_full]
+    if got_full != want_full:
+        fail("%s: py-bt-full\n  expected %r\n  got      %r" % (label, want_full, got_full))
+    print("ok: %s py-bt-full: entry flags mark each eval-loop activation" % label)
+    if not re.search(r"^\s+jitunwind\s*$", section(out, "unwinders"), re.M):
+        fail("%s: info unwinder does not list jitunwind:\n%s" % (label, section(out, "unwinders")))
+    print("ok: %s info unwinder lists jitunwind" % label)
     ranges = section(out, "ranges")
     for needle in ("fp-preserving descriptor py::jit:leaf",
                    "fp-preserving descriptor py::jit:middle",
@@ -180,7 +215,8 @@ def parse_mixed(text):
 
 
 PLUGIN_SECTIONS = [("bt", "bt"), ("mixed-bt", "mixed-bt"), ("raw", "bt -no-filters"),
-                   ("py-bt", "py-bt"), ("ranges", "info jit-ranges")]
+                   ("py-bt", "py-bt"), ("py-bt-full", "py-bt-full"), ("ranges", "info jit-ranges"),
+                   ("unwinders", "info unwinder")]
 
 
 def main():
@@ -219,6 +255,9 @@ def main():
         check_plugin_output("core", out, demo)
         os.unlink(core)
         return 0
+
+    if mode == "errors":
+        return check_errors(repo, env, python)
 
     if mode == "stock":
         cmds = stop + with_sections([("bt", "bt")]) + ["gcore " + core, "kill"]
