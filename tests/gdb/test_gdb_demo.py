@@ -6,6 +6,7 @@ Usage: test_gdb_demo.py BUILD_DIR REPO_DIR MODE
   MODE core   plugin loaded, the core written by a live run
   MODE stock  no plugin, live and core: shows that stock gdb does not get through
   MODE errors plugin on a non-Python process and with the library missing
+  MODE autoload  no source line: gdb auto-loads the plugin next to libjitunwind
 
 The expected stack is derived from demo.py's `# @marker` comments, so the
 test states exactly which native and Python frames must appear, in order.
@@ -254,6 +255,15 @@ def main():
                               [python, core]), env)
         check_plugin_output("core", out, demo)
         os.unlink(core)
+        return 0
+
+    if mode == "autoload":
+        # No `source` line: gdb loads the plugin next to libjitunwind itself.
+        cmd = ["gdb", "-nx", "-batch", "-q", "-iex", "set debuginfod enabled off",
+               "-iex", "add-auto-load-safe-path %s" % os.path.join(build, "libjitunwind")]
+        cmd += [x for c in stop + with_sections(PLUGIN_SECTIONS) + ["kill"] for x in ("-ex", c)]
+        out = run_gdb(cmd + ["--args", python, demo], env)
+        check_plugin_output("autoload", out, demo)
         return 0
 
     if mode == "errors":
