@@ -1,0 +1,28 @@
+#!/bin/sh
+# Install the build into a scratch prefix, then build a consumer with
+# find_package(jitunwind) and another with pkg-config, and run both.
+# Usage: test_install.sh BUILD_DIR SOURCE_DIR
+set -eu
+build=$1
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+libdir=$(dirname "$(find "$work/prefix" -name libjitunwind.so.0 | head -n1)")
+test -n "$libdir"
+test -f "$work/prefix/share/jitunwind/gdb-plugin/jitunwind-gdb.py"
+test -f "$work/prefix/share/jitunwind/python/jitunwind/__init__.py"
+test -n "$(find "$work/prefix/share/gdb/auto-load" -name 'libjitunwind.so.*-gdb.py')"
+
+cmake -S "$src/tests/install/consumer" -B "$work/cmake-consumer" \
+      -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake --build "$work/cmake-consumer" >/dev/null
+LD_LIBRARY_PATH="$libdir" "$work/cmake-consumer/consumer"
+
+PKG_CONFIG_PATH="$libdir/pkgconfig" cc -std=c11 -o "$work/pc-consumer" \
+    "$src/tests/install/consumer/main.c" $(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs libjitunwind)
+LD_LIBRARY_PATH="$libdir" "$work/pc-consumer"
+
+# The installed binding finds the installed library by itself.
+python3 -c "import sys; sys.path.insert(0, '$work/prefix/share/jitunwind/python'); import jitunwind; print('binding loads', jitunwind.library().jitunwind_loaded_from)"
+echo "ok: install, find_package, pkg-config and the installed binding work"
