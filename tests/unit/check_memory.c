@@ -1,6 +1,8 @@
 /* The image reader and the checked-read helpers. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "builder.h"
 #include "internal.h"
@@ -64,6 +66,54 @@ START_TEST(strerror_covers_every_code)
 }
 END_TEST
 
+static int log_calls;
+static char log_text[256];
+
+static void on_log(void *arg, int level, const char *message)
+{
+    (void)level;
+    *(int *)arg += 1;
+    snprintf(log_text, sizeof log_text, "%s", message);
+}
+
+START_TEST(errors_reach_the_log_callback_and_the_handle)
+{
+    jitunwind_registry *reg;
+    struct jitunwind_range r = {0x2000, 0x1000, JITUNWIND_KIND_JIT, JITUNWIND_RULE_FP_PRESERVING,
+                                0, 0, 0, NULL};
+    log_calls = 0;
+    jitunwind_set_log(on_log, &log_calls);
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_registry_add(reg, &r), JITUNWIND_EINVAL);
+    ck_assert_int_eq(log_calls, 1);
+    ck_assert_ptr_nonnull(strstr(log_text, "invalid range"));
+    ck_assert_str_eq(jitunwind_registry_last_error(reg)->message, log_text);
+    ck_assert_uint_eq(jitunwind_registry_last_error(reg)->address, 0x2000);
+    jitunwind_set_log(NULL, NULL);
+    ck_assert_int_eq(jitunwind_registry_add(reg, &r), JITUNWIND_EINVAL);
+    ck_assert_int_eq(log_calls, 1); /* off again */
+    jitunwind_registry_free(reg);
+}
+END_TEST
+
+START_TEST(process_reader_reads_a_live_process_all_or_nothing)
+{
+    jitunwind_process_reader *pr;
+    struct jitunwind_memory mem;
+    static const char secret[] = "jitunwind process reader";
+    char buf[sizeof secret];
+    ck_assert_int_eq(jitunwind_process_reader_new(&pr, 0), JITUNWIND_EINVAL);
+    ck_assert_int_eq(jitunwind_process_reader_new(&pr, 999999999), JITUNWIND_ENOTFOUND);
+    ck_assert_int_eq(jitunwind_process_reader_new(&pr, getpid()), 0);
+    mem = jitunwind_process_reader_memory(pr);
+    ck_assert_int_eq(ju_read(&mem, (uint64_t)(uintptr_t)secret, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, secret);
+    ck_assert_int_eq(ju_read(&mem, 0x1000, buf, 8), JITUNWIND_EREAD); /* unmapped */
+    ck_assert_int_eq(ju_read(&mem, UINT64_MAX - 3, buf, 8), JITUNWIND_EREAD); /* wraps */
+    jitunwind_process_reader_free(pr);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("memory");
@@ -74,6 +124,8 @@ int main(void)
     tcase_add_test(tc, image_rejects_holes_overlaps_and_wraps);
     tcase_add_test(tc, builder_pages_and_poison);
     tcase_add_test(tc, strerror_covers_every_code);
+    tcase_add_test(tc, errors_reach_the_log_callback_and_the_handle);
+    tcase_add_test(tc, process_reader_reads_a_live_process_all_or_nothing);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
