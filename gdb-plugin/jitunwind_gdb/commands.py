@@ -28,6 +28,14 @@ class _Command(gdb.Command):
         except Exception as exc:  # never raise into gdb
             print("jitunwind: %s: %s" % (self.NAME, exc))
 
+    def _python_frames_or_say_none(self):
+        """(frames, err), or None after printing why there is nothing to show."""
+        frames, err = self._python_frames()
+        if not frames and err is None:
+            print("No Python frames in this thread.")
+            return None
+        return frames, err
+
     def _python_frames(self):
         state = self._plugin.state_for_command()
         if state is None:
@@ -46,10 +54,10 @@ class PyBt(_Command):
         super().__init__(plugin, self.NAME, gdb.COMMAND_STACK)
 
     def run(self, arg):
-        frames, err = self._python_frames()
-        if not frames and err is None:
-            print("No Python frames in this thread.")
+        found = self._python_frames_or_say_none()
+        if found is None:
             return
+        frames, err = found
         print("Traceback (most recent call first):")
         for f in frames:
             line = f.line if f.line > 0 else "?"
@@ -69,10 +77,10 @@ class PyBtFull(_Command):
         super().__init__(plugin, self.NAME, gdb.COMMAND_STACK)
 
     def run(self, arg):
-        frames, err = self._python_frames()
-        if not frames and err is None:
-            print("No Python frames in this thread.")
+        found = self._python_frames_or_say_none()
+        if found is None:
             return
+        frames, err = found
         for i, f in enumerate(frames):
             flags = []
             if f.flags & ju.PYFRAME_ENTRY:

@@ -1,13 +1,13 @@
 /* Native unwinding from CFI on this very process: a chain of functions built
  * without frame pointers is walked with jitunwind_step_cfi, using the
  * modules of /proc/self/maps and memory read with process_vm_readv. */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "internal.h"
+#include "suite.h"
 #include "jitunwind/modules.h"
 
 #define NOFP __attribute__((noinline, noclone, optimize("omit-frame-pointer")))
@@ -150,19 +150,11 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("cfi");
-    TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
 #ifdef HOST_ARCH
-    tcase_add_test(tc, cfi_walks_own_stack_without_frame_pointers);
-    tcase_add_test(tc, cfi_reports_unknown_pc_and_unreadable_stack);
+    return ju_run_tests("cfi", JU_TESTS(cfi_walks_own_stack_without_frame_pointers,
+                                        cfi_reports_unknown_pc_and_unreadable_stack,
+                                        modules_reject_bad_input));
+#else
+    return ju_run_tests("cfi", JU_TESTS(modules_reject_bad_input));
 #endif
-    tcase_add_test(tc, modules_reject_bad_input);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -1,11 +1,11 @@
 /* The image reader and the checked-read helpers. */
-#include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "builder.h"
 #include "internal.h"
+#include "suite.h"
 
 START_TEST(image_reads_across_adjacent_segments)
 {
@@ -116,20 +116,10 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("memory");
-    TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
-    tcase_add_test(tc, image_reads_across_adjacent_segments);
-    tcase_add_test(tc, image_rejects_holes_overlaps_and_wraps);
-    tcase_add_test(tc, builder_pages_and_poison);
-    tcase_add_test(tc, strerror_covers_every_code);
-    tcase_add_test(tc, errors_reach_the_log_callback_and_the_handle);
-    tcase_add_test(tc, process_reader_reads_a_live_process_all_or_nothing);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return ju_run_tests("memory", JU_TESTS(image_reads_across_adjacent_segments,
+                                           image_rejects_holes_overlaps_and_wraps,
+                                           builder_pages_and_poison,
+                                           strerror_covers_every_code,
+                                           errors_reach_the_log_callback_and_the_handle,
+                                           process_reader_reads_a_live_process_all_or_nothing));
 }
