@@ -7,7 +7,7 @@ import gdb
 
 import jitunwind as ju
 
-from .frame_filter import range_label, python_label
+from jitunwind import python_flags_text, python_label, range_label
 
 
 def _source_line(filename, line):
@@ -82,16 +82,10 @@ class PyBtFull(_Command):
             return
         frames, err = found
         for i, f in enumerate(frames):
-            flags = []
-            if f.flags & ju.PYFRAME_ENTRY:
-                flags.append("entry")
-            if f.flags & ju.PYFRAME_GENERATOR:
-                flags.append("generator")
-            if f.flags & ju.PYFRAME_LINE_MAY_LAG:
-                flags.append("line may lag")
+            flags = python_flags_text(f)
             print("#%d Frame %#x, code %#x, for file %s, line %s, in %s%s" % (
                 i, f.address, f.code, f.filename, f.line if f.line > 0 else "?", f.qualname,
-                " [%s]" % ", ".join(flags) if flags else ""))
+                " [%s]" % flags if flags else ""))
         if err is not None:
             print("(Python frame chain cut short: %s)" % err)
 

@@ -8,19 +8,9 @@ from gdb.FrameDecorator import FrameDecorator
 
 import jitunwind as ju
 
+from jitunwind import python_label, range_label
+
 PY_MARK = "[py]"
-
-
-def range_label(rng):
-    return "%s [%s %s]" % (rng.name or "??", ju.KIND_NAMES.get(rng.kind, "?"),
-                           ju.RULE_NAMES.get(rng.rule, "?"))
-
-
-def python_label(frame):
-    name = frame.qualname or "<unknown code>"
-    if frame.flags & ju.PYFRAME_BAD_CODE:
-        name = "<unreadable code object at %#x>" % frame.code
-    return "%s %s" % (PY_MARK, name)
 
 
 class RangeFrameDecorator(FrameDecorator):

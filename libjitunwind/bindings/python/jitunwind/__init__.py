@@ -237,6 +237,70 @@ def step_range(arch, rng, memory, pc, sp, fp, lr=None, innermost=False):
     return regs_out.pc, regs_out.sp, regs_out.fp
 
 
+class Modules:
+    """The ELF files mapped into a target, for CFI unwinding of native frames."""
+
+    def __init__(self):
+        self._lib = library()
+        self._handle = ctypes.c_void_p()
+        rc = self._lib.jitunwind_modules_new(ctypes.byref(self._handle))
+        if rc < 0:
+            raise JitunwindError(rc)
+
+    def __del__(self):
+        try:
+            if self._handle:
+                self._lib.jitunwind_modules_free(self._handle)
+        except Exception:
+            pass
+
+    def _check(self, rc):
+        if rc < 0:
+            raise JitunwindError(rc, _error_detail(self._lib.jitunwind_modules_last_error(self._handle)))
+
+    def add_mapping(self, path, start, end, offset):
+        self._check(self._lib.jitunwind_modules_add_mapping(self._handle, path.encode(), start, end,
+                                                            offset))
+
+    def load_proc(self, pid):
+        self._check(self._lib.jitunwind_modules_load_proc(self._handle, pid))
+
+    def load_core(self, path):
+        self._check(self._lib.jitunwind_modules_load_core(self._handle, path.encode()))
+
+    def __len__(self):
+        return self._lib.jitunwind_modules_count(self._handle)
+
+    def symbolize(self, addr):
+        buf = ctypes.create_string_buffer(256)
+        off = ctypes.c_uint64()
+        rc = self._lib.jitunwind_modules_symbolize(self._handle, addr, buf, len(buf), ctypes.byref(off))
+        return (_text(buf.value), off.value) if rc == 0 else (None, 0)
+
+
+NativeFrame = collections.namedtuple("NativeFrame", "pc sp fp source range")
+
+
+def unwind(arch, registry, modules, memory, pc, sp, fp, lr=None, limit=1024):
+    """Walk a native stack with the library: range rules, then CFI (if
+    `modules`), then the guarded frame-pointer step. Returns (frames, stop
+    reason text); each frame has pc, sp, fp, source (text) and range."""
+    valid = REG_PC | REG_SP | REG_FP | (REG_LR if lr is not None else 0)
+    regs = _ffi.Regs(pc, sp, fp, lr or 0, valid, 0)
+    frames = (_ffi.Frame * limit)()
+    stop = ctypes.c_int()
+    n = library().jitunwind_unwind(arch, registry._handle if registry else None,
+                                   modules._handle if modules else None, memory.ref(),
+                                   ctypes.byref(regs), frames, limit, 0, ctypes.byref(stop))
+    if n < 0:
+        raise JitunwindError(n, "unwinding from pc %#x" % pc)
+    out = []
+    for f in frames[:n]:
+        rng = _range_info(f.range.contents) if f.range else None
+        out.append(NativeFrame(f.regs.pc, f.regs.sp, f.regs.fp, frame_source_string(f.source), rng))
+    return out, stop_reason_string(stop.value)
+
+
 def classify_trampoline(arch, code):
     rc = library().jitunwind_classify_trampoline(arch, bytes(code), len(code))
     return rc if rc > 0 else None
@@ -337,6 +401,31 @@ class PyReader:
         frames = [PyFrame(f.address, f.code, f.line, f.first_line, f.lasti, f.owner, f.flags,
                           _text(f.qualname), _text(f.filename)) for f in arr[:n.value]]
         return frames, (JitunwindError(rc, self._detail()) if rc < 0 else None)
+
+
+def range_label(rng):
+    """How a JIT or trampoline frame is shown: its name, kind and rule."""
+    return "%s [%s %s]" % (rng.name or "??", KIND_NAMES.get(rng.kind, "?"),
+                           RULE_NAMES.get(rng.rule, "?"))
+
+
+def python_label(frame):
+    """How a Python frame is shown, before its file:line."""
+    name = frame.qualname or "<unknown code>"
+    if frame.flags & PYFRAME_BAD_CODE:
+        name = "<unreadable code object at %#x>" % frame.code
+    return "[py] %s" % name
+
+
+def python_flags_text(frame):
+    flags = []
+    if frame.flags & PYFRAME_ENTRY:
+        flags.append("entry")
+    if frame.flags & PYFRAME_GENERATOR:
+        flags.append("generator")
+    if frame.flags & PYFRAME_LINE_MAY_LAG:
+        flags.append("line may lag")
+    return ", ".join(flags)
 
 
 def native_role(symbol):

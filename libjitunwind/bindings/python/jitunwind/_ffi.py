@@ -68,6 +68,11 @@ class PyFrame(ctypes.Structure):
                 ("qualname", ctypes.c_char * 256), ("filename", ctypes.c_char * 1024)]
 
 
+class ModuleInfo(ctypes.Structure):
+    _fields_ = [("path", ctypes.c_char_p), ("start", ctypes.c_uint64), ("end", ctypes.c_uint64),
+                ("bias", ctypes.c_uint64), ("has_cfi", ctypes.c_int), ("reserved", ctypes.c_int)]
+
+
 class MixedItem(ctypes.Structure):
     _fields_ = [("kind", ctypes.c_uint32), ("index", ctypes.c_uint32),
                 ("anchor", ctypes.c_uint32), ("reserved", ctypes.c_uint32)]
@@ -151,7 +156,17 @@ def _declare(lib):
     # unwinding
     _fn(lib, "jitunwind_step_range", i, i, P(Range), P(Memory), P(Regs), i, P(Regs), P(i))
     _fn(lib, "jitunwind_step_fp", i, i, P(Memory), P(Regs), P(Regs), P(i))
-    _fn(lib, "jitunwind_unwind", i, i, vp, P(Memory), P(Regs), P(Frame), sz, u32, P(i))
+    _fn(lib, "jitunwind_unwind", i, i, vp, vp, P(Memory), P(Regs), P(Frame), sz, u32, P(i))
+    # native modules and CFI
+    _fn(lib, "jitunwind_modules_new", i, P(vp))
+    _fn(lib, "jitunwind_modules_free", None, vp)
+    _fn(lib, "jitunwind_modules_last_error", P(Error), vp)
+    _fn(lib, "jitunwind_modules_add_mapping", i, vp, ctypes.c_char_p, u64, u64, u64)
+    _fn(lib, "jitunwind_modules_load_proc", i, vp, i)
+    _fn(lib, "jitunwind_modules_load_core", i, vp, ctypes.c_char_p)
+    _fn(lib, "jitunwind_modules_count", sz, vp)
+    _fn(lib, "jitunwind_modules_info", i, vp, sz, P(ModuleInfo))
+    _fn(lib, "jitunwind_modules_symbolize", i, vp, u64, ctypes.c_char_p, sz, P(u64))
     _fn(lib, "jitunwind_classify_trampoline", i, i, ctypes.c_char_p, sz)
     # readers
     _fn(lib, "jitunwind_process_reader_new", i, P(vp), i)
