@@ -1,0 +1,30 @@
+"""libjitunwind for LLDB: py-bt, mixed-bt and jit-ranges commands, a frame
+recognizer on eval-loop frames, and a scripted frame provider where the LLDB
+has them (22+). All logic is in libjitunwind, through the shared `jitunwind`
+binding; this package only adapts LLDB's registers, memory and modules.
+
+Load with:  command script import /path/to/lldb-plugin/jitunwind_lldb
+"""
+
+import os
+import sys
+
+_here = os.path.dirname(os.path.abspath(__file__))
+for _path in (os.path.join(_here, "..", "..", "libjitunwind", "bindings", "python"),  # source tree
+              os.path.join(_here, "..", "..", "python")):                             # installed
+    _path = os.path.normpath(_path)
+    if os.path.isdir(_path) and _path not in sys.path:
+        sys.path.insert(0, _path)
+
+import lldb  # noqa: E402
+
+
+def __lldb_init_module(debugger, internal_dict):
+    try:
+        import jitunwind
+        jitunwind.library()  # fail early, with the paths tried
+        from . import commands, provider, recognizer  # noqa: F401 (lldb resolves classes by name)
+        commands.register(debugger, __name__)
+        provider.register_if_available(debugger, __name__)
+    except Exception as exc:  # never raise into lldb
+        print("jitunwind: plugin not loaded: %s" % exc)

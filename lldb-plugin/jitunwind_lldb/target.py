@@ -1,0 +1,135 @@
+"""What the library needs from an LLDB process: memory, the range registry,
+the native modules (for CFI) and the Python runtime. Rebuilt once per stop
+(keyed by the process's stop id)."""
+
+import os
+
+import lldb
+
+import jitunwind as ju
+
+DESCRIPTOR_SYMBOL = "jitunwind_jit_descriptor"
+_cache = {}
+
+
+def _symbol_load_address(target, name):
+    for ctx in target.FindSymbols(name):
+        sym = ctx.GetSymbol()
+        if sym.IsValid():
+            addr = sym.GetStartAddress().GetLoadAddress(target)
+            if addr != lldb.LLDB_INVALID_ADDRESS:
+                return addr
+    return None
+
+
+def arch_of(target):
+    triple = target.GetTriple() or ""
+    if triple.startswith("aarch64") or triple.startswith("arm64"):
+        return ju.ARCH_AARCH64
+    if triple.startswith("x86_64"):
+        return ju.ARCH_X86_64
+    return None
+
+
+class LldbMemory(ju.Memory):
+    def __init__(self, process):
+        self._process = process
+        super().__init__(self.read)
+
+    def read(self, addr, size):
+        err = lldb.SBError()
+        data = self._process.ReadMemory(addr, size, err)
+        return data if err.Success() and data is not None and len(data) == size else None
+
+
+class TargetState:
+    def __init__(self, target, process):
+        self.target = target
+        self.process = process
+        self.arch = arch_of(target)
+        self.memory = LldbMemory(process)
+        self.notes = []
+        self.registry = ju.Registry()
+        self._load_ranges()
+        self.modules = ju.Modules()
+        self._load_modules()
+        self._pyreader = None
+        self._pyerror = None
+
+    def _load_ranges(self):
+        addr = _symbol_load_address(self.target, DESCRIPTOR_SYMBOL)
+        if addr:
+            try:
+                info = self.registry.load_descriptor(self.memory, addr)
+                if info.torn:
+                    self.notes.append("descriptor was mid-update when the process stopped")
+            except ju.JitunwindError as exc:
+                self.notes.append("descriptor at %#x: %s" % (addr, exc))
+        path = "/tmp/perf-%d.map" % self.process.GetProcessID()
+        if self.arch and os.path.exists(path):
+            try:
+                _, skipped = self.registry.load_perf_map(path, self.arch, self.memory)
+                if skipped:
+                    self.notes.append("%s: %d lines skipped" % (path, skipped))
+            except ju.JitunwindError as exc:
+                self.notes.append("%s: %s" % (path, exc))
+
+    def _load_modules(self):
+        """Mappings from LLDB's modules: each loaded segment with its file offset."""
+        for module in self.target.module_iter():
+            path = module.GetFileSpec().fullpath
+            if not path or not os.path.exists(path):
+                continue
+            for section in module.section_iter():
+                load = section.GetLoadAddress(self.target)
+                size = section.GetByteSize()
+                if load == lldb.LLDB_INVALID_ADDRESS or size == 0:
+                    continue
+                try:
+                    self.modules.add_mapping(path, load, load + size, section.GetFileOffset())
+                except ju.JitunwindError:
+                    pass
+
+    def pyreader(self):
+        if self._pyreader is None and self._pyerror is None:
+            runtime = _symbol_load_address(self.target, "_PyRuntime")
+            version_addr = _symbol_load_address(self.target, "Py_Version")
+            if not runtime:
+                self._pyerror = "no CPython runtime (_PyRuntime) in this process"
+            else:
+                version = None
+                if version_addr:
+                    err = lldb.SBError()
+                    data = self.target.ReadMemory(lldb.SBAddress(version_addr, self.target), 4, err)
+                    if err.Success() and data:
+                        version = int.from_bytes(data, "little")
+                if not version:
+                    self._pyerror = "CPython version unknown (no Py_Version symbol)"
+                else:
+                    try:
+                        self._pyreader = ju.PyReader(self.memory, runtime, version)
+                    except ju.JitunwindError as exc:
+                        self._pyerror = str(exc)
+        if self._pyreader is None:
+            raise RuntimeError(self._pyerror)
+        return self._pyreader
+
+    def python_frames(self, tid):
+        reader = self.pyreader()
+        threads, err = reader.threads()
+        for t in threads:
+            if t.native_thread_id == tid:
+                return reader.frames(t.current_frame) if t.current_frame else ([], None)
+        return [], err
+
+
+def state_for(process):
+    """The TargetState of the current stop of `process` (cached per stop)."""
+    key = (process.GetProcessID(), process.GetUniqueID())
+    stop_id = process.GetStopID()
+    cached = _cache.get(key)
+    if cached and cached[0] == stop_id:
+        return cached[1]
+    state = TargetState(process.GetTarget(), process)
+    _cache[key] = (stop_id, state)
+    return state
