@@ -10,7 +10,7 @@ build="$repo/build"
 mode=${1:-test}
 
 packages=(build-essential cmake pkg-config check libelf-dev libdw-dev elfutils gdb
-          python3.11 python3.11-dev python3.11-dbg)
+          python3.11 python3.11-dev python3.11-dbg lldb-19 python3-lldb-19)
 
 install_missing() {
     local missing=()

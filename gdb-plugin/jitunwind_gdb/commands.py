@@ -61,7 +61,8 @@ class PyBt(_Command):
         print("Traceback (most recent call first):")
         for f in frames:
             line = f.line if f.line > 0 else "?"
-            print('  File "%s", line %s, in %s' % (f.filename, line, f.qualname))
+            print('  File "%s", line %s, in %s' % (f.filename, line,
+                                                   python_label(f)[len("[py] "):]))
             source = _source_line(f.filename, f.line)
             if source:
                 print("    " + source)

@@ -55,7 +55,8 @@ class PyBt(_Command):
             result.AppendMessage("Traceback (most recent call first):")
             for f in frames:
                 line = f.line if f.line > 0 else "?"
-                result.AppendMessage('  File "%s", line %s, in %s' % (f.filename, line, f.qualname))
+                result.AppendMessage('  File "%s", line %s, in %s' % (
+                    f.filename, line, ju.python_label(f)[len("[py] "):]))
                 source = linecache.getline(f.filename, f.line).strip() if f.line > 0 else ""
                 if source:
                     result.AppendMessage("    " + source)

@@ -32,13 +32,24 @@ def arch_of(target):
 
 
 class LldbMemory(ju.Memory):
+    """Process memory; for a core, read-only file-backed data (names, type
+    objects) is not in the core, so fall back to the target's object files."""
+
     def __init__(self, process):
         self._process = process
+        self._target = process.GetTarget()
         super().__init__(self.read)
 
     def read(self, addr, size):
         err = lldb.SBError()
         data = self._process.ReadMemory(addr, size, err)
+        if err.Success() and data is not None and len(data) == size:
+            return data
+        address = self._target.ResolveLoadAddress(addr)
+        if not address.GetModule().IsValid():
+            return None
+        err = lldb.SBError()
+        data = self._target.ReadMemory(address, size, err)
         return data if err.Success() and data is not None and len(data) == size else None
 
 

@@ -18,55 +18,15 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from demo_stack import (EVAL, check_stack, expected_py_bt, expected_stack, fail,  # noqa: E402
+                        parse_mixed, parse_py_bt)
 
 SKIP = 77
 
 FRAME_RE = re.compile(r"^#(\d+)\s+(?:0x[0-9a-f]+ in )?(.+?) \(")
 PY_RE = re.compile(r"^\s+\[py\] (.+?) \(\) at (.+):(\d+)\s*$")
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def markers(demo):
-    out = {}
-    with open(demo) as f:
-        for n, line in enumerate(f, 1):
-            m = re.search(r"# @(\w+)", line)
-            if m:
-                out[m.group(1)] = n
-    return out
-
-
-def expected_stack(demo):
-    """The interesting frames, innermost first: native names and (py, name, line)."""
-    m = markers(demo)
-    py = lambda name, marker: ("py", name, m[marker])
-    tramp = lambda name, layout: "py::%s:%s [trampoline %s]" % (name, demo, layout)
-    jit = lambda name: "py::jit:%s [jit fp-preserving]" % name
-    eval_ = "_PyEval_EvalFrameDefault"
-    return [
-        "jitbed_checkpoint",
-        eval_, py("leaf", "leaf"), tramp("leaf", "sub8"),
-        jit("leaf"),
-        eval_, py("inner", "inner"), tramp("inner", "sub8"),
-        eval_, py("middle", "middle"), tramp("middle", "framed"),
-        jit("middle"),
-        eval_, py("outer", "outer"), tramp("outer", "framed"),
-        # main started before the eval hook: it runs inline in <module>'s eval loop.
-        eval_, py("main", "main"), py("<module>", "module"),
-        "_start",  # the whole native stack, down to the ELF entry point
-    ]
-
-
-def interesting(item):
-    if isinstance(item, tuple):
-        return True
-    return item in ("jitbed_checkpoint", "_PyEval_EvalFrameDefault", "_start") or \
-        item.startswith("py::")
 
 
 def parse_bt(text):
@@ -145,20 +105,6 @@ def remove_perf_maps():
             os.unlink(path)
 
 
-def check_stack(label, got, want):
-    picked = [f for f in got if interesting(f)]
-    if picked != want:
-        lines = ["%s: stack differs" % label, "  expected:"]
-        lines += ["    %r" % (w,) for w in want]
-        lines += ["  got (interesting frames):"] + ["    %r" % (g,) for g in picked]
-        fail("\n".join(lines))
-    unknown = [f for f in got if f == "??"]
-    if unknown:
-        fail("%s: %d frames without a name: %r" % (label, len(unknown), got))
-    print("ok: %s: %d frames, %d interesting, in the expected order" % (
-        label, len(got), len(picked)))
-
-
 def check_plugin_output(label, out, demo):
     want = expected_stack(demo)
     check_stack(label + " bt", parse_bt(section(out, "bt")), want)
@@ -166,12 +112,11 @@ def check_plugin_output(label, out, demo):
     raw = parse_bt(section(out, "raw"))
     if any(isinstance(f, tuple) for f in raw):
         fail("%s: bt -no-filters shows Python frames" % label)
-    evals = want.count("_PyEval_EvalFrameDefault")
-    if raw.count("_PyEval_EvalFrameDefault") != evals or raw[-1] != "_start":
+    if raw.count(EVAL) != want.count(EVAL) or raw[-1] != "_start":
         fail("%s: bt -no-filters does not walk the whole native stack: %r" % (label, raw))
     print("ok: %s bt -no-filters: %d raw native frames, through to _start" % (label, len(raw)))
-    pybt = re.findall(r'File "(.+)", line (\d+), in (\S+)', section(out, "py-bt"))
-    want_py = [(demo, str(w[2]), w[1]) for w in want if isinstance(w, tuple)]
+    pybt = parse_py_bt(section(out, "py-bt"))
+    want_py = expected_py_bt(demo)
     if pybt != want_py:
         fail("%s: py-bt\n  expected %r\n  got      %r" % (label, want_py, pybt))
     print("ok: %s py-bt: %d Python frames" % (label, len(pybt)))
@@ -200,19 +145,6 @@ def check_plugin_output(label, out, demo):
         if " ".join(needle.split()) not in " ".join(ranges.split()):
             fail("%s: info jit-ranges lacks %r:\n%s" % (label, needle, ranges))
     print("ok: %s info jit-ranges lists both executors and both trampoline layouts" % label)
-
-
-def parse_mixed(text):
-    frames = []
-    for line in text.splitlines():
-        m = re.match(r"^#(\d+)\s+0x[0-9a-f]+ in (.+?)(?: at \S+:\d+)?$", line)
-        if m:
-            frames.append(m.group(2))
-            continue
-        m = re.match(r"^\s+\[py\] (.+?) at (.+):(\d+)$", line)
-        if m:
-            frames.append(("py", m.group(1), int(m.group(3))))
-    return frames
 
 
 PLUGIN_SECTIONS = [("bt", "bt"), ("mixed-bt", "mixed-bt"), ("raw", "bt -no-filters"),
@@ -278,11 +210,11 @@ def main():
                             ("core", run_gdb(gdb_cmd(repo, False, with_sections([("bt", "bt")]),
                                                      [python, core]), env))):
             frames = parse_bt(section(text, "bt"))
-            evals = frames.count("_PyEval_EvalFrameDefault")
+            evals = frames.count(EVAL)
             print("stock gdb %s: %d frames, %d eval-loop frames, reaches _start: %s" % (
                 label, len(frames), evals, "_start" in frames))
             print(section(text, "bt").strip())
-            if evals >= expected_stack(demo).count("_PyEval_EvalFrameDefault") and \
+            if evals >= expected_stack(demo).count(EVAL) and \
                     "_start" in frames:
                 fail("stock gdb got through the JIT frames on its own (%s): the plugin "
                      "test would prove nothing" % label)

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""lldb batch tests against the test bed's demo (tests/testbed/demo.py).
+
+Usage: test_lldb_demo.py BUILD_DIR REPO_DIR MODE
+  MODE live        plugin: mixed-bt, py-bt, jit-ranges at jitbed_checkpoint
+  MODE core        the same on a core of the demo (written with gdb's gcore)
+  MODE stock       what stock `bt` in LLDB prints at the same stop (on record)
+  MODE recognizer  the eval-loop frame recognizer names the Python frames
+  MODE provider    the scripted frame provider, where LLDB has the API (22+)
+  MODE errors      one-line messages on a non-Python process and without the library
+Exit 0 on success, 1 on failure, 77 to skip (with the reason printed).
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from demo_stack import (EVAL, check_stack, expected_py_bt, expected_stack, fail,  # noqa: E402
+                        parse_mixed, parse_py_bt)
+
+SKIP = 77
+LLDB = shutil.which("lldb-19") or shutil.which("lldb")
+PERF_MAPS = []
+
+
+def lldb_cmd(repo, plugin, commands, args):
+    cmd = [LLDB, "--no-lldbinit", "--batch"]
+    if plugin:
+        cmd += ["-o", "command script import %s/lldb-plugin/jitunwind_lldb" % repo]
+    for c in commands:
+        cmd += ["-o", c]
+    return cmd + args
+
+
+def run(cmd, env):
+    proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, timeout=300)
+    PERF_MAPS.extend("/tmp/perf-%s.map" % pid
+                     for pid in re.findall(r"Process (\d+) launched", proc.stdout))
+    return proc.stdout
+
+
+def section(text, command):
+    """Output of one `(lldb) command` up to the next prompt."""
+    start = text.find("(lldb) %s\n" % command)
+    if start < 0:
+        fail("lldb output has no %r:\n%s" % (command, text[-3000:]))
+    start += len("(lldb) %s\n" % command)
+    end = text.find("(lldb) ", start)
+    return text[start:end if end >= 0 else len(text)]
+
+
+def check_plugin(label, out, demo):
+    want = expected_stack(demo)
+    mixed = section(out, "mixed-bt")
+    check_stack(label + " mixed-bt", parse_mixed(mixed), want)
+    sources = re.findall(r"\((initial|rule|fp|lr|cfi)\)$", mixed, re.M)
+    if "rule" not in sources or "cfi" not in sources:
+        fail("%s: frames should say how they were found (rule and cfi): %r" % (label, sources))
+    if "stopped: end of stack" not in mixed:
+        fail("%s: the native walk did not reach the end of the stack:\n%s" % (label, mixed))
+    print("ok: %s mixed-bt: every frame says how it was found (%d by rule, %d by CFI)" % (
+        label, sources.count("rule"), sources.count("cfi")))
+    got_py = parse_py_bt(section(out, "py-bt"))
+    if got_py != expected_py_bt(demo):
+        fail("%s: py-bt\n  expected %r\n  got      %r" % (label, expected_py_bt(demo), got_py))
+    print("ok: %s py-bt: %d Python frames" % (label, len(got_py)))
+    ranges = " ".join(section(out, "jit-ranges").split())
+    for needle in ("fp-preserving descriptor py::jit:leaf", "fp-preserving descriptor py::jit:middle",
+                   "sub8 perf-map py::leaf:%s" % demo, "framed perf-map py::outer:%s" % demo):
+        if needle not in ranges:
+            fail("%s: jit-ranges lacks %r:\n%s" % (label, needle, ranges))
+    print("ok: %s jit-ranges lists both executors and both trampoline layouts" % label)
+
+
+def write_core(build, env, python, demo, core):
+    """A core of the demo at the checkpoint, written by gdb's gcore."""
+    out = subprocess.run(["gdb", "-nx", "-batch", "-iex", "set debuginfod enabled off",
+                          "-iex", "set auto-load python-scripts off",
+                          "-ex", "set breakpoint pending on", "-ex", "break jitbed_checkpoint",
+                          "-ex", "run", "-ex", "gcore " + core, "-ex", "kill",
+                          "--args", python, demo], env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, timeout=300).stdout
+    PERF_MAPS.extend("/tmp/perf-%s.map" % pid for pid in re.findall(r"\(process (\d+)\) killed", out))
+    if not os.path.exists(core):
+        fail("gcore wrote no core:\n" + out[-2000:])
+
+
+PLUGIN_COMMANDS = ["mixed-bt", "py-bt", "jit-ranges"]
+STOP = ["breakpoint set -n jitbed_checkpoint", "run"]
+
+
+def main():
+    if len(sys.argv) != 4:
+        print(__doc__)
+        return 2
+    build, repo, mode = sys.argv[1:]
+    python = "/usr/bin/python3.11"
+    demo = os.path.join(build, "testbed", "demo.py")
+    if not LLDB:
+        print("SKIP: lldb is not installed (apt-get install lldb-19 python3-lldb-19)")
+        return SKIP
+    if not os.path.exists(python) or not os.path.exists(demo):
+        print("SKIP: %s or the test bed (%s) is missing" % (python, demo))
+        return SKIP
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.join(build, "testbed")
+    env["JITUNWIND_LIBRARY"] = os.path.join(build, "libjitunwind", "libjitunwind.so")
+    work = os.path.join(build, "lldb-tests")
+    os.makedirs(work, exist_ok=True)
+
+    if mode == "live":
+        out = run(lldb_cmd(repo, True, STOP + PLUGIN_COMMANDS + ["kill"], ["--", python, demo]), env)
+        check_plugin("live", out, demo)
+        return 0
+
+    if mode == "core":
+        core = os.path.join(work, "demo.core")
+        write_core(build, env, python, demo, core)
+        out = run(lldb_cmd(repo, True, ["target create %s --core %s" % (python, core)] +
+                           PLUGIN_COMMANDS, []), env)
+        check_plugin("core", out, demo)
+        os.unlink(core)
+        return 0
+
+    if mode == "stock":
+        out = run(lldb_cmd(repo, False, STOP + ["bt", "kill"], ["--", python, demo]), env)
+        bt = section(out, "bt")
+        frames = re.findall(r"frame #\d+: 0x[0-9a-f]+ \S+`(\S+?)[( ]", bt)
+        print("stock lldb bt at the checkpoint (%d frames):" % len(frames))
+        print(bt.rstrip())
+        if not frames or frames[0] != "jitbed_checkpoint":
+            fail("stock lldb did not stop at jitbed_checkpoint")
+        if frames.count(EVAL) >= expected_stack(demo).count(EVAL) and "_start" in frames:
+            fail("stock lldb got through on its own: the plugin test would prove nothing")
+        print("ok: stock lldb stops after %d frames; the plugin's mixed-bt walks the whole stack"
+              % len(frames))
+        return 0
+
+    if mode == "recognizer":
+        script = os.path.join(work, "recognized.py")
+        with open(script, "w") as f:
+            f.write("import _jitbed\n\ndef g():\n    _jitbed.checkpoint()\n"
+                    "    return len('abc')  # @call\n\ng()  # @module\n")
+        # Stop inside _PyEval_EvalFrameDefault itself, at the generic CALL
+        # (needs python3.11-dbg's line table), after the checkpoint.
+        cmds = STOP + ["breakpoint set -f ceval.c -l 4772", "continue", "frame recognizer info 0",
+                       "frame variable", "kill"]
+        out = run(lldb_cmd(repo, True, cmds, ["--", python, script]), env)
+        if re.search(r"Breakpoint 2: no locations", out):
+            print("SKIP: no line table for ceval.c (install python3.11-dbg)")
+            return SKIP
+        if "is recognized by jitunwind_lldb.recognizer.EvalFrameRecognizer" not in out:
+            fail("the eval-loop frame was not recognized:\n" + out[-3000:])
+        got = re.findall(r"^\(int\) (\S+)@(\S+) = (\d+)$", out, re.M)
+        if got != [("g", script, "5"), ("<module>", script, "7")]:
+            fail("recognized arguments: %r\n%s" % (got, out[-3000:]))
+        print("ok: frame variable shows the eval loop's Python frames: %r" % (got,))
+        return 0
+
+    if mode == "provider":
+        out = run([LLDB, "--no-lldbinit", "--batch", "-o",
+                   "script import lldb; print('HAS_PROVIDER', "
+                   "hasattr(lldb.SBTarget, 'RegisterScriptedFrameProvider'))"], env)
+        if "HAS_PROVIDER True" not in out:
+            version = run([LLDB, "--version"], env).strip().splitlines()[0]
+            print("SKIP: %s has no SBTarget.RegisterScriptedFrameProvider (LLDB 22+); "
+                  "the plugin detects this and does not register a provider" % version)
+            return SKIP
+        out = run(lldb_cmd(repo, True, STOP + ["target frame-provider list", "bt", "kill"],
+                           ["--", python, demo]), env)
+        if "MixedFrameProvider" not in out:
+            fail("frame provider not registered:\n" + out[-3000:])
+        print("ok: frame provider registered")
+        return 0
+
+    if mode == "errors":
+        out = run(lldb_cmd(repo, True, ["breakpoint set -n exit", "run", "py-bt", "mixed-bt",
+                                        "jit-ranges", "kill"], ["--", "/bin/sleep", "0"]), env)
+        for needle in ("jitunwind: py-bt: no CPython runtime", "No JIT or trampoline ranges registered."):
+            if needle not in out:
+                fail("lldb on a non-Python program: %r missing:\n%s" % (needle, out[-3000:]))
+        if "Traceback" in out:
+            fail("the plugin raised into lldb:\n" + out[-3000:])
+        print("ok: non-Python process: one-line messages, no exception")
+        bad = dict(env, JITUNWIND_LIBRARY="/nonexistent/libjitunwind.so")
+        out = run(lldb_cmd(repo, True, ["script print('survived')"], []), bad)
+        if "jitunwind: plugin not loaded: libjitunwind not found" not in out or "survived" not in out:
+            fail("missing library: no clear line:\n" + out[-3000:])
+        print("ok: missing library: one clear line, lldb carries on")
+        return 0
+
+    print("unknown mode " + mode)
+    return 2
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    finally:
+        for path in PERF_MAPS:
+            if os.path.exists(path):
+                os.unlink(path)

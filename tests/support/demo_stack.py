@@ -1,0 +1,86 @@
+"""The demo's expected stack, shared by the gdb and lldb tests: derived from
+demo.py's `# @marker` comments, so the tests state exactly which native and
+Python frames must appear, in order."""
+
+import re
+import sys
+
+EVAL = "_PyEval_EvalFrameDefault"
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def markers(demo):
+    out = {}
+    with open(demo) as f:
+        for n, line in enumerate(f, 1):
+            m = re.search(r"# @(\w+)", line)
+            if m:
+                out[m.group(1)] = n
+    return out
+
+
+def expected_stack(demo):
+    """Interesting frames, innermost first: native names, ("py", name, line)."""
+    m = markers(demo)
+    py = lambda name, marker: ("py", name, m[marker])
+    tramp = lambda name, layout: "py::%s:%s [trampoline %s]" % (name, demo, layout)
+    jit = lambda name: "py::jit:%s [jit fp-preserving]" % name
+    return [
+        "jitbed_checkpoint",
+        EVAL, py("leaf", "leaf"), tramp("leaf", "sub8"),
+        jit("leaf"),
+        EVAL, py("inner", "inner"), tramp("inner", "sub8"),
+        EVAL, py("middle", "middle"), tramp("middle", "framed"),
+        jit("middle"),
+        EVAL, py("outer", "outer"), tramp("outer", "framed"),
+        # main started before the eval hook: it runs inline in <module>'s eval loop.
+        EVAL, py("main", "main"), py("<module>", "module"),
+        "_start",  # the whole native stack, down to the ELF entry point
+    ]
+
+
+def interesting(item):
+    if isinstance(item, tuple):
+        return True
+    return item in ("jitbed_checkpoint", EVAL, "_start") or item.startswith("py::")
+
+
+def check_stack(label, got, want):
+    picked = [f for f in got if interesting(f)]
+    if picked != want:
+        lines = ["%s: stack differs" % label, "  expected:"]
+        lines += ["    %r" % (w,) for w in want]
+        lines += ["  got (interesting frames):"] + ["    %r" % (g,) for g in picked]
+        fail("\n".join(lines))
+    unknown = [f for f in got if f == "??"]
+    if unknown:
+        fail("%s: %d frames without a name: %r" % (label, len(unknown), got))
+    print("ok: %s: %d frames, %d interesting, in the expected order" % (
+        label, len(got), len(picked)))
+
+
+def parse_mixed(text):
+    """The one-line-per-frame format of both plugins' mixed-bt."""
+    frames = []
+    for line in text.splitlines():
+        m = re.match(r"^#(\d+)\s+0x[0-9a-f]+ in (.+?)(?: at \S+:\d+)?(?: \((?:initial|rule|fp|lr|cfi)\))?$",
+                     line)
+        if m:
+            frames.append(m.group(2))
+            continue
+        m = re.match(r"^\s+\[py\] (.+?) at (.+):(\d+)$", line)
+        if m:
+            frames.append(("py", m.group(1), int(m.group(3))))
+    return frames
+
+
+def expected_py_bt(demo):
+    return [(demo, str(w[2]), w[1]) for w in expected_stack(demo) if isinstance(w, tuple)]
+
+
+def parse_py_bt(text):
+    return re.findall(r'File "(.+)", line (\d+), in (\S+)', text)
