@@ -82,6 +82,7 @@ def _candidates():
     env = os.environ.get("JITUNWIND_LIBRARY")
     if env:
         yield env
+        return  # an explicit choice is never silently replaced by another library
     here = os.path.dirname(os.path.abspath(__file__))
     # In the source tree: libjitunwind/bindings/python/jitunwind -> <repo>/build/...
     repo = os.path.normpath(os.path.join(here, "..", "..", "..", ".."))
