@@ -1,8 +1,19 @@
-"""Scripted frame provider (LLDB 22+: SBTarget.RegisterScriptedFrameProvider):
-makes plain `bt` show the mixed stack. Registered only when the running
-LLDB has the API; detected, never assumed."""
+"""Scripted frame provider (LLDB 22+: SBTarget.RegisterScriptedFrameProvider),
+so that plain `bt` gets through JIT and trampoline code. Registered only when
+the running LLDB has the API; detected, never assumed.
+
+The frames it provides are the native frames of the library's walk (range
+rules, CFI, frame pointers), each as {"idx", "pc"} for LLDB to symbolize.
+Python frames are not yet provided as ScriptedFrames: use py-bt / mixed-bt or
+the eval-loop recognizer. This path cannot be exercised with Debian 12's
+LLDB 19; its test skips there."""
 
 import lldb
+
+from . import target as tgt
+from .walk import walk_thread
+
+import jitunwind as ju
 
 
 def available():
@@ -10,18 +21,25 @@ def available():
 
 
 class MixedFrameProvider:
-    """Passes native frames through by index and lets the library's walk
-    name them; Python frames are reported by py-bt / mixed-bt (a ScriptedFrame
-    per Python frame is future work once an LLDB with the API is available
-    to test against)."""
-
     def __init__(self, input_frames, args):
         self.input_frames = input_frames
+        self.frames = []
+        try:
+            thread = input_frames.GetFrameAtIndex(0).GetThread()
+            lines, _ = walk_thread(tgt.state_for(thread.GetProcess()), thread)
+            natives = [line for line in lines if line.kind == ju.MIXED_NATIVE]
+            self.frames = [{"idx": i, "pc": line.pc} for i, line in enumerate(natives)]
+        except Exception:  # fall back to LLDB's own frames
+            self.frames = []
+
+    @staticmethod
+    def get_description():
+        return "libjitunwind: native frames walked through JIT and trampoline code"
 
     def get_frame_at_index(self, index):
-        if index < len(self.input_frames):
-            return index
-        return None
+        if self.frames:
+            return self.frames[index] if index < len(self.frames) else None
+        return index if index < self.input_frames.GetSize() else None
 
 
 def register_if_available(debugger, package):

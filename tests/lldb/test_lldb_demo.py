@@ -8,6 +8,7 @@ Usage: test_lldb_demo.py BUILD_DIR REPO_DIR MODE
   MODE recognizer  the eval-loop frame recognizer names the Python frames
   MODE provider    the scripted frame provider, where LLDB has the API (22+)
   MODE errors      one-line messages on a non-Python process and without the library
+  MODE lldbinit    one ~/.lldbinit line loads the plugin
 Exit 0 on success, 1 on failure, 77 to skip (with the reason printed).
 """
 
@@ -74,6 +75,10 @@ def check_plugin(label, out, demo):
         if needle not in ranges:
             fail("%s: jit-ranges lacks %r:\n%s" % (label, needle, ranges))
     print("ok: %s jit-ranges lists both executors and both trampoline layouts" % label)
+    every = section(out, "mixed-bt -a")
+    if not re.match(r"thread #1, tid \d+\n#0 ", every):
+        fail("%s: mixed-bt -a does not walk every thread:\n%s" % (label, every[:500]))
+    check_stack(label + " mixed-bt -a", parse_mixed(every), want)
 
 
 def write_core(build, env, python, demo, core):
@@ -89,7 +94,7 @@ def write_core(build, env, python, demo, core):
         fail("gcore wrote no core:\n" + out[-2000:])
 
 
-PLUGIN_COMMANDS = ["mixed-bt", "py-bt", "jit-ranges"]
+PLUGIN_COMMANDS = ["mixed-bt", "py-bt", "jit-ranges", "mixed-bt -a"]
 STOP = ["breakpoint set -n jitbed_checkpoint", "run"]
 
 
@@ -175,6 +180,20 @@ def main():
         if "MixedFrameProvider" not in out:
             fail("frame provider not registered:\n" + out[-3000:])
         print("ok: frame provider registered")
+        return 0
+
+    if mode == "lldbinit":
+        # One line in ~/.lldbinit loads the plugin for every session.
+        home = os.path.join(work, "home")
+        os.makedirs(home, exist_ok=True)
+        with open(os.path.join(home, ".lldbinit"), "w") as f:
+            f.write("command script import %s/lldb-plugin/jitunwind_lldb\n" % repo)
+        out = run([LLDB, "--batch", "-o", "help py-bt", "-o", "help mixed-bt"],
+                  dict(env, HOME=home))
+        for needle in ("Python frames, innermost first", "Native and Python frames interleaved"):
+            if needle not in out:
+                fail("~/.lldbinit did not load the plugin:\n" + out[-2000:])
+        print("ok: a ~/.lldbinit line loads the plugin")
         return 0
 
     if mode == "errors":
