@@ -55,7 +55,8 @@ static void reap(struct child *c)
     fclose(c->out);
 }
 
-static void check_interpreter(const char *python, const char *expect_module_part)
+static void check_interpreter(const char *python, const char *expect_module_part,
+                              uint32_t major_minor)
 {
     struct child c;
     struct jitunwind_py_location loc;
@@ -70,7 +71,7 @@ static void check_interpreter(const char *python, const char *expect_module_part
         return;
     }
     ck_assert_int_eq(jitunwind_py_locate_live(c.pid, &loc), 0);
-    ck_assert_uint_eq(loc.version_hex >> 16, 0x030b);
+    ck_assert_uint_eq(loc.version_hex >> 16, major_minor);
     ck_assert_ptr_nonnull(strstr(loc.module, expect_module_part));
     ck_assert_int_eq(jitunwind_process_reader_new(&pr, c.pid), 0);
     mem = jitunwind_process_reader_memory(pr);
@@ -111,16 +112,35 @@ static void check_interpreter(const char *python, const char *expect_module_part
 
 START_TEST(debian_python311)
 {
-    check_interpreter("/usr/bin/python3.11", "python3.11");
+    check_interpreter("/usr/bin/python3.11", "python3.11", 0x030b);
 }
 END_TEST
 
-START_TEST(pyenv_python3117_shared_libpython)
+static void check_pyenv(const char *version, const char *minor, uint32_t major_minor)
 {
     const char *root = getenv("PYENV_ROOT");
-    char python[512];
-    snprintf(python, sizeof python, "%s/versions/3.11.7/bin/python3.11", root ? root : "/root/.pyenv");
-    check_interpreter(python, "libpython3.11.so");
+    char python[512], lib[64];
+    snprintf(python, sizeof python, "%s/versions/%s/bin/python%s", root ? root : "/root/.pyenv",
+             version, minor);
+    snprintf(lib, sizeof lib, "libpython%s.so", minor);
+    check_interpreter(python, lib, major_minor);
+}
+
+START_TEST(pyenv_python3117_shared_libpython)
+{
+    check_pyenv("3.11.7", "3.11", 0x030b);
+}
+END_TEST
+
+START_TEST(pyenv_python3121)
+{
+    check_pyenv("3.12.1", "3.12", 0x030c);
+}
+END_TEST
+
+START_TEST(pyenv_python3130)
+{
+    check_pyenv("3.13.0", "3.13", 0x030d);
 }
 END_TEST
 
@@ -151,5 +171,6 @@ END_TEST
 int main(void)
 {
     return ju_run_tests("py_live", JU_TESTS(debian_python311, pyenv_python3117_shared_libpython,
+                                            pyenv_python3121, pyenv_python3130,
                                             elf_symbol_matches_nm));
 }

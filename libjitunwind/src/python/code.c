@@ -49,6 +49,10 @@ void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t ins
         ju_strlcpy(out->filename, "<unreadable filename>", sizeof out->filename);
     if (trunc || trunc2)
         out->flags |= JITUNWIND_PYFRAME_NAME_TRUNCATED;
+    /* 3.13+ pushes a cleanup frame after __init__ whose static code object
+     * is named "__init__" in file "__init__": interpreter plumbing. */
+    if (strcmp(out->qualname, "__init__") == 0 && strcmp(out->filename, "__init__") == 0)
+        out->flags |= JITUNWIND_PYFRAME_SHIM;
 
     /* 3.11/3.12 point at the last started code unit, so a frame that has
      * not started yet points one unit before the code: its line is the first. */

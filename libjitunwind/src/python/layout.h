@@ -19,12 +19,14 @@ struct ju_py_layout {
 
     /* _PyRuntimeState */
     uint32_t rt_interpreters_head;
-    uint32_t rt_gil_holder;      /* tstate pointer of the GIL holder, or NONE */
+    uint32_t rt_gil_holder;      /* tstate pointer of the GIL holder (3.11), or NONE */
 
     /* PyInterpreterState */
     uint32_t interp_next;
     uint32_t interp_id;
     uint32_t interp_threads_head;
+    uint32_t interp_gil_ptr;     /* pointer to the GIL in use (3.12+), or NONE */
+    uint32_t gil_last_holder;    /* offset of last_holder in that GIL struct */
 
     /* PyThreadState */
     uint32_t ts_next;

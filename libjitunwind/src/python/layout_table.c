@@ -1,10 +1,12 @@
-/* Layout tables, one per supported CPython version.
+/* Layout tables, one per supported CPython version: x86-64 and AArch64 LP64,
+ * release and GIL builds (the structs hold only pointers and ints, so both
+ * architectures share the offsets).
  *
- * 3.11 (x86-64 and AArch64 LP64, release and GIL builds; the structs hold
- * only pointers and ints, so both architectures share the offsets): checked
- * with `gdb ptype /o` against Debian's python3.11 3.11.2 (python3.11-dbg)
- * and pyenv's 3.11.7 (libpython3.11.so with DWARF), and end to end by the
- * tests that decode live 3.11 processes (tests/unit/check_py_live.c). */
+ * 3.11: checked with `gdb ptype /o` against Debian's python3.11 3.11.2
+ * (python3.11-dbg) and pyenv's 3.11.7. 3.12: pyenv's 3.12.1 (DWARF).
+ * 3.13: pyenv's 3.13.0 (DWARF), equal to its _Py_DebugOffsets. Each is also
+ * checked end to end by tests/unit/check_py_live.c, which decodes live
+ * processes of those interpreters. */
 #include "python/layout.h"
 
 static const struct ju_py_layout PY311 = {
@@ -15,6 +17,8 @@ static const struct ju_py_layout PY311 = {
     .interp_next = 0,
     .interp_id = 48,
     .interp_threads_head = 16,
+    .interp_gil_ptr = JU_PY_NONE,
+    .gil_last_holder = 0,
     .ts_next = 8,
     .ts_interp = 16,
     .ts_thread_id = 152,
@@ -54,7 +58,105 @@ static const struct ju_py_layout PY311 = {
     .st_ready_bit = 7,
 };
 
-static const struct ju_py_layout *const LAYOUTS[] = {&PY311};
+static const struct ju_py_layout PY312 = {
+    .name = "CPython 3.12",
+    .version = 0x030c0000,
+    .rt_interpreters_head = 40,
+    .rt_gil_holder = JU_PY_NONE,    /* the GIL moved into the interpreter */
+    .interp_next = 0,
+    .interp_id = 8,
+    .interp_threads_head = 72,
+    .interp_gil_ptr = 384,          /* ceval.gil */
+    .gil_last_holder = 8,
+    .ts_next = 8,
+    .ts_interp = 16,
+    .ts_thread_id = 136,
+    .ts_native_thread_id = 144,
+    .ts_current_frame = JU_PY_NONE,
+    .ts_cframe = 56,
+    .cframe_current_frame = 0,
+    .fr_size = 72,
+    .fr_code = 0,
+    .fr_previous = 8,
+    .fr_instr = 56,
+    .fr_owner = 70,
+    .fr_is_entry = JU_PY_NONE,
+    .instr_is_previous = 1,
+    .owner_generator = 1,
+    .owner_sentinel_min = 3,        /* FRAME_OWNED_BY_CSTACK: the eval loop's entry frame */
+    .code_tag_mask = 0,
+    .co_size = 200,
+    .co_filename = 112,
+    .co_name = 120,
+    .co_qualname = 128,
+    .co_linetable = 136,
+    .co_firstlineno = 68,
+    .co_code_adaptive = 192,
+    .ob_type = 8,
+    .tp_name = 24,
+    .bytes_size = 16,
+    .bytes_sval = 32,
+    .str_length = 16,
+    .str_state = 32,
+    .str_ascii_size = 40,
+    .str_compact_size = 56,
+    .str_legacy_data = 56,
+    .st_kind_shift = 2,
+    .st_compact_bit = 5,
+    .st_ascii_bit = 6,
+    .st_ready_bit = 0xff,
+};
+
+static const struct ju_py_layout PY313 = {
+    .name = "CPython 3.13",
+    .version = 0x030d0000,
+    .rt_interpreters_head = 632,
+    .rt_gil_holder = JU_PY_NONE,
+    .interp_next = 7264,
+    .interp_id = 7272,
+    .interp_threads_head = 7344,
+    .interp_gil_ptr = 16,           /* ceval.gil */
+    .gil_last_holder = 8,
+    .ts_next = 8,
+    .ts_interp = 16,
+    .ts_thread_id = 152,
+    .ts_native_thread_id = 160,
+    .ts_current_frame = 72,
+    .ts_cframe = JU_PY_NONE,
+    .cframe_current_frame = 0,
+    .fr_size = 72,
+    .fr_code = 0,                   /* f_executable: a code object (or None in entry frames) */
+    .fr_previous = 8,
+    .fr_instr = 56,                 /* instr_ptr: the current instruction */
+    .fr_owner = 70,
+    .fr_is_entry = JU_PY_NONE,
+    .instr_is_previous = 0,
+    .owner_generator = 1,
+    .owner_sentinel_min = 3,
+    .code_tag_mask = 0,
+    .co_size = 208,
+    .co_filename = 112,
+    .co_name = 120,
+    .co_qualname = 128,
+    .co_linetable = 136,
+    .co_firstlineno = 68,
+    .co_code_adaptive = 200,
+    .ob_type = 8,
+    .tp_name = 24,
+    .bytes_size = 16,
+    .bytes_sval = 32,
+    .str_length = 16,
+    .str_state = 32,
+    .str_ascii_size = 40,
+    .str_compact_size = 56,
+    .str_legacy_data = 56,
+    .st_kind_shift = 2,
+    .st_compact_bit = 5,
+    .st_ascii_bit = 6,
+    .st_ready_bit = 0xff,
+};
+
+static const struct ju_py_layout *const LAYOUTS[] = {&PY311, &PY312, &PY313};
 
 const struct ju_py_layout *ju_py_layout_for(uint32_t version_hex)
 {

@@ -88,7 +88,9 @@ static int read_thread(jitunwind_pyreader *r, uint64_t ts, uint64_t interp, int6
     t->interp = interp;
     t->interp_id = interp_id;
     t->current_frame = frame;
-    t->holds_gil = L->rt_gil_holder == JU_PY_NONE ? -1 : gil_holder == ts;
+    t->holds_gil = (L->rt_gil_holder == JU_PY_NONE && L->interp_gil_ptr == JU_PY_NONE)
+                       ? -1
+                       : gil_holder == ts;
     return 0;
 }
 
@@ -127,6 +129,13 @@ JITUNWIND_API int jitunwind_pyreader_threads(jitunwind_pyreader *r,
                            (unsigned long long)interp);
         if (ju_read_u64(&r->mem, interp + L->interp_id, (uint64_t *)&id) < 0)
             id = -1;
+        if (L->interp_gil_ptr != JU_PY_NONE) { /* 3.12+: each interpreter's GIL in use */
+            uint64_t gil = 0;
+            gil_holder = 0;
+            if (ju_read_u64(&r->mem, interp + L->interp_gil_ptr, &gil) < 0 || gil == 0 ||
+                ju_read_u64(&r->mem, gil + L->gil_last_holder, &gil_holder) < 0)
+                gil_holder = 0;
+        }
         while (ts) {
             uint64_t next_ts;
             if (cycle_seen(&threads, ts))

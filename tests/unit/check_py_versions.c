@@ -1,0 +1,76 @@
+/* The decoder over synthetic targets of every supported version's layout:
+ * threads, names, lines, and how each version marks eval-loop activations
+ * (3.11: is_entry on the frame; 3.12+: a sentinel frame owned by the C
+ * stack, which is not emitted). */
+#include <stdlib.h>
+
+#include "py_image.h"
+#include "python/pyreader.h"
+#include "suite.h"
+
+static const uint32_t VERSIONS[] = {0x030b07f0, 0x030c01f0, 0x030d00f0};
+
+static void check_version(uint32_t version)
+{
+    struct py_image p;
+    struct jitunwind_memory mem;
+    jitunwind_pyreader *r;
+    struct jitunwind_py_thread t[4];
+    struct jitunwind_py_frame f[16];
+    uint64_t interp, ts, c, s1, b, a, s0 = 0;
+    size_t n;
+    int sentinels = 0;
+    pyi_init(&p, version);
+    sentinels = p.L->owner_sentinel_min != 0;
+    c = pyi_frame(&p, pyi_code(&p, "outermost", "/o.py", 1, 8), 0, 2, 0, 1);
+    if (sentinels) {
+        s0 = pyi_frame(&p, 0, 0, 0, p.L->owner_sentinel_min, 0);
+        ju_builder_u64(p.b, c + p.L->fr_previous, s0);
+    }
+    s1 = sentinels ? pyi_frame(&p, 0, c, 0, p.L->owner_sentinel_min, 0) : c;
+    b = pyi_frame(&p, pyi_code(&p, "middle", "/m.py", 20, 8), s1, 3, 0, 1);
+    a = pyi_frame(&p, pyi_code(&p, "inner", "/i.py", 40, 8), b, 1, 1, 0);
+    interp = pyi_interp(&p, 0, 0);
+    ts = pyi_thread(&p, interp, a, 77);
+    pyi_set_interpreters(&p, interp);
+    if (p.L->interp_gil_ptr != JU_PY_NONE) {
+        uint64_t gil = pyi_alloc(&p, 64);
+        ju_builder_u64(p.b, interp + p.L->interp_gil_ptr, gil);
+        ju_builder_u64(p.b, gil + p.L->gil_last_holder, ts);
+    } else {
+        pyi_set_gil_holder(&p, ts);
+    }
+    mem = ju_builder_memory(p.b);
+    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, p.runtime, version), 0);
+    ck_assert_int_eq(jitunwind_pyreader_threads(r, t, 4, &n), 0);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_uint_eq(t[0].current_frame, a);
+    ck_assert_int_eq(t[0].holds_gil, 1);
+    ck_assert_int_eq(jitunwind_pyreader_frames(r, a, f, 16, &n), 0);
+    ck_assert_msg(n == 3, "%s: %zu frames", p.L->name, n); /* sentinels are not frames */
+    ck_assert_str_eq(f[0].qualname, "inner");
+    ck_assert_int_eq(f[0].line, 41);
+    ck_assert_uint_ne(f[0].flags & JITUNWIND_PYFRAME_GENERATOR, 0);
+    ck_assert_uint_eq(f[0].flags & JITUNWIND_PYFRAME_ENTRY, 0);
+    ck_assert_str_eq(f[1].qualname, "middle");
+    ck_assert_int_eq(f[1].line, 23);
+    ck_assert_uint_ne(f[1].flags & JITUNWIND_PYFRAME_ENTRY, 0);
+    ck_assert_str_eq(f[2].qualname, "outermost");
+    ck_assert_uint_ne(f[2].flags & JITUNWIND_PYFRAME_ENTRY, 0);
+    jitunwind_pyreader_free(r);
+    pyi_free(&p);
+}
+
+START_TEST(every_supported_version)
+{
+    size_t i;
+    for (i = 0; i < sizeof VERSIONS / sizeof VERSIONS[0]; i++)
+        check_version(VERSIONS[i]);
+    ck_assert_int_eq(jitunwind_py_version_supported(0x030e00f0), 0); /* 3.14: not yet */
+}
+END_TEST
+
+int main(void)
+{
+    return ju_run_tests("py_versions", JU_TESTS(every_supported_version));
+}
