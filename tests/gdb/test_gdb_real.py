@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""gdb end to end on a real CPython: Python frames interleaved with native
+ones, through CPython's own `-X perf` trampolines (3.12+), live and on a core.
+
+Usage: test_gdb_real.py BUILD_DIR REPO_DIR PYTHON...
+  Each PYTHON is an interpreter path; "extra" means the colon-separated list
+  in $JITUNWIND_EXTRA_PYTHONS (for locally built interpreters). Exit 77 when
+  none of them exists.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from demo_stack import EVAL, fail, parse_py_bt  # noqa: E402
+
+SKIP = 77
+SCRIPT = """\
+import os
+
+
+def leaf():
+    os.getppid()  # @leaf
+
+
+def middle():
+    leaf()  # @middle
+
+
+def outer():
+    middle()  # @outer
+
+
+outer()  # @module
+"""
+
+
+def version_of(python):
+    out = subprocess.run([python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                         stdout=subprocess.PIPE, text=True, timeout=60).stdout.strip()
+    return tuple(int(x) for x in out.split("."))
+
+
+def run_gdb(repo, env, cmds, args):
+    cmd = ["gdb", "-nx", "-batch", "-q", "-iex", "set debuginfod enabled off",
+           "-iex", "set auto-load python-scripts off",
+           "-ex", "source %s/gdb-plugin/jitunwind-gdb.py" % repo]
+    for c in cmds:
+        cmd += ["-ex", c]
+    return subprocess.run(cmd + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, timeout=300).stdout
+
+
+def section(text, name):
+    start, end = text.find("<<%s>>" % name), text.find("<<end %s>>" % name)
+    if start < 0 or end < 0:
+        fail("no section %s in gdb output:\n%s" % (name, text[-3000:]))
+    return text[start + len(name) + 4:end]
+
+
+def sections(pairs):
+    out = []
+    for name, command in pairs:
+        out += ["echo <<%s>>\\n" % name, command, "echo <<end %s>>\\n" % name]
+    return out
+
+
+def expected(script, perf):
+    lines = {m.group(1): n for n, l in enumerate(open(script), 1)
+             for m in [re.search(r"# @(\w+)", l)] if m}
+    want = []
+    for name, marker in (("leaf", "leaf"), ("middle", "middle"), ("outer", "outer"),
+                         ("<module>", "module")):
+        if perf or name == "leaf":
+            want.append(EVAL)
+        want.append(("py", name, lines[marker]))
+        if perf:
+            want.append("py::%s:%s [trampoline sub8]" % (name, script))
+    return want + ["_start"]
+
+
+def parse_bt(text):
+    frames = []
+    for line in text.splitlines():
+        m = re.match(r"^#\d+\s+(?:0x[0-9a-f]+ in )?(.+?) \(", line)
+        if m:
+            frames.append(m.group(1))
+            continue
+        m = re.match(r"^\s+\[py\] (.+?) \(\) at (.+):(\d+)\s*$", line)
+        if m:
+            frames.append(("py", m.group(1), int(m.group(3))))
+    return frames
+
+
+def check(label, out, script, perf):
+    want = expected(script, perf)
+    got = [f for f in parse_bt(section(out, "bt"))
+           if isinstance(f, tuple) or f in (EVAL, "_start") or f.startswith("py::")]
+    if got != want:
+        fail("%s: bt\n  expected %r\n  got      %r\n%s" % (label, want, got, section(out, "bt")[-4000:]))
+    pybt = parse_py_bt(section(out, "py-bt"))
+    want_py = [(script, str(w[2]), w[1]) for w in want if isinstance(w, tuple)]
+    if pybt != want_py:
+        fail("%s: py-bt\n  expected %r\n  got      %r" % (label, want_py, pybt))
+    print("ok: %s: bt and py-bt show %d Python frames%s, down to _start" % (
+        label, len(want_py), " each under its eval loop and sub8 trampoline" if perf else ""))
+
+
+def check_interpreter(build, repo, python, work):
+    version = version_of(python)
+    perf = version >= (3, 12)
+    label = "%s (%d.%d%s)" % (python, version[0], version[1], ", -X perf" if perf else "")
+    script = os.path.join(work, "real_target.py")
+    with open(script, "w") as f:
+        f.write(SCRIPT)
+    env = dict(os.environ, JITUNWIND_LIBRARY=os.path.join(build, "libjitunwind", "libjitunwind.so"))
+    core = os.path.join(work, "real.core")
+    args = ["--args", python] + (["-X", "perf"] if perf else []) + [script]
+    pairs = [("bt", "bt"), ("py-bt", "py-bt")]
+    out = run_gdb(repo, env, ["set breakpoint pending on", "break getppid", "run"] + sections(pairs) +
+                  ["gcore " + core, "kill"], args)
+    pid = re.findall(r"\(process (\d+)\) killed", out)
+    try:
+        check(label + " live", out, script, perf)
+        if perf:
+            ranges = [l for l in run_gdb(repo, env, ["info jit-ranges"], [python, core]).splitlines()
+                      if "perf-map" in l]
+            if not ranges or not all(" sub8 " in l for l in ranges):
+                fail("%s: CPython's trampolines are not all read as sub8 from their code: %r"
+                     % (label, ranges[:5]))
+            print("ok: %s: %d CPython trampolines in the perf map, layout read from the code"
+                  % (label, len(ranges)))
+        out = run_gdb(repo, env, sections(pairs), [python, core])
+        check(label + " core", out, script, perf)
+    finally:
+        if os.path.exists(core):
+            os.unlink(core)
+        for p in pid:
+            if os.path.exists("/tmp/perf-%s.map" % p):
+                os.unlink("/tmp/perf-%s.map" % p)
+
+
+def main():
+    if len(sys.argv) < 4:
+        print(__doc__)
+        return 2
+    build, repo, pythons = sys.argv[1], sys.argv[2], sys.argv[3:]
+    if pythons == ["extra"]:
+        pythons = [p for p in os.environ.get("JITUNWIND_EXTRA_PYTHONS", "").split(":") if p]
+        if not pythons:
+            print("SKIP: JITUNWIND_EXTRA_PYTHONS is not set (colon-separated interpreter paths)")
+            return SKIP
+    present = [p for p in pythons if os.access(p, os.X_OK)]
+    if not present:
+        print("SKIP: no interpreter at %s" % ", ".join(pythons))
+        return SKIP
+    work = tempfile.mkdtemp(prefix="ju-real-", dir=build)
+    try:
+        for python in present:
+            check_interpreter(build, repo, python, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
