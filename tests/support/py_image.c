@@ -1,5 +1,7 @@
 #include "py_image.h"
 
+#include "python/pyreader.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,14 +11,26 @@
 void pyi_init(struct py_image *p, uint32_t version_hex)
 {
     uint64_t name;
+    const struct ju_py_layout *base = ju_py_layout_for(version_hex);
     memset(p, 0, sizeof *p);
-    p->b = ju_builder_new();
-    p->L = ju_py_layout_for(version_hex);
-    if (!p->L)
+    if (!base)
         abort();
+    p->b = ju_builder_new();
+    p->layout = *base;
+    p->L = &p->layout;
     p->heap = HEAP;
     p->runtime = RUNTIME;
     ju_builder_u64(p->b, RUNTIME, 0); /* the runtime page exists */
+    if (ju_py_debug_offsets_supported(version_hex)) {
+        /* 3.13+: the runtime starts with _Py_DebugOffsets describing this layout. */
+        uint8_t block[2048];
+        size_t len;
+        if (p->layout.rt_interpreters_head < sizeof block)
+            p->layout.rt_interpreters_head = sizeof block;
+        if (ju_py_encode_debug_offsets(version_hex, p->L, block, sizeof block, &len) < 0)
+            abort();
+        ju_builder_write(p->b, RUNTIME, block, len);
+    }
     name = pyi_alloc(p, 8);
     ju_builder_write(p->b, name, "code", 5);
     p->code_type = pyi_alloc(p, 256);
@@ -120,7 +134,8 @@ uint64_t pyi_frame(struct py_image *p, uint64_t code, uint64_t previous, int las
     const struct ju_py_layout *L = p->L;
     uint64_t f = pyi_alloc(p, L->fr_size + 64), first = code + L->co_code_adaptive;
     uint64_t instr = first + 2 * (int64_t)lasti; /* 3.11/3.12: the last started unit */
-    ju_builder_u64(p->b, f + L->fr_code, code);
+    /* 3.14+ store a tagged _PyStackRef: set a tag bit the decoder must clear. */
+    ju_builder_u64(p->b, f + L->fr_code, code && L->code_tag_mask ? code | 1 : code);
     ju_builder_u64(p->b, f + L->fr_previous, previous);
     ju_builder_u64(p->b, f + L->fr_instr, instr);
     ju_builder_u8(p->b, f + L->fr_owner, (uint8_t)owner);

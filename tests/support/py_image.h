@@ -8,7 +8,8 @@
 
 struct py_image {
     struct ju_builder *b;
-    const struct ju_py_layout *L;
+    const struct ju_py_layout *L; /* points at `layout` */
+    struct ju_py_layout layout;
     uint64_t heap;      /* bump allocator for objects */
     uint64_t code_type; /* a type object named "code" */
     uint64_t runtime;

@@ -2,13 +2,14 @@
  * threads, names, lines, and how each version marks eval-loop activations
  * (3.11: is_entry on the frame; 3.12+: a sentinel frame owned by the C
  * stack, which is not emitted). */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "py_image.h"
 #include "python/pyreader.h"
 #include "suite.h"
 
-static const uint32_t VERSIONS[] = {0x030b07f0, 0x030c01f0, 0x030d00f0};
+static const uint32_t VERSIONS[] = {0x030b07f0, 0x030c01f0, 0x030d00f0, 0x030e07f0};
 
 static void check_version(uint32_t version)
 {
@@ -66,11 +67,50 @@ START_TEST(every_supported_version)
     size_t i;
     for (i = 0; i < sizeof VERSIONS / sizeof VERSIONS[0]; i++)
         check_version(VERSIONS[i]);
-    ck_assert_int_eq(jitunwind_py_version_supported(0x030e00f0), 0); /* 3.14: not yet */
+    ck_assert_int_eq(jitunwind_py_version_supported(0x030f00a0), 0); /* 3.15: not yet */
+}
+END_TEST
+
+/* A 3.13 target whose _Py_DebugOffsets are then damaged one way at a time. */
+static int open_damaged(uint64_t offset, const void *bytes, size_t len, char *message, size_t cap)
+{
+    struct py_image p;
+    struct jitunwind_memory mem;
+    jitunwind_pyreader *r;
+    int rc;
+    pyi_init(&p, 0x030d00f0);
+    pyi_set_interpreters(&p, pyi_interp(&p, 0, 0));
+    ju_builder_write(p.b, p.runtime + offset, bytes, len);
+    mem = ju_builder_memory(p.b);
+    rc = jitunwind_pyreader_new(&r, &mem, p.runtime, 0x030d00f0);
+    snprintf(message, cap, "%s", jitunwind_pyreader_last_error(r)->message);
+    jitunwind_pyreader_free(r);
+    pyi_free(&p);
+    return rc;
+}
+
+START_TEST(debug_offsets_are_checked)
+{
+    char msg[256];
+    uint64_t v;
+    ck_assert_int_eq(open_damaged(0, "xdebugpy", 8, msg, sizeof msg), 0);
+    ck_assert_int_eq(open_damaged(0, "notdebug", 8, msg, sizeof msg), JITUNWIND_ECORRUPT);
+    ck_assert_ptr_nonnull(strstr(msg, "cookie"));
+    v = 0x030c00f0; /* says 3.12 */
+    ck_assert_int_eq(open_damaged(8, &v, 8, msg, sizeof msg), JITUNWIND_ECORRUPT);
+    ck_assert_ptr_nonnull(strstr(msg, "version"));
+    v = 1; /* free-threaded */
+    ck_assert_int_eq(open_damaged(16, &v, 8, msg, sizeof msg), JITUNWIND_EVERSION);
+    ck_assert_ptr_nonnull(strstr(msg, "free-threaded"));
+    v = 4; /* runtime_state.size smaller than interpreters_head */
+    ck_assert_int_eq(open_damaged(24, &v, 8, msg, sizeof msg), JITUNWIND_ECORRUPT);
+    ck_assert_ptr_nonnull(strstr(msg, "implausible"));
+    v = UINT64_MAX; /* a huge struct size */
+    ck_assert_int_eq(open_damaged(24, &v, 8, msg, sizeof msg), JITUNWIND_ECORRUPT);
 }
 END_TEST
 
 int main(void)
 {
-    return ju_run_tests("py_versions", JU_TESTS(every_supported_version));
+    return ju_run_tests("py_versions", JU_TESTS(every_supported_version, debug_offsets_are_checked));
 }

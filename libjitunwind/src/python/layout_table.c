@@ -156,7 +156,60 @@ static const struct ju_py_layout PY313 = {
     .st_ready_bit = 0xff,
 };
 
-static const struct ju_py_layout *const LAYOUTS[] = {&PY311, &PY312, &PY313};
+/* 3.14: the base for what _Py_DebugOffsets do not describe (always applied
+ * on top, see debug_offsets.c): _PyStackRef code pointers carry tag bits,
+ * owners >= 3 (FRAME_OWNED_BY_INTERPRETER, _CSTACK) close an activation. The
+ * offsets are those of 3.14.7's headers for an x86-64 GIL build. */
+static const struct ju_py_layout PY314 = {
+    .name = "CPython 3.14",
+    .version = 0x030e0000,
+    .rt_interpreters_head = 632,
+    .rt_gil_holder = JU_PY_NONE,
+    .interp_next = 7264,
+    .interp_id = 7272,
+    .interp_threads_head = 7344,
+    .interp_gil_ptr = 16,
+    .gil_last_holder = 8,
+    .ts_next = 8,
+    .ts_interp = 16,
+    .ts_thread_id = 152,
+    .ts_native_thread_id = 160,
+    .ts_current_frame = 72,
+    .ts_cframe = JU_PY_NONE,
+    .cframe_current_frame = 0,
+    .fr_size = 80,
+    .fr_code = 0,
+    .fr_previous = 8,
+    .fr_instr = 56,
+    .fr_owner = 74,
+    .fr_is_entry = JU_PY_NONE,
+    .instr_is_previous = 0,
+    .owner_generator = 1,
+    .owner_sentinel_min = 3,
+    .code_tag_mask = 3,
+    .co_size = 216,
+    .co_filename = 112,
+    .co_name = 120,
+    .co_qualname = 128,
+    .co_linetable = 136,
+    .co_firstlineno = 68,
+    .co_code_adaptive = 208,
+    .ob_type = 8,
+    .tp_name = 24,
+    .bytes_size = 16,
+    .bytes_sval = 32,
+    .str_length = 16,
+    .str_state = 32,
+    .str_ascii_size = 40,
+    .str_compact_size = 56,
+    .str_legacy_data = 56,
+    .st_kind_shift = 2,
+    .st_compact_bit = 5,
+    .st_ascii_bit = 6,
+    .st_ready_bit = 0xff,
+};
+
+static const struct ju_py_layout *const LAYOUTS[] = {&PY311, &PY312, &PY313, &PY314};
 
 const struct ju_py_layout *ju_py_layout_for(uint32_t version_hex)
 {

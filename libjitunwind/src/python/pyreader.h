@@ -8,7 +8,8 @@
 #define JU_PY_MAX_LINETABLE (256u * 1024u) /* bytes of one co_linetable */
 
 struct jitunwind_pyreader {
-    const struct ju_py_layout *layout;
+    const struct ju_py_layout *layout; /* static table, or &from_target */
+    struct ju_py_layout from_target;   /* the table with the target's _Py_DebugOffsets */
     struct jitunwind_memory mem;
     uint64_t runtime;
     uint32_t version_hex;
@@ -16,6 +17,15 @@ struct jitunwind_pyreader {
     struct jitunwind_error err;
     uint8_t linetable[JU_PY_MAX_LINETABLE];
 };
+
+/* 3.13+: read and check the target's _Py_DebugOffsets and copy them over
+ * `out` (pre-filled with the version's static table). */
+JU_HIDDEN int ju_py_debug_offsets_supported(uint32_t version_hex);
+JU_HIDDEN int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out);
+/* The inverse, for synthetic targets in tests: a _Py_DebugOffsets block for
+ * `version_hex` describing L, into buf (*len bytes). */
+JU_HIDDEN int ju_py_encode_debug_offsets(uint32_t version_hex, const struct ju_py_layout *L,
+                                         uint8_t *buf, size_t cap, size_t *len);
 
 /* Decode the str at `addr` as UTF-8 into buf (NUL-terminated). *truncated
  * is set when the string did not fit or exceeded JU_PY_MAX_STR_CHARS.

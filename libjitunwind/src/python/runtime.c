@@ -26,8 +26,16 @@ JITUNWIND_API int jitunwind_pyreader_new(jitunwind_pyreader **out,
     r->version_hex = version_hex;
     r->layout = ju_py_layout_for(version_hex);
     if (!r->layout)
-        return ju_fail(&r->err, JITUNWIND_EVERSION, 0, "no layout for CPython %u.%u",
+        return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
+                       "CPython %u.%u is not supported (supported: 3.11 to 3.14)",
                        version_hex >> 24, (version_hex >> 16) & 0xff);
+    if (ju_py_debug_offsets_supported(version_hex)) {
+        int rc;
+        r->from_target = *r->layout;
+        if ((rc = ju_py_apply_debug_offsets(r, &r->from_target)) < 0)
+            return rc;
+        r->layout = &r->from_target;
+    }
     if (ju_read_u64(&r->mem, runtime_addr + r->layout->rt_interpreters_head, &head) < 0)
         return ju_fail(&r->err, JITUNWIND_EREAD, runtime_addr,
                        "the runtime at %#llx is unreadable", (unsigned long long)runtime_addr);

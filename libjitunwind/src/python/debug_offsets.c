@@ -1,0 +1,231 @@
+/* _Py_DebugOffsets (3.13+): the first member of _PyRuntimeState, a cookie,
+ * the version, and one uint64 per field. The struct is not self-describing,
+ * so each minor version has its field list here, in declaration order
+ * (3.13: Include/internal/pycore_runtime.h of 3.13.0; 3.14: Include/internal/
+ * pycore_debug_offsets.h of 3.14.7). Only the fields the decoder uses are
+ * named; the rest are skipped by position.
+ *
+ * The values replace the offsets of the version's static table, after checks:
+ * the cookie, the version against the one the caller found, a GIL build
+ * (free-threaded builds are refused, clearly), plausible struct sizes, and
+ * every offset inside its struct. */
+#include "python/pyreader.h"
+
+enum field {
+    SKIP = 0,
+    RT_SIZE, RT_INTERPRETERS_HEAD,
+    IS_SIZE, IS_ID, IS_NEXT, IS_THREADS_HEAD, IS_CEVAL_GIL,
+    TS_SIZE, TS_NEXT, TS_INTERP, TS_CURRENT_FRAME, TS_THREAD_ID, TS_NATIVE_THREAD_ID,
+    FR_SIZE, FR_PREVIOUS, FR_EXECUTABLE, FR_INSTR_PTR, FR_OWNER,
+    CO_SIZE, CO_FILENAME, CO_NAME, CO_QUALNAME, CO_LINETABLE, CO_FIRSTLINENO, CO_CODE_ADAPTIVE,
+    OB_SIZE, OB_TYPE,
+    TP_SIZE, TP_NAME,
+    BY_SIZE, BY_OB_SIZE, BY_OB_SVAL,
+    UN_SIZE, UN_STATE, UN_LENGTH, UN_ASCII_SIZE,
+    N_FIELDS
+};
+
+#define HEADER 24u /* cookie, version, free_threaded */
+#define MAX_STRUCT (1u << 20)
+
+static const uint8_t FIELDS_313[] = {
+    RT_SIZE, SKIP /* finalizing */, RT_INTERPRETERS_HEAD,
+    IS_SIZE, IS_ID, IS_NEXT, IS_THREADS_HEAD, SKIP /* gc */, SKIP /* imports_modules */,
+    SKIP /* sysdict */, SKIP /* builtins */, IS_CEVAL_GIL, SKIP, SKIP, SKIP, SKIP /* gil_runtime_* */,
+    TS_SIZE, SKIP /* prev */, TS_NEXT, TS_INTERP, TS_CURRENT_FRAME, TS_THREAD_ID,
+    TS_NATIVE_THREAD_ID, SKIP /* datastack_chunk */, SKIP /* status */,
+    FR_SIZE, FR_PREVIOUS, FR_EXECUTABLE, FR_INSTR_PTR, SKIP /* localsplus */, FR_OWNER,
+    CO_SIZE, CO_FILENAME, CO_NAME, CO_QUALNAME, CO_LINETABLE, CO_FIRSTLINENO,
+    SKIP /* argcount */, SKIP /* localsplusnames */, SKIP /* localspluskinds */, CO_CODE_ADAPTIVE,
+    OB_SIZE, OB_TYPE,
+    TP_SIZE, TP_NAME, SKIP /* tp_repr */, SKIP /* tp_flags */,
+    SKIP, SKIP, SKIP /* tuple */, SKIP, SKIP, SKIP /* list */, SKIP, SKIP, SKIP /* dict */,
+    SKIP, SKIP /* float */, SKIP, SKIP, SKIP /* long */,
+    BY_SIZE, BY_OB_SIZE, BY_OB_SVAL,
+    UN_SIZE, UN_STATE, UN_LENGTH, UN_ASCII_SIZE,
+};
+
+static const uint8_t FIELDS_314[] = {
+    RT_SIZE, SKIP /* finalizing */, RT_INTERPRETERS_HEAD,
+    IS_SIZE, IS_ID, IS_NEXT, IS_THREADS_HEAD, SKIP /* threads_main */, SKIP /* gc */,
+    SKIP /* imports_modules */, SKIP /* sysdict */, SKIP /* builtins */, IS_CEVAL_GIL,
+    SKIP, SKIP, SKIP, SKIP /* gil_runtime_* */, SKIP /* code_object_generation */,
+    SKIP /* tlbc_generation */,
+    TS_SIZE, SKIP /* prev */, TS_NEXT, TS_INTERP, TS_CURRENT_FRAME, TS_THREAD_ID,
+    TS_NATIVE_THREAD_ID, SKIP /* datastack_chunk */, SKIP /* status */,
+    FR_SIZE, FR_PREVIOUS, FR_EXECUTABLE, FR_INSTR_PTR, SKIP /* localsplus */, FR_OWNER,
+    SKIP /* stackpointer */, SKIP /* tlbc_index */,
+    CO_SIZE, CO_FILENAME, CO_NAME, CO_QUALNAME, CO_LINETABLE, CO_FIRSTLINENO,
+    SKIP /* argcount */, SKIP /* localsplusnames */, SKIP /* localspluskinds */, CO_CODE_ADAPTIVE,
+    SKIP /* co_tlbc */,
+    OB_SIZE, OB_TYPE,
+    TP_SIZE, TP_NAME, SKIP /* tp_repr */, SKIP /* tp_flags */,
+    SKIP, SKIP, SKIP /* tuple */, SKIP, SKIP, SKIP /* list */, SKIP, SKIP, SKIP, SKIP /* set */,
+    SKIP, SKIP, SKIP /* dict */, SKIP, SKIP /* float */, SKIP, SKIP, SKIP /* long */,
+    BY_SIZE, BY_OB_SIZE, BY_OB_SVAL,
+    UN_SIZE, UN_STATE, UN_LENGTH, UN_ASCII_SIZE,
+};
+
+struct field_list {
+    uint32_t version; /* 0xMMmm0000 */
+    const uint8_t *fields;
+    size_t count;
+};
+
+static const struct field_list LISTS[] = {
+    {0x030d0000, FIELDS_313, sizeof FIELDS_313},
+    {0x030e0000, FIELDS_314, sizeof FIELDS_314},
+};
+
+/* Each offset must lie inside the struct whose size field is named. */
+static const struct {
+    uint8_t offset, size;
+} INSIDE[] = {
+    {RT_INTERPRETERS_HEAD, RT_SIZE}, {IS_ID, IS_SIZE}, {IS_NEXT, IS_SIZE},
+    {IS_THREADS_HEAD, IS_SIZE}, {IS_CEVAL_GIL, IS_SIZE}, {TS_NEXT, TS_SIZE}, {TS_INTERP, TS_SIZE},
+    {TS_CURRENT_FRAME, TS_SIZE}, {TS_THREAD_ID, TS_SIZE}, {TS_NATIVE_THREAD_ID, TS_SIZE},
+    {FR_PREVIOUS, FR_SIZE}, {FR_EXECUTABLE, FR_SIZE}, {FR_INSTR_PTR, FR_SIZE}, {FR_OWNER, FR_SIZE},
+    {CO_FILENAME, CO_SIZE}, {CO_NAME, CO_SIZE}, {CO_QUALNAME, CO_SIZE}, {CO_LINETABLE, CO_SIZE},
+    {CO_FIRSTLINENO, CO_SIZE}, {CO_CODE_ADAPTIVE, CO_SIZE}, {OB_TYPE, OB_SIZE}, {TP_NAME, TP_SIZE},
+    {BY_OB_SIZE, BY_SIZE}, {BY_OB_SVAL, BY_SIZE}, {UN_STATE, UN_SIZE}, {UN_LENGTH, UN_SIZE},
+    {UN_ASCII_SIZE, UN_SIZE},
+};
+
+static const struct field_list *list_for(uint32_t version_hex)
+{
+    size_t i;
+    for (i = 0; i < sizeof LISTS / sizeof LISTS[0]; i++)
+        if ((version_hex & 0xffff0000u) == LISTS[i].version)
+            return &LISTS[i];
+    return NULL;
+}
+
+/* The struct sizes an encoded block claims: past every offset it names. */
+#define ENCODED_STRUCT_SIZE 0x4000u
+
+int ju_py_encode_debug_offsets(uint32_t version_hex, const struct ju_py_layout *L, uint8_t *buf,
+                               size_t cap, size_t *len)
+{
+    const struct field_list *list = list_for(version_hex);
+    uint64_t v[N_FIELDS] = {0};
+    size_t pos;
+    if (!list || cap < HEADER + 8 * list->count)
+        return JITUNWIND_EINVAL;
+    v[RT_SIZE] = v[IS_SIZE] = v[TS_SIZE] = v[CO_SIZE] = v[OB_SIZE] = v[TP_SIZE] = v[BY_SIZE] =
+        v[UN_SIZE] = ENCODED_STRUCT_SIZE;
+    v[FR_SIZE] = L->fr_size;
+    v[RT_INTERPRETERS_HEAD] = L->rt_interpreters_head;
+    v[IS_ID] = L->interp_id;
+    v[IS_NEXT] = L->interp_next;
+    v[IS_THREADS_HEAD] = L->interp_threads_head;
+    v[IS_CEVAL_GIL] = L->interp_gil_ptr;
+    v[TS_NEXT] = L->ts_next;
+    v[TS_INTERP] = L->ts_interp;
+    v[TS_CURRENT_FRAME] = L->ts_current_frame;
+    v[TS_THREAD_ID] = L->ts_thread_id;
+    v[TS_NATIVE_THREAD_ID] = L->ts_native_thread_id;
+    v[FR_PREVIOUS] = L->fr_previous;
+    v[FR_EXECUTABLE] = L->fr_code;
+    v[FR_INSTR_PTR] = L->fr_instr;
+    v[FR_OWNER] = L->fr_owner;
+    v[CO_FILENAME] = L->co_filename;
+    v[CO_NAME] = L->co_name;
+    v[CO_QUALNAME] = L->co_qualname;
+    v[CO_LINETABLE] = L->co_linetable;
+    v[CO_FIRSTLINENO] = L->co_firstlineno;
+    v[CO_CODE_ADAPTIVE] = L->co_code_adaptive;
+    v[OB_TYPE] = L->ob_type;
+    v[TP_NAME] = L->tp_name;
+    v[BY_OB_SIZE] = L->bytes_size;
+    v[BY_OB_SVAL] = L->bytes_sval;
+    v[UN_STATE] = L->str_state;
+    v[UN_LENGTH] = L->str_length;
+    v[UN_ASCII_SIZE] = L->str_ascii_size;
+    memcpy(buf, "xdebugpy", 8);
+    memcpy(buf + 8, &(uint64_t){version_hex}, 8);
+    memset(buf + 16, 0, 8);
+    for (pos = 0; pos < list->count; pos++)
+        memcpy(buf + HEADER + 8 * pos, &v[list->fields[pos]], 8); /* SKIP fields are 0 */
+    *len = HEADER + 8 * list->count;
+    return 0;
+}
+
+int ju_py_debug_offsets_supported(uint32_t version_hex)
+{
+    return list_for(version_hex) != NULL;
+}
+
+int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
+{
+    const struct field_list *list = list_for(r->version_hex);
+    uint8_t raw[HEADER + 8 * 128];
+    uint64_t v[N_FIELDS] = {0}, version, free_threaded;
+    size_t i, pos;
+    int rc;
+    if (!list)
+        return ju_fail(&r->err, JITUNWIND_EVERSION, r->runtime,
+                       "no _Py_DebugOffsets field list for CPython %u.%u", r->version_hex >> 24,
+                       (r->version_hex >> 16) & 0xff);
+    if ((rc = ju_read(&r->mem, r->runtime, raw, HEADER + 8 * list->count)) < 0)
+        return ju_fail(&r->err, JITUNWIND_EREAD, r->runtime,
+                       "_Py_DebugOffsets at %#llx are unreadable", (unsigned long long)r->runtime);
+    if (memcmp(raw, "xdebugpy", 8) != 0)
+        return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
+                       "no _Py_DebugOffsets cookie at %#llx: not a CPython 3.13+ runtime",
+                       (unsigned long long)r->runtime);
+    version = ju_load_u64(raw + 8);
+    free_threaded = ju_load_u64(raw + 16);
+    if ((version & 0xffff0000u) != (r->version_hex & 0xffff0000u))
+        return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
+                       "_Py_DebugOffsets say version %#llx, Py_Version says %#x",
+                       (unsigned long long)version, r->version_hex);
+    if (free_threaded)
+        return ju_fail(&r->err, JITUNWIND_EVERSION, r->runtime,
+                       "free-threaded CPython builds are not supported yet");
+    for (pos = 0; pos < list->count; pos++)
+        if (list->fields[pos] != SKIP)
+            v[list->fields[pos]] = ju_load_u64(raw + HEADER + 8 * pos);
+    for (i = 0; i < sizeof INSIDE / sizeof INSIDE[0]; i++) {
+        uint64_t size = v[INSIDE[i].size], off = v[INSIDE[i].offset];
+        if (size == 0 || size > MAX_STRUCT || off >= size)
+            return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
+                           "_Py_DebugOffsets are implausible (field %u: offset %llu, size %llu)",
+                           INSIDE[i].offset, (unsigned long long)off, (unsigned long long)size);
+    }
+    if (v[FR_SIZE] > 256 || v[UN_ASCII_SIZE] + 16 > 128 || v[CO_CODE_ADAPTIVE] + 8 > 512)
+        return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
+                       "_Py_DebugOffsets give structs larger than the decoder reads");
+    out->rt_interpreters_head = (uint32_t)v[RT_INTERPRETERS_HEAD];
+    out->interp_id = (uint32_t)v[IS_ID];
+    out->interp_next = (uint32_t)v[IS_NEXT];
+    out->interp_threads_head = (uint32_t)v[IS_THREADS_HEAD];
+    out->interp_gil_ptr = (uint32_t)v[IS_CEVAL_GIL];
+    out->ts_next = (uint32_t)v[TS_NEXT];
+    out->ts_interp = (uint32_t)v[TS_INTERP];
+    out->ts_current_frame = (uint32_t)v[TS_CURRENT_FRAME];
+    out->ts_cframe = JU_PY_NONE;
+    out->ts_thread_id = (uint32_t)v[TS_THREAD_ID];
+    out->ts_native_thread_id = (uint32_t)v[TS_NATIVE_THREAD_ID];
+    out->fr_size = (uint32_t)v[FR_SIZE];
+    out->fr_previous = (uint32_t)v[FR_PREVIOUS];
+    out->fr_code = (uint32_t)v[FR_EXECUTABLE];
+    out->fr_instr = (uint32_t)v[FR_INSTR_PTR];
+    out->fr_owner = (uint32_t)v[FR_OWNER];
+    out->co_size = (uint32_t)v[CO_CODE_ADAPTIVE] + 8;
+    out->co_filename = (uint32_t)v[CO_FILENAME];
+    out->co_name = (uint32_t)v[CO_NAME];
+    out->co_qualname = (uint32_t)v[CO_QUALNAME];
+    out->co_linetable = (uint32_t)v[CO_LINETABLE];
+    out->co_firstlineno = (uint32_t)v[CO_FIRSTLINENO];
+    out->co_code_adaptive = (uint32_t)v[CO_CODE_ADAPTIVE];
+    out->ob_type = (uint32_t)v[OB_TYPE];
+    out->tp_name = (uint32_t)v[TP_NAME];
+    out->bytes_size = (uint32_t)v[BY_OB_SIZE];
+    out->bytes_sval = (uint32_t)v[BY_OB_SVAL];
+    out->str_state = (uint32_t)v[UN_STATE];
+    out->str_length = (uint32_t)v[UN_LENGTH];
+    out->str_ascii_size = (uint32_t)v[UN_ASCII_SIZE];
+    out->str_compact_size = out->str_ascii_size + 16; /* + utf8_length, utf8 */
+    out->str_legacy_data = out->str_compact_size;
+    return 0;
+}
