@@ -94,9 +94,20 @@ class TargetState:
                         self.notes.append("%s: %d lines skipped" % (path, skipped))
                 except ju.JitunwindError as exc:
                     self.notes.append("%s: %s" % (path, exc))
+        self._pyreader = None
+        self._add_interpreter_trampolines()
         self.ranges = self.registry.ranges()
         self.starts = [r.start for r in self.ranges]
-        self._pyreader = None
+
+    def _add_interpreter_trampolines(self):
+        """CPython's own trampoline arenas (found without a perf map: cores)."""
+        try:
+            self.pyreader().trampoline_ranges(self.registry, self.arch)
+        except ju.JitunwindError as exc:
+            if exc.code not in (ju.ENOTFOUND, ju.EUNSUPPORTED):
+                self.notes.append("trampoline arenas: %s" % exc)
+        except RuntimeError:
+            pass  # not a Python process
 
     def lookup(self, pc):
         i = bisect.bisect_right(self.starts, pc) - 1

@@ -66,6 +66,17 @@ class TargetState:
         self._load_modules()
         self._pyreader = None
         self._pyerror = None
+        self._add_interpreter_trampolines()
+
+    def _add_interpreter_trampolines(self):
+        """CPython's own trampoline arenas (found without a perf map: cores)."""
+        try:
+            self.pyreader().trampoline_ranges(self.registry, self.arch)
+        except ju.JitunwindError as exc:
+            if exc.code not in (ju.ENOTFOUND, ju.EUNSUPPORTED):
+                self.notes.append("trampoline arenas: %s" % exc)
+        except RuntimeError:
+            pass  # not a Python process
 
     def _load_ranges(self):
         addr = _symbol_load_address(self.target, DESCRIPTOR_SYMBOL)

@@ -110,7 +110,63 @@ START_TEST(debug_offsets_are_checked)
 }
 END_TEST
 
+START_TEST(trampoline_arenas_from_the_runtime)
+{
+    static const uint8_t sub8[] = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd1, 0x48, 0x83, 0xc4, 0x08, 0xc3};
+    struct py_image p;
+    struct jitunwind_memory mem;
+    jitunwind_pyreader *r;
+    jitunwind_registry *reg;
+    uint64_t code1 = 0x7e0000, code2 = 0x7f0000, a1, a2, bad, i;
+    size_t added;
+    pyi_init(&p, 0x030d00f0);
+    pyi_set_interpreters(&p, pyi_interp(&p, 0, 0));
+    for (i = 0; i < 4; i++) { /* arena 1: 4 copies back to back (3.12.1 style) */
+        ju_builder_write(p.b, code1 + i * 11, sub8, sizeof sub8);
+        ju_builder_write(p.b, code2 + i * 16, sub8, sizeof sub8); /* arena 2: 16-aligned */
+    }
+    bad = pyi_alloc(&p, 48); /* implausible: current before start */
+    ju_builder_u64(p.b, bad, 0x900000);
+    ju_builder_u64(p.b, bad + 8, 0x800000);
+    a1 = pyi_alloc(&p, 48);
+    ju_builder_u64(p.b, a1, code1);
+    ju_builder_u64(p.b, a1 + 8, code1 + 3 * 11);
+    ju_builder_u64(p.b, a1 + 16, 0x10000);
+    ju_builder_u64(p.b, a1 + 32, sizeof sub8);
+    ju_builder_u64(p.b, a1 + 40, bad);
+    a2 = pyi_alloc(&p, 48);
+    ju_builder_u64(p.b, a2, code2);
+    ju_builder_u64(p.b, a2 + 8, code2 + 4 * 16);
+    ju_builder_u64(p.b, a2 + 16, 0x10000);
+    ju_builder_u64(p.b, a2 + 32, sizeof sub8);
+    ju_builder_u64(p.b, a2 + 40, a1);
+    ju_builder_u64(p.b, p.runtime + p.L->rt_perf_code_arena, a2);
+    mem = ju_builder_memory(p.b);
+    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, p.runtime, 0x030d00f0), 0);
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_pyreader_trampoline_ranges(r, reg, JITUNWIND_ARCH_X86_64, &added), 0);
+    ck_assert_uint_eq(added, 2);
+    ck_assert_uint_eq(jitunwind_registry_lookup(reg, code1 + 11 + 6)->stride, 11);
+    ck_assert_uint_eq(jitunwind_registry_lookup(reg, code2 + 16 + 6)->stride, 16);
+    ck_assert_int_eq(jitunwind_registry_lookup(reg, code2)->origin, JITUNWIND_ORIGIN_INTERPRETER);
+    ck_assert_ptr_null(jitunwind_registry_lookup(reg, code1 + 3 * 11)); /* not handed out yet */
+    /* A cycle in the arena list is reported, not followed forever. */
+    ju_builder_u64(p.b, a1 + 40, a2);
+    jitunwind_registry_clear(reg);
+    ck_assert_int_eq(jitunwind_pyreader_trampoline_ranges(r, reg, JITUNWIND_ARCH_X86_64, &added),
+                     JITUNWIND_ELOOP);
+    /* Never activated. */
+    ju_builder_u64(p.b, p.runtime + p.L->rt_perf_code_arena, 0);
+    ck_assert_int_eq(jitunwind_pyreader_trampoline_ranges(r, reg, JITUNWIND_ARCH_X86_64, &added),
+                     JITUNWIND_ENOTFOUND);
+    jitunwind_registry_free(reg);
+    jitunwind_pyreader_free(r);
+    pyi_free(&p);
+}
+END_TEST
+
 int main(void)
 {
-    return ju_run_tests("py_versions", JU_TESTS(every_supported_version, debug_offsets_are_checked));
+    return ju_run_tests("py_versions", JU_TESTS(every_supported_version, debug_offsets_are_checked,
+                                                trampoline_arenas_from_the_runtime));
 }

@@ -111,6 +111,19 @@ JITUNWIND_API int jitunwind_pyreader_frames(jitunwind_pyreader *reader, uint64_t
                                             struct jitunwind_py_frame *out, size_t max,
                                             size_t *count);
 
+/* Add the perf-trampoline arenas of the runtime (3.12+, `-X perf`) to
+ * `registry`, found from the interpreter's own state rather than a perf map
+ * (so cores work without /tmp/perf-PID.map). Each arena's used part becomes
+ * one range (kind TRAMPOLINE, origin INTERPRETER, stride = the copy size)
+ * whose layout is read from its machine code; ranges overlapping existing
+ * ones (e.g. from the perf map) are skipped. *added (may be NULL) gets the
+ * count. ENOTFOUND when trampolines were never activated; EUNSUPPORTED for
+ * versions whose arena location is not known. Bounded, cycle-checked. */
+#include "jitunwind/registry.h"
+JITUNWIND_API int jitunwind_pyreader_trampoline_ranges(jitunwind_pyreader *reader,
+                                                       jitunwind_registry *registry, int arch,
+                                                       size_t *added);
+
 /* --- Pure decoders, exposed for tests and tools --- */
 
 /* Line for instruction offset `lasti_units` (code units) in a 3.11+

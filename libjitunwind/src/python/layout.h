@@ -20,6 +20,8 @@ struct ju_py_layout {
     /* _PyRuntimeState */
     uint32_t rt_interpreters_head;
     uint32_t rt_gil_holder;      /* tstate pointer of the GIL holder (3.11), or NONE */
+    uint32_t rt_perf_code_arena; /* ceval.perf.code_arena, newest trampoline arena, or NONE
+                                  * (build-specific: not in _Py_DebugOffsets) */
 
     /* PyInterpreterState */
     uint32_t interp_next;

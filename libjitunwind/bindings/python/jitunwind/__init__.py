@@ -39,6 +39,8 @@ MIXED_NATIVE, MIXED_PYTHON = 1, 2
 NO_ANCHOR = 0xFFFFFFFF
 
 EREAD = -3
+ENOTFOUND = -5
+EUNSUPPORTED = -13
 
 _lib = None
 
@@ -389,6 +391,16 @@ class PyReader:
         out = [PyThread(t.tstate, t.interp, t.interp_id, t.thread_id, t.native_thread_id,
                         t.current_frame, t.holds_gil) for t in arr[:n.value]]
         return out, (JitunwindError(rc, self._detail()) if rc < 0 else None)
+
+    def trampoline_ranges(self, registry, arch):
+        """Add the runtime's perf-trampoline arenas to `registry`; returns how
+        many, or raises JitunwindError (ENOTFOUND: never activated)."""
+        added = ctypes.c_size_t()
+        rc = self._lib.jitunwind_pyreader_trampoline_ranges(self._handle, registry._handle, arch,
+                                                           ctypes.byref(added))
+        if rc < 0:
+            raise JitunwindError(rc, self._detail())
+        return added.value
 
     def frames(self, frame_addr, limit=None):
         """(frames, error) for the chain starting at `frame_addr`, innermost first;

@@ -183,6 +183,7 @@ def _declare(lib):
     _fn(lib, "jitunwind_pyreader_last_error", P(Error), vp)
     _fn(lib, "jitunwind_pyreader_threads", i, vp, P(PyThread), sz, P(sz))
     _fn(lib, "jitunwind_pyreader_frames", i, vp, u64, P(PyFrame), sz, P(sz))
+    _fn(lib, "jitunwind_pyreader_trampoline_ranges", i, vp, vp, i, P(sz))
     # mixed
     _fn(lib, "jitunwind_native_role_from_symbol", i, ctypes.c_char_p)
     _fn(lib, "jitunwind_mix", i, P(u32), sz, P(PyFrame), sz, P(MixedItem), sz, P(sz))

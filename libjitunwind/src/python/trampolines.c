@@ -1,0 +1,94 @@
+/* CPython's perf-trampoline arenas, found from _PyRuntime.ceval.perf: a
+ * list (newest first, through `prev`) of
+ *   struct code_arena_st { char *start_addr, *current_addr; size_t size,
+ *                          size_left, code_size; struct code_arena_st *prev; }
+ * Each arena is filled with copies of the template at a fixed stride;
+ * [start_addr, current_addr) have been handed out. */
+#include "python/pyreader.h"
+
+#define MAX_ARENAS 4096u
+#define MAX_ARENA_SIZE (16u << 20)
+#define MAX_TEMPLATE 256u
+
+/* The stride between copies, whichever of the template size itself (3.12.1
+ * packs copies back to back), or it rounded up to 16 or 32 (later versions),
+ * makes the second copy equal the first. */
+static uint64_t find_stride(jitunwind_pyreader *r, uint64_t start, uint64_t end,
+                            uint64_t code_size, const uint8_t *first)
+{
+    static const uint64_t aligns[] = {1, 16, 32};
+    uint8_t second[MAX_TEMPLATE];
+    size_t i;
+    for (i = 0; i < sizeof aligns / sizeof aligns[0]; i++) {
+        uint64_t stride = (code_size + aligns[i] - 1) / aligns[i] * aligns[i];
+        if (start + stride + code_size > end)
+            return code_size; /* one copy in use: any stride will do */
+        if (ju_read(&r->mem, start + stride, second, (size_t)code_size) == 0 &&
+            memcmp(first, second, (size_t)code_size) == 0)
+            return stride;
+    }
+    return 0;
+}
+
+JITUNWIND_API int jitunwind_pyreader_trampoline_ranges(jitunwind_pyreader *r,
+                                                       jitunwind_registry *reg, int arch,
+                                                       size_t *added)
+{
+    uint64_t arena, tortoise = 0;
+    size_t n = 0, count = 0, power = 1, lam = 0;
+    if (!r || !reg)
+        return JITUNWIND_EINVAL;
+    if (added)
+        *added = 0;
+    if (r->layout->rt_perf_code_arena == JU_PY_NONE)
+        return ju_fail(&r->err, JITUNWIND_EUNSUPPORTED, 0,
+                       "where %s keeps its trampoline arenas is not known", r->layout->name);
+    if (ju_read_u64(&r->mem, r->runtime + r->layout->rt_perf_code_arena, &arena) < 0)
+        return ju_fail(&r->err, JITUNWIND_EREAD, r->runtime, "the runtime is unreadable");
+    if (arena == 0)
+        return ju_fail(&r->err, JITUNWIND_ENOTFOUND, 0, "perf trampolines were never activated");
+    while (arena) {
+        uint8_t raw[48], first[MAX_TEMPLATE];
+        uint64_t start, current, size, code_size, stride;
+        struct jitunwind_range range = {0};
+        int rule;
+        if (arena == tortoise)
+            return ju_fail(&r->err, JITUNWIND_ELOOP, arena, "the trampoline arena list loops");
+        if (++lam == power) {
+            tortoise = arena;
+            power *= 2;
+            lam = 0;
+        }
+        if (++n > MAX_ARENAS)
+            return ju_fail(&r->err, JITUNWIND_ELIMIT, arena, "more than %u arenas", MAX_ARENAS);
+        if (ju_read(&r->mem, arena, raw, sizeof raw) < 0)
+            return ju_fail(&r->err, JITUNWIND_EREAD, arena, "arena %#llx is unreadable",
+                           (unsigned long long)arena);
+        start = ju_load_u64(raw);
+        current = ju_load_u64(raw + 8);
+        size = ju_load_u64(raw + 16);
+        code_size = ju_load_u64(raw + 32);
+        arena = ju_load_u64(raw + 40);
+        if (start == 0 || current < start || size > MAX_ARENA_SIZE || current - start > size ||
+            code_size == 0 || code_size > MAX_TEMPLATE)
+            continue; /* implausible: skip this arena, keep the others */
+        if (current == start || ju_read(&r->mem, start, first, (size_t)code_size) < 0)
+            continue;
+        rule = jitunwind_classify_trampoline(arch, first, (size_t)code_size);
+        stride = rule > 0 ? find_stride(r, start, current, code_size, first) : 0;
+        if (rule < 0 || stride == 0 || stride > UINT32_MAX)
+            continue;
+        range.start = start;
+        range.end = current;
+        range.kind = JITUNWIND_KIND_TRAMPOLINE;
+        range.rule = (uint32_t)rule;
+        range.stride = (uint32_t)stride;
+        range.origin = JITUNWIND_ORIGIN_INTERPRETER;
+        range.name = "py::<perf trampoline>";
+        if (jitunwind_registry_add(reg, &range) == 0)
+            count++;
+    }
+    if (added)
+        *added = count;
+    return 0;
+}
