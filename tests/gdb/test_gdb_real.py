@@ -69,7 +69,7 @@ def sections(pairs):
     return out
 
 
-def expected(script, perf, tramp=None):
+def expected(script, perf, tramp=None, layout="sub8"):
     lines = {m.group(1): n for n, l in enumerate(open(script), 1)
              for m in [re.search(r"# @(\w+)", l)] if m}
     want = []
@@ -79,7 +79,7 @@ def expected(script, perf, tramp=None):
             want.append(EVAL)
         want.append(("py", name, lines[marker]))
         if perf:
-            want.append((tramp or "py::%s:%s" % (name, script)) + " [trampoline sub8]")
+            want.append((tramp or "py::%s:%s" % (name, script)) + " [trampoline %s]" % layout)
     return want + ["_start"]
 
 
@@ -96,8 +96,8 @@ def parse_bt(text):
     return frames
 
 
-def check(label, out, script, perf, tramp=None):
-    want = expected(script, perf, tramp)
+def check(label, out, script, perf, tramp=None, layout="sub8"):
+    want = expected(script, perf, tramp, layout)
     frames = parse_bt(section(out, "bt"))
     if "??" in frames:
         fail("%s: frames without a name:\n%s" % (label, section(out, "bt")[-4000:]))
@@ -110,12 +110,13 @@ def check(label, out, script, perf, tramp=None):
     if pybt != want_py:
         fail("%s: py-bt\n  expected %r\n  got      %r" % (label, want_py, pybt))
     print("ok: %s: bt and py-bt show %d Python frames%s, down to _start" % (
-        label, len(want_py), " each under its eval loop and sub8 trampoline" if perf else ""))
+        label, len(want_py), " each under its eval loop and %s trampoline" % layout if perf else ""))
 
 
 def check_interpreter(build, repo, python, work):
     version = version_of(python)
     perf = version >= (3, 12)
+    layout = "framed" if version >= (3, 14) else "sub8"  # 3.14 gave the trampoline a frame
     label = "%s (%d.%d%s)" % (python, version[0], version[1], ", -X perf" if perf else "")
     script = os.path.join(work, "real_target.py")
     with open(script, "w") as f:
@@ -128,17 +129,17 @@ def check_interpreter(build, repo, python, work):
                   ["gcore " + core, "kill"], args)
     pid = re.findall(r"\(process (\d+)\) killed", out)
     try:
-        check(label + " live", out, script, perf)
+        check(label + " live", out, script, perf, layout=layout)
         if perf:
             ranges = [l for l in run_gdb(repo, env, ["info jit-ranges"], [python, core]).splitlines()
                       if "perf-map" in l]
-            if not ranges or not all(" sub8 " in l for l in ranges):
-                fail("%s: CPython's trampolines are not all read as sub8 from their code: %r"
-                     % (label, ranges[:5]))
+            if not ranges or not all(" %s " % layout in l for l in ranges):
+                fail("%s: CPython's trampolines are not all read as %s from their code: %r"
+                     % (label, layout, ranges[:5]))
             print("ok: %s: %d CPython trampolines in the perf map, layout read from the code"
                   % (label, len(ranges)))
         out = run_gdb(repo, env, sections(pairs), [python, core])
-        check(label + " core", out, script, perf)
+        check(label + " core", out, script, perf, layout=layout)
         if perf:
             # Without the perf map, the trampolines come from the interpreter's
             # own arena list in the core (unnamed, but unwound the same way).
@@ -146,7 +147,8 @@ def check_interpreter(build, repo, python, work):
                 if os.path.exists("/tmp/perf-%s.map" % p):
                     os.unlink("/tmp/perf-%s.map" % p)
             out = run_gdb(repo, env, sections(pairs), [python, core])
-            check(label + " core without perf map", out, script, perf, "py::<perf trampoline>")
+            check(label + " core without perf map", out, script, perf, "py::<perf trampoline>",
+                  layout)
     finally:
         if os.path.exists(core):
             os.unlink(core)
