@@ -5,7 +5,6 @@ sniffer may recurse into unwinding. Refreshing the registry reads memory
 only, so it is also allowed from the sniffer."""
 
 import bisect
-import os
 
 import gdb
 
@@ -73,41 +72,13 @@ class TargetState:
         if self.stamp == stamp:
             return
         self.stamp = stamp
-        self.notes = []
         self.registry.clear()
-        if self.descriptor_addr:
-            try:
-                info = self.registry.load_descriptor(self.memory, self.descriptor_addr)
-                if info.torn:
-                    self.notes.append("descriptor was mid-update when the process stopped")
-                if info.skipped:
-                    self.notes.append("%d invalid descriptor slots skipped" % info.skipped)
-            except ju.JitunwindError as exc:
-                self.notes.append("descriptor at %#x: %s" % (self.descriptor_addr, exc))
-        pid = self.inferior.pid
-        if pid:
-            path = "/tmp/perf-%d.map" % pid
-            if os.path.exists(path):
-                try:
-                    _, skipped = self.registry.load_perf_map(path, self.arch, self.memory)
-                    if skipped:
-                        self.notes.append("%s: %d lines skipped" % (path, skipped))
-                except ju.JitunwindError as exc:
-                    self.notes.append("%s: %s" % (path, exc))
         self._pyreader = None
-        self._add_interpreter_trampolines()
+        self.notes = ju.load_target_ranges(self.registry, self.memory, self.arch,
+                                           self.descriptor_addr, self.inferior.pid,
+                                           self.pyreader)
         self.ranges = self.registry.ranges()
         self.starts = [r.start for r in self.ranges]
-
-    def _add_interpreter_trampolines(self):
-        """CPython's own trampoline arenas (found without a perf map: cores)."""
-        try:
-            self.pyreader().trampoline_ranges(self.registry, self.arch)
-        except ju.JitunwindError as exc:
-            if exc.code not in (ju.ENOTFOUND, ju.EUNSUPPORTED):
-                self.notes.append("trampoline arenas: %s" % exc)
-        except RuntimeError:
-            pass  # not a Python process
 
     def lookup(self, pc):
         i = bisect.bisect_right(self.starts, pc) - 1

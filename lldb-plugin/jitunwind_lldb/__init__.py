@@ -16,7 +16,6 @@ for _path in (os.path.join(_here, "..", "..", "libjitunwind", "bindings", "pytho
     if os.path.isdir(_path) and _path not in sys.path:
         sys.path.insert(0, _path)
 
-import lldb  # noqa: E402
 
 
 def __lldb_init_module(debugger, internal_dict):

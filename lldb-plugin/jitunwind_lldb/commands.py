@@ -4,7 +4,6 @@ instead of raising when something is missing."""
 import linecache
 import shlex
 
-import lldb
 
 import jitunwind as ju
 

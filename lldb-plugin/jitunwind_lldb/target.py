@@ -59,42 +59,14 @@ class TargetState:
         self.process = process
         self.arch = arch_of(target)
         self.memory = LldbMemory(process)
-        self.notes = []
-        self.registry = ju.Registry()
-        self._load_ranges()
-        self.modules = ju.Modules()
-        self._load_modules()
         self._pyreader = None
         self._pyerror = None
-        self._add_interpreter_trampolines()
-
-    def _add_interpreter_trampolines(self):
-        """CPython's own trampoline arenas (found without a perf map: cores)."""
-        try:
-            self.pyreader().trampoline_ranges(self.registry, self.arch)
-        except ju.JitunwindError as exc:
-            if exc.code not in (ju.ENOTFOUND, ju.EUNSUPPORTED):
-                self.notes.append("trampoline arenas: %s" % exc)
-        except RuntimeError:
-            pass  # not a Python process
-
-    def _load_ranges(self):
-        addr = _symbol_load_address(self.target, DESCRIPTOR_SYMBOL)
-        if addr:
-            try:
-                info = self.registry.load_descriptor(self.memory, addr)
-                if info.torn:
-                    self.notes.append("descriptor was mid-update when the process stopped")
-            except ju.JitunwindError as exc:
-                self.notes.append("descriptor at %#x: %s" % (addr, exc))
-        path = "/tmp/perf-%d.map" % self.process.GetProcessID()
-        if self.arch and os.path.exists(path):
-            try:
-                _, skipped = self.registry.load_perf_map(path, self.arch, self.memory)
-                if skipped:
-                    self.notes.append("%s: %d lines skipped" % (path, skipped))
-            except ju.JitunwindError as exc:
-                self.notes.append("%s: %s" % (path, exc))
+        self.registry = ju.Registry()
+        self.notes = ju.load_target_ranges(self.registry, self.memory, self.arch,
+                                           _symbol_load_address(target, DESCRIPTOR_SYMBOL),
+                                           process.GetProcessID(), self.pyreader)
+        self.modules = ju.Modules()
+        self._load_modules()
 
     def _load_modules(self):
         """Mappings from LLDB's modules: each loaded segment with its file offset."""

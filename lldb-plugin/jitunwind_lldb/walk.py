@@ -4,7 +4,6 @@ interleaved with the Python frames each eval loop runs."""
 
 import collections
 
-import lldb
 
 import jitunwind as ju
 

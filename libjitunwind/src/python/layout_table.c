@@ -59,6 +59,13 @@ static const struct ju_py_layout PY311 = {
     .st_ready_bit = 7,
 };
 
+/* Object headers, bytes and str (PyASCIIObject without wstr) of GIL builds,
+ * unchanged from 3.12 to 3.14. */
+#define OBJECTS_3_12_TO_3_14                                                            \
+    .ob_type = 8, .tp_name = 24, .bytes_size = 16, .bytes_sval = 32, .str_length = 16,  \
+    .str_state = 32, .str_ascii_size = 40, .str_compact_size = 56, .str_legacy_data = 56, \
+    .st_kind_shift = 2, .st_compact_bit = 5, .st_ascii_bit = 6, .st_ready_bit = 0xff
+
 static const struct ju_py_layout PY312 = {
     .name = "CPython 3.12",
     .version = 0x030c0000,
@@ -94,19 +101,7 @@ static const struct ju_py_layout PY312 = {
     .co_linetable = 136,
     .co_firstlineno = 68,
     .co_code_adaptive = 192,
-    .ob_type = 8,
-    .tp_name = 24,
-    .bytes_size = 16,
-    .bytes_sval = 32,
-    .str_length = 16,
-    .str_state = 32,
-    .str_ascii_size = 40,
-    .str_compact_size = 56,
-    .str_legacy_data = 56,
-    .st_kind_shift = 2,
-    .st_compact_bit = 5,
-    .st_ascii_bit = 6,
-    .st_ready_bit = 0xff,
+    OBJECTS_3_12_TO_3_14,
 };
 
 static const struct ju_py_layout PY313 = {
@@ -144,19 +139,7 @@ static const struct ju_py_layout PY313 = {
     .co_linetable = 136,
     .co_firstlineno = 68,
     .co_code_adaptive = 200,
-    .ob_type = 8,
-    .tp_name = 24,
-    .bytes_size = 16,
-    .bytes_sval = 32,
-    .str_length = 16,
-    .str_state = 32,
-    .str_ascii_size = 40,
-    .str_compact_size = 56,
-    .str_legacy_data = 56,
-    .st_kind_shift = 2,
-    .st_compact_bit = 5,
-    .st_ascii_bit = 6,
-    .st_ready_bit = 0xff,
+    OBJECTS_3_12_TO_3_14,
 };
 
 /* 3.14: the base for what _Py_DebugOffsets do not describe (always applied
@@ -198,19 +181,7 @@ static const struct ju_py_layout PY314 = {
     .co_linetable = 136,
     .co_firstlineno = 68,
     .co_code_adaptive = 208,
-    .ob_type = 8,
-    .tp_name = 24,
-    .bytes_size = 16,
-    .bytes_sval = 32,
-    .str_length = 16,
-    .str_state = 32,
-    .str_ascii_size = 40,
-    .str_compact_size = 56,
-    .str_legacy_data = 56,
-    .st_kind_shift = 2,
-    .st_compact_bit = 5,
-    .st_ascii_bit = 6,
-    .st_ready_bit = 0xff,
+    OBJECTS_3_12_TO_3_14,
 };
 
 static const struct ju_py_layout *const LAYOUTS[] = {&PY311, &PY312, &PY313, &PY314};

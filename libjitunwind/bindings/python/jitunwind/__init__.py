@@ -216,6 +216,42 @@ class Registry:
         return added.value, skipped.value
 
 
+def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, pyreader=None):
+    """Fill `registry` with every range a debugger can find in a target, in
+    order of trust: the jitunwind descriptor, the perf map of `pid`, then the
+    interpreter's own trampoline arenas (`pyreader`, a callable returning a
+    PyReader or raising). Returns a list of one-line notes about what could
+    not be read; never raises for a missing source."""
+    import os
+    notes = []
+    if descriptor_addr:
+        try:
+            info = registry.load_descriptor(memory, descriptor_addr)
+            if info.torn:
+                notes.append("descriptor was mid-update when the process stopped")
+            if info.skipped:
+                notes.append("%d invalid descriptor slots skipped" % info.skipped)
+        except JitunwindError as exc:
+            notes.append("descriptor at %#x: %s" % (descriptor_addr, exc))
+    path = "/tmp/perf-%d.map" % pid if pid else None
+    if path and arch and os.path.exists(path):
+        try:
+            _, skipped = registry.load_perf_map(path, arch, memory)
+            if skipped:
+                notes.append("%s: %d lines skipped" % (path, skipped))
+        except JitunwindError as exc:
+            notes.append("%s: %s" % (path, exc))
+    if pyreader is not None and arch:
+        try:
+            pyreader().trampoline_ranges(registry, arch)
+        except JitunwindError as exc:
+            if exc.code not in (ENOTFOUND, EUNSUPPORTED):
+                notes.append("trampoline arenas: %s" % exc)
+        except RuntimeError:
+            pass  # not a Python process
+    return notes
+
+
 class StepError(Exception):
     """A rule could not produce the caller: `reason` is a stop reason."""
 
