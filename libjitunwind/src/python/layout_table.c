@@ -4,7 +4,8 @@
  *
  * 3.11: checked with `gdb ptype /o` against Debian's python3.11 3.11.2
  * (python3.11-dbg) and pyenv's 3.11.7. 3.12: pyenv's 3.12.1 (DWARF).
- * 3.13: pyenv's 3.13.0 (DWARF), equal to its _Py_DebugOffsets. Each is also
+ * 3.13: pyenv's 3.13.0 (DWARF), equal to its _Py_DebugOffsets. 3.14: the
+ * 3.14.7 headers, and a local 3.14.7 build end to end. Each is also
  * checked end to end by tests/unit/check_py_live.c, which decodes live
  * processes of those interpreters. */
 #include "python/layout.h"
@@ -142,16 +143,18 @@ static const struct ju_py_layout PY313 = {
     OBJECTS_3_12_TO_3_14,
 };
 
-/* 3.14: the base for what _Py_DebugOffsets do not describe (always applied
- * on top, see debug_offsets.c): _PyStackRef code pointers carry tag bits,
- * owners >= 3 (FRAME_OWNED_BY_INTERPRETER, _CSTACK) close an activation. The
- * offsets are those of 3.14.7's headers for an x86-64 GIL build. */
+/* 3.14: the base for what _Py_DebugOffsets do not describe (they are always
+ * applied on top, see debug_offsets.c): _PyStackRef code pointers carry tag
+ * bits, owners >= 3 (FRAME_OWNED_BY_INTERPRETER, _CSTACK) close an
+ * activation, the trampoline arenas' location. The runtime, interpreter,
+ * thread and frame offsets below are placeholders that the target's debug
+ * offsets replace. */
 static const struct ju_py_layout PY314 = {
     .name = "CPython 3.14",
     .version = 0x030e0000,
     .rt_interpreters_head = 632,
     .rt_gil_holder = JU_PY_NONE,
-    .rt_perf_code_arena = JU_PY_NONE, /* not verified on a real 3.14 build */
+    .rt_perf_code_arena = 2760,     /* checked on a 3.14.7 x86-64 build (DWARF) */
     .interp_next = 7264,
     .interp_id = 7272,
     .interp_threads_head = 7344,
