@@ -41,6 +41,7 @@ class TargetState:
         self.ranges = []
         self.stamp = None          # stop counter the registry was read at
         self.descriptor_addr = None
+        self.gdb_jit_addr = None
         self.runtime = None        # (runtime_addr, version_hex) or None
         self.notes = []            # one-line messages about the last refresh
         self.arch = ju.ARCH_X86_64
@@ -49,6 +50,7 @@ class TargetState:
     # --- symbol resolution (safe contexts only) ---
     def resolve_symbols(self):
         self.descriptor_addr = _symbol_address(DESCRIPTOR_SYMBOL)
+        self.gdb_jit_addr = _symbol_address(ju.GDB_JIT_DESCRIPTOR_SYMBOL)
         runtime = _symbol_address("_PyRuntime")
         version_addr = _symbol_address("Py_Version")
         version = None
@@ -76,7 +78,7 @@ class TargetState:
         self._pyreader = None
         self.notes = ju.load_target_ranges(self.registry, self.memory, self.arch,
                                            self.descriptor_addr, self.inferior.pid,
-                                           self.pyreader)
+                                           self.pyreader, self.gdb_jit_addr)
         self.ranges = self.registry.ranges()
         self.starts = [r.start for r in self.ranges]
 

@@ -64,7 +64,8 @@ class TargetState:
         self.registry = ju.Registry()
         self.notes = ju.load_target_ranges(self.registry, self.memory, self.arch,
                                            _symbol_load_address(target, DESCRIPTOR_SYMBOL),
-                                           process.GetProcessID(), self.pyreader)
+                                           process.GetProcessID(), self.pyreader,
+                                           _symbol_load_address(target, ju.GDB_JIT_DESCRIPTOR_SYMBOL))
         self.modules = ju.Modules()
         self._load_modules()
 

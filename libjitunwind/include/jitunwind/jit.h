@@ -99,6 +99,26 @@ JITUNWIND_API int jitunwind_jit_read_descriptor(jitunwind_registry *reg,
                                                 uint64_t descriptor_addr,
                                                 struct jitunwind_jit_read_info *info);
 
+/* --- The GDB JIT interface (CPython 3.15+ registers every executor there) ---
+ *
+ * Read `__jit_debug_descriptor` at `descriptor_addr` ({uint32 version,
+ * uint32 action, entry *relevant, entry *first}; entries {next, prev,
+ * symfile_addr, symfile_size, ...}) and add one range per in-memory ELF
+ * object: the bounds of its .text section, the name of its first function
+ * symbol, origin INTERPRETER, kind JIT. The rule is FP_PRESERVING when the
+ * object's .eh_frame says the frame is found from the frame pointer (CFA =
+ * fp + 16 on x86-64, CFA = x29 + n on AArch64, as CPython emits), or when
+ * it has no CFI; objects whose CFI says otherwise are skipped and counted.
+ * Bounded: at most JITUNWIND_GDB_JIT_MAX_ENTRIES entries (cycle-checked),
+ * objects of at most JITUNWIND_GDB_JIT_MAX_OBJECT bytes. */
+#define JITUNWIND_GDB_JIT_DESCRIPTOR_SYMBOL "__jit_debug_descriptor"
+#define JITUNWIND_GDB_JIT_MAX_ENTRIES 1000000u
+#define JITUNWIND_GDB_JIT_MAX_OBJECT (1u << 20)
+JITUNWIND_API int jitunwind_registry_load_gdb_jit(jitunwind_registry *reg,
+                                                  const struct jitunwind_memory *mem,
+                                                  uint64_t descriptor_addr, int arch,
+                                                  size_t *added, size_t *skipped);
+
 #ifdef __cplusplus
 }
 #endif

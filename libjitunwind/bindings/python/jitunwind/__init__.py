@@ -206,6 +206,15 @@ class Registry:
             self._raise(rc)
         return info
 
+    def load_gdb_jit(self, memory, address, arch):
+        """Ranges of the GDB JIT interface at `address` (CPython 3.15+)."""
+        added, skipped = ctypes.c_size_t(), ctypes.c_size_t()
+        rc = self._lib.jitunwind_registry_load_gdb_jit(self._handle, memory.ref(), address, arch,
+                                                      ctypes.byref(added), ctypes.byref(skipped))
+        if rc < 0:
+            self._raise(rc)
+        return added.value, skipped.value
+
     def load_perf_map(self, path, arch, memory):
         added, skipped = ctypes.c_size_t(), ctypes.c_size_t()
         rc = self._lib.jitunwind_registry_load_perf_map(
@@ -216,12 +225,17 @@ class Registry:
         return added.value, skipped.value
 
 
-def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, pyreader=None):
+GDB_JIT_DESCRIPTOR_SYMBOL = "__jit_debug_descriptor"
+
+
+def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, pyreader=None,
+                       gdb_jit_addr=None):
     """Fill `registry` with every range a debugger can find in a target, in
-    order of trust: the jitunwind descriptor, the perf map of `pid`, then the
-    interpreter's own trampoline arenas (`pyreader`, a callable returning a
-    PyReader or raising). Returns a list of one-line notes about what could
-    not be read; never raises for a missing source."""
+    order of trust: the jitunwind descriptor, the GDB JIT interface (CPython
+    3.15 executors), the perf map of `pid`, then the interpreter's own
+    trampoline arenas (`pyreader`, a callable returning a PyReader or
+    raising). Returns a list of one-line notes about what could not be read;
+    never raises for a missing source."""
     import os
     notes = []
     if descriptor_addr:
@@ -233,6 +247,13 @@ def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, p
                 notes.append("%d invalid descriptor slots skipped" % info.skipped)
         except JitunwindError as exc:
             notes.append("descriptor at %#x: %s" % (descriptor_addr, exc))
+    if gdb_jit_addr and arch:
+        try:
+            _, skipped = registry.load_gdb_jit(memory, gdb_jit_addr, arch)
+            if skipped:
+                notes.append("GDB JIT interface: %d objects skipped" % skipped)
+        except JitunwindError as exc:
+            notes.append("GDB JIT interface at %#x: %s" % (gdb_jit_addr, exc))
     path = "/tmp/perf-%d.map" % pid if pid else None
     if path and arch and os.path.exists(path):
         try:

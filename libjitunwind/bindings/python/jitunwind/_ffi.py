@@ -154,6 +154,7 @@ def _declare(lib):
     _fn(lib, "jitunwind_registry_load_perf_map", i, vp, ctypes.c_char_p, i, P(Memory),
         P(sz), P(sz))
     _fn(lib, "jitunwind_jit_read_descriptor", i, vp, P(Memory), u64, P(JitReadInfo))
+    _fn(lib, "jitunwind_registry_load_gdb_jit", i, vp, P(Memory), u64, i, P(sz), P(sz))
     # unwinding
     _fn(lib, "jitunwind_step_range", i, i, P(Range), P(Memory), P(Regs), i, P(Regs), P(i))
     _fn(lib, "jitunwind_step_fp", i, i, P(Memory), P(Regs), P(Regs), P(i))

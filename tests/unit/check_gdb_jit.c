@@ -1,0 +1,124 @@
+/* Ranges from the GDB JIT interface (CPython 3.15's executors): in-memory ELF
+ * objects made here with the system toolchain, placed in a synthetic target
+ * behind a __jit_debug_descriptor. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "builder.h"
+#include "internal.h"
+#include "suite.h"
+
+#define DESC 0x10000ull
+#define ENTRY1 0x11000ull
+#define ENTRY2 0x12000ull
+#define ENTRY3 0x13000ull
+#define OBJ1 0x200000ull
+#define OBJ2 0x400000ull
+
+/* An ET_DYN object whose .text is one function at `text_addr`, with CFI
+ * `cfi` (assembler directives). Returns its bytes (malloc'd) or NULL. */
+static uint8_t *make_object(const char *tag, const char *cfi, uint64_t text_addr, size_t *len)
+{
+    char src[128], so[128], cmd[512];
+    FILE *f;
+    uint8_t *buf = NULL;
+    long n;
+    snprintf(src, sizeof src, "/tmp/ju-gdbjit-%d-%s.s", (int)getpid(), tag);
+    snprintf(so, sizeof so, "/tmp/ju-gdbjit-%d-%s.so", (int)getpid(), tag);
+    f = fopen(src, "w");
+    if (!f)
+        return NULL;
+    fprintf(f, ".text\n.globl py_jit_%s\n.type py_jit_%s,@function\npy_jit_%s:\n.cfi_startproc\n"
+               "%s\nnop\nnop\nnop\nret\n.cfi_endproc\n.size py_jit_%s, .-py_jit_%s\n"
+               ".section .note.GNU-stack,\"\",@progbits\n",
+            tag, tag, tag, cfi, tag, tag);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "cc -shared -nostdlib -Wl,-Ttext=0x%llx -o %s %s 2>/dev/null",
+             (unsigned long long)text_addr, so, src);
+    if (system(cmd) == 0 && (f = fopen(so, "rb")) != NULL) {
+        fseek(f, 0, SEEK_END);
+        n = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        buf = malloc((size_t)n);
+        if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n)
+            *len = (size_t)n;
+        else {
+            free(buf);
+            buf = NULL;
+        }
+        fclose(f);
+    }
+    unlink(src);
+    unlink(so);
+    return buf;
+}
+
+static void entry(struct ju_builder *b, uint64_t at, uint64_t next, uint64_t symfile, uint64_t size)
+{
+    ju_builder_u64(b, at, next);
+    ju_builder_u64(b, at + 8, 0);
+    ju_builder_u64(b, at + 16, symfile);
+    ju_builder_u64(b, at + 24, size);
+}
+
+START_TEST(executors_from_in_memory_elf)
+{
+#if defined(__x86_64__)
+    struct ju_builder *b = ju_builder_new();
+    struct jitunwind_memory mem = ju_builder_memory(b);
+    jitunwind_registry *reg;
+    const struct jitunwind_range *r;
+    size_t len1 = 0, len2 = 0, added, skipped;
+    uint8_t *fp_obj = make_object("fp", ".cfi_def_cfa %rbp, 16\n.cfi_offset %rbp, -16", 0x7f0000001000ull, &len1);
+    uint8_t *sp_obj = make_object("sp", ".cfi_def_cfa %rsp, 8", 0x7f0000101000ull, &len2);
+    if (!fp_obj || !sp_obj) {
+        fprintf(stderr, "skipped: no C toolchain to make ELF objects\n");
+        ju_builder_free(b);
+        return;
+    }
+    ju_builder_write(b, OBJ1, fp_obj, len1);
+    ju_builder_write(b, OBJ2, sp_obj, len2);
+    ju_builder_u32(b, DESC, 1);
+    ju_builder_u32(b, DESC + 4, 0);
+    ju_builder_u64(b, DESC + 8, 0);
+    ju_builder_u64(b, DESC + 16, ENTRY1);
+    entry(b, ENTRY1, ENTRY2, OBJ1, len1);
+    entry(b, ENTRY2, ENTRY3, OBJ2, len2);   /* CFI not from the frame pointer: skipped */
+    entry(b, ENTRY3, 0, 0x900000, 4096);    /* unreadable object: skipped */
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_registry_load_gdb_jit(reg, &mem, DESC, JITUNWIND_ARCH_X86_64,
+                                                     &added, &skipped), 0);
+    ck_assert_uint_eq(added, 1);
+    ck_assert_uint_eq(skipped, 2);
+    r = jitunwind_registry_lookup(reg, 0x7f0000001002ull);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_uint_eq(r->start, 0x7f0000001000ull);
+    ck_assert_uint_eq(r->end, 0x7f0000001004ull); /* 3 nops + ret */
+    ck_assert_str_eq(r->name, "py_jit_fp");
+    ck_assert_int_eq(r->rule, JITUNWIND_RULE_FP_PRESERVING);
+    ck_assert_int_eq(r->origin, JITUNWIND_ORIGIN_INTERPRETER);
+    /* A looping entry list is reported. */
+    entry(b, ENTRY3, ENTRY1, 0x900000, 4096);
+    jitunwind_registry_clear(reg);
+    ck_assert_int_eq(jitunwind_registry_load_gdb_jit(reg, &mem, DESC, JITUNWIND_ARCH_X86_64,
+                                                     &added, &skipped), JITUNWIND_ELOOP);
+    ck_assert_uint_eq(added, 1);
+    /* Wrong version, unreadable descriptor. */
+    ju_builder_u32(b, DESC, 2);
+    ck_assert_int_eq(jitunwind_registry_load_gdb_jit(reg, &mem, DESC, JITUNWIND_ARCH_X86_64,
+                                                     &added, &skipped), JITUNWIND_EVERSION);
+    ck_assert_int_eq(jitunwind_registry_load_gdb_jit(reg, &mem, 0x5000000, JITUNWIND_ARCH_X86_64,
+                                                     &added, &skipped), JITUNWIND_EREAD);
+    jitunwind_registry_free(reg);
+    free(fp_obj);
+    free(sp_obj);
+    ju_builder_free(b);
+#endif
+}
+END_TEST
+
+int main(void)
+{
+    return ju_run_tests("gdb_jit", JU_TESTS(executors_from_in_memory_elf));
+}
