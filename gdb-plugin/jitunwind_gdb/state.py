@@ -78,9 +78,17 @@ class TargetState:
         self._pyreader = None
         self.notes = ju.load_target_ranges(self.registry, self.memory, self.arch,
                                            self.descriptor_addr, self.inferior.pid,
-                                           self.pyreader, self.gdb_jit_addr)
+                                           self.pyreader, self.gdb_jit_addr, self._is_live())
         self.ranges = self.registry.ranges()
         self.starts = [r.start for r in self.ranges]
+
+    def _is_live(self):
+        """A running process (not a core, whose pid may now be someone else's)."""
+        try:
+            connection = self.inferior.connection
+            return connection is not None and connection.type == "native"
+        except (AttributeError, gdb.error):
+            return False
 
     def lookup(self, pc):
         i = bisect.bisect_right(self.starts, pc) - 1

@@ -65,7 +65,8 @@ class TargetState:
         self.notes = ju.load_target_ranges(self.registry, self.memory, self.arch,
                                            _symbol_load_address(target, DESCRIPTOR_SYMBOL),
                                            process.GetProcessID(), self.pyreader,
-                                           _symbol_load_address(target, ju.GDB_JIT_DESCRIPTOR_SYMBOL))
+                                           _symbol_load_address(target, ju.GDB_JIT_DESCRIPTOR_SYMBOL),
+                                           process.GetPluginName() != "elf-core")
         self.modules = ju.Modules()
         self._load_modules()
 

@@ -7,6 +7,7 @@ Usage: test_gdb_demo.py BUILD_DIR REPO_DIR MODE
   MODE stock  no plugin, live and core: shows that stock gdb does not get through
   MODE errors plugin on a non-Python process and with the library missing
   MODE autoload  no source line: gdb auto-loads the plugin next to libjitunwind
+  MODE guess  the target publishes nothing: ranges guessed from anonymous mappings
 
 The expected stack is derived from demo.py's `# @marker` comments, so the
 test states exactly which native and Python frames must appear, in order.
@@ -20,8 +21,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from demo_stack import (EVAL, check_stack, expected_py_bt, expected_stack, fail,  # noqa: E402
-                        parse_mixed, parse_py_bt)
+from demo_stack import (EVAL, as_guessed, check_stack, expected_py_bt,  # noqa: E402
+                        expected_stack, fail, parse_mixed, parse_py_bt)
 
 SKIP = 77
 
@@ -200,6 +201,19 @@ def main():
 
     if mode == "errors":
         return check_errors(repo, env, python)
+
+    if mode == "guess":
+        # The target publishes no descriptor and no perf map: the plugin
+        # falls back to classifying anonymous executable mappings.
+        guess_env = dict(env, JITBED_NO_METADATA="1")
+        out = run_gdb(gdb_cmd(repo, True, stop + with_sections([("bt", "bt"), ("ranges", "info jit-ranges")])
+                              + ["kill"], ["--args", python, demo]), guess_env)
+        check_stack("guess bt", parse_bt(section(out, "bt")), as_guessed(expected_stack(demo)))
+        ranges = section(out, "ranges")
+        if "GUESSED from anonymous executable mappings" not in ranges or " guess " not in ranges:
+            fail("info jit-ranges does not say the ranges are guesses:\n" + ranges)
+        print("ok: without metadata, guessed ranges get through, and info jit-ranges says so")
+        return 0
 
     if mode == "stock":
         cmds = stop + with_sections([("bt", "bt")]) + ["gcore " + core, "kill"]

@@ -6,6 +6,7 @@
  * CPython 3.15's _PyJIT_Entry), so RBP points at that record while any JIT
  * instruction runs. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -165,9 +166,13 @@ PyObject *jitbed_compile(PyObject *module, PyObject *callable)
     }
     snprintf(name, sizeof name, "py::jit:%s", qn);
     Py_XDECREF(qualname);
-    rc = jitunwind_jit_register(ex->code, ex->code_size, JITUNWIND_KIND_JIT,
-                                JITUNWIND_RULE_FP_PRESERVING, name,
-                                (uint64_t)(uintptr_t)callable, &ex->id);
+    /* JITBED_NO_METADATA=1: publish nothing, so debuggers must guess. */
+    rc = getenv("JITBED_NO_METADATA") ? 0
+                                      : jitunwind_jit_register(ex->code, ex->code_size,
+                                                               JITUNWIND_KIND_JIT,
+                                                               JITUNWIND_RULE_FP_PRESERVING, name,
+                                                               (uint64_t)(uintptr_t)callable,
+                                                               &ex->id);
     if (rc < 0) {
         munmap(ex->code, ex->map_size);
         ex->code = NULL;

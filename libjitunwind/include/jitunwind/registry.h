@@ -114,6 +114,31 @@ JITUNWIND_API int jitunwind_registry_load_perf_map(jitunwind_registry *reg,
                                                    const struct jitunwind_memory *mem,
                                                    size_t *added, size_t *skipped);
 
+/* --- Last resort: guesses from anonymous executable mappings ---
+ *
+ * A mapping of a process with no file behind it and execute permission. */
+struct jitunwind_mapping {
+    uint64_t start;
+    uint64_t end;
+};
+
+#define JITUNWIND_MAX_MAPPINGS 65536u
+
+/* The anonymous r-x mappings of a live process (/proc/PID/maps), at most
+ * `max`; *count gets the number. */
+JITUNWIND_API int jitunwind_anonymous_exec_mappings(int pid, struct jitunwind_mapping *out,
+                                                    size_t max, size_t *count);
+
+/* Add a GUESS range for each mapping that overlaps no registered range: a
+ * trampoline arena (kind TRAMPOLINE, stride found from the copies) when its
+ * first bytes are a known trampoline, otherwise JIT code assumed to be
+ * frameless and frame-pointer preserving (kind JIT, rule FP_PRESERVING).
+ * Names start with "guess:" so output can say so. *added may be NULL. */
+JITUNWIND_API int jitunwind_registry_add_guesses(jitunwind_registry *reg,
+                                                 const struct jitunwind_memory *mem, int arch,
+                                                 const struct jitunwind_mapping *maps, size_t n,
+                                                 size_t *added);
+
 #ifdef __cplusplus
 }
 #endif

@@ -215,6 +215,21 @@ class Registry:
             self._raise(rc)
         return added.value, skipped.value
 
+    def add_guesses(self, memory, arch, live_pid):
+        """Last resort: GUESS ranges for the anonymous executable mappings of
+        the live process `live_pid`. Returns how many were added."""
+        cap = 4096
+        maps = (_ffi.Mapping * cap)()
+        n, added = ctypes.c_size_t(), ctypes.c_size_t()
+        rc = self._lib.jitunwind_anonymous_exec_mappings(live_pid, maps, cap, ctypes.byref(n))
+        if rc < 0 and n.value == 0:
+            raise JitunwindError(rc, "mappings of process %d" % live_pid)
+        rc = self._lib.jitunwind_registry_add_guesses(self._handle, memory.ref(), arch, maps, n.value,
+                                                      ctypes.byref(added))
+        if rc < 0:
+            self._raise(rc)
+        return added.value
+
     def load_perf_map(self, path, arch, memory):
         added, skipped = ctypes.c_size_t(), ctypes.c_size_t()
         rc = self._lib.jitunwind_registry_load_perf_map(
@@ -229,13 +244,15 @@ GDB_JIT_DESCRIPTOR_SYMBOL = "__jit_debug_descriptor"
 
 
 def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, pyreader=None,
-                       gdb_jit_addr=None):
+                       gdb_jit_addr=None, live=False):
     """Fill `registry` with every range a debugger can find in a target, in
     order of trust: the jitunwind descriptor, the GDB JIT interface (CPython
     3.15 executors), the perf map of `pid`, then the interpreter's own
     trampoline arenas (`pyreader`, a callable returning a PyReader or
-    raising). Returns a list of one-line notes about what could not be read;
-    never raises for a missing source."""
+    raising). If none of those gives a range and the process is `live`, the
+    anonymous executable mappings are classified as a last resort: those
+    ranges have origin "guess" and names starting with "guess:". Returns a
+    list of one-line notes; never raises for a missing source."""
     import os
     notes = []
     if descriptor_addr:
@@ -270,6 +287,14 @@ def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, p
                 notes.append("trampoline arenas: %s" % exc)
         except RuntimeError:
             pass  # not a Python process
+    if live and pid and arch and len(registry) == 0:
+        try:
+            guessed = registry.add_guesses(memory, arch, pid)
+            if guessed:
+                notes.append("no JIT metadata found: %d ranges GUESSED from anonymous "
+                             "executable mappings" % guessed)
+        except JitunwindError as exc:
+            notes.append("anonymous mappings: %s" % exc)
     return notes
 
 

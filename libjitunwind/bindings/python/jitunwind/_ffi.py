@@ -68,6 +68,10 @@ class PyFrame(ctypes.Structure):
                 ("qualname", ctypes.c_char * 256), ("filename", ctypes.c_char * 1024)]
 
 
+class Mapping(ctypes.Structure):
+    _fields_ = [("start", ctypes.c_uint64), ("end", ctypes.c_uint64)]
+
+
 class ModuleInfo(ctypes.Structure):
     _fields_ = [("path", ctypes.c_char_p), ("start", ctypes.c_uint64), ("end", ctypes.c_uint64),
                 ("bias", ctypes.c_uint64), ("has_cfi", ctypes.c_int), ("reserved", ctypes.c_int)]
@@ -155,6 +159,8 @@ def _declare(lib):
         P(sz), P(sz))
     _fn(lib, "jitunwind_jit_read_descriptor", i, vp, P(Memory), u64, P(JitReadInfo))
     _fn(lib, "jitunwind_registry_load_gdb_jit", i, vp, P(Memory), u64, i, P(sz), P(sz))
+    _fn(lib, "jitunwind_anonymous_exec_mappings", i, i, P(Mapping), sz, P(sz))
+    _fn(lib, "jitunwind_registry_add_guesses", i, vp, P(Memory), i, P(Mapping), sz, P(sz))
     # unwinding
     _fn(lib, "jitunwind_step_range", i, i, P(Range), P(Memory), P(Regs), i, P(Regs), P(i))
     _fn(lib, "jitunwind_step_fp", i, i, P(Memory), P(Regs), P(Regs), P(i))

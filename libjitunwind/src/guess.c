@@ -1,0 +1,142 @@
+/* Last-resort ranges from anonymous executable mappings, marked as guesses. */
+#include <stdio.h>
+
+#include "arch/arch.h"
+#include "internal.h"
+
+JITUNWIND_API int jitunwind_anonymous_exec_mappings(int pid, struct jitunwind_mapping *out,
+                                                    size_t max, size_t *count)
+{
+    char path[64], line[4096];
+    FILE *f;
+    size_t n = 0, lines = 0;
+    if (!count || (!out && max) || pid <= 0)
+        return JITUNWIND_EINVAL;
+    *count = 0;
+    snprintf(path, sizeof path, "/proc/%d/maps", pid);
+    f = fopen(path, "re");
+    if (!f)
+        return JITUNWIND_EIO;
+    while (fgets(line, sizeof line, f) && ++lines <= JITUNWIND_MAX_MAPPINGS) {
+        unsigned long long start, end;
+        char perms[5];
+        int name_at = 0;
+        if (sscanf(line, "%llx-%llx %4s %*x %*x:%*x %*u %n", &start, &end, perms, &name_at) < 3)
+            continue;
+        if (perms[2] != 'x' || (name_at && line[name_at] != '\n' && line[name_at] != '\0' &&
+                                strncmp(line + name_at, "[anon", 5) != 0))
+            continue; /* file-backed, [vdso], [vsyscall] ... */
+        if (n >= max) {
+            fclose(f);
+            *count = n;
+            return JITUNWIND_ELIMIT;
+        }
+        out[n].start = start;
+        out[n].end = end;
+        n++;
+    }
+    fclose(f);
+    *count = n;
+    return 0;
+}
+
+/* Length of the trampoline template at `code` (0 if none). */
+static uint64_t template_size(int arch, const uint8_t *code, size_t len, int rule)
+{
+    int bti_or_endbr = len >= 4 && ((arch == JITUNWIND_ARCH_X86_64 &&
+                                     memcmp(code, "\xf3\x0f\x1e\xfa", 4) == 0) ||
+                                    (arch == JITUNWIND_ARCH_AARCH64 &&
+                                     ju_load_u32(code) == 0xd503245fu));
+    if (arch == JITUNWIND_ARCH_X86_64)
+        return (rule == JITUNWIND_RULE_TRAMPOLINE_SUB8 ? 11u : 8u) + (bti_or_endbr ? 4u : 0u);
+    return 20u + (bti_or_endbr ? 4u : 0u);
+}
+
+static uint64_t copy_stride(const struct jitunwind_memory *mem, uint64_t start, uint64_t end,
+                            const uint8_t *first, uint64_t size)
+{
+    static const uint64_t aligns[] = {1, 16, 32};
+    uint8_t second[32];
+    size_t i;
+    for (i = 0; i < sizeof aligns / sizeof aligns[0]; i++) {
+        uint64_t stride = (size + aligns[i] - 1) / aligns[i] * aligns[i];
+        if (start + stride + size <= end && ju_read(mem, start + stride, second, (size_t)size) == 0 &&
+            memcmp(first, second, (size_t)size) == 0)
+            return stride;
+    }
+    return 0;
+}
+
+static int overlaps(const jitunwind_registry *reg, uint64_t start, uint64_t end)
+{
+    size_t i, n = jitunwind_registry_count(reg);
+    for (i = 0; i < n; i++) {
+        const struct jitunwind_range *r = jitunwind_registry_at(reg, i);
+        if (r->start < end && start < r->end)
+            return 1;
+    }
+    return 0;
+}
+
+/* CPython (3.12+) makes trampoline arenas of 64 KiB; the kernel merges
+ * neighbouring ones into one mapping, so a mapping is classified piece by
+ * piece at that size when it starts with a trampoline. */
+#define ARENA_SIZE (64u * 1024u)
+
+static int guess_one(jitunwind_registry *reg, const struct jitunwind_memory *mem, int arch,
+                     uint64_t start, uint64_t end)
+{
+    struct jitunwind_range r = {0};
+    uint8_t code[32];
+    int rule;
+    if (overlaps(reg, start, end) || ju_read(mem, start, code, sizeof code) < 0)
+        return 0;
+    r.start = start;
+    r.end = end;
+    r.origin = JITUNWIND_ORIGIN_GUESS;
+    rule = jitunwind_classify_trampoline(arch, code, sizeof code);
+    if (rule > 0) {
+        uint64_t size = template_size(arch, code, sizeof code, rule);
+        uint64_t stride = copy_stride(mem, start, end, code, size);
+        if (stride == 0 || stride > UINT32_MAX)
+            return 0;
+        r.kind = JITUNWIND_KIND_TRAMPOLINE;
+        r.rule = (uint32_t)rule;
+        r.stride = (uint32_t)stride;
+        r.name = "guess: trampoline arena";
+    } else {
+        r.kind = JITUNWIND_KIND_JIT;
+        r.rule = JITUNWIND_RULE_FP_PRESERVING;
+        r.name = "guess: anonymous executable code"; /* rule shown: fp-preserving */
+    }
+    return jitunwind_registry_add(reg, &r) == 0;
+}
+
+JITUNWIND_API int jitunwind_registry_add_guesses(jitunwind_registry *reg,
+                                                 const struct jitunwind_memory *mem, int arch,
+                                                 const struct jitunwind_mapping *maps, size_t n,
+                                                 size_t *added)
+{
+    size_t i, count = 0;
+    if (!reg || !mem || (!maps && n) || n > JITUNWIND_MAX_MAPPINGS ||
+        (arch != JITUNWIND_ARCH_X86_64 && arch != JITUNWIND_ARCH_AARCH64))
+        return JITUNWIND_EINVAL;
+    for (i = 0; i < n; i++) {
+        uint64_t start = maps[i].start, end = maps[i].end;
+        uint8_t code[32];
+        if (end <= start)
+            continue;
+        if ((end - start) % ARENA_SIZE == 0 && end - start > ARENA_SIZE &&
+            ju_read(mem, start, code, sizeof code) == 0 &&
+            jitunwind_classify_trampoline(arch, code, sizeof code) > 0) {
+            uint64_t at;
+            for (at = start; at < end; at += ARENA_SIZE)
+                count += (size_t)guess_one(reg, mem, arch, at, at + ARENA_SIZE);
+        } else {
+            count += (size_t)guess_one(reg, mem, arch, start, end);
+        }
+    }
+    if (added)
+        *added = count;
+    return 0;
+}
