@@ -21,6 +21,14 @@ from demo_stack import EVAL, fail, parse_py_bt  # noqa: E402
 SKIP = 77
 SCRIPT = """\
 import os
+import threading
+
+started = threading.Event()
+
+
+def worker():
+    started.set()
+    threading.Event().wait()  # @worker
 
 
 def leaf():
@@ -35,6 +43,8 @@ def outer():
     middle()  # @outer
 
 
+threading.Thread(target=worker, daemon=True).start()
+started.wait()
 outer()  # @module
 """
 
@@ -109,8 +119,14 @@ def check(label, out, script, perf, tramp=None, layout="sub8"):
     want_py = [(script, str(w[2]), w[1]) for w in want if isinstance(w, tuple)]
     if pybt != want_py:
         fail("%s: py-bt\n  expected %r\n  got      %r" % (label, want_py, pybt))
+    # The other thread, which does not hold the GIL, has its own Python stack.
+    worker_line = [n for n, l in enumerate(open(script), 1) if "# @worker" in l][0]
+    threads = parse_py_bt(section(out, "threads"))
+    if (script, str(worker_line), "worker") not in threads or len(threads) < len(want_py) + 1:
+        fail("%s: thread apply all py-bt misses the worker thread:\n%s" % (label, section(out, "threads")))
     print("ok: %s: bt and py-bt show %d Python frames%s, down to _start" % (
         label, len(want_py), " each under its eval loop and %s trampoline" % layout if perf else ""))
+    print("ok: %s: the worker thread (not holding the GIL) is decoded too" % label)
 
 
 def check_interpreter(build, repo, python, work):
@@ -124,7 +140,7 @@ def check_interpreter(build, repo, python, work):
     env = dict(os.environ, JITUNWIND_LIBRARY=os.path.join(build, "libjitunwind", "libjitunwind.so"))
     core = os.path.join(work, "real.core")
     args = ["--args", python] + (["-X", "perf"] if perf else []) + [script]
-    pairs = [("bt", "bt"), ("py-bt", "py-bt")]
+    pairs = [("bt", "bt"), ("py-bt", "py-bt"), ("threads", "thread apply all py-bt")]
     out = run_gdb(repo, env, ["set breakpoint pending on", "break getppid", "run"] + sections(pairs) +
                   ["gcore " + core, "kill"], args)
     pid = re.findall(r"\(process (\d+)\) killed", out)
