@@ -111,13 +111,4 @@ class TargetState:
 
     def python_frames(self, lwp):
         """(frames, error) of the thread whose OS id is `lwp`."""
-        reader = self.pyreader()
-        threads, err = reader.threads()
-        for t in threads:
-            if t.native_thread_id == lwp:
-                if not t.current_frame:
-                    return [], None
-                return reader.frames(t.current_frame)
-        if err:
-            return [], err
-        return [], None
+        return self.pyreader().thread_frames(lwp)

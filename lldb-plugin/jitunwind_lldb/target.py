@@ -111,12 +111,8 @@ class TargetState:
         return self._pyreader
 
     def python_frames(self, tid):
-        reader = self.pyreader()
-        threads, err = reader.threads()
-        for t in threads:
-            if t.native_thread_id == tid:
-                return reader.frames(t.current_frame) if t.current_frame else ([], None)
-        return [], err
+        """(frames, error) of the thread whose OS id is `tid`."""
+        return self.pyreader().thread_frames(tid)
 
 
 def state_for(process):

@@ -474,6 +474,15 @@ class PyReader:
                         t.current_frame, t.holds_gil) for t in arr[:n.value]]
         return out, (JitunwindError(rc, self._detail()) if rc < 0 else None)
 
+    def thread_frames(self, os_thread_id):
+        """(frames, error) of the thread whose OS thread id (a debugger's LWP
+        or tid) is given; ([], None) when it runs no Python code."""
+        threads, err = self.threads()
+        for t in threads:
+            if t.native_thread_id == os_thread_id:
+                return self.frames(t.current_frame) if t.current_frame else ([], None)
+        return [], err
+
     def trampoline_ranges(self, registry, arch):
         """Add the runtime's perf-trampoline arenas to `registry`; returns how
         many, or raises JitunwindError (ENOTFOUND: never activated)."""
