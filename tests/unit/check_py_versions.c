@@ -110,6 +110,26 @@ START_TEST(debug_offsets_are_checked)
 }
 END_TEST
 
+START_TEST(a_build_that_does_not_fit_is_refused)
+{
+    struct py_image p;
+    struct jitunwind_memory mem;
+    jitunwind_pyreader *r;
+    uint64_t interp, ts;
+    pyi_init(&p, 0x030c01f0);
+    interp = pyi_interp(&p, 0, 0);
+    ts = pyi_thread(&p, interp, 0, 1);
+    pyi_set_interpreters(&p, interp);
+    /* As if PyThreadState had other fields first (e.g. a debug build). */
+    ju_builder_u64(p.b, ts + p.L->ts_interp, 0);
+    mem = ju_builder_memory(p.b);
+    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, p.runtime, 0x030c01f0), JITUNWIND_EVERSION);
+    ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_last_error(r)->message, "does not match"));
+    jitunwind_pyreader_free(r);
+    pyi_free(&p);
+}
+END_TEST
+
 START_TEST(trampoline_arenas_from_the_runtime)
 {
     static const uint8_t sub8[] = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd1, 0x48, 0x83, 0xc4, 0x08, 0xc3};
@@ -168,5 +188,6 @@ END_TEST
 int main(void)
 {
     return ju_run_tests("py_versions", JU_TESTS(every_supported_version, debug_offsets_are_checked,
+                                                a_build_that_does_not_fit_is_refused,
                                                 trampoline_arenas_from_the_runtime));
 }

@@ -8,6 +8,26 @@ JITUNWIND_API int jitunwind_py_version_supported(uint32_t version_hex)
     return ju_py_layout_for(version_hex) != NULL;
 }
 
+/* A layout that does not fit the build (a debug or otherwise non-default
+ * build of 3.11/3.12, whose structs differ) would be misread silently; the
+ * first thread state must point back at its interpreter. */
+static int check_layout(jitunwind_pyreader *r, uint64_t interp)
+{
+    const struct ju_py_layout *L = r->layout;
+    uint64_t ts, back;
+    if (ju_read_u64(&r->mem, interp + L->interp_threads_head, &ts) < 0)
+        return ju_fail(&r->err, JITUNWIND_EREAD, interp, "interpreter %#llx is unreadable",
+                       (unsigned long long)interp);
+    if (ts == 0)
+        return 0; /* no thread yet: nothing to check against */
+    if (ju_read_u64(&r->mem, ts + L->ts_interp, &back) < 0 || back != interp)
+        return ju_fail(&r->err, JITUNWIND_EVERSION, interp,
+                       "this build does not match the %s layout (thread state %#llx does not "
+                       "point back at interpreter %#llx): a debug or non-default build?",
+                       L->name, (unsigned long long)ts, (unsigned long long)interp);
+    return 0;
+}
+
 JITUNWIND_API int jitunwind_pyreader_new(jitunwind_pyreader **out,
                                          const struct jitunwind_memory *mem,
                                          uint64_t runtime_addr, uint32_t version_hex)
@@ -43,7 +63,7 @@ JITUNWIND_API int jitunwind_pyreader_new(jitunwind_pyreader **out,
         return ju_fail(&r->err, JITUNWIND_ECORRUPT, runtime_addr,
                        "the runtime at %#llx has no interpreter (not initialised or not %s)",
                        (unsigned long long)runtime_addr, r->layout->name);
-    return 0;
+    return check_layout(r, head);
 }
 
 JITUNWIND_API void jitunwind_pyreader_free(jitunwind_pyreader *r)
