@@ -1,0 +1,114 @@
+/* Every read of an operation fails once, in turn: each operation must end
+ * with a status (never a crash or a hang) and never claim more than the
+ * fault-free run found. */
+#include <stdlib.h>
+
+#include "faulty.h"
+#include "py_image.h"
+#include "suite.h"
+
+START_TEST(python_decoding_survives_any_failed_read)
+{
+    struct py_image p;
+    struct ju_faulty f = {0};
+    struct jitunwind_memory mem;
+    struct jitunwind_py_thread t[8];
+    struct jitunwind_py_frame fr[16];
+    uint64_t interp, a, b, c, k, total = 0;
+    size_t full_threads = 0, full_frames = 0, nt, nf;
+    pyi_init(&p, 0x030b07f0);
+    c = pyi_frame(&p, pyi_code(&p, "c", "/c.py", 1, 4), 0, 1, 0, 1);
+    b = pyi_frame(&p, pyi_code(&p, "b", "/b.py", 1, 4), c, 2, 0, 1);
+    a = pyi_frame(&p, pyi_code(&p, "a", "/a.py", 1, 4), b, 3, 0, 0);
+    interp = pyi_interp(&p, 0, 0);
+    pyi_thread(&p, interp, a, 1);
+    pyi_thread(&p, interp, 0, 2);
+    pyi_set_interpreters(&p, interp);
+    f.inner = ju_builder_memory(p.b);
+    mem = ju_faulty_memory(&f);
+    for (k = 0;; k++) { /* k = 0: the fault-free run, counting its reads */
+        jitunwind_pyreader *r;
+        int rc;
+        f.fail_at = k;
+        f.reads = 0;
+        rc = jitunwind_pyreader_new(&r, &mem, p.runtime, 0x030b07f0);
+        if (rc == 0) {
+            rc = jitunwind_pyreader_threads(r, t, 8, &nt);
+            ck_assert(rc == 0 || rc == JITUNWIND_EREAD);
+            ck_assert_uint_le(nt, k ? full_threads : 8);
+            if (k == 0)
+                full_threads = nt;
+            rc = jitunwind_pyreader_frames(r, a, fr, 16, &nf);
+            ck_assert(rc == 0 || rc == JITUNWIND_EREAD);
+            ck_assert_uint_le(nf, k ? full_frames : 16);
+            if (k == 0)
+                full_frames = nf;
+        } else {
+            ck_assert_int_lt(rc, 0);
+            ck_assert_str_ne(jitunwind_pyreader_last_error(r)->message, "");
+        }
+        jitunwind_pyreader_free(r);
+        if (k == 0) {
+            total = f.reads;
+            ck_assert_uint_eq(full_threads, 2);
+            ck_assert_uint_eq(full_frames, 3);
+        } else if (k >= total) {
+            break;
+        }
+    }
+    pyi_free(&p);
+}
+END_TEST
+
+START_TEST(descriptor_reading_survives_any_failed_read)
+{
+    static char code[8][64];
+    struct ju_faulty f = {0};
+    struct jitunwind_memory mem;
+    uint64_t k, total = 0;
+    size_t full = 0;
+    int i;
+    jitunwind_jit_reset();
+    for (i = 0; i < 8; i++)
+        ck_assert_int_eq(jitunwind_jit_register(code[i], 64, JITUNWIND_KIND_JIT,
+                                                JITUNWIND_RULE_FP_PRESERVING, "x", 0, NULL), 0);
+    {
+        /* The table lives in this process: read it directly (it is valid memory). */
+        jitunwind_image *img;
+        const struct jitunwind_jit_descriptor *d = &jitunwind_jit_descriptor;
+        ck_assert_int_eq(jitunwind_image_new(&img), 0);
+        ck_assert_int_eq(jitunwind_image_add(img, (uint64_t)(uintptr_t)d, d, sizeof *d), 0);
+        ck_assert_int_eq(jitunwind_image_add(img, d->entries, (const void *)(uintptr_t)d->entries,
+                                             d->capacity * sizeof(struct jitunwind_jit_entry)), 0);
+        f.inner = jitunwind_image_memory(img);
+        mem = ju_faulty_memory(&f);
+        for (k = 0;; k++) {
+            jitunwind_registry *reg;
+            struct jitunwind_jit_read_info info;
+            int rc;
+            f.fail_at = k;
+            f.reads = 0;
+            ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+            rc = jitunwind_jit_read_descriptor(reg, &mem, (uint64_t)(uintptr_t)d, &info);
+            ck_assert(rc == 0 || rc < 0);
+            ck_assert_uint_le(jitunwind_registry_count(reg), k ? full : 8);
+            if (k == 0) {
+                full = jitunwind_registry_count(reg);
+                total = f.reads;
+            }
+            jitunwind_registry_free(reg);
+            if (k && k >= total)
+                break;
+        }
+        jitunwind_image_free(img);
+    }
+    ck_assert_uint_eq(full, 8);
+    jitunwind_jit_reset();
+}
+END_TEST
+
+int main(void)
+{
+    return ju_run_tests("fault_sweep", JU_TESTS(python_decoding_survives_any_failed_read,
+                                                descriptor_reading_survives_any_failed_read));
+}
