@@ -23,8 +23,11 @@ static int rule_from_cfi(Elf *elf, uint64_t pc, int arch)
     size_t nops;
     int rule = JITUNWIND_RULE_FP_PRESERVING;
     int fp_reg = arch == JITUNWIND_ARCH_AARCH64 ? 29 : 6;
-    if (!cfi || dwarf_cfi_addrframe(cfi, pc, &frame) != 0)
+    if (!cfi || dwarf_cfi_addrframe(cfi, pc, &frame) != 0) {
+        if (cfi)
+            dwarf_cfi_end(cfi);
         return rule; /* no CFI: the frame-pointer rule is all there is */
+    }
     if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops != 1 ||
         !((ops[0].atom == DW_OP_bregx && ops[0].number == (Dwarf_Word)fp_reg) ||
           ops[0].atom == DW_OP_breg0 + fp_reg))
@@ -33,6 +36,7 @@ static int rule_from_cfi(Elf *elf, uint64_t pc, int arch)
              (ops[0].atom == DW_OP_bregx ? ops[0].number2 : ops[0].number) != 16)
         rule = JITUNWIND_ENOTFOUND;
     free(frame);
+    dwarf_cfi_end(cfi);
     return rule;
 }
 

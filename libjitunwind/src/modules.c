@@ -33,6 +33,8 @@ JITUNWIND_API int jitunwind_modules_new(jitunwind_modules **out)
 
 static void module_close(struct ju_module *m)
 {
+    if (m->eh_cfi) /* from dwarf_getcfi_elf: ours to end (the .debug_frame one is the Dwarf's) */
+        dwarf_cfi_end(m->eh_cfi);
     if (m->dwarf)
         dwarf_end(m->dwarf);
     if (m->elf)
