@@ -44,13 +44,12 @@ test)
     install_missing
     configure_and_build
     (cd "$build" && ctest --output-on-failure -j"$(nproc)")
-    # The unit suites again under AddressSanitizer and UBSan (leaks included:
-    # each suite runs in one process).
+    # The unit suites again under AddressSanitizer, LeakSanitizer and UBSan.
     cmake -S "$repo" -B "$repo/build-asan" -DJITUNWIND_WERROR=ON -DJITUNWIND_SANITIZE=ON \
           -DJITUNWIND_BUILD_TESTBED=OFF >/dev/null
     cmake --build "$repo/build-asan" -j"$(nproc)" >/dev/null
     cd "$repo/build-asan"
-    CK_FORK=no ctest --output-on-failure -j"$(nproc)" -R '^unit\.'
+    ctest --output-on-failure -j"$(nproc)" -R '^unit\.'
     ;;
 *)
     echo "usage: $0 demo|test" >&2
