@@ -14,14 +14,14 @@ JITUNWIND_API int jitunwind_native_role_from_symbol(const char *symbol)
 }
 
 static int put(struct jitunwind_mixed_item *out, size_t max, size_t *n, uint32_t kind,
-               size_t index, uint32_t anchor)
+               size_t index, uint32_t anchor, uint32_t flags)
 {
     if (*n >= max)
         return JITUNWIND_ELIMIT;
     out[*n].kind = kind;
     out[*n].index = (uint32_t)index;
     out[*n].anchor = anchor;
-    out[*n].reserved = 0;
+    out[*n].flags = flags;
     (*n)++;
     return 0;
 }
@@ -37,22 +37,25 @@ JITUNWIND_API int jitunwind_mix(const uint32_t *roles, size_t n_native,
         return JITUNWIND_EINVAL;
     *count = 0;
     for (i = 0; i < n_native; i++) {
-        if ((rc = put(out, max, &n, JITUNWIND_MIXED_NATIVE, i, JITUNWIND_MIXED_NO_ANCHOR)) < 0)
+        uint32_t lag;
+        if ((rc = put(out, max, &n, JITUNWIND_MIXED_NATIVE, i, JITUNWIND_MIXED_NO_ANCHOR, 0)) < 0)
             goto done;
         if (roles[i] != JITUNWIND_ROLE_EVAL)
             continue;
+        lag = (i > 0 && roles[i - 1] == JITUNWIND_ROLE_JIT) ? JITUNWIND_MIXED_LINE_MAY_LAG : 0;
         /* This activation runs Python frames up to and including an ENTRY one. */
         while (next_py < n_py) {
             int entry = (py[next_py].flags & JITUNWIND_PYFRAME_ENTRY) != 0;
-            if ((rc = put(out, max, &n, JITUNWIND_MIXED_PYTHON, next_py, (uint32_t)i)) < 0)
+            if ((rc = put(out, max, &n, JITUNWIND_MIXED_PYTHON, next_py, (uint32_t)i, lag)) < 0)
                 goto done;
+            lag = 0; /* only the innermost frame of the group runs in the JIT code */
             next_py++;
             if (entry)
                 break;
         }
     }
     for (; next_py < n_py; next_py++) /* no native frame left to anchor them */
-        if ((rc = put(out, max, &n, JITUNWIND_MIXED_PYTHON, next_py, JITUNWIND_MIXED_NO_ANCHOR)) < 0)
+        if ((rc = put(out, max, &n, JITUNWIND_MIXED_PYTHON, next_py, JITUNWIND_MIXED_NO_ANCHOR, 0)) < 0)
             goto done;
     rc = 0;
 done:

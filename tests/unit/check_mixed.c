@@ -55,6 +55,24 @@ START_TEST(leftovers_and_limits)
 }
 END_TEST
 
+START_TEST(line_may_lag_only_under_a_direct_jit_callee)
+{
+    /* native: 0 JIT, 1 eval (its direct caller), 2 JIT, 3 shim-like C, 4 eval */
+    uint32_t roles[] = {JITUNWIND_ROLE_JIT, JITUNWIND_ROLE_EVAL, JITUNWIND_ROLE_JIT,
+                        JITUNWIND_ROLE_OTHER, JITUNWIND_ROLE_EVAL};
+    struct jitunwind_py_frame p[3] = {py(0), py(JITUNWIND_PYFRAME_ENTRY), py(JITUNWIND_PYFRAME_ENTRY)};
+    struct jitunwind_mixed_item out[16];
+    size_t n;
+    ck_assert_int_eq(jitunwind_mix(roles, 5, p, 3, out, 16, &n), 0);
+    ck_assert_uint_eq(n, 8);
+    ck_assert_uint_eq(out[2].kind, JITUNWIND_MIXED_PYTHON);
+    ck_assert_uint_eq(out[2].flags, JITUNWIND_MIXED_LINE_MAY_LAG); /* innermost of the group */
+    ck_assert_uint_eq(out[3].flags, 0);                            /* the frame below it */
+    ck_assert_uint_eq(out[7].kind, JITUNWIND_MIXED_PYTHON);
+    ck_assert_uint_eq(out[7].flags, 0); /* JIT frame not the eval loop's direct callee */
+}
+END_TEST
+
 START_TEST(roles_from_symbols)
 {
     ck_assert_int_eq(jitunwind_native_role_from_symbol("_PyEval_EvalFrameDefault"), JITUNWIND_ROLE_EVAL);
@@ -67,5 +85,6 @@ END_TEST
 int main(void)
 {
     return ju_run_tests("mixed", JU_TESTS(groups_follow_their_eval_frames, leftovers_and_limits,
+                                          line_may_lag_only_under_a_direct_jit_callee,
                                           roles_from_symbols));
 }

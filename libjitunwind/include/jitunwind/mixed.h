@@ -37,11 +37,17 @@ enum jitunwind_mixed_kind {
 
 #define JITUNWIND_MIXED_NO_ANCHOR UINT32_MAX
 
+/* Item flags. LINE_MAY_LAG: the innermost Python frame of an eval loop that
+ * called straight into JIT code (the JIT frame is the eval frame's direct
+ * callee): JIT code updates the frame's instruction pointer only at some
+ * points, so its line may be behind. */
+#define JITUNWIND_MIXED_LINE_MAY_LAG (1u << 0)
+
 struct jitunwind_mixed_item {
     uint32_t kind;   /* enum jitunwind_mixed_kind */
     uint32_t index;  /* index into the native or the Python array */
     uint32_t anchor; /* PYTHON: index of its eval-loop native frame, or NO_ANCHOR */
-    uint32_t reserved;
+    uint32_t flags;  /* JITUNWIND_MIXED_* */
 };
 
 /* Interleave. `roles[i]` is the role of native frame i (innermost first).

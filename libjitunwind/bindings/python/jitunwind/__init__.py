@@ -37,6 +37,7 @@ PYFRAME_BAD_CODE = 1 << 6
 ROLE_OTHER, ROLE_EVAL, ROLE_JIT, ROLE_TRAMPOLINE = 0, 1, 2, 3
 MIXED_NATIVE, MIXED_PYTHON = 1, 2
 NO_ANCHOR = 0xFFFFFFFF
+MIXED_LINE_MAY_LAG = 1 << 0
 
 EREAD = -3
 ENOTFOUND = -5
@@ -517,6 +518,8 @@ def python_label(frame):
     name = frame.qualname or "<unknown code>"
     if frame.flags & PYFRAME_BAD_CODE:
         name = "<unreadable code object at %#x>" % frame.code
+    if frame.flags & PYFRAME_LINE_MAY_LAG:
+        name += " [in JIT code: line may lag]"
     return "[py] %s" % name
 
 
@@ -537,7 +540,9 @@ def native_role(symbol):
 
 def mix(roles, pyframes):
     """Interleave: returns [(MIXED_NATIVE, native_index, None) or
-    (MIXED_PYTHON, python_index, anchor_native_index_or_None)]."""
+    (MIXED_PYTHON, python_index, anchor_native_index_or_None)]. Python frames
+    whose line may lag (running in JIT code) get PYFRAME_LINE_MAY_LAG set in
+    `pyframes` (a list, updated in place)."""
     n_native, n_py = len(roles), len(pyframes)
     roles_arr = (ctypes.c_uint32 * max(n_native, 1))(*roles)
     py_arr = (_ffi.PyFrame * max(n_py, 1))()
@@ -554,5 +559,8 @@ def mix(roles, pyframes):
     result = []
     for item in out[:count.value]:
         anchor = None if item.anchor == NO_ANCHOR else item.anchor
+        if item.kind == MIXED_PYTHON and item.flags & MIXED_LINE_MAY_LAG:
+            frame = pyframes[item.index]  # report it the same way as the decoder's own flag
+            pyframes[item.index] = frame._replace(flags=frame.flags | PYFRAME_LINE_MAY_LAG)
         result.append((item.kind, item.index, anchor))
     return result

@@ -79,7 +79,7 @@ class ModuleInfo(ctypes.Structure):
 
 class MixedItem(ctypes.Structure):
     _fields_ = [("kind", ctypes.c_uint32), ("index", ctypes.c_uint32),
-                ("anchor", ctypes.c_uint32), ("reserved", ctypes.c_uint32)]
+                ("anchor", ctypes.c_uint32), ("flags", ctypes.c_uint32)]
 
 
 def _candidates():
