@@ -59,13 +59,17 @@ class TargetState:
                 version = int.from_bytes(self.memory.read(version_addr, 4), "little")
             except Exception:
                 version = None
-        if runtime and not version and self.inferior.pid:
+        if runtime and not version and self._is_live():
             try:  # no Py_Version symbol visible to gdb: ask the library (live only)
                 loc = ju.locate_live(self.inferior.pid)
                 version = loc.version_hex if loc.runtime_addr == runtime else None
             except ju.JitunwindError:
                 version = None
         self.runtime = (runtime, version) if runtime else None
+        try:
+            self.arch = arch_of(self.inferior) or ju.ARCH_X86_64
+        except (AttributeError, gdb.error):
+            pass  # no architecture yet: keep the default
         self._pyreader = None
         self.stamp = None
 

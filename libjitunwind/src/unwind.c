@@ -49,16 +49,17 @@ static int arch_ok(int arch)
     return arch == JITUNWIND_ARCH_X86_64 || arch == JITUNWIND_ARCH_AARCH64;
 }
 
-JITUNWIND_API int jitunwind_step_range(int arch, const struct jitunwind_range *range,
-                                       const struct jitunwind_memory *mem,
-                                       const struct jitunwind_regs *in, int innermost,
-                                       struct jitunwind_regs *out, int *stop_reason)
+/* jitunwind_step_range, also telling whether the link register was used. */
+static int step_range(int arch, const struct jitunwind_range *range,
+                      const struct jitunwind_memory *mem, const struct jitunwind_regs *in,
+                      int innermost, struct jitunwind_regs *out, int *stop_reason, int *used_lr)
 {
-    struct ju_step s = {mem, in, out, innermost, JITUNWIND_STOP_NONE};
+    struct ju_step s = {mem, in, out, innermost, JITUNWIND_STOP_NONE, 0};
     int rc;
     if (!range || !mem || !in || !out || !arch_ok(arch) || !(in->valid & JITUNWIND_REG_PC))
         return JITUNWIND_EINVAL;
-    if (in->pc < range->start || in->pc >= range->end + (innermost ? 0 : 1))
+    /* A return address may equal range->end (a call ending the range). */
+    if (in->pc < range->start || (innermost ? in->pc >= range->end : in->pc > range->end))
         return JITUNWIND_EINVAL;
     if (range->rule == JITUNWIND_RULE_FP_PRESERVING && !(in->valid & JITUNWIND_REG_FP)) {
         s.stop = JITUNWIND_STOP_NEED_REGISTER;
@@ -70,20 +71,38 @@ JITUNWIND_API int jitunwind_step_range(int arch, const struct jitunwind_range *r
     }
     if (stop_reason)
         *stop_reason = rc < 0 ? s.stop : JITUNWIND_STOP_NONE;
+    if (used_lr)
+        *used_lr = rc == 0 && s.used_lr;
     return rc;
 }
 
+JITUNWIND_API int jitunwind_step_range(int arch, const struct jitunwind_range *range,
+                                       const struct jitunwind_memory *mem,
+                                       const struct jitunwind_regs *in, int innermost,
+                                       struct jitunwind_regs *out, int *stop_reason)
+{
+    return step_range(arch, range, mem, in, innermost, out, stop_reason, NULL);
+}
+
+/* Outside registered ranges: the frame record at fp. Besides the record
+ * checks (fp non-zero, 8-aligned, not below sp), AArch64 requires a
+ * 16-aligned sp (the architecture faults on a misaligned sp), so any other
+ * value is garbage. */
 JITUNWIND_API int jitunwind_step_fp(int arch, const struct jitunwind_memory *mem,
                                     const struct jitunwind_regs *in,
                                     struct jitunwind_regs *out, int *stop_reason)
 {
-    struct ju_step s = {mem, in, out, 0, JITUNWIND_STOP_NONE};
+    struct ju_step s = {mem, in, out, 0, JITUNWIND_STOP_NONE, 0};
     int rc;
     if (!mem || !in || !out || !arch_ok(arch))
         return JITUNWIND_EINVAL;
     if (!(in->valid & JITUNWIND_REG_FP)) {
         s.stop = JITUNWIND_STOP_NEED_REGISTER;
         rc = JITUNWIND_EINVAL;
+    } else if (arch == JITUNWIND_ARCH_AARCH64 && (in->valid & JITUNWIND_REG_SP) &&
+               (in->sp & 15) != 0) {
+        s.stop = JITUNWIND_STOP_BAD_FRAME;
+        rc = JITUNWIND_ECORRUPT;
     } else {
         rc = ju_step_frame_record(&s, in->fp);
         if (rc == 0 && arch == JITUNWIND_ARCH_AARCH64)
@@ -144,8 +163,11 @@ JITUNWIND_API int jitunwind_cursor_stop_reason(const struct jitunwind_cursor *c)
 static const struct jitunwind_range *range_for(const struct jitunwind_cursor *c,
                                                uint64_t pc, int innermost)
 {
-    /* A return address may sit just past the end of the range whose call
-     * made it, so callers' pcs are looked up at pc - 1. */
+    /* Every frame but the innermost has a return address as pc: it points
+     * after the call, and a call that is the last instruction of a range
+     * returns to range.end, outside it (and possibly inside the next range).
+     * Looking up pc - 1, an address inside the call instruction, attributes
+     * it to the code that made the call. The innermost pc is exact. */
     return c->registry ? jitunwind_registry_lookup(c->registry, innermost ? pc : pc - 1) : NULL;
 }
 
@@ -164,14 +186,12 @@ static int caller_of(struct jitunwind_cursor *c, struct jitunwind_frame *next)
 
     *next = (struct jitunwind_frame){0};
     if (cur->range) {
-        rc = jitunwind_step_range(c->arch, cur->range, &c->mem, &cur->regs, innermost,
-                                  &next->regs, &reason);
+        int used_lr;
+        rc = step_range(c->arch, cur->range, &c->mem, &cur->regs, innermost, &next->regs,
+                        &reason, &used_lr);
         if (rc < 0)
             return reason ? reason : JITUNWIND_STOP_BAD_FRAME;
-        /* An AArch64 rule that took the caller from x30 leaves sp unchanged. */
-        next->source = (next->regs.sp == cur->regs.sp && c->arch == JITUNWIND_ARCH_AARCH64)
-                           ? JITUNWIND_SOURCE_LR
-                           : JITUNWIND_SOURCE_RULE;
+        next->source = used_lr ? JITUNWIND_SOURCE_LR : JITUNWIND_SOURCE_RULE;
         return JITUNWIND_STOP_NONE;
     }
     if (c->modules) {

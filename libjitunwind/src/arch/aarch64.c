@@ -15,8 +15,10 @@ static const uint32_t FRAMED[] = {INSN_STP_FP_LR, INSN_MOV_FP_SP, INSN_BLR_X3,
                                   INSN_LDP_FP_LR, INSN_RET};
 
 /* With pointer authentication the top bits of a saved x30 hold a signature.
- * User-space addresses have them clear, so a value whose top 16 bits are
- * neither all zero nor all one is taken as signed and masked to 48 bits. */
+ * User-space addresses (48-bit VA) have them clear, so a value whose top 16
+ * bits are neither all zero nor all one is taken as signed and masked to 48
+ * bits. Kept simple on purpose: targets with 52-bit user VAs or top-byte
+ * tags would need the target's PAC mask (NT_ARM_PAC_MASK), not handled. */
 uint64_t ju_aarch64_strip_pac(uint64_t pc)
 {
     uint64_t top = pc >> 48;
@@ -32,6 +34,7 @@ static int from_lr(struct ju_step *s)
     *s->out = *s->in;
     s->out->pc = ju_aarch64_strip_pac(s->in->lr);
     s->out->valid &= ~JITUNWIND_REG_LR;
+    s->used_lr = 1;
     return 0;
 }
 
@@ -52,12 +55,17 @@ int ju_aarch64_step_range(struct ju_step *s, const struct jitunwind_range *r)
         s->stop = JITUNWIND_STOP_BAD_FRAME;
         return JITUNWIND_EUNSUPPORTED;
     }
+    /* Only the innermost frame can be stopped at any instruction; any other
+     * frame's pc is a return address, i.e. the return point after `blr`,
+     * where the frame record is complete. */
     if (!s->innermost)
         return strip(s, ju_step_frame_record(s, s->in->fp));
     off = ju_trampoline_offset(r, s->in->pc, &copy_start);
+    if (off & 3)
+        goto bad;
     if (ju_read(s->mem, copy_start, head, sizeof head) == 0 && ju_load_u32(head) == INSN_BTI_C)
         base = 4;
-    if (off <= base || off == base + 16) /* before stp / at ret: x30 holds the caller */
+    if (off == 0 || off == base || off == base + 16) /* before stp / at ret: x30 holds the caller */
         return from_lr(s);
     if (off == base + 4) { /* after stp, before mov: the record is at sp */
         if (!(s->in->valid & JITUNWIND_REG_SP)) {
@@ -66,8 +74,9 @@ int ju_aarch64_step_range(struct ju_step *s, const struct jitunwind_range *r)
         }
         return strip(s, ju_step_frame_record(s, s->in->sp));
     }
-    if (off == base + 8 || off == base + 12)
+    if (off == base + 8 || off == base + 12) /* at blr, or at ldp (return point) */
         return strip(s, ju_step_frame_record(s, s->in->fp));
+bad: /* not an instruction boundary, or in the padding after the template */
     s->stop = JITUNWIND_STOP_BAD_FRAME;
     return JITUNWIND_ECORRUPT;
 }

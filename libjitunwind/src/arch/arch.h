@@ -13,7 +13,8 @@ struct ju_step {
     const struct jitunwind_regs *in;
     struct jitunwind_regs *out;
     int innermost;
-    int stop; /* enum jitunwind_stop_reason when the step fails */
+    int stop;    /* enum jitunwind_stop_reason when the step fails */
+    int used_lr; /* set when the caller's pc came from the link register */
 };
 
 /* The frame-record step shared by both architectures: the record at `fp`

@@ -1,7 +1,22 @@
-/* x86-64 rules. Trampoline layouts (CPython's Python/asm_trampoline.S):
- *   SUB8:   0 sub $8,%rsp (4) | 4 call *%rcx (2) | 6 add $8,%rsp (4) | 10 ret
+/* x86-64 rules. Trampoline layouts (CPython's Python/asm_trampoline.S), by
+ * offset inside one copy:
+ *   SUB8:   [endbr64 (4)] | sub $8,%rsp (4) | call *%rcx (2) | add $8,%rsp (4)
+ *           | ret (1)
  *   FRAMED: [endbr64 (4)] | push %rbp (1) | mov %rsp,%rbp (3) | call *%rcx (2)
- *           | pop %rbp (1) | ret (1)                                          */
+ *           | pop %rbp (1) | ret (1)
+ * CET builds start with endbr64 (3.14+, and briefly 3.13.x with SUB8); it
+ * shifts every offset by 4. Whether a copy has one is read from its first
+ * bytes; an unreadable head is taken as none.
+ * An innermost pc that is not at an instruction boundary of the template (or
+ * lies in the padding after it) is a BAD_FRAME: the range does not hold what
+ * it claims.
+ *
+ * Only the innermost frame can be stopped at any instruction. Every other
+ * frame's pc is a return address, which points just after a call: in a
+ * trampoline that is always the return point (the callee is still running),
+ * whatever offset the pc seems to have. So non-innermost frames use the
+ * return-point rule unconditionally; this also makes a return address that
+ * equals range.end (a call ending the range) unwind correctly. */
 #include "arch/arch.h"
 
 static const uint8_t SUB8[] = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd1,
@@ -15,32 +30,42 @@ static int bad(struct ju_step *s)
     return JITUNWIND_ECORRUPT;
 }
 
-static int step_sub8(struct ju_step *s, uint64_t off)
+/* 4 if the trampoline copy at `copy_start` begins with endbr64, else 0. */
+static uint64_t endbr_size(const struct ju_step *s, uint64_t copy_start)
 {
-    uint64_t sp = s->in->sp;
-    /* Not innermost: the pc is the return address after the call, where the
-     * trampoline's own return address sits above the 8-byte pad. */
-    if (!s->innermost || (off >= 4 && off < 10))
+    uint8_t head[sizeof ENDBR64];
+    if (ju_read(s->mem, copy_start, head, sizeof head) == 0 &&
+        memcmp(head, ENDBR64, sizeof head) == 0)
+        return sizeof ENDBR64;
+    return 0;
+}
+
+static int step_sub8(struct ju_step *s, uint64_t off, uint64_t copy_start)
+{
+    uint64_t base, sp = s->in->sp;
+    /* Return point: the trampoline's own return address sits above the
+     * 8-byte pad. */
+    if (!s->innermost)
         return ju_step_return_address_at(s, sp + 8, sp + 16);
-    if (off == 0 || off == 10) /* before `sub` / at `ret`: nothing pushed */
+    base = endbr_size(s, copy_start);
+    if (off >= base + 4 && off < base + 10) /* at call, or at add (return point) */
+        return ju_step_return_address_at(s, sp + 8, sp + 16);
+    if (off == 0 || off == base || off == base + 10) /* before sub / at ret */
         return ju_step_return_address_at(s, sp, sp + 8);
-    return bad(s); /* mid-instruction or past the template */
+    return bad(s);
 }
 
 static int step_framed(struct ju_step *s, uint64_t off, uint64_t copy_start)
 {
-    uint8_t head[4];
-    uint64_t base = 0, sp = s->in->sp;
-    if (ju_read(s->mem, copy_start, head, sizeof head) == 0 &&
-        memcmp(head, ENDBR64, sizeof head) == 0)
-        base = 4;
-    if (!s->innermost)
+    uint64_t base, sp = s->in->sp;
+    if (!s->innermost) /* return point: the frame record is complete */
         return ju_step_frame_record(s, s->in->fp);
-    if (off < base + 1) /* at endbr64 or push: nothing pushed yet */
+    base = endbr_size(s, copy_start);
+    if (off == 0 || off == base) /* at endbr64 or push: nothing pushed yet */
         return ju_step_return_address_at(s, sp, sp + 8);
-    if (off == base + 1) /* at mov: rbp pushed but still the caller's */
-        return ju_step_return_address_at(s, sp + 8, sp + 16);
-    if (off >= base + 4 && off <= base + 6) /* at call, or at pop after it */
+    if (off == base + 1) /* at mov: the caller's rbp and return address are at sp */
+        return ju_step_frame_record(s, sp);
+    if (off == base + 4 || off == base + 6) /* at call, or at pop (return point) */
         return ju_step_frame_record(s, s->in->fp);
     if (off == base + 7) /* at ret: rbp restored */
         return ju_step_return_address_at(s, sp, sp + 8);
@@ -58,18 +83,18 @@ int ju_x86_64_step_range(struct ju_step *s, const struct jitunwind_range *r)
     }
     off = ju_trampoline_offset(r, s->in->pc, &copy_start);
     if (r->rule == JITUNWIND_RULE_TRAMPOLINE_SUB8)
-        return step_sub8(s, off);
+        return step_sub8(s, off, copy_start);
     return step_framed(s, off, copy_start);
 }
 
 int ju_x86_64_classify(const uint8_t *code, size_t len)
 {
-    if (len >= sizeof SUB8 && memcmp(code, SUB8, sizeof SUB8) == 0)
-        return JITUNWIND_RULE_TRAMPOLINE_SUB8;
     if (len >= sizeof ENDBR64 && memcmp(code, ENDBR64, sizeof ENDBR64) == 0) {
         code += sizeof ENDBR64;
         len -= sizeof ENDBR64;
     }
+    if (len >= sizeof SUB8 && memcmp(code, SUB8, sizeof SUB8) == 0)
+        return JITUNWIND_RULE_TRAMPOLINE_SUB8;
     if (len >= sizeof FRAMED && memcmp(code, FRAMED, sizeof FRAMED) == 0)
         return JITUNWIND_RULE_TRAMPOLINE_FRAMED;
     return JITUNWIND_ENOTFOUND;
