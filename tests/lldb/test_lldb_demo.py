@@ -9,6 +9,7 @@ Usage: test_lldb_demo.py BUILD_DIR REPO_DIR MODE
   MODE provider    the scripted frame provider, where LLDB has the API (22+)
   MODE errors      one-line messages on a non-Python process and without the library
   MODE lldbinit    one ~/.lldbinit line loads the plugin
+  MODE real        mixed-bt through CPython's own -X perf trampolines (pyenv 3.12, 3.13)
 Exit 0 on success, 1 on failure, 77 to skip (with the reason printed).
 """
 
@@ -180,6 +181,31 @@ def main():
         if "MixedFrameProvider" not in out:
             fail("frame provider not registered:\n" + out[-3000:])
         print("ok: frame provider registered")
+        return 0
+
+    if mode == "real":
+        # CPython's own -X perf trampolines in pyenv's 3.12/3.13, walked by mixed-bt.
+        root = os.environ.get("PYENV_ROOT", "/root/.pyenv")
+        found = 0
+        for version, minor in (("3.12.1", "3.12"), ("3.13.0", "3.13")):
+            py = os.path.join(root, "versions", version, "bin", "python" + minor)
+            if not os.access(py, os.X_OK):
+                continue
+            found += 1
+            script = os.path.join(work, "real_%s.py" % minor)
+            with open(script, "w") as f:
+                f.write("import os\n\ndef leaf():\n    os.getppid()  # @leaf\n\n"
+                        "def mid():\n    leaf()  # @mid\n\nmid()  # @module\n")
+            out = run(lldb_cmd(repo, True, ["breakpoint set -n getppid", "run", "mixed-bt", "kill"],
+                               ["--", py, "-X", "perf", script]), env)
+            want = []
+            for name, line in (("leaf", 4), ("mid", 7), ("<module>", 9)):
+                want += [EVAL, ("py", name, line), "py::%s:%s [trampoline sub8]" % (name, script)]
+            check_stack("lldb %s -X perf mixed-bt" % version, parse_mixed(section(out, "mixed-bt")),
+                        want + ["_start"])
+        if not found:
+            print("SKIP: no pyenv 3.12.1 or 3.13.0 interpreter")
+            return SKIP
         return 0
 
     if mode == "lldbinit":
