@@ -23,6 +23,20 @@ def _symbol_address(name):
         return None
 
 
+def _function_range(name):
+    """(start, end) of a function's code, from gdb's debug info, or None."""
+    addr = _symbol_address(name)
+    if not addr:
+        return None
+    try:
+        block = gdb.block_for_pc(addr)
+        while block is not None and block.function is None:
+            block = block.superblock
+        return (block.start, block.end) if block is not None else None
+    except RuntimeError:
+        return None
+
+
 def arch_of(frame_or_pending):
     name = frame_or_pending.architecture().name()
     if "aarch64" in name:
@@ -42,6 +56,7 @@ class TargetState:
         self.stamp = None          # stop counter the registry was read at
         self.descriptor_addr = None
         self.gdb_jit_addr = None
+        self.eval_range = None
         self.runtime = None        # (runtime_addr, version_hex) or None
         self.notes = []            # one-line messages about the last refresh
         self.arch = ju.ARCH_X86_64
@@ -51,6 +66,7 @@ class TargetState:
     def resolve_symbols(self):
         self.descriptor_addr = _symbol_address(DESCRIPTOR_SYMBOL)
         self.gdb_jit_addr = _symbol_address(ju.GDB_JIT_DESCRIPTOR_SYMBOL)
+        self.eval_range = _function_range("_PyEval_EvalFrameDefault")
         runtime = _symbol_address("_PyRuntime")
         version_addr = _symbol_address("Py_Version")
         version = None
@@ -82,7 +98,8 @@ class TargetState:
         self._pyreader = None
         self.notes = ju.load_target_ranges(self.registry, self.memory, self.arch,
                                            self.descriptor_addr, self.inferior.pid,
-                                           self.pyreader, self.gdb_jit_addr, self._is_live())
+                                           self.pyreader, self.gdb_jit_addr, self._is_live(),
+                                           self.eval_range)
         self.ranges = self.registry.ranges()
         self.starts = [r.start for r in self.ranges]
 

@@ -1,11 +1,20 @@
 /* In-process registration: the slot table behind `jitunwind_jit_descriptor`.
  *
- * Writers are serialised by a mutex. Overlap checks and unregistration use a
- * balanced tree (glibc's tsearch, a red-black tree) over a private shadow of
- * the ranges, so registration is O(log n) at any table size; the published
- * slot array is only ever appended to or patched in place, plus an O(n) copy
- * when it doubles (amortised O(1)). An id is (slot generation << 32) |
- * (slot index + 1), so a stale id (slot since reused) is rejected. */
+ * Writers are serialised by a mutex; readers (debuggers) follow the seqlock
+ * protocol of jit.h. The published slot array is unordered: a slot is
+ * appended or reused from a free stack and patched in place, and the array
+ * is copied only when it doubles (amortised O(1)).
+ *
+ * Overlap checks need an ordered index. A sorted array would make every
+ * registration an O(n) memmove (milliseconds at 1M ranges, under the lock);
+ * instead a balanced tree (glibc's tsearch, red-black) over a private copy
+ * of the bounds gives O(log n) insert-with-overlap-check and delete, at about
+ * one small heap node per range. The private copy keeps the comparator off
+ * the published slots, which readers see being zeroed and reallocated.
+ *
+ * An id is (slot generation << 32) | (slot index + 1): unregister finds the
+ * slot in O(1), and an id whose slot was since reused (generation bumped on
+ * every unregister) or predates a reset is rejected. */
 #include <pthread.h>
 #include <search.h>
 #include <stdlib.h>
@@ -26,21 +35,18 @@ static uint32_t *slot_gen;
 static uint32_t *free_stack;
 static size_t free_count, capacity, used; /* used: slots ever handed out */
 static uint32_t gen_base;                 /* first generation of new slots; moves on reset */
-static void *tree;
-static struct shadow probe;               /* the key being searched for */
+static void *tree;                        /* keys: slot index + 1 */
 
-#define PROBE_KEY ((void *)(uintptr_t)0)  /* tree keys are slot index + 1 */
-
-static const struct shadow *key_range(const void *key)
+static void *key_of(size_t index)
 {
-    uintptr_t k = (uintptr_t)key;
-    return k == 0 ? &probe : &shadows[k - 1];
+    return (void *)(uintptr_t)(index + 1);
 }
 
-/* Overlapping ranges compare equal, so a lookup finds any overlap. */
+/* Overlapping ranges compare equal, so inserting a range that overlaps a
+ * registered one finds that one instead (one descent does both). */
 static int compare(const void *a, const void *b)
 {
-    const struct shadow *x = key_range(a), *y = key_range(b);
+    const struct shadow *x = &shadows[(uintptr_t)a - 1], *y = &shadows[(uintptr_t)b - 1];
     if (x->end <= y->start)
         return -1;
     if (x->start >= y->end)
@@ -131,6 +137,7 @@ JITUNWIND_API int jitunwind_jit_register(const void *start, size_t size, int kin
     struct jitunwind_jit_entry *e;
     size_t index;
     char *copy = NULL;
+    void **node;
     int rc;
     if (!valid_args(start, size, kind, rule))
         return JITUNWIND_EINVAL;
@@ -143,23 +150,19 @@ JITUNWIND_API int jitunwind_jit_register(const void *start, size_t size, int kin
         copy[n] = '\0';
     }
     pthread_mutex_lock(&lock);
-    probe.start = (uint64_t)(uintptr_t)start;
-    probe.end = probe.start + size;
-    if (tree && tfind(PROBE_KEY, &tree, compare)) {
-        rc = JITUNWIND_EOVERLAP;
-        goto fail;
-    }
     if ((rc = take_slot(&index)) < 0)
         goto fail;
-    shadows[index] = probe;
-    if (!tsearch((void *)(uintptr_t)(index + 1), &tree, compare)) {
+    shadows[index].start = (uint64_t)(uintptr_t)start;
+    shadows[index].end = shadows[index].start + size;
+    node = tsearch(key_of(index), &tree, compare);
+    if (!node || *node != key_of(index)) { /* out of memory, or an overlapping range */
         free_stack[free_count++] = (uint32_t)index;
-        rc = JITUNWIND_ENOMEM;
+        rc = node ? JITUNWIND_EOVERLAP : JITUNWIND_ENOMEM;
         goto fail;
     }
     begin_write();
     e = &slots[index];
-    e->start = probe.start;
+    e->start = shadows[index].start;
     e->kind = (uint32_t)kind;
     e->rule = (uint32_t)rule;
     e->stride = 0;
@@ -199,7 +202,7 @@ JITUNWIND_API int jitunwind_jit_unregister(jitunwind_jit_id id)
     e->name_len = 0;
     jitunwind_jit_descriptor.count--;
     end_write();
-    tdelete((void *)(uintptr_t)(index + 1), &tree, compare);
+    tdelete(key_of(index), &tree, compare);
     slot_gen[index]++;
     free_stack[free_count++] = (uint32_t)index;
     pthread_mutex_unlock(&lock);

@@ -66,7 +66,9 @@ int ju_range_validate(const struct jitunwind_range *r)
         return JITUNWIND_EINVAL;
     if (r->kind < JITUNWIND_KIND_JIT || r->kind > JITUNWIND_KIND_OTHER)
         return JITUNWIND_EINVAL;
-    if (r->rule < JITUNWIND_RULE_FP_PRESERVING || r->rule > JITUNWIND_RULE_TRAMPOLINE_SUB8)
+    if (r->rule < JITUNWIND_RULE_FP_PRESERVING || r->rule > JITUNWIND_RULE_SCAN)
+        return JITUNWIND_EINVAL;
+    if (r->rule == JITUNWIND_RULE_SCAN && r->scan_end <= r->scan_start)
         return JITUNWIND_EINVAL;
     if (r->origin > JITUNWIND_ORIGIN_GUESS)
         return JITUNWIND_EINVAL;
@@ -176,6 +178,26 @@ JITUNWIND_API const struct jitunwind_error *
 jitunwind_registry_last_error(const jitunwind_registry *reg)
 {
     return reg ? &reg->err : NULL;
+}
+
+JITUNWIND_API size_t jitunwind_registry_scan_guesses(jitunwind_registry *reg, uint64_t start,
+                                                     uint64_t end)
+{
+    size_t i, n = 0;
+    if (!reg || end <= start)
+        return 0;
+    for (i = 0; i < reg->count; i++) {
+        struct jitunwind_range *r = &reg->ranges[i];
+        if (r->origin == JITUNWIND_ORIGIN_GUESS && r->kind == JITUNWIND_KIND_JIT) {
+            r->rule = JITUNWIND_RULE_SCAN;
+            r->scan_start = start;
+            r->scan_end = end;
+            n++;
+        }
+    }
+    if (n)
+        reg->generation++;
+    return n;
 }
 
 struct jitunwind_error *ju_registry_error(jitunwind_registry *reg)

@@ -22,6 +22,17 @@ def _symbol_load_address(target, name):
     return None
 
 
+def _function_range(target, name):
+    for ctx in target.FindSymbols(name):
+        sym = ctx.GetSymbol()
+        if sym.IsValid():
+            start = sym.GetStartAddress().GetLoadAddress(target)
+            end = sym.GetEndAddress().GetLoadAddress(target)
+            if lldb.LLDB_INVALID_ADDRESS not in (start, end) and end > start:
+                return (start, end)
+    return None
+
+
 def arch_of(target):
     triple = target.GetTriple() or ""
     if triple.startswith("aarch64") or triple.startswith("arm64"):
@@ -66,7 +77,8 @@ class TargetState:
                                            _symbol_load_address(target, DESCRIPTOR_SYMBOL),
                                            process.GetProcessID(), self.pyreader,
                                            _symbol_load_address(target, ju.GDB_JIT_DESCRIPTOR_SYMBOL),
-                                           process.GetPluginName() != "elf-core")
+                                           process.GetPluginName() != "elf-core",
+                                           _function_range(target, "_PyEval_EvalFrameDefault"))
         self.modules = ju.Modules()
         self._load_modules()
 

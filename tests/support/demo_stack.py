@@ -69,7 +69,7 @@ def as_guessed(want):
     out = []
     for w in want:
         if isinstance(w, str) and w.startswith("py::jit:"):
-            w = "guess: anonymous executable code [jit fp-preserving]"
+            w = "guess: anonymous executable code [jit fp-or-scan]"
         elif isinstance(w, str) and w.startswith("py::"):
             w = "guess: trampoline arena [trampoline %s]" % w.rsplit(" ", 1)[1].rstrip("]")
         out.append(w)

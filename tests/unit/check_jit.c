@@ -1,7 +1,10 @@
 /* In-process registration and reading the descriptor back as a debugger
  * would: through a memory reader, into a registry. */
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "builder.h"
@@ -202,8 +205,306 @@ START_TEST(corrupt_and_torn_descriptors)
 }
 END_TEST
 
+/* A reader that runs a hook after every read of the descriptor header, to
+ * play a writer racing with the debugger. */
+struct racing {
+    struct ju_builder *b;
+    uint64_t header_reads;
+    uint64_t reads;
+    void (*hook)(struct racing *r);
+};
+
+static int racing_read(void *arg, uint64_t addr, void *dst, size_t len)
+{
+    struct racing *r = arg;
+    struct jitunwind_memory inner = ju_builder_memory(r->b);
+    int rc = inner.read(inner.arg, addr, dst, len);
+    r->reads++;
+    if (addr == D && len == sizeof(struct jitunwind_jit_descriptor)) {
+        r->header_reads++;
+        if (r->hook)
+            r->hook(r);
+    }
+    return rc;
+}
+
+static void bump_seq_by_one(struct racing *r) /* a writer entering or leaving a mutation */
+{
+    uint64_t seq;
+    struct jitunwind_memory m = ju_builder_memory(r->b);
+    ck_assert_int_eq(ju_read_u64(&m, D + 16, &seq), 0);
+    ju_builder_u64(r->b, D + 16, seq + 1);
+}
+
+static void new_odd_seq_per_attempt(struct racing *r) /* stays odd, but moves between attempts */
+{
+    uint64_t seq;
+    struct jitunwind_memory m = ju_builder_memory(r->b);
+    if (r->header_reads % 2 == 0) {
+        ck_assert_int_eq(ju_read_u64(&m, D + 16, &seq), 0);
+        ju_builder_u64(r->b, D + 16, seq + 2);
+    }
+}
+
+START_TEST(moving_and_stopped_writers)
+{
+    struct racing race = {ju_builder_new(), 0, 0, NULL};
+    struct jitunwind_memory mem = {racing_read, &race};
+    jitunwind_registry *reg;
+    struct jitunwind_jit_read_info info;
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    write_descriptor(race.b, 2, 2, sizeof(struct jitunwind_jit_entry));
+    ju_builder_write(race.b, NAME, "jit!", 4);
+    write_slot(race.b, 0, 0x400000, 0x100);
+    /* A writer that never stops: EBUSY after bounded attempts. */
+    race.hook = bump_seq_by_one;
+    ck_assert_int_eq(jitunwind_jit_read_descriptor(reg, &mem, D, &info), JITUNWIND_EBUSY);
+    ck_assert_uint_ge(info.retries, 2);
+    ck_assert_uint_le(race.header_reads, 2 * (uint64_t)info.retries + 2);
+    ck_assert_uint_eq(jitunwind_registry_count(reg), 0);
+    ck_assert_ptr_nonnull(strstr(jitunwind_registry_last_error(reg)->message, "changing"));
+    /* Odd on every attempt but a different odd value each time: a live
+     * writer, not a stopped one; never taken as torn. */
+    ju_builder_u64(race.b, D + 16, 5);
+    race.hook = new_odd_seq_per_attempt;
+    ck_assert_int_eq(jitunwind_jit_read_descriptor(reg, &mem, D, &info), JITUNWIND_EBUSY);
+    ck_assert_uint_eq(info.torn, 0);
+    /* The same odd value every time: stopped mid-update; used and flagged,
+     * after more than one look. */
+    race.hook = NULL;
+    race.header_reads = 0;
+    ck_assert_int_eq(jitunwind_jit_read_descriptor(reg, &mem, D, &info), 0);
+    ck_assert_uint_eq(info.torn, 1);
+    ck_assert_uint_ge(info.retries, 1);
+    ck_assert_uint_eq(race.header_reads, 2 * ((uint64_t)info.retries + 1));
+    ck_assert_uint_eq(info.added, 1);
+    /* Even and stable, but the slot array is gone: fails at once, no retries. */
+    jitunwind_registry_clear(reg);
+    ju_builder_u64(race.b, D + 16, 8);
+    ju_builder_unmap(race.b, SLOTS);
+    race.reads = 0;
+    ck_assert_int_eq(jitunwind_jit_read_descriptor(reg, &mem, D, &info), JITUNWIND_EREAD);
+    ck_assert_uint_eq(info.retries, 0);
+    ck_assert_uint_le(race.reads, 3);
+    ck_assert_ptr_nonnull(strstr(jitunwind_registry_last_error(reg)->message, "slot array"));
+    jitunwind_registry_free(reg);
+    ju_builder_free(race.b);
+}
+END_TEST
+
+START_TEST(invalid_slots_are_skipped_and_names_bounded)
+{
+    struct ju_builder *b = ju_builder_new();
+    struct jitunwind_memory mem = ju_builder_memory(b);
+    jitunwind_registry *reg;
+    struct jitunwind_jit_read_info info;
+    char long_name[2048];
+    const uint32_t esize = 64; /* a newer, larger entry format */
+    memset(long_name, 'n', sizeof long_name);
+    ju_builder_write(b, NAME, long_name, sizeof long_name);
+    write_descriptor(b, 2, 6, esize);
+    /* write_slot assumes the current size; place the slots by hand. */
+#define SLOT(i, start, size, kind, rule, name_len)                                \
+    do {                                                                       \
+        uint64_t s_ = SLOTS + (uint64_t)(i) * esize;                           \
+        ju_builder_u64(b, s_, start);                                          \
+        ju_builder_u64(b, s_ + 8, size);                                       \
+        ju_builder_u32(b, s_ + 16, kind);                                      \
+        ju_builder_u32(b, s_ + 20, rule);                                      \
+        ju_builder_u32(b, s_ + 28, name_len);                                  \
+        ju_builder_u64(b, s_ + 32, NAME);                                      \
+        ju_builder_u64(b, s_ + 48, 0xffffffffffffffffull); /* unknown tail */ \
+    } while (0)
+    SLOT(0, 0x400000, 0x100, JITUNWIND_KIND_JIT, JITUNWIND_RULE_FP_PRESERVING, 0xffffffffu);
+    SLOT(1, UINT64_MAX - 0x10, 0x100, JITUNWIND_KIND_JIT, JITUNWIND_RULE_FP_PRESERVING, 4); /* wraps */
+    SLOT(2, 0x500000, 0x100, JITUNWIND_KIND_JIT, 9, 4);                                     /* bad rule */
+    SLOT(3, 0x600000, 0x100, 0, JITUNWIND_RULE_FP_PRESERVING, 4);                           /* bad kind */
+    SLOT(4, 0x700000, 0, JITUNWIND_KIND_JIT, JITUNWIND_RULE_FP_PRESERVING, 4);              /* empty */
+    SLOT(5, 0x380000, 0x10, JITUNWIND_KIND_TRAMPOLINE, JITUNWIND_RULE_TRAMPOLINE_SUB8, 3);
+#undef SLOT
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_jit_read_descriptor(reg, &mem, D, &info), 0);
+    ck_assert_uint_eq(info.added, 2);
+    ck_assert_uint_eq(info.skipped, 3); /* the empty slot is not a slot at all */
+    ck_assert_uint_eq(strlen(jitunwind_registry_lookup(reg, 0x400000)->name), JITUNWIND_NAME_MAX - 1);
+    ck_assert_str_eq(jitunwind_registry_lookup(reg, 0x380000)->name, "nnn");
+    ck_assert_uint_eq(jitunwind_registry_at(reg, 0)->start, 0x380000); /* sorted */
+    /* A name that cannot be read leaves the range without a name. */
+    jitunwind_registry_clear(reg);
+    ju_builder_unmap(b, NAME);
+    ck_assert_int_eq(jitunwind_jit_read_descriptor(reg, &mem, D, &info), 0);
+    ck_assert_uint_eq(info.added, 2);
+    ck_assert_ptr_null(jitunwind_registry_lookup(reg, 0x380000)->name);
+    jitunwind_registry_free(reg);
+    ju_builder_free(b);
+}
+END_TEST
+
+START_TEST(overlap_checks_match_a_model)
+{
+    /* Random registrations and unregistrations over a small address space,
+     * checked against a brute-force model of which bytes are taken. */
+    enum { SPACE = 4096, OPS = 4000, MAXR = 256 };
+    static unsigned char taken[SPACE];
+    static char arena[SPACE];
+    jitunwind_jit_id ids[MAXR];
+    size_t starts[MAXR], sizes[MAXR], live = 0, i;
+    uint64_t state = 12345;
+    int op;
+    jitunwind_jit_reset();
+    memset(taken, 0, sizeof taken);
+    for (op = 0; op < OPS; op++) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        if (live > 0 && (live == MAXR || (state >> 60) < 6)) {
+            size_t k = (size_t)(state >> 33) % live;
+            ck_assert_int_eq(jitunwind_jit_unregister(ids[k]), 0);
+            memset(taken + starts[k], 0, sizes[k]);
+            ids[k] = ids[live - 1];
+            starts[k] = starts[live - 1];
+            sizes[k] = sizes[live - 1];
+            live--;
+        } else {
+            size_t start = (size_t)(state >> 33) % SPACE;
+            size_t size = 1 + (size_t)(state >> 20) % 64;
+            int expect_overlap = 0, rc;
+            if (start + size > SPACE)
+                size = SPACE - start;
+            for (i = start; i < start + size; i++)
+                expect_overlap |= taken[i];
+            rc = jitunwind_jit_register(arena + start, size, JITUNWIND_KIND_JIT,
+                                        JITUNWIND_RULE_FP_PRESERVING, NULL, 0, &ids[live]);
+            ck_assert_int_eq(rc, expect_overlap ? JITUNWIND_EOVERLAP : 0);
+            if (rc == 0) {
+                memset(taken + start, 1, size);
+                starts[live] = start;
+                sizes[live++] = size;
+            }
+        }
+        ck_assert_uint_eq(jitunwind_jit_descriptor.count, live);
+    }
+    jitunwind_jit_reset();
+}
+END_TEST
+
+START_TEST(register_unregister_cycles_reuse_slots)
+{
+    static char region[64];
+    jitunwind_jit_id prev = 0, id;
+    uint64_t capacity;
+    int i;
+    jitunwind_jit_reset();
+    ck_assert_int_eq(jitunwind_jit_register(region, 64, JITUNWIND_KIND_JIT,
+                                            JITUNWIND_RULE_FP_PRESERVING, "a", 0, &id), 0);
+    capacity = jitunwind_jit_descriptor.capacity;
+    ck_assert_int_eq(jitunwind_jit_unregister(id), 0);
+    for (i = 0; i < 100000; i++) {
+        ck_assert_int_eq(jitunwind_jit_register(region, 64, JITUNWIND_KIND_JIT,
+                                                JITUNWIND_RULE_FP_PRESERVING, "a", 0, &id), 0);
+        ck_assert_uint_ne(id, prev);
+        ck_assert_int_eq(jitunwind_jit_unregister(id), 0);
+        ck_assert_int_eq(jitunwind_jit_unregister(id), JITUNWIND_ENOTFOUND);
+        prev = id;
+    }
+    ck_assert_uint_eq(jitunwind_jit_descriptor.capacity, capacity); /* one slot, reused */
+    ck_assert_uint_eq(jitunwind_jit_descriptor.count, 0);
+    ck_assert_uint_eq(jitunwind_jit_descriptor.seq % 2, 0);
+    jitunwind_jit_reset();
+}
+END_TEST
+
+/* Writers mutate the table while this thread reads it through
+ * process_vm_readv, as a debugger would: every read that succeeds must be a
+ * table the writers could have produced. */
+enum { POOL = 64, WRITERS = 2 };
+static char pool[WRITERS][POOL][128];
+static volatile int stop_writers;
+
+static size_t pool_size(int w, int i)
+{
+    return 32 + (size_t)((w * POOL + i) % 4) * 32;
+}
+
+static void *writer(void *arg)
+{
+    int w = (int)(intptr_t)arg, i = 0;
+    jitunwind_jit_id ids[POOL] = {0};
+    char name[32];
+    struct timespec pause = {0, 2000};
+    while (!stop_writers) {
+        if (ids[i]) {
+            ck_assert_int_eq(jitunwind_jit_unregister(ids[i]), 0);
+            ids[i] = 0;
+        } else {
+            snprintf(name, sizeof name, "w%d:%d", w, i);
+            ck_assert_int_eq(jitunwind_jit_register(pool[w][i], pool_size(w, i), JITUNWIND_KIND_JIT,
+                                                    JITUNWIND_RULE_FP_PRESERVING, name, (uint64_t)i,
+                                                    &ids[i]), 0);
+        }
+        i = (i * 7 + 3) % POOL;
+        nanosleep(&pause, NULL);
+    }
+    for (i = 0; i < POOL; i++)
+        if (ids[i])
+            ck_assert_int_eq(jitunwind_jit_unregister(ids[i]), 0);
+    return NULL;
+}
+
+START_TEST(concurrent_writers_and_a_reader)
+{
+    pthread_t t[WRITERS];
+    int w, round, ok = 0, busy = 0;
+    jitunwind_jit_reset();
+    stop_writers = 0;
+    for (w = 0; w < WRITERS; w++)
+        ck_assert_int_eq(pthread_create(&t[w], NULL, writer, (void *)(intptr_t)w), 0);
+    for (round = 0; round < 300; round++) {
+        jitunwind_registry *reg;
+        struct jitunwind_jit_read_info info;
+        size_t k;
+        int rc;
+        ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+        rc = jitunwind_jit_read_descriptor(reg, &SELF, desc_addr(), &info);
+        ck_assert_msg(rc == 0 || rc == JITUNWIND_EBUSY, "rc %d: %s", rc,
+                      jitunwind_registry_last_error(reg)->message);
+        if (rc == 0) {
+            ok++;
+            ck_assert_uint_eq(info.skipped, 0);
+            for (k = 0; k < jitunwind_registry_count(reg); k++) {
+                const struct jitunwind_range *r = jitunwind_registry_at(reg, k);
+                uint64_t off = r->start - (uint64_t)(uintptr_t)pool;
+                int ww = (int)(off / sizeof pool[0]), i = (int)(off % sizeof pool[0] / sizeof pool[0][0]);
+                char name[32];
+                ck_assert_uint_lt(off, sizeof pool);
+                ck_assert_uint_eq(r->start, (uint64_t)(uintptr_t)pool[ww][i]);
+                ck_assert_uint_eq(r->end - r->start, pool_size(ww, i));
+                ck_assert_uint_eq(r->cookie, (uint64_t)i);
+                snprintf(name, sizeof name, "w%d:%d", ww, i);
+                ck_assert_ptr_nonnull(r->name);
+                ck_assert_str_eq(r->name, name);
+            }
+        } else {
+            busy++;
+        }
+        jitunwind_registry_free(reg);
+    }
+    stop_writers = 1;
+    for (w = 0; w < WRITERS; w++)
+        pthread_join(t[w], NULL);
+    ck_assert_int_gt(ok, 0);
+    ck_assert_uint_eq(jitunwind_jit_descriptor.count, 0);
+    ck_assert_uint_eq(jitunwind_jit_descriptor.seq % 2, 0);
+    printf("concurrent reads: %d consistent, %d busy\n", ok, busy);
+    jitunwind_jit_reset();
+}
+END_TEST
+
 int main(void)
 {
     return ju_run_tests("jit", JU_TESTS(round_trip_through_memory, register_validates_and_rejects_overlap,
-                                        slot_reuse_growth_and_stale_ids, corrupt_and_torn_descriptors));
+                                        slot_reuse_growth_and_stale_ids, corrupt_and_torn_descriptors,
+                                        moving_and_stopped_writers,
+                                        invalid_slots_are_skipped_and_names_bounded,
+                                        overlap_checks_match_a_model,
+                                        register_unregister_cycles_reuse_slots,
+                                        concurrent_writers_and_a_reader));
 }

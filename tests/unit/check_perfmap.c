@@ -66,7 +66,89 @@ START_TEST(loads_lines_and_detects_layouts)
 }
 END_TEST
 
+START_TEST(strict_fields_layouts_and_boundaries)
+{
+    static const uint8_t endbr_framed[] = {0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89,
+                                           0xe5, 0xff, 0xd1, 0x5d, 0xc3};
+    struct ju_builder *b = ju_builder_new();
+    struct jitunwind_memory mem = ju_builder_memory(b);
+    jitunwind_registry *reg;
+    size_t added, skipped;
+    const struct jitunwind_range *r;
+    ju_builder_write(b, 0x7f0000, SUB8, sizeof SUB8);
+    ju_builder_write(b, 0x7f0040, endbr_framed, sizeof endbr_framed);
+    ju_builder_write(b, 0x7f0080, SUB8, sizeof SUB8);
+    /* The last 11 bytes of a page whose successor is unmapped: only the
+     * entry's own bytes are read. */
+    ju_builder_write(b, 0x7f1000 - sizeof SUB8, SUB8, sizeof SUB8);
+    write_map("-7f0000 b py::negative\n"
+              " 7f0000 b py::blank\n"
+              "+7f0000 b py::plus\n"
+              "7f0000  b py::two-spaces\n"
+              "7f0000 b\n"                              /* no separator before a name */
+              "ffffffffffffff00 200 py::wraps\n"
+              "7f0080 b py::has spaces:/tmp/my dir/x.py\r\n" /* CRLF, spaces in the name */
+              "0x7f0040 c py::hex:/tmp/x.py\n"
+              "7f0ff5 b py::page-end\n"
+              "7f0000 b \n");                           /* empty name: fine */
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_registry_load_perf_map(reg, path, JITUNWIND_ARCH_X86_64, &mem,
+                                                      &added, &skipped), 0);
+    ck_assert_uint_eq(added, 4);
+    ck_assert_uint_eq(skipped, 6);
+    r = jitunwind_registry_lookup(reg, 0x7f0080);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_str_eq(r->name, "py::has spaces:/tmp/my dir/x.py");
+    r = jitunwind_registry_lookup(reg, 0x7f0040);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(r->rule, JITUNWIND_RULE_TRAMPOLINE_FRAMED);
+    ck_assert_uint_eq(r->end, 0x7f004c);
+    ck_assert_uint_eq(r->stride, 0);
+    ck_assert_int_eq(r->kind, JITUNWIND_KIND_TRAMPOLINE);
+    ck_assert_ptr_nonnull(jitunwind_registry_lookup(reg, 0x7f0ffa));
+    ck_assert_str_eq(jitunwind_registry_lookup(reg, 0x7f0000)->name, "");
+    /* Counters are optional; an empty file adds nothing. */
+    jitunwind_registry_clear(reg);
+    write_map("");
+    ck_assert_int_eq(jitunwind_registry_load_perf_map(reg, path, JITUNWIND_ARCH_X86_64, &mem, NULL, NULL), 0);
+    ck_assert_uint_eq(jitunwind_registry_count(reg), 0);
+    unlink(path);
+    ck_assert_int_eq(jitunwind_registry_load_perf_map(reg, "/tmp", JITUNWIND_ARCH_X86_64, &mem,
+                                                      &added, &skipped), JITUNWIND_EIO);
+    ck_assert_ptr_nonnull(strstr(jitunwind_registry_last_error(reg)->message, "/tmp"));
+    ck_assert_int_eq(jitunwind_registry_load_perf_map(reg, "/tmp", 9, &mem, &added, &skipped),
+                     JITUNWIND_EINVAL);
+    ck_assert_ptr_nonnull(strstr(jitunwind_registry_last_error(reg)->message, "architecture"));
+    jitunwind_registry_free(reg);
+    ju_builder_free(b);
+}
+END_TEST
+
+START_TEST(aarch64_maps_read_aarch64_code)
+{
+    static const uint32_t framed[] = {0xa9bf7bfd, 0x910003fd, 0xd63f0060, 0xa8c17bfd, 0xd65f03c0};
+    struct ju_builder *b = ju_builder_new();
+    struct jitunwind_memory mem = ju_builder_memory(b);
+    jitunwind_registry *reg;
+    size_t added, skipped;
+    ju_builder_write(b, 0x7f0000, framed, sizeof framed);
+    ju_builder_write(b, 0x7f0020, SUB8, sizeof SUB8); /* x86-64 bytes: not an AArch64 trampoline */
+    write_map("7f0020 b py::x86\n7f0000 14 py::f:/tmp/a.py\n");
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_registry_load_perf_map(reg, path, JITUNWIND_ARCH_AARCH64, &mem,
+                                                      &added, &skipped), 0);
+    ck_assert_uint_eq(added, 1);
+    ck_assert_uint_eq(skipped, 1);
+    ck_assert_int_eq(jitunwind_registry_lookup(reg, 0x7f0010)->rule, JITUNWIND_RULE_TRAMPOLINE_FRAMED);
+    unlink(path);
+    jitunwind_registry_free(reg);
+    ju_builder_free(b);
+}
+END_TEST
+
 int main(void)
 {
-    return ju_run_tests("perfmap", JU_TESTS(loads_lines_and_detects_layouts));
+    return ju_run_tests("perfmap", JU_TESTS(loads_lines_and_detects_layouts,
+                                            strict_fields_layouts_and_boundaries,
+                                            aarch64_maps_read_aarch64_code));
 }

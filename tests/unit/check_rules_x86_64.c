@@ -254,6 +254,52 @@ START_TEST(fp_step_outside_ranges)
 }
 END_TEST
 
+START_TEST(scan_for_a_return_address_into_the_caller)
+{
+    /* The caller's code: a call (e8 rel32) ending at 0x401105; the stack
+     * holds decoys first: a word into the caller not after a call, then a
+     * word outside the caller, then the real return address. */
+    static const uint8_t caller[] = {0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+                                     0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+                                     0xe8, 0, 0, 0, 0, 0x90, 0x90, 0x90};
+    struct jitunwind_range r = range(JITUNWIND_RULE_SCAN, 0x1000, 0);
+    struct jitunwind_regs in = {CODE + 0x10, SP, 0, 0,
+                                JITUNWIND_REG_PC | JITUNWIND_REG_SP | JITUNWIND_REG_FP, 0}, out;
+    int stop;
+    b = ju_builder_new();
+    mem = ju_builder_memory(b);
+    r.scan_start = 0x401000;
+    r.scan_end = 0x401100 + sizeof caller;
+    ju_builder_write(b, 0x401100, caller, sizeof caller);
+    ju_builder_u64(b, SP, 0x401102);       /* inside the caller, but not after a call */
+    ju_builder_u64(b, SP + 8, 0x12345678); /* not in the caller */
+    ju_builder_u64(b, SP + 16, 0x401115);  /* just after the e8 call */
+    ck_assert_int_eq(jitunwind_step_range(JITUNWIND_ARCH_X86_64, &r, &mem, &in, 1, &out, &stop), 0);
+    ck_assert_uint_eq(out.pc, 0x401115);
+    ck_assert_uint_eq(out.sp, SP + 24);
+    /* A valid frame record wins over the scan (code that keeps the frame pointer). */
+    in.fp = FP;
+    ju_builder_u64(b, FP, AT_FP);
+    ju_builder_u64(b, FP + 8, AT_FP8);
+    ck_assert_int_eq(jitunwind_step_range(JITUNWIND_ARCH_X86_64, &r, &mem, &in, 1, &out, &stop), 0);
+    ck_assert_uint_eq(out.pc, AT_FP8);
+    /* Nothing to find: a clear failure, not a guess. */
+    in.fp = 0;
+    ju_builder_u64(b, SP + 16, 0);
+    ck_assert_int_lt(jitunwind_step_range(JITUNWIND_ARCH_X86_64, &r, &mem, &in, 1, &out, &stop), 0);
+    ck_assert_int_eq(stop, JITUNWIND_STOP_BAD_FRAME);
+    /* A scan range needs its target. */
+    r.scan_end = r.scan_start;
+    {
+        jitunwind_registry *reg;
+        ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+        ck_assert_int_eq(jitunwind_registry_add(reg, &r), JITUNWIND_EINVAL);
+        jitunwind_registry_free(reg);
+    }
+    ju_builder_free(b);
+}
+END_TEST
+
 START_TEST(classify_real_and_garbage)
 {
     uint8_t direct_call[16] = {0x55, 0x48, 0x89, 0xe5, 0xe8, 0, 0, 0, 0, 0x5d, 0xc3};
@@ -306,5 +352,6 @@ int main(void)
                                  unreadable_stack_and_missing_sp,
                                  caller_pc_at_range_end_is_the_return_point,
                                  fp_preserving_and_its_guards, fp_step_outside_ranges,
+                                 scan_for_a_return_address_into_the_caller,
                                  classify_real_and_garbage));
 }

@@ -102,27 +102,164 @@ START_TEST(self_loop_and_cycle_stop_quickly)
 }
 END_TEST
 
-START_TEST(loop_with_rising_sp_is_caught_by_pc_sp_ring)
+START_TEST(repeated_pc_sp_is_a_loop)
 {
-    /* A JIT rule that keeps returning the same (pc, sp): rule-found frames are
-     * checked like any other. */
+    /* sp only stays put across a link-register step, so that is where a
+     * (pc, sp) pair can repeat: x30 pointing back at the trampoline's own
+     * first instruction. */
+    static const uint32_t framed[] = {0xa9bf7bfd, 0x910003fd, 0xd63f0060, 0xa8c17bfd, 0xd65f03c0};
+    struct ju_builder *b = ju_builder_new();
+    struct jitunwind_memory mem = ju_builder_memory(b);
+    jitunwind_registry *reg;
+    struct jitunwind_range t = {JIT, JIT + 20, JITUNWIND_KIND_TRAMPOLINE,
+                                JITUNWIND_RULE_TRAMPOLINE_FRAMED, 0, 0, 0, NULL};
+    struct jitunwind_regs start = {JIT, 0x7f0000, 0x7f0100, JIT, ALL3 | JITUNWIND_REG_LR, 0};
+    struct jitunwind_frame f[8];
+    int n, stop;
+    ju_builder_write(b, JIT, framed, sizeof framed);
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_registry_add(reg, &t), 0);
+    n = jitunwind_unwind(JITUNWIND_ARCH_AARCH64, reg, NULL, &mem, &start, f, 8, 0, &stop);
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(stop, JITUNWIND_STOP_LOOP);
+    jitunwind_registry_free(reg);
+    ju_builder_free(b);
+}
+END_TEST
+
+/* A CPython-shaped stack on x86-64, innermost first:
+ *   JIT code (FP_PRESERVING, frameless) -> eval loop -> perf trampoline ->
+ *   py_trampoline_evaluator -> outer native code.
+ * The trampoline's return point is offset 6 in both layouts. */
+#define S0 0x7f0000ull
+#define F1 0x7f0100ull
+#define F2 0x7f0200ull
+#define F3 0x7f0300ull
+#define TRAMP 0x700000ull
+#define EVAL_PC (NATIVE + 0x111)
+#define EVALUATOR_PC (NATIVE + 0x222)
+#define OUTER_PC (NATIVE + 0x333)
+
+static void mixed_stack(uint32_t rule, const uint8_t *code, size_t len)
+{
     struct ju_builder *b = ju_builder_new();
     jitunwind_registry *reg;
     struct jitunwind_range jit = {JIT, JIT + 0x1000, JITUNWIND_KIND_JIT,
-                                  JITUNWIND_RULE_FP_PRESERVING, 0, 0, 0, NULL};
-    struct jitunwind_frame f[64];
-    struct jitunwind_regs start = {JIT + 8, 0x7f0110, 0x7f0100, 0, ALL3, 0};
+                                  JITUNWIND_RULE_FP_PRESERVING, 0, 0, 0, "py::jit:f"};
+    struct jitunwind_range tr = {TRAMP, TRAMP + len, JITUNWIND_KIND_TRAMPOLINE, rule, 0, 0, 0,
+                                 "py::f:/x.py"};
+    struct jitunwind_regs start = {JIT + 0x10, S0, F1, 0, ALL3, 0};
+    struct jitunwind_frame f[16];
+    uint64_t evaluator_sp;
     int n, stop;
+    ju_builder_write(b, TRAMP, code, len);
     ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
     ck_assert_int_eq(jitunwind_registry_add(reg, &jit), 0);
-    ju_builder_u64(b, 0x7f0100, 0x7f0100);   /* saved fp == fp */
-    ju_builder_u64(b, 0x7f0108, JIT + 8);    /* returns into the same range */
-    n = walk(b, reg, start, f, 64, &stop);
-    ck_assert_int_le(n, 3);
-    ck_assert_msg(stop == JITUNWIND_STOP_LOOP || stop == JITUNWIND_STOP_SP_ORDER ||
-                  stop == JITUNWIND_STOP_BAD_FRAME, "stop %d", stop);
+    ck_assert_int_eq(jitunwind_registry_add(reg, &tr), 0);
+    ju_builder_u64(b, F1, F2); /* the eval loop's record, reached from the JIT frame */
+    ju_builder_u64(b, F1 + 8, EVAL_PC);
+    ju_builder_u64(b, F2 + 8, TRAMP + 6); /* the eval loop returns into the trampoline */
+    if (rule == JITUNWIND_RULE_TRAMPOLINE_SUB8) {
+        /* No frame: rbp passes through; the return address is above the pad. */
+        ju_builder_u64(b, F2, F3);
+        ju_builder_u64(b, F2 + 16 + 8, EVALUATOR_PC);
+        evaluator_sp = F2 + 32;
+    } else {
+        /* The trampoline's own record sits right above the eval loop's. */
+        ju_builder_u64(b, F2, F2 + 16);
+        ju_builder_u64(b, F2 + 16, F3);
+        ju_builder_u64(b, F2 + 24, EVALUATOR_PC);
+        evaluator_sp = F2 + 32;
+    }
+    ju_builder_u64(b, F3, 0);
+    ju_builder_u64(b, F3 + 8, OUTER_PC);
+    {
+        struct jitunwind_memory mem = ju_builder_memory(b);
+        n = jitunwind_unwind(JITUNWIND_ARCH_X86_64, reg, NULL, &mem, &start, f, 16, 0, &stop);
+    }
+    ck_assert_int_eq(n, 5);
+    ck_assert_int_eq(stop, JITUNWIND_STOP_END);
+    ck_assert_uint_eq(f[1].regs.pc, EVAL_PC);
+    ck_assert_int_eq(f[1].source, JITUNWIND_SOURCE_RULE);
+    ck_assert_ptr_null(f[1].range);
+    ck_assert_uint_eq(f[2].regs.pc, TRAMP + 6);
+    ck_assert_int_eq(f[2].source, JITUNWIND_SOURCE_FP);
+    ck_assert_ptr_nonnull(f[2].range);
+    ck_assert_str_eq(f[2].range->name, "py::f:/x.py");
+    ck_assert_uint_eq(f[3].regs.pc, EVALUATOR_PC); /* the trampoline's caller is not skipped */
+    ck_assert_uint_eq(f[3].regs.sp, evaluator_sp);
+    ck_assert_uint_eq(f[3].regs.fp, F3);
+    ck_assert_int_eq(f[3].source, JITUNWIND_SOURCE_RULE);
+    ck_assert_uint_eq(f[4].regs.pc, OUTER_PC);
+    ck_assert_int_eq(f[4].source, JITUNWIND_SOURCE_FP);
     jitunwind_registry_free(reg);
     ju_builder_free(b);
+}
+
+START_TEST(cpython_stack_through_sub8_trampoline)
+{
+    static const uint8_t sub8[] = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd1, 0x48, 0x83, 0xc4, 0x08, 0xc3};
+    mixed_stack(JITUNWIND_RULE_TRAMPOLINE_SUB8, sub8, sizeof sub8);
+}
+END_TEST
+
+START_TEST(cpython_stack_through_framed_trampoline)
+{
+    static const uint8_t framed[] = {0x55, 0x48, 0x89, 0xe5, 0xff, 0xd1, 0x5d, 0xc3};
+    mixed_stack(JITUNWIND_RULE_TRAMPOLINE_FRAMED, framed, sizeof framed);
+}
+END_TEST
+
+static uint64_t next_random(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
+START_TEST(garbage_stacks_stay_bounded)
+{
+    /* Stacks of random words, some of them plausible stack addresses: every
+     * walk ends with a reason, within the depth cap and a bounded number of
+     * reads, whatever the registry says. */
+    jitunwind_registry *reg;
+    struct jitunwind_range jit = {0x7f0000, 0x7f0800, JITUNWIND_KIND_JIT,
+                                  JITUNWIND_RULE_FP_PRESERVING, 0, 0, 0, NULL};
+    struct jitunwind_range tr = {0x7f0800, 0x7f1000, JITUNWIND_KIND_TRAMPOLINE,
+                                 JITUNWIND_RULE_TRAMPOLINE_SUB8, 16, 0, 0, NULL};
+    struct jitunwind_frame f[64];
+    uint64_t state = 0x9e3779b97f4a7c15ull;
+    int round, i, n, stop;
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_registry_add(reg, &jit), 0);
+    ck_assert_int_eq(jitunwind_registry_add(reg, &tr), 0);
+    for (round = 0; round < 500; round++) {
+        struct ju_builder *b = ju_builder_new();
+        struct jitunwind_memory mem = ju_builder_memory(b);
+        struct jitunwind_regs start = {0x7f0000 + (next_random(&state) & 0xfff), 0x7f0000,
+                                       0x7f0000 + (next_random(&state) & 0x1ff8), 0, ALL3, 0};
+        int arch = (round & 1) ? JITUNWIND_ARCH_AARCH64 : JITUNWIND_ARCH_X86_64;
+        for (i = 0; i < 1024; i++) {
+            uint64_t r = next_random(&state), v;
+            switch (r & 3) {
+            case 0: v = 0x7f0000 + ((r >> 8) & 0x1ff8); break; /* a stack address */
+            case 1: v = 0x7f0000 + ((r >> 8) & 0xfff); break;  /* a code address */
+            case 2: v = 0; break;
+            default: v = r; break;
+            }
+            ju_builder_u64(b, 0x7f0000 + (uint64_t)i * 8, v);
+        }
+        n = jitunwind_unwind(arch, reg, NULL, &mem, &start, f, 64, 0, &stop);
+        ck_assert_int_ge(n, 1);
+        ck_assert_int_le(n, 64);
+        ck_assert_int_ne(stop, JITUNWIND_STOP_NONE);
+        ck_assert_uint_le(ju_builder_reads(b), 4 * (uint64_t)n + 4);
+        for (i = 1; i < n; i++)
+            ck_assert_uint_gt(f[i].regs.sp, f[i - 1].regs.sp);
+        ju_builder_free(b);
+    }
+    jitunwind_registry_free(reg);
 }
 END_TEST
 
@@ -158,6 +295,12 @@ START_TEST(depth_cap_unreadable_and_garbage)
     n = walk(b, NULL, start, f, 300, &stop);
     ck_assert_int_eq(n, 1);
     ck_assert_int_eq(stop, JITUNWIND_STOP_BAD_FRAME);
+    start.sp = UINT64_MAX - 15; /* a record there would wrap */
+    start.fp = UINT64_MAX - 7;
+    n = walk(b, NULL, start, f, 300, &stop);
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(stop, JITUNWIND_STOP_BAD_FRAME);
+    start.sp = 0x700000;
     start.fp = 0;
     n = walk(b, NULL, start, f, 300, &stop);
     ck_assert_int_eq(n, 1);
@@ -238,7 +381,10 @@ int main(void)
     return ju_run_tests("unwind", JU_TESTS(walks_through_jit_ranges_with_sources,
                                            return_address_at_range_end_belongs_to_the_range,
                                            self_loop_and_cycle_stop_quickly,
-                                           loop_with_rising_sp_is_caught_by_pc_sp_ring,
+                                           repeated_pc_sp_is_a_loop,
+                                           cpython_stack_through_sub8_trampoline,
+                                           cpython_stack_through_framed_trampoline,
+                                           garbage_stacks_stay_bounded,
                                            depth_cap_unreadable_and_garbage,
                                            no_fp_fallback_and_bad_arguments,
                                            aarch64_leaf_uses_link_register_once));

@@ -35,12 +35,23 @@ extern "C" {
  *   instructions before the frame exists and after it is torn down.
  * TRAMPOLINE_SUB8: x86-64 `sub $8,%rsp; call *%rcx; add $8,%rsp; ret`
  *   (CPython 3.12, 3.13): no frame; the return address is at [sp + 8] while
- *   the callee runs, and the frame pointer is the caller's. */
+ *   the callee runs, and the frame pointer is the caller's.
+ * SCAN (x86-64): frameless code that may or may not keep the frame pointer
+ *   (unknown JIT code; CPython 3.13/3.14 executors clobber it). First the
+ *   frame-pointer rule, if it finds a frame record above sp with a non-zero
+ *   return address; otherwise the caller's return address is the first word
+ *   above sp, within JITUNWIND_SCAN_BYTES, that points into
+ *   [scan_start, scan_end) (the function that called into the code, e.g. the
+ *   eval loop) just after a call instruction; caller sp = that slot + 8; the
+ *   frame pointer is left as it is. A heuristic, used for guessed ranges. */
 enum jitunwind_rule {
     JITUNWIND_RULE_FP_PRESERVING = 1,
     JITUNWIND_RULE_TRAMPOLINE_FRAMED = 2,
-    JITUNWIND_RULE_TRAMPOLINE_SUB8 = 3
+    JITUNWIND_RULE_TRAMPOLINE_SUB8 = 3,
+    JITUNWIND_RULE_SCAN = 4
 };
+
+#define JITUNWIND_SCAN_BYTES 4096u
 
 enum jitunwind_range_kind {
     JITUNWIND_KIND_JIT = 1,        /* JIT-compiled code (an executor) */
@@ -70,6 +81,8 @@ struct jitunwind_range {
     uint32_t origin; /* enum jitunwind_range_origin */
     uint64_t cookie;
     const char *name;
+    uint64_t scan_start; /* RULE_SCAN only: where the caller's return address points */
+    uint64_t scan_end;
 };
 
 #define JITUNWIND_NAME_MAX 512 /* longer names are truncated on add */
@@ -113,6 +126,12 @@ JITUNWIND_API int jitunwind_registry_load_perf_map(jitunwind_registry *reg,
                                                    const char *path, int arch,
                                                    const struct jitunwind_memory *mem,
                                                    size_t *added, size_t *skipped);
+
+/* Switch every GUESS range of kind JIT to RULE_SCAN towards [start, end)
+ * (the eval loop's code): for interpreters whose JIT code does not keep the
+ * frame pointer. Returns the number of ranges changed. */
+JITUNWIND_API size_t jitunwind_registry_scan_guesses(jitunwind_registry *reg, uint64_t start,
+                                                     uint64_t end);
 
 /* --- Last resort: guesses from anonymous executable mappings ---
  *

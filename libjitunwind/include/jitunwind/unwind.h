@@ -151,8 +151,10 @@ JITUNWIND_API int jitunwind_step_fp(int arch, const struct jitunwind_memory *mem
                                     const struct jitunwind_regs *in,
                                     struct jitunwind_regs *out, int *stop_reason);
 
-/* Recognise a trampoline from its first bytes (at least 16 should be given;
- * fewer are accepted). Returns JITUNWIND_RULE_TRAMPOLINE_FRAMED or
+/* Recognise a trampoline from its first bytes (give at least 16 on x86-64
+ * and 24 on AArch64, or the whole copy if shorter; fewer bytes than the
+ * layout gives ENOTFOUND). An x86-64 endbr64 or AArch64 `bti c` prefix is
+ * accepted. Returns JITUNWIND_RULE_TRAMPOLINE_FRAMED or
  * JITUNWIND_RULE_TRAMPOLINE_SUB8, or JITUNWIND_ENOTFOUND. */
 JITUNWIND_API int jitunwind_classify_trampoline(int arch, const uint8_t *code, size_t len);
 

@@ -72,11 +72,61 @@ static int step_framed(struct ju_step *s, uint64_t off, uint64_t copy_start)
     return bad(s);
 }
 
+/* Is there a call instruction ending just before `ra`? e8 rel32; ff /2 with
+ * a register (2-3 bytes), [reg+disp8] (3-4), or rip/[reg+disp32] (6-7). */
+static int after_call(const struct jitunwind_memory *mem, uint64_t ra)
+{
+    uint8_t b[8];
+    if (ra < 8 || ju_read(mem, ra - 8, b, sizeof b) < 0)
+        return 0;
+    if (b[3] == 0xe8)
+        return 1;
+    if (b[6] == 0xff && (b[7] & 0xf8) == 0xd0)
+        return 1;
+    if (b[5] == 0xff && (b[6] & 0x38) == 0x10 && (b[6] & 0xc0) == 0x40)
+        return 1;
+    if (b[2] == 0xff && (b[3] & 0x38) == 0x10 && ((b[3] & 0xc0) == 0x80 || (b[3] & 0xc7) == 0x05))
+        return 1;
+    return 0;
+}
+
+static int step_scan(struct ju_step *s, const struct jitunwind_range *r)
+{
+    uint64_t words[JITUNWIND_SCAN_BYTES / 8], sp = s->in->sp;
+    size_t i, n = JITUNWIND_SCAN_BYTES / 8;
+    if (!(s->in->valid & JITUNWIND_REG_SP) || (sp & 7)) {
+        s->stop = JITUNWIND_STOP_NEED_REGISTER;
+        return JITUNWIND_EINVAL;
+    }
+    /* Read as much of the window as is mapped (the stack may end sooner). */
+    while (n > 0 && ju_read(s->mem, sp, words, n * 8) < 0)
+        n /= 2;
+    for (i = 0; i < n; i++) {
+        if (words[i] >= r->scan_start && words[i] < r->scan_end && after_call(s->mem, words[i])) {
+            *s->out = (struct jitunwind_regs){0};
+            s->out->pc = words[i];
+            s->out->sp = sp + 8 * (uint64_t)i + 8;
+            s->out->fp = s->in->fp;
+            s->out->valid = JITUNWIND_REG_PC | JITUNWIND_REG_SP | (s->in->valid & JITUNWIND_REG_FP);
+            return 0;
+        }
+    }
+    s->stop = n ? JITUNWIND_STOP_BAD_FRAME : JITUNWIND_STOP_UNREADABLE;
+    return n ? JITUNWIND_ENOTFOUND : JITUNWIND_EREAD;
+}
+
 int ju_x86_64_step_range(struct ju_step *s, const struct jitunwind_range *r)
 {
     uint64_t copy_start, off;
     if (r->rule == JITUNWIND_RULE_FP_PRESERVING)
         return ju_step_frame_record(s, s->in->fp);
+    if (r->rule == JITUNWIND_RULE_SCAN) {
+        if ((s->in->valid & JITUNWIND_REG_FP) && ju_step_frame_record(s, s->in->fp) == 0 &&
+            s->out->pc != 0)
+            return 0;
+        s->stop = JITUNWIND_STOP_NONE;
+        return step_scan(s, r);
+    }
     if (!(s->in->valid & JITUNWIND_REG_SP)) {
         s->stop = JITUNWIND_STOP_NEED_REGISTER;
         return JITUNWIND_EINVAL;

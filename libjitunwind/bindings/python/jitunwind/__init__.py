@@ -14,12 +14,12 @@ ARCH_X86_64 = 1
 ARCH_AARCH64 = 2
 
 KIND_JIT, KIND_TRAMPOLINE, KIND_OTHER = 1, 2, 3
-RULE_FP_PRESERVING, RULE_TRAMPOLINE_FRAMED, RULE_TRAMPOLINE_SUB8 = 1, 2, 3
+RULE_FP_PRESERVING, RULE_TRAMPOLINE_FRAMED, RULE_TRAMPOLINE_SUB8, RULE_SCAN = 1, 2, 3, 4
 ORIGIN_USER, ORIGIN_DESCRIPTOR, ORIGIN_PERF_MAP, ORIGIN_INTERPRETER, ORIGIN_GUESS = range(5)
 
 KIND_NAMES = {KIND_JIT: "jit", KIND_TRAMPOLINE: "trampoline", KIND_OTHER: "other"}
 RULE_NAMES = {RULE_FP_PRESERVING: "fp-preserving", RULE_TRAMPOLINE_FRAMED: "framed",
-              RULE_TRAMPOLINE_SUB8: "sub8"}
+              RULE_TRAMPOLINE_SUB8: "sub8", RULE_SCAN: "fp-or-scan"}
 ORIGIN_NAMES = {ORIGIN_USER: "user", ORIGIN_DESCRIPTOR: "descriptor",
                 ORIGIN_PERF_MAP: "perf-map", ORIGIN_INTERPRETER: "interpreter",
                 ORIGIN_GUESS: "guess"}
@@ -139,18 +139,20 @@ class ProcessMemory:
 
 
 RangeInfo = collections.namedtuple(
-    "RangeInfo", "start end kind rule stride origin cookie name")
+    "RangeInfo", "start end kind rule stride origin cookie name scan_start scan_end",
+    defaults=(0, 0))
 
 
 def _range_info(r):
     return RangeInfo(r.start, r.end, r.kind, r.rule, r.stride, r.origin, r.cookie,
-                     _text(r.name))
+                     _text(r.name), r.scan_start, r.scan_end)
 
 
 def _range_struct(info):
     return _ffi.Range(info.start, info.end, info.kind, info.rule, info.stride,
                       info.origin, info.cookie,
-                      info.name.encode() if info.name else None)
+                      info.name.encode() if info.name else None,
+                      info.scan_start, info.scan_end)
 
 
 class Registry:
@@ -231,6 +233,10 @@ class Registry:
             self._raise(rc)
         return added.value
 
+    def scan_guesses(self, start, end):
+        """Guessed JIT ranges: frame-pointer rule, else scan towards [start, end)."""
+        return self._lib.jitunwind_registry_scan_guesses(self._handle, start, end)
+
     def load_perf_map(self, path, arch, memory):
         added, skipped = ctypes.c_size_t(), ctypes.c_size_t()
         rc = self._lib.jitunwind_registry_load_perf_map(
@@ -245,15 +251,18 @@ GDB_JIT_DESCRIPTOR_SYMBOL = "__jit_debug_descriptor"
 
 
 def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, pyreader=None,
-                       gdb_jit_addr=None, live=False):
+                       gdb_jit_addr=None, live=False, eval_range=None):
     """Fill `registry` with every range a debugger can find in a target, in
     order of trust: the jitunwind descriptor, the GDB JIT interface (CPython
     3.15 executors), the perf map of `pid`, then the interpreter's own
     trampoline arenas (`pyreader`, a callable returning a PyReader or
     raising). If none of those gives a range and the process is `live`, the
     anonymous executable mappings are classified as a last resort: those
-    ranges have origin "guess" and names starting with "guess:". Returns a
-    list of one-line notes; never raises for a missing source."""
+    ranges have origin "guess" and names starting with "guess:"; with
+    `eval_range` (start, end of the eval loop's code) guessed JIT code is
+    unwound by frame pointer or, failing that, by scanning for a return
+    address into the eval loop. Returns a list of one-line notes; never
+    raises for a missing source."""
     import os
     notes = []
     if descriptor_addr:
@@ -294,6 +303,8 @@ def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, p
             if guessed:
                 notes.append("no JIT metadata found: %d ranges GUESSED from anonymous "
                              "executable mappings" % guessed)
+                if eval_range and arch == ARCH_X86_64:
+                    registry.scan_guesses(*eval_range)
         except JitunwindError as exc:
             notes.append("anonymous mappings: %s" % exc)
     return notes

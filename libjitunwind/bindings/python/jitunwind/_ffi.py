@@ -27,7 +27,8 @@ class Range(ctypes.Structure):
     _fields_ = [("start", ctypes.c_uint64), ("end", ctypes.c_uint64),
                 ("kind", ctypes.c_uint32), ("rule", ctypes.c_uint32),
                 ("stride", ctypes.c_uint32), ("origin", ctypes.c_uint32),
-                ("cookie", ctypes.c_uint64), ("name", ctypes.c_char_p)]
+                ("cookie", ctypes.c_uint64), ("name", ctypes.c_char_p),
+                ("scan_start", ctypes.c_uint64), ("scan_end", ctypes.c_uint64)]
 
 
 class Regs(ctypes.Structure):
@@ -154,6 +155,7 @@ def _declare(lib):
     _fn(lib, "jitunwind_registry_count", sz, vp)
     _fn(lib, "jitunwind_registry_at", P(Range), vp, sz)
     _fn(lib, "jitunwind_registry_generation", u64, vp)
+    _fn(lib, "jitunwind_registry_scan_guesses", sz, vp, u64, u64)
     _fn(lib, "jitunwind_registry_last_error", P(Error), vp)
     _fn(lib, "jitunwind_registry_load_perf_map", i, vp, ctypes.c_char_p, i, P(Memory),
         P(sz), P(sz))
