@@ -139,7 +139,8 @@ static int by_start(const void *a, const void *b)
 static void add_slots(jitunwind_registry *reg, struct snapshot *s, struct jitunwind_jit_read_info *info)
 {
     size_t i;
-    qsort(s->slots, s->count, sizeof *s->slots, by_start);
+    if (s->count) /* qsort needs a non-NULL base even for no elements */
+        qsort(s->slots, s->count, sizeof *s->slots, by_start);
     for (i = 0; i < s->count; i++) {
         const struct live_slot *l = &s->slots[i];
         struct jitunwind_range r = {0};

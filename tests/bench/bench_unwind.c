@@ -1,10 +1,14 @@
 /* Benchmark (not a test): prints
- *   - ns per frame unwinding a 64-frame stack through registered ranges vs a
- *     raw frame-pointer walk of the same stack, in the same run;
- *   - registry lookup ns at 1k / 100k / 1M ranges;
- *   - registration ns (in-process jitunwind_jit_register, debugger-side
- *     jitunwind_registry_add) at those sizes, and heap bytes per range.
- * Run: build/tests/bench/bench_unwind */
+ *   - ns per frame unwinding a 64-frame synthetic stack whose frames return
+ *     into registered ranges (FP_PRESERVING JIT code and framed trampolines,
+ *     mixed with native code) vs a raw frame-pointer walk of the same stack,
+ *     in the same run;
+ *   - registry lookup ns at 1k / 100k / 1M ranges (random pcs, half hits);
+ *   - registration ns: debugger-side jitunwind_registry_add (ranges sorted,
+ *     as the descriptor reader adds them) and in-process
+ *     jitunwind_jit_register / unregister (addresses descending, as mmap
+ *     hands them out), and heap bytes per range of each.
+ * Figures are medians of several runs. Run: build/tests/bench/bench_unwind */
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,10 +18,12 @@
 #include "jitunwind/jitunwind.h"
 
 #define FRAMES 64
+#define RUNS 5
 #define STACK_BASE 0x7f0000000000ull
 #define CODE_BASE 0x500000000000ull
+#define TRAMP_BASE (CODE_BASE + 0x1000000)
 
-static uint8_t stack[FRAMES * 64 + 64];
+static uint8_t stack[FRAMES * 64];
 
 static int stack_read(void *arg, uint64_t addr, void *dst, size_t len)
 {
@@ -41,29 +47,42 @@ static size_t heap_bytes(void)
     return m.uordblks + m.hblkhd; /* small chunks + mmap'd large arrays */
 }
 
-/* Frame i's record at STACK_BASE + i*64 returns to pc_i; odd frames return
- * into JIT ranges (rule: FP_PRESERVING), every 4th into a framed trampoline. */
-static uint64_t pc_of(int i)
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, by_value);
+    return v[n / 2];
+}
+
+/* Record i at STACK_BASE + i*64 holds {record i+1, return address i}. Return
+ * addresses alternate: into a JIT range (rule FP_PRESERVING), native code,
+ * and every fourth into a framed trampoline at its return point (offset 6). */
+static uint64_t return_address(int i)
 {
     if (i % 4 == 3)
-        return CODE_BASE + 0x100000 + (uint64_t)i * 0x1000 + 6;  /* trampoline return point */
+        return TRAMP_BASE + (uint64_t)i * 0x40 + 6;
     if (i % 2 == 1)
-        return CODE_BASE + (uint64_t)i * 0x1000 + 0x40;          /* inside a JIT range */
-    return 0x400000 + (uint64_t)i * 0x10;                         /* native */
+        return CODE_BASE + (uint64_t)i * 0x1000 + 0x40;
+    return 0x400000 + (uint64_t)i * 0x10;
 }
 
 static void bench_walk(void)
 {
     struct jitunwind_memory mem = {stack_read, NULL};
-    struct jitunwind_frame frames[FRAMES + 1];
+    struct jitunwind_frame frames[FRAMES + 2];
     struct jitunwind_regs start = {0x401000, STACK_BASE - 0x100, STACK_BASE, 0,
                                    JITUNWIND_REG_PC | JITUNWIND_REG_SP | JITUNWIND_REG_FP, 0};
+    double with_ranges[RUNS], raw[RUNS], t0;
     jitunwind_registry *reg;
-    int i, iters = 200000, stop, n = 0;
-    double t0, with_ranges, raw;
+    int i, run, iters = 100000, stop = 0, n = 0, in_ranges = 0;
     for (i = 0; i < FRAMES; i++) {
         uint64_t rec = STACK_BASE + (uint64_t)i * 64;
-        uint64_t next = i + 1 < FRAMES ? rec + 64 : 0, pc = pc_of(i);
+        uint64_t next = i + 1 < FRAMES ? rec + 64 : 0, pc = return_address(i);
         memcpy(stack + (rec - STACK_BASE), &next, 8);
         memcpy(stack + (rec - STACK_BASE) + 8, &pc, 8);
     }
@@ -74,34 +93,45 @@ static void bench_walk(void)
         jitunwind_registry_add(reg, &r);
     }
     for (i = 0; i < 1000; i++) {
-        struct jitunwind_range r = {CODE_BASE + 0x100000 + (uint64_t)i * 0x1000,
-                                    CODE_BASE + 0x100000 + (uint64_t)i * 0x1000 + 8,
-                                    JITUNWIND_KIND_TRAMPOLINE, JITUNWIND_RULE_TRAMPOLINE_FRAMED, 0, 0, 0, "py::f"};
+        struct jitunwind_range r = {TRAMP_BASE + (uint64_t)i * 0x40, TRAMP_BASE + (uint64_t)i * 0x40 + 8,
+                                    JITUNWIND_KIND_TRAMPOLINE, JITUNWIND_RULE_TRAMPOLINE_FRAMED, 0, 0, 0,
+                                    "py::f"};
         jitunwind_registry_add(reg, &r);
     }
-    t0 = now_ns();
-    for (i = 0; i < iters; i++)
-        n = jitunwind_unwind(JITUNWIND_ARCH_X86_64, reg, NULL, &mem, &start, frames, FRAMES + 1, 0, &stop);
-    with_ranges = (now_ns() - t0) / ((double)iters * n);
-    t0 = now_ns();
-    for (i = 0; i < iters; i++)
-        n = jitunwind_unwind(JITUNWIND_ARCH_X86_64, NULL, NULL, &mem, &start, frames, FRAMES + 1, 0, &stop);
-    raw = (now_ns() - t0) / ((double)iters * n);
-    printf("unwind %d frames (%s):\n", n, jitunwind_stop_reason_string(stop));
-    printf("  through registered ranges (2000 ranges): %6.1f ns/frame\n", with_ranges);
-    printf("  raw frame-pointer walk, same stack:      %6.1f ns/frame\n", raw);
+    for (run = 0; run < RUNS; run++) {
+        t0 = now_ns();
+        for (i = 0; i < iters; i++)
+            n = jitunwind_unwind(JITUNWIND_ARCH_X86_64, reg, NULL, &mem, &start, frames, FRAMES + 2, 0, &stop);
+        with_ranges[run] = (now_ns() - t0) / ((double)iters * n);
+    }
+    for (i = 0; i < n; i++)
+        in_ranges += frames[i].range != NULL;
+    printf("Unwinding %d frames (%d in registered ranges; stop: %s), 2000 ranges registered:\n", n,
+           in_ranges, jitunwind_stop_reason_string(stop));
+    for (run = 0; run < RUNS; run++) {
+        t0 = now_ns();
+        for (i = 0; i < iters; i++)
+            n = jitunwind_unwind(JITUNWIND_ARCH_X86_64, NULL, NULL, &mem, &start, frames, FRAMES + 2, 0, &stop);
+        raw[run] = (now_ns() - t0) / ((double)iters * n);
+    }
+    printf("  %-44s %7.1f ns/frame\n", "through registered ranges (rules + lookups)", median(with_ranges, RUNS));
+    printf("  %-44s %7.1f ns/frame (%d frames, %s)\n\n", "raw frame-pointer walk, no registry",
+           median(raw, RUNS), n, jitunwind_stop_reason_string(stop));
     jitunwind_registry_free(reg);
 }
 
-static void bench_sizes(size_t n)
+struct sizes_row {
+    double add_ns, lookup_ns, register_ns, unregister_ns, add_bytes, register_bytes;
+};
+
+static void bench_sizes(size_t n, struct sizes_row *row)
 {
     jitunwind_registry *reg;
     jitunwind_jit_id *ids = malloc(n * sizeof *ids);
     uint64_t *probes = malloc(4096 * sizeof *probes);
     size_t i, before, found = 0;
-    double t0, add_ns, lookup_ns, reg_ns, unreg_ns;
-    const int lookups = 2000000;
-    /* Debugger side: ranges arrive sorted (the descriptor reader sorts). */
+    double t0;
+    const size_t lookups = 2000000;
     before = heap_bytes();
     jitunwind_registry_new(&reg);
     t0 = now_ns();
@@ -110,32 +140,30 @@ static void bench_sizes(size_t n)
                                     JITUNWIND_KIND_JIT, JITUNWIND_RULE_FP_PRESERVING, 0, 0, 0, "py::jit:f"};
         jitunwind_registry_add(reg, &r);
     }
-    add_ns = (now_ns() - t0) / (double)n;
-    printf("%8zu ranges: registry_add %6.1f ns, %5.1f heap bytes/range;", n, add_ns,
-           (double)(heap_bytes() - before) / (double)n);
+    row->add_ns = (now_ns() - t0) / (double)n;
+    row->add_bytes = (double)(heap_bytes() - before) / (double)n;
     srand(1);
     for (i = 0; i < 4096; i++)
         probes[i] = CODE_BASE + ((uint64_t)rand() % n) * 0x100 + (uint64_t)(rand() % 0x100);
     t0 = now_ns();
-    for (i = 0; i < (size_t)lookups; i++)
+    for (i = 0; i < lookups; i++)
         found += jitunwind_registry_lookup(reg, probes[i & 4095]) != NULL;
-    lookup_ns = (now_ns() - t0) / lookups;
-    printf(" lookup %5.1f ns (%zu%% hits);", lookup_ns, found * 100 / (size_t)lookups);
+    row->lookup_ns = (now_ns() - t0) / (double)lookups;
+    if (found == 0) /* keeps the loop; every run hits about half */
+        printf("no lookup hit\n");
     jitunwind_registry_free(reg);
-    /* In-process side: addresses descending, as mmap hands them out. */
+    jitunwind_jit_reset();
     before = heap_bytes();
     t0 = now_ns();
     for (i = 0; i < n; i++)
         jitunwind_jit_register((void *)(uintptr_t)(CODE_BASE + (n - i) * 0x100), 0x80, JITUNWIND_KIND_JIT,
                                JITUNWIND_RULE_FP_PRESERVING, "py::jit:f", 0, &ids[i]);
-    reg_ns = (now_ns() - t0) / (double)n;
-    printf(" jit_register %6.1f ns, %5.1f heap bytes/range;", reg_ns,
-           (double)(heap_bytes() - before) / (double)n);
+    row->register_ns = (now_ns() - t0) / (double)n;
+    row->register_bytes = (double)(heap_bytes() - before) / (double)n;
     t0 = now_ns();
     for (i = 0; i < n; i++)
         jitunwind_jit_unregister(ids[i]);
-    unreg_ns = (now_ns() - t0) / (double)n;
-    printf(" jit_unregister %6.1f ns\n", unreg_ns);
+    row->unregister_ns = (now_ns() - t0) / (double)n;
     jitunwind_jit_reset();
     free(ids);
     free(probes);
@@ -143,10 +171,31 @@ static void bench_sizes(size_t n)
 
 int main(void)
 {
-    printf("libjitunwind %s benchmark\n", jitunwind_version_string());
+    static const size_t sizes[] = {1000, 100000, 1000000};
+    size_t k;
+    int run;
+    printf("libjitunwind %s benchmark (medians of %d runs)\n\n", jitunwind_version_string(), RUNS);
     bench_walk();
-    bench_sizes(1000);
-    bench_sizes(100000);
-    bench_sizes(1000000);
+    printf("%9s %11s %11s %14s %16s %13s %15s\n", "ranges", "lookup ns", "add ns", "add B/range",
+           "jit_register ns", "unregister ns", "register B/range");
+    for (k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        double v[6][RUNS];
+        struct sizes_row row;
+        int runs = sizes[k] >= 1000000 ? 3 : RUNS;
+        for (run = 0; run < runs; run++) {
+            bench_sizes(sizes[k], &row);
+            v[0][run] = row.lookup_ns;
+            v[1][run] = row.add_ns;
+            v[2][run] = row.add_bytes;
+            v[3][run] = row.register_ns;
+            v[4][run] = row.unregister_ns;
+            v[5][run] = row.register_bytes;
+        }
+        printf("%9zu %11.1f %11.1f %14.1f %16.1f %13.1f %15.1f\n", sizes[k], median(v[0], runs),
+               median(v[1], runs), median(v[2], runs), median(v[3], runs), median(v[4], runs),
+               median(v[5], runs));
+    }
+    printf("\nadd: debugger-side registry (sorted input, includes the name copy); jit_register:\n"
+           "in-process table + overlap tree (descending input). B/range: heap growth per range.\n");
     return 0;
 }
