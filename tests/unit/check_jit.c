@@ -429,7 +429,7 @@ static void *writer(void *arg)
     int w = (int)(intptr_t)arg, i = 0;
     jitunwind_jit_id ids[POOL] = {0};
     char name[32];
-    struct timespec pause = {0, 2000};
+    struct timespec pause = {0, 50000};
     while (!stop_writers) {
         if (ids[i]) {
             ck_assert_int_eq(jitunwind_jit_unregister(ids[i]), 0);

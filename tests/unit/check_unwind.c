@@ -218,33 +218,26 @@ static uint64_t next_random(uint64_t *state)
     return *state;
 }
 
-START_TEST(garbage_stacks_stay_bounded)
+/* Walks over stacks of random words, some of them plausible stack or code
+ * addresses: every walk ends with a reason, within the depth cap, with sp
+ * rising, and within `reads_per_frame` reads per frame. */
+static void garbage_walks(const jitunwind_registry *reg, int rounds, uint64_t code_span,
+                          uint64_t reads_per_frame, int arches)
 {
-    /* Stacks of random words, some of them plausible stack addresses: every
-     * walk ends with a reason, within the depth cap and a bounded number of
-     * reads, whatever the registry says. */
-    jitunwind_registry *reg;
-    struct jitunwind_range jit = {0x7f0000, 0x7f0800, JITUNWIND_KIND_JIT,
-                                  JITUNWIND_RULE_FP_PRESERVING, 0, 0, 0, NULL};
-    struct jitunwind_range tr = {0x7f0800, 0x7f1000, JITUNWIND_KIND_TRAMPOLINE,
-                                 JITUNWIND_RULE_TRAMPOLINE_SUB8, 16, 0, 0, NULL};
     struct jitunwind_frame f[64];
     uint64_t state = 0x9e3779b97f4a7c15ull;
     int round, i, n, stop;
-    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
-    ck_assert_int_eq(jitunwind_registry_add(reg, &jit), 0);
-    ck_assert_int_eq(jitunwind_registry_add(reg, &tr), 0);
-    for (round = 0; round < 500; round++) {
+    for (round = 0; round < rounds; round++) {
         struct ju_builder *b = ju_builder_new();
         struct jitunwind_memory mem = ju_builder_memory(b);
-        struct jitunwind_regs start = {0x7f0000 + (next_random(&state) & 0xfff), 0x7f0000,
+        struct jitunwind_regs start = {0x7f0000 + next_random(&state) % code_span, 0x7f0000,
                                        0x7f0000 + (next_random(&state) & 0x1ff8), 0, ALL3, 0};
-        int arch = (round & 1) ? JITUNWIND_ARCH_AARCH64 : JITUNWIND_ARCH_X86_64;
+        int arch = (arches == 2 && (round & 1)) ? JITUNWIND_ARCH_AARCH64 : JITUNWIND_ARCH_X86_64;
         for (i = 0; i < 1024; i++) {
             uint64_t r = next_random(&state), v;
             switch (r & 3) {
             case 0: v = 0x7f0000 + ((r >> 8) & 0x1ff8); break; /* a stack address */
-            case 1: v = 0x7f0000 + ((r >> 8) & 0xfff); break;  /* a code address */
+            case 1: v = 0x7f0000 + (r >> 8) % code_span; break; /* a code address */
             case 2: v = 0; break;
             default: v = r; break;
             }
@@ -254,11 +247,40 @@ START_TEST(garbage_stacks_stay_bounded)
         ck_assert_int_ge(n, 1);
         ck_assert_int_le(n, 64);
         ck_assert_int_ne(stop, JITUNWIND_STOP_NONE);
-        ck_assert_uint_le(ju_builder_reads(b), 4 * (uint64_t)n + 4);
+        ck_assert_uint_le(ju_builder_reads(b), reads_per_frame * (uint64_t)n + 4);
         for (i = 1; i < n; i++)
             ck_assert_uint_gt(f[i].regs.sp, f[i - 1].regs.sp);
         ju_builder_free(b);
     }
+}
+
+START_TEST(garbage_stacks_stay_bounded)
+{
+    jitunwind_registry *reg;
+    struct jitunwind_range jit = {0x7f0000, 0x7f0800, JITUNWIND_KIND_JIT,
+                                  JITUNWIND_RULE_FP_PRESERVING, 0, 0, 0, NULL};
+    struct jitunwind_range tr = {0x7f0800, 0x7f1000, JITUNWIND_KIND_TRAMPOLINE,
+                                 JITUNWIND_RULE_TRAMPOLINE_SUB8, 16, 0, 0, NULL};
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_registry_add(reg, &jit), 0);
+    ck_assert_int_eq(jitunwind_registry_add(reg, &tr), 0);
+    garbage_walks(reg, 500, 0x1000, 4, 2); /* a record and a code head per frame at most */
+    jitunwind_registry_free(reg);
+}
+END_TEST
+
+START_TEST(garbage_stacks_stay_bounded_with_scan_ranges)
+{
+    /* The scan rule reads a window of stack and checks candidates for a call
+     * before them: more reads per frame, still bounded. */
+    jitunwind_registry *reg;
+    struct jitunwind_range scan = {0x7f0000, 0x7f0800, JITUNWIND_KIND_JIT, JITUNWIND_RULE_SCAN,
+                                   0, 0, 0, NULL};
+    scan.scan_start = 0x7f0800;
+    scan.scan_end = 0x7f1000;
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_registry_add(reg, &scan), 0);
+    garbage_walks(reg, 300, 0x1000, 2 + 16 + JITUNWIND_SCAN_BYTES / 8, 1);
     jitunwind_registry_free(reg);
 }
 END_TEST
@@ -385,6 +407,7 @@ int main(void)
                                            cpython_stack_through_sub8_trampoline,
                                            cpython_stack_through_framed_trampoline,
                                            garbage_stacks_stay_bounded,
+                                           garbage_stacks_stay_bounded_with_scan_ranges,
                                            depth_cap_unreadable_and_garbage,
                                            no_fp_fallback_and_bad_arguments,
                                            aarch64_leaf_uses_link_register_once));
