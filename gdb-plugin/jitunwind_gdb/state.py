@@ -37,6 +37,14 @@ def _function_range(name):
         return None
 
 
+def _file_of(addr):
+    """The file (shared library or main program) that holds `addr`, or None."""
+    try:
+        return gdb.solib_name(addr) or gdb.current_progspace().filename
+    except (gdb.error, AttributeError):
+        return None
+
+
 def arch_of(frame_or_pending):
     name = frame_or_pending.architecture().name()
     if "aarch64" in name:
@@ -58,6 +66,7 @@ class TargetState:
         self.gdb_jit_addr = None
         self.eval_range = None
         self.runtime = None        # (runtime_addr, version_hex) or None
+        self.runtime_module = None # the ELF file holding _PyRuntime (for its DWARF)
         self.notes = []            # one-line messages about the last refresh
         self.arch = ju.ARCH_X86_64
         self._pyreader = None
@@ -82,6 +91,7 @@ class TargetState:
             except ju.JitunwindError:
                 version = None
         self.runtime = (runtime, version) if runtime else None
+        self.runtime_module = _file_of(runtime) if runtime else None
         try:
             self.arch = arch_of(self.inferior) or ju.ARCH_X86_64
         except (AttributeError, gdb.error):
@@ -127,7 +137,7 @@ class TargetState:
         runtime, version = self.runtime
         if not version:
             raise RuntimeError("CPython version unknown (no Py_Version symbol)")
-        self._pyreader = ju.PyReader(self.memory, runtime, version)
+        self._pyreader = ju.PyReader(self.memory, runtime, version, self.runtime_module)
         return self._pyreader
 
     def python_frames(self, lwp):

@@ -22,6 +22,15 @@ def _symbol_load_address(target, name):
     return None
 
 
+def _module_file_of(target, addr):
+    """Path of the module holding load address `addr`, or None."""
+    module = lldb.SBAddress(addr, target).GetModule()
+    if not module or not module.IsValid():
+        return None
+    spec = module.GetFileSpec()
+    return spec.fullpath if spec and spec.fullpath else None
+
+
 def _function_range(target, name):
     for ctx in target.FindSymbols(name):
         sym = ctx.GetSymbol()
@@ -115,7 +124,8 @@ class TargetState:
                     self._pyerror = "CPython version unknown (no Py_Version symbol)"
                 else:
                     try:
-                        self._pyreader = ju.PyReader(self.memory, runtime, version)
+                        self._pyreader = ju.PyReader(self.memory, runtime, version,
+                                                     _module_file_of(self.target, runtime))
                     except ju.JitunwindError as exc:
                         self._pyerror = str(exc)
         if self._pyreader is None:

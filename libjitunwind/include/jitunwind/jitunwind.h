@@ -14,5 +14,6 @@
 #include "jitunwind/mixed.h"
 #include "jitunwind/readers.h"
 #include "jitunwind/modules.h"
+#include "jitunwind/dwarf.h"
 
 #endif

@@ -124,6 +124,77 @@ JITUNWIND_API int jitunwind_pyreader_trampoline_ranges(jitunwind_pyreader *reade
                                                        jitunwind_registry *registry, int arch,
                                                        size_t *added);
 
+/* --- Build-specific facts from the interpreter's own file --- */
+
+/* What the DWARF of the interpreter's file contributed. */
+struct jitunwind_py_dwarf_report {
+    char source[1024];        /* the file the DWARF was read from; "" if none was found */
+    uint32_t checked;         /* layout fields compared with DWARF */
+    uint32_t mismatches;      /* of those, how many differed */
+    uint32_t adopted;         /* differences resolved in DWARF's favour (3.11, 3.12 tables) */
+    uint32_t derived;         /* build-specific fields taken from DWARF */
+    char first_mismatch[192]; /* "struct.member: layout N, DWARF M", or "" */
+};
+
+/* jitunwind_pyreader_new, given also the ELF file that holds _PyRuntime
+ * (jitunwind_py_location.module). When its DWARF is found (the file's own,
+ * or a separate debug file: see dwarf.h), the layout is cross-checked
+ * against it, a 3.11/3.12 build whose structs differ from the table (debug
+ * or non-default builds) is read with DWARF's offsets, and build-specific
+ * offsets are taken from it: the executor lists (3.13, 3.14) and the
+ * trampoline arenas. The file's symbol table gives 3.13's cold-exit
+ * executors. A file without DWARF is not an error; the decoder then keeps
+ * its tables (see jitunwind_pyreader_dwarf_report). */
+JITUNWIND_API int jitunwind_pyreader_new_for_module(jitunwind_pyreader **out,
+                                                    const struct jitunwind_memory *mem,
+                                                    uint64_t runtime_addr, uint32_t version_hex,
+                                                    const char *module);
+JITUNWIND_API int jitunwind_pyreader_dwarf_report(const jitunwind_pyreader *reader,
+                                                  struct jitunwind_py_dwarf_report *out);
+
+/* --- JIT executors (3.13, 3.14) --- */
+
+#define JITUNWIND_PYEXEC_DELETED (1u << 0)   /* on the deletion list: invalid, still mapped */
+#define JITUNWIND_PYEXEC_COLD_EXIT (1u << 1) /* one of 3.13's static cold-exit executors */
+#define JITUNWIND_PYEXEC_NO_CODE (1u << 2)   /* no code object (cold exits, detached) */
+
+struct jitunwind_py_executor {
+    uint64_t address;  /* the _PyExecutorObject */
+    uint64_t interp;   /* its interpreter (0 for cold exits, which are shared) */
+    uint64_t jit_code; /* machine code: [jit_code, jit_code + jit_size); 0 if not compiled */
+    uint64_t jit_size;
+    uint64_t code;     /* the code object it was made for, or 0 */
+    uint32_t flags;    /* JITUNWIND_PYEXEC_* (and JITUNWIND_PYFRAME_NAME_TRUNCATED) */
+    int32_t first_line;
+    char qualname[JITUNWIND_PY_NAME_MAX];
+    char filename[JITUNWIND_PY_FILENAME_MAX];
+};
+
+#define JITUNWIND_PY_MAX_EXECUTORS 65536u
+
+/* Every executor of every interpreter: the executor list, then the
+ * deletion list (3.14: invalidated executors whose code may still be
+ * running), then 3.13's cold exits. At most `max`; *count gets the number.
+ * EUNSUPPORTED for versions without executor lists (3.11, 3.12; 3.15+ is
+ * read through the GDB JIT interface), ENOTFOUND when where this build
+ * keeps them is unknown (no DWARF: open with
+ * jitunwind_pyreader_new_for_module). Lists are bounded and cycle-checked;
+ * a negative status leaves the *count executors before the problem valid. */
+JITUNWIND_API int jitunwind_pyreader_executors(jitunwind_pyreader *reader,
+                                               struct jitunwind_py_executor *out, size_t max,
+                                               size_t *count);
+
+/* Add a range for the machine code of each compiled executor: kind JIT,
+ * origin INTERPRETER, cookie = the code object, name "py::jit:<qualname>
+ * (<file>:<first line>)" (cold exits "py::jit:<cold exit>"), rule from the
+ * version's layout (x86-64 3.13/3.14: SCAN towards [eval_start, eval_end),
+ * the eval loop's code, which may be 0, 0 when unknown). Ranges that
+ * overlap registered ones are skipped. *added (may be NULL) gets the count. */
+JITUNWIND_API int jitunwind_pyreader_executor_ranges(jitunwind_pyreader *reader,
+                                                     jitunwind_registry *registry, int arch,
+                                                     uint64_t eval_start, uint64_t eval_end,
+                                                     size_t *added);
+
 /* --- Pure decoders, exposed for tests and tools --- */
 
 /* Line for instruction offset `lasti_units` (code units) in a 3.11+

@@ -75,6 +75,20 @@ struct ju_py_layout {
     uint8_t st_compact_bit;
     uint8_t st_ascii_bit;
     uint8_t st_ready_bit;        /* 3.11 only; 0xff = none */
+
+    /* JIT executors (3.13, 3.14): _PyExecutorObject, and where each
+     * interpreter keeps its lists. The list offsets are build-specific (not
+     * in _Py_DebugOffsets): NONE in the tables, found from DWARF. */
+    uint32_t interp_executor_list;     /* executor_list_head */
+    uint32_t interp_executor_deleted;  /* executor_deletion_list_head (3.14), or NONE */
+    uint32_t ex_size;                  /* sizeof(_PyExecutorObject): the array stride */
+    uint32_t ex_links_next;            /* vm_data.links.next */
+    uint32_t ex_code;                  /* vm_data.code: the code object, or NULL */
+    uint32_t ex_jit_size;
+    uint32_t ex_jit_code;
+    const char *cold_exits_symbol;     /* static array of executors (3.13), or NULL */
+    uint8_t ex_rule_x86_64;            /* unwind rule of executor code (enum jitunwind_rule) */
+    uint8_t ex_rule_aarch64;
 };
 
 /* The layout for a PY_VERSION_HEX, or NULL. */

@@ -10,6 +10,23 @@
  * processes of those interpreters. */
 #include "python/layout.h"
 
+/* No JIT before 3.13. */
+#define NO_EXECUTORS                                                                    \
+    .interp_executor_list = JU_PY_NONE, .interp_executor_deleted = JU_PY_NONE,           \
+    .ex_size = JU_PY_NONE, .ex_links_next = JU_PY_NONE, .ex_code = JU_PY_NONE,           \
+    .ex_jit_size = JU_PY_NONE, .ex_jit_code = JU_PY_NONE
+
+/* _PyExecutorObject of 3.13 and 3.14 (DWARF of pyenv's 3.13.0 and of a
+ * 3.14.7 JIT build agree). x86-64 JIT code of both does not keep RBP (3.13
+ * passes arguments in it, 3.14 stencils may use it as scratch), so the
+ * caller is found by the fp-or-scan rule; AArch64 stencils keep x29 frame
+ * records. The list heads are build-specific: DWARF gives them. */
+#define EXECUTORS_3_13_TO_3_14                                                          \
+    .interp_executor_list = JU_PY_NONE, .interp_executor_deleted = JU_PY_NONE,           \
+    .ex_size = 144, .ex_links_next = 72, .ex_code = 88, .ex_jit_size = 104,              \
+    .ex_jit_code = 112, .ex_rule_x86_64 = JITUNWIND_RULE_SCAN,                           \
+    .ex_rule_aarch64 = JITUNWIND_RULE_FP_PRESERVING
+
 static const struct ju_py_layout PY311 = {
     .name = "CPython 3.11",
     .version = 0x030b0000,
@@ -20,7 +37,7 @@ static const struct ju_py_layout PY311 = {
     .interp_id = 48,
     .interp_threads_head = 16,
     .interp_gil_ptr = JU_PY_NONE,
-    .gil_last_holder = 0,
+    .gil_last_holder = JU_PY_NONE,
     .ts_next = 8,
     .ts_interp = 16,
     .ts_thread_id = 152,
@@ -58,6 +75,7 @@ static const struct ju_py_layout PY311 = {
     .st_compact_bit = 5,
     .st_ascii_bit = 6,
     .st_ready_bit = 7,
+    NO_EXECUTORS,
 };
 
 /* Object headers, bytes and str (PyASCIIObject without wstr) of GIL builds,
@@ -103,6 +121,7 @@ static const struct ju_py_layout PY312 = {
     .co_firstlineno = 68,
     .co_code_adaptive = 192,
     OBJECTS_3_12_TO_3_14,
+    NO_EXECUTORS,
 };
 
 static const struct ju_py_layout PY313 = {
@@ -141,6 +160,8 @@ static const struct ju_py_layout PY313 = {
     .co_firstlineno = 68,
     .co_code_adaptive = 200,
     OBJECTS_3_12_TO_3_14,
+    EXECUTORS_3_13_TO_3_14,
+    .cold_exits_symbol = "COLD_EXITS", /* Python/optimizer.c, tier-2 builds only */
 };
 
 /* 3.14: the base for what _Py_DebugOffsets do not describe (they are always
@@ -185,6 +206,8 @@ static const struct ju_py_layout PY314 = {
     .co_firstlineno = 68,
     .co_code_adaptive = 208,
     OBJECTS_3_12_TO_3_14,
+    EXECUTORS_3_13_TO_3_14,
+    .cold_exits_symbol = NULL,         /* exits start as NULL in 3.14 */
 };
 
 static const struct ju_py_layout *const LAYOUTS[] = {&PY311, &PY312, &PY313, &PY314};

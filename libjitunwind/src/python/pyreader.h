@@ -14,9 +14,35 @@ struct jitunwind_pyreader {
     uint64_t runtime;
     uint32_t version_hex;
     uint64_t code_type; /* address of PyCode_Type once seen, else 0 */
+    struct jitunwind_py_dwarf_report dwarf;
+    uint64_t cold_exits;     /* 3.13: address of the static cold-exit array, or 0 */
+    uint32_t cold_exit_count;
     struct jitunwind_error err;
     uint8_t linetable[JU_PY_MAX_LINETABLE];
 };
+
+/* Brent's cycle check over a linked list of target addresses, in constant
+ * memory: start with {0, 1, 0}; cycle_seen() is 1 once an address repeats. */
+struct ju_cycle {
+    uint64_t tortoise;
+    size_t power, lam;
+};
+
+static inline int ju_cycle_seen(struct ju_cycle *c, uint64_t addr)
+{
+    if (addr == c->tortoise)
+        return 1;
+    if (++c->lam == c->power) {
+        c->tortoise = addr;
+        c->power *= 2;
+        c->lam = 0;
+    }
+    return 0;
+}
+
+/* Cross-check `L` against the build's DWARF and complete it (dwarf_layout.c). */
+JU_HIDDEN int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
+                                struct ju_py_layout *L, struct jitunwind_py_dwarf_report *report);
 
 /* 3.13+: read and check the target's _Py_DebugOffsets and copy them over
  * `out` (pre-filled with the version's static table). */

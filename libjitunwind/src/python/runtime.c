@@ -28,9 +28,37 @@ static int check_layout(jitunwind_pyreader *r, uint64_t interp)
     return 0;
 }
 
-JITUNWIND_API int jitunwind_pyreader_new(jitunwind_pyreader **out,
-                                         const struct jitunwind_memory *mem,
-                                         uint64_t runtime_addr, uint32_t version_hex)
+/* DWARF and symbols of the interpreter's file (see python.h). Not finding
+ * DWARF is not an error. */
+static int use_module(jitunwind_pyreader *r, const char *module)
+{
+    jitunwind_dwarf_types *types = NULL;
+    uint64_t runtime_value, runtime_size, cold, cold_size;
+    if (jitunwind_dwarf_types_open(&types, module) == 0) {
+        int rc;
+        if (r->layout != &r->from_target) {
+            r->from_target = *r->layout;
+            r->layout = &r->from_target;
+        }
+        ju_strlcpy(r->dwarf.source, jitunwind_dwarf_types_source(types), sizeof r->dwarf.source);
+        rc = ju_py_apply_dwarf(r, types, &r->from_target, &r->dwarf);
+        jitunwind_dwarf_types_free(types);
+        if (rc < 0)
+            return rc;
+    }
+    if (r->layout->cold_exits_symbol && r->layout->ex_size != JU_PY_NONE &&
+        r->layout->ex_size > 0 &&
+        jitunwind_elf_symbol(module, "_PyRuntime", &runtime_value, &runtime_size) == 0 &&
+        jitunwind_elf_symbol(module, r->layout->cold_exits_symbol, &cold, &cold_size) == 0 &&
+        cold_size / r->layout->ex_size <= JITUNWIND_PY_MAX_EXECUTORS) {
+        r->cold_exits = cold + (r->runtime - runtime_value); /* the file's load bias */
+        r->cold_exit_count = (uint32_t)(cold_size / r->layout->ex_size);
+    }
+    return 0;
+}
+
+static int open_reader(jitunwind_pyreader **out, const struct jitunwind_memory *mem,
+                       uint64_t runtime_addr, uint32_t version_hex, const char *module)
 {
     jitunwind_pyreader *r;
     uint64_t head;
@@ -56,6 +84,11 @@ JITUNWIND_API int jitunwind_pyreader_new(jitunwind_pyreader **out,
             return rc;
         r->layout = &r->from_target;
     }
+    if (module && *module) {
+        int rc = use_module(r, module);
+        if (rc < 0)
+            return rc;
+    }
     if (ju_read_u64(&r->mem, runtime_addr + r->layout->rt_interpreters_head, &head) < 0)
         return ju_fail(&r->err, JITUNWIND_EREAD, runtime_addr,
                        "the runtime at %#llx is unreadable", (unsigned long long)runtime_addr);
@@ -64,6 +97,30 @@ JITUNWIND_API int jitunwind_pyreader_new(jitunwind_pyreader **out,
                        "the runtime at %#llx has no interpreter (not initialised or not %s)",
                        (unsigned long long)runtime_addr, r->layout->name);
     return check_layout(r, head);
+}
+
+JITUNWIND_API int jitunwind_pyreader_new(jitunwind_pyreader **out,
+                                         const struct jitunwind_memory *mem,
+                                         uint64_t runtime_addr, uint32_t version_hex)
+{
+    return open_reader(out, mem, runtime_addr, version_hex, NULL);
+}
+
+JITUNWIND_API int jitunwind_pyreader_new_for_module(jitunwind_pyreader **out,
+                                                    const struct jitunwind_memory *mem,
+                                                    uint64_t runtime_addr, uint32_t version_hex,
+                                                    const char *module)
+{
+    return open_reader(out, mem, runtime_addr, version_hex, module);
+}
+
+JITUNWIND_API int jitunwind_pyreader_dwarf_report(const jitunwind_pyreader *r,
+                                                  struct jitunwind_py_dwarf_report *out)
+{
+    if (!r || !out)
+        return JITUNWIND_EINVAL;
+    *out = r->dwarf;
+    return 0;
 }
 
 JITUNWIND_API void jitunwind_pyreader_free(jitunwind_pyreader *r)
@@ -75,24 +132,6 @@ JITUNWIND_API const struct jitunwind_error *
 jitunwind_pyreader_last_error(const jitunwind_pyreader *r)
 {
     return r ? &r->err : NULL;
-}
-
-/* Brent's cycle check over a linked list, in constant memory. */
-struct cycle {
-    uint64_t tortoise;
-    size_t power, lam;
-};
-
-static int cycle_seen(struct cycle *c, uint64_t addr)
-{
-    if (addr == c->tortoise)
-        return 1;
-    if (++c->lam == c->power) {
-        c->tortoise = addr;
-        c->power *= 2;
-        c->lam = 0;
-    }
-    return 0;
 }
 
 static int read_thread(jitunwind_pyreader *r, uint64_t ts, uint64_t interp, int64_t interp_id,
@@ -127,7 +166,7 @@ JITUNWIND_API int jitunwind_pyreader_threads(jitunwind_pyreader *r,
                                              size_t *count)
 {
     const struct ju_py_layout *L;
-    struct cycle interps = {0, 1, 0};
+    struct ju_cycle interps = {0, 1, 0};
     uint64_t interp, gil_holder = 0;
     size_t n = 0, n_interps = 0;
     int rc;
@@ -142,11 +181,11 @@ JITUNWIND_API int jitunwind_pyreader_threads(jitunwind_pyreader *r,
     if (ju_read_u64(&r->mem, r->runtime + L->rt_interpreters_head, &interp) < 0)
         return ju_fail(&r->err, JITUNWIND_EREAD, r->runtime, "the runtime is unreadable");
     while (interp) {
-        struct cycle threads = {0, 1, 0};
+        struct ju_cycle threads = {0, 1, 0};
         uint64_t ts, next_interp;
         int64_t id = -1;
         size_t n_threads = 0;
-        if (cycle_seen(&interps, interp))
+        if (ju_cycle_seen(&interps, interp))
             return ju_fail(&r->err, JITUNWIND_ELOOP, interp, "the interpreter list loops");
         if (++n_interps > JITUNWIND_PY_MAX_INTERPRETERS)
             return ju_fail(&r->err, JITUNWIND_ELIMIT, interp, "more than %u interpreters",
@@ -166,7 +205,7 @@ JITUNWIND_API int jitunwind_pyreader_threads(jitunwind_pyreader *r,
         }
         while (ts) {
             uint64_t next_ts;
-            if (cycle_seen(&threads, ts))
+            if (ju_cycle_seen(&threads, ts))
                 return ju_fail(&r->err, JITUNWIND_ELOOP, ts, "the thread list loops");
             if (++n_threads > JITUNWIND_PY_MAX_THREADS)
                 return ju_fail(&r->err, JITUNWIND_ELIMIT, ts, "more than %u threads",

@@ -33,6 +33,9 @@ PYFRAME_NAME_TRUNCATED = 1 << 3
 PYFRAME_NO_LINE = 1 << 4
 PYFRAME_LINE_MAY_LAG = 1 << 5
 PYFRAME_BAD_CODE = 1 << 6
+PYEXEC_DELETED = 1 << 0
+PYEXEC_COLD_EXIT = 1 << 1
+PYEXEC_NO_CODE = 1 << 2
 
 ROLE_OTHER, ROLE_EVAL, ROLE_JIT, ROLE_TRAMPOLINE = 0, 1, 2, 3
 MIXED_NATIVE, MIXED_PYTHON = 1, 2
@@ -291,6 +294,13 @@ def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, p
             notes.append("%s: %s" % (path, exc))
     if pyreader is not None and arch:
         try:
+            pyreader().executor_ranges(registry, arch, eval_range)
+        except JitunwindError as exc:
+            if exc.code != EUNSUPPORTED:
+                notes.append("JIT executors: %s" % exc)
+        except RuntimeError:
+            pass  # not a Python process
+        try:
             pyreader().trampoline_ranges(registry, arch)
         except JitunwindError as exc:
             if exc.code not in (ENOTFOUND, EUNSUPPORTED):
@@ -448,16 +458,31 @@ PyFrame = collections.namedtuple(
     "PyFrame", "address code line first_line lasti owner flags qualname filename")
 
 
+PyDwarfReport = collections.namedtuple(
+    "PyDwarfReport", "source checked mismatches adopted derived first_mismatch")
+PyExecutor = collections.namedtuple(
+    "PyExecutor", "address interp jit_code jit_size code flags first_line qualname filename")
+
+
 class PyReader:
     MAX_THREADS = 4096
     MAX_FRAMES = 4096
+    MAX_EXECUTORS = 4096
 
-    def __init__(self, memory, runtime_addr, version_hex):
+    def __init__(self, memory, runtime_addr, version_hex, module=None):
+        """`module`: the ELF file holding _PyRuntime (PyLocation.module); its
+        DWARF, when found, checks the layout and gives build-specific offsets
+        (executor lists). None: tables and debug offsets only."""
         self._lib = library()
         self._memory = memory  # keep alive: the C side holds a copy of its struct
         self._handle = ctypes.c_void_p()
-        rc = self._lib.jitunwind_pyreader_new(ctypes.byref(self._handle), memory.ref(),
-                                              runtime_addr, version_hex)
+        if module:
+            rc = self._lib.jitunwind_pyreader_new_for_module(
+                ctypes.byref(self._handle), memory.ref(), runtime_addr, version_hex,
+                module.encode())
+        else:
+            rc = self._lib.jitunwind_pyreader_new(ctypes.byref(self._handle), memory.ref(),
+                                                  runtime_addr, version_hex)
         if rc < 0:
             detail = _error_detail(self._lib.jitunwind_pyreader_last_error(self._handle)) \
                 if self._handle else ""
@@ -501,6 +526,36 @@ class PyReader:
         added = ctypes.c_size_t()
         rc = self._lib.jitunwind_pyreader_trampoline_ranges(self._handle, registry._handle, arch,
                                                            ctypes.byref(added))
+        if rc < 0:
+            raise JitunwindError(rc, self._detail())
+        return added.value
+
+    def dwarf_report(self):
+        r = _ffi.PyDwarfReport()
+        self._lib.jitunwind_pyreader_dwarf_report(self._handle, ctypes.byref(r))
+        return PyDwarfReport(_text(r.source), r.checked, r.mismatches, r.adopted, r.derived,
+                             _text(r.first_mismatch))
+
+    def executors(self):
+        """(executors, error): the JIT executors (3.13, 3.14); error is a
+        JitunwindError when the list is unavailable or truncated."""
+        arr = (_ffi.PyExecutor * self.MAX_EXECUTORS)()
+        n = ctypes.c_size_t()
+        rc = self._lib.jitunwind_pyreader_executors(self._handle, arr, self.MAX_EXECUTORS,
+                                                    ctypes.byref(n))
+        out = [PyExecutor(e.address, e.interp, e.jit_code, e.jit_size, e.code, e.flags,
+                          e.first_line, _text(e.qualname), _text(e.filename))
+               for e in arr[:n.value]]
+        return out, (JitunwindError(rc, self._detail()) if rc < 0 else None)
+
+    def executor_ranges(self, registry, arch, eval_range=None):
+        """Add a range per compiled executor to `registry`; returns how many,
+        or raises JitunwindError (EUNSUPPORTED: no executors in this version,
+        ENOTFOUND: list location unknown without DWARF)."""
+        added = ctypes.c_size_t()
+        start, end = eval_range or (0, 0)
+        rc = self._lib.jitunwind_pyreader_executor_ranges(self._handle, registry._handle, arch,
+                                                         start, end, ctypes.byref(added))
         if rc < 0:
             raise JitunwindError(rc, self._detail())
         return added.value

@@ -69,6 +69,20 @@ class PyFrame(ctypes.Structure):
                 ("qualname", ctypes.c_char * 256), ("filename", ctypes.c_char * 1024)]
 
 
+class PyDwarfReport(ctypes.Structure):
+    _fields_ = [("source", ctypes.c_char * 1024), ("checked", ctypes.c_uint32),
+                ("mismatches", ctypes.c_uint32), ("adopted", ctypes.c_uint32),
+                ("derived", ctypes.c_uint32), ("first_mismatch", ctypes.c_char * 192)]
+
+
+class PyExecutor(ctypes.Structure):
+    _fields_ = [("address", ctypes.c_uint64), ("interp", ctypes.c_uint64),
+                ("jit_code", ctypes.c_uint64), ("jit_size", ctypes.c_uint64),
+                ("code", ctypes.c_uint64), ("flags", ctypes.c_uint32),
+                ("first_line", ctypes.c_int32),
+                ("qualname", ctypes.c_char * 256), ("filename", ctypes.c_char * 1024)]
+
+
 class Mapping(ctypes.Structure):
     _fields_ = [("start", ctypes.c_uint64), ("end", ctypes.c_uint64)]
 
@@ -188,6 +202,11 @@ def _declare(lib):
     _fn(lib, "jitunwind_py_locate_core", i, ctypes.c_char_p, P(PyLocation))
     _fn(lib, "jitunwind_py_version_supported", i, u32)
     _fn(lib, "jitunwind_pyreader_new", i, P(vp), P(Memory), u64, u32)
+    _fn(lib, "jitunwind_pyreader_new_for_module", i, P(vp), P(Memory), u64, u32,
+        ctypes.c_char_p)
+    _fn(lib, "jitunwind_pyreader_dwarf_report", i, vp, P(PyDwarfReport))
+    _fn(lib, "jitunwind_pyreader_executors", i, vp, P(PyExecutor), sz, P(sz))
+    _fn(lib, "jitunwind_pyreader_executor_ranges", i, vp, vp, i, u64, u64, P(sz))
     _fn(lib, "jitunwind_pyreader_free", None, vp)
     _fn(lib, "jitunwind_pyreader_last_error", P(Error), vp)
     _fn(lib, "jitunwind_pyreader_threads", i, vp, P(PyThread), sz, P(sz))

@@ -1,0 +1,49 @@
+/* Struct layouts from DWARF (libdw): where a build keeps a member that no
+ * table or debug offset describes, or whether a table fits the build.
+ *
+ * The DWARF is the file's own .debug_info, or a separate debug file found
+ * by build-id under /usr/lib/debug/.build-id/ or by .gnu_debuglink (next to
+ * the file, in its .debug/ directory, or under /usr/lib/debug/<dir>/), as
+ * gdb looks for them. Lookups read only type DIEs at the top level of each
+ * compile unit; found types are cached in the handle. */
+#ifndef JITUNWIND_DWARF_H
+#define JITUNWIND_DWARF_H
+
+#include <stdint.h>
+
+#include "jitunwind/export.h"
+#include "jitunwind/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct jitunwind_dwarf_types jitunwind_dwarf_types;
+
+/* Open the type information of the ELF file at `elf_path`. ENOTFOUND when
+ * the file has no DWARF and no separate debug file was found, EIO/EELF when
+ * it cannot be read. On failure *out is NULL. */
+JITUNWIND_API int jitunwind_dwarf_types_open(jitunwind_dwarf_types **out, const char *elf_path);
+JITUNWIND_API void jitunwind_dwarf_types_free(jitunwind_dwarf_types *types); /* NULL ok */
+
+/* The file the DWARF was read from (elf_path or the separate debug file). */
+JITUNWIND_API const char *jitunwind_dwarf_types_source(const jitunwind_dwarf_types *types);
+
+/* Byte offset of `member_path` ("vm_data.links.next": dot-separated member
+ * names) inside the struct or union named `type_name` (a tag or a typedef).
+ * Members of anonymous structs and unions are found through them.
+ * ENOTFOUND when the type or a member does not exist, EUNSUPPORTED for a
+ * bit-field or a location that is not a constant. */
+JITUNWIND_API int jitunwind_dwarf_member_offset(jitunwind_dwarf_types *types,
+                                                const char *type_name,
+                                                const char *member_path, uint64_t *offset);
+
+/* sizeof the struct, union or typedef named `type_name`. */
+JITUNWIND_API int jitunwind_dwarf_type_size(jitunwind_dwarf_types *types, const char *type_name,
+                                            uint64_t *size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,164 @@
+/* The layout checked against, and completed from, the DWARF of the build.
+ *
+ * Each layout field that DWARF can describe is named here once, by struct
+ * and member path, with the alternatives versions used (3.11 `f_code`,
+ * 3.13+ `f_executable`); the first path the build has is used, so this
+ * table holds no version tests. Fields that DWARF does not describe (tag
+ * masks, owner values, state bits) stay as the table has them.
+ *
+ * Who wins a disagreement: the target's own _Py_DebugOffsets (3.13+) over
+ * DWARF (a file on disk could belong to another build); DWARF over a static
+ * table (3.11, 3.12: DWARF is how a debug or non-default build gets read).
+ * Build-specific fields (executor lists, trampoline arenas) always come from
+ * DWARF when it has them. */
+#include <stdio.h>
+
+#include "python/pyreader.h"
+
+enum field_kind {
+    CHECKED,        /* table or debug offsets value, cross-checked */
+    BUILD_SPECIFIC, /* taken from DWARF whenever it has it */
+    SIZE_OF         /* sizeof the struct, not a member offset */
+};
+
+struct dwarf_field {
+    size_t slot;         /* offsetof(struct ju_py_layout, ...) */
+    uint8_t kind;        /* enum field_kind */
+    uint8_t from_debug_offsets; /* 3.13+ read it from the target */
+    const char *type;
+    const char *paths;   /* member paths, '|' between alternatives */
+};
+
+#define F(field, kind, dbg, type, paths) \
+    {offsetof(struct ju_py_layout, field), kind, dbg, type, paths}
+
+static const struct dwarf_field FIELDS[] = {
+    F(rt_interpreters_head, CHECKED, 1, "_PyRuntimeState", "interpreters.head"),
+    F(rt_gil_holder, CHECKED, 0, "_PyRuntimeState", "gilstate.tstate_current"),
+    F(rt_perf_code_arena, BUILD_SPECIFIC, 0, "_PyRuntimeState", "ceval.perf.code_arena"),
+    F(interp_next, CHECKED, 1, "PyInterpreterState", "next"),
+    F(interp_id, CHECKED, 1, "PyInterpreterState", "id"),
+    F(interp_threads_head, CHECKED, 1, "PyInterpreterState", "threads.head"),
+    F(interp_gil_ptr, CHECKED, 1, "PyInterpreterState", "ceval.gil"),
+    F(gil_last_holder, CHECKED, 0, "_gil_runtime_state", "last_holder"),
+    F(ts_next, CHECKED, 1, "PyThreadState", "next"),
+    F(ts_interp, CHECKED, 1, "PyThreadState", "interp"),
+    F(ts_thread_id, CHECKED, 1, "PyThreadState", "thread_id"),
+    F(ts_native_thread_id, CHECKED, 1, "PyThreadState", "native_thread_id"),
+    F(ts_current_frame, CHECKED, 1, "PyThreadState", "current_frame"),
+    F(ts_cframe, CHECKED, 0, "PyThreadState", "cframe"),
+    F(cframe_current_frame, CHECKED, 0, "_PyCFrame", "current_frame"),
+    F(fr_code, CHECKED, 1, "_PyInterpreterFrame", "f_executable|f_code"),
+    F(fr_previous, CHECKED, 1, "_PyInterpreterFrame", "previous"),
+    F(fr_instr, CHECKED, 1, "_PyInterpreterFrame", "instr_ptr|prev_instr"),
+    F(fr_owner, CHECKED, 1, "_PyInterpreterFrame", "owner"),
+    F(fr_is_entry, CHECKED, 0, "_PyInterpreterFrame", "is_entry"),
+    F(co_filename, CHECKED, 1, "PyCodeObject", "co_filename"),
+    F(co_name, CHECKED, 1, "PyCodeObject", "co_name"),
+    F(co_qualname, CHECKED, 1, "PyCodeObject", "co_qualname"),
+    F(co_linetable, CHECKED, 1, "PyCodeObject", "co_linetable"),
+    F(co_firstlineno, CHECKED, 1, "PyCodeObject", "co_firstlineno"),
+    F(co_code_adaptive, CHECKED, 1, "PyCodeObject", "co_code_adaptive"),
+    F(ob_type, CHECKED, 1, "PyObject", "ob_type"),
+    F(tp_name, CHECKED, 1, "PyTypeObject", "tp_name"),
+    F(bytes_size, CHECKED, 1, "PyBytesObject", "ob_base.ob_size"),
+    F(bytes_sval, CHECKED, 1, "PyBytesObject", "ob_sval"),
+    F(str_length, CHECKED, 1, "PyASCIIObject", "length"),
+    F(str_state, CHECKED, 1, "PyASCIIObject", "state"),
+    F(str_ascii_size, SIZE_OF, 1, "PyASCIIObject", NULL),
+    F(str_compact_size, SIZE_OF, 0, "PyCompactUnicodeObject", NULL),
+    F(str_legacy_data, CHECKED, 0, "PyUnicodeObject", "data"),
+    F(interp_executor_list, BUILD_SPECIFIC, 0, "PyInterpreterState", "executor_list_head"),
+    F(interp_executor_deleted, BUILD_SPECIFIC, 0, "PyInterpreterState",
+      "executor_deletion_list_head"),
+    F(ex_size, BUILD_SPECIFIC, 0, "_PyExecutorObject", NULL),
+    F(ex_links_next, CHECKED, 0, "_PyExecutorObject", "vm_data.links.next"),
+    F(ex_code, CHECKED, 0, "_PyExecutorObject", "vm_data.code"),
+    F(ex_jit_size, CHECKED, 0, "_PyExecutorObject", "jit_size"),
+    F(ex_jit_code, CHECKED, 0, "_PyExecutorObject", "jit_code"),
+};
+
+/* The value DWARF gives for field f: 0, or ENOTFOUND/EUNSUPPORTED. */
+static int dwarf_value(jitunwind_dwarf_types *types, const struct dwarf_field *f,
+                       uint64_t *value)
+{
+    char path[128];
+    const char *p = f->paths;
+    if (f->kind == SIZE_OF || !p)
+        return jitunwind_dwarf_type_size(types, f->type, value);
+    while (*p) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len < sizeof path) {
+            memcpy(path, p, len);
+            path[len] = 0;
+            if (jitunwind_dwarf_member_offset(types, f->type, path, value) == 0)
+                return 0;
+        }
+        if (!bar)
+            break;
+        p = bar + 1;
+    }
+    return JITUNWIND_ENOTFOUND;
+}
+
+static void cover(uint32_t *size, uint32_t field, uint32_t width)
+{
+    if (field != JU_PY_NONE && field + width > *size)
+        *size = field + width;
+}
+
+/* The bytes read per frame and per code object must still cover every
+ * field after adoption, within the decoders' buffers (frames.c, code.c). */
+static int refit(jitunwind_pyreader *r, struct ju_py_layout *L)
+{
+    cover(&L->fr_size, L->fr_code, 8);
+    cover(&L->fr_size, L->fr_previous, 8);
+    cover(&L->fr_size, L->fr_instr, 8);
+    cover(&L->fr_size, L->fr_owner, 1);
+    cover(&L->fr_size, L->fr_is_entry, 1);
+    cover(&L->co_size, L->co_filename, 8);
+    cover(&L->co_size, L->co_name, 8);
+    cover(&L->co_size, L->co_qualname, 8);
+    cover(&L->co_size, L->co_linetable, 8);
+    cover(&L->co_size, L->co_firstlineno, 4);
+    cover(&L->co_size, L->co_code_adaptive, 8);
+    if (L->fr_size > 256 || L->co_size > 512)
+        return ju_fail(&r->err, JITUNWIND_ECORRUPT, 0,
+                       "the DWARF of %s gives frames or code objects larger than the decoder "
+                       "reads", r->dwarf.source);
+    return 0;
+}
+
+int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
+                      struct ju_py_layout *L, struct jitunwind_py_dwarf_report *report)
+{
+    size_t i;
+    int has_debug_offsets = ju_py_debug_offsets_supported(r->version_hex);
+    for (i = 0; i < sizeof FIELDS / sizeof FIELDS[0]; i++) {
+        const struct dwarf_field *f = &FIELDS[i];
+        uint32_t *slot = (uint32_t *)((char *)L + f->slot);
+        uint64_t value;
+        if (dwarf_value(types, f, &value) < 0 || value >= JU_PY_NONE)
+            continue; /* this build has no such member: keep the table */
+        if (f->kind == BUILD_SPECIFIC) {
+            *slot = (uint32_t)value;
+            report->derived++;
+            continue;
+        }
+        if (*slot == JU_PY_NONE)
+            continue; /* a member this version's decoder does not use */
+        report->checked++;
+        if (*slot == value)
+            continue;
+        if (report->mismatches++ == 0)
+            snprintf(report->first_mismatch, sizeof report->first_mismatch,
+                     "%s.%s: layout %u, DWARF %llu", f->type, f->paths ? f->paths : "sizeof",
+                     *slot, (unsigned long long)value);
+        if (!(has_debug_offsets && f->from_debug_offsets)) {
+            *slot = (uint32_t)value;
+            report->adopted++;
+        }
+    }
+    return refit(r, L);
+}

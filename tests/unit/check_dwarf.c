@@ -1,0 +1,158 @@
+/* Struct layouts from DWARF: this test program is built with -g, so its own
+ * structs are the oracle (offsetof), read from the executable itself and
+ * from a separate debug file found through .gnu_debuglink. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jitunwind/dwarf.h"
+#include "suite.h"
+
+struct links_probe {
+    void *next;
+    void *previous;
+};
+
+typedef struct {
+    unsigned char opcode;
+    unsigned char valid : 1;
+    unsigned char linked : 1;
+    int index;
+    struct links_probe links;
+    const struct links_probe *code;
+} vm_data_probe;
+
+struct executor_probe {
+    long ob_refcnt;
+    void *ob_type;
+    union {
+        struct {
+            int tag;
+            double value;
+        };
+        char raw[24];
+    };
+    vm_data_probe vm_data;
+    unsigned long jit_size;
+    void *jit_code;
+};
+
+/* Referenced so the compiler keeps the types in the DWARF. */
+struct executor_probe executor_probe_instance;
+
+static char self_path[4096];
+
+static void find_self(void)
+{
+    ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
+    ck_assert_int_gt(n, 0);
+    self_path[n] = 0;
+}
+
+static uint64_t offset_of(jitunwind_dwarf_types *t, const char *type, const char *path)
+{
+    uint64_t off = 0;
+    int rc = jitunwind_dwarf_member_offset(t, type, path, &off);
+    ck_assert_msg(rc == 0, "%s.%s: %s", type, path, jitunwind_strerror(rc));
+    return off;
+}
+
+static void check_offsets(jitunwind_dwarf_types *t)
+{
+    uint64_t size = 0, off;
+    ck_assert_uint_eq(offset_of(t, "executor_probe", "jit_code"),
+                      offsetof(struct executor_probe, jit_code));
+    ck_assert_uint_eq(offset_of(t, "executor_probe", "vm_data.links.previous"),
+                      offsetof(struct executor_probe, vm_data.links.previous));
+    ck_assert_uint_eq(offset_of(t, "executor_probe", "vm_data.code"),
+                      offsetof(struct executor_probe, vm_data.code));
+    /* A member of an anonymous struct inside an anonymous union. */
+    ck_assert_uint_eq(offset_of(t, "executor_probe", "value"),
+                      offsetof(struct executor_probe, value));
+    /* Through a typedef of an anonymous struct. */
+    ck_assert_uint_eq(offset_of(t, "vm_data_probe", "index"), offsetof(vm_data_probe, index));
+    ck_assert_int_eq(jitunwind_dwarf_type_size(t, "executor_probe", &size), 0);
+    ck_assert_uint_eq(size, sizeof(struct executor_probe));
+    ck_assert_int_eq(jitunwind_dwarf_member_offset(t, "executor_probe", "vm_data.valid", &off),
+                     JITUNWIND_EUNSUPPORTED); /* a bit-field has no byte offset */
+    ck_assert_int_eq(jitunwind_dwarf_member_offset(t, "executor_probe", "no_such", &off),
+                     JITUNWIND_ENOTFOUND);
+    ck_assert_int_eq(jitunwind_dwarf_member_offset(t, "executor_probe", "jit_code.x", &off),
+                     JITUNWIND_ENOTFOUND); /* not an aggregate */
+    ck_assert_int_eq(jitunwind_dwarf_member_offset(t, "no_such_type", "x", &off),
+                     JITUNWIND_ENOTFOUND);
+    ck_assert_int_eq(jitunwind_dwarf_member_offset(t, "no_such_type", "x", &off),
+                     JITUNWIND_ENOTFOUND); /* the cached miss */
+    ck_assert_int_eq(jitunwind_dwarf_member_offset(t, "executor_probe", "vm_data..code", &off),
+                     JITUNWIND_EINVAL);
+}
+
+START_TEST(offsets_match_the_compiler)
+{
+    jitunwind_dwarf_types *t;
+    find_self();
+    ck_assert_int_eq(jitunwind_dwarf_types_open(&t, self_path), 0);
+    ck_assert_str_eq(jitunwind_dwarf_types_source(t), self_path);
+    check_offsets(t);
+    check_offsets(t); /* again, from the cache */
+    jitunwind_dwarf_types_free(t);
+}
+END_TEST
+
+static int run(const char *cmd)
+{
+    int rc = system(cmd);
+    return rc == 0 ? 0 : -1;
+}
+
+START_TEST(separate_debug_file_through_debuglink)
+{
+    char dir[] = "/tmp/ju-dwarf-XXXXXX", cmd[16384], bin[256], dbg[256];
+    jitunwind_dwarf_types *t = NULL;
+    find_self();
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(bin, sizeof bin, "%s/prog", dir);
+    snprintf(dbg, sizeof dbg, "%s/prog.debug", dir);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && objcopy --only-keep-debug '%s' prog.debug && "
+             "objcopy --strip-debug --remove-section=.note.gnu.build-id "
+             "--add-gnu-debuglink=prog.debug '%s' prog",
+             dir, self_path, self_path);
+    ck_assert_msg(run(cmd) == 0, "objcopy failed");
+    ck_assert_int_eq(jitunwind_dwarf_types_open(&t, bin), 0);
+    ck_assert_str_eq(jitunwind_dwarf_types_source(t), dbg);
+    check_offsets(t);
+    jitunwind_dwarf_types_free(t);
+    /* Without the debug file: no DWARF, said clearly. */
+    ck_assert_int_eq(unlink(dbg), 0);
+    ck_assert_int_eq(jitunwind_dwarf_types_open(&t, bin), JITUNWIND_ENOTFOUND);
+    ck_assert_ptr_null(t);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run(cmd);
+}
+END_TEST
+
+START_TEST(bad_files)
+{
+    char path[] = "/tmp/ju-dwarf-garbage-XXXXXX";
+    jitunwind_dwarf_types *t = (jitunwind_dwarf_types *)1;
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, "not an ELF file at all\n", 23), 23);
+    close(fd);
+    ck_assert_int_eq(jitunwind_dwarf_types_open(&t, path), JITUNWIND_EELF);
+    ck_assert_ptr_null(t);
+    ck_assert_int_eq(jitunwind_dwarf_types_open(&t, "/nonexistent/file"), JITUNWIND_EIO);
+    ck_assert_int_eq(jitunwind_dwarf_types_open(&t, NULL), JITUNWIND_EINVAL);
+    unlink(path);
+    jitunwind_dwarf_types_free(NULL);
+}
+END_TEST
+
+int main(void)
+{
+    return ju_run_tests("dwarf", JU_TESTS(offsets_match_the_compiler,
+                                           separate_debug_file_through_debuglink, bad_files));
+}
