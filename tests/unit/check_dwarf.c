@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "jitunwind/dwarf.h"
+#include "py_image.h"
 #include "suite.h"
 
 struct links_probe {
@@ -41,6 +42,16 @@ struct executor_probe {
 
 /* Referenced so the compiler keeps the types in the DWARF. */
 struct executor_probe executor_probe_instance;
+
+/* A "non-default build" of 3.12 whose thread state has one more word
+ * before `interp` than the table says (16). */
+typedef struct _ts {
+    void *prev;
+    void *next;
+    void *extra;
+    void *interp;
+} PyThreadState;
+PyThreadState thread_state_instance;
 
 static char self_path[4096];
 
@@ -151,8 +162,44 @@ START_TEST(bad_files)
 }
 END_TEST
 
+START_TEST(a_build_that_differs_from_the_table_is_read_with_its_dwarf)
+{
+    struct py_image p;
+    struct jitunwind_memory mem;
+    struct jitunwind_py_thread threads[2];
+    struct jitunwind_py_dwarf_report rep;
+    jitunwind_pyreader *r;
+    uint64_t interp;
+    size_t n;
+    find_self();
+    pyi_init(&p, 0x030c01f0);
+    p.layout.ts_interp = offsetof(PyThreadState, interp); /* how this build lays it out */
+    interp = pyi_interp(&p, 0, 0);
+    pyi_thread(&p, interp, 0, 42);
+    pyi_set_interpreters(&p, interp);
+    mem = ju_builder_memory(p.b);
+    /* The table alone misreads it, and says so. */
+    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, p.runtime, 0x030c01f0), JITUNWIND_EVERSION);
+    ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_last_error(r)->message, "non-default"));
+    jitunwind_pyreader_free(r);
+    /* With the build's DWARF the member is found where it is. */
+    ck_assert_int_eq(jitunwind_pyreader_new_for_module(&r, &mem, p.runtime, 0x030c01f0, self_path),
+                     0);
+    ck_assert_int_eq(jitunwind_pyreader_dwarf_report(r, &rep), 0);
+    ck_assert_uint_eq(rep.mismatches, 1);
+    ck_assert_uint_eq(rep.adopted, 1);
+    ck_assert_ptr_nonnull(strstr(rep.first_mismatch, "PyThreadState.interp"));
+    ck_assert_int_eq(jitunwind_pyreader_threads(r, threads, 2, &n), 0);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_uint_eq(threads[0].native_thread_id, 42);
+    jitunwind_pyreader_free(r);
+    pyi_free(&p);
+}
+END_TEST
+
 int main(void)
 {
     return ju_run_tests("dwarf", JU_TESTS(offsets_match_the_compiler,
-                                           separate_debug_file_through_debuglink, bad_files));
+                                           separate_debug_file_through_debuglink, bad_files,
+                                           a_build_that_differs_from_the_table_is_read_with_its_dwarf));
 }

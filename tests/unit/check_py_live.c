@@ -55,8 +55,32 @@ static void reap(struct child *c)
     fclose(c->out);
 }
 
+/* The build's DWARF agrees with the layout table for every field both
+ * describe (a real cross-check: the tables were written from headers). */
+static void check_dwarf_agrees(const struct jitunwind_memory *mem,
+                               const struct jitunwind_py_location *loc,
+                               const char *expect_dwarf_part, uint64_t frame)
+{
+    jitunwind_pyreader *r;
+    struct jitunwind_py_dwarf_report rep;
+    struct jitunwind_py_frame f[4];
+    size_t nf;
+    ck_assert_int_eq(jitunwind_pyreader_new_for_module(&r, mem, loc->runtime_addr,
+                                                       loc->version_hex, loc->module), 0);
+    ck_assert_int_eq(jitunwind_pyreader_dwarf_report(r, &rep), 0);
+    ck_assert_msg(strstr(rep.source, expect_dwarf_part) != NULL,
+                  "DWARF of %s read from '%s', expected from '%s'", loc->module, rep.source,
+                  expect_dwarf_part);
+    ck_assert_msg(rep.mismatches == 0, "%s: %u mismatches, first: %s", loc->module,
+                  rep.mismatches, rep.first_mismatch);
+    ck_assert_uint_ge(rep.checked, 25);
+    ck_assert_int_eq(jitunwind_pyreader_frames(r, frame, f, 4, &nf), 0);
+    ck_assert_str_eq(f[0].qualname, "sleeper");
+    jitunwind_pyreader_free(r);
+}
+
 static void check_interpreter(const char *python, const char *expect_module_part,
-                              uint32_t major_minor)
+                              uint32_t major_minor, const char *expect_dwarf_part)
 {
     struct child c;
     struct jitunwind_py_location loc;
@@ -91,6 +115,7 @@ static void check_interpreter(const char *python, const char *expect_module_part
     ck_assert_uint_ne(f[2].flags & JITUNWIND_PYFRAME_ENTRY, 0); /* inlined calls: one group */
     ck_assert_uint_eq(f[0].flags & JITUNWIND_PYFRAME_ENTRY, 0);
     jitunwind_pyreader_free(r);
+    check_dwarf_agrees(&mem, &loc, expect_dwarf_part, t[0].current_frame);
 
     /* The same runtime found again from a core of the process. */
     if (access("/usr/bin/gcore", X_OK) == 0) {
@@ -112,7 +137,8 @@ static void check_interpreter(const char *python, const char *expect_module_part
 
 START_TEST(debian_python311)
 {
-    check_interpreter("/usr/bin/python3.11", "python3.11", 0x030b);
+    /* python3.11-dbg: the DWARF is a separate file found by build-id. */
+    check_interpreter("/usr/bin/python3.11", "python3.11", 0x030b, "/usr/lib/debug/.build-id/");
 }
 END_TEST
 
@@ -123,7 +149,7 @@ static void check_pyenv(const char *version, const char *minor, uint32_t major_m
     snprintf(python, sizeof python, "%s/versions/%s/bin/python%s", root ? root : "/root/.pyenv",
              version, minor);
     snprintf(lib, sizeof lib, "libpython%s.so", minor);
-    check_interpreter(python, lib, major_minor);
+    check_interpreter(python, lib, major_minor, lib); /* DWARF inside libpython */
 }
 
 START_TEST(pyenv_python3117_shared_libpython)
