@@ -254,6 +254,59 @@ START_TEST(fp_step_outside_ranges)
 }
 END_TEST
 
+/* After the scan, the caller's frame pointer, clobbered by the code in
+ * between, is recovered from the caller's prologue (a fixed frame below its
+ * rbp, as GCC builds _PyEval_EvalFrameDefault), and only when the word above
+ * it is a return address. */
+START_TEST(scan_recovers_the_callers_frame_pointer)
+{
+    static const uint8_t caller[] = {
+        0xf3, 0x0f, 0x1e, 0xfa,       /* endbr64 */
+        0x55, 0x48, 0x89, 0xe5,       /* push %rbp; mov %rsp,%rbp */
+        0x41, 0x57, 0x53,             /* push %r15; push %rbx */
+        0x48, 0x81, 0xec, 0x88, 0x02, 0x00, 0x00, /* sub $0x288,%rsp */
+        0x90, 0x90, 0x90, 0x90, 0xe8, 0, 0, 0, 0, /* call (returns to +0x1b) */
+        0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+        0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90};
+    static const uint8_t other[] = {0x90, 0x90, 0x90, 0xe8, 0, 0, 0, 0, 0x90};
+    struct jitunwind_range r = range(JITUNWIND_RULE_SCAN, 0x1000, 0);
+    struct jitunwind_regs in = {CODE + 0x10, SP, 0xdead0000, 0,
+                                JITUNWIND_REG_PC | JITUNWIND_REG_SP | JITUNWIND_REG_FP, 0}, out;
+    uint64_t caller_sp = SP + 24, rbp = caller_sp + 16 + 0x288;
+    int stop;
+    b = ju_builder_new();
+    mem = ju_builder_memory(b);
+    r.scan_start = 0x401000;
+    r.scan_end = 0x401000 + sizeof caller;
+    ju_builder_write(b, 0x401000, caller, sizeof caller);
+    ju_builder_write(b, 0x402000, other, sizeof other);
+    ju_builder_u64(b, SP + 16, 0x40101b);  /* return address into the caller */
+    ju_builder_u64(b, rbp, 0x7ff900);      /* the caller's saved rbp */
+    ju_builder_u64(b, rbp + 8, 0x402008);  /* the caller's return address */
+    ck_assert_int_eq(jitunwind_step_range(JITUNWIND_ARCH_X86_64, &r, &mem, &in, 0, &out, &stop), 0);
+    ck_assert_uint_eq(out.pc, 0x40101b);
+    ck_assert_uint_eq(out.sp, caller_sp);
+    ck_assert_uint_eq(out.fp, rbp);
+    ck_assert_uint_ne(out.valid & JITUNWIND_REG_FP, 0);
+    /* 8 more bytes below the frame (stack padding before the call). */
+    ju_builder_u64(b, rbp + 8, 0);
+    ju_builder_u64(b, rbp + 16, 0x402008);
+    ck_assert_int_eq(jitunwind_step_range(JITUNWIND_ARCH_X86_64, &r, &mem, &in, 0, &out, &stop), 0);
+    ck_assert_uint_eq(out.fp, rbp + 8);
+    /* No return address where the frame pointer should be: not recovered,
+     * the register is passed on as it was. */
+    ju_builder_u64(b, rbp + 16, 0x402007);
+    ck_assert_int_eq(jitunwind_step_range(JITUNWIND_ARCH_X86_64, &r, &mem, &in, 0, &out, &stop), 0);
+    ck_assert_uint_eq(out.fp, 0xdead0000);
+    /* A caller without a frame-pointer prologue: nothing to recover from. */
+    ju_builder_u64(b, rbp + 8, 0x402008);
+    ju_builder_u8(b, 0x401004, 0x90);
+    ck_assert_int_eq(jitunwind_step_range(JITUNWIND_ARCH_X86_64, &r, &mem, &in, 0, &out, &stop), 0);
+    ck_assert_uint_eq(out.fp, 0xdead0000);
+    ju_builder_free(b);
+}
+END_TEST
+
 START_TEST(scan_for_a_return_address_into_the_caller)
 {
     /* The caller's code: a call (e8 rel32) ending at 0x401105; the stack
@@ -277,15 +330,34 @@ START_TEST(scan_for_a_return_address_into_the_caller)
     ck_assert_int_eq(jitunwind_step_range(JITUNWIND_ARCH_X86_64, &r, &mem, &in, 1, &out, &stop), 0);
     ck_assert_uint_eq(out.pc, 0x401115);
     ck_assert_uint_eq(out.sp, SP + 24);
-    /* A valid frame record wins over the scan (code that keeps the frame pointer). */
+    /* A frame record whose caller is nearer than the scan's wins (code that
+     * keeps the frame pointer, called through a framed shim); its return
+     * address must follow a call. */
+    ju_builder_write(b, 0x402000, caller, sizeof caller); /* another function with a call */
+    ju_builder_u64(b, SP + 16, 0);
+    ju_builder_u64(b, SP + 64, 0x401115);  /* the scan now finds the caller here */
+    in.fp = SP + 24;
+    ju_builder_u64(b, SP + 24, AT_FP);
+    ju_builder_u64(b, SP + 32, 0x402015);
+    ck_assert_int_eq(jitunwind_step_range(JITUNWIND_ARCH_X86_64, &r, &mem, &in, 1, &out, &stop), 0);
+    ck_assert_uint_eq(out.pc, 0x402015);
+    ck_assert_uint_eq(out.sp, SP + 40);
+    ck_assert_uint_eq(out.fp, AT_FP);
+    ju_builder_u64(b, SP + 32, 0x402014); /* not after a call: no record */
+    ck_assert_int_eq(jitunwind_step_range(JITUNWIND_ARCH_X86_64, &r, &mem, &in, 1, &out, &stop), 0);
+    ck_assert_uint_eq(out.pc, 0x401115);
+    /* A record beyond the scan's caller would skip that caller's frame (an
+     * intact rbp of the function that called into frame-clobbering code):
+     * the scan wins. */
     in.fp = FP;
     ju_builder_u64(b, FP, AT_FP);
-    ju_builder_u64(b, FP + 8, AT_FP8);
+    ju_builder_u64(b, FP + 8, 0x402015);
     ck_assert_int_eq(jitunwind_step_range(JITUNWIND_ARCH_X86_64, &r, &mem, &in, 1, &out, &stop), 0);
-    ck_assert_uint_eq(out.pc, AT_FP8);
+    ck_assert_uint_eq(out.pc, 0x401115);
+    ck_assert_uint_eq(out.sp, SP + 72);
+    ju_builder_u64(b, SP + 64, 0);
     /* Nothing to find: a clear failure, not a guess. */
     in.fp = 0;
-    ju_builder_u64(b, SP + 16, 0);
     ck_assert_int_lt(jitunwind_step_range(JITUNWIND_ARCH_X86_64, &r, &mem, &in, 1, &out, &stop), 0);
     ck_assert_int_eq(stop, JITUNWIND_STOP_BAD_FRAME);
     /* A scan range needs its target. */
@@ -353,5 +425,6 @@ int main(void)
                                  caller_pc_at_range_end_is_the_return_point,
                                  fp_preserving_and_its_guards, fp_step_outside_ranges,
                                  scan_for_a_return_address_into_the_caller,
+                                 scan_recovers_the_callers_frame_pointer,
                                  classify_real_and_garbage));
 }

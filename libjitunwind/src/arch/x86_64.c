@@ -90,6 +90,59 @@ static int after_call(const struct jitunwind_memory *mem, uint64_t ra)
     return 0;
 }
 
+/* The fixed size of the frame below the frame pointer of a function whose
+ * code at `fn` starts `[endbr64] push %rbp; mov %rsp,%rbp; push <reg>...;
+ * [sub $imm,%rsp]`: at its call sites (with no stack arguments), rbp = sp
+ * after the call returns + this. 0 when the prologue is not of that shape. */
+static uint64_t fp_frame_extent(const struct jitunwind_memory *mem, uint64_t fn)
+{
+    uint8_t c[40];
+    size_t i = 0;
+    uint64_t extent = 0;
+    if (fn == 0 || ju_read(mem, fn, c, sizeof c) < 0)
+        return 0;
+    if (memcmp(c, ENDBR64, sizeof ENDBR64) == 0)
+        i += sizeof ENDBR64;
+    if (c[i] != 0x55 || c[i + 1] != 0x48 || c[i + 2] != 0x89 || c[i + 3] != 0xe5)
+        return 0;
+    i += 4;
+    while (i + 2 < sizeof c - 7) {
+        if (c[i] >= 0x50 && c[i] <= 0x57) { /* push %rax..%rdi */
+            extent += 8;
+            i += 1;
+        } else if (c[i] == 0x41 && c[i + 1] >= 0x50 && c[i + 1] <= 0x57) { /* push %r8..%r15 */
+            extent += 8;
+            i += 2;
+        } else {
+            break;
+        }
+    }
+    if (c[i] == 0x48 && c[i + 1] == 0x83 && c[i + 2] == 0xec) /* sub $imm8,%rsp */
+        extent += c[i + 3];
+    else if (c[i] == 0x48 && c[i + 1] == 0x81 && c[i + 2] == 0xec) /* sub $imm32,%rsp */
+        extent += ju_load_u32(c + i + 3);
+    return extent;
+}
+
+/* The caller's frame pointer when the scanned-for caller (the function at
+ * scan_start) keeps a fixed frame below its rbp and the code in between
+ * clobbered rbp: rbp = the caller's sp + extent (+ 8 or 16 when it pushed
+ * stack arguments or padding), accepted only if the word above it is a
+ * return address. 0 when not found. */
+static uint64_t recover_caller_fp(const struct ju_step *s, const struct jitunwind_range *r,
+                                  uint64_t caller_sp)
+{
+    uint64_t extent = fp_frame_extent(s->mem, r->scan_start), extra, ra;
+    if (extent == 0 || extent > JITUNWIND_SCAN_BYTES * 16)
+        return 0;
+    for (extra = 0; extra <= 16; extra += 8) {
+        uint64_t fp = caller_sp + extent + extra;
+        if (ju_read_u64(s->mem, fp + 8, &ra) == 0 && ra != 0 && after_call(s->mem, ra))
+            return fp;
+    }
+    return 0;
+}
+
 static int step_scan(struct ju_step *s, const struct jitunwind_range *r)
 {
     uint64_t words[JITUNWIND_SCAN_BYTES / 8], sp = s->in->sp;
@@ -103,11 +156,14 @@ static int step_scan(struct ju_step *s, const struct jitunwind_range *r)
         n /= 2;
     for (i = 0; i < n; i++) {
         if (words[i] >= r->scan_start && words[i] < r->scan_end && after_call(s->mem, words[i])) {
+            uint64_t fp;
             *s->out = (struct jitunwind_regs){0};
             s->out->pc = words[i];
             s->out->sp = sp + 8 * (uint64_t)i + 8;
-            s->out->fp = s->in->fp;
-            s->out->valid = JITUNWIND_REG_PC | JITUNWIND_REG_SP | (s->in->valid & JITUNWIND_REG_FP);
+            fp = recover_caller_fp(s, r, s->out->sp);
+            s->out->fp = fp ? fp : s->in->fp;
+            s->out->valid = JITUNWIND_REG_PC | JITUNWIND_REG_SP |
+                            (fp ? JITUNWIND_REG_FP : (s->in->valid & JITUNWIND_REG_FP));
             return 0;
         }
     }
@@ -115,18 +171,38 @@ static int step_scan(struct ju_step *s, const struct jitunwind_range *r)
     return n ? JITUNWIND_ENOTFOUND : JITUNWIND_EREAD;
 }
 
+/* Frame pointer or scan, whichever finds the nearer caller: code that keeps
+ * the frame pointer has a frame record whose caller lies below any return
+ * address into the scanned-for function; code that clobbered it leaves
+ * either no valid record or one that skips that function's frame. A record
+ * counts only if its return address follows a call. */
+static int step_fp_or_scan(struct ju_step *s, const struct jitunwind_range *r)
+{
+    struct jitunwind_regs by_record = {0};
+    int have_record = (s->in->valid & JITUNWIND_REG_FP) &&
+                      ju_step_frame_record(s, s->in->fp) == 0 && s->out->pc != 0 &&
+                      after_call(s->mem, s->out->pc);
+    int rc;
+    if (have_record)
+        by_record = *s->out;
+    s->stop = JITUNWIND_STOP_NONE;
+    rc = step_scan(s, r);
+    if (rc == 0 && (!have_record || s->out->sp < by_record.sp))
+        return 0;
+    if (!have_record)
+        return rc;
+    *s->out = by_record;
+    s->stop = JITUNWIND_STOP_NONE;
+    return 0;
+}
+
 int ju_x86_64_step_range(struct ju_step *s, const struct jitunwind_range *r)
 {
     uint64_t copy_start, off;
     if (r->rule == JITUNWIND_RULE_FP_PRESERVING)
         return ju_step_frame_record(s, s->in->fp);
-    if (r->rule == JITUNWIND_RULE_SCAN) {
-        if ((s->in->valid & JITUNWIND_REG_FP) && ju_step_frame_record(s, s->in->fp) == 0 &&
-            s->out->pc != 0)
-            return 0;
-        s->stop = JITUNWIND_STOP_NONE;
-        return step_scan(s, r);
-    }
+    if (r->rule == JITUNWIND_RULE_SCAN)
+        return step_fp_or_scan(s, r);
     if (!(s->in->valid & JITUNWIND_REG_SP)) {
         s->stop = JITUNWIND_STOP_NEED_REGISTER;
         return JITUNWIND_EINVAL;
