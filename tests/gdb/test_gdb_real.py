@@ -49,6 +49,75 @@ outer()  # @module
 """
 
 
+JIT_SCRIPT = """\
+import os
+
+
+def hot(n):  # @hot_def
+    total = 0
+    for i in range(n):
+        total += i
+        os.getppid()  # @hot
+    return total
+
+
+def caller():
+    for _ in range(20):
+        hot(1000)  # @caller
+
+
+caller()  # @module
+"""
+
+
+def jit_enabled(python):
+    out = subprocess.run([python, "-c", "import sys; j = getattr(sys, '_jit', None); "
+                          "print(bool(j and j.is_enabled()))"],
+                         stdout=subprocess.PIPE, text=True, timeout=60).stdout.strip()
+    return out == "True"
+
+
+def check_jit(build, repo, python, work, env, label):
+    """A JIT-enabled interpreter: stop in a C function called from JIT code;
+    the executor is found from the interpreter's own list (its DWARF locates
+    the list), named by its code object, and the walk goes through it and
+    on past the eval loop, live and on a core."""
+    script = os.path.join(work, "jit_target.py")
+    with open(script, "w") as f:
+        f.write(JIT_SCRIPT)
+    lines = {m.group(1): n for n, l in enumerate(open(script), 1)
+             for m in [re.search(r"# @(\w+)", l)] if m}
+    core = os.path.join(work, "jit.core")
+    pairs = [("bt", "bt"), ("ranges", "info jit-ranges")]
+    executor = "py::jit:hot (%s:%d) [jit fp-or-scan]" % (script, lines["hot_def"])
+    want = ["py::jit:hot", EVAL, ("py", "hot [in JIT code: line may lag]", lines["hot"]),
+            ("py", "caller", lines["caller"]), ("py", "<module>", lines["module"]), "_start"]
+    out = run_gdb(repo, env, ["set breakpoint pending on", "break getppid", "run",
+                              "ignore 1 5000", "continue"] + sections(pairs) +
+                  ["gcore " + core, "kill"], ["--args", python, script])
+    try:
+        for where, text in (("live", out),
+                            ("core", run_gdb(repo, env, sections(pairs), [python, core]))):
+            frames = parse_bt(section(text, "bt"))
+            got = [f for f in frames
+                   if isinstance(f, tuple) or f in (EVAL, "_start") or f.startswith("py::")]
+            if got != want:
+                fail("%s JIT %s: bt\n  expected %r\n  got      %r\n%s"
+                     % (label, where, want, got, section(text, "bt")[-4000:]))
+            if " in %s ()" % executor not in section(text, "bt"):
+                fail("%s JIT %s: the JIT frame is not shown as %r:\n%s"
+                     % (label, where, executor, section(text, "bt")[-4000:]))
+            ranges = section(text, "ranges")
+            if not re.search(r" jit +fp-or-scan +interpreter py::jit:hot \(", ranges):
+                fail("%s JIT %s: the executor is not listed from the interpreter:\n%s"
+                     % (label, where, ranges))
+            print("ok: %s JIT %s: through executor %s to the eval loop and on to _start"
+                  % (label, where, executor))
+    finally:
+        if os.path.exists(core):
+            os.unlink(core)
+
+
 def version_of(python):
     out = subprocess.run([python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
                          stdout=subprocess.PIPE, text=True, timeout=60).stdout.strip()
@@ -144,6 +213,8 @@ def check_interpreter(build, repo, python, work):
     out = run_gdb(repo, env, ["set breakpoint pending on", "break getppid", "run"] + sections(pairs) +
                   ["gcore " + core, "kill"], args)
     pid = re.findall(r"\(process (\d+)\) killed", out)
+    if jit_enabled(python):
+        check_jit(build, repo, python, work, env, "%s (%d.%d, JIT)" % (python, *version[:2]))
     try:
         check(label + " live", out, script, perf, layout=layout)
         if perf:
