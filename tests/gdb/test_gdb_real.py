@@ -184,6 +184,17 @@ def check(label, out, script, perf, tramp=None, layout="sub8"):
            if isinstance(f, tuple) or f in (EVAL, "_start") or f.startswith("py::")]
     if got != want:
         fail("%s: bt\n  expected %r\n  got      %r\n%s" % (label, want, got, section(out, "bt")[-4000:]))
+    # Tail-call interpreters (3.14+ clang builds): the one handler frame of
+    # each activation sits directly above its eval loop, whose Python frames
+    # follow the eval loop (they come from tstate->current_frame).
+    handlers = [i for i, f in enumerate(frames) if isinstance(f, str) and f.startswith("_TAIL_CALL_")]
+    if handlers:
+        bad = [frames[i] for i in handlers if i + 1 >= len(frames) or frames[i + 1] != EVAL]
+        if bad or len(handlers) != sum(1 for f in frames if f == EVAL):
+            fail("%s: tail-call handler frames not one per eval loop, directly above it:\n%s"
+                 % (label, section(out, "bt")[-4000:]))
+        print("ok: %s: tail-call interpreter: one %s handler frame above each of the %d eval loops"
+              % (label, "/".join(sorted({frames[i] for i in handlers})), len(handlers)))
     pybt = parse_py_bt(section(out, "py-bt"))
     want_py = [(script, str(w[2]), w[1]) for w in want if isinstance(w, tuple)]
     if pybt != want_py:
