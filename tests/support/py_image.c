@@ -10,8 +10,13 @@
 
 void pyi_init(struct py_image *p, uint32_t version_hex)
 {
+    pyi_init_build(p, version_hex, 0);
+}
+
+void pyi_init_build(struct py_image *p, uint32_t version_hex, int free_threaded)
+{
     uint64_t name;
-    const struct ju_py_layout *base = ju_py_layout_for(version_hex);
+    const struct ju_py_layout *base = ju_py_layout_for_build(version_hex, free_threaded);
     memset(p, 0, sizeof *p);
     if (!base)
         abort();

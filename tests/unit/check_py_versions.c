@@ -11,7 +11,7 @@
 
 static const uint32_t VERSIONS[] = {0x030b07f0, 0x030c01f0, 0x030d00f0, 0x030e07f0};
 
-static void check_version(uint32_t version)
+static void check_version(uint32_t version, int free_threaded)
 {
     struct py_image p;
     struct jitunwind_memory mem;
@@ -21,7 +21,7 @@ static void check_version(uint32_t version)
     uint64_t interp, ts, c, s1, b, a, s0 = 0;
     size_t n;
     int sentinels = 0;
-    pyi_init(&p, version);
+    pyi_init_build(&p, version, free_threaded);
     sentinels = p.L->owner_sentinel_min != 0;
     c = pyi_frame(&p, pyi_code(&p, "outermost", "/o.py", 1, 8), 0, 2, 0, 1);
     if (sentinels) {
@@ -42,11 +42,12 @@ static void check_version(uint32_t version)
         pyi_set_gil_holder(&p, ts);
     }
     mem = ju_builder_memory(p.b);
-    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, p.runtime, version), 0);
+    ck_assert_msg(jitunwind_pyreader_new(&r, &mem, p.runtime, version) == 0, "%s: %s", p.L->name,
+                  jitunwind_pyreader_last_error(r)->message);
     ck_assert_int_eq(jitunwind_pyreader_threads(r, t, 4, &n), 0);
     ck_assert_uint_eq(n, 1);
     ck_assert_uint_eq(t[0].current_frame, a);
-    ck_assert_int_eq(t[0].holds_gil, 1);
+    ck_assert_int_eq(t[0].holds_gil, free_threaded ? -1 : 1); /* no GIL holder to ask */
     ck_assert_int_eq(jitunwind_pyreader_frames(r, a, f, 16, &n), 0);
     ck_assert_msg(n == 3, "%s: %zu frames", p.L->name, n); /* sentinels are not frames */
     ck_assert_str_eq(f[0].qualname, "inner");
@@ -62,11 +63,60 @@ static void check_version(uint32_t version)
     pyi_free(&p);
 }
 
+/* 3.14t: a thread running its own copy of the bytecode (tlbc_index > 0)
+ * has instr_ptr inside co_tlbc->entries[index], not co_code_adaptive. */
+START_TEST(free_threaded_thread_local_bytecode)
+{
+    struct py_image p;
+    struct jitunwind_memory mem;
+    jitunwind_pyreader *r;
+    struct jitunwind_py_frame f[2];
+    uint64_t code, frame, copy, tlbc, interp;
+    size_t n;
+    pyi_init_build(&p, 0x030e07f0, 1);
+    code = pyi_code(&p, "runner", "/t.py", 100, 8);
+    copy = pyi_alloc(&p, 64);           /* the thread's copy of the bytecode */
+    tlbc = pyi_alloc(&p, 8 + 8 * 2);    /* {size = 2, entries[2]} */
+    ju_builder_u64(p.b, tlbc, 2);
+    ju_builder_u64(p.b, tlbc + 8, code + p.L->co_code_adaptive);
+    ju_builder_u64(p.b, tlbc + 16, copy);
+    ju_builder_u64(p.b, code + p.L->co_tlbc, tlbc);
+    frame = pyi_frame(&p, code, 0, 0, 0, 0);
+    ju_builder_u64(p.b, frame + p.L->fr_instr, copy + 2 * 5);
+    ju_builder_u32(p.b, frame + p.L->fr_tlbc_index, 1);
+    interp = pyi_interp(&p, 0, 0);
+    pyi_thread(&p, interp, frame, 7);
+    pyi_set_interpreters(&p, interp);
+    mem = ju_builder_memory(p.b);
+    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, p.runtime, 0x030e07f0), 0);
+    ck_assert_int_eq(jitunwind_pyreader_frames(r, frame, f, 2, &n), 0);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_str_eq(f[0].qualname, "runner");
+    ck_assert_int_eq(f[0].lasti, 5);
+    ck_assert_int_eq(f[0].line, 105);
+    /* An index past the array: no line, said so, no read beyond it. */
+    ju_builder_u32(p.b, frame + p.L->fr_tlbc_index, 2);
+    ck_assert_int_eq(jitunwind_pyreader_frames(r, frame, f, 2, &n), 0);
+    ck_assert_int_eq(f[0].line, -1);
+    ck_assert_uint_ne(f[0].flags & JITUNWIND_PYFRAME_NO_LINE, 0);
+    ck_assert_str_eq(f[0].qualname, "runner");
+    /* Index 0 is the code object's own bytecode. */
+    ju_builder_u32(p.b, frame + p.L->fr_tlbc_index, 0);
+    ju_builder_u64(p.b, frame + p.L->fr_instr, code + p.L->co_code_adaptive + 2 * 3);
+    ck_assert_int_eq(jitunwind_pyreader_frames(r, frame, f, 2, &n), 0);
+    ck_assert_int_eq(f[0].line, 103);
+    jitunwind_pyreader_free(r);
+    pyi_free(&p);
+}
+END_TEST
+
 START_TEST(every_supported_version)
 {
     size_t i;
     for (i = 0; i < sizeof VERSIONS / sizeof VERSIONS[0]; i++)
-        check_version(VERSIONS[i]);
+        check_version(VERSIONS[i], 0);
+    check_version(0x030d00f0, 1); /* 3.13t */
+    check_version(0x030e07f0, 1); /* 3.14t */
     ck_assert_int_eq(jitunwind_py_version_supported(0x030f00a0), 0); /* 3.15: not yet */
 }
 END_TEST
@@ -99,9 +149,9 @@ START_TEST(debug_offsets_are_checked)
     v = 0x030c00f0; /* says 3.12 */
     ck_assert_int_eq(open_damaged(8, &v, 8, msg, sizeof msg), JITUNWIND_ECORRUPT);
     ck_assert_ptr_nonnull(strstr(msg, "version"));
-    v = 1; /* free-threaded */
-    ck_assert_int_eq(open_damaged(16, &v, 8, msg, sizeof msg), JITUNWIND_EVERSION);
-    ck_assert_ptr_nonnull(strstr(msg, "free-threaded"));
+    v = 2; /* free_threaded is a flag */
+    ck_assert_int_eq(open_damaged(16, &v, 8, msg, sizeof msg), JITUNWIND_ECORRUPT);
+    ck_assert_ptr_nonnull(strstr(msg, "free_threaded"));
     v = 4; /* runtime_state.size smaller than interpreters_head */
     ck_assert_int_eq(open_damaged(24, &v, 8, msg, sizeof msg), JITUNWIND_ECORRUPT);
     ck_assert_ptr_nonnull(strstr(msg, "implausible"));
@@ -187,7 +237,7 @@ END_TEST
 
 int main(void)
 {
-    return ju_run_tests("py_versions", JU_TESTS(every_supported_version, debug_offsets_are_checked,
+    return ju_run_tests("py_versions", JU_TESTS(every_supported_version, free_threaded_thread_local_bytecode, debug_offsets_are_checked,
                                                 a_build_that_does_not_fit_is_refused,
                                                 trampoline_arenas_from_the_runtime));
 }

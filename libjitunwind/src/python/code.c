@@ -17,8 +17,23 @@ static int is_code_type(struct jitunwind_pyreader *r, uint64_t type)
     return 1;
 }
 
+#define MAX_TLBC_ENTRIES (1u << 20)
+
+/* 3.14t: the bytecode copy that thread-local index `index` runs, from
+ * co_tlbc = {Py_ssize_t size; char *entries[]}. 0 when unreadable or out of
+ * range. */
+static uint64_t tlbc_entry(struct jitunwind_pyreader *r, uint64_t array, int32_t index)
+{
+    uint64_t size, entry;
+    if (array == 0 || index < 0 || ju_read_u64(&r->mem, array, &size) < 0 ||
+        size > MAX_TLBC_ENTRIES || (uint64_t)index >= size ||
+        ju_read_u64(&r->mem, array + 8 + 8 * (uint64_t)index, &entry) < 0)
+        return 0;
+    return entry;
+}
+
 void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t instr_addr,
-                       struct jitunwind_py_frame *out)
+                       int32_t tlbc_index, struct jitunwind_py_frame *out)
 {
     const struct ju_py_layout *L = r->layout;
     uint8_t head[512];
@@ -57,6 +72,12 @@ void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t ins
     /* 3.11/3.12 point at the last started code unit, so a frame that has
      * not started yet points one unit before the code: its line is the first. */
     first_instr = code + L->co_code_adaptive;
+    if (L->co_tlbc != JU_PY_NONE && tlbc_index > 0) /* entry 0 is co_code_adaptive itself */
+        first_instr = tlbc_entry(r, ju_load_u64(head + L->co_tlbc), tlbc_index);
+    if (first_instr == 0) {
+        out->flags |= JITUNWIND_PYFRAME_NO_LINE;
+        return;
+    }
     delta = (int64_t)(instr_addr - first_instr);
     if (L->instr_is_previous && delta == -2) {
         out->line = first_line;

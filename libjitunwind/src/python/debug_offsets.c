@@ -5,10 +5,10 @@
  * pycore_debug_offsets.h of 3.14.7). Only the fields the decoder uses are
  * named; the rest are skipped by position.
  *
- * The values replace the offsets of the version's static table, after checks:
- * the cookie, the version against the one the caller found, a GIL build
- * (free-threaded builds are refused, clearly), plausible struct sizes, and
- * every offset inside its struct. */
+ * The values replace the offsets of the version's static table (the GIL or
+ * the free-threaded one, as the block's free_threaded word says), after
+ * checks: the cookie, the version against the one the caller found,
+ * plausible struct sizes, and every offset inside its struct. */
 #include "python/pyreader.h"
 
 enum field {
@@ -16,8 +16,9 @@ enum field {
     RT_SIZE, RT_INTERPRETERS_HEAD,
     IS_SIZE, IS_ID, IS_NEXT, IS_THREADS_HEAD, IS_CEVAL_GIL,
     TS_SIZE, TS_NEXT, TS_INTERP, TS_CURRENT_FRAME, TS_THREAD_ID, TS_NATIVE_THREAD_ID,
-    FR_SIZE, FR_PREVIOUS, FR_EXECUTABLE, FR_INSTR_PTR, FR_OWNER,
+    FR_SIZE, FR_PREVIOUS, FR_EXECUTABLE, FR_INSTR_PTR, FR_OWNER, FR_TLBC_INDEX,
     CO_SIZE, CO_FILENAME, CO_NAME, CO_QUALNAME, CO_LINETABLE, CO_FIRSTLINENO, CO_CODE_ADAPTIVE,
+    CO_TLBC,
     OB_SIZE, OB_TYPE,
     TP_SIZE, TP_NAME,
     BY_SIZE, BY_OB_SIZE, BY_OB_SVAL,
@@ -54,10 +55,10 @@ static const uint8_t FIELDS_314[] = {
     TS_SIZE, SKIP /* prev */, TS_NEXT, TS_INTERP, TS_CURRENT_FRAME, TS_THREAD_ID,
     TS_NATIVE_THREAD_ID, SKIP /* datastack_chunk */, SKIP /* status */,
     FR_SIZE, FR_PREVIOUS, FR_EXECUTABLE, FR_INSTR_PTR, SKIP /* localsplus */, FR_OWNER,
-    SKIP /* stackpointer */, SKIP /* tlbc_index */,
+    SKIP /* stackpointer */, FR_TLBC_INDEX,
     CO_SIZE, CO_FILENAME, CO_NAME, CO_QUALNAME, CO_LINETABLE, CO_FIRSTLINENO,
     SKIP /* argcount */, SKIP /* localsplusnames */, SKIP /* localspluskinds */, CO_CODE_ADAPTIVE,
-    SKIP /* co_tlbc */,
+    CO_TLBC,
     OB_SIZE, OB_TYPE,
     TP_SIZE, TP_NAME, SKIP /* tp_repr */, SKIP /* tp_flags */,
     SKIP, SKIP, SKIP /* tuple */, SKIP, SKIP, SKIP /* list */, SKIP, SKIP, SKIP, SKIP /* set */,
@@ -88,7 +89,7 @@ static const struct {
     {CO_FILENAME, CO_SIZE}, {CO_NAME, CO_SIZE}, {CO_QUALNAME, CO_SIZE}, {CO_LINETABLE, CO_SIZE},
     {CO_FIRSTLINENO, CO_SIZE}, {CO_CODE_ADAPTIVE, CO_SIZE}, {OB_TYPE, OB_SIZE}, {TP_NAME, TP_SIZE},
     {BY_OB_SIZE, BY_SIZE}, {BY_OB_SVAL, BY_SIZE}, {UN_STATE, UN_SIZE}, {UN_LENGTH, UN_SIZE},
-    {UN_ASCII_SIZE, UN_SIZE},
+    {UN_ASCII_SIZE, UN_SIZE}, {FR_TLBC_INDEX, FR_SIZE}, {CO_TLBC, CO_SIZE},
 };
 
 static const struct field_list *list_for(uint32_t version_hex)
@@ -118,7 +119,8 @@ int ju_py_encode_debug_offsets(uint32_t version_hex, const struct ju_py_layout *
     v[IS_ID] = L->interp_id;
     v[IS_NEXT] = L->interp_next;
     v[IS_THREADS_HEAD] = L->interp_threads_head;
-    v[IS_CEVAL_GIL] = L->interp_gil_ptr;
+    /* Free-threaded builds still have ceval.gil; the decoder ignores it. */
+    v[IS_CEVAL_GIL] = L->interp_gil_ptr != JU_PY_NONE ? L->interp_gil_ptr : 16;
     v[TS_NEXT] = L->ts_next;
     v[TS_INTERP] = L->ts_interp;
     v[TS_CURRENT_FRAME] = L->ts_current_frame;
@@ -141,9 +143,13 @@ int ju_py_encode_debug_offsets(uint32_t version_hex, const struct ju_py_layout *
     v[UN_STATE] = L->str_state;
     v[UN_LENGTH] = L->str_length;
     v[UN_ASCII_SIZE] = L->str_ascii_size;
+    if (L->free_threaded && L->fr_tlbc_index != JU_PY_NONE) {
+        v[FR_TLBC_INDEX] = L->fr_tlbc_index;
+        v[CO_TLBC] = L->co_tlbc;
+    }
     memcpy(buf, "xdebugpy", 8);
     memcpy(buf + 8, &(uint64_t){version_hex}, 8);
-    memset(buf + 16, 0, 8);
+    memcpy(buf + 16, &(uint64_t){L->free_threaded}, 8);
     for (pos = 0; pos < list->count; pos++)
         memcpy(buf + HEADER + 8 * pos, &v[list->fields[pos]], 8); /* SKIP fields are 0 */
     *len = HEADER + 8 * list->count;
@@ -179,9 +185,18 @@ int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
         return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
                        "_Py_DebugOffsets say version %#llx, Py_Version says %#x",
                        (unsigned long long)version, r->version_hex);
-    if (free_threaded)
-        return ju_fail(&r->err, JITUNWIND_EVERSION, r->runtime,
-                       "free-threaded CPython builds are not supported yet");
+    if (free_threaded > 1)
+        return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
+                       "_Py_DebugOffsets have free_threaded = %llu", (unsigned long long)free_threaded);
+    if (free_threaded) {
+        /* What the debug offsets do not carry differs in these builds. */
+        const struct ju_py_layout *base = ju_py_layout_for_build(r->version_hex, 1);
+        if (!base)
+            return ju_fail(&r->err, JITUNWIND_EVERSION, r->runtime,
+                           "free-threaded CPython %u.%u is not supported", r->version_hex >> 24,
+                           (r->version_hex >> 16) & 0xff);
+        *out = *base;
+    }
     for (pos = 0; pos < list->count; pos++)
         if (list->fields[pos] != SKIP)
             v[list->fields[pos]] = ju_load_u64(raw + HEADER + 8 * pos);
@@ -199,7 +214,8 @@ int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
     out->interp_id = (uint32_t)v[IS_ID];
     out->interp_next = (uint32_t)v[IS_NEXT];
     out->interp_threads_head = (uint32_t)v[IS_THREADS_HEAD];
-    out->interp_gil_ptr = (uint32_t)v[IS_CEVAL_GIL];
+    if (out->interp_gil_ptr != JU_PY_NONE) /* NONE: a build whose GIL holder means nothing */
+        out->interp_gil_ptr = (uint32_t)v[IS_CEVAL_GIL];
     out->ts_next = (uint32_t)v[TS_NEXT];
     out->ts_interp = (uint32_t)v[TS_INTERP];
     out->ts_current_frame = (uint32_t)v[TS_CURRENT_FRAME];
@@ -227,5 +243,12 @@ int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
     out->str_ascii_size = (uint32_t)v[UN_ASCII_SIZE];
     out->str_compact_size = out->str_ascii_size + 16; /* + utf8_length, utf8 */
     out->str_legacy_data = out->str_compact_size;
+    if (out->fr_tlbc_index != JU_PY_NONE) { /* free-threaded with thread-local bytecode */
+        out->fr_tlbc_index = (uint32_t)v[FR_TLBC_INDEX];
+        out->co_tlbc = (uint32_t)v[CO_TLBC];
+        if (out->fr_tlbc_index + 4 > out->fr_size || out->co_tlbc + 8 > out->co_size)
+            return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
+                           "_Py_DebugOffsets place tlbc fields outside what the decoder reads");
+    }
     return 0;
 }

@@ -60,7 +60,7 @@ static int read_executor(jitunwind_pyreader *r, struct walk *w, uint64_t ex, uin
     if (code) {
         struct jitunwind_py_frame f;
         memset(&f, 0, sizeof f);
-        ju_py_decode_code(r, code, 0, &f);
+        ju_py_decode_code(r, code, 0, -1, &f);
         memcpy(e->qualname, f.qualname, sizeof e->qualname);
         memcpy(e->filename, f.filename, sizeof e->filename);
         e->first_line = f.first_line;

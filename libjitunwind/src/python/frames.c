@@ -59,7 +59,11 @@ JITUNWIND_API int jitunwind_pyreader_frames(jitunwind_pyreader *r, uint64_t fram
         if (L->fr_is_entry != JU_PY_NONE && raw[L->fr_is_entry])
             f->flags |= JITUNWIND_PYFRAME_ENTRY;
         code = ju_load_u64(raw + L->fr_code) & ~L->code_tag_mask;
-        ju_py_decode_code(r, code, ju_load_u64(raw + L->fr_instr), f);
+        ju_py_decode_code(r, code, ju_load_u64(raw + L->fr_instr),
+                          L->fr_tlbc_index != JU_PY_NONE
+                              ? (int32_t)ju_load_u32(raw + L->fr_tlbc_index)
+                              : -1,
+                          f);
         n++;
         *count = n;
         addr = ju_load_u64(raw + L->fr_previous);

@@ -16,6 +16,7 @@
 struct ju_py_layout {
     const char *name;
     uint32_t version;            /* 0xMMmm0000: major.minor this table is for */
+    uint8_t free_threaded;       /* a Py_GIL_DISABLED ("t") build */
 
     /* _PyRuntimeState */
     uint32_t rt_interpreters_head;
@@ -46,6 +47,7 @@ struct ju_py_layout {
     uint32_t fr_instr;
     uint32_t fr_owner;
     uint32_t fr_is_entry;        /* bool (3.11), or NONE */
+    uint32_t fr_tlbc_index;      /* int32 index into co_tlbc (3.14t), or NONE */
     uint8_t instr_is_previous;   /* 1: points at the last started code unit (3.11, 3.12) */
     uint8_t owner_generator;     /* owner value of generator frames */
     uint8_t owner_sentinel_min;  /* owners >= this close an eval-loop activation; 0 = none */
@@ -60,6 +62,7 @@ struct ju_py_layout {
     uint32_t co_linetable;
     uint32_t co_firstlineno;
     uint32_t co_code_adaptive;
+    uint32_t co_tlbc;            /* _PyCodeArray *: per-thread bytecode copies (3.14t), or NONE */
 
     /* objects */
     uint32_t ob_type;
@@ -91,7 +94,10 @@ struct ju_py_layout {
     uint8_t ex_rule_aarch64;
 };
 
-/* The layout for a PY_VERSION_HEX, or NULL. */
+/* The layout for a PY_VERSION_HEX of a GIL build, or NULL. */
 JU_HIDDEN const struct ju_py_layout *ju_py_layout_for(uint32_t version_hex);
+/* The same for a GIL (0) or free-threaded (1) build. */
+JU_HIDDEN const struct ju_py_layout *ju_py_layout_for_build(uint32_t version_hex,
+                                                            int free_threaded);
 
 #endif

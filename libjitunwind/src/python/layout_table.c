@@ -27,6 +27,14 @@
     .ex_jit_code = 112, .ex_rule_x86_64 = JITUNWIND_RULE_SCAN,                           \
     .ex_rule_aarch64 = JITUNWIND_RULE_FP_PRESERVING
 
+/* The same behind the 16 bytes longer object header of free-threaded builds
+ * (DWARF of a 3.14.7t build). */
+#define EXECUTORS_3_13_TO_3_14_FREE_THREADED                                            \
+    .interp_executor_list = JU_PY_NONE, .interp_executor_deleted = JU_PY_NONE,           \
+    .ex_size = 160, .ex_links_next = 88, .ex_code = 104, .ex_jit_size = 120,             \
+    .ex_jit_code = 128, .ex_rule_x86_64 = JITUNWIND_RULE_SCAN,                           \
+    .ex_rule_aarch64 = JITUNWIND_RULE_FP_PRESERVING
+
 static const struct ju_py_layout PY311 = {
     .name = "CPython 3.11",
     .version = 0x030b0000,
@@ -50,6 +58,8 @@ static const struct ju_py_layout PY311 = {
     .fr_previous = 48,
     .fr_instr = 56,
     .fr_owner = 69,
+    .fr_tlbc_index = JU_PY_NONE,
+    .co_tlbc = JU_PY_NONE,
     .fr_is_entry = 68,
     .instr_is_previous = 1,
     .owner_generator = 1,
@@ -108,6 +118,8 @@ static const struct ju_py_layout PY312 = {
     .fr_previous = 8,
     .fr_instr = 56,
     .fr_owner = 70,
+    .fr_tlbc_index = JU_PY_NONE,
+    .co_tlbc = JU_PY_NONE,
     .fr_is_entry = JU_PY_NONE,
     .instr_is_previous = 1,
     .owner_generator = 1,
@@ -147,6 +159,8 @@ static const struct ju_py_layout PY313 = {
     .fr_previous = 8,
     .fr_instr = 56,                 /* instr_ptr: the current instruction */
     .fr_owner = 70,
+    .fr_tlbc_index = JU_PY_NONE,
+    .co_tlbc = JU_PY_NONE,
     .fr_is_entry = JU_PY_NONE,
     .instr_is_previous = 0,
     .owner_generator = 1,
@@ -193,6 +207,8 @@ static const struct ju_py_layout PY314 = {
     .fr_previous = 8,
     .fr_instr = 56,
     .fr_owner = 74,
+    .fr_tlbc_index = JU_PY_NONE,
+    .co_tlbc = JU_PY_NONE,
     .fr_is_entry = JU_PY_NONE,
     .instr_is_previous = 0,
     .owner_generator = 1,
@@ -210,13 +226,144 @@ static const struct ju_py_layout PY314 = {
     .cold_exits_symbol = NULL,         /* exits start as NULL in 3.14 */
 };
 
-static const struct ju_py_layout *const LAYOUTS[] = {&PY311, &PY312, &PY313, &PY314};
+/* Free-threaded builds: a 32-byte object header (ob_tid, flags, mutex,
+ * gc bits, local and shared refcounts, then ob_type at 24), so every object
+ * field moves by 16; no GIL whose holder means anything (holds_gil is
+ * unknown). Runtime, thread, frame and code offsets come from the target's
+ * _Py_DebugOffsets; the values below are what they replace.
+ *
+ * 3.14t: checked with the DWARF of a local 3.14.7 --disable-gil build, and
+ * end to end on it. Thread-local bytecode: instr_ptr points into
+ * co_tlbc->entries[tlbc_index]; stack refs carry one tag bit; `interned`
+ * is a whole byte, so kind/compact/ascii sit at bits 8, 11 and 12. */
+static const struct ju_py_layout PY314T = {
+    .name = "CPython 3.14 (free-threaded)",
+    .version = 0x030e0000,
+    .free_threaded = 1,
+    .rt_interpreters_head = 808,
+    .rt_gil_holder = JU_PY_NONE,
+    .rt_perf_code_arena = 2760,
+    .interp_next = 7272,
+    .interp_id = 7280,
+    .interp_threads_head = 7344,
+    .interp_gil_ptr = JU_PY_NONE,
+    .gil_last_holder = JU_PY_NONE,
+    .ts_next = 8,
+    .ts_interp = 16,
+    .ts_thread_id = 152,
+    .ts_native_thread_id = 160,
+    .ts_current_frame = 72,
+    .ts_cframe = JU_PY_NONE,
+    .cframe_current_frame = 0,
+    .fr_size = 80,
+    .fr_code = 0,
+    .fr_previous = 8,
+    .fr_instr = 56,
+    .fr_owner = 78,
+    .fr_tlbc_index = 72,
+    .fr_is_entry = JU_PY_NONE,
+    .instr_is_previous = 0,
+    .owner_generator = 1,
+    .owner_sentinel_min = 3,
+    .code_tag_mask = 1,
+    .co_size = 240,
+    .co_filename = 128,
+    .co_name = 136,
+    .co_qualname = 144,
+    .co_linetable = 152,
+    .co_firstlineno = 84,
+    .co_code_adaptive = 232,
+    .co_tlbc = 224,
+    .ob_type = 24,
+    .tp_name = 40,
+    .bytes_size = 32,
+    .bytes_sval = 48,
+    .str_length = 32,
+    .str_state = 48,
+    .str_ascii_size = 56,
+    .str_compact_size = 72,
+    .str_legacy_data = 72,
+    .st_kind_shift = 8,
+    .st_compact_bit = 11,
+    .st_ascii_bit = 12,
+    .st_ready_bit = 0xff,
+    EXECUTORS_3_13_TO_3_14_FREE_THREADED, /* no JIT with free threading in 3.14: lists stay empty */
+    .cold_exits_symbol = NULL,
+};
 
-const struct ju_py_layout *ju_py_layout_for(uint32_t version_hex)
+/* 3.13t: the object header as in 3.14t; no thread-local bytecode; the str
+ * state bits as in GIL builds (`interned` became a byte only in 3.14t).
+ * Not checked against a real 3.13t build: the debug offsets carry what
+ * matters, and the trampoline arenas' place is left to DWARF. */
+static const struct ju_py_layout PY313T = {
+    .name = "CPython 3.13 (free-threaded)",
+    .version = 0x030d0000,
+    .free_threaded = 1,
+    .rt_interpreters_head = 632,
+    .rt_gil_holder = JU_PY_NONE,
+    .rt_perf_code_arena = JU_PY_NONE,
+    .interp_next = 7264,
+    .interp_id = 7272,
+    .interp_threads_head = 7344,
+    .interp_gil_ptr = JU_PY_NONE,
+    .gil_last_holder = JU_PY_NONE,
+    .ts_next = 8,
+    .ts_interp = 16,
+    .ts_thread_id = 152,
+    .ts_native_thread_id = 160,
+    .ts_current_frame = 72,
+    .ts_cframe = JU_PY_NONE,
+    .cframe_current_frame = 0,
+    .fr_size = 72,
+    .fr_code = 0,
+    .fr_previous = 8,
+    .fr_instr = 56,
+    .fr_owner = 70,
+    .fr_tlbc_index = JU_PY_NONE,
+    .fr_is_entry = JU_PY_NONE,
+    .instr_is_previous = 0,
+    .owner_generator = 1,
+    .owner_sentinel_min = 3,
+    .code_tag_mask = 0,
+    .co_size = 224,
+    .co_filename = 128,
+    .co_name = 136,
+    .co_qualname = 144,
+    .co_linetable = 152,
+    .co_firstlineno = 84,
+    .co_code_adaptive = 216,
+    .co_tlbc = JU_PY_NONE,
+    .ob_type = 24,
+    .tp_name = 40,
+    .bytes_size = 32,
+    .bytes_sval = 48,
+    .str_length = 32,
+    .str_state = 48,
+    .str_ascii_size = 56,
+    .str_compact_size = 72,
+    .str_legacy_data = 72,
+    .st_kind_shift = 2,
+    .st_compact_bit = 5,
+    .st_ascii_bit = 6,
+    .st_ready_bit = 0xff,
+    EXECUTORS_3_13_TO_3_14_FREE_THREADED,
+    .cold_exits_symbol = "COLD_EXITS",
+};
+
+static const struct ju_py_layout *const LAYOUTS[] = {&PY311, &PY312,  &PY313,
+                                                     &PY314, &PY313T, &PY314T};
+
+const struct ju_py_layout *ju_py_layout_for_build(uint32_t version_hex, int free_threaded)
 {
     size_t i;
     for (i = 0; i < sizeof LAYOUTS / sizeof LAYOUTS[0]; i++)
-        if ((version_hex & 0xffff0000u) == LAYOUTS[i]->version)
+        if ((version_hex & 0xffff0000u) == LAYOUTS[i]->version &&
+            LAYOUTS[i]->free_threaded == !!free_threaded)
             return LAYOUTS[i];
     return NULL;
+}
+
+const struct ju_py_layout *ju_py_layout_for(uint32_t version_hex)
+{
+    return ju_py_layout_for_build(version_hex, 0);
 }

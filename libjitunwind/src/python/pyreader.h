@@ -64,9 +64,10 @@ JU_HIDDEN int ju_py_read_bytes(const struct jitunwind_pyreader *r, uint64_t addr
                                size_t cap, size_t *len, int *truncated);
 
 /* Fill the code-derived fields of `out` (names, first line, line for
- * `instr_addr`); sets BAD_CODE/NO_LINE/NAME_TRUNCATED flags as needed and
- * returns 0 even then: a bad code object does not end a walk. */
+ * `instr_addr`, which points into the thread-local bytecode copy
+ * `tlbc_index` on 3.14t, or -1); sets BAD_CODE/NO_LINE/NAME_TRUNCATED flags
+ * as needed and returns even then: a bad code object does not end a walk. */
 JU_HIDDEN void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t instr_addr,
-                                 struct jitunwind_py_frame *out);
+                                 int32_t tlbc_index, struct jitunwind_py_frame *out);
 
 #endif
