@@ -37,13 +37,17 @@ extern "C" {
  *   (CPython 3.12, 3.13): no frame; the return address is at [sp + 8] while
  *   the callee runs, and the frame pointer is the caller's.
  * SCAN (x86-64): frameless code that may or may not keep the frame pointer
- *   (unknown JIT code; CPython 3.13/3.14 executors clobber it). First the
- *   frame-pointer rule, if it finds a frame record above sp with a non-zero
- *   return address; otherwise the caller's return address is the first word
- *   above sp, within JITUNWIND_SCAN_BYTES, that points into
- *   [scan_start, scan_end) (the function that called into the code, e.g. the
- *   eval loop) just after a call instruction; caller sp = that slot + 8; the
- *   frame pointer is left as it is. A heuristic, used for guessed ranges. */
+ *   (unknown JIT code; CPython 3.13/3.14 executors clobber it). Two
+ *   candidates: the frame record at fp, if its return address follows a
+ *   call; and the first word above sp, within JITUNWIND_SCAN_BYTES, that
+ *   points into [scan_start, scan_end) (the function that called into the
+ *   code, e.g. the eval loop) just after a call instruction (caller sp =
+ *   that slot + 8). The nearer caller wins: a record that lies beyond the
+ *   scanned-for function would skip its frame. After a scan, the caller's
+ *   frame pointer is recovered when the function at scan_start has a
+ *   fixed-size frame-pointer prologue and the word above the computed
+ *   frame pointer is a return address; otherwise fp is passed on as it was.
+ *   A heuristic: used for CPython's executors and for guessed ranges. */
 enum jitunwind_rule {
     JITUNWIND_RULE_FP_PRESERVING = 1,
     JITUNWIND_RULE_TRAMPOLINE_FRAMED = 2,

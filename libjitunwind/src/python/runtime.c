@@ -75,7 +75,7 @@ static int open_reader(jitunwind_pyreader **out, const struct jitunwind_memory *
     r->layout = ju_py_layout_for(version_hex);
     if (!r->layout)
         return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
-                       "CPython %u.%u is not supported (supported: 3.11 to 3.14)",
+                       "CPython %u.%u is not supported (supported: 3.11 to 3.14, GIL and free-threaded)",
                        version_hex >> 24, (version_hex >> 16) & 0xff);
     if (ju_py_debug_offsets_supported(version_hex)) {
         int rc;
