@@ -5,6 +5,7 @@ sniffer may recurse into unwinding. Refreshing the registry reads memory
 only, so it is also allowed from the sniffer."""
 
 import bisect
+import re
 
 import gdb
 
@@ -37,6 +38,17 @@ def _function_range(name):
         return None
 
 
+def _core_file():
+    """The core file gdb is reading, or None (a live process or nothing).
+    GDB 13 has no Python API for it: `info files` names it."""
+    try:
+        text = gdb.execute("info files", to_string=True)
+    except gdb.error:
+        return None
+    m = re.search(r"Local core dump file:\s*\n\s*`(.+?)', file type", text)
+    return m.group(1) if m else None
+
+
 def _file_of(addr):
     """The file (shared library or main program) that holds `addr`, or None."""
     try:
@@ -67,6 +79,7 @@ class TargetState:
         self.eval_range = None
         self.runtime = None        # (runtime_addr, version_hex) or None
         self.runtime_module = None # the ELF file holding _PyRuntime (for its DWARF)
+        self.core_path = None      # the core file being read, if any
         self.notes = []            # one-line messages about the last refresh
         self.arch = ju.ARCH_X86_64
         self._pyreader = None
@@ -92,6 +105,7 @@ class TargetState:
                 version = None
         self.runtime = (runtime, version) if runtime else None
         self.runtime_module = _file_of(runtime) if runtime else None
+        self.core_path = None if self._is_live() else _core_file()
         try:
             self.arch = arch_of(self.inferior) or ju.ARCH_X86_64
         except (AttributeError, gdb.error):
@@ -109,7 +123,7 @@ class TargetState:
         self.notes = ju.load_target_ranges(self.registry, self.memory, self.arch,
                                            self.descriptor_addr, self.inferior.pid,
                                            self.pyreader, self.gdb_jit_addr, self._is_live(),
-                                           self.eval_range)
+                                           self.eval_range, self.core_path)
         self.ranges = self.registry.ranges()
         self.starts = [r.start for r in self.ranges]
 

@@ -1,5 +1,6 @@
 /* Last-resort ranges from anonymous executable mappings, marked as guesses. */
 #include <stdio.h>
+#include <unistd.h>
 
 #include "arch/arch.h"
 #include "internal.h"
@@ -139,4 +140,65 @@ JITUNWIND_API int jitunwind_registry_add_guesses(jitunwind_registry *reg,
     if (added)
         *added = count;
     return 0;
+}
+
+/* Is [start, end) overlapped by any mapping of the NT_FILE note? */
+static int file_backed(const uint8_t *desc, size_t size, uint64_t start, uint64_t end)
+{
+    uint64_t count, i;
+    if (size < 16)
+        return 0;
+    count = ju_load_u64(desc);
+    if (count > JU_MAX_NT_FILE_ENTRIES || 16 + count * 24 > size)
+        return 0;
+    for (i = 0; i < count; i++) {
+        const uint8_t *e = desc + 16 + i * 24;
+        if (ju_load_u64(e) < end && start < ju_load_u64(e + 8))
+            return 1;
+    }
+    return 0;
+}
+
+JITUNWIND_API int jitunwind_core_anonymous_exec_mappings(const char *core_path,
+                                                         struct jitunwind_mapping *out,
+                                                         size_t max, size_t *count)
+{
+    int fd, rc;
+    Elf *elf;
+    const uint8_t *desc = NULL;
+    size_t size = 0, phnum, i, n = 0;
+    if (!core_path || !count || (!out && max))
+        return JITUNWIND_EINVAL;
+    *count = 0;
+    if ((rc = ju_core_open(core_path, &fd, &elf)) < 0)
+        return rc;
+    if (ju_core_nt_file(elf, &desc, &size) < 0)
+        desc = NULL; /* no note: every executable segment counts as anonymous */
+    rc = 0;
+    if (elf_getphdrnum(elf, &phnum) != 0)
+        rc = JITUNWIND_EELF;
+    for (i = 0; rc == 0 && i < phnum && i < JITUNWIND_MAX_MAPPINGS; i++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
+            ph.p_filesz == 0 || ph.p_vaddr + ph.p_memsz < ph.p_vaddr)
+            continue; /* not executable, or its contents were not dumped */
+        if (desc && file_backed(desc, size, ph.p_vaddr, ph.p_vaddr + ph.p_memsz))
+            continue;
+        if (ph.p_filesz >= 4) { /* an ELF image (the vDSO) is not JIT code */
+            Elf_Data *head = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, 4, ELF_T_BYTE);
+            if (head && head->d_buf && memcmp(head->d_buf, "\177ELF", 4) == 0)
+                continue;
+        }
+        if (n >= max) {
+            rc = JITUNWIND_ELIMIT;
+            break;
+        }
+        out[n].start = ph.p_vaddr;
+        out[n].end = ph.p_vaddr + ph.p_memsz;
+        n++;
+    }
+    elf_end(elf);
+    close(fd);
+    *count = n;
+    return rc;
 }

@@ -14,7 +14,6 @@
 
 #define MAX_MODULES 4096u            /* distinct files in one target */
 #define MAX_MAPS_LINE 4096u          /* bytes in one /proc/PID/maps line */
-#define MAX_NT_FILE_ENTRIES 65536u   /* mappings in one core's NT_FILE note */
 
 struct jitunwind_modules {
     struct ju_module *mods;
@@ -196,7 +195,7 @@ static int add_nt_file(jitunwind_modules *mods, const uint8_t *desc, size_t size
         return JITUNWIND_ECORRUPT;
     count = ju_load_u64(desc);
     page = ju_load_u64(desc + 8);
-    if (count > MAX_NT_FILE_ENTRIES || 16 + count * 24 > size)
+    if (count > JU_MAX_NT_FILE_ENTRIES || 16 + count * 24 > size)
         return JITUNWIND_ECORRUPT;
     names = (const char *)desc + 16 + count * 24;
     names_len = size - (size_t)(16 + count * 24);
@@ -215,25 +214,32 @@ static int add_nt_file(jitunwind_modules *mods, const uint8_t *desc, size_t size
     return 0;
 }
 
-JITUNWIND_API int jitunwind_modules_load_core(jitunwind_modules *mods, const char *core_path)
+int ju_core_open(const char *core_path, int *fd, Elf **elf)
 {
-    int fd, rc = JITUNWIND_ENOTFOUND;
-    Elf *elf;
-    size_t phnum, i;
-    if (!mods || !core_path)
-        return JITUNWIND_EINVAL;
+    size_t phnum;
     elf_version(EV_CURRENT);
-    fd = open(core_path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return ju_fail(&mods->err, JITUNWIND_EIO, 0, "cannot open core %s", core_path);
-    elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    if (!elf || elf_getphdrnum(elf, &phnum) != 0) {
-        if (elf)
-            elf_end(elf);
-        close(fd);
-        return ju_fail(&mods->err, JITUNWIND_EELF, 0, "%s is not an ELF core", core_path);
+    *elf = NULL;
+    *fd = open(core_path, O_RDONLY | O_CLOEXEC);
+    if (*fd < 0)
+        return JITUNWIND_EIO;
+    *elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+    if (!*elf || elf_kind(*elf) != ELF_K_ELF || elf_getphdrnum(*elf, &phnum) != 0) {
+        if (*elf)
+            elf_end(*elf);
+        close(*fd);
+        *elf = NULL;
+        *fd = -1;
+        return JITUNWIND_EELF;
     }
-    for (i = 0; i < phnum && rc == JITUNWIND_ENOTFOUND; i++) {
+    return 0;
+}
+
+int ju_core_nt_file(Elf *elf, const uint8_t **desc, size_t *size)
+{
+    size_t phnum, i;
+    if (elf_getphdrnum(elf, &phnum) != 0)
+        return JITUNWIND_EELF;
+    for (i = 0; i < phnum; i++) {
         GElf_Phdr ph;
         Elf_Data *data;
         size_t off = 0, name_off, desc_off;
@@ -246,11 +252,30 @@ JITUNWIND_API int jitunwind_modules_load_core(jitunwind_modules *mods, const cha
         while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
             if (nh.n_type == NT_FILE && nh.n_namesz == 5 &&
                 memcmp((const char *)data->d_buf + name_off, "CORE", 4) == 0) {
-                rc = add_nt_file(mods, (const uint8_t *)data->d_buf + desc_off, nh.n_descsz);
-                break;
+                *desc = (const uint8_t *)data->d_buf + desc_off;
+                *size = nh.n_descsz;
+                return 0;
             }
         }
     }
+    return JITUNWIND_ENOTFOUND;
+}
+
+JITUNWIND_API int jitunwind_modules_load_core(jitunwind_modules *mods, const char *core_path)
+{
+    int fd, rc;
+    Elf *elf;
+    const uint8_t *desc;
+    size_t size;
+    if (!mods || !core_path)
+        return JITUNWIND_EINVAL;
+    if ((rc = ju_core_open(core_path, &fd, &elf)) < 0)
+        return ju_fail(&mods->err, rc, 0,
+                       rc == JITUNWIND_EIO ? "cannot open core %s" : "%s is not an ELF core",
+                       core_path);
+    rc = ju_core_nt_file(elf, &desc, &size);
+    if (rc == 0)
+        rc = add_nt_file(mods, desc, size);
     elf_end(elf);
     close(fd);
     if (rc == JITUNWIND_ENOTFOUND)

@@ -31,6 +31,14 @@ def _module_file_of(target, addr):
     return spec.fullpath if spec and spec.fullpath else None
 
 
+def _core_file(process):
+    """Path of the core file `process` was loaded from, or None."""
+    if process.GetPluginName() != "elf-core" or not hasattr(process, "GetCoreFile"):
+        return None
+    spec = process.GetCoreFile()
+    return spec.fullpath if spec and spec.IsValid() and spec.fullpath else None
+
+
 def _function_range(target, name):
     for ctx in target.FindSymbols(name):
         sym = ctx.GetSymbol()
@@ -87,7 +95,8 @@ class TargetState:
                                            process.GetProcessID(), self.pyreader,
                                            _symbol_load_address(target, ju.GDB_JIT_DESCRIPTOR_SYMBOL),
                                            process.GetPluginName() != "elf-core",
-                                           _function_range(target, "_PyEval_EvalFrameDefault"))
+                                           _function_range(target, "_PyEval_EvalFrameDefault"),
+                                           _core_file(process))
         self.modules = ju.Modules()
         self._load_modules()
 

@@ -206,13 +206,20 @@ def main():
         # The target publishes no descriptor and no perf map: the plugin
         # falls back to classifying anonymous executable mappings.
         guess_env = dict(env, JITBED_NO_METADATA="1")
-        out = run_gdb(gdb_cmd(repo, True, stop + with_sections([("bt", "bt"), ("ranges", "info jit-ranges")])
-                              + ["kill"], ["--args", python, demo]), guess_env)
-        check_stack("guess bt", parse_bt(section(out, "bt")), as_guessed(expected_stack(demo)))
-        ranges = section(out, "ranges")
-        if "GUESSED from anonymous executable mappings" not in ranges or " guess " not in ranges:
-            fail("info jit-ranges does not say the ranges are guesses:\n" + ranges)
-        print("ok: without metadata, guessed ranges get through, and info jit-ranges says so")
+        pairs = [("bt", "bt"), ("ranges", "info jit-ranges")]
+        out = run_gdb(gdb_cmd(repo, True, stop + with_sections(pairs) + ["gcore " + core, "kill"],
+                              ["--args", python, demo]), guess_env)
+        # A core of it: the guesses come from the core's executable segments
+        # that no file backs.
+        from_core = run_gdb(gdb_cmd(repo, True, with_sections(pairs), [python, core]), guess_env)
+        for label, text in (("live", out), ("core", from_core)):
+            check_stack("guess bt (%s)" % label, parse_bt(section(text, "bt")),
+                        as_guessed(expected_stack(demo)))
+            ranges = section(text, "ranges")
+            if "GUESSED from anonymous executable mappings" not in ranges or " guess " not in ranges:
+                fail("info jit-ranges (%s) does not say the ranges are guesses:\n%s" % (label, ranges))
+            print("ok: %s: without metadata, guessed ranges get through, and info jit-ranges says so"
+                  % label)
         return 0
 
     if mode == "stock":

@@ -152,6 +152,13 @@ struct jitunwind_mapping {
 JITUNWIND_API int jitunwind_anonymous_exec_mappings(int pid, struct jitunwind_mapping *out,
                                                     size_t max, size_t *count);
 
+/* The same for a core file: executable PT_LOAD segments whose contents were
+ * dumped, that no file of the NT_FILE note covers and that are not an ELF
+ * image (the vDSO). EIO, EELF, ELIMIT. */
+JITUNWIND_API int jitunwind_core_anonymous_exec_mappings(const char *core_path,
+                                                         struct jitunwind_mapping *out,
+                                                         size_t max, size_t *count);
+
 /* Add a GUESS range for each mapping that overlaps no registered range: a
  * trampoline arena (kind TRAMPOLINE, stride found from the copies) when its
  * first bytes are a known trampoline, otherwise JIT code assumed to be

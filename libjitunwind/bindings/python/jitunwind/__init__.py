@@ -221,15 +221,22 @@ class Registry:
             self._raise(rc)
         return added.value, skipped.value
 
-    def add_guesses(self, memory, arch, live_pid):
+    def add_guesses(self, memory, arch, live_pid=None, core_path=None):
         """Last resort: GUESS ranges for the anonymous executable mappings of
-        the live process `live_pid`. Returns how many were added."""
+        the live process `live_pid`, or of the core file `core_path`.
+        Returns how many were added."""
         cap = 4096
         maps = (_ffi.Mapping * cap)()
         n, added = ctypes.c_size_t(), ctypes.c_size_t()
-        rc = self._lib.jitunwind_anonymous_exec_mappings(live_pid, maps, cap, ctypes.byref(n))
+        if core_path:
+            rc = self._lib.jitunwind_core_anonymous_exec_mappings(core_path.encode(), maps, cap,
+                                                                  ctypes.byref(n))
+            where = "core %s" % core_path
+        else:
+            rc = self._lib.jitunwind_anonymous_exec_mappings(live_pid, maps, cap, ctypes.byref(n))
+            where = "process %d" % live_pid
         if rc < 0 and n.value == 0:
-            raise JitunwindError(rc, "mappings of process %d" % live_pid)
+            raise JitunwindError(rc, "mappings of %s" % where)
         rc = self._lib.jitunwind_registry_add_guesses(self._handle, memory.ref(), arch, maps, n.value,
                                                       ctypes.byref(added))
         if rc < 0:
@@ -254,13 +261,14 @@ GDB_JIT_DESCRIPTOR_SYMBOL = "__jit_debug_descriptor"
 
 
 def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, pyreader=None,
-                       gdb_jit_addr=None, live=False, eval_range=None):
+                       gdb_jit_addr=None, live=False, eval_range=None, core_path=None):
     """Fill `registry` with every range a debugger can find in a target, in
     order of trust: the jitunwind descriptor, the GDB JIT interface (CPython
     3.15 executors), the perf map of `pid`, then the interpreter's own
     trampoline arenas (`pyreader`, a callable returning a PyReader or
     raising). If none of those gives a range and the process is `live`, the
-    anonymous executable mappings are classified as a last resort: those
+    anonymous executable mappings (or, for a core, `core_path`'s executable
+    segments that no file backs) are classified as a last resort: those
     ranges have origin "guess" and names starting with "guess:"; with
     `eval_range` (start, end of the eval loop's code) guessed JIT code is
     unwound by frame pointer or, failing that, by scanning for a return
@@ -307,9 +315,10 @@ def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, p
                 notes.append("trampoline arenas: %s" % exc)
         except RuntimeError:
             pass  # not a Python process
-    if live and pid and arch and len(registry) == 0:
+    if arch and len(registry) == 0 and ((live and pid) or core_path):
         try:
-            guessed = registry.add_guesses(memory, arch, pid)
+            guessed = registry.add_guesses(memory, arch, pid if live else None,
+                                           None if live else core_path)
             if guessed:
                 notes.append("no JIT metadata found: %d ranges GUESSED from anonymous "
                              "executable mappings" % guessed)

@@ -176,6 +176,7 @@ def _declare(lib):
     _fn(lib, "jitunwind_jit_read_descriptor", i, vp, P(Memory), u64, P(JitReadInfo))
     _fn(lib, "jitunwind_registry_load_gdb_jit", i, vp, P(Memory), u64, i, P(sz), P(sz))
     _fn(lib, "jitunwind_anonymous_exec_mappings", i, i, P(Mapping), sz, P(sz))
+    _fn(lib, "jitunwind_core_anonymous_exec_mappings", i, ctypes.c_char_p, P(Mapping), sz, P(sz))
     _fn(lib, "jitunwind_registry_add_guesses", i, vp, P(Memory), i, P(Mapping), sz, P(sz))
     # unwinding
     _fn(lib, "jitunwind_step_range", i, i, P(Range), P(Memory), P(Regs), i, P(Regs), P(i))
