@@ -20,7 +20,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from demo_stack import (EVAL, check_stack, expected_py_bt, expected_stack, fail,  # noqa: E402
+from demo_stack import (EVAL, as_guessed, check_stack, expected_py_bt, expected_stack, fail,  # noqa: E402
                         parse_mixed, parse_py_bt)
 
 SKIP = 77
@@ -129,6 +129,27 @@ def main():
         out = run(lldb_cmd(repo, True, ["target create %s --core %s" % (python, core)] +
                            PLUGIN_COMMANDS, []), env)
         check_plugin("core", out, demo)
+        os.unlink(core)
+        return 0
+
+    if mode == "guess":
+        # No descriptor, no perf map: the ranges are guessed from anonymous
+        # executable mappings (live) or unbacked executable segments (core).
+        genv = dict(env, JITBED_NO_METADATA="1")
+        core = os.path.join(work, "demo-guess.core")
+        write_core(build, genv, python, demo, core)
+        cmds = ["mixed-bt", "jit-ranges"]
+        for label, out in (
+                ("live", run(lldb_cmd(repo, True, STOP + cmds + ["kill"], ["--", python, demo]),
+                             genv)),
+                ("core", run(lldb_cmd(repo, True, ["target create %s --core %s" % (python, core)]
+                                      + cmds, []), genv))):
+            check_stack("guess %s mixed-bt" % label, parse_mixed(section(out, "mixed-bt")),
+                        as_guessed(expected_stack(demo)))
+            ranges = section(out, "jit-ranges")
+            if "GUESSED from anonymous executable mappings" not in ranges or " guess " not in ranges:
+                fail("guess %s: jit-ranges does not say the ranges are guesses:\n%s" % (label, ranges))
+            print("ok: guess %s: guessed ranges get through, and jit-ranges says so" % label)
         os.unlink(core)
         return 0
 
