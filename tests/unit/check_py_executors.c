@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jitunwind/dwarf.h"
 #include "py_image.h"
 #include "python/pyreader.h"
 #include "suite.h"
@@ -159,6 +160,37 @@ START_TEST(lists_of_a_314_build_from_its_dwarf)
 }
 END_TEST
 
+/* A debugger opens the DWARF once and a reader at every stop. */
+START_TEST(one_dwarf_handle_for_many_readers)
+{
+    struct target t;
+    struct jitunwind_py_executor e[4];
+    struct jitunwind_memory mem;
+    jitunwind_dwarf_types *types;
+    jitunwind_pyreader *r;
+    size_t n;
+    int i;
+    build(&t, 0x030e07f0);
+    ju_builder_u64(t.p.b, t.interp + LIST, executor(&t, 0, t.hot_code, 0x7f0000001000, 4096));
+    mem = ju_builder_memory(t.p.b);
+    ck_assert_int_eq(jitunwind_dwarf_types_open(&types, self_path), 0);
+    for (i = 0; i < 3; i++) {
+        ck_assert_int_eq(jitunwind_pyreader_new_with_dwarf(&r, &mem, t.p.runtime, 0x030e07f0,
+                                                           self_path, types), 0);
+        ck_assert_int_eq(jitunwind_pyreader_executors(r, e, 4, &n), 0);
+        ck_assert_uint_eq(n, 1);
+        jitunwind_pyreader_free(r);
+    }
+    jitunwind_dwarf_types_free(types);
+    /* No handle: the tables alone, which do not know where the lists are. */
+    ck_assert_int_eq(jitunwind_pyreader_new_with_dwarf(&r, &mem, t.p.runtime, 0x030e07f0,
+                                                       self_path, NULL), 0);
+    ck_assert_int_eq(jitunwind_pyreader_executors(r, e, 4, &n), JITUNWIND_ENOTFOUND);
+    jitunwind_pyreader_free(r);
+    pyi_free(&t.p);
+}
+END_TEST
+
 START_TEST(cold_exits_of_a_313_build)
 {
     struct target t;
@@ -277,6 +309,7 @@ END_TEST
 int main(void)
 {
     return ju_run_tests("py_executors",
-                        JU_TESTS(lists_of_a_314_build_from_its_dwarf, cold_exits_of_a_313_build,
+                        JU_TESTS(lists_of_a_314_build_from_its_dwarf, one_dwarf_handle_for_many_readers,
+                                 cold_exits_of_a_313_build,
                                  without_dwarf_or_before_313_it_says_why, damaged_lists));
 }

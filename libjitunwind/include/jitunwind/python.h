@@ -149,6 +149,15 @@ JITUNWIND_API int jitunwind_pyreader_new_for_module(jitunwind_pyreader **out,
                                                     const struct jitunwind_memory *mem,
                                                     uint64_t runtime_addr, uint32_t version_hex,
                                                     const char *module);
+/* The same with type information the caller already opened (dwarf.h), so
+ * that a debugger opening a reader at every stop parses the DWARF once.
+ * `types` may be NULL (no DWARF); it is only read during this call. */
+typedef struct jitunwind_dwarf_types jitunwind_dwarf_types;
+JITUNWIND_API int jitunwind_pyreader_new_with_dwarf(jitunwind_pyreader **out,
+                                                    const struct jitunwind_memory *mem,
+                                                    uint64_t runtime_addr, uint32_t version_hex,
+                                                    const char *module,
+                                                    jitunwind_dwarf_types *types);
 JITUNWIND_API int jitunwind_pyreader_dwarf_report(const jitunwind_pyreader *reader,
                                                   struct jitunwind_py_dwarf_report *out);
 

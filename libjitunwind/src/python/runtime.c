@@ -30,11 +30,14 @@ static int check_layout(jitunwind_pyreader *r, uint64_t interp)
 
 /* DWARF and symbols of the interpreter's file (see python.h). Not finding
  * DWARF is not an error. */
-static int use_module(jitunwind_pyreader *r, const char *module)
+static int use_module(jitunwind_pyreader *r, const char *module, jitunwind_dwarf_types *given,
+                      int open_types)
 {
-    jitunwind_dwarf_types *types = NULL;
+    jitunwind_dwarf_types *types = given;
     uint64_t runtime_value, runtime_size, cold, cold_size;
-    if (jitunwind_dwarf_types_open(&types, module) == 0) {
+    if (open_types && jitunwind_dwarf_types_open(&types, module) < 0)
+        types = NULL;
+    if (types) {
         int rc;
         if (r->layout != &r->from_target) {
             r->from_target = *r->layout;
@@ -42,7 +45,8 @@ static int use_module(jitunwind_pyreader *r, const char *module)
         }
         ju_strlcpy(r->dwarf.source, jitunwind_dwarf_types_source(types), sizeof r->dwarf.source);
         rc = ju_py_apply_dwarf(r, types, &r->from_target, &r->dwarf);
-        jitunwind_dwarf_types_free(types);
+        if (types != given)
+            jitunwind_dwarf_types_free(types);
         if (rc < 0)
             return rc;
     }
@@ -58,7 +62,8 @@ static int use_module(jitunwind_pyreader *r, const char *module)
 }
 
 static int open_reader(jitunwind_pyreader **out, const struct jitunwind_memory *mem,
-                       uint64_t runtime_addr, uint32_t version_hex, const char *module)
+                       uint64_t runtime_addr, uint32_t version_hex, const char *module,
+                       jitunwind_dwarf_types *types, int open_types)
 {
     jitunwind_pyreader *r;
     uint64_t head;
@@ -85,7 +90,7 @@ static int open_reader(jitunwind_pyreader **out, const struct jitunwind_memory *
         r->layout = &r->from_target;
     }
     if (module && *module) {
-        int rc = use_module(r, module);
+        int rc = use_module(r, module, types, open_types);
         if (rc < 0)
             return rc;
     }
@@ -103,7 +108,7 @@ JITUNWIND_API int jitunwind_pyreader_new(jitunwind_pyreader **out,
                                          const struct jitunwind_memory *mem,
                                          uint64_t runtime_addr, uint32_t version_hex)
 {
-    return open_reader(out, mem, runtime_addr, version_hex, NULL);
+    return open_reader(out, mem, runtime_addr, version_hex, NULL, NULL, 0);
 }
 
 JITUNWIND_API int jitunwind_pyreader_new_for_module(jitunwind_pyreader **out,
@@ -111,7 +116,16 @@ JITUNWIND_API int jitunwind_pyreader_new_for_module(jitunwind_pyreader **out,
                                                     uint64_t runtime_addr, uint32_t version_hex,
                                                     const char *module)
 {
-    return open_reader(out, mem, runtime_addr, version_hex, module);
+    return open_reader(out, mem, runtime_addr, version_hex, module, NULL, 1);
+}
+
+JITUNWIND_API int jitunwind_pyreader_new_with_dwarf(jitunwind_pyreader **out,
+                                                    const struct jitunwind_memory *mem,
+                                                    uint64_t runtime_addr, uint32_t version_hex,
+                                                    const char *module,
+                                                    jitunwind_dwarf_types *types)
+{
+    return open_reader(out, mem, runtime_addr, version_hex, module, types, 0);
 }
 
 JITUNWIND_API int jitunwind_pyreader_dwarf_report(const jitunwind_pyreader *r,

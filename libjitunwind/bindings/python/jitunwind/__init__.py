@@ -467,6 +467,59 @@ PyFrame = collections.namedtuple(
     "PyFrame", "address code line first_line lasti owner flags qualname filename")
 
 
+class DwarfTypes:
+    """Struct layouts from the DWARF of an ELF file (its own, or a separate
+    debug file). Raises JitunwindError (ENOTFOUND: no DWARF)."""
+
+    def __init__(self, path):
+        self._lib = library()
+        self._handle = ctypes.c_void_p()
+        rc = self._lib.jitunwind_dwarf_types_open(ctypes.byref(self._handle), path.encode())
+        if rc < 0:
+            raise JitunwindError(rc, "DWARF of %s" % path)
+
+    def __del__(self):
+        try:
+            if self._handle:
+                self._lib.jitunwind_dwarf_types_free(self._handle)
+        except Exception:
+            pass
+
+    @property
+    def source(self):
+        return _text(self._lib.jitunwind_dwarf_types_source(self._handle))
+
+    def member_offset(self, type_name, member_path):
+        off = ctypes.c_uint64()
+        rc = self._lib.jitunwind_dwarf_member_offset(self._handle, type_name.encode(),
+                                                     member_path.encode(), ctypes.byref(off))
+        if rc < 0:
+            raise JitunwindError(rc, "%s.%s" % (type_name, member_path))
+        return off.value
+
+
+_dwarf_cache = {}
+
+
+def dwarf_types_for(path):
+    """The DwarfTypes of `path`, opened once per version of the file (a
+    debugger opens a PyReader at every stop); None when it has no DWARF."""
+    import os
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    key = (path, st.st_mtime_ns, st.st_size)
+    if key not in _dwarf_cache:
+        if len(_dwarf_cache) >= 8:
+            _dwarf_cache.clear()
+        try:
+            _dwarf_cache[key] = DwarfTypes(path)
+        except JitunwindError:
+            _dwarf_cache[key] = None
+    return _dwarf_cache[key]
+
+
 PyDwarfReport = collections.namedtuple(
     "PyDwarfReport", "source checked mismatches adopted derived first_mismatch")
 PyExecutor = collections.namedtuple(
@@ -486,9 +539,10 @@ class PyReader:
         self._memory = memory  # keep alive: the C side holds a copy of its struct
         self._handle = ctypes.c_void_p()
         if module:
-            rc = self._lib.jitunwind_pyreader_new_for_module(
+            types = dwarf_types_for(module)
+            rc = self._lib.jitunwind_pyreader_new_with_dwarf(
                 ctypes.byref(self._handle), memory.ref(), runtime_addr, version_hex,
-                module.encode())
+                module.encode(), types._handle if types else None)
         else:
             rc = self._lib.jitunwind_pyreader_new(ctypes.byref(self._handle), memory.ref(),
                                                   runtime_addr, version_hex)

@@ -206,6 +206,12 @@ def _declare(lib):
     _fn(lib, "jitunwind_pyreader_new_for_module", i, P(vp), P(Memory), u64, u32,
         ctypes.c_char_p)
     _fn(lib, "jitunwind_pyreader_dwarf_report", i, vp, P(PyDwarfReport))
+    _fn(lib, "jitunwind_pyreader_new_with_dwarf", i, P(vp), P(Memory), u64, u32, ctypes.c_char_p,
+        vp)
+    _fn(lib, "jitunwind_dwarf_types_open", i, P(vp), ctypes.c_char_p)
+    _fn(lib, "jitunwind_dwarf_types_free", None, vp)
+    _fn(lib, "jitunwind_dwarf_types_source", ctypes.c_char_p, vp)
+    _fn(lib, "jitunwind_dwarf_member_offset", i, vp, ctypes.c_char_p, ctypes.c_char_p, P(u64))
     _fn(lib, "jitunwind_pyreader_executors", i, vp, P(PyExecutor), sz, P(sz))
     _fn(lib, "jitunwind_pyreader_executor_ranges", i, vp, vp, i, u64, u64, P(sz))
     _fn(lib, "jitunwind_pyreader_free", None, vp)
