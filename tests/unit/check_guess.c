@@ -1,5 +1,6 @@
 /* Last-resort guesses from this process's own anonymous executable
  * mappings: a trampoline arena and some other code. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -69,7 +70,54 @@ START_TEST(guesses_from_anonymous_exec_mappings)
 }
 END_TEST
 
+/* Core files: a real core of this process (gcore) has its executable
+ * file-backed segments covered by NT_FILE, and the anonymous executable
+ * mapping made here is reported; bad files get a clear status. */
+START_TEST(core_mappings)
+{
+    char core[64], cmd[256], garbage[] = "/tmp/ju-guess-garbage-XXXXXX";
+    struct jitunwind_mapping maps[64];
+    size_t n = 0, i;
+    int fd, found = 0;
+    uint8_t *code = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(code, MAP_FAILED);
+    memset(code, 0xc3, 8192); /* ret: not an ELF image, not a trampoline */
+    ck_assert_int_eq(mprotect(code, 8192, PROT_READ | PROT_EXEC), 0);
+    snprintf(core, sizeof core, "/tmp/ju-guess-core-%d", (int)getpid());
+    snprintf(cmd, sizeof cmd, "gcore -o %s %d >/dev/null 2>&1", core, (int)getpid());
+#ifdef __SANITIZE_ADDRESS__
+    /* A core of a sanitized process would include terabytes of shadow. */
+    if (0) {
+#else
+    if (access("/usr/bin/gcore", X_OK) == 0 && system(cmd) == 0) {
+#endif
+        snprintf(core + strlen(core), sizeof core - strlen(core), ".%d", (int)getpid());
+        ck_assert_int_eq(jitunwind_core_anonymous_exec_mappings(core, maps, 64, &n), 0);
+        for (i = 0; i < n; i++)
+            if (maps[i].start == (uint64_t)(uintptr_t)code && maps[i].end == maps[i].start + 8192)
+                found = 1;
+        ck_assert_msg(found, "the anonymous r-x mapping is not among %zu core segments", n);
+        ck_assert_int_eq(jitunwind_core_anonymous_exec_mappings(core, maps, 0, &n),
+                         JITUNWIND_ELIMIT);
+        unlink(core);
+    } else {
+        fprintf(stderr, "gcore unavailable: the real-core part is skipped\n");
+    }
+    fd = mkstemp(garbage);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, "garbage", 7), 7);
+    close(fd);
+    ck_assert_int_eq(jitunwind_core_anonymous_exec_mappings(garbage, maps, 64, &n), JITUNWIND_EELF);
+    ck_assert_uint_eq(n, 0);
+    unlink(garbage);
+    ck_assert_int_eq(jitunwind_core_anonymous_exec_mappings("/nonexistent/core", maps, 64, &n),
+                     JITUNWIND_EIO);
+    ck_assert_int_eq(jitunwind_core_anonymous_exec_mappings(NULL, maps, 64, &n), JITUNWIND_EINVAL);
+    munmap(code, 8192);
+}
+END_TEST
+
 int main(void)
 {
-    return ju_run_tests("guess", JU_TESTS(guesses_from_anonymous_exec_mappings));
+    return ju_run_tests("guess", JU_TESTS(guesses_from_anonymous_exec_mappings, core_mappings));
 }
