@@ -10,6 +10,8 @@ Usage: test_lldb_demo.py BUILD_DIR REPO_DIR MODE
   MODE errors      one-line messages on a non-Python process and without the library
   MODE lldbinit    one ~/.lldbinit line loads the plugin
   MODE real        mixed-bt through CPython's own -X perf trampolines (pyenv 3.12, 3.13)
+  MODE extra       the same, and through JIT executors when their JIT is enabled, on the
+                   interpreters in $JITUNWIND_EXTRA_PYTHONS (skipped when unset)
 Exit 0 on success, 1 on failure, 77 to skip (with the reason printed).
 """
 
@@ -93,6 +95,99 @@ def write_core(build, env, python, demo, core):
     PERF_MAPS.extend("/tmp/perf-%s.map" % pid for pid in re.findall(r"\(process (\d+)\) killed", out))
     if not os.path.exists(core):
         fail("gcore wrote no core:\n" + out[-2000:])
+
+
+JIT_SCRIPT = """\
+import os
+
+
+def hot(n):  # @hot_def
+    total = 0
+    for i in range(n):
+        total += i
+        os.getppid()  # @hot
+    return total
+
+
+def caller():
+    for _ in range(20):
+        hot(1000)  # @caller
+
+
+caller()  # @module
+"""
+
+PERF_SCRIPT = ("import os\n\ndef leaf():\n    os.getppid()  # @leaf\n\n"
+               "def mid():\n    leaf()  # @mid\n\nmid()  # @module\n")
+
+
+def markers(script):
+    return {m.group(1): n for n, l in enumerate(open(script), 1)
+            for m in [re.search(r"# @(\w+)", l)] if m}
+
+
+def interpreter_facts(python):
+    out = subprocess.run([python, "-c", "import sys; j = getattr(sys, '_jit', None); "
+                          "print(sys.version_info[0], sys.version_info[1], "
+                          "bool(j and j.is_enabled()))"],
+                         stdout=subprocess.PIPE, text=True, timeout=60).stdout.split()
+    return (int(out[0]), int(out[1])), out[2] == "True"
+
+
+def gcore_at(env, args, stop, core):
+    """A core written by gdb's gcore after the gdb commands `stop`."""
+    cmd = ["gdb", "-nx", "-batch", "-iex", "set debuginfod enabled off",
+           "-iex", "set auto-load python-scripts off", "-ex", "set breakpoint pending on"]
+    for c in stop + ["gcore " + core, "kill"]:
+        cmd += ["-ex", c]
+    out = subprocess.run(cmd + ["--args"] + args, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, timeout=300).stdout
+    PERF_MAPS.extend("/tmp/perf-%s.map" % pid for pid in re.findall(r"\(process (\d+)\) killed", out))
+    if not os.path.exists(core):
+        fail("gcore wrote no core:\n" + out[-2000:])
+
+
+def check_extra_jit(repo, env, work, python):
+    """Through a CPython JIT executor found from the interpreter's own list,
+    named by its code object, on past the eval loop; live and on a core."""
+    script = os.path.join(work, "jit_target.py")
+    with open(script, "w") as f:
+        f.write(JIT_SCRIPT)
+    at = markers(script)
+    executor = "py::jit:hot (%s:%d) [jit fp-or-scan]" % (script, at["hot_def"])
+    want = [executor, EVAL, ("py", "hot [in JIT code: line may lag]", at["hot"]),
+            ("py", "caller", at["caller"]), ("py", "<module>", at["module"]), "_start"]
+    core = os.path.join(work, "jit.core")
+    gcore_at(env, [python, script], ["break getppid", "run", "ignore 1 5000", "continue"], core)
+    live = run(lldb_cmd(repo, True, ["breakpoint set -n getppid", "run",
+                                     "breakpoint modify -i 5000 1", "continue", "mixed-bt",
+                                     "jit-ranges", "kill"], ["--", python, script]), env)
+    from_core = run(lldb_cmd(repo, True, ["target create %s --core %s" % (python, core),
+                                          "mixed-bt", "jit-ranges"], []), env)
+    os.unlink(core)
+    for label, out in (("live", live), ("core", from_core)):
+        check_stack("lldb %s JIT %s mixed-bt" % (python, label),
+                    parse_mixed(section(out, "mixed-bt")), want)
+        if not re.search(r" jit +fp-or-scan +interpreter py::jit:hot \(", section(out, "jit-ranges")):
+            fail("%s JIT %s: the executor is not listed from the interpreter:\n%s"
+                 % (python, label, section(out, "jit-ranges")))
+        print("ok: lldb %s JIT %s: through %s to the eval loop and on to _start"
+              % (python, label, executor))
+
+
+def check_extra_perf(repo, env, work, python, version):
+    script = os.path.join(work, "perf_%d%d.py" % version)
+    with open(script, "w") as f:
+        f.write(PERF_SCRIPT)
+    at = markers(script)
+    layout = "framed" if version >= (3, 14) else "sub8"
+    out = run(lldb_cmd(repo, True, ["breakpoint set -n getppid", "run", "mixed-bt", "kill"],
+                       ["--", python, "-X", "perf", script]), env)
+    want = []
+    for name, marker in (("leaf", "leaf"), ("mid", "mid"), ("<module>", "module")):
+        want += [EVAL, ("py", name, at[marker]), "py::%s:%s [trampoline %s]" % (name, script, layout)]
+    check_stack("lldb %s -X perf mixed-bt" % python, parse_mixed(section(out, "mixed-bt")),
+                want + ["_start"])
 
 
 PLUGIN_COMMANDS = ["mixed-bt", "py-bt", "jit-ranges", "mixed-bt -a"]
@@ -202,6 +297,20 @@ def main():
         if "MixedFrameProvider" not in out:
             fail("frame provider not registered:\n" + out[-3000:])
         print("ok: frame provider registered")
+        return 0
+
+    if mode == "extra":
+        pythons = [p for p in os.environ.get("JITUNWIND_EXTRA_PYTHONS", "").split(":")
+                   if p and os.access(p, os.X_OK)]
+        if not pythons:
+            print("SKIP: JITUNWIND_EXTRA_PYTHONS names no interpreter (colon-separated paths)")
+            return SKIP
+        for py in pythons:
+            version, jit = interpreter_facts(py)
+            if version >= (3, 12):
+                check_extra_perf(repo, env, work, py, version)
+            if jit:
+                check_extra_jit(repo, env, work, py)
         return 0
 
     if mode == "real":
