@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from demo_stack import EVAL, fail, parse_py_bt  # noqa: E402
+from demo_stack import EVAL, JIT_SCRIPT, fail, markers, parse_py_bt  # noqa: E402
 
 SKIP = 77
 SCRIPT = """\
@@ -49,25 +49,6 @@ outer()  # @module
 """
 
 
-JIT_SCRIPT = """\
-import os
-
-
-def hot(n):  # @hot_def
-    total = 0
-    for i in range(n):
-        total += i
-        os.getppid()  # @hot
-    return total
-
-
-def caller():
-    for _ in range(20):
-        hot(1000)  # @caller
-
-
-caller()  # @module
-"""
 
 
 def jit_enabled(python):
@@ -85,8 +66,7 @@ def check_jit(build, repo, python, work, env, label):
     script = os.path.join(work, "jit_target.py")
     with open(script, "w") as f:
         f.write(JIT_SCRIPT)
-    lines = {m.group(1): n for n, l in enumerate(open(script), 1)
-             for m in [re.search(r"# @(\w+)", l)] if m}
+    lines = markers(script)
     core = os.path.join(work, "jit.core")
     pairs = [("bt", "bt"), ("ranges", "info jit-ranges")]
     executor = "py::jit:hot (%s:%d) [jit fp-or-scan]" % (script, lines["hot_def"])
@@ -149,8 +129,7 @@ def sections(pairs):
 
 
 def expected(script, perf, tramp=None, layout="sub8"):
-    lines = {m.group(1): n for n, l in enumerate(open(script), 1)
-             for m in [re.search(r"# @(\w+)", l)] if m}
+    lines = markers(script)
     want = []
     for name, marker in (("leaf", "leaf"), ("middle", "middle"), ("outer", "outer"),
                          ("<module>", "module")):

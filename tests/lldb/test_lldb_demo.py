@@ -22,8 +22,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from demo_stack import (EVAL, as_guessed, check_stack, expected_py_bt, expected_stack, fail,  # noqa: E402
-                        parse_mixed, parse_py_bt)
+from demo_stack import (EVAL, JIT_SCRIPT, as_guessed, check_stack, expected_py_bt,  # noqa: E402
+                        expected_stack, fail, markers, parse_mixed, parse_py_bt)
 
 SKIP = 77
 LLDB = shutil.which("lldb-19") or shutil.which("lldb")
@@ -97,33 +97,9 @@ def write_core(build, env, python, demo, core):
         fail("gcore wrote no core:\n" + out[-2000:])
 
 
-JIT_SCRIPT = """\
-import os
-
-
-def hot(n):  # @hot_def
-    total = 0
-    for i in range(n):
-        total += i
-        os.getppid()  # @hot
-    return total
-
-
-def caller():
-    for _ in range(20):
-        hot(1000)  # @caller
-
-
-caller()  # @module
-"""
 
 PERF_SCRIPT = ("import os\n\ndef leaf():\n    os.getppid()  # @leaf\n\n"
                "def mid():\n    leaf()  # @mid\n\nmid()  # @module\n")
-
-
-def markers(script):
-    return {m.group(1): n for n, l in enumerate(open(script), 1)
-            for m in [re.search(r"# @(\w+)", l)] if m}
 
 
 def interpreter_facts(python):

@@ -97,3 +97,33 @@ def expected_py_bt(demo):
 
 def parse_py_bt(text):
     return re.findall(r'File "(.+)", line (\d+), in (\S+)', text)
+
+
+# A loop hot enough for CPython's JIT (3.13+) that calls a C function on
+# every iteration: a breakpoint there, after a few thousand hits, stops in a
+# C function called from a JIT executor. Markers name the lines tests expect.
+JIT_SCRIPT = """\
+import os
+
+
+def hot(n):  # @hot_def
+    total = 0
+    for i in range(n):
+        total += i
+        os.getppid()  # @hot
+    return total
+
+
+def caller():
+    for _ in range(20):
+        hot(1000)  # @caller
+
+
+caller()  # @module
+"""
+
+
+def markers(script):
+    """{marker: line} for every `# @marker` comment of a script file."""
+    return {m.group(1): n for n, l in enumerate(open(script), 1)
+            for m in [re.search(r"# @(\w+)", l)] if m}

@@ -118,9 +118,8 @@ JITUNWIND_API int jitunwind_pyreader_executors(jitunwind_pyreader *r,
 {
     const struct ju_py_layout *L;
     struct walk w;
-    struct ju_cycle interps = {0, 1, 0};
+    struct ju_interp_walk interps = JU_INTERP_WALK_INIT;
     uint64_t interp;
-    size_t n_interps = 0;
     int rc;
     if (!r || (!out && max) || !count)
         return JITUNWIND_EINVAL;
@@ -135,25 +134,13 @@ JITUNWIND_API int jitunwind_pyreader_executors(jitunwind_pyreader *r,
                        "where this %s build keeps its executor lists is build-specific and "
                        "was not found: it needs the interpreter's DWARF", L->name);
     w = (struct walk){out, max, count, 0};
-    if (ju_read_u64(&r->mem, r->runtime + L->rt_interpreters_head, &interp) < 0)
-        return ju_fail(&r->err, JITUNWIND_EREAD, r->runtime, "the runtime is unreadable");
-    while (interp) {
-        uint64_t next;
-        if (ju_cycle_seen(&interps, interp))
-            return ju_fail(&r->err, JITUNWIND_ELOOP, interp, "the interpreter list loops");
-        if (++n_interps > JITUNWIND_PY_MAX_INTERPRETERS)
-            return ju_fail(&r->err, JITUNWIND_ELIMIT, interp, "more than %u interpreters",
-                           JITUNWIND_PY_MAX_INTERPRETERS);
+    while ((rc = ju_py_next_interp(r, &interps, &interp)) > 0) {
         if ((rc = walk_list(r, &w, interp, L->interp_executor_list, 0)) < 0 ||
             (rc = walk_list(r, &w, interp, L->interp_executor_deleted,
                             JITUNWIND_PYEXEC_DELETED)) < 0)
             return rc;
-        if (ju_read_u64(&r->mem, interp + L->interp_next, &next) < 0)
-            return ju_fail(&r->err, JITUNWIND_EREAD, interp, "interpreter %#llx is unreadable",
-                           (unsigned long long)interp);
-        interp = next;
     }
-    return walk_cold_exits(r, &w);
+    return rc < 0 ? rc : walk_cold_exits(r, &w);
 }
 
 /* "py::jit:<qualname> (<file>:<line>)", or the cold-exit name. */

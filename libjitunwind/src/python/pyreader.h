@@ -40,6 +40,19 @@ static inline int ju_cycle_seen(struct ju_cycle *c, uint64_t addr)
     return 0;
 }
 
+/* The interpreters of the runtime, in list order, cycle-checked and capped
+ * at JITUNWIND_PY_MAX_INTERPRETERS: returns 1 with *interp set, 0 at the
+ * end, or a negative status (recorded in r->err). */
+struct ju_interp_walk {
+    struct ju_cycle seen;
+    size_t count;
+    uint64_t current;
+    int started;
+};
+#define JU_INTERP_WALK_INIT {{0, 1, 0}, 0, 0, 0}
+JU_HIDDEN int ju_py_next_interp(jitunwind_pyreader *r, struct ju_interp_walk *w,
+                                uint64_t *interp);
+
 /* Cross-check `L` against the build's DWARF and complete it (dwarf_layout.c). */
 JU_HIDDEN int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
                                 struct ju_py_layout *L, struct jitunwind_py_dwarf_report *report);

@@ -175,14 +175,37 @@ static int read_thread(jitunwind_pyreader *r, uint64_t ts, uint64_t interp, int6
     return 0;
 }
 
+int ju_py_next_interp(jitunwind_pyreader *r, struct ju_interp_walk *w, uint64_t *interp)
+{
+    uint64_t next;
+    if (!w->started) {
+        w->started = 1;
+        if (ju_read_u64(&r->mem, r->runtime + r->layout->rt_interpreters_head, &next) < 0)
+            return ju_fail(&r->err, JITUNWIND_EREAD, r->runtime, "the runtime is unreadable");
+    } else if (ju_read_u64(&r->mem, w->current + r->layout->interp_next, &next) < 0) {
+        return ju_fail(&r->err, JITUNWIND_EREAD, w->current, "interpreter %#llx is unreadable",
+                       (unsigned long long)w->current);
+    }
+    if (next == 0)
+        return 0;
+    if (ju_cycle_seen(&w->seen, next))
+        return ju_fail(&r->err, JITUNWIND_ELOOP, next, "the interpreter list loops");
+    if (++w->count > JITUNWIND_PY_MAX_INTERPRETERS)
+        return ju_fail(&r->err, JITUNWIND_ELIMIT, next, "more than %u interpreters",
+                       JITUNWIND_PY_MAX_INTERPRETERS);
+    w->current = next;
+    *interp = next;
+    return 1;
+}
+
 JITUNWIND_API int jitunwind_pyreader_threads(jitunwind_pyreader *r,
                                              struct jitunwind_py_thread *out, size_t max,
                                              size_t *count)
 {
     const struct ju_py_layout *L;
-    struct ju_cycle interps = {0, 1, 0};
+    struct ju_interp_walk interps = JU_INTERP_WALK_INIT;
     uint64_t interp, gil_holder = 0;
-    size_t n = 0, n_interps = 0;
+    size_t n = 0;
     int rc;
     if (!r || (!out && max) || !count)
         return JITUNWIND_EINVAL;
@@ -192,20 +215,12 @@ JITUNWIND_API int jitunwind_pyreader_threads(jitunwind_pyreader *r,
     if (L->rt_gil_holder != JU_PY_NONE &&
         ju_read_u64(&r->mem, r->runtime + L->rt_gil_holder, &gil_holder) < 0)
         gil_holder = 0;
-    if (ju_read_u64(&r->mem, r->runtime + L->rt_interpreters_head, &interp) < 0)
-        return ju_fail(&r->err, JITUNWIND_EREAD, r->runtime, "the runtime is unreadable");
-    while (interp) {
+    while ((rc = ju_py_next_interp(r, &interps, &interp)) > 0) {
         struct ju_cycle threads = {0, 1, 0};
-        uint64_t ts, next_interp;
+        uint64_t ts;
         int64_t id = -1;
         size_t n_threads = 0;
-        if (ju_cycle_seen(&interps, interp))
-            return ju_fail(&r->err, JITUNWIND_ELOOP, interp, "the interpreter list loops");
-        if (++n_interps > JITUNWIND_PY_MAX_INTERPRETERS)
-            return ju_fail(&r->err, JITUNWIND_ELIMIT, interp, "more than %u interpreters",
-                           JITUNWIND_PY_MAX_INTERPRETERS);
-        if (ju_read_u64(&r->mem, interp + L->interp_next, &next_interp) < 0 ||
-            ju_read_u64(&r->mem, interp + L->interp_threads_head, &ts) < 0)
+        if (ju_read_u64(&r->mem, interp + L->interp_threads_head, &ts) < 0)
             return ju_fail(&r->err, JITUNWIND_EREAD, interp, "interpreter %#llx is unreadable",
                            (unsigned long long)interp);
         if (ju_read_u64(&r->mem, interp + L->interp_id, (uint64_t *)&id) < 0)
@@ -232,7 +247,6 @@ JITUNWIND_API int jitunwind_pyreader_threads(jitunwind_pyreader *r,
             *count = ++n;
             ts = next_ts;
         }
-        interp = next_interp;
     }
-    return 0;
+    return rc;
 }
