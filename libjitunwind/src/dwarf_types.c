@@ -255,26 +255,34 @@ static int find_type(struct jitunwind_dwarf_types *t, const char *name, Dwarf_Di
     return found ? 0 : JITUNWIND_ENOTFOUND;
 }
 
-static int member_location(Dwarf_Die *member, uint64_t *off)
+/* A member's position in bits from the start of its aggregate. Bit-fields
+ * (DW_AT_data_bit_offset, DWARF 4+) only when `bits_ok`; the older
+ * DW_AT_bit_offset form is not supported. */
+static int member_location(Dwarf_Die *member, int bits_ok, uint64_t *bits)
 {
     Dwarf_Attribute attr;
     Dwarf_Word value;
-    if (dwarf_hasattr(member, DW_AT_bit_size) || dwarf_hasattr(member, DW_AT_data_bit_offset))
-        return JITUNWIND_EUNSUPPORTED;
+    if (dwarf_hasattr(member, DW_AT_bit_size)) {
+        if (!bits_ok || !dwarf_attr(member, DW_AT_data_bit_offset, &attr) ||
+            dwarf_formudata(&attr, &value) != 0)
+            return JITUNWIND_EUNSUPPORTED;
+        *bits = value;
+        return 0;
+    }
     if (!dwarf_attr(member, DW_AT_data_member_location, &attr)) {
-        *off = 0; /* union members, and struct members at 0 in some producers */
+        *bits = 0; /* union members, and struct members at 0 in some producers */
         return 0;
     }
     if (dwarf_formudata(&attr, &value) != 0)
         return JITUNWIND_EUNSUPPORTED; /* a location expression */
-    *off = value;
+    *bits = value * 8;
     return 0;
 }
 
 /* Find `name` among the members of aggregate `agg` (searching anonymous
- * members to MAX_ANON_DEPTH); *member gets the DIE, *off its offset. */
-static int find_member(Dwarf_Die *agg, const char *name, size_t name_len, int depth,
-                       Dwarf_Die *member, uint64_t *off)
+ * members to MAX_ANON_DEPTH); *member gets the DIE, *bits its position. */
+static int find_member(Dwarf_Die *agg, const char *name, size_t name_len, int depth, int bits_ok,
+                       Dwarf_Die *member, uint64_t *bits)
 {
     Dwarf_Die child;
     int more;
@@ -288,10 +296,10 @@ static int find_member(Dwarf_Die *agg, const char *name, size_t name_len, int de
             continue;
         n = dwarf_diename(&child);
         if (n && strlen(n) == name_len && memcmp(n, name, name_len) == 0) {
-            if ((rc = member_location(&child, &here)) < 0)
+            if ((rc = member_location(&child, bits_ok, &here)) < 0)
                 return rc;
             *member = child;
-            *off = here;
+            *bits = here;
             return 0;
         }
         if (!n && depth < MAX_ANON_DEPTH) {
@@ -302,9 +310,9 @@ static int find_member(Dwarf_Die *agg, const char *name, size_t name_len, int de
                 !dwarf_formref_die(&attr, &type) || strip_type(&type) < 0 ||
                 !is_aggregate(&type))
                 continue;
-            if (find_member(&type, name, name_len, depth + 1, member, &inner) == 0 &&
-                member_location(&child, &here) == 0) {
-                *off = here + inner;
+            if (find_member(&type, name, name_len, depth + 1, bits_ok, member, &inner) == 0 &&
+                member_location(&child, 0, &here) == 0) {
+                *bits = here + inner;
                 return 0;
             }
         }
@@ -312,27 +320,29 @@ static int find_member(Dwarf_Die *agg, const char *name, size_t name_len, int de
     return JITUNWIND_ENOTFOUND;
 }
 
-JITUNWIND_API int jitunwind_dwarf_member_offset(jitunwind_dwarf_types *t, const char *type_name,
-                                                const char *member_path, uint64_t *offset)
+/* The position in bits of `member_path` in `type_name`; only the last
+ * member may be a bit-field, and only when `bits_ok`. */
+static int member_bits(jitunwind_dwarf_types *t, const char *type_name, const char *member_path,
+                       int bits_ok, uint64_t *bits)
 {
     Dwarf_Die agg, member;
     const char *part = member_path;
     uint64_t total = 0;
     int rc, parts = 0;
-    if (!t || !type_name || !member_path || !offset || !*member_path)
+    if (!t || !type_name || !member_path || !bits || !*member_path)
         return JITUNWIND_EINVAL;
     if ((rc = find_type(t, type_name, &agg)) < 0)
         return rc;
     for (;;) {
         const char *dot = strchr(part, '.');
         size_t len = dot ? (size_t)(dot - part) : strlen(part);
-        uint64_t off;
+        uint64_t here;
         Dwarf_Attribute attr;
         if (len == 0 || ++parts > MAX_PATH_PARTS)
             return JITUNWIND_EINVAL;
-        if ((rc = find_member(&agg, part, len, 0, &member, &off)) < 0)
+        if ((rc = find_member(&agg, part, len, 0, bits_ok && !dot, &member, &here)) < 0)
             return rc;
-        total += off;
+        total += here;
         if (!dot)
             break;
         if (!dwarf_attr_integrate(&member, DW_AT_type, &attr) ||
@@ -340,8 +350,25 @@ JITUNWIND_API int jitunwind_dwarf_member_offset(jitunwind_dwarf_types *t, const 
             return JITUNWIND_ENOTFOUND;
         part = dot + 1;
     }
-    *offset = total;
+    *bits = total;
     return 0;
+}
+
+JITUNWIND_API int jitunwind_dwarf_member_offset(jitunwind_dwarf_types *t, const char *type_name,
+                                                const char *member_path, uint64_t *offset)
+{
+    uint64_t bits;
+    int rc = member_bits(t, type_name, member_path, 0, &bits);
+    if (rc == 0)
+        *offset = bits / 8;
+    return rc;
+}
+
+JITUNWIND_API int jitunwind_dwarf_member_bit_offset(jitunwind_dwarf_types *t,
+                                                    const char *type_name,
+                                                    const char *member_path, uint64_t *bit_offset)
+{
+    return member_bits(t, type_name, member_path, 1, bit_offset);
 }
 
 JITUNWIND_API int jitunwind_dwarf_type_size(jitunwind_dwarf_types *t, const char *type_name,

@@ -53,6 +53,21 @@ typedef struct _ts {
 } PyThreadState;
 PyThreadState thread_state_instance;
 
+/* ... and whose str state keeps `interned` in a whole byte, as 3.14t does,
+ * so kind/compact/ascii sit at bits 8, 11, 12 instead of 2, 5, 6. */
+typedef struct {
+    char ob_base[16];
+    long length;
+    long hash;
+    struct {
+        unsigned char interned;
+        unsigned int kind : 3;
+        unsigned int compact : 1;
+        unsigned int ascii : 1;
+    } state;
+} PyASCIIObject;
+PyASCIIObject ascii_object_instance;
+
 static char self_path[4096];
 
 static void find_self(void)
@@ -88,6 +103,26 @@ static void check_offsets(jitunwind_dwarf_types *t)
     ck_assert_uint_eq(size, sizeof(struct executor_probe));
     ck_assert_int_eq(jitunwind_dwarf_member_offset(t, "executor_probe", "vm_data.valid", &off),
                      JITUNWIND_EUNSUPPORTED); /* a bit-field has no byte offset */
+    /* ... but a bit offset, which the compiler's own placement confirms. */
+    {
+        union {
+            struct executor_probe e;
+            unsigned char bytes[sizeof(struct executor_probe)];
+        } u;
+        uint64_t bit, want = 0;
+        size_t i;
+        memset(&u, 0, sizeof u);
+        u.e.vm_data.linked = 1;
+        for (i = 0; i < sizeof u.bytes * 8; i++)
+            if (u.bytes[i / 8] & (1u << (i % 8)))
+                want = i;
+        ck_assert_int_eq(jitunwind_dwarf_member_bit_offset(t, "executor_probe", "vm_data.linked",
+                                                           &bit), 0);
+        ck_assert_uint_eq(bit, want);
+        ck_assert_int_eq(jitunwind_dwarf_member_bit_offset(t, "executor_probe", "jit_code", &bit),
+                         0);
+        ck_assert_uint_eq(bit, offsetof(struct executor_probe, jit_code) * 8);
+    }
     ck_assert_int_eq(jitunwind_dwarf_member_offset(t, "executor_probe", "no_such", &off),
                      JITUNWIND_ENOTFOUND);
     ck_assert_int_eq(jitunwind_dwarf_member_offset(t, "executor_probe", "jit_code.x", &off),
@@ -171,11 +206,17 @@ START_TEST(a_build_that_differs_from_the_table_is_read_with_its_dwarf)
     jitunwind_pyreader *r;
     uint64_t interp;
     size_t n;
+    struct jitunwind_py_frame f[2];
+    uint64_t frame;
     find_self();
     pyi_init(&p, 0x030c01f0);
     p.layout.ts_interp = offsetof(PyThreadState, interp); /* how this build lays it out */
+    p.layout.st_kind_shift = 8;
+    p.layout.st_compact_bit = 11;
+    p.layout.st_ascii_bit = 12;
     interp = pyi_interp(&p, 0, 0);
-    pyi_thread(&p, interp, 0, 42);
+    frame = pyi_frame(&p, pyi_code(&p, "runner", "/r.py", 7, 4), 0, 1, 0, 0);
+    pyi_thread(&p, interp, frame, 42);
     pyi_set_interpreters(&p, interp);
     mem = ju_builder_memory(p.b);
     /* The table alone misreads it, and says so. */
@@ -186,12 +227,17 @@ START_TEST(a_build_that_differs_from_the_table_is_read_with_its_dwarf)
     ck_assert_int_eq(jitunwind_pyreader_new_for_module(&r, &mem, p.runtime, 0x030c01f0, self_path),
                      0);
     ck_assert_int_eq(jitunwind_pyreader_dwarf_report(r, &rep), 0);
-    ck_assert_uint_eq(rep.mismatches, 1);
-    ck_assert_uint_eq(rep.adopted, 1);
+    ck_assert_uint_eq(rep.mismatches, 4); /* the thread state's interp and three state bits */
+    ck_assert_uint_eq(rep.adopted, 4);
     ck_assert_ptr_nonnull(strstr(rep.first_mismatch, "PyThreadState.interp"));
     ck_assert_int_eq(jitunwind_pyreader_threads(r, threads, 2, &n), 0);
     ck_assert_uint_eq(n, 1);
     ck_assert_uint_eq(threads[0].native_thread_id, 42);
+    ck_assert_int_eq(jitunwind_pyreader_frames(r, threads[0].current_frame, f, 2, &n), 0);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_str_eq(f[0].qualname, "runner"); /* the str bits came from DWARF */
+    ck_assert_str_eq(f[0].filename, "/r.py");
+    ck_assert_int_eq(f[0].line, 8);
     jitunwind_pyreader_free(r);
     pyi_free(&p);
 }

@@ -80,6 +80,43 @@ static const struct dwarf_field FIELDS[] = {
     F(ex_jit_code, CHECKED, 0, "_PyExecutorObject", "jit_code"),
 };
 
+/* The str state bits: bit positions inside PyASCIIObject.state (uint8
+ * layout fields; 0xff = none). No debug offset describes them. */
+static const struct {
+    size_t slot;
+    const char *path;
+} STATE_BITS[] = {
+    {offsetof(struct ju_py_layout, st_kind_shift), "state.kind"},
+    {offsetof(struct ju_py_layout, st_compact_bit), "state.compact"},
+    {offsetof(struct ju_py_layout, st_ascii_bit), "state.ascii"},
+    {offsetof(struct ju_py_layout, st_ready_bit), "state.ready"},
+};
+
+static void check_state_bits(jitunwind_dwarf_types *types, struct ju_py_layout *L,
+                             struct jitunwind_py_dwarf_report *report)
+{
+    uint64_t state, bit;
+    size_t i;
+    if (jitunwind_dwarf_member_bit_offset(types, "PyASCIIObject", "state", &state) < 0)
+        return;
+    for (i = 0; i < sizeof STATE_BITS / sizeof STATE_BITS[0]; i++) {
+        uint8_t *slot = (uint8_t *)L + STATE_BITS[i].slot;
+        if (*slot == 0xff ||
+            jitunwind_dwarf_member_bit_offset(types, "PyASCIIObject", STATE_BITS[i].path, &bit) < 0 ||
+            bit < state || bit - state >= 32)
+            continue;
+        report->checked++;
+        if (*slot == bit - state)
+            continue;
+        if (report->mismatches++ == 0)
+            snprintf(report->first_mismatch, sizeof report->first_mismatch,
+                     "PyASCIIObject.%s: layout bit %u, DWARF bit %llu", STATE_BITS[i].path, *slot,
+                     (unsigned long long)(bit - state));
+        *slot = (uint8_t)(bit - state);
+        report->adopted++;
+    }
+}
+
 /* The value DWARF gives for field f: 0, or ENOTFOUND/EUNSUPPORTED. */
 static int dwarf_value(jitunwind_dwarf_types *types, const struct dwarf_field *f,
                        uint64_t *value)
@@ -162,5 +199,6 @@ int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
             report->adopted++;
         }
     }
+    check_state_bits(types, L, report);
     return refit(r, L);
 }
