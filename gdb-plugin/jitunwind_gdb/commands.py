@@ -43,7 +43,11 @@ class _Command(gdb.Command):
         thread = gdb.selected_thread()
         if thread is None:
             raise RuntimeError("no thread selected")
-        return state.python_frames(thread.ptid[1])
+        frames, err = state.python_frames(thread.ptid[1])
+        warning = state.pyreader().warning if frames else None
+        if warning:
+            print("note: %s" % warning)
+        return frames, err
 
 
 class PyBt(_Command):

@@ -61,6 +61,8 @@ class PyBt(_Command):
                     result.AppendMessage("    " + source)
             if err is not None:
                 result.AppendMessage("  (Python frame chain cut short: %s)" % err)
+        if state.python_warning():
+            result.AppendMessage("note: %s" % state.python_warning())
 
 
 class MixedBt(_Command):
@@ -76,6 +78,8 @@ class MixedBt(_Command):
                 result.AppendMessage(text)
             for note in notes:
                 result.AppendMessage("(%s)" % note)
+        if state.python_warning():
+            result.AppendMessage("note: %s" % state.python_warning())
 
 
 class JitRanges(_Command):

@@ -145,6 +145,13 @@ class TargetState:
         """(frames, error) of the thread whose OS id is `tid`."""
         return self.pyreader().thread_frames(tid)
 
+    def python_warning(self):
+        """A line to show with Python frames (an assumed layout), or None."""
+        try:
+            return self.pyreader().warning
+        except (RuntimeError, ju.JitunwindError):
+            return None
+
 
 def state_for(process):
     """The TargetState of the current stop of `process` (cached per stop)."""

@@ -42,6 +42,23 @@ void pyi_init_build(struct py_image *p, uint32_t version_hex, int free_threaded)
     ju_builder_u64(p->b, p->code_type + p->L->tp_name, name);
 }
 
+void pyi_init_from(struct py_image *p, const struct ju_py_layout *layout, uint32_t version_hex)
+{
+    uint64_t name, header[3] = {0, version_hex, layout->free_threaded};
+    memset(p, 0, sizeof *p);
+    p->b = ju_builder_new();
+    p->layout = *layout;
+    p->L = &p->layout;
+    p->heap = HEAP;
+    p->runtime = RUNTIME;
+    memcpy(header, "xdebugpy", 8);
+    ju_builder_write(p->b, RUNTIME, header, sizeof header);
+    name = pyi_alloc(p, 8);
+    ju_builder_write(p->b, name, "code", 5);
+    p->code_type = pyi_alloc(p, 256);
+    ju_builder_u64(p->b, p->code_type + p->L->tp_name, name);
+}
+
 void pyi_free(struct py_image *p)
 {
     ju_builder_free(p->b);

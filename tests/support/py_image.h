@@ -18,6 +18,10 @@ struct py_image {
 void pyi_init(struct py_image *p, uint32_t version_hex);
 /* The same for a GIL (0) or free-threaded (1) build. */
 void pyi_init_build(struct py_image *p, uint32_t version_hex, int free_threaded);
+/* A target laid out with `layout` (copied), for a version without a table:
+ * the runtime starts with a bare _Py_DebugOffsets header (cookie, version,
+ * free_threaded) and no field list. */
+void pyi_init_from(struct py_image *p, const struct ju_py_layout *layout, uint32_t version_hex);
 void pyi_free(struct py_image *p);
 uint64_t pyi_alloc(struct py_image *p, size_t size);
 /* A compact str of `n` code points of width `kind` (1, 2 or 4). */

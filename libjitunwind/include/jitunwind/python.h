@@ -158,6 +158,27 @@ JITUNWIND_API int jitunwind_pyreader_new_with_dwarf(jitunwind_pyreader **out,
                                                     uint64_t runtime_addr, uint32_t version_hex,
                                                     const char *module,
                                                     jitunwind_dwarf_types *types);
+/* Opt-in for a CPython newer than any table (3.15, 3.16): read it with
+ * the newest table's semantics (owner values, tag bits, line tables, string
+ * state: 3.14's, GIL or free-threaded as the target's _Py_DebugOffsets
+ * header says) and every offset from the build's DWARF. Strict: DWARF is
+ * required (EVERSION without it) and must name every member the decoder
+ * reads (EVERSION naming the first one missing). The result is an
+ * assumption: jitunwind_pyreader_layout_name says so, and callers should
+ * tell their users. Ignored for versions that have a table. */
+#define JITUNWIND_PYREADER_ASSUME_LAYOUT (1u << 0)
+
+/* The general form of the constructors above; flags: JITUNWIND_PYREADER_*. */
+JITUNWIND_API int jitunwind_pyreader_open(jitunwind_pyreader **out,
+                                          const struct jitunwind_memory *mem,
+                                          uint64_t runtime_addr, uint32_t version_hex,
+                                          const char *module, jitunwind_dwarf_types *types,
+                                          uint32_t flags);
+
+/* What the reader reads the target as, e.g. "CPython 3.14 (free-threaded)";
+ * assumed layouts say "assumed". Valid while the reader lives. */
+JITUNWIND_API const char *jitunwind_pyreader_layout_name(const jitunwind_pyreader *reader);
+
 JITUNWIND_API int jitunwind_pyreader_dwarf_report(const jitunwind_pyreader *reader,
                                                   struct jitunwind_py_dwarf_report *out);
 

@@ -156,6 +156,24 @@ int ju_py_encode_debug_offsets(uint32_t version_hex, const struct ju_py_layout *
     return 0;
 }
 
+int ju_py_debug_offsets_header(jitunwind_pyreader *r)
+{
+    uint8_t raw[HEADER];
+    uint64_t version, free_threaded;
+    if (ju_read(&r->mem, r->runtime, raw, sizeof raw) < 0)
+        return ju_fail(&r->err, JITUNWIND_EREAD, r->runtime,
+                       "_Py_DebugOffsets at %#llx are unreadable", (unsigned long long)r->runtime);
+    version = ju_load_u64(raw + 8);
+    free_threaded = ju_load_u64(raw + 16);
+    if (memcmp(raw, "xdebugpy", 8) != 0 ||
+        (version & 0xffff0000u) != (r->version_hex & 0xffff0000u) || free_threaded > 1)
+        return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
+                       "no consistent _Py_DebugOffsets header at %#llx for CPython %u.%u",
+                       (unsigned long long)r->runtime, r->version_hex >> 24,
+                       (r->version_hex >> 16) & 0xff);
+    return (int)free_threaded;
+}
+
 int ju_py_debug_offsets_supported(uint32_t version_hex)
 {
     return list_for(version_hex) != NULL;

@@ -10,13 +10,18 @@
  * DWARF (a file on disk could belong to another build); DWARF over a static
  * table (3.11, 3.12: DWARF is how a debug or non-default build gets read).
  * Build-specific fields (executor lists, trampoline arenas) always come from
- * DWARF when it has them. */
+ * DWARF when it has them.
+ *
+ * An assumed layout (a version newer than every table, by opt-in) is read
+ * strictly: every field the decoder needs must come from DWARF; optional
+ * and build-specific ones it lacks are switched off rather than guessed. */
 #include <stdio.h>
 
 #include "python/pyreader.h"
 
 enum field_kind {
     CHECKED,        /* table or debug offsets value, cross-checked */
+    OPTIONAL,       /* the same, for a feature the decoder can do without (executors) */
     BUILD_SPECIFIC, /* taken from DWARF whenever it has it */
     SIZE_OF         /* sizeof the struct, not a member offset */
 };
@@ -74,10 +79,10 @@ static const struct dwarf_field FIELDS[] = {
     F(interp_executor_deleted, BUILD_SPECIFIC, 0, "PyInterpreterState",
       "executor_deletion_list_head"),
     F(ex_size, BUILD_SPECIFIC, 0, "_PyExecutorObject", NULL),
-    F(ex_links_next, CHECKED, 0, "_PyExecutorObject", "vm_data.links.next"),
-    F(ex_code, CHECKED, 0, "_PyExecutorObject", "vm_data.code"),
-    F(ex_jit_size, CHECKED, 0, "_PyExecutorObject", "jit_size"),
-    F(ex_jit_code, CHECKED, 0, "_PyExecutorObject", "jit_code"),
+    F(ex_links_next, OPTIONAL, 0, "_PyExecutorObject", "vm_data.links.next"),
+    F(ex_code, OPTIONAL, 0, "_PyExecutorObject", "vm_data.code"),
+    F(ex_jit_size, OPTIONAL, 0, "_PyExecutorObject", "jit_size"),
+    F(ex_jit_code, OPTIONAL, 0, "_PyExecutorObject", "jit_code"),
 };
 
 /* The str state bits: bit positions inside PyASCIIObject.state (uint8
@@ -92,19 +97,24 @@ static const struct {
     {offsetof(struct ju_py_layout, st_ready_bit), "state.ready"},
 };
 
-static void check_state_bits(jitunwind_dwarf_types *types, struct ju_py_layout *L,
-                             struct jitunwind_py_dwarf_report *report)
+/* Returns how many of the bits in use DWARF did not describe. */
+static int check_state_bits(jitunwind_dwarf_types *types, struct ju_py_layout *L,
+                            struct jitunwind_py_dwarf_report *report)
 {
     uint64_t state, bit;
     size_t i;
+    int missing = 0;
     if (jitunwind_dwarf_member_bit_offset(types, "PyASCIIObject", "state", &state) < 0)
-        return;
+        return 3;
     for (i = 0; i < sizeof STATE_BITS / sizeof STATE_BITS[0]; i++) {
         uint8_t *slot = (uint8_t *)L + STATE_BITS[i].slot;
-        if (*slot == 0xff ||
-            jitunwind_dwarf_member_bit_offset(types, "PyASCIIObject", STATE_BITS[i].path, &bit) < 0 ||
-            bit < state || bit - state >= 32)
+        if (*slot == 0xff)
             continue;
+        if (jitunwind_dwarf_member_bit_offset(types, "PyASCIIObject", STATE_BITS[i].path, &bit) < 0 ||
+            bit < state || bit - state >= 32) {
+            missing++;
+            continue;
+        }
         report->checked++;
         if (*slot == bit - state)
             continue;
@@ -115,6 +125,7 @@ static void check_state_bits(jitunwind_dwarf_types *types, struct ju_py_layout *
         *slot = (uint8_t)(bit - state);
         report->adopted++;
     }
+    return missing;
 }
 
 /* The value DWARF gives for field f: 0, or ENOTFOUND/EUNSUPPORTED. */
@@ -178,8 +189,17 @@ int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
         const struct dwarf_field *f = &FIELDS[i];
         uint32_t *slot = (uint32_t *)((char *)L + f->slot);
         uint64_t value;
-        if (dwarf_value(types, f, &value) < 0 || value >= JU_PY_NONE)
-            continue; /* this build has no such member: keep the table */
+        if (dwarf_value(types, f, &value) < 0 || value >= JU_PY_NONE) {
+            if (!r->assumed || *slot == JU_PY_NONE)
+                continue; /* this build has no such member: keep the table */
+            if (f->kind == OPTIONAL || f->kind == BUILD_SPECIFIC) {
+                *slot = JU_PY_NONE;
+                continue;
+            }
+            return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
+                           "%s: the DWARF of %s has no %s.%s, which the decoder needs",
+                           L->name, report->source, f->type, f->paths ? f->paths : "(size)");
+        }
         if (f->kind == BUILD_SPECIFIC) {
             *slot = (uint32_t)value;
             report->derived++;
@@ -199,6 +219,9 @@ int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
             report->adopted++;
         }
     }
-    check_state_bits(types, L, report);
+    if (check_state_bits(types, L, report) > 0 && r->assumed)
+        return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
+                       "%s: the DWARF of %s does not describe the str state bits", L->name,
+                       report->source);
     return refit(r, L);
 }

@@ -38,7 +38,8 @@ static int read_executor(jitunwind_pyreader *r, struct walk *w, uint64_t ex, uin
         ju_read_u64(&r->mem, ex + L->ex_jit_size, &jit_size) < 0)
         return ju_fail(&r->err, JITUNWIND_EREAD, ex, "executor %#llx is unreadable",
                        (unsigned long long)ex);
-    if (!(flags & JITUNWIND_PYEXEC_COLD_EXIT) && ju_read_u64(&r->mem, ex + L->ex_code, &code) < 0)
+    if (!(flags & JITUNWIND_PYEXEC_COLD_EXIT) && L->ex_code != JU_PY_NONE &&
+        ju_read_u64(&r->mem, ex + L->ex_code, &code) < 0)
         code = 0;
     if (jit_size > MAX_JIT_SIZE || jit_code + jit_size < jit_code)
         return ju_fail(&r->err, JITUNWIND_ECORRUPT, ex,
@@ -126,7 +127,8 @@ JITUNWIND_API int jitunwind_pyreader_executors(jitunwind_pyreader *r,
     L = r->layout;
     *count = 0;
     ju_clear_error(&r->err);
-    if (L->ex_jit_code == JU_PY_NONE)
+    if (L->ex_jit_code == JU_PY_NONE || L->ex_jit_size == JU_PY_NONE ||
+        L->ex_links_next == JU_PY_NONE)
         return ju_fail(&r->err, JITUNWIND_EUNSUPPORTED, 0, "%s has no JIT executor lists",
                        L->name);
     if (L->interp_executor_list == JU_PY_NONE)

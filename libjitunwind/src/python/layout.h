@@ -96,6 +96,8 @@ struct ju_py_layout {
 
 /* The layout for a PY_VERSION_HEX of a GIL build, or NULL. */
 JU_HIDDEN const struct ju_py_layout *ju_py_layout_for(uint32_t version_hex);
+/* The newest table of a GIL (0) or free-threaded (1) build. */
+JU_HIDDEN const struct ju_py_layout *ju_py_layout_newest(int free_threaded);
 /* The same for a GIL (0) or free-threaded (1) build. */
 JU_HIDDEN const struct ju_py_layout *ju_py_layout_for_build(uint32_t version_hex,
                                                             int free_threaded);

@@ -153,7 +153,7 @@ static const struct ju_py_layout PY313 = {
     .ts_native_thread_id = 160,
     .ts_current_frame = 72,
     .ts_cframe = JU_PY_NONE,
-    .cframe_current_frame = 0,
+    .cframe_current_frame = JU_PY_NONE,
     .fr_size = 72,
     .fr_code = 0,                   /* f_executable: a code object (or None in entry frames) */
     .fr_previous = 8,
@@ -201,7 +201,7 @@ static const struct ju_py_layout PY314 = {
     .ts_native_thread_id = 160,
     .ts_current_frame = 72,
     .ts_cframe = JU_PY_NONE,
-    .cframe_current_frame = 0,
+    .cframe_current_frame = JU_PY_NONE,
     .fr_size = 80,
     .fr_code = 0,
     .fr_previous = 8,
@@ -254,7 +254,7 @@ static const struct ju_py_layout PY314T = {
     .ts_native_thread_id = 160,
     .ts_current_frame = 72,
     .ts_cframe = JU_PY_NONE,
-    .cframe_current_frame = 0,
+    .cframe_current_frame = JU_PY_NONE,
     .fr_size = 80,
     .fr_code = 0,
     .fr_previous = 8,
@@ -313,7 +313,7 @@ static const struct ju_py_layout PY313T = {
     .ts_native_thread_id = 160,
     .ts_current_frame = 72,
     .ts_cframe = JU_PY_NONE,
-    .cframe_current_frame = 0,
+    .cframe_current_frame = JU_PY_NONE,
     .fr_size = 72,
     .fr_code = 0,
     .fr_previous = 8,
@@ -361,6 +361,11 @@ const struct ju_py_layout *ju_py_layout_for_build(uint32_t version_hex, int free
             LAYOUTS[i]->free_threaded == !!free_threaded)
             return LAYOUTS[i];
     return NULL;
+}
+
+const struct ju_py_layout *ju_py_layout_newest(int free_threaded)
+{
+    return free_threaded ? &PY314T : &PY314;
 }
 
 const struct ju_py_layout *ju_py_layout_for(uint32_t version_hex)

@@ -15,6 +15,8 @@ struct jitunwind_pyreader {
     uint32_t version_hex;
     uint64_t code_type; /* address of PyCode_Type once seen, else 0 */
     struct jitunwind_py_dwarf_report dwarf;
+    int assumed;             /* JITUNWIND_PYREADER_ASSUME_LAYOUT took effect */
+    char assumed_name[128];
     uint64_t cold_exits;     /* 3.13: address of the static cold-exit array, or 0 */
     uint32_t cold_exit_count;
     struct jitunwind_error err;
@@ -56,6 +58,9 @@ JU_HIDDEN int ju_py_next_interp(jitunwind_pyreader *r, struct ju_interp_walk *w,
 /* Cross-check `L` against the build's DWARF and complete it (dwarf_layout.c). */
 JU_HIDDEN int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
                                 struct ju_py_layout *L, struct jitunwind_py_dwarf_report *report);
+/* 3.15+ opt-in: the free_threaded word of the target's _Py_DebugOffsets
+ * header (cookie and version checked), 0 or 1, or a negative status. */
+JU_HIDDEN int ju_py_debug_offsets_header(jitunwind_pyreader *r);
 
 /* 3.13+: read and check the target's _Py_DebugOffsets and copy them over
  * `out` (pre-filled with the version's static table). */

@@ -1,4 +1,5 @@
 /* The decoder handle, and the interpreters and thread states of a runtime. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "python/pyreader.h"
@@ -61,9 +62,32 @@ static int use_module(jitunwind_pyreader *r, const char *module, jitunwind_dwarf
     return 0;
 }
 
+/* JITUNWIND_PYREADER_ASSUME_LAYOUT: the newest table of the build's kind,
+ * every offset to come from DWARF (checked strictly by use_module). */
+static int assume_layout(jitunwind_pyreader *r, const char *module)
+{
+    int free_threaded;
+    if (!module || !*module)
+        return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
+                       "CPython %u.%u has no layout table; assuming one needs the interpreter's "
+                       "DWARF", r->version_hex >> 24, (r->version_hex >> 16) & 0xff);
+    if ((free_threaded = ju_py_debug_offsets_header(r)) < 0)
+        return free_threaded;
+    r->from_target = *ju_py_layout_newest(free_threaded);
+    snprintf(r->assumed_name, sizeof r->assumed_name,
+             "CPython %u.%u%s (assumed: offsets from DWARF, %s semantics)", r->version_hex >> 24,
+             (r->version_hex >> 16) & 0xff, free_threaded ? " (free-threaded)" : "",
+             r->from_target.name);
+    r->from_target.name = r->assumed_name;
+    r->from_target.interp_executor_list = r->from_target.interp_executor_deleted = JU_PY_NONE;
+    r->layout = &r->from_target;
+    r->assumed = 1;
+    return 0;
+}
+
 static int open_reader(jitunwind_pyreader **out, const struct jitunwind_memory *mem,
                        uint64_t runtime_addr, uint32_t version_hex, const char *module,
-                       jitunwind_dwarf_types *types, int open_types)
+                       jitunwind_dwarf_types *types, int open_types, uint32_t flags)
 {
     jitunwind_pyreader *r;
     uint64_t head;
@@ -78,6 +102,11 @@ static int open_reader(jitunwind_pyreader **out, const struct jitunwind_memory *
     r->runtime = runtime_addr;
     r->version_hex = version_hex;
     r->layout = ju_py_layout_for(version_hex);
+    if (!r->layout && (flags & JITUNWIND_PYREADER_ASSUME_LAYOUT)) {
+        int rc = assume_layout(r, module);
+        if (rc < 0)
+            return rc;
+    }
     if (!r->layout)
         return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
                        "CPython %u.%u is not supported (supported: 3.11 to 3.14, GIL and free-threaded)",
@@ -94,6 +123,9 @@ static int open_reader(jitunwind_pyreader **out, const struct jitunwind_memory *
         if (rc < 0)
             return rc;
     }
+    if (r->assumed && !r->dwarf.source[0])
+        return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
+                       "%s: no DWARF found for %s", r->layout->name, module);
     if (ju_read_u64(&r->mem, runtime_addr + r->layout->rt_interpreters_head, &head) < 0)
         return ju_fail(&r->err, JITUNWIND_EREAD, runtime_addr,
                        "the runtime at %#llx is unreadable", (unsigned long long)runtime_addr);
@@ -108,7 +140,7 @@ JITUNWIND_API int jitunwind_pyreader_new(jitunwind_pyreader **out,
                                          const struct jitunwind_memory *mem,
                                          uint64_t runtime_addr, uint32_t version_hex)
 {
-    return open_reader(out, mem, runtime_addr, version_hex, NULL, NULL, 0);
+    return open_reader(out, mem, runtime_addr, version_hex, NULL, NULL, 0, 0);
 }
 
 JITUNWIND_API int jitunwind_pyreader_new_for_module(jitunwind_pyreader **out,
@@ -116,7 +148,7 @@ JITUNWIND_API int jitunwind_pyreader_new_for_module(jitunwind_pyreader **out,
                                                     uint64_t runtime_addr, uint32_t version_hex,
                                                     const char *module)
 {
-    return open_reader(out, mem, runtime_addr, version_hex, module, NULL, 1);
+    return open_reader(out, mem, runtime_addr, version_hex, module, NULL, 1, 0);
 }
 
 JITUNWIND_API int jitunwind_pyreader_new_with_dwarf(jitunwind_pyreader **out,
@@ -125,7 +157,22 @@ JITUNWIND_API int jitunwind_pyreader_new_with_dwarf(jitunwind_pyreader **out,
                                                     const char *module,
                                                     jitunwind_dwarf_types *types)
 {
-    return open_reader(out, mem, runtime_addr, version_hex, module, types, 0);
+    return open_reader(out, mem, runtime_addr, version_hex, module, types, 0, 0);
+}
+
+JITUNWIND_API int jitunwind_pyreader_open(jitunwind_pyreader **out,
+                                          const struct jitunwind_memory *mem,
+                                          uint64_t runtime_addr, uint32_t version_hex,
+                                          const char *module, jitunwind_dwarf_types *types,
+                                          uint32_t flags)
+{
+    return open_reader(out, mem, runtime_addr, version_hex, module, types, types == NULL,
+                       flags);
+}
+
+JITUNWIND_API const char *jitunwind_pyreader_layout_name(const jitunwind_pyreader *r)
+{
+    return r && r->layout ? r->layout->name : NULL;
 }
 
 JITUNWIND_API int jitunwind_pyreader_dwarf_report(const jitunwind_pyreader *r,

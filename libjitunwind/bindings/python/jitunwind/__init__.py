@@ -33,6 +33,7 @@ PYFRAME_NAME_TRUNCATED = 1 << 3
 PYFRAME_NO_LINE = 1 << 4
 PYFRAME_LINE_MAY_LAG = 1 << 5
 PYFRAME_BAD_CODE = 1 << 6
+PYREADER_ASSUME_LAYOUT = 1 << 0
 PYEXEC_DELETED = 1 << 0
 PYEXEC_COLD_EXIT = 1 << 1
 PYEXEC_NO_CODE = 1 << 2
@@ -531,21 +532,24 @@ class PyReader:
     MAX_FRAMES = 4096
     MAX_EXECUTORS = 4096
 
-    def __init__(self, memory, runtime_addr, version_hex, module=None):
+    def __init__(self, memory, runtime_addr, version_hex, module=None, assume_layout=None):
         """`module`: the ELF file holding _PyRuntime (PyLocation.module); its
         DWARF, when found, checks the layout and gives build-specific offsets
-        (executor lists). None: tables and debug offsets only."""
+        (executor lists). None: tables and debug offsets only.
+        `assume_layout`: read a CPython newer than every table with offsets
+        from DWARF (see JITUNWIND_PYREADER_ASSUME_LAYOUT); by default taken
+        from the environment variable JITUNWIND_ASSUME_LAYOUT=1."""
+        import os
         self._lib = library()
         self._memory = memory  # keep alive: the C side holds a copy of its struct
         self._handle = ctypes.c_void_p()
-        if module:
-            types = dwarf_types_for(module)
-            rc = self._lib.jitunwind_pyreader_new_with_dwarf(
-                ctypes.byref(self._handle), memory.ref(), runtime_addr, version_hex,
-                module.encode(), types._handle if types else None)
-        else:
-            rc = self._lib.jitunwind_pyreader_new(ctypes.byref(self._handle), memory.ref(),
-                                                  runtime_addr, version_hex)
+        if assume_layout is None:
+            assume_layout = os.environ.get("JITUNWIND_ASSUME_LAYOUT") == "1"
+        types = dwarf_types_for(module) if module else None
+        rc = self._lib.jitunwind_pyreader_open(
+            ctypes.byref(self._handle), memory.ref(), runtime_addr, version_hex,
+            module.encode() if module else None, types._handle if types else None,
+            PYREADER_ASSUME_LAYOUT if assume_layout else 0)
         if rc < 0:
             detail = _error_detail(self._lib.jitunwind_pyreader_last_error(self._handle)) \
                 if self._handle else ""
@@ -592,6 +596,18 @@ class PyReader:
         if rc < 0:
             raise JitunwindError(rc, self._detail())
         return added.value
+
+    @property
+    def layout_name(self):
+        return _text(self._lib.jitunwind_pyreader_layout_name(self._handle))
+
+    @property
+    def warning(self):
+        """A line to show with every Python backtrace, or None."""
+        name = self.layout_name
+        if "assumed" in name:
+            return "Python frames read with an ASSUMED layout: %s" % name
+        return None
 
     def dwarf_report(self):
         r = _ffi.PyDwarfReport()

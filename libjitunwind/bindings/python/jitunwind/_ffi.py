@@ -208,6 +208,8 @@ def _declare(lib):
     _fn(lib, "jitunwind_pyreader_dwarf_report", i, vp, P(PyDwarfReport))
     _fn(lib, "jitunwind_pyreader_new_with_dwarf", i, P(vp), P(Memory), u64, u32, ctypes.c_char_p,
         vp)
+    _fn(lib, "jitunwind_pyreader_open", i, P(vp), P(Memory), u64, u32, ctypes.c_char_p, vp, u32)
+    _fn(lib, "jitunwind_pyreader_layout_name", ctypes.c_char_p, vp)
     _fn(lib, "jitunwind_dwarf_types_open", i, P(vp), ctypes.c_char_p)
     _fn(lib, "jitunwind_dwarf_types_free", None, vp)
     _fn(lib, "jitunwind_dwarf_types_source", ctypes.c_char_p, vp)

@@ -1,0 +1,258 @@
+/* The opt-in for a CPython newer than every table (3.15+): the newest
+ * table's semantics, every offset from DWARF, strictly. This program is
+ * built with -g; the CPython-named types below are a "3.15" whose structs
+ * differ from 3.14's (fields inserted mid-struct, as 3.15 did), and the
+ * synthetic target is laid out from them with offsetof. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "py_image.h"
+#include "python/pyreader.h"
+#include "suite.h"
+
+typedef struct {
+    long ob_refcnt;
+    void *ob_type;
+} PyObject;
+typedef struct {
+    PyObject ob_base;
+    long ob_size;
+} PyVarObject;
+typedef struct {
+    PyVarObject ob_base;
+    const char *tp_name;
+} PyTypeObject;
+typedef struct {
+    PyVarObject ob_base;
+    long ob_shash;
+    char ob_sval[1];
+} PyBytesObject;
+typedef struct {
+    PyObject ob_base;
+    long length;
+    long hash;
+    struct {
+        unsigned int interned : 2;
+        unsigned int kind : 3;
+        unsigned int compact : 1;
+        unsigned int ascii : 1;
+        unsigned int statically_allocated : 1;
+        unsigned int : 24;
+    } state;
+} PyASCIIObject;
+typedef struct {
+    PyASCIIObject _base;
+    long utf8_length;
+    char *utf8;
+} PyCompactUnicodeObject;
+typedef struct {
+    PyCompactUnicodeObject _base;
+    union {
+        void *any;
+    } data;
+} PyUnicodeObject;
+typedef struct {
+    PyVarObject ob_base;
+    void *co_consts, *co_names, *co_exceptiontable, *extra_315; /* one more than 3.14 */
+    int co_flags, co_argcount, co_posonlyargcount, co_kwonlyargcount, co_stacksize;
+    int co_firstlineno;
+    void *co_localsplusnames, *co_localspluskinds, *co_filename, *co_name, *co_qualname;
+    void *co_linetable, *co_weakreflist, *co_executors, *co_cached;
+    char co_code_adaptive[2];
+} PyCodeObject;
+struct _PyInterpreterFrame {
+    void *f_executable;
+    struct _PyInterpreterFrame *previous;
+    void *f_funcobj, *f_globals, *f_builtins, *f_locals, *frame_obj, *extra_315;
+    void *instr_ptr;
+    void *stackpointer;
+    unsigned short return_offset;
+    char owner;
+    char visited;
+    void *localsplus[1];
+};
+typedef struct _ts {
+    struct _ts *prev, *next;
+    void *interp;
+    void *base_frame, *last_profiled_frame, *last_profiled_frame_seq; /* 3.15's insertions */
+    struct _PyInterpreterFrame *current_frame;
+    unsigned long thread_id, native_thread_id;
+} PyThreadState;
+struct _gil_runtime_state {
+    long interval;
+    void *last_holder;
+};
+typedef struct _is {
+    struct _is *next;
+    long id;
+    long pad[20];
+    struct {
+        void *mutex;
+        PyThreadState *head;
+    } threads;
+    struct {
+        struct _gil_runtime_state *gil;
+    } ceval;
+} PyInterpreterState;
+typedef struct {
+    char debug_offsets[3000];
+    struct {
+        void *mutex;
+        PyInterpreterState *head;
+    } interpreters;
+} _PyRuntimeState;
+
+/* Referenced so the compiler keeps the types. */
+PyTypeObject type_i;
+PyBytesObject bytes_i;
+PyUnicodeObject unicode_i;
+PyCodeObject code_i;
+struct _PyInterpreterFrame frame_i;
+PyThreadState ts_i;
+PyInterpreterState interp_i;
+_PyRuntimeState runtime_i;
+struct _gil_runtime_state gil_i;
+
+#define V315 0x030f00a7u
+
+static char self_path[4096];
+
+static struct ju_py_layout layout_315(void)
+{
+    struct ju_py_layout L = *ju_py_layout_newest(0);
+    L.rt_interpreters_head = offsetof(_PyRuntimeState, interpreters.head);
+    L.interp_next = offsetof(PyInterpreterState, next);
+    L.interp_id = offsetof(PyInterpreterState, id);
+    L.interp_threads_head = offsetof(PyInterpreterState, threads.head);
+    L.interp_gil_ptr = offsetof(PyInterpreterState, ceval.gil);
+    L.gil_last_holder = offsetof(struct _gil_runtime_state, last_holder);
+    L.ts_next = offsetof(PyThreadState, next);
+    L.ts_interp = offsetof(PyThreadState, interp);
+    L.ts_current_frame = offsetof(PyThreadState, current_frame);
+    L.ts_thread_id = offsetof(PyThreadState, thread_id);
+    L.ts_native_thread_id = offsetof(PyThreadState, native_thread_id);
+    L.fr_code = offsetof(struct _PyInterpreterFrame, f_executable);
+    L.fr_previous = offsetof(struct _PyInterpreterFrame, previous);
+    L.fr_instr = offsetof(struct _PyInterpreterFrame, instr_ptr);
+    L.fr_owner = offsetof(struct _PyInterpreterFrame, owner);
+    L.fr_size = sizeof(struct _PyInterpreterFrame);
+    L.co_filename = offsetof(PyCodeObject, co_filename);
+    L.co_name = offsetof(PyCodeObject, co_name);
+    L.co_qualname = offsetof(PyCodeObject, co_qualname);
+    L.co_linetable = offsetof(PyCodeObject, co_linetable);
+    L.co_firstlineno = offsetof(PyCodeObject, co_firstlineno);
+    L.co_code_adaptive = offsetof(PyCodeObject, co_code_adaptive);
+    L.co_size = L.co_code_adaptive + 8;
+    L.ob_type = offsetof(PyObject, ob_type);
+    L.tp_name = offsetof(PyTypeObject, tp_name);
+    L.bytes_size = offsetof(PyBytesObject, ob_base.ob_size);
+    L.bytes_sval = offsetof(PyBytesObject, ob_sval);
+    L.str_length = offsetof(PyASCIIObject, length);
+    L.str_state = offsetof(PyASCIIObject, state);
+    L.str_ascii_size = sizeof(PyASCIIObject);
+    L.str_compact_size = sizeof(PyCompactUnicodeObject);
+    L.str_legacy_data = offsetof(PyUnicodeObject, data);
+    return L;
+}
+
+static void build(struct py_image *p, const struct ju_py_layout *L, uint64_t *frame)
+{
+    uint64_t interp, outer, inner;
+    ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
+    ck_assert_int_gt(n, 0);
+    self_path[n] = 0;
+    pyi_init_from(p, L, V315);
+    outer = pyi_frame(p, pyi_code(p, "outer", "/app.py", 10, 8), 0, 2, 0, 0);
+    inner = pyi_frame(p, pyi_code(p, "inner", "/app.py", 20, 8), outer, 5, 0, 0);
+    interp = pyi_interp(p, 0, 0);
+    pyi_thread(p, interp, inner, 315);
+    pyi_set_interpreters(p, interp);
+    *frame = inner;
+}
+
+START_TEST(a_newer_version_is_read_only_by_opt_in_with_dwarf)
+{
+    struct ju_py_layout L = layout_315();
+    struct py_image p;
+    struct jitunwind_memory mem;
+    struct jitunwind_py_thread t[2];
+    struct jitunwind_py_frame f[4];
+    struct jitunwind_py_dwarf_report rep;
+    jitunwind_pyreader *r;
+    uint64_t frame;
+    size_t n;
+    build(&p, &L, &frame);
+    mem = ju_builder_memory(p.b);
+    /* Without the opt-in: refused, clearly. */
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, V315, self_path, NULL, 0),
+                     JITUNWIND_EVERSION);
+    ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_last_error(r)->message, "not supported"));
+    jitunwind_pyreader_free(r);
+    /* Opt-in without DWARF: refused, saying why. */
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, V315, NULL, NULL,
+                                             JITUNWIND_PYREADER_ASSUME_LAYOUT),
+                     JITUNWIND_EVERSION);
+    ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_last_error(r)->message, "DWARF"));
+    jitunwind_pyreader_free(r);
+    /* Opt-in with DWARF: every offset from it, 3.14 semantics, said so. */
+    ck_assert_msg(jitunwind_pyreader_open(&r, &mem, p.runtime, V315, self_path, NULL,
+                                          JITUNWIND_PYREADER_ASSUME_LAYOUT) == 0,
+                  "%s", jitunwind_pyreader_last_error(r)->message);
+    ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_layout_name(r), "assumed"));
+    ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_layout_name(r), "3.15"));
+    ck_assert_int_eq(jitunwind_pyreader_dwarf_report(r, &rep), 0);
+    ck_assert_uint_gt(rep.adopted, 10); /* most offsets differ from 3.14's */
+    ck_assert_int_eq(jitunwind_pyreader_threads(r, t, 2, &n), 0);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_uint_eq(t[0].native_thread_id, 315);
+    ck_assert_int_eq(jitunwind_pyreader_frames(r, frame, f, 4, &n), 0);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(f[0].qualname, "inner");
+    ck_assert_int_eq(f[0].line, 25);
+    ck_assert_str_eq(f[1].qualname, "outer");
+    ck_assert_str_eq(f[1].filename, "/app.py");
+    ck_assert_int_eq(f[1].line, 12);
+    jitunwind_pyreader_free(r);
+    pyi_free(&p);
+}
+END_TEST
+
+START_TEST(the_assumption_is_strict)
+{
+    struct ju_py_layout L = layout_315();
+    struct py_image p;
+    struct jitunwind_memory mem;
+    jitunwind_pyreader *r;
+    uint64_t frame, bad_version = 0x030e00f0;
+    build(&p, &L, &frame);
+    mem = ju_builder_memory(p.b);
+    /* A free-threaded header: its tables need tlbc members this DWARF lacks. */
+    ju_builder_u64(p.b, p.runtime + 16, 1);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, V315, self_path, NULL,
+                                             JITUNWIND_PYREADER_ASSUME_LAYOUT),
+                     JITUNWIND_EVERSION);
+    ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_last_error(r)->message, "tlbc_index"));
+    jitunwind_pyreader_free(r);
+    /* A header for another version: not this runtime. */
+    ju_builder_u64(p.b, p.runtime + 16, 0);
+    ju_builder_u64(p.b, p.runtime + 8, bad_version);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, V315, self_path, NULL,
+                                             JITUNWIND_PYREADER_ASSUME_LAYOUT),
+                     JITUNWIND_ECORRUPT);
+    jitunwind_pyreader_free(r);
+    /* Versions with a table ignore the flag. */
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030b07f0, NULL, NULL,
+                                             JITUNWIND_PYREADER_ASSUME_LAYOUT),
+                     JITUNWIND_ECORRUPT); /* read as 3.11: this target is not one */
+    jitunwind_pyreader_free(r);
+    pyi_free(&p);
+}
+END_TEST
+
+int main(void)
+{
+    return ju_run_tests("py_assume", JU_TESTS(a_newer_version_is_read_only_by_opt_in_with_dwarf,
+                                               the_assumption_is_strict));
+}
