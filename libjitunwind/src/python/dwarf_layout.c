@@ -167,12 +167,14 @@ static int refit(jitunwind_pyreader *r, struct ju_py_layout *L)
     cover(&L->fr_size, L->fr_instr, 8);
     cover(&L->fr_size, L->fr_owner, 1);
     cover(&L->fr_size, L->fr_is_entry, 1);
+    cover(&L->fr_size, L->fr_tlbc_index, 4);
     cover(&L->co_size, L->co_filename, 8);
     cover(&L->co_size, L->co_name, 8);
     cover(&L->co_size, L->co_qualname, 8);
     cover(&L->co_size, L->co_linetable, 8);
     cover(&L->co_size, L->co_firstlineno, 4);
     cover(&L->co_size, L->co_code_adaptive, 8);
+    cover(&L->co_size, L->co_tlbc, 8);
     if (L->fr_size > 256 || L->co_size > 512)
         return ju_fail(&r->err, JITUNWIND_ECORRUPT, 0,
                        "the DWARF of %s gives frames or code objects larger than the decoder "
