@@ -199,8 +199,8 @@ int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
                 continue;
             }
             return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
-                           "%s: the DWARF of %s has no %s.%s, which the decoder needs",
-                           L->name, report->source, f->type, f->paths ? f->paths : "(size)");
+                           "no %s.%s in the DWARF of %s: an assumed layout needs it", f->type,
+                           f->paths ? f->paths : "(size)", report->source);
         }
         if (f->kind == BUILD_SPECIFIC) {
             *slot = (uint32_t)value;
@@ -223,7 +223,7 @@ int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
     }
     if (check_state_bits(types, L, report) > 0 && r->assumed)
         return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
-                       "%s: the DWARF of %s does not describe the str state bits", L->name,
+                       "no str state bits in the DWARF of %s: an assumed layout needs them",
                        report->source);
     return refit(r, L);
 }
