@@ -98,6 +98,46 @@ def check_jit(build, repo, python, work, env, label):
             os.unlink(core)
 
 
+def interpreter_file(python):
+    """The ELF file that holds the interpreter's runtime: its shared libpython,
+    or the executable."""
+    code = ("import sys, sysconfig, os\n"
+            "d = sysconfig.get_config_var\n"
+            "lib = os.path.join(d('LIBDIR') or '', d('INSTSONAME') or '')\n"
+            "print(lib if d('Py_ENABLE_SHARED') and os.path.exists(lib) "
+            "else os.path.realpath(sys.executable))")
+    return subprocess.run([python, "-c", code], stdout=subprocess.PIPE, text=True,
+                          timeout=60).stdout.strip()
+
+
+def check_dwarf_oracle(repo, env, python, label):
+    """3.13+: where the executor lists are is build-specific; the library's
+    DWARF reader must agree with gdb's own reading of the same file."""
+    sys.path.insert(0, os.path.join(repo, "libjitunwind", "bindings", "python"))
+    os.environ["JITUNWIND_LIBRARY"] = env["JITUNWIND_LIBRARY"]
+    import jitunwind as ju
+    module = interpreter_file(python)
+    try:
+        types = ju.DwarfTypes(module)
+    except ju.JitunwindError as exc:
+        print("ok: %s: no DWARF in %s (%s): executor lists are not located" % (label, module, exc))
+        return
+    fields = [("PyInterpreterState", "executor_list_head"), ("_PyExecutorObject", "jit_code"),
+              ("_PyExecutorObject", "vm_data.links.next")]
+    cmds = []
+    for struct, member in fields:
+        cmds += ["-ex", "print (long)&((%s*)0)->%s" % (struct, member)]
+    out = subprocess.run(["gdb", "-nx", "-batch", "-iex", "set debuginfod enabled off"] + cmds +
+                         [module], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         timeout=120).stdout
+    oracle = [int(v) for v in re.findall(r"^\$\d+ = (\d+)$", out, re.M)]
+    ours = [types.member_offset(struct, member) for struct, member in fields]
+    if oracle != ours:
+        fail("%s: DWARF offsets of %s: library %r, gdb %r\n%s" % (label, module, ours, oracle, out))
+    print("ok: %s: the library's DWARF reader agrees with gdb on %s (%s)" % (
+        label, module, ", ".join("%s.%s = %d" % (f[0], f[1], o) for f, o in zip(fields, ours))))
+
+
 def version_of(python):
     out = subprocess.run([python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
                          stdout=subprocess.PIPE, text=True, timeout=60).stdout.strip()
@@ -203,6 +243,8 @@ def check_interpreter(build, repo, python, work):
     out = run_gdb(repo, env, ["set breakpoint pending on", "break getppid", "run"] + sections(pairs) +
                   ["gcore " + core, "kill"], args)
     pid = re.findall(r"\(process (\d+)\) killed", out)
+    if version >= (3, 13):
+        check_dwarf_oracle(repo, env, python, label)
     if jit_enabled(python):
         check_jit(build, repo, python, work, env, "%s (%d.%d, JIT)" % (python, *version[:2]))
     try:
