@@ -98,6 +98,63 @@ def check_jit(build, repo, python, work, env, label):
             os.unlink(core)
 
 
+SUB_SCRIPT = """\
+import os
+import threading
+import time
+
+try:
+    import _interpreters as interpreters
+except ImportError:
+    import _xxsubinterpreters as interpreters
+
+started = threading.Event()
+SUB = "import time\\ndef sub_worker():\\n    time.sleep(600)\\nsub_worker()\\n"
+
+
+def in_sub():
+    interp = interpreters.create()
+    started.set()
+    getattr(interpreters, "exec", None) and interpreters.exec(interp, SUB)  # @in_sub
+    interpreters.run_string(interp, SUB)
+
+
+threading.Thread(target=in_sub, daemon=True).start()
+started.wait()
+time.sleep(0.5)
+os.getppid()  # @main
+"""
+
+
+def check_subinterpreters(repo, env, python, work, label):
+    """A thread that entered a subinterpreter has a thread state in each
+    interpreter: its Python backtrace is the subinterpreter's frames, then
+    the main interpreter's, each group under its own eval loop."""
+    script = os.path.join(work, "sub_target.py")
+    with open(script, "w") as f:
+        f.write(SUB_SCRIPT)
+    at = markers(script)
+    out = run_gdb(repo, env, ["set breakpoint pending on", "break getppid", "run",
+                              "thread 2"] + sections([("bt", "bt"), ("py-bt", "py-bt")]) +
+                  ["kill"], ["--args", python, script])
+    names = [f[2] for f in parse_py_bt(section(out, "py-bt"))]
+    want = ["sub_worker", "<module>", "in_sub", "Thread.run"]
+    if names[:4] != want:
+        fail("%s: py-bt of the subinterpreter thread\n  expected %r...\n  got      %r\n%s"
+             % (label, want, names, section(out, "py-bt")))
+    frames = parse_bt(section(out, "bt"))
+    got = [f if isinstance(f, str) else f[1] for f in frames
+           if f == EVAL or (isinstance(f, tuple) and f[1] in ("sub_worker", "in_sub"))]
+    if got[:4] != [EVAL, "sub_worker", EVAL, "in_sub"]:
+        fail("%s: bt of the subinterpreter thread does not put each interpreter's frames under "
+             "its own eval loop: %r\n%s" % (label, got, section(out, "bt")[-4000:]))
+    in_sub_line = [int(f[1]) for f in parse_py_bt(section(out, "py-bt")) if f[2] == "in_sub"][0]
+    if in_sub_line not in (at["in_sub"], at["in_sub"] + 1):
+        fail("%s: in_sub at line %d" % (label, in_sub_line))
+    print("ok: %s: a thread inside a subinterpreter shows both interpreters' frames, each under "
+          "its eval loop" % label)
+
+
 def interpreter_file(python):
     """The ELF file that holds the interpreter's runtime: its shared libpython,
     or the executable."""
@@ -245,6 +302,8 @@ def check_interpreter(build, repo, python, work):
     pid = re.findall(r"\(process (\d+)\) killed", out)
     if version >= (3, 13):
         check_dwarf_oracle(repo, env, python, label)
+    if version >= (3, 12):
+        check_subinterpreters(repo, env, python, work, label)
     if jit_enabled(python):
         check_jit(build, repo, python, work, env, "%s (%d.%d, JIT)" % (python, *version[:2]))
     try:

@@ -580,12 +580,20 @@ class PyReader:
 
     def thread_frames(self, os_thread_id):
         """(frames, error) of the thread whose OS thread id (a debugger's LWP
-        or tid) is given; ([], None) when it runs no Python code."""
+        or tid) is given; ([], None) when it runs no Python code. A thread
+        that entered subinterpreters has a thread state in each; their
+        chains are joined in interpreter-list order (newest interpreter
+        first), which is innermost first when each was entered from the one
+        before."""
         threads, err = self.threads()
+        frames = []
         for t in threads:
-            if t.native_thread_id == os_thread_id:
-                return self.frames(t.current_frame) if t.current_frame else ([], None)
-        return [], err
+            if t.native_thread_id != os_thread_id or not t.current_frame:
+                continue
+            chain, chain_err = self.frames(t.current_frame)
+            frames += chain
+            err = err or chain_err
+        return frames, err
 
     def trampoline_ranges(self, registry, arch):
         """Add the runtime's perf-trampoline arenas to `registry`; returns how
