@@ -31,6 +31,13 @@ static inline uint64_t ju_load_u64(const void *p) { uint64_t v; memcpy(&v, p, 8)
 static inline uint32_t ju_load_u32(const void *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static inline uint16_t ju_load_u16(const void *p) { uint16_t v; memcpy(&v, p, 2); return v; }
 
+/* Make room for one more item in a growable array (`items` holding
+ * `count` of *cap items of `item_size` bytes), doubling the capacity from
+ * `first_cap`: returns the array to use from now on, or NULL when out of
+ * memory (the old array and *cap are then unchanged). */
+JU_HIDDEN void *ju_reserve_one(void *items, size_t *cap, size_t count, size_t item_size,
+                               size_t first_cap);
+
 /* Copy a string into a fixed buffer, always NUL-terminating; returns 1 if it
  * was truncated. */
 JU_HIDDEN int ju_strlcpy(char *dst, const char *src, size_t size);

@@ -73,15 +73,11 @@ static int validate_header(struct jitunwind_error *err, const struct jitunwind_j
 static int keep_slot(const struct jitunwind_memory *mem, struct snapshot *s,
                      const struct jitunwind_jit_entry *e)
 {
-    struct live_slot *slot;
-    if (s->count == s->cap) {
-        size_t ncap = s->cap ? s->cap * 2 : 64;
-        struct live_slot *n = realloc(s->slots, ncap * sizeof *n);
-        if (!n)
-            return JITUNWIND_ENOMEM;
-        s->slots = n;
-        s->cap = ncap;
-    }
+    struct live_slot *slot, *grown;
+    grown = ju_reserve_one(s->slots, &s->cap, s->count, sizeof *s->slots, 64);
+    if (!grown)
+        return JITUNWIND_ENOMEM;
+    s->slots = grown;
     slot = &s->slots[s->count++];
     slot->e = *e;
     slot->name = SIZE_MAX;

@@ -97,7 +97,7 @@ static struct ju_module *find_path(jitunwind_modules *mods, const char *path)
 
 static int open_module(jitunwind_modules *mods, const char *path, struct ju_module **out)
 {
-    struct ju_module m = {0};
+    struct ju_module m = {0}, *grown;
     *out = NULL;
     if (mods->count >= MAX_MODULES)
         return ju_fail(&mods->err, JITUNWIND_ELIMIT, 0, "more than %u modules", MAX_MODULES);
@@ -118,16 +118,12 @@ static int open_module(jitunwind_modules *mods, const char *path, struct ju_modu
         return JITUNWIND_ENOMEM;
     }
     m.start = UINT64_MAX;
-    if (mods->count == mods->cap) {
-        size_t ncap = mods->cap ? mods->cap * 2 : 32;
-        struct ju_module *n = realloc(mods->mods, ncap * sizeof *n);
-        if (!n) {
-            module_close(&m);
-            return JITUNWIND_ENOMEM;
-        }
-        mods->mods = n;
-        mods->cap = ncap;
+    grown = ju_reserve_one(mods->mods, &mods->cap, mods->count, sizeof *mods->mods, 32);
+    if (!grown) {
+        module_close(&m);
+        return JITUNWIND_ENOMEM;
     }
+    mods->mods = grown;
     mods->mods[mods->count] = m;
     *out = &mods->mods[mods->count++];
     return 0;

@@ -93,7 +93,7 @@ static char *copy_name(const char *name)
 JITUNWIND_API int jitunwind_registry_add(jitunwind_registry *reg,
                                          const struct jitunwind_range *range)
 {
-    struct jitunwind_range copy;
+    struct jitunwind_range copy, *grown;
     size_t at;
     if (!reg || !range)
         return JITUNWIND_EINVAL;
@@ -111,14 +111,10 @@ JITUNWIND_API int jitunwind_registry_add(jitunwind_registry *reg,
                        (unsigned long long)range->start, (unsigned long long)range->end,
                        (unsigned long long)reg->ranges[at].start,
                        (unsigned long long)reg->ranges[at].end);
-    if (reg->count == reg->cap) {
-        size_t ncap = reg->cap ? reg->cap * 2 : 64;
-        struct jitunwind_range *n = realloc(reg->ranges, ncap * sizeof *n);
-        if (!n)
-            return ju_fail(&reg->err, JITUNWIND_ENOMEM, range->start, "out of memory");
-        reg->ranges = n;
-        reg->cap = ncap;
-    }
+    grown = ju_reserve_one(reg->ranges, &reg->cap, reg->count, sizeof *reg->ranges, 64);
+    if (!grown)
+        return ju_fail(&reg->err, JITUNWIND_ENOMEM, range->start, "out of memory");
+    reg->ranges = grown;
     copy = *range;
     copy.name = copy_name(range->name);
     if (range->name && !copy.name)

@@ -55,19 +55,16 @@ JITUNWIND_API int jitunwind_image_add(jitunwind_image *img, uint64_t addr, const
 {
     size_t at;
     uint8_t *copy;
+    struct segment *grown;
     if (!img || !bytes || len == 0 || addr + len < addr)
         return JITUNWIND_EINVAL;
     at = first_ending_above(img, addr);
     if (at < img->count && img->segs[at].addr < addr + len)
         return JITUNWIND_EOVERLAP;
-    if (img->count == img->cap) {
-        size_t ncap = img->cap ? img->cap * 2 : 8;
-        struct segment *n = realloc(img->segs, ncap * sizeof *n);
-        if (!n)
-            return JITUNWIND_ENOMEM;
-        img->segs = n;
-        img->cap = ncap;
-    }
+    grown = ju_reserve_one(img->segs, &img->cap, img->count, sizeof *img->segs, 8);
+    if (!grown)
+        return JITUNWIND_ENOMEM;
+    img->segs = grown;
     copy = malloc(len);
     if (!copy)
         return JITUNWIND_ENOMEM;
