@@ -7,8 +7,8 @@
 
 #include "internal.h"
 #include "suite.h"
+#include "trampoline_code.h"
 
-static const uint8_t SUB8[] = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd1, 0x48, 0x83, 0xc4, 0x08, 0xc3};
 
 START_TEST(guesses_from_anonymous_exec_mappings)
 {
@@ -28,7 +28,7 @@ START_TEST(guesses_from_anonymous_exec_mappings)
     code = area + 2 * page;       /* page 2: something else */
     known = area + 4 * page;      /* page 4: already registered */
     for (i = 0; i + 16 <= (size_t)page; i += 16)
-        memcpy(arena + i, SUB8, sizeof SUB8);
+        memcpy(arena + i, JU_X86_SUB8, sizeof JU_X86_SUB8);
     memset(code, 0x90, (size_t)page);
     munmap(area + page, (size_t)page);      /* gaps keep the mappings apart */
     munmap(area + 3 * page, (size_t)page);

@@ -6,9 +6,8 @@
 #include "builder.h"
 #include "internal.h"
 #include "suite.h"
+#include "trampoline_code.h"
 
-static const uint8_t SUB8[] = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd1, 0x48, 0x83, 0xc4, 0x08, 0xc3};
-static const uint8_t FRAMED[] = {0x55, 0x48, 0x89, 0xe5, 0xff, 0xd1, 0x5d, 0xc3};
 
 static char path[64];
 
@@ -30,8 +29,8 @@ START_TEST(loads_lines_and_detects_layouts)
     size_t added, skipped;
     char longline[6000];
     FILE *f;
-    ju_builder_write(b, 0x7f0000, SUB8, sizeof SUB8);
-    ju_builder_write(b, 0x7f0010, FRAMED, sizeof FRAMED);
+    ju_builder_write(b, 0x7f0000, JU_X86_SUB8, sizeof JU_X86_SUB8);
+    ju_builder_write(b, 0x7f0010, JU_X86_FRAMED, sizeof JU_X86_FRAMED);
     ju_builder_write(b, 0x7f0020, "\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90", 12);
     write_map("7f0000 b py::leaf:/tmp/demo.py\n"
               "7f0010 8 py::outer:/tmp/demo.py\n"
@@ -75,12 +74,12 @@ START_TEST(strict_fields_layouts_and_boundaries)
     jitunwind_registry *reg;
     size_t added, skipped;
     const struct jitunwind_range *r;
-    ju_builder_write(b, 0x7f0000, SUB8, sizeof SUB8);
+    ju_builder_write(b, 0x7f0000, JU_X86_SUB8, sizeof JU_X86_SUB8);
     ju_builder_write(b, 0x7f0040, endbr_framed, sizeof endbr_framed);
-    ju_builder_write(b, 0x7f0080, SUB8, sizeof SUB8);
+    ju_builder_write(b, 0x7f0080, JU_X86_SUB8, sizeof JU_X86_SUB8);
     /* The last 11 bytes of a page whose successor is unmapped: only the
      * entry's own bytes are read. */
-    ju_builder_write(b, 0x7f1000 - sizeof SUB8, SUB8, sizeof SUB8);
+    ju_builder_write(b, 0x7f1000 - sizeof JU_X86_SUB8, JU_X86_SUB8, sizeof JU_X86_SUB8);
     write_map("-7f0000 b py::negative\n"
               " 7f0000 b py::blank\n"
               "+7f0000 b py::plus\n"
@@ -126,13 +125,12 @@ END_TEST
 
 START_TEST(aarch64_maps_read_aarch64_code)
 {
-    static const uint32_t framed[] = {0xa9bf7bfd, 0x910003fd, 0xd63f0060, 0xa8c17bfd, 0xd65f03c0};
     struct ju_builder *b = ju_builder_new();
     struct jitunwind_memory mem = ju_builder_memory(b);
     jitunwind_registry *reg;
     size_t added, skipped;
-    ju_builder_write(b, 0x7f0000, framed, sizeof framed);
-    ju_builder_write(b, 0x7f0020, SUB8, sizeof SUB8); /* x86-64 bytes: not an AArch64 trampoline */
+    ju_builder_write(b, 0x7f0000, JU_A64_FRAMED, sizeof JU_A64_FRAMED);
+    ju_builder_write(b, 0x7f0020, JU_X86_SUB8, sizeof JU_X86_SUB8); /* x86-64 bytes: not an AArch64 trampoline */
     write_map("7f0020 b py::x86\n7f0000 14 py::f:/tmp/a.py\n");
     ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
     ck_assert_int_eq(jitunwind_registry_load_perf_map(reg, path, JITUNWIND_ARCH_AARCH64, &mem,

@@ -8,6 +8,7 @@
 #include "py_image.h"
 #include "python/pyreader.h"
 #include "suite.h"
+#include "trampoline_code.h"
 
 static const uint32_t VERSIONS[] = {0x030b07f0, 0x030c01f0, 0x030d00f0, 0x030e07f0};
 
@@ -182,7 +183,6 @@ END_TEST
 
 START_TEST(trampoline_arenas_from_the_runtime)
 {
-    static const uint8_t sub8[] = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd1, 0x48, 0x83, 0xc4, 0x08, 0xc3};
     struct py_image p;
     struct jitunwind_memory mem;
     jitunwind_pyreader *r;
@@ -192,8 +192,8 @@ START_TEST(trampoline_arenas_from_the_runtime)
     pyi_init(&p, 0x030d00f0);
     pyi_set_interpreters(&p, pyi_interp(&p, 0, 0));
     for (i = 0; i < 4; i++) { /* arena 1: 4 copies back to back (3.12.1 style) */
-        ju_builder_write(p.b, code1 + i * 11, sub8, sizeof sub8);
-        ju_builder_write(p.b, code2 + i * 16, sub8, sizeof sub8); /* arena 2: 16-aligned */
+        ju_builder_write(p.b, code1 + i * 11, JU_X86_SUB8, sizeof JU_X86_SUB8);
+        ju_builder_write(p.b, code2 + i * 16, JU_X86_SUB8, sizeof JU_X86_SUB8); /* arena 2: 16-aligned */
     }
     bad = pyi_alloc(&p, 48); /* implausible: current before start */
     ju_builder_u64(p.b, bad, 0x900000);
@@ -202,13 +202,13 @@ START_TEST(trampoline_arenas_from_the_runtime)
     ju_builder_u64(p.b, a1, code1);
     ju_builder_u64(p.b, a1 + 8, code1 + 3 * 11);
     ju_builder_u64(p.b, a1 + 16, 0x10000);
-    ju_builder_u64(p.b, a1 + 32, sizeof sub8);
+    ju_builder_u64(p.b, a1 + 32, sizeof JU_X86_SUB8);
     ju_builder_u64(p.b, a1 + 40, bad);
     a2 = pyi_alloc(&p, 48);
     ju_builder_u64(p.b, a2, code2);
     ju_builder_u64(p.b, a2 + 8, code2 + 4 * 16);
     ju_builder_u64(p.b, a2 + 16, 0x10000);
-    ju_builder_u64(p.b, a2 + 32, sizeof sub8);
+    ju_builder_u64(p.b, a2 + 32, sizeof JU_X86_SUB8);
     ju_builder_u64(p.b, a2 + 40, a1);
     ju_builder_u64(p.b, p.runtime + p.L->rt_perf_code_arena, a2);
     mem = ju_builder_memory(p.b);

@@ -7,6 +7,7 @@
 #include "builder.h"
 #include "internal.h"
 #include "suite.h"
+#include "trampoline_code.h"
 
 #define CODE 0x500000ull
 #define SP 0x7ff000ull
@@ -23,7 +24,6 @@
  *   a9bf7bfd stp x29, x30, [sp, #-16]!   910003fd mov x29, sp
  *   d63f0060 blr x3                      a8c17bfd ldp x29, x30, [sp], #16
  *   d65f03c0 ret                         d503245f bti c */
-static const uint32_t FRAMED[] = {0xa9bf7bfd, 0x910003fd, 0xd63f0060, 0xa8c17bfd, 0xd65f03c0};
 static const uint32_t BTI_FRAMED[] = {0xd503245f, 0xa9bf7bfd, 0x910003fd, 0xd63f0060,
                                       0xa8c17bfd, 0xd65f03c0};
 
@@ -97,7 +97,7 @@ static void every_offset(const uint32_t *code, size_t words, const uint8_t *tabl
 START_TEST(framed_every_offset)
 {
     static const uint8_t at[STRIDE / 4] = {FROM_LR, REC_SP, REC_FP, REC_FP, FROM_LR, BAD, BAD, BAD};
-    every_offset(FRAMED, 5, at);
+    every_offset(JU_A64_FRAMED, 5, at);
 }
 END_TEST
 
@@ -112,7 +112,7 @@ START_TEST(link_register_rules)
 {
     struct jitunwind_regs o;
     int st;
-    setup(FRAMED, 5);
+    setup(JU_A64_FRAMED, 5);
     /* x30 is needed, and only trusted in the innermost frame. */
     ck_assert_int_lt(step(JITUNWIND_RULE_TRAMPOLINE_FRAMED, 0, 0, 1, ALL & ~JITUNWIND_REG_LR, 0, &o, &st), 0);
     ck_assert_int_eq(st, JITUNWIND_STOP_NEED_REGISTER);
@@ -170,7 +170,7 @@ START_TEST(classify)
     uint32_t x4[5] = {0xa9bf7bfd, 0x910003fd, 0xd63f0080, 0xa8c17bfd, 0xd65f03c0};  /* blr x4 */
     uint8_t buf[24];
     int i, j;
-    ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_AARCH64, (const uint8_t *)FRAMED, 20),
+    ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_AARCH64, (const uint8_t *)JU_A64_FRAMED, 20),
                      JITUNWIND_RULE_TRAMPOLINE_FRAMED);
     ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_AARCH64, (const uint8_t *)BTI_FRAMED, 24),
                      JITUNWIND_RULE_TRAMPOLINE_FRAMED);
@@ -178,10 +178,10 @@ START_TEST(classify)
                      JITUNWIND_ENOTFOUND);
     ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_AARCH64, (const uint8_t *)x4, 20),
                      JITUNWIND_ENOTFOUND);
-    ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_AARCH64, (const uint8_t *)FRAMED, 16),
+    ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_AARCH64, (const uint8_t *)JU_A64_FRAMED, 16),
                      JITUNWIND_ENOTFOUND); /* truncated */
     /* x86-64 bytes are not an AArch64 trampoline, and vice versa. */
-    ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_X86_64, (const uint8_t *)FRAMED, 20),
+    ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_X86_64, (const uint8_t *)JU_A64_FRAMED, 20),
                      JITUNWIND_ENOTFOUND);
     srand(5);
     for (i = 0; i < 10000; i++) {

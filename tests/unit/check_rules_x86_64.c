@@ -6,6 +6,7 @@
 #include "builder.h"
 #include "internal.h"
 #include "suite.h"
+#include "trampoline_code.h"
 
 #define CODE 0x500000ull
 #define SP 0x7ff000ull
@@ -17,10 +18,8 @@
 #define STRIDE 16u
 #define COPIES 4u
 
-static const uint8_t SUB8[] = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd1, 0x48, 0x83, 0xc4, 0x08, 0xc3};
 static const uint8_t ENDBR_SUB8[] = {0xf3, 0x0f, 0x1e, 0xfa, 0x48, 0x83, 0xec, 0x08,
                                      0xff, 0xd1, 0x48, 0x83, 0xc4, 0x08, 0xc3};
-static const uint8_t FRAMED[] = {0x55, 0x48, 0x89, 0xe5, 0xff, 0xd1, 0x5d, 0xc3};
 static const uint8_t ENDBR_FRAMED[] = {0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89,
                                        0xe5, 0xff, 0xd1, 0x5d, 0xc3};
 
@@ -119,7 +118,7 @@ static void every_offset(const uint8_t *code, size_t len, uint32_t rule, const u
 
 START_TEST(sub8_every_offset)
 {
-    every_offset(SUB8, sizeof SUB8, JITUNWIND_RULE_TRAMPOLINE_SUB8, SUB8_AT, RA_SP8);
+    every_offset(JU_X86_SUB8, sizeof JU_X86_SUB8, JITUNWIND_RULE_TRAMPOLINE_SUB8, SUB8_AT, RA_SP8);
 }
 END_TEST
 
@@ -131,7 +130,7 @@ END_TEST
 
 START_TEST(framed_every_offset)
 {
-    every_offset(FRAMED, sizeof FRAMED, JITUNWIND_RULE_TRAMPOLINE_FRAMED, FRAMED_AT, REC_FP);
+    every_offset(JU_X86_FRAMED, sizeof JU_X86_FRAMED, JITUNWIND_RULE_TRAMPOLINE_FRAMED, FRAMED_AT, REC_FP);
 }
 END_TEST
 
@@ -146,10 +145,10 @@ START_TEST(unreadable_code_means_no_endbr64)
 {
     /* The layout is taken from the range's rule; only the endbr64 prefix is
      * read, and an unreadable copy is assumed to have none. */
-    struct jitunwind_range r = range(JITUNWIND_RULE_TRAMPOLINE_FRAMED, sizeof FRAMED, 0);
+    struct jitunwind_range r = range(JITUNWIND_RULE_TRAMPOLINE_FRAMED, sizeof JU_X86_FRAMED, 0);
     uint64_t off;
     setup(NULL, 0);
-    for (off = 0; off < sizeof FRAMED; off++)
+    for (off = 0; off < sizeof JU_X86_FRAMED; off++)
         check_outcome(&r, off, 1, (enum outcome)FRAMED_AT[off]);
     ju_builder_free(b);
 }
@@ -157,16 +156,16 @@ END_TEST
 
 START_TEST(unreadable_stack_and_missing_sp)
 {
-    struct jitunwind_range r = range(JITUNWIND_RULE_TRAMPOLINE_SUB8, sizeof SUB8, 0);
+    struct jitunwind_range r = range(JITUNWIND_RULE_TRAMPOLINE_SUB8, sizeof JU_X86_SUB8, 0);
     struct jitunwind_regs in = {CODE + 6, SP, FP, 0, JITUNWIND_REG_PC | JITUNWIND_REG_FP, 0}, o;
     int st;
-    setup(SUB8, sizeof SUB8);
+    setup(JU_X86_SUB8, sizeof JU_X86_SUB8);
     ck_assert_int_lt(jitunwind_step_range(JITUNWIND_ARCH_X86_64, &r, &mem, &in, 1, &o, &st), 0);
     ck_assert_int_eq(st, JITUNWIND_STOP_NEED_REGISTER);
     ju_builder_unmap(b, SP);
     ck_assert_int_eq(step(&r, 6, 1, &o, &st), JITUNWIND_EREAD);
     ck_assert_int_eq(st, JITUNWIND_STOP_UNREADABLE);
-    r = range(JITUNWIND_RULE_TRAMPOLINE_FRAMED, sizeof FRAMED, 0);
+    r = range(JITUNWIND_RULE_TRAMPOLINE_FRAMED, sizeof JU_X86_FRAMED, 0);
     ck_assert_int_eq(step(&r, 6, 1, &o, &st), JITUNWIND_EREAD); /* fp's page is gone too */
     ck_assert_int_eq(st, JITUNWIND_STOP_UNREADABLE);
     ju_builder_free(b);
@@ -180,7 +179,7 @@ START_TEST(caller_pc_at_range_end_is_the_return_point)
     struct jitunwind_range r = range(JITUNWIND_RULE_TRAMPOLINE_FRAMED, 6, 0);
     struct jitunwind_regs o;
     int st;
-    setup(FRAMED, sizeof FRAMED);
+    setup(JU_X86_FRAMED, sizeof JU_X86_FRAMED);
     check_outcome(&r, 6, 0, REC_FP);
     ck_assert_int_eq(step(&r, 6, 1, &o, &st), JITUNWIND_EINVAL);
     ck_assert_int_eq(step(&r, 7, 0, &o, &st), JITUNWIND_EINVAL);
@@ -378,18 +377,18 @@ START_TEST(classify_real_and_garbage)
     uint8_t other_register[16] = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd0, 0x48, 0x83, 0xc4, 0x08, 0xc3};
     uint8_t buf[32];
     size_t i;
-    ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_X86_64, SUB8, sizeof SUB8),
+    ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_X86_64, JU_X86_SUB8, sizeof JU_X86_SUB8),
                      JITUNWIND_RULE_TRAMPOLINE_SUB8);
     ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_X86_64, ENDBR_SUB8, sizeof ENDBR_SUB8),
                      JITUNWIND_RULE_TRAMPOLINE_SUB8);
-    ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_X86_64, FRAMED, sizeof FRAMED),
+    ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_X86_64, JU_X86_FRAMED, sizeof JU_X86_FRAMED),
                      JITUNWIND_RULE_TRAMPOLINE_FRAMED);
     ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_X86_64, ENDBR_FRAMED,
                                                    sizeof ENDBR_FRAMED),
                      JITUNWIND_RULE_TRAMPOLINE_FRAMED);
     /* Trailing bytes (the next copy, padding) do not matter. */
     memset(buf, 0xcc, sizeof buf);
-    memcpy(buf, FRAMED, sizeof FRAMED);
+    memcpy(buf, JU_X86_FRAMED, sizeof JU_X86_FRAMED);
     ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_X86_64, buf, 16),
                      JITUNWIND_RULE_TRAMPOLINE_FRAMED);
     ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_X86_64, direct_call, sizeof direct_call),
@@ -398,8 +397,8 @@ START_TEST(classify_real_and_garbage)
                                                    sizeof other_register),
                      JITUNWIND_ENOTFOUND); /* call *%rax */
     /* Every truncation of a real layout is refused. */
-    for (i = 0; i < sizeof SUB8; i++)
-        ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_X86_64, SUB8, i), JITUNWIND_ENOTFOUND);
+    for (i = 0; i < sizeof JU_X86_SUB8; i++)
+        ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_X86_64, JU_X86_SUB8, i), JITUNWIND_ENOTFOUND);
     for (i = 0; i < sizeof ENDBR_FRAMED; i++)
         ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_X86_64, ENDBR_FRAMED, i),
                          JITUNWIND_ENOTFOUND);
@@ -412,7 +411,7 @@ START_TEST(classify_real_and_garbage)
         ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_X86_64, buf, 16), JITUNWIND_ENOTFOUND);
     }
     ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_X86_64, NULL, 0), JITUNWIND_EINVAL);
-    ck_assert_int_eq(jitunwind_classify_trampoline(7, SUB8, sizeof SUB8), JITUNWIND_EINVAL);
+    ck_assert_int_eq(jitunwind_classify_trampoline(7, JU_X86_SUB8, sizeof JU_X86_SUB8), JITUNWIND_EINVAL);
 }
 END_TEST
 

@@ -3,6 +3,7 @@
 #include "builder.h"
 #include "internal.h"
 #include "suite.h"
+#include "trampoline_code.h"
 
 #define ALL3 (JITUNWIND_REG_PC | JITUNWIND_REG_SP | JITUNWIND_REG_FP)
 #define JIT 0x600000ull
@@ -107,7 +108,6 @@ START_TEST(repeated_pc_sp_is_a_loop)
     /* sp only stays put across a link-register step, so that is where a
      * (pc, sp) pair can repeat: x30 pointing back at the trampoline's own
      * first instruction. */
-    static const uint32_t framed[] = {0xa9bf7bfd, 0x910003fd, 0xd63f0060, 0xa8c17bfd, 0xd65f03c0};
     struct ju_builder *b = ju_builder_new();
     struct jitunwind_memory mem = ju_builder_memory(b);
     jitunwind_registry *reg;
@@ -116,7 +116,7 @@ START_TEST(repeated_pc_sp_is_a_loop)
     struct jitunwind_regs start = {JIT, 0x7f0000, 0x7f0100, JIT, ALL3 | JITUNWIND_REG_LR, 0};
     struct jitunwind_frame f[8];
     int n, stop;
-    ju_builder_write(b, JIT, framed, sizeof framed);
+    ju_builder_write(b, JIT, JU_A64_FRAMED, sizeof JU_A64_FRAMED);
     ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
     ck_assert_int_eq(jitunwind_registry_add(reg, &t), 0);
     n = jitunwind_unwind(JITUNWIND_ARCH_AARCH64, reg, NULL, &mem, &start, f, 8, 0, &stop);
@@ -198,15 +198,13 @@ static void mixed_stack(uint32_t rule, const uint8_t *code, size_t len)
 
 START_TEST(cpython_stack_through_sub8_trampoline)
 {
-    static const uint8_t sub8[] = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd1, 0x48, 0x83, 0xc4, 0x08, 0xc3};
-    mixed_stack(JITUNWIND_RULE_TRAMPOLINE_SUB8, sub8, sizeof sub8);
+    mixed_stack(JITUNWIND_RULE_TRAMPOLINE_SUB8, JU_X86_SUB8, sizeof JU_X86_SUB8);
 }
 END_TEST
 
 START_TEST(cpython_stack_through_framed_trampoline)
 {
-    static const uint8_t framed[] = {0x55, 0x48, 0x89, 0xe5, 0xff, 0xd1, 0x5d, 0xc3};
-    mixed_stack(JITUNWIND_RULE_TRAMPOLINE_FRAMED, framed, sizeof framed);
+    mixed_stack(JITUNWIND_RULE_TRAMPOLINE_FRAMED, JU_X86_FRAMED, sizeof JU_X86_FRAMED);
 }
 END_TEST
 
@@ -362,7 +360,6 @@ START_TEST(aarch64_leaf_uses_link_register_once)
 {
     /* Innermost pc at a framed trampoline's first instruction: the caller is
      * in x30 with the same sp; a second equal-sp step is refused. */
-    static const uint32_t framed[] = {0xa9bf7bfd, 0x910003fd, 0xd63f0060, 0xa8c17bfd, 0xd65f03c0};
     struct ju_builder *b = ju_builder_new();
     struct jitunwind_memory mem = ju_builder_memory(b);
     jitunwind_registry *reg;
@@ -375,8 +372,8 @@ START_TEST(aarch64_leaf_uses_link_register_once)
     struct jitunwind_frame f[8];
     int n, stop;
     uint64_t pcs[2] = {NATIVE + 0x80, 0};
-    ju_builder_write(b, JIT, framed, sizeof framed);
-    ju_builder_write(b, JIT + 0x100, framed, sizeof framed);
+    ju_builder_write(b, JIT, JU_A64_FRAMED, sizeof JU_A64_FRAMED);
+    ju_builder_write(b, JIT + 0x100, JU_A64_FRAMED, sizeof JU_A64_FRAMED);
     chain(b, 0x7f0100, 2, pcs);
     ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
     ck_assert_int_eq(jitunwind_registry_add(reg, &t1), 0);
