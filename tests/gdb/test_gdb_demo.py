@@ -21,7 +21,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from demo_stack import (EVAL, as_guessed, check_stack, expected_py_bt,  # noqa: E402
+from demo_stack import (EVAL, as_guessed, check_stack, demo_setup, expected_py_bt,  # noqa: E402
                         expected_stack, fail, parse_mixed, parse_py_bt)
 
 SKIP = 77
@@ -158,17 +158,13 @@ def main():
         print(__doc__)
         return 2
     build, repo, mode = sys.argv[1:]
-    python = "/usr/bin/python3.11"
-    demo = os.path.join(build, "testbed", "demo.py")
     if not shutil.which("gdb"):
         print("SKIP: gdb not installed")
         return SKIP
-    if not os.path.exists(python) or not os.path.exists(demo):
-        print("SKIP: %s or the test bed (%s) is missing" % (python, demo))
+    setup = demo_setup(build)
+    if setup is None:
         return SKIP
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.path.join(build, "testbed")
-    env["JITUNWIND_LIBRARY"] = os.path.join(build, "libjitunwind", "libjitunwind.so")
+    python, demo, env = setup
     workdir = os.path.join(build, "gdb-tests")
     os.makedirs(workdir, exist_ok=True)
     core = os.path.join(workdir, "demo-%s.core" % mode)

@@ -22,8 +22,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from demo_stack import (EVAL, JIT_SCRIPT, as_guessed, check_stack, expected_py_bt,  # noqa: E402
-                        expected_stack, fail, markers, parse_mixed, parse_py_bt)
+from demo_stack import (EVAL, JIT_SCRIPT, as_guessed, check_stack, demo_setup,  # noqa: E402
+                        expected_py_bt, expected_stack, fail, markers, parse_mixed, parse_py_bt)
 
 SKIP = 77
 LLDB = shutil.which("lldb-19") or shutil.which("lldb")
@@ -82,19 +82,6 @@ def check_plugin(label, out, demo):
     if not re.match(r"thread #1, tid \d+\n#0 ", every):
         fail("%s: mixed-bt -a does not walk every thread:\n%s" % (label, every[:500]))
     check_stack(label + " mixed-bt -a", parse_mixed(every), want)
-
-
-def write_core(build, env, python, demo, core):
-    """A core of the demo at the checkpoint, written by gdb's gcore."""
-    out = subprocess.run(["gdb", "-nx", "-batch", "-iex", "set debuginfod enabled off",
-                          "-iex", "set auto-load python-scripts off",
-                          "-ex", "set breakpoint pending on", "-ex", "break jitbed_checkpoint",
-                          "-ex", "run", "-ex", "gcore " + core, "-ex", "kill",
-                          "--args", python, demo], env=env, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True, timeout=300).stdout
-    PERF_MAPS.extend("/tmp/perf-%s.map" % pid for pid in re.findall(r"\(process (\d+)\) killed", out))
-    if not os.path.exists(core):
-        fail("gcore wrote no core:\n" + out[-2000:])
 
 
 
@@ -168,6 +155,7 @@ def check_extra_perf(repo, env, work, python, version):
 
 PLUGIN_COMMANDS = ["mixed-bt", "py-bt", "jit-ranges", "mixed-bt -a"]
 STOP = ["breakpoint set -n jitbed_checkpoint", "run"]
+STOP_GDB = ["break jitbed_checkpoint", "run"]  # the same stop, for writing cores with gdb
 
 
 def main():
@@ -175,17 +163,13 @@ def main():
         print(__doc__)
         return 2
     build, repo, mode = sys.argv[1:]
-    python = "/usr/bin/python3.11"
-    demo = os.path.join(build, "testbed", "demo.py")
     if not LLDB:
         print("SKIP: lldb is not installed (apt-get install lldb-19 python3-lldb-19)")
         return SKIP
-    if not os.path.exists(python) or not os.path.exists(demo):
-        print("SKIP: %s or the test bed (%s) is missing" % (python, demo))
+    setup = demo_setup(build)
+    if setup is None:
         return SKIP
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.path.join(build, "testbed")
-    env["JITUNWIND_LIBRARY"] = os.path.join(build, "libjitunwind", "libjitunwind.so")
+    python, demo, env = setup
     work = os.path.join(build, "lldb-tests")
     os.makedirs(work, exist_ok=True)
 
@@ -196,7 +180,7 @@ def main():
 
     if mode == "core":
         core = os.path.join(work, "demo.core")
-        write_core(build, env, python, demo, core)
+        gcore_at(env, [python, demo], STOP_GDB, core)
         out = run(lldb_cmd(repo, True, ["target create %s --core %s" % (python, core)] +
                            PLUGIN_COMMANDS, []), env)
         check_plugin("core", out, demo)
@@ -208,7 +192,7 @@ def main():
         # executable mappings (live) or unbacked executable segments (core).
         genv = dict(env, JITBED_NO_METADATA="1")
         core = os.path.join(work, "demo-guess.core")
-        write_core(build, genv, python, demo, core)
+        gcore_at(genv, [python, demo], STOP_GDB, core)
         cmds = ["mixed-bt", "jit-ranges"]
         for label, out in (
                 ("live", run(lldb_cmd(repo, True, STOP + cmds + ["kill"], ["--", python, demo]),

@@ -2,10 +2,25 @@
 demo.py's `# @marker` comments, so the tests state exactly which native and
 Python frames must appear, in order."""
 
+import os
 import re
 import sys
 
 EVAL = "_PyEval_EvalFrameDefault"
+DEMO_PYTHON = "/usr/bin/python3.11"
+
+
+def demo_setup(build):
+    """(python, demo script, environment) for running the test bed's demo
+    with the built library, or None after printing why it cannot run (the
+    caller then skips)."""
+    demo = os.path.join(build, "testbed", "demo.py")
+    if not os.path.exists(DEMO_PYTHON) or not os.path.exists(demo):
+        print("SKIP: %s or the test bed (%s) is missing" % (DEMO_PYTHON, demo))
+        return None
+    env = dict(os.environ, PYTHONPATH=os.path.join(build, "testbed"),
+               JITUNWIND_LIBRARY=os.path.join(build, "libjitunwind", "libjitunwind.so"))
+    return DEMO_PYTHON, demo, env
 
 
 def fail(msg):
