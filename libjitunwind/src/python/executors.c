@@ -10,25 +10,33 @@
  * of the lists are build-specific, so they come from DWARF (dwarf_layout.c).
  */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "python/pyreader.h"
 
 #define MAX_JIT_SIZE (64u << 20) /* one executor's mapping; real ones are pages */
 
+/* One walk over every executor; `each` gets each one in turn and may stop
+ * the walk with a negative status. */
 struct walk {
+    int (*each)(jitunwind_pyreader *r, struct walk *w, const struct jitunwind_py_executor *e);
+    size_t total; /* executors visited, against JITUNWIND_PY_MAX_EXECUTORS */
+    /* for collect() */
     struct jitunwind_py_executor *out;
     size_t max;
     size_t *count;
-    size_t total; /* executors visited, against JITUNWIND_PY_MAX_EXECUTORS */
+    /* for add_range() */
+    jitunwind_registry *reg;
+    int arch;
+    uint64_t eval_start, eval_end;
+    size_t added;
 };
 
-/* Read executor `ex` into the next output slot. */
+/* Read executor `ex` and hand it to the walk's callback. */
 static int read_executor(jitunwind_pyreader *r, struct walk *w, uint64_t ex, uint64_t interp,
                          uint32_t flags, uint64_t *next)
 {
     const struct ju_py_layout *L = r->layout;
-    struct jitunwind_py_executor *e;
+    struct jitunwind_py_executor exec, *e = &exec;
     uint64_t jit_code, jit_size, code = 0;
     if (++w->total > JITUNWIND_PY_MAX_EXECUTORS)
         return ju_fail(&r->err, JITUNWIND_ELIMIT, ex, "more than %u executors",
@@ -46,10 +54,6 @@ static int read_executor(jitunwind_pyreader *r, struct walk *w, uint64_t ex, uin
                        "executor %#llx claims %llu bytes of code at %#llx",
                        (unsigned long long)ex, (unsigned long long)jit_size,
                        (unsigned long long)jit_code);
-    if (*w->count >= w->max)
-        return ju_fail(&r->err, JITUNWIND_ELIMIT, ex, "more executors than the %zu asked for",
-                       w->max);
-    e = &w->out[*w->count];
     memset(e, 0, sizeof *e);
     e->address = ex;
     e->interp = interp;
@@ -69,8 +73,7 @@ static int read_executor(jitunwind_pyreader *r, struct walk *w, uint64_t ex, uin
     } else {
         e->flags |= JITUNWIND_PYEXEC_NO_CODE;
     }
-    ++*w->count;
-    return 0;
+    return w->each(r, w, e);
 }
 
 static int walk_list(jitunwind_pyreader *r, struct walk *w, uint64_t interp, uint32_t head_off,
@@ -113,19 +116,13 @@ static int walk_cold_exits(jitunwind_pyreader *r, struct walk *w)
     return 0;
 }
 
-JITUNWIND_API int jitunwind_pyreader_executors(jitunwind_pyreader *r,
-                                               struct jitunwind_py_executor *out, size_t max,
-                                               size_t *count)
+/* Every list of every interpreter, then the cold exits. */
+static int walk_all(jitunwind_pyreader *r, struct walk *w)
 {
-    const struct ju_py_layout *L;
-    struct walk w;
+    const struct ju_py_layout *L = r->layout;
     struct ju_interp_walk interps = JU_INTERP_WALK_INIT;
     uint64_t interp;
     int rc;
-    if (!r || (!out && max) || !count)
-        return JITUNWIND_EINVAL;
-    L = r->layout;
-    *count = 0;
     ju_clear_error(&r->err);
     if (L->ex_jit_code == JU_PY_NONE || L->ex_jit_size == JU_PY_NONE ||
         L->ex_links_next == JU_PY_NONE)
@@ -135,26 +132,73 @@ JITUNWIND_API int jitunwind_pyreader_executors(jitunwind_pyreader *r,
         return ju_fail(&r->err, JITUNWIND_ENOTFOUND, 0,
                        "where this %s build keeps its executor lists is build-specific and "
                        "was not found: it needs the interpreter's DWARF", L->name);
-    w = (struct walk){out, max, count, 0};
     while ((rc = ju_py_next_interp(r, &interps, &interp)) > 0) {
-        if ((rc = walk_list(r, &w, interp, L->interp_executor_list, 0)) < 0 ||
-            (rc = walk_list(r, &w, interp, L->interp_executor_deleted,
+        if ((rc = walk_list(r, w, interp, L->interp_executor_list, 0)) < 0 ||
+            (rc = walk_list(r, w, interp, L->interp_executor_deleted,
                             JITUNWIND_PYEXEC_DELETED)) < 0)
             return rc;
     }
-    return rc < 0 ? rc : walk_cold_exits(r, &w);
+    return rc < 0 ? rc : walk_cold_exits(r, w);
+}
+
+static int collect(jitunwind_pyreader *r, struct walk *w, const struct jitunwind_py_executor *e)
+{
+    if (*w->count >= w->max)
+        return ju_fail(&r->err, JITUNWIND_ELIMIT, e->address,
+                       "more executors than the %zu asked for", w->max);
+    w->out[(*w->count)++] = *e;
+    return 0;
+}
+
+JITUNWIND_API int jitunwind_pyreader_executors(jitunwind_pyreader *r,
+                                               struct jitunwind_py_executor *out, size_t max,
+                                               size_t *count)
+{
+    struct walk w = {0};
+    if (!r || (!out && max) || !count)
+        return JITUNWIND_EINVAL;
+    *count = 0;
+    w.each = collect;
+    w.out = out;
+    w.max = max;
+    w.count = count;
+    return walk_all(r, &w);
 }
 
 /* "py::jit:<qualname> (<file>:<line>)", or the cold-exit name. */
-static void executor_name(const struct jitunwind_py_executor *e, char *buf, size_t size)
+/* Returns snprintf's count: a long file name is cut, as registry names are. */
+static int executor_name(const struct jitunwind_py_executor *e, char *buf, size_t size)
 {
     if (e->flags & JITUNWIND_PYEXEC_COLD_EXIT)
-        snprintf(buf, size, "py::jit:<cold exit>");
-    else if (!e->code)
-        snprintf(buf, size, "py::jit:<executor %#llx>", (unsigned long long)e->address);
-    else
-        snprintf(buf, size, "py::jit:%s (%s:%d)%s", e->qualname, e->filename, e->first_line,
-                 (e->flags & JITUNWIND_PYEXEC_DELETED) ? " [invalidated]" : "");
+        return snprintf(buf, size, "py::jit:<cold exit>");
+    if (!e->code)
+        return snprintf(buf, size, "py::jit:<executor %#llx>", (unsigned long long)e->address);
+    return snprintf(buf, size, "py::jit:%s (%s:%d)%s", e->qualname, e->filename, e->first_line,
+                    (e->flags & JITUNWIND_PYEXEC_DELETED) ? " [invalidated]" : "");
+}
+
+/* Register the code of a compiled executor. */
+static int add_range(jitunwind_pyreader *r, struct walk *w, const struct jitunwind_py_executor *e)
+{
+    struct jitunwind_range range = {0};
+    char name[JITUNWIND_NAME_MAX];
+    if (!e->jit_code)
+        return 0;
+    if (executor_name(e, name, sizeof name) < 0)
+        name[0] = '\0';
+    range.start = e->jit_code;
+    range.end = e->jit_code + e->jit_size;
+    range.kind = JITUNWIND_KIND_JIT;
+    range.rule = w->arch == JITUNWIND_ARCH_X86_64 ? r->layout->ex_rule_x86_64
+                                                  : r->layout->ex_rule_aarch64;
+    range.origin = JITUNWIND_ORIGIN_INTERPRETER;
+    range.cookie = e->code;
+    range.name = name;
+    range.scan_start = w->eval_start;
+    range.scan_end = w->eval_end;
+    if (jitunwind_registry_add(w->reg, &range) == 0)
+        w->added++;
+    return 0;
 }
 
 JITUNWIND_API int jitunwind_pyreader_executor_ranges(jitunwind_pyreader *r,
@@ -162,47 +206,17 @@ JITUNWIND_API int jitunwind_pyreader_executor_ranges(jitunwind_pyreader *r,
                                                      uint64_t eval_start, uint64_t eval_end,
                                                      size_t *added)
 {
-    enum { BATCH = 64 };
-    struct jitunwind_py_executor *all;
-    size_t n = 0, i, count = 0, cap = BATCH;
+    struct walk w = {0};
     int rc;
     if (!r || !reg || (arch != JITUNWIND_ARCH_X86_64 && arch != JITUNWIND_ARCH_AARCH64))
         return JITUNWIND_EINVAL;
+    w.each = add_range;
+    w.reg = reg;
+    w.arch = arch;
+    w.eval_start = eval_start;
+    w.eval_end = eval_end;
+    rc = walk_all(r, &w);
     if (added)
-        *added = 0;
-    /* Grow until every executor fits (bounded by JITUNWIND_PY_MAX_EXECUTORS). */
-    for (;;) {
-        all = calloc(cap, sizeof *all);
-        if (!all)
-            return JITUNWIND_ENOMEM;
-        rc = jitunwind_pyreader_executors(r, all, cap, &n);
-        if (!(rc == JITUNWIND_ELIMIT && n == cap && cap < JITUNWIND_PY_MAX_EXECUTORS))
-            break;
-        free(all);
-        cap *= 4;
-    }
-    for (i = 0; i < n; i++) {
-        const struct jitunwind_py_executor *e = &all[i];
-        struct jitunwind_range range = {0};
-        char name[JITUNWIND_NAME_MAX];
-        if (!e->jit_code)
-            continue;
-        executor_name(e, name, sizeof name);
-        range.start = e->jit_code;
-        range.end = e->jit_code + e->jit_size;
-        range.kind = JITUNWIND_KIND_JIT;
-        range.rule = arch == JITUNWIND_ARCH_X86_64 ? r->layout->ex_rule_x86_64
-                                                   : r->layout->ex_rule_aarch64;
-        range.origin = JITUNWIND_ORIGIN_INTERPRETER;
-        range.cookie = e->code;
-        range.name = name;
-        range.scan_start = eval_start;
-        range.scan_end = eval_end;
-        if (jitunwind_registry_add(reg, &range) == 0)
-            count++;
-    }
-    free(all);
-    if (added)
-        *added = count;
+        *added = w.added;
     return rc; /* executors read before a problem were still added */
 }
