@@ -163,36 +163,6 @@ int ju_py_debug_offsets_header(jitunwind_pyreader *r)
     if (ju_read(&r->mem, r->runtime, raw, sizeof raw) < 0)
         return ju_fail(&r->err, JITUNWIND_EREAD, r->runtime,
                        "_Py_DebugOffsets at %#llx are unreadable", (unsigned long long)r->runtime);
-    version = ju_load_u64(raw + 8);
-    free_threaded = ju_load_u64(raw + 16);
-    if (memcmp(raw, "xdebugpy", 8) != 0 ||
-        (version & 0xffff0000u) != (r->version_hex & 0xffff0000u) || free_threaded > 1)
-        return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
-                       "no consistent _Py_DebugOffsets header at %#llx for CPython %u.%u",
-                       (unsigned long long)r->runtime, r->version_hex >> 24,
-                       (r->version_hex >> 16) & 0xff);
-    return (int)free_threaded;
-}
-
-int ju_py_debug_offsets_supported(uint32_t version_hex)
-{
-    return list_for(version_hex) != NULL;
-}
-
-int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
-{
-    const struct field_list *list = list_for(r->version_hex);
-    uint8_t raw[HEADER + 8 * 128];
-    uint64_t v[N_FIELDS] = {0}, version, free_threaded;
-    size_t i, pos;
-    int rc;
-    if (!list)
-        return ju_fail(&r->err, JITUNWIND_EVERSION, r->runtime,
-                       "no _Py_DebugOffsets field list for CPython %u.%u", r->version_hex >> 24,
-                       (r->version_hex >> 16) & 0xff);
-    if ((rc = ju_read(&r->mem, r->runtime, raw, HEADER + 8 * list->count)) < 0)
-        return ju_fail(&r->err, JITUNWIND_EREAD, r->runtime,
-                       "_Py_DebugOffsets at %#llx are unreadable", (unsigned long long)r->runtime);
     if (memcmp(raw, "xdebugpy", 8) != 0)
         return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
                        "no _Py_DebugOffsets cookie at %#llx: not a CPython 3.13+ runtime",
@@ -206,6 +176,30 @@ int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
     if (free_threaded > 1)
         return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
                        "_Py_DebugOffsets have free_threaded = %llu", (unsigned long long)free_threaded);
+    return (int)free_threaded;
+}
+
+int ju_py_debug_offsets_supported(uint32_t version_hex)
+{
+    return list_for(version_hex) != NULL;
+}
+
+int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
+{
+    const struct field_list *list = list_for(r->version_hex);
+    uint8_t raw[HEADER + 8 * 128];
+    uint64_t v[N_FIELDS] = {0};
+    size_t i, pos;
+    int free_threaded;
+    if (!list)
+        return ju_fail(&r->err, JITUNWIND_EVERSION, r->runtime,
+                       "no _Py_DebugOffsets field list for CPython %u.%u", r->version_hex >> 24,
+                       (r->version_hex >> 16) & 0xff);
+    if ((free_threaded = ju_py_debug_offsets_header(r)) < 0)
+        return free_threaded;
+    if (ju_read(&r->mem, r->runtime, raw, HEADER + 8 * list->count) < 0)
+        return ju_fail(&r->err, JITUNWIND_EREAD, r->runtime,
+                       "_Py_DebugOffsets at %#llx are unreadable", (unsigned long long)r->runtime);
     if (free_threaded) {
         /* What the debug offsets do not carry differs in these builds. */
         const struct ju_py_layout *base = ju_py_layout_for_build(r->version_hex, 1);

@@ -58,8 +58,8 @@ JU_HIDDEN int ju_py_next_interp(jitunwind_pyreader *r, struct ju_interp_walk *w,
 /* Cross-check `L` against the build's DWARF and complete it (dwarf_layout.c). */
 JU_HIDDEN int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
                                 struct ju_py_layout *L, struct jitunwind_py_dwarf_report *report);
-/* 3.15+ opt-in: the free_threaded word of the target's _Py_DebugOffsets
- * header (cookie and version checked), 0 or 1, or a negative status. */
+/* The free_threaded word of the target's _Py_DebugOffsets header (0 or 1)
+ * after checking its cookie and version, or a negative status. */
 JU_HIDDEN int ju_py_debug_offsets_header(jitunwind_pyreader *r);
 
 /* 3.13+: read and check the target's _Py_DebugOffsets and copy them over
