@@ -53,21 +53,6 @@ static uint64_t template_size(int arch, const uint8_t *code, size_t len, int rul
     return 20u + (bti_or_endbr ? 4u : 0u);
 }
 
-static uint64_t copy_stride(const struct jitunwind_memory *mem, uint64_t start, uint64_t end,
-                            const uint8_t *first, uint64_t size)
-{
-    static const uint64_t aligns[] = {1, 16, 32};
-    uint8_t second[32];
-    size_t i;
-    for (i = 0; i < sizeof aligns / sizeof aligns[0]; i++) {
-        uint64_t stride = (size + aligns[i] - 1) / aligns[i] * aligns[i];
-        if (start + stride + size <= end && ju_read(mem, start + stride, second, (size_t)size) == 0 &&
-            memcmp(first, second, (size_t)size) == 0)
-            return stride;
-    }
-    return 0;
-}
-
 static int overlaps(const jitunwind_registry *reg, uint64_t start, uint64_t end)
 {
     size_t i, n = jitunwind_registry_count(reg);
@@ -98,7 +83,7 @@ static int guess_one(jitunwind_registry *reg, const struct jitunwind_memory *mem
     rule = jitunwind_classify_trampoline(arch, code, sizeof code);
     if (rule > 0) {
         uint64_t size = template_size(arch, code, sizeof code, rule);
-        uint64_t stride = copy_stride(mem, start, end, code, size);
+        uint64_t stride = ju_trampoline_stride(mem, start, end, code, size);
         if (stride == 0 || stride > UINT32_MAX)
             return 0;
         r.kind = JITUNWIND_KIND_TRAMPOLINE;

@@ -38,6 +38,14 @@ static inline uint16_t ju_load_u16(const void *p) { uint16_t v; memcpy(&v, p, 2)
 JU_HIDDEN void *ju_reserve_one(void *items, size_t *cap, size_t count, size_t item_size,
                                size_t first_cap);
 
+/* The stride between copies of a trampoline template of `size` bytes whose
+ * first copy, `first`, is at `start` in [start, end): the template size
+ * itself (3.12.1 packs copies back to back) or it rounded up to 16 or 32
+ * (later versions), whichever makes the second copy equal the first; the
+ * size when only one copy fits; 0 when none matches. */
+JU_HIDDEN uint64_t ju_trampoline_stride(const struct jitunwind_memory *mem, uint64_t start,
+                                        uint64_t end, const uint8_t *first, uint64_t size);
+
 /* Copy a string into a fixed buffer, always NUL-terminating; returns 1 if it
  * was truncated. */
 JU_HIDDEN int ju_strlcpy(char *dst, const char *src, size_t size);

@@ -10,26 +10,6 @@
 #define MAX_ARENA_SIZE (16u << 20)
 #define MAX_TEMPLATE 256u
 
-/* The stride between copies, whichever of the template size itself (3.12.1
- * packs copies back to back), or it rounded up to 16 or 32 (later versions),
- * makes the second copy equal the first. */
-static uint64_t find_stride(jitunwind_pyreader *r, uint64_t start, uint64_t end,
-                            uint64_t code_size, const uint8_t *first)
-{
-    static const uint64_t aligns[] = {1, 16, 32};
-    uint8_t second[MAX_TEMPLATE];
-    size_t i;
-    for (i = 0; i < sizeof aligns / sizeof aligns[0]; i++) {
-        uint64_t stride = (code_size + aligns[i] - 1) / aligns[i] * aligns[i];
-        if (start + stride + code_size > end)
-            return code_size; /* one copy in use: any stride will do */
-        if (ju_read(&r->mem, start + stride, second, (size_t)code_size) == 0 &&
-            memcmp(first, second, (size_t)code_size) == 0)
-            return stride;
-    }
-    return 0;
-}
-
 JITUNWIND_API int jitunwind_pyreader_trampoline_ranges(jitunwind_pyreader *r,
                                                        jitunwind_registry *reg, int arch,
                                                        size_t *added)
@@ -75,7 +55,7 @@ JITUNWIND_API int jitunwind_pyreader_trampoline_ranges(jitunwind_pyreader *r,
         if (current == start || ju_read(&r->mem, start, first, (size_t)code_size) < 0)
             continue;
         rule = jitunwind_classify_trampoline(arch, first, (size_t)code_size);
-        stride = rule > 0 ? find_stride(r, start, current, code_size, first) : 0;
+        stride = rule > 0 ? ju_trampoline_stride(&r->mem, start, current, first, code_size) : 0;
         if (rule < 0 || stride == 0 || stride > UINT32_MAX)
             continue;
         range.start = start;
