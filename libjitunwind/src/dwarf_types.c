@@ -5,11 +5,9 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "internal.h"
 
@@ -37,12 +35,9 @@ struct jitunwind_dwarf_types {
 
 static int open_dwarf(struct jitunwind_dwarf_types *t, const char *path)
 {
-    t->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (t->fd < 0)
-        return JITUNWIND_EIO;
-    t->elf = elf_begin(t->fd, ELF_C_READ_MMAP, NULL);
-    if (!t->elf || elf_kind(t->elf) != ELF_K_ELF)
-        return JITUNWIND_EELF;
+    int rc = ju_elf_open(path, &t->fd, &t->elf);
+    if (rc < 0)
+        return rc;
     t->dwarf = dwarf_begin_elf(t->elf, DWARF_C_READ, NULL);
     if (!t->dwarf)
         return JITUNWIND_ENOTFOUND;
@@ -61,10 +56,7 @@ static void close_dwarf(struct jitunwind_dwarf_types *t)
 {
     if (t->dwarf)
         dwarf_end(t->dwarf);
-    if (t->elf)
-        elf_end(t->elf);
-    if (t->fd >= 0)
-        close(t->fd);
+    ju_elf_close(t->fd, t->elf);
     t->dwarf = NULL;
     t->elf = NULL;
     t->fd = -1;
@@ -123,7 +115,6 @@ JITUNWIND_API int jitunwind_dwarf_types_open(jitunwind_dwarf_types **out, const 
     if (!out || !elf_path)
         return JITUNWIND_EINVAL;
     *out = NULL;
-    elf_version(EV_CURRENT);
     t = calloc(1, sizeof *t);
     if (!t)
         return JITUNWIND_ENOMEM;
@@ -138,8 +129,7 @@ JITUNWIND_API int jitunwind_dwarf_types_open(jitunwind_dwarf_types **out, const 
             dwarf_end(t->dwarf);
         t->dwarf = NULL;
         rc = try_separate(t, elf, elf_path);
-        elf_end(elf);
-        close(fd);
+        ju_elf_close(fd, elf);
     }
     if (rc < 0) {
         close_dwarf(t);

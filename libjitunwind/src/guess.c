@@ -1,6 +1,5 @@
 /* Last-resort ranges from anonymous executable mappings, marked as guesses. */
 #include <stdio.h>
-#include <unistd.h>
 
 #include "arch/arch.h"
 #include "internal.h"
@@ -182,8 +181,7 @@ JITUNWIND_API int jitunwind_core_anonymous_exec_mappings(const char *core_path,
         out[n].end = ph.p_vaddr + ph.p_memsz;
         n++;
     }
-    elf_end(elf);
-    close(fd);
+    ju_elf_close(fd, elf);
     *count = n;
     return rc;
 }

@@ -58,10 +58,16 @@ JU_HIDDEN struct jitunwind_error *ju_registry_error(jitunwind_registry *reg);
  * ELF file at `path` (ENOTFOUND if no PROGBITS section holds them). */
 JU_HIDDEN int ju_elf_read_vaddr(const char *path, uint64_t vaddr, void *dst, size_t len);
 
+/* An ELF file on the host opened for reading with libelf: 0, or EIO (cannot
+ * open) / EELF (not ELF), with nothing left open. Close with ju_elf_close
+ * (fd < 0 and a NULL elf are ignored). */
+#include <gelf.h>
+JU_HIDDEN int ju_elf_open(const char *path, int *fd, Elf **elf);
+JU_HIDDEN void ju_elf_close(int fd, Elf *elf);
+
 /* Core files: open one for reading (EIO, EELF), and find its NT_FILE note
  * (the file mappings: count, page size, count x {start, end, page offset},
  * then the names). The note stays valid while `elf` is open. */
-#include <gelf.h>
 JU_HIDDEN int ju_core_open(const char *core_path, int *fd, Elf **elf);
 JU_HIDDEN int ju_core_nt_file(Elf *elf, const uint8_t **desc, size_t *size);
 #define JU_MAX_NT_FILE_ENTRIES 65536u

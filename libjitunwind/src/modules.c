@@ -3,11 +3,9 @@
  * when first added, and kept open for the life of the set. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "internal.h"
 #include "modules_internal.h"
@@ -36,10 +34,7 @@ static void module_close(struct ju_module *m)
         dwarf_cfi_end(m->eh_cfi);
     if (m->dwarf)
         dwarf_end(m->dwarf);
-    if (m->elf)
-        elf_end(m->elf);
-    if (m->fd >= 0)
-        close(m->fd);
+    ju_elf_close(m->fd, m->elf);
     free(m->path);
 }
 
@@ -101,20 +96,11 @@ static int open_module(jitunwind_modules *mods, const char *path, struct ju_modu
     *out = NULL;
     if (mods->count >= MAX_MODULES)
         return ju_fail(&mods->err, JITUNWIND_ELIMIT, 0, "more than %u modules", MAX_MODULES);
-    m.fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (m.fd < 0)
-        return 0; /* deleted or inaccessible file: not a module we can use */
-    m.elf = elf_begin(m.fd, ELF_C_READ_MMAP, NULL);
-    if (!m.elf || elf_kind(m.elf) != ELF_K_ELF) {
-        if (m.elf)
-            elf_end(m.elf);
-        close(m.fd);
-        return 0;
-    }
+    if (ju_elf_open(path, &m.fd, &m.elf) < 0)
+        return 0; /* deleted, inaccessible or not ELF: not a module we can use */
     m.path = strdup(path);
     if (!m.path) {
-        elf_end(m.elf);
-        close(m.fd);
+        ju_elf_close(m.fd, m.elf);
         return JITUNWIND_ENOMEM;
     }
     m.start = UINT64_MAX;
@@ -213,21 +199,14 @@ static int add_nt_file(jitunwind_modules *mods, const uint8_t *desc, size_t size
 int ju_core_open(const char *core_path, int *fd, Elf **elf)
 {
     size_t phnum;
-    elf_version(EV_CURRENT);
-    *elf = NULL;
-    *fd = open(core_path, O_RDONLY | O_CLOEXEC);
-    if (*fd < 0)
-        return JITUNWIND_EIO;
-    *elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
-    if (!*elf || elf_kind(*elf) != ELF_K_ELF || elf_getphdrnum(*elf, &phnum) != 0) {
-        if (*elf)
-            elf_end(*elf);
-        close(*fd);
+    int rc = ju_elf_open(core_path, fd, elf);
+    if (rc == 0 && elf_getphdrnum(*elf, &phnum) != 0) {
+        ju_elf_close(*fd, *elf);
         *elf = NULL;
         *fd = -1;
-        return JITUNWIND_EELF;
+        rc = JITUNWIND_EELF;
     }
-    return 0;
+    return rc;
 }
 
 int ju_core_nt_file(Elf *elf, const uint8_t **desc, size_t *size)
@@ -272,8 +251,7 @@ JITUNWIND_API int jitunwind_modules_load_core(jitunwind_modules *mods, const cha
     rc = ju_core_nt_file(elf, &desc, &size);
     if (rc == 0)
         rc = add_nt_file(mods, desc, size);
-    elf_end(elf);
-    close(fd);
+    ju_elf_close(fd, elf);
     if (rc == JITUNWIND_ENOTFOUND)
         return ju_fail(&mods->err, rc, 0, "%s has no NT_FILE note", core_path);
     if (rc < 0)

@@ -10,26 +10,39 @@ struct elf_file {
     Elf *elf;
 };
 
-static int open_elf(const char *path, struct elf_file *f)
+int ju_elf_open(const char *path, int *fd, Elf **elf)
 {
     elf_version(EV_CURRENT);
-    f->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (f->fd < 0)
+    *elf = NULL;
+    *fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (*fd < 0)
         return JITUNWIND_EIO;
-    f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
-    if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
-        if (f->elf)
-            elf_end(f->elf);
-        close(f->fd);
+    *elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+    if (!*elf || elf_kind(*elf) != ELF_K_ELF) {
+        ju_elf_close(*fd, *elf);
+        *elf = NULL;
+        *fd = -1;
         return JITUNWIND_EELF;
     }
     return 0;
 }
 
+void ju_elf_close(int fd, Elf *elf)
+{
+    if (elf)
+        elf_end(elf);
+    if (fd >= 0)
+        close(fd);
+}
+
+static int open_elf(const char *path, struct elf_file *f)
+{
+    return ju_elf_open(path, &f->fd, &f->elf);
+}
+
 static void close_elf(struct elf_file *f)
 {
-    elf_end(f->elf);
-    close(f->fd);
+    ju_elf_close(f->fd, f->elf);
 }
 
 static int find_in(Elf *elf, Elf64_Word type, const char *name, uint64_t *value, uint64_t *size)
