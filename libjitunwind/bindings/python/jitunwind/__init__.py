@@ -142,6 +142,20 @@ class ProcessMemory:
             pass
 
 
+class _Owned:
+    """A library handle, freed with the function named by _FREE when the
+    object goes (never raising from a finaliser)."""
+    _FREE = None
+    _handle = None
+
+    def __del__(self):
+        try:
+            if self._handle:
+                getattr(self._lib, self._FREE)(self._handle)
+        except Exception:
+            pass
+
+
 RangeInfo = collections.namedtuple(
     "RangeInfo", "start end kind rule stride origin cookie name scan_start scan_end",
     defaults=(0, 0))
@@ -159,20 +173,14 @@ def _range_struct(info):
                       info.scan_start, info.scan_end)
 
 
-class Registry:
+class Registry(_Owned):
+    _FREE = "jitunwind_registry_free"
     def __init__(self):
         self._lib = library()
         self._handle = ctypes.c_void_p()
         rc = self._lib.jitunwind_registry_new(ctypes.byref(self._handle))
         if rc < 0:
             raise JitunwindError(rc)
-
-    def __del__(self):
-        try:
-            if self._handle:
-                self._lib.jitunwind_registry_free(self._handle)
-        except Exception:
-            pass
 
     def _raise(self, rc):
         raise JitunwindError(rc, _error_detail(self._lib.jitunwind_registry_last_error(self._handle)))
@@ -353,7 +361,8 @@ def step_range(arch, rng, memory, pc, sp, fp, lr=None, innermost=False):
     return regs_out.pc, regs_out.sp, regs_out.fp
 
 
-class Modules:
+class Modules(_Owned):
+    _FREE = "jitunwind_modules_free"
     """The ELF files mapped into a target, for CFI unwinding of native frames."""
 
     def __init__(self):
@@ -362,13 +371,6 @@ class Modules:
         rc = self._lib.jitunwind_modules_new(ctypes.byref(self._handle))
         if rc < 0:
             raise JitunwindError(rc)
-
-    def __del__(self):
-        try:
-            if self._handle:
-                self._lib.jitunwind_modules_free(self._handle)
-        except Exception:
-            pass
 
     def _check(self, rc):
         if rc < 0:
@@ -468,7 +470,8 @@ PyFrame = collections.namedtuple(
     "PyFrame", "address code line first_line lasti owner flags qualname filename")
 
 
-class DwarfTypes:
+class DwarfTypes(_Owned):
+    _FREE = "jitunwind_dwarf_types_free"
     """Struct layouts from the DWARF of an ELF file (its own, or a separate
     debug file). Raises JitunwindError (ENOTFOUND: no DWARF)."""
 
@@ -478,13 +481,6 @@ class DwarfTypes:
         rc = self._lib.jitunwind_dwarf_types_open(ctypes.byref(self._handle), path.encode())
         if rc < 0:
             raise JitunwindError(rc, "DWARF of %s" % path)
-
-    def __del__(self):
-        try:
-            if self._handle:
-                self._lib.jitunwind_dwarf_types_free(self._handle)
-        except Exception:
-            pass
 
     @property
     def source(self):
@@ -527,7 +523,8 @@ PyExecutor = collections.namedtuple(
     "PyExecutor", "address interp jit_code jit_size code flags first_line qualname filename")
 
 
-class PyReader:
+class PyReader(_Owned):
+    _FREE = "jitunwind_pyreader_free"
     MAX_THREADS = 4096
     MAX_FRAMES = 4096
     MAX_EXECUTORS = 4096
@@ -557,13 +554,6 @@ class PyReader:
                 self._lib.jitunwind_pyreader_free(self._handle)
                 self._handle = ctypes.c_void_p()
             raise JitunwindError(rc, detail or "CPython %s" % version_text(version_hex))
-
-    def __del__(self):
-        try:
-            if self._handle:
-                self._lib.jitunwind_pyreader_free(self._handle)
-        except Exception:
-            pass
 
     def _detail(self):
         return _error_detail(self._lib.jitunwind_pyreader_last_error(self._handle))
