@@ -39,6 +39,12 @@ class _Command:
             result.AppendMessage("jitunwind: %s: %s" % (self.NAME, exc))
 
 
+def _append_python_warning(state, result):
+    warning = state.python_warning()
+    if warning:
+        result.AppendMessage("note: %s" % warning)
+
+
 class PyBt(_Command):
     NAME = "py-bt"
     HELP = "Python frames, innermost first, with file:line (-a: every thread)."
@@ -61,8 +67,7 @@ class PyBt(_Command):
                     result.AppendMessage("    " + source)
             if err is not None:
                 result.AppendMessage("  (Python frame chain cut short: %s)" % err)
-        if state.python_warning():
-            result.AppendMessage("note: %s" % state.python_warning())
+        _append_python_warning(state, result)
 
 
 class MixedBt(_Command):
@@ -78,8 +83,7 @@ class MixedBt(_Command):
                 result.AppendMessage(text)
             for note in notes:
                 result.AppendMessage("(%s)" % note)
-        if state.python_warning():
-            result.AppendMessage("note: %s" % state.python_warning())
+        _append_python_warning(state, result)
 
 
 class JitRanges(_Command):
