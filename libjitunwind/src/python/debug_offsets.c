@@ -1,14 +1,27 @@
 /* _Py_DebugOffsets (3.13+): the first member of _PyRuntimeState, a cookie,
  * the version, and one uint64 per field. The struct is not self-describing,
- * so each minor version has its field list here, in declaration order
- * (3.13: Include/internal/pycore_runtime.h of 3.13.0; 3.14: Include/internal/
- * pycore_debug_offsets.h of 3.14.7). Only the fields the decoder uses are
- * named; the rest are skipped by position.
+ * so each minor version has its field list here, in declaration order. Only
+ * the fields the decoder uses are named; the rest are skipped by position.
+ *
+ * Sources: 3.13: Include/internal/pycore_runtime.h of 3.13.0; 3.14:
+ * Include/internal/pycore_debug_offsets.h of 3.14.7; 3.15 and 3.16: that
+ * header on CPython's main branch during 3.16 development (mid-2026, after
+ * `last_profiled_frame_seq` was inserted), which a third-party reader's
+ * copy of 3.15.0rc3's header and its recording of 3.15.0rc1's table agree
+ * with field for field.
+ *
+ * A list is "confirmed" from the first release it is known to describe.
+ * Fields changed during 3.15's betas (b4 inserted one mid-struct), and 3.16
+ * is still in development, so the list of an earlier pre-release, or of a
+ * minor with no confirmed release, is provisional: the reader uses it only
+ * when the build's DWARF agrees with every offset it gives (runtime.c).
  *
  * The values replace the offsets of the version's static table (the GIL or
  * the free-threaded one, as the block's free_threaded word says), after
  * checks: the cookie, the version against the one the caller found,
  * plausible struct sizes, and every offset inside its struct. */
+#include <stdio.h>
+
 #include "python/pyreader.h"
 
 enum field {
@@ -22,7 +35,8 @@ enum field {
     OB_SIZE, OB_TYPE,
     TP_SIZE, TP_NAME,
     BY_SIZE, BY_OB_SIZE, BY_OB_SVAL,
-    UN_SIZE, UN_STATE, UN_LENGTH, UN_ASCII_SIZE,
+    UN_SIZE, UN_STATE, UN_LENGTH, UN_ASCII_SIZE, UN_COMPACT_SIZE,
+    TS_HOLDS_GIL,
     N_FIELDS
 };
 
@@ -67,15 +81,46 @@ static const uint8_t FIELDS_314[] = {
     UN_SIZE, UN_STATE, UN_LENGTH, UN_ASCII_SIZE,
 };
 
+/* 3.14's, with thread-state fields inserted after current_frame and
+ * appended, new groups (err_stackitem, heap_type_object) and new trailing
+ * members (type_object, unicode_object). */
+static const uint8_t FIELDS_315[] = {
+    RT_SIZE, SKIP /* finalizing */, RT_INTERPRETERS_HEAD,
+    IS_SIZE, IS_ID, IS_NEXT, IS_THREADS_HEAD, SKIP /* threads_main */, SKIP /* gc */,
+    SKIP /* imports_modules */, SKIP /* sysdict */, SKIP /* builtins */, IS_CEVAL_GIL,
+    SKIP, SKIP, SKIP, SKIP /* gil_runtime_* */, SKIP /* code_object_generation */,
+    SKIP /* tlbc_generation */,
+    TS_SIZE, SKIP /* prev */, TS_NEXT, TS_INTERP, TS_CURRENT_FRAME, SKIP /* base_frame */,
+    SKIP /* last_profiled_frame */, SKIP /* last_profiled_frame_seq */, TS_THREAD_ID,
+    TS_NATIVE_THREAD_ID, SKIP /* datastack_chunk */, SKIP /* status */, TS_HOLDS_GIL,
+    SKIP /* gil_requested */, SKIP /* current_exception */, SKIP /* exc_state */,
+    SKIP /* err_stackitem.exc_value */,
+    FR_SIZE, FR_PREVIOUS, FR_EXECUTABLE, FR_INSTR_PTR, SKIP /* localsplus */, FR_OWNER,
+    SKIP /* stackpointer */, FR_TLBC_INDEX,
+    CO_SIZE, CO_FILENAME, CO_NAME, CO_QUALNAME, CO_LINETABLE, CO_FIRSTLINENO,
+    SKIP /* argcount */, SKIP /* localsplusnames */, SKIP /* localspluskinds */, CO_CODE_ADAPTIVE,
+    CO_TLBC,
+    OB_SIZE, OB_TYPE,
+    TP_SIZE, TP_NAME, SKIP /* tp_repr */, SKIP /* tp_flags */, SKIP /* tp_basicsize */,
+    SKIP /* tp_dictoffset */, SKIP, SKIP /* heap_type_object */,
+    SKIP, SKIP, SKIP /* tuple */, SKIP, SKIP, SKIP /* list */, SKIP, SKIP, SKIP, SKIP /* set */,
+    SKIP, SKIP, SKIP /* dict */, SKIP, SKIP /* float */, SKIP, SKIP, SKIP /* long */,
+    BY_SIZE, BY_OB_SIZE, BY_OB_SVAL,
+    UN_SIZE, UN_STATE, UN_LENGTH, UN_ASCII_SIZE, UN_COMPACT_SIZE,
+};
+
 struct field_list {
-    uint32_t version; /* 0xMMmm0000 */
+    uint32_t version;        /* 0xMMmm0000 */
+    uint32_t confirmed_from; /* first PY_VERSION_HEX known to match; 0: none yet */
     const uint8_t *fields;
     size_t count;
 };
 
 static const struct field_list LISTS[] = {
-    {0x030d0000, FIELDS_313, sizeof FIELDS_313},
-    {0x030e0000, FIELDS_314, sizeof FIELDS_314},
+    {0x030d0000, 0x030d0000, FIELDS_313, sizeof FIELDS_313},
+    {0x030e0000, 0x030e0000, FIELDS_314, sizeof FIELDS_314},
+    {0x030f0000, 0x030f00c1 /* 3.15.0rc1 */, FIELDS_315, sizeof FIELDS_315},
+    {0x03100000, 0, FIELDS_315, sizeof FIELDS_315},
 };
 
 /* Each offset must lie inside the struct whose size field is named. */
@@ -90,7 +135,19 @@ static const struct {
     {CO_FIRSTLINENO, CO_SIZE}, {CO_CODE_ADAPTIVE, CO_SIZE}, {OB_TYPE, OB_SIZE}, {TP_NAME, TP_SIZE},
     {BY_OB_SIZE, BY_SIZE}, {BY_OB_SVAL, BY_SIZE}, {UN_STATE, UN_SIZE}, {UN_LENGTH, UN_SIZE},
     {UN_ASCII_SIZE, UN_SIZE}, {FR_TLBC_INDEX, FR_SIZE}, {CO_TLBC, CO_SIZE},
+    {UN_COMPACT_SIZE, UN_SIZE}, {TS_HOLDS_GIL, TS_SIZE},
 };
+
+/* Fields newer lists add read as 0 from older ones (which the inside-the-
+ * struct checks accept); whether the value means anything is asked here. */
+static int list_has(const struct field_list *list, enum field f)
+{
+    size_t pos;
+    for (pos = 0; pos < list->count; pos++)
+        if (list->fields[pos] == f)
+            return 1;
+    return 0;
+}
 
 static const struct field_list *list_for(uint32_t version_hex)
 {
@@ -143,6 +200,8 @@ int ju_py_encode_debug_offsets(uint32_t version_hex, const struct ju_py_layout *
     v[UN_STATE] = L->str_state;
     v[UN_LENGTH] = L->str_length;
     v[UN_ASCII_SIZE] = L->str_ascii_size;
+    v[UN_COMPACT_SIZE] = L->str_compact_size;
+    v[TS_HOLDS_GIL] = L->ts_holds_gil != JU_PY_NONE ? L->ts_holds_gil : 0;
     if (L->free_threaded && L->fr_tlbc_index != JU_PY_NONE) {
         v[FR_TLBC_INDEX] = L->fr_tlbc_index;
         v[CO_TLBC] = L->co_tlbc;
@@ -184,6 +243,25 @@ int ju_py_debug_offsets_supported(uint32_t version_hex)
     return list_for(version_hex) != NULL;
 }
 
+void ju_py_release_name(uint32_t version_hex, char *buf, size_t size)
+{
+    static const char *const LEVEL[16] = {[0xa] = "a", [0xb] = "b", [0xc] = "rc", [0xf] = ""};
+    const char *level = LEVEL[(version_hex >> 4) & 0xf];
+    unsigned serial = version_hex & 0xf;
+    snprintf(buf, size, "%u.%u.%u%s", version_hex >> 24, (version_hex >> 16) & 0xff,
+             (version_hex >> 8) & 0xff, level ? level : "?");
+    if (level && *level) {
+        size_t len = strlen(buf);
+        snprintf(buf + len, size - len, "%u", serial);
+    }
+}
+
+int ju_py_debug_offsets_confirmed(uint32_t version_hex)
+{
+    const struct field_list *list = list_for(version_hex);
+    return list && list->confirmed_from && version_hex >= list->confirmed_from;
+}
+
 int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
 {
     const struct field_list *list = list_for(r->version_hex);
@@ -219,7 +297,8 @@ int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
                            "_Py_DebugOffsets are implausible (field %u: offset %llu, size %llu)",
                            INSIDE[i].offset, (unsigned long long)off, (unsigned long long)size);
     }
-    if (v[FR_SIZE] > 256 || v[UN_ASCII_SIZE] + 16 > 128 || v[CO_CODE_ADAPTIVE] + 8 > 512)
+    if (v[FR_SIZE] > 256 || v[UN_ASCII_SIZE] + 16 > 128 || v[UN_COMPACT_SIZE] > 128 ||
+        v[CO_CODE_ADAPTIVE] + 8 > 512)
         return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
                        "_Py_DebugOffsets give structs larger than the decoder reads");
     out->rt_interpreters_head = (uint32_t)v[RT_INTERPRETERS_HEAD];
@@ -253,8 +332,12 @@ int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
     out->str_state = (uint32_t)v[UN_STATE];
     out->str_length = (uint32_t)v[UN_LENGTH];
     out->str_ascii_size = (uint32_t)v[UN_ASCII_SIZE];
-    out->str_compact_size = out->str_ascii_size + 16; /* + utf8_length, utf8 */
+    out->str_compact_size = list_has(list, UN_COMPACT_SIZE)
+                                ? (uint32_t)v[UN_COMPACT_SIZE]
+                                : out->str_ascii_size + 16; /* + utf8_length, utf8 */
     out->str_legacy_data = out->str_compact_size;
+    if (out->ts_holds_gil != JU_PY_NONE) /* NONE: no such field, or no GIL (free-threaded) */
+        out->ts_holds_gil = list_has(list, TS_HOLDS_GIL) ? (uint32_t)v[TS_HOLDS_GIL] : JU_PY_NONE;
     if (out->fr_tlbc_index != JU_PY_NONE) { /* free-threaded with thread-local bytecode */
         out->fr_tlbc_index = (uint32_t)v[FR_TLBC_INDEX];
         out->co_tlbc = (uint32_t)v[CO_TLBC];

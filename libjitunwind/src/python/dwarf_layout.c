@@ -9,6 +9,8 @@
  * Who wins a disagreement: the target's own _Py_DebugOffsets (3.13+) over
  * DWARF (a file on disk could belong to another build); DWARF over a static
  * table (3.11, 3.12: DWARF is how a debug or non-default build gets read).
+ * A provisional debug-offsets field list (debug_offsets.c) loses: any
+ * disagreement refuses the target, since the list itself may be wrong.
  * Build-specific fields (executor lists, trampoline arenas) always come from
  * DWARF when it has them.
  *
@@ -51,6 +53,7 @@ static const struct dwarf_field FIELDS[] = {
     F(ts_thread_id, CHECKED, 1, "PyThreadState", "thread_id"),
     F(ts_native_thread_id, CHECKED, 1, "PyThreadState", "native_thread_id"),
     F(ts_current_frame, CHECKED, 1, "PyThreadState", "current_frame"),
+    F(ts_holds_gil, OPTIONAL, 1, "PyThreadState", "holds_gil"),
     F(ts_cframe, CHECKED, 0, "PyThreadState", "cframe"),
     F(cframe_current_frame, CHECKED, 0, "_PyCFrame", "current_frame"),
     F(fr_code, CHECKED, 1, "_PyInterpreterFrame", "f_executable|f_code"),
@@ -186,7 +189,8 @@ int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
                       struct ju_py_layout *L, struct jitunwind_py_dwarf_report *report)
 {
     size_t i;
-    int has_debug_offsets = ju_py_debug_offsets_supported(r->version_hex);
+    int has_debug_offsets = !r->assumed && ju_py_debug_offsets_supported(r->version_hex);
+    int provisional = has_debug_offsets && !ju_py_debug_offsets_confirmed(r->version_hex);
     for (i = 0; i < sizeof FIELDS / sizeof FIELDS[0]; i++) {
         const struct dwarf_field *f = &FIELDS[i];
         uint32_t *slot = (uint32_t *)((char *)L + f->slot);
@@ -219,6 +223,15 @@ int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
         if (!(has_debug_offsets && f->from_debug_offsets)) {
             *slot = (uint32_t)value;
             report->adopted++;
+        } else if (provisional) {
+            char release[32];
+            ju_py_release_name(r->version_hex, release, sizeof release);
+            return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
+                           "CPython %s: the provisional _Py_DebugOffsets field list does not fit "
+                           "this build (%s.%s: debug offsets %u, DWARF %llu); the assume-layout "
+                           "opt-in (JITUNWIND_ASSUME_LAYOUT=1) reads it from DWARF alone",
+                           release, f->type, f->paths ? f->paths : "sizeof", *slot,
+                           (unsigned long long)value);
         }
     }
     if (check_state_bits(types, L, report) > 0 && r->assumed)

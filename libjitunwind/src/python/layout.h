@@ -37,6 +37,7 @@ struct ju_py_layout {
     uint32_t ts_thread_id;
     uint32_t ts_native_thread_id;
     uint32_t ts_current_frame;   /* direct pointer (3.13+), or NONE */
+    uint32_t ts_holds_gil;       /* int: this thread holds its GIL (3.15+ GIL builds), or NONE */
     uint32_t ts_cframe;          /* pointer to a _PyCFrame (3.11, 3.12), or NONE */
     uint32_t cframe_current_frame;
 

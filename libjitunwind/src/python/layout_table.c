@@ -7,7 +7,8 @@
  * 3.13: pyenv's 3.13.0 (DWARF), equal to its _Py_DebugOffsets. 3.14: the
  * 3.14.7 headers, and a local 3.14.7 build end to end. Each is also
  * checked end to end by tests/unit/check_py_live.c, which decodes live
- * processes of those interpreters. */
+ * processes of those interpreters. 3.15, 3.16: not run against a real
+ * build (none was available); see their tables. */
 #include "python/layout.h"
 
 /* No JIT before 3.13. */
@@ -51,6 +52,7 @@ static const struct ju_py_layout PY311 = {
     .ts_thread_id = 152,
     .ts_native_thread_id = 160,
     .ts_current_frame = JU_PY_NONE,
+    .ts_holds_gil = JU_PY_NONE,
     .ts_cframe = 56,
     .cframe_current_frame = 8,
     .fr_size = 72,
@@ -89,8 +91,8 @@ static const struct ju_py_layout PY311 = {
 };
 
 /* Object headers, bytes and str (PyASCIIObject without wstr) of GIL builds,
- * unchanged from 3.12 to 3.14. */
-#define OBJECTS_3_12_TO_3_14                                                            \
+ * unchanged from 3.12 to 3.15 (3.16: as in development). */
+#define OBJECTS_3_12_TO_3_16                                                            \
     .ob_type = 8, .tp_name = 24, .bytes_size = 16, .bytes_sval = 32, .str_length = 16,  \
     .str_state = 32, .str_ascii_size = 40, .str_compact_size = 56, .str_legacy_data = 56, \
     .st_kind_shift = 2, .st_compact_bit = 5, .st_ascii_bit = 6, .st_ready_bit = 0xff
@@ -111,6 +113,7 @@ static const struct ju_py_layout PY312 = {
     .ts_thread_id = 136,
     .ts_native_thread_id = 144,
     .ts_current_frame = JU_PY_NONE,
+    .ts_holds_gil = JU_PY_NONE,
     .ts_cframe = 56,
     .cframe_current_frame = 0,
     .fr_size = 72,
@@ -132,7 +135,7 @@ static const struct ju_py_layout PY312 = {
     .co_linetable = 136,
     .co_firstlineno = 68,
     .co_code_adaptive = 192,
-    OBJECTS_3_12_TO_3_14,
+    OBJECTS_3_12_TO_3_16,
     NO_EXECUTORS,
 };
 
@@ -142,7 +145,8 @@ static const struct ju_py_layout PY312 = {
  * (FRAME_OWNED_BY_INTERPRETER/_CSTACK) close an eval-loop activation. */
 #define THREAD_STATE_3_13_TO_3_14                                                       \
     .ts_next = 8, .ts_interp = 16, .ts_thread_id = 152, .ts_native_thread_id = 160,     \
-    .ts_current_frame = 72, .ts_cframe = JU_PY_NONE, .cframe_current_frame = JU_PY_NONE
+    .ts_current_frame = 72, .ts_holds_gil = JU_PY_NONE, .ts_cframe = JU_PY_NONE,           \
+    .cframe_current_frame = JU_PY_NONE
 #define FRAMES_3_13_TO_3_14                                                             \
     .fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_is_entry = JU_PY_NONE,           \
     .instr_is_previous = 0, .owner_generator = 1, .owner_sentinel_min = 3
@@ -178,7 +182,7 @@ static const struct ju_py_layout PY313 = {
     .co_linetable = 136,
     .co_firstlineno = 68,
     .co_code_adaptive = 200,
-    OBJECTS_3_12_TO_3_14,
+    OBJECTS_3_12_TO_3_16,
     EXECUTORS_3_13_TO_3_14,
     .cold_exits_symbol = "COLD_EXITS", /* Python/optimizer.c, tier-2 builds only */
 };
@@ -214,7 +218,7 @@ static const struct ju_py_layout PY314 = {
     .co_linetable = 136,
     .co_firstlineno = 68,
     .co_code_adaptive = 208,
-    OBJECTS_3_12_TO_3_14,
+    OBJECTS_3_12_TO_3_16,
     EXECUTORS_3_13_TO_3_14,
     .cold_exits_symbol = NULL,         /* exits start as NULL in 3.14 */
 };
@@ -303,8 +307,68 @@ static const struct ju_py_layout PY313T = {
     .cold_exits_symbol = "COLD_EXITS",
 };
 
-static const struct ju_py_layout *const LAYOUTS[] = {&PY311, &PY312,  &PY313,
-                                                     &PY314, &PY313T, &PY314T};
+/* 3.15 and 3.16 (in development): 3.14's semantics (stack refs tagged
+ * with up to 3 bits in both builds, owners >= 3 close an activation, the
+ * location table and str encodings unchanged); thread states gained
+ * base_frame, last_profiled_frame(_seq) after current_frame, and a per-
+ * thread holds_gil that says who holds the GIL better than the GIL's
+ * last holder does. The offsets below are placeholders that the target's
+ * _Py_DebugOffsets always replace (their field list: debug_offsets.c).
+ * JIT executors moved from linked lists to arrays in 3.15 and are found
+ * through the GDB JIT interface instead; the trampoline arenas' place is
+ * left to DWARF. */
+#define SEMANTICS_3_15_TO_3_16                                                          \
+    .rt_interpreters_head = 936, .rt_gil_holder = JU_PY_NONE,                            \
+    .rt_perf_code_arena = JU_PY_NONE, .interp_next = 7264, .interp_id = 7272,            \
+    .interp_threads_head = 7328, .ts_next = 8, .ts_interp = 16, .ts_thread_id = 176,     \
+    .ts_native_thread_id = 184, .ts_current_frame = 72, .ts_cframe = JU_PY_NONE,        \
+    .cframe_current_frame = JU_PY_NONE, FRAMES_3_13_TO_3_14, .fr_size = 88,              \
+    .code_tag_mask = 3, NO_EXECUTORS, .cold_exits_symbol = NULL
+#define GIL_3_15_TO_3_16                                                                \
+    .interp_gil_ptr = 16, .gil_last_holder = 8, .ts_holds_gil = 36, .fr_owner = 74,     \
+    .fr_tlbc_index = JU_PY_NONE, .co_size = 216, .co_filename = 112, .co_name = 120,     \
+    .co_qualname = 128, .co_linetable = 136, .co_firstlineno = 68,                       \
+    .co_code_adaptive = 208, .co_tlbc = JU_PY_NONE, OBJECTS_3_12_TO_3_16
+/* As 3.14t: the 32-byte object header, thread-local bytecode, `interned`
+ * a whole byte in the str state. */
+#define FREE_THREADED_3_15_TO_3_16                                                      \
+    .free_threaded = 1, .interp_gil_ptr = JU_PY_NONE, .gil_last_holder = JU_PY_NONE,     \
+    .ts_holds_gil = JU_PY_NONE, .fr_owner = 78, .fr_tlbc_index = 72, .co_size = 240,     \
+    .co_filename = 128, .co_name = 136, .co_qualname = 144, .co_linetable = 152,         \
+    .co_firstlineno = 84, .co_code_adaptive = 232, .co_tlbc = 224, OBJECTS_FREE_THREADED, \
+    .st_kind_shift = 8, .st_compact_bit = 11, .st_ascii_bit = 12, .st_ready_bit = 0xff
+
+static const struct ju_py_layout PY315 = {
+    .name = "CPython 3.15",
+    .version = 0x030f0000,
+    SEMANTICS_3_15_TO_3_16,
+    GIL_3_15_TO_3_16,
+};
+
+static const struct ju_py_layout PY315T = {
+    .name = "CPython 3.15 (free-threaded)",
+    .version = 0x030f0000,
+    SEMANTICS_3_15_TO_3_16,
+    FREE_THREADED_3_15_TO_3_16,
+};
+
+static const struct ju_py_layout PY316 = {
+    .name = "CPython 3.16",
+    .version = 0x03100000,
+    SEMANTICS_3_15_TO_3_16,
+    GIL_3_15_TO_3_16,
+};
+
+static const struct ju_py_layout PY316T = {
+    .name = "CPython 3.16 (free-threaded)",
+    .version = 0x03100000,
+    SEMANTICS_3_15_TO_3_16,
+    FREE_THREADED_3_15_TO_3_16,
+};
+
+static const struct ju_py_layout *const LAYOUTS[] = {
+    &PY311, &PY312, &PY313, &PY314, &PY315, &PY316, &PY313T, &PY314T, &PY315T, &PY316T,
+};
 
 const struct ju_py_layout *ju_py_layout_for_build(uint32_t version_hex, int free_threaded)
 {
@@ -318,7 +382,7 @@ const struct ju_py_layout *ju_py_layout_for_build(uint32_t version_hex, int free
 
 const struct ju_py_layout *ju_py_layout_newest(int free_threaded)
 {
-    return free_threaded ? &PY314T : &PY314;
+    return free_threaded ? &PY316T : &PY316;
 }
 
 const struct ju_py_layout *ju_py_layout_for(uint32_t version_hex)

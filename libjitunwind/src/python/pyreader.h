@@ -65,6 +65,12 @@ JU_HIDDEN int ju_py_debug_offsets_header(jitunwind_pyreader *r);
 /* 3.13+: read and check the target's _Py_DebugOffsets and copy them over
  * `out` (pre-filled with the version's static table). */
 JU_HIDDEN int ju_py_debug_offsets_supported(uint32_t version_hex);
+/* 1 when the version's field list is known to describe this release; 0 for
+ * a provisional list (pre-releases, a minor in development), which the
+ * reader uses only when DWARF confirms it. */
+JU_HIDDEN int ju_py_debug_offsets_confirmed(uint32_t version_hex);
+/* "3.15.0rc1", "3.16.0a2", "3.14.7" for a PY_VERSION_HEX. */
+JU_HIDDEN void ju_py_release_name(uint32_t version_hex, char *buf, size_t size);
 JU_HIDDEN int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out);
 /* The inverse, for synthetic targets in tests: a _Py_DebugOffsets block for
  * `version_hex` describing L, into buf (*len bytes). */

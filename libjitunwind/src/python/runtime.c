@@ -62,10 +62,13 @@ static int use_module(jitunwind_pyreader *r, const char *module, jitunwind_dwarf
     return 0;
 }
 
-/* JITUNWIND_PYREADER_ASSUME_LAYOUT: the newest table of the build's kind,
- * every offset to come from DWARF (checked strictly by use_module). */
+/* JITUNWIND_PYREADER_ASSUME_LAYOUT, for a version without a table or with
+ * a provisional debug-offsets list: the version's table, or else the newest
+ * of the build's kind, every offset to come from DWARF (checked strictly by
+ * use_module). */
 static int assume_layout(jitunwind_pyreader *r, const char *module)
 {
+    const struct ju_py_layout *base;
     int free_threaded;
     if (!module || !*module)
         return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
@@ -73,7 +76,8 @@ static int assume_layout(jitunwind_pyreader *r, const char *module)
                        "DWARF", r->version_hex >> 24, (r->version_hex >> 16) & 0xff);
     if ((free_threaded = ju_py_debug_offsets_header(r)) < 0)
         return free_threaded;
-    r->from_target = *ju_py_layout_newest(free_threaded);
+    base = ju_py_layout_for_build(r->version_hex, free_threaded);
+    r->from_target = base ? *base : *ju_py_layout_newest(free_threaded);
     snprintf(r->assumed_name, sizeof r->assumed_name,
              "CPython %u.%u%s (assumed: offsets from DWARF, %s semantics)", r->version_hex >> 24,
              (r->version_hex >> 16) & 0xff, free_threaded ? " (free-threaded)" : "",
@@ -91,6 +95,7 @@ static int open_reader(jitunwind_pyreader **out, const struct jitunwind_memory *
 {
     jitunwind_pyreader *r;
     uint64_t head;
+    int provisional;
     if (!out || !mem || !mem->read || !runtime_addr)
         return JITUNWIND_EINVAL;
     *out = NULL;
@@ -102,16 +107,18 @@ static int open_reader(jitunwind_pyreader **out, const struct jitunwind_memory *
     r->runtime = runtime_addr;
     r->version_hex = version_hex;
     r->layout = ju_py_layout_for(version_hex);
-    if (!r->layout && (flags & JITUNWIND_PYREADER_ASSUME_LAYOUT)) {
+    provisional = r->layout && ju_py_debug_offsets_supported(version_hex) &&
+                  !ju_py_debug_offsets_confirmed(version_hex);
+    if ((!r->layout || provisional) && (flags & JITUNWIND_PYREADER_ASSUME_LAYOUT)) {
         int rc = assume_layout(r, module);
         if (rc < 0)
             return rc;
     }
     if (!r->layout)
         return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
-                       "CPython %u.%u is not supported (supported: 3.11 to 3.14, GIL and free-threaded)",
+                       "CPython %u.%u is not supported (supported: 3.11 to 3.16, GIL and free-threaded)",
                        version_hex >> 24, (version_hex >> 16) & 0xff);
-    if (ju_py_debug_offsets_supported(version_hex)) {
+    if (!r->assumed && ju_py_debug_offsets_supported(version_hex)) {
         int rc;
         r->from_target = *r->layout;
         if ((rc = ju_py_apply_debug_offsets(r, &r->from_target)) < 0)
@@ -126,6 +133,16 @@ static int open_reader(jitunwind_pyreader **out, const struct jitunwind_memory *
     if (r->assumed && !r->dwarf.source[0])
         return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
                        "%s: no DWARF found for %s", r->layout->name, module);
+    if (!r->assumed && provisional && r->dwarf.checked == 0) {
+        /* use_module has refused any disagreement; here there was nothing to compare. */
+        char release[32];
+        ju_py_release_name(version_hex, release, sizeof release);
+        return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
+                       "CPython %s: its _Py_DebugOffsets field list is provisional (a pre-release, "
+                       "or a version still in development) and is used only when the "
+                       "interpreter's DWARF confirms it; no DWARF was found%s%s",
+                       release, module && *module ? " for " : "", module ? module : "");
+    }
     if (ju_read_u64(&r->mem, runtime_addr + r->layout->rt_interpreters_head, &head) < 0)
         return ju_fail(&r->err, JITUNWIND_EREAD, runtime_addr,
                        "the runtime at %#llx is unreadable", (unsigned long long)runtime_addr);
@@ -216,9 +233,14 @@ static int read_thread(jitunwind_pyreader *r, uint64_t ts, uint64_t interp, int6
     t->interp = interp;
     t->interp_id = interp_id;
     t->current_frame = frame;
-    t->holds_gil = (L->rt_gil_holder == JU_PY_NONE && L->interp_gil_ptr == JU_PY_NONE)
-                       ? -1
-                       : gil_holder == ts;
+    if (L->ts_holds_gil != JU_PY_NONE) {
+        uint32_t holds;
+        t->holds_gil = ju_read_u32(&r->mem, ts + L->ts_holds_gil, &holds) < 0 ? -1 : holds != 0;
+    } else {
+        t->holds_gil = (L->rt_gil_holder == JU_PY_NONE && L->interp_gil_ptr == JU_PY_NONE)
+                           ? -1
+                           : gil_holder == ts;
+    }
     return 0;
 }
 
