@@ -63,6 +63,9 @@ JU_HIDDEN int ju_elf_read_vaddr(const char *path, uint64_t vaddr, void *dst, siz
  * (fd < 0 and a NULL elf are ignored). */
 #include <gelf.h>
 JU_HIDDEN int ju_elf_open(const char *path, int *fd, Elf **elf);
+/* The architecture an ELF file is for (enum jitunwind_arch), or 0 when it
+ * cannot be read or is for another one. */
+JU_HIDDEN int ju_elf_arch(const char *path);
 JU_HIDDEN void ju_elf_close(int fd, Elf *elf);
 
 /* Core files: open one for reading (EIO, EELF), and find its NT_FILE note

@@ -15,8 +15,13 @@ void pyi_init(struct py_image *p, uint32_t version_hex)
 
 void pyi_init_build(struct py_image *p, uint32_t version_hex, int free_threaded)
 {
+    pyi_init_arch(p, version_hex, free_threaded, jitunwind_host_arch());
+}
+
+void pyi_init_arch(struct py_image *p, uint32_t version_hex, int free_threaded, int arch)
+{
     uint64_t name;
-    const struct ju_py_layout *base = ju_py_layout_for_build(version_hex, free_threaded);
+    const struct ju_py_layout *base = ju_py_layout_for_build(version_hex, free_threaded, arch);
     memset(p, 0, sizeof *p);
     if (!base)
         abort();

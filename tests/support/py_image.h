@@ -18,6 +18,8 @@ struct py_image {
 void pyi_init(struct py_image *p, uint32_t version_hex);
 /* The same for a GIL (0) or free-threaded (1) build. */
 void pyi_init_build(struct py_image *p, uint32_t version_hex, int free_threaded);
+/* The same with the table for `arch` (enum jitunwind_arch). */
+void pyi_init_arch(struct py_image *p, uint32_t version_hex, int free_threaded, int arch);
 /* A target laid out with `layout` (copied), for a version without a table:
  * the runtime starts with a bare _Py_DebugOffsets header (cookie, version,
  * free_threaded) and no field list. */

@@ -4,6 +4,7 @@
  * stack, which is not emitted). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "py_image.h"
 #include "python/pyreader.h"
@@ -211,7 +212,7 @@ struct debug_offsets_315 {
 
 START_TEST(the_3_15_field_list_follows_the_header)
 {
-    struct ju_py_layout L = *ju_py_layout_for(0x030f00c1);
+    struct ju_py_layout L = *ju_py_layout_for(0x030f00c1, jitunwind_host_arch());
     struct debug_offsets_315 d;
     struct py_image p;
     struct jitunwind_memory mem;
@@ -308,6 +309,62 @@ START_TEST(the_3_15_field_list_follows_the_header)
     ck_assert_int_eq(t[0].holds_gil, 0);
     jitunwind_pyreader_free(r);
     pyi_free(&p);
+}
+END_TEST
+
+/* An ELF header for `arch` and nothing else, at a new temporary path. */
+static void write_elf_header(char *path, int arch)
+{
+    unsigned char eh[64] = {0x7f, 'E', 'L', 'F', 2 /* 64-bit */, 1 /* LE */, 1 /* version */};
+    uint16_t type = 3 /* ET_DYN */, machine = arch == JITUNWIND_ARCH_AARCH64 ? 183 : 62;
+    uint32_t version = 1;
+    uint16_t ehsize = sizeof eh;
+    int fd;
+    strcpy(path, "/tmp/ju_arch_XXXXXX");
+    fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    memcpy(eh + 16, &type, 2);
+    memcpy(eh + 18, &machine, 2);
+    memcpy(eh + 20, &version, 4);
+    memcpy(eh + 52, &ehsize, 2);
+    ck_assert_int_eq(write(fd, eh, sizeof eh), (ssize_t)sizeof eh);
+    close(fd);
+}
+
+/* The reader takes the table of the architecture its module is for: 3.11
+ * keeps the runtime's GIL holder 16 bytes further on AArch64 (glibc's
+ * mutexes are larger there). Read with the other table, the holder is
+ * someone else. */
+START_TEST(each_architecture_reads_its_own_table)
+{
+    static const int ARCHES[] = {JITUNWIND_ARCH_X86_64, JITUNWIND_ARCH_AARCH64};
+    char paths[2][32];
+    size_t a, m;
+    write_elf_header(paths[0], ARCHES[0]);
+    write_elf_header(paths[1], ARCHES[1]);
+    for (a = 0; a < 2; a++) {
+        struct py_image p;
+        struct jitunwind_memory mem;
+        uint64_t interp;
+        pyi_init_arch(&p, 0x030b07f0, 0, ARCHES[a]);
+        interp = pyi_interp(&p, 0, 0);
+        pyi_set_gil_holder(&p, pyi_thread(&p, interp, 0, 9));
+        pyi_set_interpreters(&p, interp);
+        mem = ju_builder_memory(p.b);
+        for (m = 0; m < 2; m++) {
+            struct jitunwind_py_thread t[1];
+            jitunwind_pyreader *r;
+            size_t n;
+            ck_assert_int_eq(
+                jitunwind_pyreader_new_for_module(&r, &mem, p.runtime, 0x030b07f0, paths[m]), 0);
+            ck_assert_int_eq(jitunwind_pyreader_threads(r, t, 1, &n), 0);
+            ck_assert_int_eq(t[0].holds_gil, a == m);
+            jitunwind_pyreader_free(r);
+        }
+        pyi_free(&p);
+    }
+    unlink(paths[0]);
+    unlink(paths[1]);
 }
 END_TEST
 
@@ -429,6 +486,7 @@ int main(void)
     return ju_run_tests("py_versions", JU_TESTS(every_supported_version,
                                                 provisional_field_lists_need_dwarf,
                                                 the_3_15_field_list_follows_the_header,
+                                                each_architecture_reads_its_own_table,
                                                 free_threaded_thread_local_bytecode,
                                                 debug_offsets_are_checked,
                                                 a_build_that_does_not_fit_is_refused,

@@ -280,7 +280,7 @@ int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
                        "_Py_DebugOffsets at %#llx are unreadable", (unsigned long long)r->runtime);
     if (free_threaded) {
         /* What the debug offsets do not carry differs in these builds. */
-        const struct ju_py_layout *base = ju_py_layout_for_build(r->version_hex, 1);
+        const struct ju_py_layout *base = ju_py_layout_for_build(r->version_hex, 1, r->arch);
         if (!base)
             return ju_fail(&r->err, JITUNWIND_EVERSION, r->runtime,
                            "free-threaded CPython %u.%u is not supported", r->version_hex >> 24,

@@ -29,6 +29,7 @@ enum field_kind {
 };
 
 struct dwarf_field {
+    const char *name;    /* the layout field's name */
     size_t slot;         /* offsetof(struct ju_py_layout, ...) */
     uint8_t kind;        /* enum field_kind */
     uint8_t from_debug_offsets; /* 3.13+ read it from the target */
@@ -37,7 +38,7 @@ struct dwarf_field {
 };
 
 #define F(field, kind, dbg, type, paths) \
-    {offsetof(struct ju_py_layout, field), kind, dbg, type, paths}
+    {#field, offsetof(struct ju_py_layout, field), kind, dbg, type, paths}
 
 static const struct dwarf_field FIELDS[] = {
     F(rt_interpreters_head, CHECKED, 1, "_PyRuntimeState", "interpreters.head"),
@@ -87,6 +88,19 @@ static const struct dwarf_field FIELDS[] = {
     F(ex_jit_size, OPTIONAL, 0, "_PyExecutorObject", "jit_size"),
     F(ex_jit_code, OPTIONAL, 0, "_PyExecutorObject", "jit_code"),
 };
+
+int ju_py_layout_field(const struct ju_py_layout *L, size_t i, struct ju_py_field_info *out)
+{
+    if (i >= sizeof FIELDS / sizeof FIELDS[0])
+        return 0;
+    out->name = FIELDS[i].name;
+    out->type = FIELDS[i].type;
+    out->paths = FIELDS[i].paths;
+    out->build_specific = FIELDS[i].kind == BUILD_SPECIFIC;
+    out->size_of = FIELDS[i].kind == SIZE_OF;
+    out->value = *(const uint32_t *)((const char *)L + FIELDS[i].slot);
+    return 1;
+}
 
 /* The str state bits: bit positions inside PyASCIIObject.state (uint8
  * layout fields; 0xff = none). No debug offset describes them. */

@@ -95,12 +95,14 @@ struct ju_py_layout {
     uint8_t ex_rule_aarch64;
 };
 
-/* The layout for a PY_VERSION_HEX of a GIL build, or NULL. */
-JU_HIDDEN const struct ju_py_layout *ju_py_layout_for(uint32_t version_hex);
-/* The newest table of a GIL (0) or free-threaded (1) build. */
-JU_HIDDEN const struct ju_py_layout *ju_py_layout_newest(int free_threaded);
-/* The same for a GIL (0) or free-threaded (1) build. */
+/* The layout for a PY_VERSION_HEX of a GIL (0) or free-threaded (1) build
+ * on `arch` (enum jitunwind_arch), or NULL. */
 JU_HIDDEN const struct ju_py_layout *ju_py_layout_for_build(uint32_t version_hex,
-                                                            int free_threaded);
+                                                            int free_threaded, int arch);
+/* The same for a GIL build. */
+JU_HIDDEN const struct ju_py_layout *ju_py_layout_for(uint32_t version_hex, int arch);
+/* The newest table of a GIL (0) or free-threaded (1) build (the same on
+ * every architecture). */
+JU_HIDDEN const struct ju_py_layout *ju_py_layout_newest(int free_threaded);
 
 #endif

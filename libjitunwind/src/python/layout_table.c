@@ -1,6 +1,11 @@
-/* Layout tables, one per supported CPython version: x86-64 and AArch64 LP64,
- * release and GIL builds (the structs hold only pointers and ints, so both
- * architectures share the offsets).
+/* Layout tables, one per supported CPython version and build kind (GIL or
+ * free-threaded) and, where they differ, per architecture. x86-64 and
+ * AArch64 are both LP64 and lay out these structs alike, except after a
+ * glibc lock held by value (pthread_mutex_t is 40 bytes on x86-64, 48 on
+ * AArch64): of the fields below, only 3.11's runtime GIL holder. That is
+ * checked by tests/layout/test_layout_headers.py, which compiles the real
+ * headers of every interpreter it finds for both architectures and compares
+ * each table field with offsetof.
  *
  * 3.11: checked with `gdb ptype /o` against Debian's python3.11 3.11.2
  * (python3.11-dbg) and pyenv's 3.11.7. 3.12: pyenv's 3.12.1 (DWARF).
@@ -36,58 +41,33 @@
     .ex_jit_code = 128, .ex_rule_x86_64 = JITUNWIND_RULE_SCAN,                           \
     .ex_rule_aarch64 = JITUNWIND_RULE_FP_PRESERVING
 
-static const struct ju_py_layout PY311 = {
-    .name = "CPython 3.11",
-    .version = 0x030b0000,
-    .rt_interpreters_head = 40,
-    .rt_gil_holder = 576,           /* gilstate.tstate_current */
-    .rt_perf_code_arena = JU_PY_NONE, /* no perf trampolines before 3.12 */
-    .interp_next = 0,
-    .interp_id = 48,
-    .interp_threads_head = 16,
-    .interp_gil_ptr = JU_PY_NONE,
-    .gil_last_holder = JU_PY_NONE,
-    .ts_next = 8,
-    .ts_interp = 16,
-    .ts_thread_id = 152,
-    .ts_native_thread_id = 160,
-    .ts_current_frame = JU_PY_NONE,
-    .ts_holds_gil = JU_PY_NONE,
-    .ts_cframe = 56,
-    .cframe_current_frame = 8,
-    .fr_size = 72,
-    .fr_code = 32,
-    .fr_previous = 48,
-    .fr_instr = 56,
-    .fr_owner = 69,
-    .fr_tlbc_index = JU_PY_NONE,
-    .co_tlbc = JU_PY_NONE,
-    .fr_is_entry = 68,
-    .instr_is_previous = 1,
-    .owner_generator = 1,
-    .owner_sentinel_min = 0,
-    .code_tag_mask = 0,
-    .co_size = 192,
-    .co_filename = 112,
-    .co_name = 120,
-    .co_qualname = 128,
-    .co_linetable = 136,
-    .co_firstlineno = 72,
-    .co_code_adaptive = 184,
-    .ob_type = 8,
-    .tp_name = 24,
-    .bytes_size = 16,
-    .bytes_sval = 32,
-    .str_length = 16,
-    .str_state = 32,
-    .str_ascii_size = 48,
-    .str_compact_size = 72,
-    .str_legacy_data = 72,
-    .st_kind_shift = 2,
-    .st_compact_bit = 5,
-    .st_ascii_bit = 6,
-    .st_ready_bit = 7,
-    NO_EXECUTORS,
+/* 3.11 but for the runtime's GIL holder (gilstate.tstate_current, after
+ * ceval.gil and its two mutexes and two condition variables). */
+#define PY311_ALL_ARCHITECTURES                                                         \
+    .name = "CPython 3.11", .version = 0x030b0000, .rt_interpreters_head = 40,           \
+    .rt_perf_code_arena = JU_PY_NONE /* no perf trampolines before 3.12 */,              \
+    .interp_next = 0, .interp_id = 48, .interp_threads_head = 16,                        \
+    .interp_gil_ptr = JU_PY_NONE, .gil_last_holder = JU_PY_NONE, .ts_next = 8,           \
+    .ts_interp = 16, .ts_thread_id = 152, .ts_native_thread_id = 160,                    \
+    .ts_current_frame = JU_PY_NONE, .ts_holds_gil = JU_PY_NONE, .ts_cframe = 56,         \
+    .cframe_current_frame = 8, .fr_size = 72, .fr_code = 32, .fr_previous = 48,          \
+    .fr_instr = 56, .fr_owner = 69, .fr_tlbc_index = JU_PY_NONE, .co_tlbc = JU_PY_NONE,  \
+    .fr_is_entry = 68, .instr_is_previous = 1, .owner_generator = 1,                     \
+    .owner_sentinel_min = 0, .code_tag_mask = 0, .co_size = 192, .co_filename = 112,     \
+    .co_name = 120, .co_qualname = 128, .co_linetable = 136, .co_firstlineno = 72,       \
+    .co_code_adaptive = 184, .ob_type = 8, .tp_name = 24, .bytes_size = 16,              \
+    .bytes_sval = 32, .str_length = 16, .str_state = 32, .str_ascii_size = 48,           \
+    .str_compact_size = 72, .str_legacy_data = 72, .st_kind_shift = 2,                   \
+    .st_compact_bit = 5, .st_ascii_bit = 6, .st_ready_bit = 7, NO_EXECUTORS
+
+static const struct ju_py_layout PY311_X86_64 = {
+    PY311_ALL_ARCHITECTURES,
+    .rt_gil_holder = 576,
+};
+
+static const struct ju_py_layout PY311_AARCH64 = {
+    PY311_ALL_ARCHITECTURES,
+    .rt_gil_holder = 592,
 };
 
 /* Object headers, bytes and str (PyASCIIObject without wstr) of GIL builds,
@@ -191,16 +171,16 @@ static const struct ju_py_layout PY313 = {
  * applied on top, see debug_offsets.c): _PyStackRef code pointers carry tag
  * bits, owners >= 3 (FRAME_OWNED_BY_INTERPRETER, _CSTACK) close an
  * activation, the trampoline arenas' location. The runtime, interpreter,
- * thread and frame offsets below are placeholders that the target's debug
- * offsets replace. */
+ * thread and frame offsets below (3.14.7's) are replaced by the target's
+ * debug offsets. */
 static const struct ju_py_layout PY314 = {
     .name = "CPython 3.14",
     .version = 0x030e0000,
-    .rt_interpreters_head = 632,
+    .rt_interpreters_head = 808,
     .rt_gil_holder = JU_PY_NONE,
     .rt_perf_code_arena = 2760,     /* checked on a 3.14.7 x86-64 build (DWARF) */
-    .interp_next = 7264,
-    .interp_id = 7272,
+    .interp_next = 7272,
+    .interp_id = 7280,
     .interp_threads_head = 7344,
     .interp_gil_ptr = 16,
     .gil_last_holder = 8,
@@ -366,17 +346,25 @@ static const struct ju_py_layout PY316T = {
     FREE_THREADED_3_15_TO_3_16,
 };
 
-static const struct ju_py_layout *const LAYOUTS[] = {
-    &PY311, &PY312, &PY313, &PY314, &PY315, &PY316, &PY313T, &PY314T, &PY315T, &PY316T,
+static const struct {
+    int arch; /* enum jitunwind_arch, or 0: every architecture */
+    const struct ju_py_layout *layout;
+} LAYOUTS[] = {
+    {JITUNWIND_ARCH_X86_64, &PY311_X86_64}, {JITUNWIND_ARCH_AARCH64, &PY311_AARCH64},
+    {0, &PY312}, {0, &PY313}, {0, &PY314}, {0, &PY315}, {0, &PY316},
+    {0, &PY313T}, {0, &PY314T}, {0, &PY315T}, {0, &PY316T},
 };
 
-const struct ju_py_layout *ju_py_layout_for_build(uint32_t version_hex, int free_threaded)
+const struct ju_py_layout *ju_py_layout_for_build(uint32_t version_hex, int free_threaded,
+                                                  int arch)
 {
     size_t i;
-    for (i = 0; i < sizeof LAYOUTS / sizeof LAYOUTS[0]; i++)
-        if ((version_hex & 0xffff0000u) == LAYOUTS[i]->version &&
-            LAYOUTS[i]->free_threaded == !!free_threaded)
-            return LAYOUTS[i];
+    for (i = 0; i < sizeof LAYOUTS / sizeof LAYOUTS[0]; i++) {
+        const struct ju_py_layout *L = LAYOUTS[i].layout;
+        if ((version_hex & 0xffff0000u) == L->version && L->free_threaded == !!free_threaded &&
+            (LAYOUTS[i].arch == 0 || LAYOUTS[i].arch == arch))
+            return L;
+    }
     return NULL;
 }
 
@@ -385,7 +373,7 @@ const struct ju_py_layout *ju_py_layout_newest(int free_threaded)
     return free_threaded ? &PY316T : &PY316;
 }
 
-const struct ju_py_layout *ju_py_layout_for(uint32_t version_hex)
+const struct ju_py_layout *ju_py_layout_for(uint32_t version_hex, int arch)
 {
-    return ju_py_layout_for_build(version_hex, 0);
+    return ju_py_layout_for_build(version_hex, 0, arch);
 }

@@ -13,6 +13,7 @@ struct jitunwind_pyreader {
     struct jitunwind_memory mem;
     uint64_t runtime;
     uint32_t version_hex;
+    int arch;           /* enum jitunwind_arch of the target: from its module, else the host's */
     uint64_t code_type; /* address of PyCode_Type once seen, else 0 */
     struct jitunwind_py_dwarf_report dwarf;
     int assumed;             /* JITUNWIND_PYREADER_ASSUME_LAYOUT took effect */
@@ -56,6 +57,19 @@ JU_HIDDEN int ju_py_next_interp(jitunwind_pyreader *r, struct ju_interp_walk *w,
                                 uint64_t *interp);
 
 /* Cross-check `L` against the build's DWARF and complete it (dwarf_layout.c). */
+struct ju_py_field_info {
+    const char *name;  /* the struct ju_py_layout member */
+    const char *type;  /* the CPython struct, e.g. "PyThreadState" */
+    const char *paths; /* member paths, '|' between alternatives; NULL for a sizeof */
+    int build_specific;
+    int size_of;
+    uint32_t value;    /* in L; JU_PY_NONE when the version has no such field */
+};
+/* The i-th layout field that DWARF (and so the headers) describe, with its
+ * value in L: 1, or 0 past the last. For tests that compare the tables with
+ * the real headers. */
+JU_HIDDEN int ju_py_layout_field(const struct ju_py_layout *L, size_t i,
+                                 struct ju_py_field_info *out);
 JU_HIDDEN int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
                                 struct ju_py_layout *L, struct jitunwind_py_dwarf_report *report);
 /* The free_threaded word of the target's _Py_DebugOffsets header (0 or 1)

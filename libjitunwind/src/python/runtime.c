@@ -6,7 +6,7 @@
 
 JITUNWIND_API int jitunwind_py_version_supported(uint32_t version_hex)
 {
-    return ju_py_layout_for(version_hex) != NULL;
+    return ju_py_layout_for(version_hex, jitunwind_host_arch()) != NULL;
 }
 
 /* A layout that does not fit the build (a debug or otherwise non-default
@@ -76,7 +76,7 @@ static int assume_layout(jitunwind_pyreader *r, const char *module)
                        "DWARF", r->version_hex >> 24, (r->version_hex >> 16) & 0xff);
     if ((free_threaded = ju_py_debug_offsets_header(r)) < 0)
         return free_threaded;
-    base = ju_py_layout_for_build(r->version_hex, free_threaded);
+    base = ju_py_layout_for_build(r->version_hex, free_threaded, r->arch);
     r->from_target = base ? *base : *ju_py_layout_newest(free_threaded);
     snprintf(r->assumed_name, sizeof r->assumed_name,
              "CPython %u.%u%s (assumed: offsets from DWARF, %s semantics)", r->version_hex >> 24,
@@ -106,7 +106,10 @@ static int open_reader(jitunwind_pyreader **out, const struct jitunwind_memory *
     r->mem = *mem;
     r->runtime = runtime_addr;
     r->version_hex = version_hex;
-    r->layout = ju_py_layout_for(version_hex);
+    r->arch = module && *module ? ju_elf_arch(module) : 0;
+    if (!r->arch)
+        r->arch = jitunwind_host_arch();
+    r->layout = ju_py_layout_for(version_hex, r->arch);
     provisional = r->layout && ju_py_debug_offsets_supported(version_hex) &&
                   !ju_py_debug_offsets_confirmed(version_hex);
     if ((!r->layout || provisional) && (flags & JITUNWIND_PYREADER_ASSUME_LAYOUT)) {

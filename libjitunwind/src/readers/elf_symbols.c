@@ -35,6 +35,21 @@ void ju_elf_close(int fd, Elf *elf)
         close(fd);
 }
 
+int ju_elf_arch(const char *path)
+{
+    GElf_Ehdr eh;
+    int fd, arch = 0;
+    Elf *elf;
+    if (ju_elf_open(path, &fd, &elf) < 0)
+        return 0;
+    if (gelf_getehdr(elf, &eh))
+        arch = eh.e_machine == EM_X86_64    ? JITUNWIND_ARCH_X86_64
+               : eh.e_machine == EM_AARCH64 ? JITUNWIND_ARCH_AARCH64
+                                            : 0;
+    ju_elf_close(fd, elf);
+    return arch;
+}
+
 static int open_elf(const char *path, struct elf_file *f)
 {
     return ju_elf_open(path, &f->fd, &f->elf);

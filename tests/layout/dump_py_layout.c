@@ -1,0 +1,36 @@
+/* Prints the library's layout table for a CPython build, one line per field
+ * that the headers describe: "name kind type paths value", for
+ * test_layout_headers.py. Usage: dump_py_layout VERSION_HEX FREE_THREADED ARCH
+ * (ARCH: x86_64 or aarch64). Exits 2 when there is no such table. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "python/pyreader.h"
+
+int main(int argc, char **argv)
+{
+    const struct ju_py_layout *L;
+    struct ju_py_field_info f;
+    size_t i;
+    int arch;
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s VERSION_HEX FREE_THREADED x86_64|aarch64\n", argv[0]);
+        return 2;
+    }
+    arch = strcmp(argv[3], "aarch64") == 0  ? JITUNWIND_ARCH_AARCH64
+           : strcmp(argv[3], "x86_64") == 0 ? JITUNWIND_ARCH_X86_64
+                                            : 0;
+    L = ju_py_layout_for_build((uint32_t)strtoul(argv[1], NULL, 0), atoi(argv[2]), arch);
+    if (!arch || !L) {
+        fprintf(stderr, "no table for %s (free-threaded %s) on %s\n", argv[1], argv[2], argv[3]);
+        return 2;
+    }
+    printf("# %s\n", L->name);
+    for (i = 0; ju_py_layout_field(L, i, &f); i++)
+        if (f.value != JU_PY_NONE)
+            printf("%s %s %s %s %u\n", f.name,
+                   f.build_specific ? "build-specific" : f.size_of ? "sizeof" : "member", f.type,
+                   f.paths ? f.paths : "-", f.value);
+    return 0;
+}
