@@ -140,7 +140,10 @@ struct jitunwind_py_dwarf_report {
  * (jitunwind_py_location.module). When its DWARF is found (the file's own,
  * or a separate debug file: see dwarf.h), the layout is cross-checked
  * against it, a 3.11/3.12 build whose structs differ from the table (debug
- * or non-default builds) is read with DWARF's offsets, and build-specific
+ * or non-default builds) is read with DWARF's offsets, a provisional
+ * _Py_DebugOffsets field list (3.15 pre-releases before rc1, 3.16) is used
+ * only when DWARF agrees with it (EVERSION naming the first disagreement, or
+ * saying no DWARF was found, otherwise), and build-specific
  * offsets are taken from it: the executor lists (3.13, 3.14) and the
  * trampoline arenas. The file's symbol table gives 3.13's cold-exit
  * executors. A file without DWARF is not an error; the decoder then keeps
@@ -158,14 +161,17 @@ JITUNWIND_API int jitunwind_pyreader_new_with_dwarf(jitunwind_pyreader **out,
                                                     uint64_t runtime_addr, uint32_t version_hex,
                                                     const char *module,
                                                     jitunwind_dwarf_types *types);
-/* Opt-in for a CPython newer than any table (3.15, 3.16): read it with
- * the newest table's semantics (owner values, tag bits, line tables, string
- * state: 3.14's, GIL or free-threaded as the target's _Py_DebugOffsets
- * header says) and every offset from the build's DWARF. Strict: DWARF is
- * required (EVERSION without it) and must name every member the decoder
- * reads (EVERSION naming the first one missing). The result is an
- * assumption: jitunwind_pyreader_layout_name says so, and callers should
- * tell their users. Ignored for versions that have a table. */
+/* Opt-in for a CPython newer than any table (3.17+), or a pre-release whose
+ * _Py_DebugOffsets field list is provisional (3.15 before rc1, 3.16; without
+ * the flag those are read only when the build's DWARF confirms the list):
+ * read it with its own table's semantics, or else the newest's (owner
+ * values, tag bits, line tables, string state; GIL or free-threaded as the
+ * target's _Py_DebugOffsets header says), and every offset from the
+ * build's DWARF. Strict: DWARF is required (EVERSION without it) and must
+ * name every member the decoder reads (EVERSION naming the first one
+ * missing). The result is an assumption: jitunwind_pyreader_layout_name
+ * says so, and callers should tell their users. Ignored for versions whose
+ * field list is confirmed. */
 #define JITUNWIND_PYREADER_ASSUME_LAYOUT (1u << 0)
 
 /* The general form of the constructors above; flags: JITUNWIND_PYREADER_*. */

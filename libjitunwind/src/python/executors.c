@@ -126,8 +126,9 @@ static int walk_all(jitunwind_pyreader *r, struct walk *w)
     ju_clear_error(&r->err);
     if (L->ex_jit_code == JU_PY_NONE || L->ex_jit_size == JU_PY_NONE ||
         L->ex_links_next == JU_PY_NONE)
-        return ju_fail(&r->err, JITUNWIND_EUNSUPPORTED, 0, "%s has no JIT executor lists",
-                       L->name);
+        return ju_fail(&r->err, JITUNWIND_EUNSUPPORTED, 0,
+                       "%s has no JIT executor lists to walk (3.13 and 3.14 have; 3.15+ "
+                       "registers executors with the GDB JIT interface)", L->name);
     if (L->interp_executor_list == JU_PY_NONE)
         return ju_fail(&r->err, JITUNWIND_ENOTFOUND, 0,
                        "where this %s build keeps its executor lists is build-specific and "
