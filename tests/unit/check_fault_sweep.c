@@ -7,7 +7,14 @@
 #include "py_image.h"
 #include "suite.h"
 
-START_TEST(python_decoding_survives_any_failed_read)
+/* Every version and build kind whose layout needs no DWARF. */
+static const struct {
+    uint32_t version;
+    int free_threaded;
+} BUILDS[] = {{0x030b07f0, 0}, {0x030c01f0, 0}, {0x030d00f0, 0}, {0x030d00f0, 1},
+              {0x030e07f0, 0}, {0x030e07f0, 1}, {0x030f00c1, 0}, {0x030f00f0, 1}};
+
+static void sweep_python_decoding(uint32_t version, int free_threaded)
 {
     struct py_image p;
     struct ju_faulty f = {0};
@@ -16,7 +23,7 @@ START_TEST(python_decoding_survives_any_failed_read)
     struct jitunwind_py_frame fr[16];
     uint64_t interp, a, b, c, k, total = 0;
     size_t full_threads = 0, full_frames = 0, nt, nf;
-    pyi_init(&p, 0x030b07f0);
+    pyi_init_build(&p, version, free_threaded);
     c = pyi_frame(&p, pyi_code(&p, "c", "/c.py", 1, 4), 0, 1, 0, 1);
     b = pyi_frame(&p, pyi_code(&p, "b", "/b.py", 1, 4), c, 2, 0, 1);
     a = pyi_frame(&p, pyi_code(&p, "a", "/a.py", 1, 4), b, 3, 0, 0);
@@ -31,7 +38,7 @@ START_TEST(python_decoding_survives_any_failed_read)
         int rc;
         f.fail_at = k;
         f.reads = 0;
-        rc = jitunwind_pyreader_new(&r, &mem, p.runtime, 0x030b07f0);
+        rc = jitunwind_pyreader_new(&r, &mem, p.runtime, version);
         if (rc == 0) {
             rc = jitunwind_pyreader_threads(r, t, 8, &nt);
             ck_assert(rc == 0 || rc == JITUNWIND_EREAD);
@@ -50,13 +57,20 @@ START_TEST(python_decoding_survives_any_failed_read)
         jitunwind_pyreader_free(r);
         if (k == 0) {
             total = f.reads;
-            ck_assert_uint_eq(full_threads, 2);
-            ck_assert_uint_eq(full_frames, 3);
+            ck_assert_msg(full_threads == 2 && full_frames == 3, "%s: %zu threads, %zu frames",
+                          p.L->name, full_threads, full_frames);
         } else if (k >= total) {
             break;
         }
     }
     pyi_free(&p);
+}
+
+START_TEST(python_decoding_survives_any_failed_read)
+{
+    size_t i;
+    for (i = 0; i < sizeof BUILDS / sizeof BUILDS[0]; i++)
+        sweep_python_decoding(BUILDS[i].version, BUILDS[i].free_threaded);
 }
 END_TEST
 
