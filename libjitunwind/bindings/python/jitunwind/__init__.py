@@ -461,7 +461,10 @@ def version_supported(version_hex):
 
 
 def version_text(version_hex):
-    return "%d.%d.%d" % (version_hex >> 24, (version_hex >> 16) & 0xFF, (version_hex >> 8) & 0xFF)
+    """"3.15.0rc1", "3.14.7" for a PY_VERSION_HEX."""
+    level = {0xA: "a", 0xB: "b", 0xC: "rc"}.get((version_hex >> 4) & 0xF)
+    text = "%d.%d.%d" % (version_hex >> 24, (version_hex >> 16) & 0xFF, (version_hex >> 8) & 0xFF)
+    return text + ("%s%d" % (level, version_hex & 0xF) if level else "")
 
 
 PyThread = collections.namedtuple(
