@@ -38,7 +38,9 @@ JITUNWIND_API int jitunwind_py_locate_live(int pid, struct jitunwind_py_location
 JITUNWIND_API int jitunwind_py_locate_core(const char *core_path,
                                            struct jitunwind_py_location *loc);
 
-/* Versions the decoder has a layout for (major.minor): returns 1 or 0. */
+/* Versions the decoder has a layout for (major.minor): returns 1 or 0.
+ * 3.15 pre-releases before rc1 and 3.16 have a provisional one, used only
+ * when the interpreter's DWARF confirms it (jitunwind_pyreader_new_for_module). */
 JITUNWIND_API int jitunwind_py_version_supported(uint32_t version_hex);
 
 typedef struct jitunwind_pyreader jitunwind_pyreader;
