@@ -202,8 +202,10 @@ def version_of(python):
 
 
 def run_gdb(repo, env, cmds, args):
+    # past-main: builds whose main is a frame of its own (debug builds; release
+    # builds tail-call Py_BytesMain) would otherwise end gdb's bt at main.
     cmd = ["gdb", "-nx", "-batch", "-q", "-iex", "set debuginfod enabled off",
-           "-iex", "set auto-load python-scripts off",
+           "-iex", "set auto-load python-scripts off", "-iex", "set backtrace past-main on",
            "-ex", "source %s/gdb-plugin/jitunwind-gdb.py" % repo]
     for c in cmds:
         cmd += ["-ex", c]

@@ -36,6 +36,7 @@ def interpreter_facts(python):
     """(hexversion, free_threaded, include dir) of an interpreter, or None."""
     code = ("import sys, sysconfig; print(sys.hexversion, "
             "int(bool(sysconfig.get_config_var('Py_GIL_DISABLED'))), "
+            "int(bool(sysconfig.get_config_var('Py_TRACE_REFS'))), "
             "sysconfig.get_paths()['include'])")
     try:
         out = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=60)
@@ -43,11 +44,11 @@ def interpreter_facts(python):
         return None
     if out.returncode != 0:
         return None
-    version, free_threaded, include = out.stdout.split(None, 2)
+    version, free_threaded, trace_refs, include = out.stdout.split(None, 3)
     include = include.strip()
     if not os.path.isfile(os.path.join(include, "internal", "pycore_interp.h")):
         return None
-    return int(version), int(free_threaded), include
+    return int(version), int(free_threaded), int(trace_refs), include
 
 
 def table(dump, version, free_threaded, arch):
@@ -127,8 +128,14 @@ def main():
             if not facts:
                 print("skip: %s: not found or no internal headers" % python)
                 continue
-            version, free_threaded, include = facts
+            version, free_threaded, trace_refs, include = facts
             label = "%s (%x%s)" % (python, version, ", free-threaded" if free_threaded else "")
+            if trace_refs:
+                # Two more pointers in every object header: the tables are not
+                # for such builds by design; the reader takes their offsets from
+                # DWARF (gdb.real.extra runs them end to end).
+                print("skip: %s: a --with-trace-refs build, read through its DWARF" % label)
+                continue
             for arch in ARCH_FLAGS:
                 fields = table(dump, version, free_threaded, arch)
                 if fields is None:

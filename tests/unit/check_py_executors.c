@@ -293,7 +293,7 @@ START_TEST(damaged_lists)
     static const int expect[] = {JITUNWIND_ELOOP,    JITUNWIND_ECORRUPT, JITUNWIND_EREAD,
                                  JITUNWIND_ECORRUPT, JITUNWIND_ECORRUPT, JITUNWIND_ELIMIT};
     static const size_t good[] = {2, 2, 2, 1, 1, 4};
-    char message[256];
+    char message[JITUNWIND_ERROR_MESSAGE_MAX];
     size_t n;
     int how;
     for (how = 0; how < 6; how++) {

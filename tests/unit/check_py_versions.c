@@ -388,7 +388,7 @@ static int open_damaged(uint64_t offset, const void *bytes, size_t len, char *me
 
 START_TEST(debug_offsets_are_checked)
 {
-    char msg[256];
+    char msg[JITUNWIND_ERROR_MESSAGE_MAX];
     uint64_t v;
     ck_assert_int_eq(open_damaged(0, "xdebugpy", 8, msg, sizeof msg), 0);
     ck_assert_int_eq(open_damaged(0, "notdebug", 8, msg, sizeof msg), JITUNWIND_ECORRUPT);
@@ -422,6 +422,58 @@ START_TEST(a_build_that_does_not_fit_is_refused)
     mem = ju_builder_memory(p.b);
     ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, p.runtime, 0x030c01f0), JITUNWIND_EVERSION);
     ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_last_error(r)->message, "does not match"));
+    jitunwind_pyreader_free(r);
+    pyi_free(&p);
+}
+END_TEST
+
+/* This program stands in for libpython: its _PyRuntime and PyType_Type
+ * symbols say where the runtime and the type object are in the synthetic
+ * target (the runtime's 64 KiB keep the type object clear of it). */
+char stand_in_runtime[65536] __asm__("_PyRuntime");
+char stand_in_type[512] __asm__("PyType_Type");
+
+/* Without DWARF, a build whose object header is not the table's (here laid
+ * out as --with-trace-refs does: two pointers first) is refused, not
+ * misread; the thread-state check alone would let it through. */
+START_TEST(a_build_whose_objects_differ_is_refused)
+{
+    struct py_image p;
+    struct jitunwind_memory mem;
+    jitunwind_pyreader *r;
+    char self[4096];
+    uint64_t runtime_value, type_value, type, name;
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    const char *msg;
+    ck_assert_int_gt(n, 0);
+    self[n] = 0;
+    stand_in_runtime[0] = stand_in_type[0] = 1; /* used */
+    pyi_init(&p, 0x030c01f0);
+    pyi_set_interpreters(&p, pyi_interp(&p, 0, 0));
+    ck_assert_int_eq(jitunwind_elf_symbol(self, "_PyRuntime", &runtime_value, NULL), 0);
+    ck_assert_int_eq(jitunwind_elf_symbol(self, "PyType_Type", &type_value, NULL), 0);
+    type = type_value + (p.runtime - runtime_value);
+    name = pyi_alloc(&p, 8);
+    ju_builder_write(p.b, name, "type", 5);
+    ju_builder_u64(p.b, type + p.L->ob_type, type);
+    ju_builder_u64(p.b, type + p.L->tp_name, name);
+    mem = ju_builder_memory(p.b);
+    ck_assert_msg(jitunwind_pyreader_new_for_module(&r, &mem, p.runtime, 0x030c01f0, self) == 0,
+                  "%s", jitunwind_pyreader_last_error(r)->message);
+    jitunwind_pyreader_free(r);
+    /* The name unreadable (a core without read-only data): no judgement. */
+    ju_builder_u64(p.b, type + p.L->tp_name, 0x7700000000ull);
+    ck_assert_int_eq(jitunwind_pyreader_new_for_module(&r, &mem, p.runtime, 0x030c01f0, self), 0);
+    jitunwind_pyreader_free(r);
+    /* Trace-refs: _ob_next, _ob_prev, then the refcount and the type. */
+    ju_builder_u64(p.b, type + 8, 0);
+    ju_builder_u64(p.b, type + 24, type);
+    ju_builder_u64(p.b, type + 40, name);
+    ck_assert_int_eq(jitunwind_pyreader_new_for_module(&r, &mem, p.runtime, 0x030c01f0, self),
+                     JITUNWIND_EVERSION);
+    msg = jitunwind_pyreader_last_error(r)->message;
+    ck_assert_msg(strstr(msg, "objects do not match the CPython 3.12 layout") && strstr(msg, "trace-refs"),
+                  "%s", msg);
     jitunwind_pyreader_free(r);
     pyi_free(&p);
 }
@@ -490,5 +542,6 @@ int main(void)
                                                 free_threaded_thread_local_bytecode,
                                                 debug_offsets_are_checked,
                                                 a_build_that_does_not_fit_is_refused,
+                                                a_build_whose_objects_differ_is_refused,
                                                 trampoline_arenas_from_the_runtime));
 }

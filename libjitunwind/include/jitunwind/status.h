@@ -39,7 +39,7 @@ JITUNWIND_API const char *jitunwind_strerror(int status);
 /* The detail of the last failure of a handle (registry, pyreader, ...).
  * `address` is the target address involved, or 0. `message` is one line,
  * NUL-terminated, and empty when code == 0. */
-#define JITUNWIND_ERROR_MESSAGE_MAX 192
+#define JITUNWIND_ERROR_MESSAGE_MAX 384
 struct jitunwind_error {
     int code;
     uint64_t address;

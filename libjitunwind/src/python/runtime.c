@@ -1,6 +1,7 @@
 /* The decoder handle, and the interpreters and thread states of a runtime. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "python/pyreader.h"
 
@@ -29,13 +30,41 @@ static int check_layout(jitunwind_pyreader *r, uint64_t interp)
     return 0;
 }
 
+/* A build whose object header differs from the layout (--with-trace-refs
+ * puts two pointers first) passes the thread-state check but would misread
+ * every object: PyType_Type, found by symbol, must be its own type and be
+ * named "type" at the layout's offsets. Only a complete, contrary reading
+ * refuses the target (a core may lack the read-only name). */
+static int check_object_header(jitunwind_pyreader *r, const char *module, uint64_t bias)
+{
+    const struct ju_py_layout *L = r->layout;
+    uint64_t type_value, type, ob_type, name_addr;
+    char name[5];
+    if (jitunwind_elf_symbol(module, "PyType_Type", &type_value, NULL) < 0)
+        return 0;
+    type = type_value + bias;
+    if (ju_read_u64(&r->mem, type + L->ob_type, &ob_type) < 0 ||
+        ju_read_u64(&r->mem, type + L->tp_name, &name_addr) < 0)
+        return 0;
+    if (ob_type == type && (ju_read(&r->mem, name_addr, name, sizeof name) < 0 ||
+                            memcmp(name, "type", sizeof name) == 0))
+        return 0;
+    return ju_fail(&r->err, JITUNWIND_EVERSION, type,
+                   "objects do not match the %s layout (PyType_Type is not a type named "
+                   "\"type\" at offsets %u/%u): a --with-trace-refs build? %s",
+                   L->name, L->ob_type, L->tp_name,
+                   r->dwarf.source[0] ? "Its DWARF does not describe it either"
+                                      : "No DWARF found (a -g build or -dbg package lets the "
+                                        "reader adapt)");
+}
+
 /* DWARF and symbols of the interpreter's file (see python.h). Not finding
  * DWARF is not an error. */
 static int use_module(jitunwind_pyreader *r, const char *module, jitunwind_dwarf_types *given,
                       int open_types)
 {
     jitunwind_dwarf_types *types = given;
-    uint64_t runtime_value, runtime_size, cold, cold_size;
+    uint64_t runtime_value, runtime_size, cold, cold_size, bias;
     if (open_types && jitunwind_dwarf_types_open(&types, module) < 0)
         types = NULL;
     if (types) {
@@ -51,15 +80,17 @@ static int use_module(jitunwind_pyreader *r, const char *module, jitunwind_dwarf
         if (rc < 0)
             return rc;
     }
+    if (jitunwind_elf_symbol(module, "_PyRuntime", &runtime_value, &runtime_size) < 0)
+        return 0; /* not the file that holds the runtime: no symbols to go by */
+    bias = r->runtime - runtime_value; /* the file's load bias */
     if (r->layout->cold_exits_symbol && r->layout->ex_size != JU_PY_NONE &&
         r->layout->ex_size > 0 &&
-        jitunwind_elf_symbol(module, "_PyRuntime", &runtime_value, &runtime_size) == 0 &&
         jitunwind_elf_symbol(module, r->layout->cold_exits_symbol, &cold, &cold_size) == 0 &&
         cold_size / r->layout->ex_size <= JITUNWIND_PY_MAX_EXECUTORS) {
-        r->cold_exits = cold + (r->runtime - runtime_value); /* the file's load bias */
+        r->cold_exits = cold + bias;
         r->cold_exit_count = (uint32_t)(cold_size / r->layout->ex_size);
     }
-    return 0;
+    return check_object_header(r, module, bias);
 }
 
 /* JITUNWIND_PYREADER_ASSUME_LAYOUT, for a version without a table or with

@@ -20,7 +20,7 @@ class Memory(ctypes.Structure):
 
 class Error(ctypes.Structure):
     _fields_ = [("code", ctypes.c_int), ("address", ctypes.c_uint64),
-                ("message", ctypes.c_char * 192)]
+                ("message", ctypes.c_char * 384)]
 
 
 class Range(ctypes.Structure):
