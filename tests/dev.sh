@@ -11,7 +11,7 @@ mode=${1:-test}
 
 packages=(build-essential cmake pkg-config check libelf-dev libdw-dev elfutils gdb
           python3.11 python3.11-dev python3.11-dbg lldb-19 python3-lldb-19
-          clang-19 libc6-dev-arm64-cross)
+          clang-19 lld libc6-dev-arm64-cross)
 
 install_missing() {
     local missing=()

@@ -12,17 +12,23 @@ struct object_info {
     uint64_t start, end;
     char name[JITUNWIND_NAME_MAX];
     int rule; /* JITUNWIND_RULE_*, or < 0: not a rule we have */
+    uint32_t frame_size; /* FP_PRESERVING: the CFA's offset from the frame pointer */
 };
 
-/* Does the CFI at `pc` find the frame from the frame pointer? */
-static int rule_from_cfi(Elf *elf, uint64_t pc, int arch)
+/* Does the CFI at `pc` find the frame from the frame pointer, and how far
+ * above it is the caller's sp? The frame record at the frame pointer is the
+ * ABI's on both architectures; CPython 3.15's executors say CFA = fp + 16 on
+ * x86-64 and CFA = x29 + 96 on AArch64 (the shim's whole frame). */
+static int rule_from_cfi(Elf *elf, uint64_t pc, int arch, uint32_t *frame_size)
 {
     Dwarf_CFI *cfi = dwarf_getcfi_elf(elf);
     Dwarf_Frame *frame = NULL;
     Dwarf_Op *ops;
+    Dwarf_Sword offset = 0;
     size_t nops;
     int rule = JITUNWIND_RULE_FP_PRESERVING;
     int fp_reg = arch == JITUNWIND_ARCH_AARCH64 ? 29 : 6;
+    *frame_size = 0;
     if (!cfi || dwarf_cfi_addrframe(cfi, pc, &frame) != 0) {
         if (cfi)
             dwarf_cfi_end(cfi);
@@ -32,9 +38,15 @@ static int rule_from_cfi(Elf *elf, uint64_t pc, int arch)
         !((ops[0].atom == DW_OP_bregx && ops[0].number == (Dwarf_Word)fp_reg) ||
           ops[0].atom == DW_OP_breg0 + fp_reg))
         rule = JITUNWIND_ENOTFOUND;
-    else if (arch == JITUNWIND_ARCH_X86_64 &&
-             (ops[0].atom == DW_OP_bregx ? ops[0].number2 : ops[0].number) != 16)
+    else
+        offset = (Dwarf_Sword)(ops[0].atom == DW_OP_bregx ? ops[0].number2 : ops[0].number);
+    if (rule > 0 && (arch == JITUNWIND_ARCH_X86_64 ? offset != 16
+                                                   : offset < 16 ||
+                                                         offset > JITUNWIND_MAX_FRAME_SIZE ||
+                                                         (offset & 7)))
         rule = JITUNWIND_ENOTFOUND;
+    if (rule > 0)
+        *frame_size = (uint32_t)offset;
     free(frame);
     dwarf_cfi_end(cfi);
     return rule;
@@ -44,12 +56,15 @@ static int parse_object(uint8_t *image, size_t size, int arch, struct object_inf
 {
     Elf *elf = elf_memory((char *)image, size);
     Elf_Scn *scn = NULL;
+    GElf_Ehdr eh;
     size_t shstrndx;
     int found = 0;
-    if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) != 0) {
+    if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) != 0 ||
+        !gelf_getehdr(elf, &eh) ||
+        eh.e_machine != (arch == JITUNWIND_ARCH_AARCH64 ? EM_AARCH64 : EM_X86_64)) {
         if (elf)
             elf_end(elf);
-        return JITUNWIND_EELF;
+        return JITUNWIND_EELF; /* not an ELF object, or not for this architecture */
     }
     out->name[0] = '\0';
     while ((scn = elf_nextscn(elf, scn)) != NULL) {
@@ -76,7 +91,8 @@ static int parse_object(uint8_t *image, size_t size, int arch, struct object_inf
             }
         }
     }
-    out->rule = found ? rule_from_cfi(elf, out->start, arch) : JITUNWIND_ENOTFOUND;
+    out->rule = found ? rule_from_cfi(elf, out->start, arch, &out->frame_size)
+                      : JITUNWIND_ENOTFOUND;
     elf_end(elf);
     return found ? 0 : JITUNWIND_ENOTFOUND;
 }
@@ -147,6 +163,7 @@ JITUNWIND_API int jitunwind_registry_load_gdb_jit(jitunwind_registry *reg,
         r.end = info.end;
         r.kind = JITUNWIND_KIND_JIT;
         r.rule = (uint32_t)info.rule;
+        r.frame_size = info.frame_size;
         r.origin = JITUNWIND_ORIGIN_INTERPRETER;
         r.name = info.name[0] ? info.name : "py::jit";
         if (jitunwind_registry_add(reg, &r) == 0)

@@ -70,6 +70,9 @@ int ju_range_validate(const struct jitunwind_range *r)
         return JITUNWIND_EINVAL;
     if (r->rule == JITUNWIND_RULE_SCAN && r->scan_end <= r->scan_start)
         return JITUNWIND_EINVAL;
+    if (r->rule == JITUNWIND_RULE_FP_PRESERVING && r->frame_size &&
+        (r->frame_size < 16 || r->frame_size > JITUNWIND_MAX_FRAME_SIZE || (r->frame_size & 7)))
+        return JITUNWIND_EINVAL;
     if (r->origin > JITUNWIND_ORIGIN_GUESS)
         return JITUNWIND_EINVAL;
     return 0;

@@ -17,8 +17,10 @@
 #define OBJ2 0x400000ull
 
 /* An ET_DYN object whose .text is one function at `text_addr`, with CFI
- * `cfi` (assembler directives). Returns its bytes (malloc'd) or NULL. */
-static uint8_t *make_object(const char *tag, const char *cfi, uint64_t text_addr, size_t *len)
+ * `cfi` (assembler directives), made by `toolchain`. Returns its bytes
+ * (malloc'd) or NULL. */
+static uint8_t *make_object_with(const char *toolchain, const char *tag, const char *cfi,
+                                 uint64_t text_addr, size_t *len)
 {
     char src[128], so[128], cmd[512];
     FILE *f;
@@ -34,8 +36,8 @@ static uint8_t *make_object(const char *tag, const char *cfi, uint64_t text_addr
                ".section .note.GNU-stack,\"\",@progbits\n",
             tag, tag, tag, cfi, tag, tag);
     fclose(f);
-    snprintf(cmd, sizeof cmd, "cc -shared -nostdlib -Wl,-Ttext=0x%llx -o %s %s 2>/dev/null",
-             (unsigned long long)text_addr, so, src);
+    snprintf(cmd, sizeof cmd, "%s -shared -nostdlib -Wl,-Ttext=0x%llx -o %s %s 2>/dev/null",
+             toolchain, (unsigned long long)text_addr, so, src);
     if (system(cmd) == 0 && (f = fopen(so, "rb")) != NULL) {
         fseek(f, 0, SEEK_END);
         n = ftell(f);
@@ -52,6 +54,11 @@ static uint8_t *make_object(const char *tag, const char *cfi, uint64_t text_addr
     unlink(src);
     unlink(so);
     return buf;
+}
+
+static uint8_t *make_object(const char *tag, const char *cfi, uint64_t text_addr, size_t *len)
+{
+    return make_object_with("cc", tag, cfi, text_addr, len);
 }
 
 static void entry(struct ju_builder *b, uint64_t at, uint64_t next, uint64_t symfile, uint64_t size)
@@ -118,7 +125,56 @@ START_TEST(executors_from_in_memory_elf)
 }
 END_TEST
 
+/* CPython 3.15's AArch64 executors: CFA = x29 + 96 (the shim's frame, its
+ * record at the bottom), x29 at CFA-96, x30 at CFA-88. The range keeps that
+ * frame size, so the caller's sp is right. Objects made by clang-19 and lld
+ * for AArch64 on any host (dev.sh installs both). */
+START_TEST(aarch64_executors_keep_the_shims_frame_size)
+{
+    static const char *const TOOLCHAIN = "clang-19 --target=aarch64-linux-gnu -fuse-ld=lld";
+    struct ju_builder *b = ju_builder_new();
+    struct jitunwind_memory mem = ju_builder_memory(b);
+    jitunwind_registry *reg;
+    const struct jitunwind_range *r;
+    size_t len1 = 0, len2 = 0, added, skipped;
+    uint8_t *exec_obj = make_object_with(TOOLCHAIN, "a64",
+                                         ".cfi_def_cfa x29, 96\n.cfi_offset x29, -96\n"
+                                         ".cfi_offset x30, -88",
+                                         0x7f0000001000ull, &len1);
+    uint8_t *odd_obj = make_object_with(TOOLCHAIN, "a64odd", ".cfi_def_cfa x29, 20",
+                                        0x7f0000101000ull, &len2);
+    ck_assert_msg(exec_obj && odd_obj, "needs clang-19 and lld to make AArch64 objects");
+    ju_builder_write(b, OBJ1, exec_obj, len1);
+    ju_builder_write(b, OBJ2, odd_obj, len2);
+    ju_builder_u32(b, DESC, 1);
+    ju_builder_u64(b, DESC + 16, ENTRY1);
+    entry(b, ENTRY1, ENTRY2, OBJ1, len1);
+    entry(b, ENTRY2, 0, OBJ2, len2); /* a CFA no frame record explains: skipped */
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_registry_load_gdb_jit(reg, &mem, DESC, JITUNWIND_ARCH_AARCH64,
+                                                     &added, &skipped), 0);
+    ck_assert_uint_eq(added, 1);
+    ck_assert_uint_eq(skipped, 1);
+    r = jitunwind_registry_lookup(reg, 0x7f0000001004ull);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_str_eq(r->name, "py_jit_a64");
+    ck_assert_int_eq(r->rule, JITUNWIND_RULE_FP_PRESERVING);
+    ck_assert_uint_eq(r->frame_size, 96);
+    ck_assert_uint_eq(r->end - r->start, 16); /* nop, nop, nop, ret */
+    /* Objects for another machine than the target's are not read. */
+    jitunwind_registry_clear(reg);
+    ck_assert_int_eq(jitunwind_registry_load_gdb_jit(reg, &mem, DESC, JITUNWIND_ARCH_X86_64,
+                                                     &added, &skipped), 0);
+    ck_assert_uint_eq(added, 0);
+    jitunwind_registry_free(reg);
+    free(exec_obj);
+    free(odd_obj);
+    ju_builder_free(b);
+}
+END_TEST
+
 int main(void)
 {
-    return ju_run_tests("gdb_jit", JU_TESTS(executors_from_in_memory_elf));
+    return ju_run_tests("gdb_jit", JU_TESTS(executors_from_in_memory_elf,
+                                            aarch64_executors_keep_the_shims_frame_size));
 }

@@ -148,6 +148,21 @@ START_TEST(fp_preserving_sub8_and_fp_step)
         ck_assert_uint_eq(o.sp, FP + 16);
         ck_assert_uint_eq(o.fp, AT_FP);
     }
+    /* CPython 3.15's executors: CFA = x29 + 96, the shim's whole frame with
+     * its record at the bottom; the caller's sp is the CFA. */
+    {
+        struct jitunwind_range r = {CODE, CODE + 64, JITUNWIND_KIND_JIT,
+                                    JITUNWIND_RULE_FP_PRESERVING, 0, 0, 0, NULL};
+        struct jitunwind_regs at = {CODE + 8, SP, FP, LR, ALL, 0};
+        r.frame_size = 96;
+        ck_assert_int_eq(jitunwind_step_range(JITUNWIND_ARCH_AARCH64, &r, &mem, &at, 1, &o, &st), 0);
+        ck_assert_uint_eq(o.pc, AT_FP8);
+        ck_assert_uint_eq(o.fp, AT_FP);
+        ck_assert_uint_eq(o.sp, FP + 96);
+        at.fp = UINT64_MAX - 64; /* the CFA would wrap */
+        ck_assert_int_lt(jitunwind_step_range(JITUNWIND_ARCH_AARCH64, &r, &mem, &at, 1, &o, &st), 0);
+        ck_assert_int_eq(st, JITUNWIND_STOP_BAD_FRAME);
+    }
     /* CPython has no SUB8 trampoline on AArch64. */
     ck_assert_int_eq(step(JITUNWIND_RULE_TRAMPOLINE_SUB8, 0, 0, 1, ALL, LR, &o, &st), JITUNWIND_EUNSUPPORTED);
     /* The guarded frame-pointer step wants a 16-aligned sp on AArch64. */

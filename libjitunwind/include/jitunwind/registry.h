@@ -25,9 +25,11 @@ extern "C" {
  * FP_PRESERVING: frameless code that never writes the frame pointer (CPython
  *   3.15 JIT executors, our test-bed stencils). The frame pointer still
  *   points at the frame record of the code that entered the range, so:
- *   caller pc = [fp + W], caller sp = fp + 2W, caller fp = [fp].
- *   The entering function (the shim) is thereby skipped, as with CPython's
- *   own CFI for executors.
+ *   caller pc = [fp + W], caller fp = [fp], caller sp = fp + frame_size
+ *   (0: 2W, the record alone). The entering function (the shim) is thereby
+ *   skipped, as with CPython's own CFI for executors; its frame_size is the
+ *   CFA offset of that CFI (x86-64: 16; AArch64: the shim's whole frame,
+ *   e.g. CFA = x29 + 96, whose record sits at the bottom).
  * TRAMPOLINE_FRAMED: x86-64 `[endbr64] push %rbp; mov %rsp,%rbp; call *%rcx;
  *   pop %rbp; ret` (CPython 3.14+), AArch64 `stp x29,x30,[sp,#-16]!;
  *   mov x29,sp; blr x3; ldp x29,x30,[sp],#16; ret` (all versions). The rule
@@ -56,6 +58,7 @@ enum jitunwind_rule {
 };
 
 #define JITUNWIND_SCAN_BYTES 4096u
+#define JITUNWIND_MAX_FRAME_SIZE 65536u /* FP_PRESERVING frame_size */
 
 enum jitunwind_range_kind {
     JITUNWIND_KIND_JIT = 1,        /* JIT-compiled code (an executor) */
@@ -74,8 +77,10 @@ enum jitunwind_range_origin {
 
 /* One range [start, end). `stride` applies to trampoline rules: a range may
  * hold several copies of the trampoline at that stride (0 = one copy at
- * `start`). `name` is copied by add() and may be NULL. `cookie` is the
- * caller's (e.g. the address of the code object the range runs). */
+ * `start`). `frame_size` applies to FP_PRESERVING: 0, or a multiple of 8
+ * from 16 to JITUNWIND_MAX_FRAME_SIZE. `name` is copied by add() and may be
+ * NULL. `cookie` is the caller's (e.g. the address of the code object the
+ * range runs). */
 struct jitunwind_range {
     uint64_t start;
     uint64_t end;
@@ -87,6 +92,8 @@ struct jitunwind_range {
     const char *name;
     uint64_t scan_start; /* RULE_SCAN only: where the caller's return address points */
     uint64_t scan_end;
+    uint32_t frame_size; /* FP_PRESERVING only: caller sp = fp + frame_size (0: 2W) */
+    uint32_t reserved;
 };
 
 #define JITUNWIND_NAME_MAX 512 /* longer names are truncated on add */

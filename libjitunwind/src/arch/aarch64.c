@@ -50,7 +50,7 @@ int ju_aarch64_step_range(struct ju_step *s, const struct jitunwind_range *r)
     uint64_t copy_start, off, base = 0;
     uint8_t head[4];
     if (r->rule == JITUNWIND_RULE_FP_PRESERVING)
-        return strip(s, ju_step_frame_record(s, s->in->fp));
+        return strip(s, ju_step_fp_preserving(s, r));
     if (r->rule != JITUNWIND_RULE_TRAMPOLINE_FRAMED) { /* SUB8 and SCAN are x86-64 only */
         s->stop = JITUNWIND_STOP_BAD_FRAME;
         return JITUNWIND_EUNSUPPORTED;

@@ -21,6 +21,9 @@ struct ju_step {
  * holds {saved fp, return address}; the caller's sp is fp + 16. Checks that
  * fp is non-zero, 8-aligned and not below sp. */
 JU_HIDDEN int ju_step_frame_record(struct ju_step *s, uint64_t fp);
+/* The same for an FP_PRESERVING range: the caller's sp is fp + its
+ * frame_size (16 when 0). */
+JU_HIDDEN int ju_step_fp_preserving(struct ju_step *s, const struct jitunwind_range *r);
 /* Caller pc from [addr], sp' = new_sp, fp unchanged (x86-64 return address on
  * the stack outside any frame record). */
 JU_HIDDEN int ju_step_return_address_at(struct ju_step *s, uint64_t addr, uint64_t new_sp);

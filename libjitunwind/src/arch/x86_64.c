@@ -200,7 +200,7 @@ int ju_x86_64_step_range(struct ju_step *s, const struct jitunwind_range *r)
 {
     uint64_t copy_start, off;
     if (r->rule == JITUNWIND_RULE_FP_PRESERVING)
-        return ju_step_frame_record(s, s->in->fp);
+        return ju_step_fp_preserving(s, r);
     if (r->rule == JITUNWIND_RULE_SCAN)
         return step_fp_or_scan(s, r);
     if (!(s->in->valid & JITUNWIND_REG_SP)) {

@@ -157,20 +157,20 @@ class _Owned:
 
 
 RangeInfo = collections.namedtuple(
-    "RangeInfo", "start end kind rule stride origin cookie name scan_start scan_end",
-    defaults=(0, 0))
+    "RangeInfo", "start end kind rule stride origin cookie name scan_start scan_end frame_size",
+    defaults=(0, 0, 0))
 
 
 def _range_info(r):
     return RangeInfo(r.start, r.end, r.kind, r.rule, r.stride, r.origin, r.cookie,
-                     _text(r.name), r.scan_start, r.scan_end)
+                     _text(r.name), r.scan_start, r.scan_end, r.frame_size)
 
 
 def _range_struct(info):
     return _ffi.Range(info.start, info.end, info.kind, info.rule, info.stride,
                       info.origin, info.cookie,
                       info.name.encode() if info.name else None,
-                      info.scan_start, info.scan_end)
+                      info.scan_start, info.scan_end, info.frame_size)
 
 
 class Registry(_Owned):

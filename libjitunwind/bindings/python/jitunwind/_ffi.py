@@ -28,7 +28,8 @@ class Range(ctypes.Structure):
                 ("kind", ctypes.c_uint32), ("rule", ctypes.c_uint32),
                 ("stride", ctypes.c_uint32), ("origin", ctypes.c_uint32),
                 ("cookie", ctypes.c_uint64), ("name", ctypes.c_char_p),
-                ("scan_start", ctypes.c_uint64), ("scan_end", ctypes.c_uint64)]
+                ("scan_start", ctypes.c_uint64), ("scan_end", ctypes.c_uint64),
+                ("frame_size", ctypes.c_uint32), ("reserved", ctypes.c_uint32)]
 
 
 class Regs(ctypes.Structure):
