@@ -61,6 +61,15 @@ static uint8_t *make_object(const char *tag, const char *cfi, uint64_t text_addr
     return make_object_with("cc", tag, cfi, text_addr, len);
 }
 
+/* __jit_debug_descriptor at DESC: version 1, no action, the list at `first`. */
+static void descriptor(struct ju_builder *b, uint64_t first)
+{
+    ju_builder_u32(b, DESC, 1);
+    ju_builder_u32(b, DESC + 4, 0);
+    ju_builder_u64(b, DESC + 8, 0);
+    ju_builder_u64(b, DESC + 16, first);
+}
+
 static void entry(struct ju_builder *b, uint64_t at, uint64_t next, uint64_t symfile, uint64_t size)
 {
     ju_builder_u64(b, at, next);
@@ -86,10 +95,7 @@ START_TEST(executors_from_in_memory_elf)
     }
     ju_builder_write(b, OBJ1, fp_obj, len1);
     ju_builder_write(b, OBJ2, sp_obj, len2);
-    ju_builder_u32(b, DESC, 1);
-    ju_builder_u32(b, DESC + 4, 0);
-    ju_builder_u64(b, DESC + 8, 0);
-    ju_builder_u64(b, DESC + 16, ENTRY1);
+    descriptor(b, ENTRY1);
     entry(b, ENTRY1, ENTRY2, OBJ1, len1);
     entry(b, ENTRY2, ENTRY3, OBJ2, len2);   /* CFI not from the frame pointer: skipped */
     entry(b, ENTRY3, 0, 0x900000, 4096);    /* unreadable object: skipped */
@@ -146,8 +152,7 @@ START_TEST(aarch64_executors_keep_the_shims_frame_size)
     ck_assert_msg(exec_obj && odd_obj, "needs clang-19 and lld to make AArch64 objects");
     ju_builder_write(b, OBJ1, exec_obj, len1);
     ju_builder_write(b, OBJ2, odd_obj, len2);
-    ju_builder_u32(b, DESC, 1);
-    ju_builder_u64(b, DESC + 16, ENTRY1);
+    descriptor(b, ENTRY1);
     entry(b, ENTRY1, ENTRY2, OBJ1, len1);
     entry(b, ENTRY2, 0, OBJ2, len2); /* a CFA no frame record explains: skipped */
     ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
