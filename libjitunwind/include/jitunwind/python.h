@@ -139,17 +139,20 @@ struct jitunwind_py_dwarf_report {
 };
 
 /* jitunwind_pyreader_new, given also the ELF file that holds _PyRuntime
- * (jitunwind_py_location.module). When its DWARF is found (the file's own,
+ * (jitunwind_py_location.module). Its ELF header picks the layout tables'
+ * architecture (jitunwind_pyreader_new: the host's); its symbols let the
+ * reader check the object header (PyType_Type must be its own type: a
+ * --with-trace-refs build without DWARF is refused, not misread) and find
+ * 3.13's cold-exit executors. When its DWARF is found (the file's own,
  * or a separate debug file: see dwarf.h), the layout is cross-checked
  * against it, a 3.11/3.12 build whose structs differ from the table (debug
  * or non-default builds) is read with DWARF's offsets, a provisional
  * _Py_DebugOffsets field list (3.15 pre-releases before rc1, 3.16) is used
  * only when DWARF agrees with it (EVERSION naming the first disagreement, or
- * saying no DWARF was found, otherwise), and build-specific
- * offsets are taken from it: the executor lists (3.13, 3.14) and the
- * trampoline arenas. The file's symbol table gives 3.13's cold-exit
- * executors. A file without DWARF is not an error; the decoder then keeps
- * its tables (see jitunwind_pyreader_dwarf_report). */
+ * saying no DWARF was found, otherwise), and build-specific offsets are
+ * taken from it: the executor lists (3.13, 3.14) and the trampoline arenas.
+ * A file without DWARF is not an error; the decoder then keeps its tables
+ * (see jitunwind_pyreader_dwarf_report). */
 JITUNWIND_API int jitunwind_pyreader_new_for_module(jitunwind_pyreader **out,
                                                     const struct jitunwind_memory *mem,
                                                     uint64_t runtime_addr, uint32_t version_hex,
