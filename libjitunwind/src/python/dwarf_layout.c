@@ -228,8 +228,11 @@ int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
         if (*slot == JU_PY_NONE)
             continue; /* a member this version's decoder does not use */
         report->checked++;
-        if (*slot == value)
+        if (*slot == value) {
+            if (has_debug_offsets && f->from_debug_offsets)
+                r->debug_offsets_confirmed++;
             continue;
+        }
         if (report->mismatches++ == 0)
             snprintf(report->first_mismatch, sizeof report->first_mismatch,
                      "%s.%s: layout %u, DWARF %llu", f->type, f->paths ? f->paths : "sizeof",

@@ -17,6 +17,7 @@ struct jitunwind_pyreader {
     uint64_t code_type; /* address of PyCode_Type once seen, else 0 */
     struct jitunwind_py_dwarf_report dwarf;
     int assumed;             /* JITUNWIND_PYREADER_ASSUME_LAYOUT took effect */
+    uint32_t debug_offsets_confirmed; /* debug-offset fields DWARF agreed with */
     char assumed_name[128];
     uint64_t cold_exits;     /* 3.13: address of the static cold-exit array, or 0 */
     uint32_t cold_exit_count;

@@ -167,7 +167,7 @@ static int open_reader(jitunwind_pyreader **out, const struct jitunwind_memory *
     if (r->assumed && !r->dwarf.source[0])
         return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
                        "%s: no DWARF found for %s", r->layout->name, module);
-    if (!r->assumed && provisional && r->dwarf.checked == 0) {
+    if (!r->assumed && provisional && r->debug_offsets_confirmed == 0) {
         /* use_module has refused any disagreement; here there was nothing to compare. */
         char release[32];
         ju_py_release_name(version_hex, release, sizeof release);
