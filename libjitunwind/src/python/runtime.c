@@ -174,7 +174,7 @@ static int open_reader(jitunwind_pyreader **out, const struct jitunwind_memory *
         return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
                        "CPython %s: its _Py_DebugOffsets field list is provisional (a pre-release, "
                        "or a version still in development) and is used only when the "
-                       "interpreter's DWARF confirms it; no DWARF was found%s%s",
+                       "interpreter's DWARF confirms it; no DWARF describing it was found%s%s",
                        release, module && *module ? " for " : "", module ? module : "");
     }
     if (ju_read_u64(&r->mem, runtime_addr + r->layout->rt_interpreters_head, &head) < 0)
