@@ -66,7 +66,29 @@ def table(dump, version, free_threaded, arch):
     return fields
 
 
-def probe(workdir, include, arch, fields):
+def multiarch_dir(workdir, include):
+    """Debian's pyconfig.h only picks <TRIPLET/pythonX.Y/pyconfig.h> by the
+    target's architecture; for the AArch64 compile, a directory where the
+    AArch64 name finds the host's file (the configuration it holds, not the
+    layout, is what matters). None for other installations."""
+    try:
+        with open(os.path.join(include, "pyconfig.h")) as f:
+            choices = re.findall(r"#\s*include <([^/>]+)/([^/>]+)/pyconfig\.h>", f.read())
+    except OSError:
+        return None
+    host = [os.path.join("/usr/include", t, n, "pyconfig.h") for t, n in choices]
+    host = [h for h in host if os.path.isfile(h)]
+    if not host:
+        return None
+    target = os.path.join(workdir, "multiarch", "aarch64-linux-gnu", os.path.basename(include))
+    os.makedirs(target, exist_ok=True)
+    link = os.path.join(target, "pyconfig.h")
+    if not os.path.exists(link):
+        os.symlink(host[0], link)
+    return os.path.join(workdir, "multiarch")
+
+
+def probe(workdir, include, arch, fields, extra_includes=()):
     """{field: value} from the headers compiled for `arch`."""
     candidates = []  # (field, C expression), several per field
     for name, (kind, ctype, paths, _) in sorted(fields.items()):
@@ -88,8 +110,9 @@ def probe(workdir, include, arch, fields):
         with open(source, "w") as f:
             f.write(text)
         out = subprocess.run([CLANG] + ARCH_FLAGS[arch] +
-                             ["-I", include, "-I", os.path.join(include, "internal"),
-                              "-S", "-o", "-", source], capture_output=True, text=True)
+                             ["-I", include, "-I", os.path.join(include, "internal")] +
+                             [flag for d in extra_includes for flag in ("-I", d)] +
+                             ["-S", "-o", "-", source], capture_output=True, text=True)
         if out.returncode == 0:
             break
         bad = {int(m.group(1)) - first
@@ -141,7 +164,12 @@ def main():
                 if fields is None:
                     print("skip: %s: the library has no table for it" % label)
                     break
-                found = probe(workdir, include, arch, fields)
+                extra = [d for d in [multiarch_dir(workdir, include)] if d and arch == "aarch64"]
+                try:
+                    found = probe(workdir, include, arch, fields, extra)
+                except RuntimeError as e:
+                    failures.append("%s %s: %s" % (label, arch, e))
+                    continue
                 compared = 0
                 for name, (kind, ctype, paths, value) in sorted(fields.items()):
                     if name not in found:
