@@ -159,12 +159,12 @@ class InfoJitRanges(_Command):
         if not state.ranges:
             print("No JIT or trampoline ranges registered.")
         else:
-            print("%-18s %-18s %-10s %-13s %-10s %s" % (
+            print("%-18s %-18s %-10s %-16s %-10s %s" % (
                 "Start", "End", "Kind", "Rule", "Origin", "Name"))
             for r in state.ranges:
-                print("%#018x %#018x %-10s %-13s %-10s %s" % (
+                print("%#018x %#018x %-10s %-16s %-10s %s" % (
                     r.start, r.end, ju.KIND_NAMES.get(r.kind, "?"),
-                    ju.RULE_NAMES.get(r.rule, "?"), ju.ORIGIN_NAMES.get(r.origin, "?"),
+                    ju.rule_text(r), ju.ORIGIN_NAMES.get(r.origin, "?"),
                     r.name))
         for note in state.notes:
             print("note: %s" % note)

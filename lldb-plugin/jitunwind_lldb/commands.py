@@ -95,11 +95,11 @@ class JitRanges(_Command):
         if not ranges:
             result.AppendMessage("No JIT or trampoline ranges registered.")
         else:
-            result.AppendMessage("%-18s %-18s %-10s %-13s %-10s %s" % (
+            result.AppendMessage("%-18s %-18s %-10s %-16s %-10s %s" % (
                 "Start", "End", "Kind", "Rule", "Origin", "Name"))
             for r in ranges:
-                result.AppendMessage("%#018x %#018x %-10s %-13s %-10s %s" % (
-                    r.start, r.end, ju.KIND_NAMES.get(r.kind, "?"), ju.RULE_NAMES.get(r.rule, "?"),
+                result.AppendMessage("%#018x %#018x %-10s %-16s %-10s %s" % (
+                    r.start, r.end, ju.KIND_NAMES.get(r.kind, "?"), ju.rule_text(r),
                     ju.ORIGIN_NAMES.get(r.origin, "?"), r.name))
         for note in state.notes:
             result.AppendMessage("note: %s" % note)

@@ -653,10 +653,18 @@ class PyReader(_Owned):
         return frames, (JitunwindError(rc, self._detail()) if rc < 0 else None)
 
 
+def rule_text(rng):
+    """A range's rule, with the frame size of an FP-preserving range whose
+    caller's sp is not fp + 16 (CPython 3.15's AArch64 executors: fp-preserving/96)."""
+    text = RULE_NAMES.get(rng.rule, "?")
+    if rng.rule == RULE_FP_PRESERVING and getattr(rng, "frame_size", 0) not in (0, 16):
+        text += "/%d" % rng.frame_size
+    return text
+
+
 def range_label(rng):
     """How a JIT or trampoline frame is shown: its name, kind and rule."""
-    return "%s [%s %s]" % (rng.name or "??", KIND_NAMES.get(rng.kind, "?"),
-                           RULE_NAMES.get(rng.rule, "?"))
+    return "%s [%s %s]" % (rng.name or "??", KIND_NAMES.get(rng.kind, "?"), rule_text(rng))
 
 
 def python_label(frame):
