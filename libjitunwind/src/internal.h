@@ -66,6 +66,12 @@ JU_HIDDEN int ju_elf_open(const char *path, int *fd, Elf **elf);
 /* The architecture an ELF file is for (enum jitunwind_arch), or 0 when it
  * cannot be read or is for another one. */
 JU_HIDDEN int ju_elf_arch(const char *path);
+/* Several symbols of an ELF file in one pass over its symbol tables (the
+ * full table, then the dynamic one): found[i] says whether names[i] was
+ * defined, with values[i] and sizes[i]. Fails only when the file cannot be
+ * read as ELF. */
+JU_HIDDEN int ju_elf_symbols(const char *path, const char *const *names, size_t n,
+                             uint64_t *values, uint64_t *sizes, uint8_t *found);
 JU_HIDDEN void ju_elf_close(int fd, Elf *elf);
 
 /* Core files: open one for reading (EIO, EELF), and find its NT_FILE note

@@ -34,15 +34,13 @@ static int check_layout(jitunwind_pyreader *r, uint64_t interp)
  * puts two pointers first) passes the thread-state check but would misread
  * every object: PyType_Type, found by symbol, must be its own type and be
  * named "type" at the layout's offsets. Only a complete, contrary reading
- * refuses the target (a core may lack the read-only name). */
-static int check_object_header(jitunwind_pyreader *r, const char *module, uint64_t bias)
+ * refuses the target (a core may lack the read-only name). `type` is
+ * PyType_Type's address in the target. */
+static int check_object_header(jitunwind_pyreader *r, uint64_t type)
 {
     const struct ju_py_layout *L = r->layout;
-    uint64_t type_value, type, ob_type, name_addr;
+    uint64_t ob_type, name_addr;
     char name[5];
-    if (jitunwind_elf_symbol(module, "PyType_Type", &type_value, NULL) < 0)
-        return 0;
-    type = type_value + bias;
     if (ju_read_u64(&r->mem, type + L->ob_type, &ob_type) < 0 ||
         ju_read_u64(&r->mem, type + L->tp_name, &name_addr) < 0)
         return 0;
@@ -63,8 +61,11 @@ static int check_object_header(jitunwind_pyreader *r, const char *module, uint64
 static int use_module(jitunwind_pyreader *r, const char *module, jitunwind_dwarf_types *given,
                       int open_types)
 {
+    enum { RUNTIME, TYPE, COLD_EXITS, N_SYMBOLS };
+    const char *names[N_SYMBOLS] = {"_PyRuntime", "PyType_Type", r->layout->cold_exits_symbol};
+    uint64_t values[N_SYMBOLS], sizes[N_SYMBOLS], bias;
+    uint8_t found[N_SYMBOLS];
     jitunwind_dwarf_types *types = given;
-    uint64_t runtime_value, runtime_size, cold, cold_size, bias;
     if (open_types && jitunwind_dwarf_types_open(&types, module) < 0)
         types = NULL;
     if (types) {
@@ -80,17 +81,18 @@ static int use_module(jitunwind_pyreader *r, const char *module, jitunwind_dwarf
         if (rc < 0)
             return rc;
     }
-    if (jitunwind_elf_symbol(module, "_PyRuntime", &runtime_value, &runtime_size) < 0)
+    if (ju_elf_symbols(module, names, names[COLD_EXITS] ? N_SYMBOLS : COLD_EXITS, values, sizes,
+                       found) < 0 ||
+        !found[RUNTIME])
         return 0; /* not the file that holds the runtime: no symbols to go by */
-    bias = r->runtime - runtime_value; /* the file's load bias */
-    if (r->layout->cold_exits_symbol && r->layout->ex_size != JU_PY_NONE &&
+    bias = r->runtime - values[RUNTIME]; /* the file's load bias */
+    if (names[COLD_EXITS] && found[COLD_EXITS] && r->layout->ex_size != JU_PY_NONE &&
         r->layout->ex_size > 0 &&
-        jitunwind_elf_symbol(module, r->layout->cold_exits_symbol, &cold, &cold_size) == 0 &&
-        cold_size / r->layout->ex_size <= JITUNWIND_PY_MAX_EXECUTORS) {
-        r->cold_exits = cold + bias;
-        r->cold_exit_count = (uint32_t)(cold_size / r->layout->ex_size);
+        sizes[COLD_EXITS] / r->layout->ex_size <= JITUNWIND_PY_MAX_EXECUTORS) {
+        r->cold_exits = values[COLD_EXITS] + bias;
+        r->cold_exit_count = (uint32_t)(sizes[COLD_EXITS] / r->layout->ex_size);
     }
-    return check_object_header(r, module, bias);
+    return found[TYPE] ? check_object_header(r, values[TYPE] + bias) : 0;
 }
 
 /* JITUNWIND_PYREADER_ASSUME_LAYOUT, for a version without a table or with
@@ -150,7 +152,8 @@ static int open_reader(jitunwind_pyreader **out, const struct jitunwind_memory *
     }
     if (!r->layout)
         return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
-                       "CPython %u.%u is not supported (supported: 3.11 to 3.16, GIL and free-threaded)",
+                       "CPython %u.%u is not supported (supported: 3.11 to 3.16, GIL and "
+                       "free-threaded)",
                        version_hex >> 24, (version_hex >> 16) & 0xff);
     if (!r->assumed && ju_py_debug_offsets_supported(version_hex)) {
         int rc;

@@ -60,50 +60,73 @@ static void close_elf(struct elf_file *f)
     ju_elf_close(f->fd, f->elf);
 }
 
-static int find_in(Elf *elf, Elf64_Word type, const char *name, uint64_t *value, uint64_t *size)
+/* The defined symbols named names[0..n) in the symbol tables of `type`, in
+ * one pass: sets values[i], sizes[i] and found[i] for each one not yet
+ * found; returns how many are still missing. */
+static size_t find_in(Elf *elf, Elf64_Word type, const char *const *names, size_t n,
+                      uint64_t *values, uint64_t *sizes, uint8_t *found, size_t missing)
 {
     Elf_Scn *scn = NULL;
-    while ((scn = elf_nextscn(elf, scn)) != NULL) {
+    while (missing && (scn = elf_nextscn(elf, scn)) != NULL) {
         GElf_Shdr sh;
         Elf_Data *data;
-        size_t i, n;
+        size_t i, k, count;
         if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || sh.sh_entsize == 0)
             continue;
         data = elf_getdata(scn, NULL);
         if (!data)
             continue;
-        n = sh.sh_size / sh.sh_entsize;
-        for (i = 0; i < n; i++) {
+        count = sh.sh_size / sh.sh_entsize;
+        for (i = 0; missing && i < count; i++) {
             GElf_Sym sym;
             const char *s;
             if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
                 continue;
             s = elf_strptr(elf, sh.sh_link, sym.st_name);
-            if (s && strcmp(s, name) == 0) {
-                *value = sym.st_value;
-                if (size)
-                    *size = sym.st_size;
-                return 0;
+            for (k = 0; s && k < n; k++) {
+                if (found[k] || strcmp(s, names[k]) != 0)
+                    continue;
+                values[k] = sym.st_value;
+                sizes[k] = sym.st_size;
+                found[k] = 1;
+                missing--;
             }
         }
     }
-    return JITUNWIND_ENOTFOUND;
+    return missing;
+}
+
+int ju_elf_symbols(const char *path, const char *const *names, size_t n, uint64_t *values,
+                   uint64_t *sizes, uint8_t *found)
+{
+    struct elf_file f;
+    size_t missing = n;
+    int rc;
+    memset(found, 0, n);
+    if ((rc = open_elf(path, &f)) < 0)
+        return rc;
+    missing = find_in(f.elf, SHT_SYMTAB, names, n, values, sizes, found, missing);
+    find_in(f.elf, SHT_DYNSYM, names, n, values, sizes, found, missing);
+    close_elf(&f);
+    return 0;
 }
 
 JITUNWIND_API int jitunwind_elf_symbol(const char *path, const char *name, uint64_t *value,
                                        uint64_t *size)
 {
-    struct elf_file f;
+    uint64_t v, sz;
+    uint8_t found;
     int rc;
     if (!path || !name || !value)
         return JITUNWIND_EINVAL;
-    if ((rc = open_elf(path, &f)) < 0)
+    if ((rc = ju_elf_symbols(path, &name, 1, &v, &sz, &found)) < 0)
         return rc;
-    rc = find_in(f.elf, SHT_SYMTAB, name, value, size);
-    if (rc < 0)
-        rc = find_in(f.elf, SHT_DYNSYM, name, value, size);
-    close_elf(&f);
-    return rc;
+    if (!found)
+        return JITUNWIND_ENOTFOUND;
+    *value = v;
+    if (size)
+        *size = sz;
+    return 0;
 }
 
 int ju_elf_read_vaddr(const char *path, uint64_t vaddr, void *dst, size_t len)
