@@ -657,7 +657,7 @@ def rule_text(rng):
     """A range's rule, with the frame size of an FP-preserving range whose
     caller's sp is not fp + 16 (CPython 3.15's AArch64 executors: fp-preserving/96)."""
     text = RULE_NAMES.get(rng.rule, "?")
-    if rng.rule == RULE_FP_PRESERVING and getattr(rng, "frame_size", 0) not in (0, 16):
+    if rng.rule == RULE_FP_PRESERVING and rng.frame_size not in (0, 16):
         text += "/%d" % rng.frame_size
     return text
 
