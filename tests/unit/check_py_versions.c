@@ -132,6 +132,43 @@ START_TEST(every_supported_version)
 }
 END_TEST
 
+/* 3.13+: a class's __init__ returns through a cleanup frame whose static
+ * code object is named "__init__" in file "__init__": flagged as a shim,
+ * not taken for an entry frame or for user code; a user's own __init__ is
+ * not flagged. */
+START_TEST(the_init_cleanup_frame_is_a_shim)
+{
+    static const uint32_t VERSIONS_WITH_CLEANUP[] = {0x030d00f0, 0x030e07f0, 0x030f00c1};
+    size_t i;
+    for (i = 0; i < sizeof VERSIONS_WITH_CLEANUP / sizeof VERSIONS_WITH_CLEANUP[0]; i++) {
+        uint32_t version = VERSIONS_WITH_CLEANUP[i];
+        struct py_image p;
+        struct jitunwind_memory mem;
+        jitunwind_pyreader *r;
+        struct jitunwind_py_frame f[4];
+        uint64_t caller, cleanup, user_init;
+        size_t n;
+        pyi_init(&p, version);
+        caller = pyi_frame(&p, pyi_code(&p, "make", "/m.py", 1, 8), 0, 2, 0, 0);
+        cleanup = pyi_frame(&p, pyi_code(&p, "__init__", "__init__", 0, 2), caller, 0, 0, 0);
+        user_init = pyi_frame(&p, pyi_code(&p, "__init__", "/m.py", 10, 8), cleanup, 1, 0, 0);
+        pyi_set_interpreters(&p, pyi_interp(&p, 0, 0));
+        mem = ju_builder_memory(p.b);
+        ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, p.runtime, version), 0);
+        ck_assert_int_eq(jitunwind_pyreader_frames(r, user_init, f, 4, &n), 0);
+        ck_assert_uint_eq(n, 3);
+        ck_assert_uint_eq(f[0].flags & JITUNWIND_PYFRAME_SHIM, 0);
+        ck_assert_int_eq(f[0].line, 11);
+        ck_assert_uint_ne(f[1].flags & JITUNWIND_PYFRAME_SHIM, 0);
+        ck_assert_uint_eq(f[1].flags & JITUNWIND_PYFRAME_ENTRY, 0);
+        ck_assert_str_eq(f[2].qualname, "make");
+        ck_assert_uint_eq(f[2].flags & JITUNWIND_PYFRAME_SHIM, 0);
+        jitunwind_pyreader_free(r);
+        pyi_free(&p);
+    }
+}
+END_TEST
+
 /* A pre-release whose field list is not confirmed (3.15 before rc1: b4
  * inserted a thread-state field; 3.16: in development) is used only when
  * DWARF confirms it: without DWARF, refused, saying why. The DWARF side is
@@ -537,6 +574,7 @@ int main(void)
 {
     return ju_run_tests("py_versions", JU_TESTS(every_supported_version,
                                                 provisional_field_lists_need_dwarf,
+                                                the_init_cleanup_frame_is_a_shim,
                                                 the_3_15_field_list_follows_the_header,
                                                 each_architecture_reads_its_own_table,
                                                 free_threaded_thread_local_bytecode,
