@@ -7,10 +7,15 @@ import sys
 _here = os.path.dirname(os.path.abspath(__file__))
 for _path in (_here,
               os.path.join(_here, "..", "libjitunwind", "bindings", "python"),  # source tree
-              os.path.join(_here, "..", "python")):                              # installed
+              os.path.join(_here, "..", "python"),                               # installed
+              os.path.join(_here, "..", "..")):                                  # in a wheel
     _path = os.path.normpath(_path)
+    if _path != _here and not os.path.exists(os.path.join(_path, "jitunwind", "__init__.py")):
+        continue
     if os.path.isdir(_path) and _path not in sys.path:
         sys.path.insert(0, _path)
+        if _path != _here:
+            break
 
 try:
     import jitunwind_gdb

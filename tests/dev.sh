@@ -11,7 +11,8 @@ mode=${1:-test}
 
 packages=(build-essential cmake pkg-config check libelf-dev libdw-dev elfutils gdb
           python3.11 python3.11-dev python3.11-dbg lldb-19 python3-lldb-19
-          clang-19 lld libc6-dev-arm64-cross)
+          clang-19 lld libc6-dev-arm64-cross lintian unzip
+          libclang-rt-19-dev qemu-user-static gdb-multiarch gcc-aarch64-linux-gnu)
 
 install_missing() {
     local missing=()
@@ -30,6 +31,23 @@ install_missing() {
     fi
 }
 
+# The real CPython builds beside the repository (../shared/cpython-builds:
+# 3.12.0 and 3.13.0 with frame pointers, 3.14.7 JIT release and pydebug) are
+# unpacked under the build folder and named in JITUNWIND_EXTRA_PYTHONS, which
+# the *.extra tests read; without them those tests skip (77) and say why.
+use_real_builds() {
+    local builds="$repo/../shared/cpython-builds"
+    if [ -n "${JITUNWIND_EXTRA_PYTHONS:-}" ]; then
+        echo "dev.sh: JITUNWIND_EXTRA_PYTHONS set by the caller: $JITUNWIND_EXTRA_PYTHONS"
+    elif [ -x "$builds/unpack.sh" ] || [ -f "$builds/unpack.sh" ]; then
+        JITUNWIND_EXTRA_PYTHONS=$(sh "$builds/unpack.sh" "$build/cpython-builds")
+        export JITUNWIND_EXTRA_PYTHONS
+        echo "dev.sh: real CPython builds for the extended matrix: $JITUNWIND_EXTRA_PYTHONS"
+    else
+        echo "dev.sh: no $builds (repository cloned alone): the *.extra tests will skip"
+    fi
+}
+
 configure_and_build() {
     cmake -S "$repo" -B "$build" -DJITUNWIND_WERROR=ON >/dev/null
     cmake --build "$build" -j"$(nproc)" >/dev/null
@@ -44,13 +62,39 @@ demo)
 test)
     install_missing
     configure_and_build
+    use_real_builds
+    # Debian's arm64 python3.11 in a sysroot under build/ for the aarch64.*
+    # tests (qemu-user); when it cannot be made they skip and say why.
+    bash "$repo/tests/aarch64/setup.sh" "$build" >/dev/null ||
+        echo "dev.sh: no AArch64 sysroot: the aarch64.* tests will skip"
     (cd "$build" && ctest --output-on-failure -j"$(nproc)")
     # The unit suites again under AddressSanitizer, LeakSanitizer and UBSan.
     cmake -S "$repo" -B "$repo/build-asan" -DJITUNWIND_WERROR=ON -DJITUNWIND_SANITIZE=ON \
           -DJITUNWIND_BUILD_TESTBED=OFF >/dev/null
     cmake --build "$repo/build-asan" -j"$(nproc)" >/dev/null
-    cd "$repo/build-asan"
-    ctest --output-on-failure -j"$(nproc)" -R '^unit\.'
+    (cd "$repo/build-asan" && ctest --output-on-failure -j"$(nproc)" -R '^unit\.')
+    # The core gdb and lldb cases with the plugin loading a sanitized
+    # libjitunwind (the test bed and the debuggers stay as they are). Built
+    # with clang and its shared ASan runtime, which the tests preload into
+    # the debugger: GCC's libasan preloaded deadlocks gdb 13 and lldb 19.
+    cmake -S "$repo" -B "$repo/build-asan-clang" -DCMAKE_C_COMPILER=clang-19 \
+          -DCMAKE_SHARED_LINKER_FLAGS=-shared-libsan -DJITUNWIND_WERROR=ON \
+          -DJITUNWIND_SANITIZE=ON -DJITUNWIND_BUILD_TESTBED=OFF >/dev/null
+    cmake --build "$repo/build-asan-clang" -j"$(nproc)" --target jitunwind >/dev/null
+    (cd "$build" && JITUNWIND_SANITIZED_LIBRARY="$repo/build-asan-clang/libjitunwind/libjitunwind.so" \
+        ctest --output-on-failure -j"$(nproc)" \
+              -R '^(gdb\.demo\.(live|core|errors|limits)|lldb\.demo\.(live|core|errors))$')
+    # The in-process descriptor race under ThreadSanitizer.
+    cmake -S "$repo" -B "$repo/build-tsan" -DJITUNWIND_WERROR=ON -DJITUNWIND_TSAN=ON \
+          -DJITUNWIND_BUILD_TESTBED=OFF >/dev/null
+    cmake --build "$repo/build-tsan" -j"$(nproc)" --target check_jit_race >/dev/null
+    (cd "$repo/build-tsan" && ctest --output-on-failure -R '^unit\.check_jit_race$')
+    # Every libFuzzer harness for a bounded time (tests/fuzz; at most 60 s
+    # each, JITUNWIND_FUZZ_SECONDS), failing on any finding.
+    CC=clang-19 cmake -S "$repo" -B "$repo/build-fuzz" -DJITUNWIND_FUZZ=ON \
+          -DJITUNWIND_BUILD_TESTBED=OFF >/dev/null
+    cmake --build "$repo/build-fuzz" -j"$(nproc)" --target fuzz_harnesses >/dev/null
+    (cd "$repo/build-fuzz" && ctest --output-on-failure -R '^fuzz\.')
     ;;
 *)
     echo "usage: $0 demo|test" >&2

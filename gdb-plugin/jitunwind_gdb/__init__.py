@@ -1,45 +1,54 @@
 """libjitunwind for GDB: an unwinder for JIT and trampoline ranges, a frame
-filter for mixed native/Python backtraces, and py-bt style commands.
+filter for mixed native/Python backtraces, and the shared commands
+(jitunwind.ui.commands) adapted to gdb.
 
 Load with `source <repo>/gdb-plugin/jitunwind-gdb.py`. All logic is in
-libjitunwind, reached through the shared `jitunwind` Python binding."""
+libjitunwind and the shared `jitunwind` package; this package adapts gdb."""
 
 import gdb
 import gdb.unwinder
 
 import jitunwind as ju
 
-from . import commands
+from . import commands, values
+from . import jitview_commands
 from .frame_filter import MixedFrameFilter
-from .state import TargetState
+from .state import new_state
 from .unwinder import JitUnwinder
 
 
 class Plugin:
     def __init__(self):
         self._states = {}
-        self._run_counter = 0  # changes whenever the inferior may have changed
 
-    # The registry is re-read lazily once per stop: resuming bumps the counter,
-    # so the first unwind after the next stop sees fresh tables.
-    def _on_cont(self, _event):
-        self._run_counter += 1
+    @staticmethod
+    def _say(exc):
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print("jitunwind: %s" % text)
+
+    # The registry is re-read lazily once per stop: resuming, or writing the
+    # target's memory (`set var`), marks every state stale.
+    def _invalidate(self, _event=None):
+        for state in self._states.values():
+            state.invalidate()
 
     def _on_new_objfile(self, _event):
-        self._run_counter += 1
         try:
             state = self._states.get(gdb.selected_inferior().num)
             if state is not None:
-                state.resolve_symbols()
+                state.resolve()
             else:
                 self._state(resolve=True)
         except Exception as exc:  # never raise into gdb
-            print("jitunwind: %s" % exc)
+            self._say(exc)
+        gdb.invalidate_cached_frames()
+
+    def _on_memory_changed(self, _event):
+        self._invalidate()
         gdb.invalidate_cached_frames()
 
     def _on_exited(self, event):
         self._states.pop(getattr(event.inferior, "num", None), None)
-        self._run_counter += 1
 
     def _state(self, resolve):
         inferior = gdb.selected_inferior()
@@ -49,10 +58,10 @@ class Plugin:
         if state is None:
             if not resolve:
                 return None
-            state = TargetState(inferior)
-            state.resolve_symbols()
+            state = new_state(inferior)
+            state.resolve()
             self._states[inferior.num] = state
-        state.refresh(self._run_counter)
+        state.refresh()
         return state
 
     def state_for_unwinder(self):
@@ -65,19 +74,19 @@ class Plugin:
     def register(self):
         gdb.unwinder.register_unwinder(None, JitUnwinder(self), replace=True)
         gdb.frame_filters["jitunwind"] = MixedFrameFilter(self)
-        commands.PyBt(self)
-        commands.PyBtFull(self)
-        commands.MixedBt(self)
-        commands.InfoJitRanges(self)
-        gdb.events.cont.connect(self._on_cont)
+        commands.register(self)
+        values.register(self)
+        jitview_commands.register(self)
+        gdb.events.cont.connect(self._invalidate)
         gdb.events.new_objfile.connect(self._on_new_objfile)
         gdb.events.exited.connect(self._on_exited)
+        gdb.events.memory_changed.connect(self._on_memory_changed)
         # If a process or core is already there, read its tables now.
         try:
             if self._state(resolve=True) is not None:
                 gdb.invalidate_cached_frames()
         except Exception as exc:
-            print("jitunwind: %s" % exc)
+            self._say(exc)
 
 
 _plugin = None
@@ -88,6 +97,8 @@ def register():
     if _plugin is not None:
         return _plugin
     ju.library()  # fail early, with the paths tried, if the library is missing
+    for note in ju.load_notes():
+        print("jitunwind: %s" % note)
     _plugin = Plugin()
     _plugin.register()
     return _plugin

@@ -1,25 +1,48 @@
 """A frame filter for `bt`: JIT and trampoline frames are named by their
 range (the Python function they run), and the Python frames of each
 eval-loop activation are shown under it (gdb's elided frames), innermost
-first. The interleaving itself is computed by the library (jitunwind_mix)."""
+first. Frames are pulled from gdb lazily, a batch at a time, so `bt 3`
+unwinds a handful of frames, not the whole stack; the interleaving is the
+shared one (jitunwind.ui.stack, the library's jitunwind_mix)."""
 
 import gdb
 from gdb.FrameDecorator import FrameDecorator
 
-import jitunwind as ju
+from jitunwind.ui.labels import NO_NAME, PY_MARK, python_label
+from jitunwind.ui.stack import ROLE_EVAL, mixed_stack
 
-from jitunwind import python_label, range_label
-
-PY_MARK = "[py]"
+FIRST_BATCH, LARGEST_BATCH = 1, 256
 
 
-class RangeFrameDecorator(FrameDecorator):
-    def __init__(self, base, rng):
+class NativeFrameDecorator(FrameDecorator):
+    """A native frame as stock gdb prints it: `??` without a symbol, and no
+    `at` for a frame without line information (gdb's frame-filter printer
+    cannot say `from library`; mixed-bt does)."""
+
+    def __init__(self, base, label=None, children=None):
         super().__init__(base)
-        self._rng = rng
+        self._label = label
+        self._children = list(children or ())
+
+    def add_children(self, more):
+        self._children.extend(more)
 
     def function(self):
-        return range_label(self._rng)
+        if self._label is not None:
+            return self._label
+        name = super().function()
+        if not isinstance(name, str) and self.inferior_frame().name() is None:
+            return NO_NAME
+        return name
+
+    def filename(self):
+        sal = self.inferior_frame().find_sal()
+        if sal.symtab is None:
+            return None
+        return super().filename()
+
+    def elided(self):
+        return iter(self._children) if self._children else None
 
 
 class PythonFrameDecorator(FrameDecorator):
@@ -50,30 +73,10 @@ class PythonFrameDecorator(FrameDecorator):
         return None
 
 
-class EvalFrameDecorator(FrameDecorator):
-    def __init__(self, base, children):
-        super().__init__(base)
-        self._children = children
-
-    def elided(self):
-        return iter(self._children) if self._children else None
-
-
-class MessageDecorator(PythonFrameDecorator):
-    """A one-line note (e.g. why Python frames are missing) under a frame."""
-
-    def __init__(self, base, text):
-        super().__init__(base, None)
-        self._text = text
-
-    def function(self):
-        return "%s (%s)" % (PY_MARK, self._text)
-
-    def filename(self):
-        return None
-
-    def line(self):
-        return None
+def _message(text):
+    """A note under the frame gdb printed last: written when gdb asks for the
+    next frame, so it lands after that frame's Python frames."""
+    print("    %s (%s)" % (PY_MARK, text))
 
 
 class MixedFrameFilter:
@@ -84,68 +87,110 @@ class MixedFrameFilter:
         self._plugin = plugin
 
     def filter(self, frame_iter):
+        return self._frames(iter(frame_iter))
+
+    def _frames(self, frames):
         try:
-            decorators = list(frame_iter)
-        except Exception as exc:
-            print("jitunwind: backtrace cut short: %s" % exc)
-            return iter(())
-        try:
-            return iter(self._decorate(decorators))
+            state = self._plugin.state_for_command()
         except Exception as exc:  # never raise into gdb
             print("jitunwind: frame filter skipped: %s" % exc)
-            return iter(decorators)
+            state = None
+        if state is None:
+            yield from frames
+            return
+        mixer, first, size = None, 0, FIRST_BATCH
+        held = None  # (decorator, note to print after it): the newest frame
+        done = False
+        while not done:
+            batch, done = self._pull(frames, size)
+            try:
+                decorated, mixer = self._decorate(state, batch, first, mixer)
+            except Exception as exc:  # never raise into gdb: show the rest undecorated
+                print("jitunwind: frame filter skipped: %s" % exc)
+                yield from ([held[0]] if held else []) + batch
+                yield from frames
+                return
+            first += len(batch)
+            if mixer.started:  # before, one frame at a time: gdb's `bt 1` unwinds no further
+                size = min(size * 2, LARGEST_BATCH)
+            for item in decorated:
+                if held is not None:
+                    yield from self._emit(held)
+                held = item
+                # Once Python frames are read, hold the newest frame back:
+                # those no native frame runs go under the last one, known
+                # only at the end. Before that, nothing is held (`bt 1`).
+                if not mixer.started:
+                    yield from self._emit(held)
+                    held = None
+        if held is not None:
+            deco, note = held
+            if mixer is not None and mixer.started:
+                deco.add_children(PythonFrameDecorator(deco, f, "(no matching native frame)")
+                                  for f in mixer.leftovers())
+                note = note or self._note(None, mixer, at_end=True)
+            yield from self._emit((deco, note))
 
-    def _decorate(self, decorators):
-        state = self._plugin.state_for_command()
-        frames = [d.inferior_frame() for d in decorators]
-        roles = []
-        out = []
-        for deco, frame in zip(decorators, frames):
-            role = ju.ROLE_OTHER
-            rng = None
-            if state is not None:
-                pc = frame.pc()
-                rng = state.lookup(pc) if frame.level() == 0 else state.lookup(pc - 1)
-            if rng is not None:
-                role = ju.ROLE_JIT if rng.kind == ju.KIND_JIT else ju.ROLE_TRAMPOLINE
-                out.append(RangeFrameDecorator(deco, rng))
-            else:
-                if frame.type() == gdb.NORMAL_FRAME:
-                    role = ju.native_role(frame.name())
-                    if role == ju.ROLE_TRAMPOLINE:
-                        role = ju.ROLE_OTHER  # only registered ranges are trampolines here
-                out.append(deco)
-            roles.append(role)
-        if state is None or ju.ROLE_EVAL not in roles:
-            return out
+    @staticmethod
+    def _emit(item):
+        deco, note = item
+        yield deco
+        if note:  # gdb has printed `deco` and its Python frames by now
+            _message(note)
+
+    @staticmethod
+    def _pull(frames, size):
+        batch = []
         try:
-            lwp = gdb.selected_thread().ptid[1]
-            pyframes, err = state.python_frames(lwp)
-        except Exception as exc:
-            first_eval = roles.index(ju.ROLE_EVAL)
-            out[first_eval] = EvalFrameDecorator(
-                out[first_eval], [MessageDecorator(decorators[first_eval],
-                                                   "Python frames unavailable: %s" % exc)])
-            return out
+            for deco in frames:
+                batch.append(deco)
+                if len(batch) >= size:
+                    return batch, False
+        except Exception as exc:  # gdb could not unwind further
+            print("jitunwind: backtrace cut short: %s" % exc)
+        return batch, True
+
+    def _decorate(self, state, batch, first, mixer):
+        """([(decorator, note to print after it or None)], mixer)."""
+        views = [_View(d.inferior_frame()) for d in batch]
+        lwp = gdb.selected_thread().ptid[1]
+        entries, mixer = mixed_stack(state, views, lambda: state.python_frames(lwp), first, mixer)
         children = {}
-        leftovers = []
-        for kind, index, anchor in ju.mix(roles, pyframes):
-            if kind != ju.MIXED_PYTHON:
-                continue
-            if anchor is None:
-                leftovers.append(pyframes[index])
+        natives = {}
+        for e in entries:
+            if e.pyframe is None:
+                natives[e.index] = e
             else:
-                children.setdefault(anchor, []).append(
-                    PythonFrameDecorator(decorators[anchor], pyframes[index]))
-        if err is not None:
-            last = max(children) if children else roles.index(ju.ROLE_EVAL)
-            children.setdefault(last, []).append(
-                MessageDecorator(decorators[last], "Python frame chain cut short: %s" % err))
-        if leftovers:
-            last = len(decorators) - 1
-            children.setdefault(last, []).extend(
-                PythonFrameDecorator(decorators[last], f, "(no matching native frame)")
-                for f in leftovers)
-        for index, kids in children.items():
-            out[index] = EvalFrameDecorator(out[index], kids)
-        return out
+                children.setdefault(e.anchor, []).append(
+                    PythonFrameDecorator(batch[e.anchor - first], e.pyframe))
+        out = []
+        for i, deco in enumerate(batch):
+            e = natives[first + i]
+            kids = children.get(first + i, [])
+            label = e.label if e.rng is not None else None
+            out.append((NativeFrameDecorator(deco, label, kids), self._note(e, mixer, kids)))
+        return out, mixer
+
+    @staticmethod
+    def _note(entry, mixer, kids=(), at_end=False):
+        """Why Python frames are missing, said once: under the first eval
+        loop when none could be read, else after the last Python frame."""
+        if mixer.error is None:
+            return None
+        if mixer.failed and entry is not None and entry.role == ROLE_EVAL:
+            text = "Python frames unavailable: %s" % mixer.error
+        elif not mixer.failed and (at_end or (mixer.exhausted and kids)):
+            text = "Python frame chain cut short: %s" % mixer.error
+        else:
+            return None
+        mixer.error = None
+        return text
+
+
+class _View:
+    """What the shared classification reads of a gdb frame."""
+    __slots__ = ("pc", "symbol")
+
+    def __init__(self, frame):
+        self.pc = frame.pc()
+        self.symbol = frame.name() if frame.type() == gdb.NORMAL_FRAME else None

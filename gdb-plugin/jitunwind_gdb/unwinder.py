@@ -6,6 +6,7 @@ import gdb
 import gdb.unwinder
 
 import jitunwind as ju
+from jitunwind.ui.stack import lookup_pc
 
 from . import state as st
 
@@ -42,7 +43,7 @@ class JitUnwinder(gdb.unwinder.Unwinder):
 
     def _unwind(self, pending):
         state = self._plugin.state_for_unwinder()
-        if state is None or not state.starts:
+        if state is None or not state.ranges:
             return None
         arch = st.arch_of(pending)
         if arch is None:
@@ -50,16 +51,15 @@ class JitUnwinder(gdb.unwinder.Unwinder):
         pc_name, sp_name, fp_name, lr_name = REGS[arch]
         pc = int(pending.read_register(pc_name))
         level = pending.level()
-        rng = state.lookup(pc if level == 0 else pc - 1)
+        rng = state.lookup(lookup_pc(pc, level == 0))
         if rng is None:
             return None
         sp = int(pending.read_register(sp_name))
         fp = int(pending.read_register(fp_name))
         lr = int(pending.read_register(lr_name)) if (lr_name and level == 0) else None
         cpc, csp, cfp = ju.step_range(arch, rng, state.memory, pc, sp, fp, lr,
-                                      innermost=(level == 0))
-        ptr = gdb.lookup_type("void").pointer()
-        code_ptr = gdb.lookup_type("void").pointer()
+                                      innermost=(level == 0), registry=state.registry)
+        ptr = code_ptr = gdb.lookup_type("void").pointer()
         start = rng.start
         if rng.stride:
             start += ((pc - rng.start) // rng.stride) * rng.stride

@@ -18,6 +18,12 @@
 JU_HIDDEN int ju_fail(struct jitunwind_error *err, int code, uint64_t address,
                       const char *fmt, ...) JU_PRINTF(4, 5);
 JU_HIDDEN void ju_clear_error(struct jitunwind_error *err);
+/* The end of every constructor (status.h, jitunwind_last_error): on
+ * success (rc >= 0) stores `made` in *out and clears the thread's last
+ * error; on failure stores NULL and keeps `detail` (when it holds this
+ * failure; otherwise the status's text) as the last error. The caller
+ * frees whatever it built before calling this. Returns rc. */
+JU_HIDDEN int ju_constructed(void **out, void *made, int rc, const struct jitunwind_error *detail);
 JU_HIDDEN void ju_log(int level, const char *fmt, ...) JU_PRINTF(2, 3);
 
 /* Bounded reads through the caller's reader. All return 0 or a negative
@@ -54,6 +60,17 @@ JU_HIDDEN int ju_strlcpy(char *dst, const char *src, size_t size);
 JU_HIDDEN int ju_range_validate(const struct jitunwind_range *r);
 JU_HIDDEN struct jitunwind_error *ju_registry_error(jitunwind_registry *reg);
 
+/* Open a host file on a path that a target or another user controls
+ * (base/host_files.c): read-only, close-on-exec, without blocking, and only
+ * a regular file. JU_OPEN_SHARED_PLACE (a file found by name in a
+ * world-writable place, like /tmp/perf-PID.map) also refuses a symbolic
+ * link and a file not owned by root, the caller's user or `owner` (a uid,
+ * or -1). 0 with *fd, or ENOTFOUND / EIO with a one-line message in *err
+ * (may be NULL). */
+#define JU_OPEN_SHARED_PLACE 1u
+JU_HIDDEN int ju_open_host_file(const char *path, unsigned policy, long owner,
+                                struct jitunwind_error *err, int *fd);
+
 /* Copy `len` bytes of initialised data at virtual address `vaddr` of the
  * ELF file at `path` (ENOTFOUND if no PROGBITS section holds them). */
 JU_HIDDEN int ju_elf_read_vaddr(const char *path, uint64_t vaddr, void *dst, size_t len);
@@ -80,5 +97,14 @@ JU_HIDDEN void ju_elf_close(int fd, Elf *elf);
 JU_HIDDEN int ju_core_open(const char *core_path, int *fd, Elf **elf);
 JU_HIDDEN int ju_core_nt_file(Elf *elf, const uint8_t **desc, size_t *size);
 #define JU_MAX_NT_FILE_ENTRIES 65536u
+
+/* jitunwind_step_cfi that also says (*used_lr, may be NULL) whether the
+ * caller's pc is the link register's current value, which lets the caller
+ * keep this frame's sp (a function stopped before it saved x30). */
+struct jitunwind_modules;
+JU_HIDDEN int ju_step_cfi(int arch, struct jitunwind_modules *mods,
+                          const struct jitunwind_memory *mem, const struct jitunwind_regs *in,
+                          int innermost, struct jitunwind_regs *out, int *stop_reason,
+                          int *used_lr);
 
 #endif

@@ -11,10 +11,13 @@ import sys
 
 _here = os.path.dirname(os.path.abspath(__file__))
 for _path in (os.path.join(_here, "..", "..", "libjitunwind", "bindings", "python"),  # source tree
-              os.path.join(_here, "..", "..", "python")):                             # installed
+              os.path.join(_here, "..", "..", "python"),                              # installed
+              os.path.join(_here, "..", "..", "..")):                                 # in a wheel
     _path = os.path.normpath(_path)
-    if os.path.isdir(_path) and _path not in sys.path:
-        sys.path.insert(0, _path)
+    if os.path.exists(os.path.join(_path, "jitunwind", "__init__.py")):
+        if _path not in sys.path:
+            sys.path.insert(0, _path)
+        break
 
 
 
@@ -22,8 +25,13 @@ def __lldb_init_module(debugger, internal_dict):
     try:
         import jitunwind
         jitunwind.library()  # fail early, with the paths tried
-        from . import commands, provider, recognizer  # noqa: F401 (lldb resolves classes by name)
+        for note in jitunwind.load_notes():
+            print("jitunwind: %s" % note)
+        from . import commands, provider, recognizer, values  # noqa: F401 (lldb resolves classes by name)
+        from . import jitview_commands
         commands.register(debugger, __name__)
+        jitview_commands.register(debugger, __name__)
+        values.register(debugger, __name__)
         provider.register_if_available(debugger, __name__)
     except Exception as exc:  # never raise into lldb
         print("jitunwind: plugin not loaded: %s" % exc)

@@ -1,116 +1,101 @@
-"""py-bt, mixed-bt and jit-ranges for LLDB. Each prints one clear line
-instead of raising when something is missing."""
+"""The shared commands (jitunwind.ui.commands) as LLDB commands: one class
+per Spec (LLDB resolves `command script add -c` classes by name), running
+against `LldbSession`; `help <command>` shows the spec's help."""
 
-import linecache
-import shlex
-
-
-import jitunwind as ju
+from jitunwind.ui import commands as shared
+from jitunwind.ui.commands import NoTarget, Session
 
 from . import target as tgt
-from .walk import format_lines, walk_thread
+from .walk import native_frames
 
 
-def _threads(process, all_threads):
-    if all_threads:
-        return list(process)
-    return [process.GetSelectedThread()]
+class _Thread:
+    def __init__(self, thread):
+        self.thread = thread
+        self.number = thread.GetIndexID()
+        self.tid = thread.GetThreadID()
+        self.name = thread.GetName()
 
 
-class _Command:
-    NAME = ""
-    HELP = ""
+class LldbSession(Session):
+    debugger = "lldb"
+
+    def __init__(self, exe_ctx, result):
+        self._process = exe_ctx.GetProcess()
+        self._result = result
+        self._state = None
+
+    def state(self):
+        if self._state is None:
+            if not self._process or not self._process.IsValid():
+                raise NoTarget("no process")
+            self._state = tgt.state_for(self._process, fresh=True)
+        return self._state
+
+    def threads(self, every):
+        if every:
+            return [_Thread(t) for t in self._process]
+        return [_Thread(self._process.GetSelectedThread())]
+
+    def native_frames(self, thread, limit):
+        return native_frames(self.state(), thread.thread, limit)
+
+    def native_pointer_argument(self, thread, natives, index, name):
+        """The pointer argument `name` of native frame natives[index] (LLDB's
+        matching frame), or None."""
+        from .values import match_frame
+        found = match_frame(thread.thread, natives, index)
+        if found is None:
+            return None
+        value = thread.thread.GetFrameAtIndex(found).FindVariable(name)
+        if not value or not value.IsValid():
+            return None
+        return value.GetValueAsUnsigned() or None
+
+    def write(self, line):
+        self._result.AppendMessage(line)
+
+
+def _command_class(spec, run, session_class=LldbSession, invoke=shared.invoke):
+    """A command class for `spec`, running `run` through `invoke` against a
+    `session_class` (jitunwind_lldb.values passes its own)."""
+    name = spec.lldb_name
 
     def __init__(self, debugger, internal_dict):
         pass
 
-    def get_short_help(self):
-        return self.HELP
-
     def __call__(self, debugger, command, exe_ctx, result):
-        try:
-            args = shlex.split(command)
-            process = exe_ctx.GetProcess()
-            if not process or not process.IsValid():
-                result.AppendMessage("jitunwind: %s: no process" % self.NAME)
-                return
-            self.run(tgt.state_for(process), process, args, result)
-        except Exception as exc:  # never raise into lldb
-            result.AppendMessage("jitunwind: %s: %s" % (self.NAME, exc))
+        invoke(spec, run, session_class(exe_ctx, result), command)
+
+    return type("Command_" + spec.name.replace("-", "_"), (), {
+        "NAME": name, "__init__": __init__, "__call__": __call__,
+        "get_short_help": lambda self: spec.summary,
+        "get_long_help": lambda self: spec.help(name)})
 
 
-def _append_python_warning(state, result):
-    warning = state.python_warning()
-    if warning:
-        result.AppendMessage("note: %s" % warning)
+CLASSES = [_command_class(spec, run) for spec, run in shared.COMMANDS]
+globals().update((cls.__name__, cls) for cls in CLASSES)
 
-
-class PyBt(_Command):
-    NAME = "py-bt"
-    HELP = "Python frames, innermost first, with file:line (-a: every thread)."
-
-    def run(self, state, process, args, result):
-        for thread in _threads(process, "-a" in args or "--all" in args):
-            if len(process) > 1 or "-a" in args:
-                result.AppendMessage("Thread %d (tid %d):" % (thread.GetIndexID(), thread.GetThreadID()))
-            frames, err = state.python_frames(thread.GetThreadID())
-            if not frames and err is None:
-                result.AppendMessage("No Python frames in this thread.")
-                continue
-            result.AppendMessage("Traceback (most recent call first):")
-            for f in frames:
-                line = f.line if f.line > 0 else "?"
-                result.AppendMessage('  File "%s", line %s, in %s' % (
-                    f.filename, line, ju.python_label(f)[len("[py] "):]))
-                source = linecache.getline(f.filename, f.line).strip() if f.line > 0 else ""
-                if source:
-                    result.AppendMessage("    " + source)
-            if err is not None:
-                result.AppendMessage("  (Python frame chain cut short: %s)" % err)
-        _append_python_warning(state, result)
-
-
-class MixedBt(_Command):
-    NAME = "mixed-bt"
-    HELP = ("Native and Python frames interleaved, walked by libjitunwind through JIT and "
-            "trampoline code (-a: every thread).")
-
-    def run(self, state, process, args, result):
-        for thread in _threads(process, "-a" in args or "--all" in args):
-            result.AppendMessage("thread #%d, tid %d" % (thread.GetIndexID(), thread.GetThreadID()))
-            lines, notes = walk_thread(state, thread)
-            for text in format_lines(lines):
-                result.AppendMessage(text)
-            for note in notes:
-                result.AppendMessage("(%s)" % note)
-        _append_python_warning(state, result)
-
-
-class JitRanges(_Command):
-    NAME = "jit-ranges"
-    HELP = "Registered JIT and trampoline ranges: start, end, kind, rule, origin, name."
-
-    def run(self, state, process, args, result):
-        ranges = state.registry.ranges()
-        if not ranges:
-            result.AppendMessage("No JIT or trampoline ranges registered.")
-        else:
-            result.AppendMessage("%-18s %-18s %-10s %-16s %-10s %s" % (
-                "Start", "End", "Kind", "Rule", "Origin", "Name"))
-            for r in ranges:
-                result.AppendMessage("%#018x %#018x %-10s %-16s %-10s %s" % (
-                    r.start, r.end, ju.KIND_NAMES.get(r.kind, "?"), ju.rule_text(r),
-                    ju.ORIGIN_NAMES.get(r.origin, "?"), r.name))
-        for note in state.notes:
-            result.AppendMessage("note: %s" % note)
+RECOGNIZER = "recognizer.EvalFrameRecognizer"
 
 
 def register(debugger, package):
-    for cls in (PyBt, MixedBt, JitRanges):
+    for cls in CLASSES:
         debugger.HandleCommand("command script add -o -c %s.commands.%s %s"
                                % (package, cls.__name__, cls.NAME))
+    # Importing the plugin twice must not add the recognizer twice.
+    listing = _run(debugger, "frame recognizer list")
+    if "%s.%s" % (package, RECOGNIZER) in listing:
+        return
     # -x: the function and module names are regular expressions (any CPython
     # executable or libpython).
     debugger.HandleCommand(
-        "frame recognizer add -x -f false -l %s.recognizer.EvalFrameRecognizer "
-        "-n '^_PyEval_EvalFrameDefault$' -s '^(lib)?python3'" % package)
+        "frame recognizer add -x -f false -l %s.%s "
+        "-n '^_PyEval_EvalFrameDefault$' -s '^(lib)?python3'" % (package, RECOGNIZER))
+
+
+def _run(debugger, command):
+    import lldb
+    result = lldb.SBCommandReturnObject()
+    debugger.GetCommandInterpreter().HandleCommand(command, result)
+    return (result.GetOutput() or "") + (result.GetError() or "")

@@ -11,9 +11,7 @@ LLDB 19; its test skips there."""
 import lldb
 
 from . import target as tgt
-from .walk import walk_thread
-
-import jitunwind as ju
+from .walk import native_frames
 
 
 def available():
@@ -26,9 +24,8 @@ class MixedFrameProvider:
         self.frames = []
         try:
             thread = input_frames.GetFrameAtIndex(0).GetThread()
-            lines, _ = walk_thread(tgt.state_for(thread.GetProcess()), thread)
-            natives = [line for line in lines if line.kind == ju.MIXED_NATIVE]
-            self.frames = [{"idx": i, "pc": line.pc} for i, line in enumerate(natives)]
+            natives, _ = native_frames(tgt.state_for(thread.GetProcess()), thread)
+            self.frames = [{"idx": i, "pc": f.pc} for i, f in enumerate(natives)]
         except Exception:  # fall back to LLDB's own frames
             self.frames = []
 

@@ -7,7 +7,7 @@ element by element; an int named after the function prints on one line.)"""
 
 import lldb
 
-import jitunwind as ju
+from jitunwind.ui.labels import python_name
 
 from . import target as tgt
 from .walk import walk_thread
@@ -23,20 +23,16 @@ class EvalFrameRecognizer:
     def get_recognized_arguments(self, frame):
         try:
             thread = frame.GetThread()
-            process = thread.GetProcess()
-            target = process.GetTarget()
-            lines, _ = walk_thread(tgt.state_for(process), thread)
+            target = thread.GetProcess().GetTarget()
+            entries, _ = walk_thread(tgt.state_for(thread.GetProcess()), thread)
             anchor = None
-            for line in lines:
-                if line.kind == ju.MIXED_NATIVE and line.pc == frame.GetPC() and \
-                        line.sp == frame.GetSP():
-                    anchor = line.index
-            values = []
-            for line in lines:
-                if line.kind == ju.MIXED_PYTHON and anchor is not None and line.anchor == anchor:
-                    where, _, lineno = line.where.rpartition(":")
-                    name = "%s@%s" % (line.text[len("[py] "):], where)
-                    values.append(_line_value(target, name, int(lineno) if lineno.isdigit() else -1))
-            return values
+            for e in entries:
+                if e.pyframe is None and e.native.pc == frame.GetPC() and \
+                        e.native.sp == frame.GetSP():
+                    anchor = e.index
+            return [_line_value(target, "%s@%s" % (python_name(e.pyframe), e.pyframe.filename),
+                                e.pyframe.line if e.pyframe.line > 0 else -1)
+                    for e in entries
+                    if e.pyframe is not None and anchor is not None and e.anchor == anchor]
         except Exception:  # a recognizer must never raise into lldb
             return []

@@ -1,53 +1,18 @@
-"""What the library needs from an LLDB process: memory, the range registry,
-the native modules (for CFI) and the Python runtime. Rebuilt once per stop
-(keyed by the process's stop id)."""
+"""LLDB's side of the shared target state (jitunwind.ui.target): symbols,
+modules and memory of a process, and the native modules the library's
+walk needs for CFI. One state per stop (keyed by the process's stop id);
+commands re-read the ranges, so a memory write between two commands
+(`expression`, `memory write`) is seen."""
 
 import os
 
 import lldb
 
 import jitunwind as ju
+from jitunwind.ui.memory import DebuggerMemory
+from jitunwind.ui.target import TargetAdapter, TargetState
 
-DESCRIPTOR_SYMBOL = "jitunwind_jit_descriptor"
 _cache = {}
-
-
-def _symbol_load_address(target, name):
-    for ctx in target.FindSymbols(name):
-        sym = ctx.GetSymbol()
-        if sym.IsValid():
-            addr = sym.GetStartAddress().GetLoadAddress(target)
-            if addr != lldb.LLDB_INVALID_ADDRESS:
-                return addr
-    return None
-
-
-def _module_file_of(target, addr):
-    """Path of the module holding load address `addr`, or None."""
-    module = lldb.SBAddress(addr, target).GetModule()
-    if not module or not module.IsValid():
-        return None
-    spec = module.GetFileSpec()
-    return spec.fullpath if spec and spec.fullpath else None
-
-
-def _core_file(process):
-    """Path of the core file `process` was loaded from, or None."""
-    if process.GetPluginName() != "elf-core" or not hasattr(process, "GetCoreFile"):
-        return None
-    spec = process.GetCoreFile()
-    return spec.fullpath if spec and spec.IsValid() and spec.fullpath else None
-
-
-def _function_range(target, name):
-    for ctx in target.FindSymbols(name):
-        sym = ctx.GetSymbol()
-        if sym.IsValid():
-            start = sym.GetStartAddress().GetLoadAddress(target)
-            end = sym.GetEndAddress().GetLoadAddress(target)
-            if lldb.LLDB_INVALID_ADDRESS not in (start, end) and end > start:
-                return (start, end)
-    return None
 
 
 def arch_of(target):
@@ -59,44 +24,87 @@ def arch_of(target):
     return None
 
 
-class LldbMemory(ju.Memory):
-    """Process memory; for a core, read-only file-backed data (names, type
-    objects) is not in the core, so fall back to the target's object files."""
-
+class LldbTarget(TargetAdapter):
     def __init__(self, process):
-        self._process = process
-        self._target = process.GetTarget()
-        super().__init__(self.read)
+        self.process = process
+        self.target = process.GetTarget()
+        # For a core, read-only file-backed data (names, type objects) is not
+        # in the core: fall back to the target's object files.
+        self.memory = DebuggerMemory(self._read_process, self._read_files)
 
-    def read(self, addr, size):
+    def _read_process(self, addr, size):
         err = lldb.SBError()
-        data = self._process.ReadMemory(addr, size, err)
-        if err.Success() and data is not None and len(data) == size:
-            return data
-        address = self._target.ResolveLoadAddress(addr)
+        data = self.process.ReadMemory(addr, size, err)
+        return data if err.Success() else None
+
+    def _read_files(self, addr, size):
+        address = self.target.ResolveLoadAddress(addr)
         if not address.GetModule().IsValid():
             return None
         err = lldb.SBError()
-        data = self._target.ReadMemory(address, size, err)
-        return data if err.Success() and data is not None and len(data) == size else None
+        data = self.target.ReadMemory(address, size, err)
+        return data if err.Success() else None
+
+    def pid(self):
+        """The target's OS process id (names /tmp/perf-PID.map). A remote stub
+        may report a made-up pid (qemu-user says 1); on Linux the first
+        thread's id is the process id, so that is used for a gdb-remote process."""
+        pid = self.process.GetProcessID()
+        if self.process.GetPluginName() != "gdb-remote" or self.process.GetNumThreads() == 0:
+            return pid
+        return self.process.GetThreadAtIndex(0).GetThreadID() or pid
+
+    def arch(self):
+        return arch_of(self.target)
+
+    def is_live(self):
+        return self.process.GetPluginName() != "elf-core"
+
+    def core_path(self):
+        if self.process.GetPluginName() != "elf-core" or not hasattr(self.process, "GetCoreFile"):
+            return None
+        spec = self.process.GetCoreFile()
+        return spec.fullpath if spec and spec.IsValid() and spec.fullpath else None
+
+    def _symbols(self, name):
+        for ctx in self.target.FindSymbols(name):
+            sym = ctx.GetSymbol()
+            if sym.IsValid():
+                yield sym
+
+    def symbol_address(self, name):
+        for sym in self._symbols(name):
+            addr = sym.GetStartAddress().GetLoadAddress(self.target)
+            if addr != lldb.LLDB_INVALID_ADDRESS:
+                return addr
+        return None
+
+    def function_range(self, name):
+        for sym in self._symbols(name):
+            start = sym.GetStartAddress().GetLoadAddress(self.target)
+            end = sym.GetEndAddress().GetLoadAddress(self.target)
+            if lldb.LLDB_INVALID_ADDRESS not in (start, end) and end > start:
+                return (start, end)
+        return None
+
+    def executable(self):
+        spec = self.target.GetExecutable()
+        return spec.fullpath if spec and spec.IsValid() and spec.fullpath else None
+
+    def file_of(self, addr):
+        module = lldb.SBAddress(addr, self.target).GetModule()
+        if not module or not module.IsValid():
+            return None
+        spec = module.GetFileSpec()
+        return spec.fullpath if spec and spec.fullpath else None
 
 
-class TargetState:
-    def __init__(self, target, process):
-        self.target = target
-        self.process = process
-        self.arch = arch_of(target)
-        self.memory = LldbMemory(process)
-        self._pyreader = None
-        self._pyerror = None
-        self.registry = ju.Registry()
-        self.notes = ju.load_target_ranges(self.registry, self.memory, self.arch,
-                                           _symbol_load_address(target, DESCRIPTOR_SYMBOL),
-                                           process.GetProcessID(), self.pyreader,
-                                           _symbol_load_address(target, ju.GDB_JIT_DESCRIPTOR_SYMBOL),
-                                           process.GetPluginName() != "elf-core",
-                                           _function_range(target, "_PyEval_EvalFrameDefault"),
-                                           _core_file(process))
+class LldbState(TargetState):
+    """The shared state plus the native modules (for the library's CFI walk)."""
+
+    def __init__(self, process):
+        super().__init__(LldbTarget(process))
+        self.target = process.GetTarget()
         self.modules = ju.Modules()
         self._load_modules()
 
@@ -116,50 +124,20 @@ class TargetState:
                 except ju.JitunwindError:
                     pass
 
-    def pyreader(self):
-        if self._pyreader is None and self._pyerror is None:
-            runtime = _symbol_load_address(self.target, "_PyRuntime")
-            version_addr = _symbol_load_address(self.target, "Py_Version")
-            if not runtime:
-                self._pyerror = "no CPython runtime (_PyRuntime) in this process"
-            else:
-                version = None
-                if version_addr:
-                    err = lldb.SBError()
-                    data = self.target.ReadMemory(lldb.SBAddress(version_addr, self.target), 4, err)
-                    if err.Success() and data:
-                        version = int.from_bytes(data, "little")
-                if not version:
-                    self._pyerror = "CPython version unknown (no Py_Version symbol)"
-                else:
-                    try:
-                        self._pyreader = ju.PyReader(self.memory, runtime, version,
-                                                     _module_file_of(self.target, runtime))
-                    except ju.JitunwindError as exc:
-                        self._pyerror = str(exc)
-        if self._pyreader is None:
-            raise RuntimeError(self._pyerror)
-        return self._pyreader
 
-    def python_frames(self, tid):
-        """(frames, error) of the thread whose OS id is `tid`."""
-        return self.pyreader().thread_frames(tid)
-
-    def python_warning(self):
-        """A line to show with Python frames (an assumed layout), or None."""
-        try:
-            return self.pyreader().warning
-        except (RuntimeError, ju.JitunwindError):
-            return None
-
-
-def state_for(process):
-    """The TargetState of the current stop of `process` (cached per stop)."""
+def state_for(process, fresh=False):
+    """The state of the current stop of `process`; `fresh`: re-read the
+    ranges (a command: the user may have written memory since the stop)."""
     key = (process.GetProcessID(), process.GetUniqueID())
     stop_id = process.GetStopID()
     cached = _cache.get(key)
     if cached and cached[0] == stop_id:
-        return cached[1]
-    state = TargetState(process.GetTarget(), process)
-    _cache[key] = (stop_id, state)
+        state = cached[1]
+        if fresh:
+            state.invalidate()
+    else:
+        state = LldbState(process)
+        state.resolve()
+        _cache[key] = (stop_id, state)
+    state.refresh()
     return state

@@ -8,7 +8,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 export PYTHONPATH="$build/testbed${PYTHONPATH:+:$PYTHONPATH}"
 export JITUNWIND_LIBRARY="$build/libjitunwind/libjitunwind.so"
 exec gdb -nx -batch -q \
-    -iex 'set debuginfod enabled off' \
+    -iex 'set debuginfod enabled off' -iex 'set auto-load python-scripts off' \
     -ex "source $repo/gdb-plugin/jitunwind-gdb.py" \
     -ex 'set breakpoint pending on' \
     -ex 'set print frame-arguments none' \

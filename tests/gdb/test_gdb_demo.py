@@ -5,7 +5,12 @@ Usage: test_gdb_demo.py BUILD_DIR REPO_DIR MODE
   MODE live   plugin loaded, live process stopped at jitbed_checkpoint; also writes a core
   MODE core   plugin loaded, the core written by a live run
   MODE stock  no plugin, live and core: shows that stock gdb does not get through
-  MODE errors plugin on a non-Python process and with the library missing
+  MODE errors every command with bad arguments, without a process, on a non-Python
+              process, before Python is initialised, after `set var` on the
+              descriptor; a wrong or missing library
+  MODE help   `help <command>` and `apropos python` show each command's help
+  MODE limits the Python frame cap, py-bt --limit, mixed-bt N's cut
+  MODE lazy   `bt 3` pulls a few frames; `thread apply all py-bt` reads the threads once
   MODE autoload  no source line: gdb auto-loads the plugin next to libjitunwind
   MODE guess  the target publishes nothing: ranges guessed from anonymous mappings
 
@@ -54,7 +59,8 @@ def section(text, name):
 
 def gdb_cmd(repo, plugin, commands, args):
     cmd = ["gdb", "-nx", "-batch", "-q", "-iex", "set debuginfod enabled off",
-           "-iex", "set auto-load python-scripts off"]
+           "-iex", "set auto-load python-scripts off",
+           "-iex", "unset environment LD_PRELOAD"]  # a sanitizer runtime is gdb's, not the target's
     if plugin:
         cmd += ["-ex", "source %s/gdb-plugin/jitunwind-gdb.py" % repo]
     for c in commands:
@@ -69,22 +75,284 @@ def with_sections(pairs):
     return cmds
 
 
-def check_errors(repo, env, python):
-    """The plugin never raises into gdb: each problem is one clear line."""
-    cmds = ["break exit", "run", "py-bt", "mixed-bt", "info jit-ranges", "bt 3", "echo survived\\n"]
+LEAKS = ("Traceback (most recent call last)", "Python Exception", "Error occurred in Python", "invalid literal",
+         "is not in the loaded libjitunwind", "No closing quotation")
+
+
+def no_leaks(label, out):
+    for leak in LEAKS:
+        if leak in out:
+            fail("%s: %r reached the debugger:\n%s" % (label, leak, out[-3000:]))
+
+
+def shared_specs(repo):
+    """Every command the plugins register (jitunwind.ui.commands.COMMANDS)."""
+    sys.path.insert(0, os.path.join(repo, "libjitunwind", "bindings", "python"))
+    from jitunwind.ui.commands import COMMANDS
+    return [spec for spec, _ in COMMANDS]
+
+
+BAD_ARGUMENTS = ["--bogus", "-z", "abc", "0x10", "1e3", "-5", "0", "5 extra", '"unbalanced']
+
+
+def check_bad_arguments(repo, env):
+    """Every command, fed bad arguments: its name, what is wrong and the usage
+    line, once each; never Python's own text."""
+    specs = shared_specs(repo)
+    pairs = [("%s|%s" % (spec.gdb_name, bad), "%s %s" % (spec.gdb_name, bad))
+             for spec in specs for bad in BAD_ARGUMENTS]
+    out = run_gdb(gdb_cmd(repo, True, with_sections(pairs) + ["echo survived\\n"], []), env)
+    no_leaks("bad arguments", out)
+    for (name, command), spec in zip(pairs, [s for s in specs for _ in BAD_ARGUMENTS]):
+        text = section(out, name).strip().splitlines()
+        bad = command[len(spec.gdb_name) + 1:]
+        accepted = spec.positional is not None and bad.isdigit() and bad != "0"
+        if accepted:
+            continue
+        if len(text) != 2 or not text[0].startswith(spec.gdb_name + ": ") or \
+                text[1] != "usage: " + spec.usage(spec.gdb_name):
+            fail("%r: want one line saying what is wrong and the usage line, got:\n%s"
+                 % (command, "\n".join(text)))
+    if "survived" not in out:
+        fail("gdb did not carry on after bad arguments:\n" + out[-2000:])
+    print("ok: %d commands x %d bad arguments: one line and the usage line each"
+          % (len(specs), len(BAD_ARGUMENTS)))
+    return specs
+
+
+def check_states(repo, env, python, demo, specs):
+    """Every command with no process, on a non-Python process, before Python
+    is initialised, and after the descriptor was corrupted with `set var`."""
+    names = [spec.gdb_name for spec in specs]
+    out = run_gdb(gdb_cmd(repo, True, with_sections([(n, n) for n in names]), []), env)
+    no_leaks("no process", out)
+    for n in names:
+        if section(out, n).strip() != "jitunwind: %s: no process" % n:
+            fail("%s without a process: %r" % (n, section(out, n)))
+    print("ok: no process: `jitunwind: <command>: no process`, once each")
+
+    cmds = ["break exit", "run"] + with_sections([(n, n) for n in names]) + ["bt",
+                                                                            "echo survived\\n"]
     out = run_gdb(gdb_cmd(repo, True, cmds, ["--args", "/bin/sleep", "0"]), env)
-    for needle in ("jitunwind: py-bt: no CPython runtime", "No JIT or trampoline ranges registered.",
-                   "survived"):
+    no_leaks("non-Python process", out)
+    for needle in ("jitunwind: py-bt: no CPython runtime", "thread #1, tid",
+                   "No JIT or trampoline ranges registered.", "survived"):
         if needle not in out:
             fail("gdb on a non-Python program: %r missing:\n%s" % (needle, out[-3000:]))
-    if "Traceback" in out or "Python Exception" in out:
-        fail("the plugin raised into gdb:\n" + out[-3000:])
+    # /bin/sleep is stripped: its frames have no name, shown as stock gdb does.
+    if not re.search(r"^#\d+ +0x[0-9a-f]+ in \?\? \(\)$", out, re.M) or " in  ()" in out:
+        fail("a nameless frame is not shown as `?? ()`:\n" + out[-3000:])
     print("ok: non-Python process: one-line messages, no exception")
-    bad_env = dict(env, JITUNWIND_LIBRARY="/nonexistent/libjitunwind.so")
-    out = run_gdb(gdb_cmd(repo, True, ["echo survived\\n"], [python, "-c", "pass"]), bad_env)
-    if "jitunwind: plugin not loaded: libjitunwind not found" not in out or "survived" not in out:
-        fail("missing library: no clear line:\n" + out[-3000:])
+
+    # Stopped before Py_Initialize*: _PyRuntime is there, its interpreter list empty.
+    cmds = ["break Py_InitializeFromConfig", "run"] + with_sections(
+        [(n, n) for n in names]) + ["kill"]
+    out = run_gdb(gdb_cmd(repo, True, cmds, ["--args", python, "-c", "pass"]), env)
+    no_leaks("before Py_Initialize", out)
+    for n in ("py-bt", "py-bt-full"):
+        if not section(out, n).strip().startswith(
+                "jitunwind: %s: Python is not initialised yet" % n):
+            fail("%s before Py_Initialize: %r" % (n, section(out, n)))
+    ranges = section(out, "info jit-ranges")
+    if ranges.count("not initialised") != 1 or "corrupt" in ranges:
+        fail("info jit-ranges before Py_Initialize should say it once:\n" + ranges)
+    print("ok: before Py_Initialize: `Python is not initialised yet`, once per command")
+
+    # A descriptor written with `set var` is read again at the next command.
+    cmds = ["set breakpoint pending on", "break jitbed_checkpoint", "run"] + with_sections(
+        [("before", "info jit-ranges")]) + [
+        "set var *(char *)&jitunwind_jit_descriptor = 88"] + with_sections(
+        [("after", "info jit-ranges"), ("bt", "bt"), ("mixed-bt", "mixed-bt")]) + ["kill"]
+    out = run_gdb(gdb_cmd(repo, True, cmds, ["--args", python, demo]), env)
+    no_leaks("descriptor overwritten", out)
+    if "py::jit:leaf" not in section(out, "before"):
+        fail("the descriptor's ranges are missing before the write:\n" + section(out, "before"))
+    after = section(out, "after")
+    if "py::jit:leaf" in after or "descriptor at 0x" not in after:
+        fail("info jit-ranges shows the ranges of the descriptor as it was before `set var`:\n"
+             + after)
+    print("ok: `set var` on the descriptor: info jit-ranges re-reads it (ranges gone, one note)")
+
+
+THREADS_SCRIPT = """\
+import os, threading
+ready = threading.Barrier(21)
+def worker():
+    ready.wait()
+    threading.Event().wait()  # @worker
+for _ in range(20):
+    threading.Thread(target=worker, daemon=True).start()
+ready.wait()
+os.kill(os.getpid(), 5)
+"""
+
+COUNT_PULLS = """python
+import gdb
+class CountPulls:
+    # Runs before jitunwind's filter (higher priority): counts the frames it pulls.
+    def __init__(self):
+        self.name, self.priority, self.enabled, self.pulled = "count-pulls", 1000, True, 0
+    def filter(self, frames):
+        for f in frames:
+            self.pulled += 1
+            yield f
+counter = CountPulls()
+gdb.frame_filters["count-pulls"] = counter
+end"""
+
+COUNT_THREAD_READS = """python
+import jitunwind
+thread_reads = [0]
+_threads = jitunwind.PyReader.threads
+def counted(self):
+    thread_reads[0] += 1
+    return _threads(self)
+jitunwind.PyReader.threads = counted
+end"""
+
+
+def check_lazy(repo, env, python, demo, workdir):
+    """`bt 3` pulls a few frames, not the whole stack (issue 16, item 7), and
+    `thread apply all py-bt` reads the thread list once per stop (item 8).
+    Counted, not timed: tests/bench/bench_gdb.py prints the times."""
+    stop = ["set breakpoint pending on", "break jitbed_checkpoint", "run"]
+    out = run_gdb(gdb_cmd(repo, True, stop + [COUNT_PULLS, "bt 3",
+                                              "python print('PULLED', counter.pulled)",
+                                              "bt -no-filters", "kill"],
+                          ["--args", python, demo]), env)
+    pulled = re.findall(r"^PULLED (\d+)$", out, re.M)
+    total = len(re.findall(r"^#\d+ ", out.split("PULLED")[-1], re.M))
+    if not pulled or total < 40 or int(pulled[0]) > 8:
+        fail("bt 3 pulled %s of %d frames from gdb (want at most 8):\n%s"
+             % (pulled, total, out[-3000:]))
+    print("ok: bt 3 pulls %s of the %d frames" % (pulled[0], total))
+    script = os.path.join(workdir, "threads.py")
+    with open(script, "w") as f:
+        f.write(THREADS_SCRIPT)
+    out = run_gdb(gdb_cmd(repo, True, ["handle SIGTRAP stop nopass", "run", COUNT_THREAD_READS,
+                                       "thread apply all py-bt",
+                                       "python print('READS', thread_reads[0])", "kill"],
+                          ["--args", python, script]), env)
+    reads = re.findall(r"^READS (\d+)$", out, re.M)
+    workers = out.count("in worker")
+    if workers != 20 or reads != ["1"]:
+        fail("thread apply all py-bt: %d workers shown, thread list read %s times (want 20, 1):\n%s"
+             % (workers, reads, out[-3000:]))
+    print("ok: thread apply all py-bt over 21 threads reads the thread list once")
+    return 0
+
+
+DEEP_SCRIPT = """\
+import os, sys
+sys.setrecursionlimit(20000)
+def down(n):
+    if n == 0:
+        os.kill(os.getpid(), 5)
+        return 0
+    return down(n - 1) + 1
+down(5000)  # @module
+"""
+
+
+def check_limits(repo, env, python, demo, workdir):
+    """The Python frame cap (4096) is said once and never as a frame with `()`;
+    `py-bt --limit` reaches <module> of a deeper recursion; `mixed-bt 3` says
+    that the other Python frames run past its limit (issue 16, items 11, 15)."""
+    script = os.path.join(workdir, "deep.py")
+    with open(script, "w") as f:
+        f.write(DEEP_SCRIPT)
+    out = run_gdb(gdb_cmd(repo, True, ["handle SIGTRAP stop nopass", "run"] + with_sections(
+        [("py-bt", "py-bt"), ("limit", "py-bt --limit 6000"), ("bt", "bt")]) + ["kill"],
+        ["--args", python, script]), env)
+    no_leaks("deep recursion", out)
+    capped = section(out, "py-bt")
+    if "in <module>" in capped or capped.count("Python frame chain cut short") != 1:
+        fail("py-bt of a 5000-deep recursion should stop at 4096 and say so once:\n"
+             + capped[-1500:])
+    if "in <module>" not in section(out, "limit") or "cut short" in section(out, "limit"):
+        fail("py-bt --limit 6000 does not reach <module>:\n" + section(out, "limit")[-1500:])
+    cut = [line for line in section(out, "bt").splitlines() if "cut short" in line]
+    if len(cut) != 1 or cut[0].rstrip().endswith("()"):
+        fail("bt: the cap should be one note without `()`: %r" % cut)
+    print("ok: 5000-deep recursion: py-bt says where it stopped, --limit 6000 reaches <module>, "
+          "bt's note has no `()`")
+    stop = ["set breakpoint pending on", "break jitbed_checkpoint", "run"]
+    out = run_gdb(gdb_cmd(repo, True, stop + with_sections([("mixed", "mixed-bt 3")]) + ["kill"],
+                          ["--args", python, demo]), env)
+    mixed = section(out, "mixed")
+    if "no matching native frame" in mixed or \
+            not re.search(r"\(6 more Python frames, run by native frames past the first 3\)", mixed):
+        fail("mixed-bt 3 should say the Python frames run past its limit:\n" + mixed)
+    print("ok: mixed-bt 3 says the Python frames are past its limit, not unmatched")
+    return 0
+
+
+def check_mismatched_core(repo, env, python, core, run_with, part):
+    """A core opened with another executable: said by build id, once per
+    command (issue 16, item 14). Shared with the lldb test."""
+    other = python + "d" if os.path.exists(python + "d") else None
+    if other is None:
+        print("note: no %sd to open the core with: mismatch not checked" % python)
+        return
+    out = run_with(other)
+    want = "the core does not match the executable: %s has build id" % other
+    if not part(out, "py-bt").strip().startswith("jitunwind: py-bt: " + want) or \
+            part(out, "ranges").count(want) != 1:
+        fail("core opened with %s: want one line naming the build ids:\n%s" % (other, out[-3000:]))
+    print("ok: a core opened with the wrong executable says so, by build id")
+
+
+def check_errors(repo, env, python, demo):
+    """The plugin never raises into gdb: each problem is one clear line."""
+    specs = check_bad_arguments(repo, env)
+    check_states(repo, env, python, demo, specs)
+    # JITUNWIND_LIBRARY naming another library, or nothing: said once, then
+    # the documented search goes on (the build tree's library).
+    for bad in ("/nonexistent/libjitunwind.so", "libz.so.1"):
+        bad_env = dict(env, JITUNWIND_LIBRARY=bad)
+        out = run_gdb(gdb_cmd(repo, True, ["break exit", "run", "info jit-ranges", "py-bt",
+                                           "echo survived\\n"], [python, "-c", "pass"]), bad_env)
+        no_leaks("JITUNWIND_LIBRARY=" + bad, out)
+        said = [line for line in out.splitlines() if line.startswith("jitunwind:")]
+        if len(said) != 2 or "JITUNWIND_LIBRARY=%s is unusable" % bad not in said[0] or \
+                "; using " not in said[0] or "survived" not in out:
+            fail("JITUNWIND_LIBRARY=%s: want one line at load, then the build's library:\n%s"
+                 % (bad, out[-3000:]))
+    print("ok: an unusable JITUNWIND_LIBRARY is said once, and the build's library is used")
+    # No library anywhere: a copy of the plugin away from the build tree.
+    import tempfile
+    with tempfile.TemporaryDirectory() as alone:
+        shutil.copytree(os.path.join(repo, "gdb-plugin"), os.path.join(alone, "gdb-plugin"))
+        shutil.copytree(os.path.join(repo, "libjitunwind", "bindings"),
+                        os.path.join(alone, "libjitunwind", "bindings"))
+        bad_env = dict(env, JITUNWIND_LIBRARY="/nonexistent/libjitunwind.so")
+        out = run_gdb(gdb_cmd(alone, True, ["echo survived\\n"], [python, "-c", "pass"]), bad_env)
+    said = [line for line in out.splitlines() if line.startswith("jitunwind:")]
+    if len(said) != 1 or not said[0].startswith("jitunwind: plugin not loaded: libjitunwind "
+                                                 "not found; tried: JITUNWIND_LIBRARY="
+                                                 "/nonexistent/libjitunwind.so (no such file)") \
+            or "survived" not in out:
+        fail("missing library: want one clear line:\n" + out[-3000:])
+    no_leaks("missing library", out)
     print("ok: missing library: one clear line, gdb carries on")
+    return 0
+
+
+def check_help(repo, env):
+    """`help <command>` shows the spec's help; `apropos python` finds every command."""
+    specs = shared_specs(repo)
+    out = run_gdb(gdb_cmd(repo, True, with_sections(
+        [(s.gdb_name, "help " + s.gdb_name) for s in specs] + [("apropos", "apropos python")]),
+        []), env)
+    for spec in specs:
+        text = section(out, spec.gdb_name)
+        if "not documented" in text or not text.strip().startswith(spec.summary) or \
+                "Usage: " + spec.usage(spec.gdb_name) not in text:
+            fail("help %s:\n%s" % (spec.gdb_name, text))
+        if not re.search(r"^%s -- %s" % (re.escape(spec.gdb_name), re.escape(spec.summary)),
+                         section(out, "apropos"), re.M):
+            fail("apropos python does not find %s:\n%s" % (spec.gdb_name, section(out, "apropos")))
+    print("ok: help and apropos python show the help of %d commands" % len(specs))
     return 0
 
 
@@ -122,7 +390,7 @@ def check_plugin_output(label, out, demo):
         fail("%s: py-bt\n  expected %r\n  got      %r" % (label, want_py, pybt))
     print("ok: %s py-bt: %d Python frames" % (label, len(pybt)))
     full = re.findall(r"^#(\d+) Frame 0x[0-9a-f]+, code 0x[0-9a-f]+, for file (.+), line (\d+), "
-                      r"in (\S+)( \[entry\])?$", section(out, "py-bt-full"), re.M)
+                      r"in (\S+)(?: \(.*\))?( \[entry\])?$", section(out, "py-bt-full"), re.M)
     got_full = [(name, int(line), bool(entry)) for _, _, line, name, entry in full]
     # Each eval-loop activation's outermost frame is its entry; main runs
     # inline in <module>'s activation.
@@ -183,6 +451,9 @@ def main():
         out = run_gdb(gdb_cmd(repo, True, with_sections(PLUGIN_SECTIONS),
                               [python, core]), env)
         check_plugin_output("core", out, demo)
+        check_mismatched_core(repo, env, python, core, lambda exe: run_gdb(gdb_cmd(
+            repo, True, with_sections([("py-bt", "py-bt"), ("ranges", "info jit-ranges")]),
+            [exe, core]), env), lambda out, name: section(out, name))
         os.unlink(core)
         return 0
 
@@ -196,7 +467,16 @@ def main():
         return 0
 
     if mode == "errors":
-        return check_errors(repo, env, python)
+        return check_errors(repo, env, python, demo)
+
+    if mode == "help":
+        return check_help(repo, env)
+
+    if mode == "limits":
+        return check_limits(repo, env, python, demo, workdir)
+
+    if mode == "lazy":
+        return check_lazy(repo, env, python, demo, workdir)
 
     if mode == "guess":
         # The target publishes no descriptor and no perf map: the plugin

@@ -23,6 +23,27 @@ PKG_CONFIG_PATH="$libdir/pkgconfig" cc -std=c11 -o "$work/pc-consumer" \
     "$src/tests/install/consumer/main.c" $(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs libjitunwind)
 LD_LIBRARY_PATH="$libdir" "$work/pc-consumer"
 
+# The static archive links on its own (pkg-config --static names libdw, libelf).
+test -f "$libdir/libjitunwind.a"
+PKG_CONFIG_PATH="$libdir/pkgconfig" cc -std=c11 -o "$work/static-consumer" "$src/tests/install/consumer/main.c" \
+    $(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags libjitunwind) "$libdir/libjitunwind.a" \
+    $(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --static --libs libjitunwind | sed 's/-ljitunwind//')
+if ldd "$work/static-consumer" | grep -q libjitunwind; then
+    echo "FAIL: the static consumer needs libjitunwind.so"; exit 1
+fi
+"$work/static-consumer"
+
+# The system-wide gdb hook, under the prefix, reaches the installed plugin.
+hook="$work/prefix/etc/gdb/gdbinit.d/jitunwind.py"
+test -f "$hook"
+python3 - "$hook" <<'PY'
+import os, re, sys
+text = open(sys.argv[1]).read()
+rel = re.search(r'"([^"]*jitunwind-lazy.py)"', text).group(1)
+target = os.path.normpath(os.path.join(os.path.dirname(sys.argv[1]), rel))
+assert os.path.exists(target), target
+PY
+
 # The installed binding finds the installed library by itself.
 python3 -c "import sys; sys.path.insert(0, '$work/prefix/share/jitunwind/python'); import jitunwind; print('binding loads', jitunwind.library().jitunwind_loaded_from)"
-echo "ok: install, find_package, pkg-config and the installed binding work"
+echo "ok: install, find_package, pkg-config (shared and static), the gdb hook and the installed binding work"

@@ -7,7 +7,9 @@ Usage: test_lldb_demo.py BUILD_DIR REPO_DIR MODE
   MODE stock       what stock `bt` in LLDB prints at the same stop (on record)
   MODE recognizer  the eval-loop frame recognizer names the Python frames
   MODE provider    the scripted frame provider, where LLDB has the API (22+)
-  MODE errors      one-line messages on a non-Python process and without the library
+  MODE errors      every command with bad arguments, without a process, on a non-Python
+                   process, before Python is initialised, after a descriptor write; the
+                   plugin imported twice; without the library
   MODE lldbinit    one ~/.lldbinit line loads the plugin
   MODE real        mixed-bt through CPython's own -X perf trampolines (pyenv 3.12, 3.13)
   MODE extra       the same, and through JIT executors when their JIT is enabled, on the
@@ -31,7 +33,8 @@ PERF_MAPS = []
 
 
 def lldb_cmd(repo, plugin, commands, args):
-    cmd = [LLDB, "--no-lldbinit", "--batch"]
+    # A sanitizer runtime preloaded into lldb is not the target's.
+    cmd = [LLDB, "--no-lldbinit", "--batch", "-O", "settings set target.unset-env-vars LD_PRELOAD"]
     if plugin:
         cmd += ["-o", "command script import %s/lldb-plugin/jitunwind_lldb" % repo]
     for c in commands:
@@ -82,6 +85,10 @@ def check_plugin(label, out, demo):
     if not re.match(r"thread #1, tid \d+\n#0 ", every):
         fail("%s: mixed-bt -a does not walk every thread:\n%s" % (label, every[:500]))
     check_stack(label + " mixed-bt -a", parse_mixed(every), want)
+    for flag in ("-a", "--all"):  # one parser: both spellings print the thread header
+        if not re.match(r"Thread 1 \(tid \d+[^)\n]*\):\nTraceback", section(out, "py-bt " + flag)):
+            fail("%s: py-bt %s has no thread header:\n%s" % (label, flag,
+                                                              section(out, "py-bt " + flag)))
 
 
 
@@ -100,7 +107,8 @@ def interpreter_facts(python):
 def gcore_at(env, args, stop, core):
     """A core written by gdb's gcore after the gdb commands `stop`."""
     cmd = ["gdb", "-nx", "-batch", "-iex", "set debuginfod enabled off",
-           "-iex", "set auto-load python-scripts off", "-ex", "set breakpoint pending on"]
+           "-iex", "set auto-load python-scripts off", "-iex", "unset environment LD_PRELOAD",
+           "-ex", "set breakpoint pending on"]
     for c in stop + ["gcore " + core, "kill"]:
         cmd += ["-ex", c]
     out = subprocess.run(cmd + ["--args"] + args, env=env, stdout=subprocess.PIPE,
@@ -117,8 +125,12 @@ def check_extra_jit(repo, env, work, python):
     with open(script, "w") as f:
         f.write(JIT_SCRIPT)
     at = markers(script)
-    executor = "py::jit:hot (%s:%d) [jit fp-or-scan]" % (script, at["hot_def"])
-    want = [executor, EVAL, ("py", "hot [in JIT code: line may lag]", at["hot"]),
+    # The JIT view: the trace frame names its call uop and the call's line,
+    # the shim that called the trace is a frame of its own, and the Python
+    # frame has the exact line.
+    executor = "py::jit:hot [uop CALL] (%s:%d) [jit fp-or-scan]" % (script, at["hot"])
+    shim = "py::jit:hot [shim] (%s:%d) [jit fp-or-scan]" % (script, at["hot_def"])
+    want = [executor, shim, EVAL, ("py", "hot", at["hot"]),
             ("py", "caller", at["caller"]), ("py", "<module>", at["module"]), "_start"]
     core = os.path.join(work, "jit.core")
     gcore_at(env, [python, script], ["break getppid", "run", "ignore 1 5000", "continue"], core)
@@ -129,8 +141,9 @@ def check_extra_jit(repo, env, work, python):
                                           "mixed-bt", "jit-ranges"], []), env)
     os.unlink(core)
     for label, out in (("live", live), ("core", from_core)):
-        check_stack("lldb %s JIT %s mixed-bt" % (python, label),
-                    parse_mixed(section(out, "mixed-bt")), want)
+        got = [re.sub(r"\[uop \d+/\d+ _\w*CALL\w*\]", "[uop CALL]", f) if isinstance(f, str)
+               else f for f in parse_mixed(section(out, "mixed-bt"))]
+        check_stack("lldb %s JIT %s mixed-bt" % (python, label), got, want)
         if not re.search(r" jit +fp-or-scan +interpreter py::jit:hot \(", section(out, "jit-ranges")):
             fail("%s JIT %s: the executor is not listed from the interpreter:\n%s"
                  % (python, label, section(out, "jit-ranges")))
@@ -153,7 +166,93 @@ def check_extra_perf(repo, env, work, python, version):
                 want + ["_start"])
 
 
-PLUGIN_COMMANDS = ["mixed-bt", "py-bt", "jit-ranges", "mixed-bt -a"]
+LEAKS = ("Traceback (most recent call last)", "Python Exception", "invalid literal", "No closing quotation",
+         "is not in the loaded libjitunwind")
+
+
+def no_leaks(label, out):
+    for leak in LEAKS:
+        if leak in out:
+            fail("%s: %r reached lldb:\n%s" % (label, leak, out[-3000:]))
+
+
+def check_errors(repo, env, python, demo):
+    """Every command: bad arguments, no process, a non-Python process, Python
+    not initialised, a descriptor overwritten; the plugin imported twice; a
+    missing library. One clear line each, never a traceback."""
+    sys.path.insert(0, os.path.join(repo, "libjitunwind", "bindings", "python"))
+    from jitunwind.ui.commands import COMMANDS
+    specs = [spec for spec, _ in COMMANDS]
+    names = [spec.lldb_name for spec in specs]
+    bad_args = ["--bogus", "-z", "abc", "0x10", "-5", "0", "5 extra", '"unbalanced']
+    cmds = ["%s %s" % (n, bad) for n in names for bad in bad_args]
+    out = run(lldb_cmd(repo, True, cmds, []), env)
+    no_leaks("bad arguments", out)
+    for spec in specs:
+        for bad in bad_args:
+            text = section(out, "%s %s" % (spec.lldb_name, bad)).strip().splitlines()
+            if spec.positional is not None and bad.isdigit() and bad != "0":
+                continue
+            if len(text) != 2 or not text[0].startswith(spec.lldb_name + ": ") or \
+                    text[1] != "usage: " + spec.usage(spec.lldb_name):
+                fail("%s %s: want what is wrong and the usage line:\n%s"
+                     % (spec.lldb_name, bad, "\n".join(text)))
+    print("ok: %d commands x %d bad arguments: one line and the usage line each"
+          % (len(specs), len(bad_args)))
+    out = run(lldb_cmd(repo, True, names, []), env)
+    no_leaks("no process", out)
+    for n in names:
+        if section(out, n).strip() != "jitunwind: %s: no process" % n:
+            fail("%s without a process: %r" % (n, section(out, n)))
+    print("ok: no process: one line each")
+    out = run(lldb_cmd(repo, True, ["breakpoint set -n exit", "run"] + names + ["kill"],
+                       ["--", "/bin/sleep", "0"]), env)
+    no_leaks("non-Python process", out)
+    for needle in ("jitunwind: py-bt: no CPython runtime", "No JIT or trampoline ranges registered."):
+        if needle not in out:
+            fail("lldb on a non-Python program: %r missing:\n%s" % (needle, out[-3000:]))
+    print("ok: non-Python process: one-line messages, no exception")
+    out = run(lldb_cmd(repo, True, ["breakpoint set -n Py_InitializeFromConfig", "run", "py-bt",
+                                    "jit-ranges", "kill"], ["--", python, "-c", "pass"]), env)
+    no_leaks("before Py_Initialize", out)
+    if not section(out, "py-bt").startswith("jitunwind: py-bt: Python is not initialised yet") \
+            or section(out, "jit-ranges").count("not initialised") != 1:
+        fail("before Py_Initialize: want `Python is not initialised yet` once:\n" + out[-3000:])
+    print("ok: before Py_Initialize: `Python is not initialised yet`, once per command")
+    # Written with `expression` between two commands at the same stop.
+    out = run(lldb_cmd(repo, True, STOP + ["jit-ranges",
+                                           "expression *(char *)&jitunwind_jit_descriptor = 88",
+                                           "jit-ranges", "kill"], ["--", python, demo]), env)
+    no_leaks("descriptor overwritten", out)
+    before, _, after = out.partition("expression *(char *)&jitunwind_jit_descriptor = 88")
+    if "py::jit:leaf" not in section(before, "jit-ranges") or \
+            "py::jit:leaf" in section(after, "jit-ranges") or \
+            "descriptor at 0x" not in section(after, "jit-ranges"):
+        fail("jit-ranges does not re-read a descriptor written at the same stop:\n" + out[-3000:])
+    print("ok: a descriptor written with `expression` is re-read by the next jit-ranges")
+    # Imported twice: one recognizer.
+    importing = "command script import %s/lldb-plugin/jitunwind_lldb" % repo
+    out = run(lldb_cmd(repo, True, [importing, "frame recognizer list"], []), env)
+    listed = section(out, "frame recognizer list").count("EvalFrameRecognizer")
+    if listed != 1:
+        fail("the plugin imported twice lists the recognizer %d times:\n%s" % (listed, out))
+    print("ok: imported twice, the eval-loop recognizer is registered once")
+    bad = dict(env, JITUNWIND_LIBRARY="/nonexistent/libjitunwind.so")
+    import tempfile
+    with tempfile.TemporaryDirectory() as alone:
+        shutil.copytree(os.path.join(repo, "lldb-plugin"), os.path.join(alone, "lldb-plugin"))
+        shutil.copytree(os.path.join(repo, "libjitunwind", "bindings"),
+                        os.path.join(alone, "libjitunwind", "bindings"))
+        out = run(lldb_cmd(alone, True, ["script print('survived')"], []), bad)
+    said = [line for line in out.splitlines() if line.startswith("jitunwind:")]
+    if len(said) != 1 or "plugin not loaded: libjitunwind not found; tried: JITUNWIND_LIBRARY=" \
+            "/nonexistent/libjitunwind.so (no such file)" not in said[0] or "survived" not in out:
+        fail("missing library: want one clear line:\n" + out[-3000:])
+    print("ok: missing library: one clear line, lldb carries on")
+    return 0
+
+
+PLUGIN_COMMANDS = ["mixed-bt", "py-bt", "jit-ranges", "mixed-bt -a", "py-bt -a", "py-bt --all"]
 STOP = ["breakpoint set -n jitbed_checkpoint", "run"]
 STOP_GDB = ["break jitbed_checkpoint", "run"]  # the same stop, for writing cores with gdb
 
@@ -184,6 +283,16 @@ def main():
         out = run(lldb_cmd(repo, True, ["target create %s --core %s" % (python, core)] +
                            PLUGIN_COMMANDS, []), env)
         check_plugin("core", out, demo)
+        other = python + "d"
+        if os.path.exists(other):
+            out = run(lldb_cmd(repo, True, ["target create %s --core %s" % (other, core),
+                                            "py-bt", "jit-ranges"], []), env)
+            want = "the core does not match the executable: %s has build id" % other
+            if not section(out, "py-bt").startswith("jitunwind: py-bt: " + want) or \
+                    section(out, "jit-ranges").count(want) != 1:
+                fail("core opened with %s: want one line naming the build ids:\n%s"
+                     % (other, out[-3000:]))
+            print("ok: a core opened with the wrong executable says so, by build id")
         os.unlink(core)
         return 0
 
@@ -263,7 +372,7 @@ def main():
         pythons = [p for p in os.environ.get("JITUNWIND_EXTRA_PYTHONS", "").split(":")
                    if p and os.access(p, os.X_OK)]
         if not pythons:
-            print("SKIP: JITUNWIND_EXTRA_PYTHONS names no interpreter (colon-separated paths)")
+            print("SKIP: JITUNWIND_EXTRA_PYTHONS names no interpreter (colon-separated paths; tests/dev.sh sets it from ../shared/cpython-builds when that folder is beside the repository)")
             return SKIP
         for py in pythons:
             version, jit = interpreter_facts(py)
@@ -306,27 +415,16 @@ def main():
             f.write("command script import %s/lldb-plugin/jitunwind_lldb\n" % repo)
         out = run([LLDB, "--batch", "-o", "help py-bt", "-o", "help mixed-bt"],
                   dict(env, HOME=home))
-        for needle in ("Python frames, innermost first", "Native and Python frames interleaved"):
+        for needle in ("Print the Python frames of the selected thread, innermost first.",
+                       "Usage: py-bt [-a|--all] [-n|--limit N]",
+                       "Print native and Python frames interleaved", "Usage: mixed-bt"):
             if needle not in out:
                 fail("~/.lldbinit did not load the plugin:\n" + out[-2000:])
         print("ok: a ~/.lldbinit line loads the plugin")
         return 0
 
     if mode == "errors":
-        out = run(lldb_cmd(repo, True, ["breakpoint set -n exit", "run", "py-bt", "mixed-bt",
-                                        "jit-ranges", "kill"], ["--", "/bin/sleep", "0"]), env)
-        for needle in ("jitunwind: py-bt: no CPython runtime", "No JIT or trampoline ranges registered."):
-            if needle not in out:
-                fail("lldb on a non-Python program: %r missing:\n%s" % (needle, out[-3000:]))
-        if "Traceback" in out:
-            fail("the plugin raised into lldb:\n" + out[-3000:])
-        print("ok: non-Python process: one-line messages, no exception")
-        bad = dict(env, JITUNWIND_LIBRARY="/nonexistent/libjitunwind.so")
-        out = run(lldb_cmd(repo, True, ["script print('survived')"], []), bad)
-        if "jitunwind: plugin not loaded: libjitunwind not found" not in out or "survived" not in out:
-            fail("missing library: no clear line:\n" + out[-3000:])
-        print("ok: missing library: one clear line, lldb carries on")
-        return 0
+        return check_errors(repo, env, python, demo)
 
     print("unknown mode " + mode)
     return 2

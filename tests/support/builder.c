@@ -136,3 +136,11 @@ struct jitunwind_memory ju_builder_memory(struct ju_builder *b)
 }
 
 uint64_t ju_builder_reads(const struct ju_builder *b) { return b->reads; }
+
+void ju_builder_each_page(const struct ju_builder *b,
+                          void (*fn)(void *arg, uint64_t base, const uint8_t *bytes), void *arg)
+{
+    size_t i;
+    for (i = 0; i < b->count; i++)
+        fn(arg, b->pages[i]->base, b->pages[i]->bytes);
+}

@@ -27,5 +27,8 @@ void ju_builder_unmap(struct ju_builder *b, uint64_t addr);
 void ju_builder_poison(struct ju_builder *b, uint64_t addr, size_t len);
 struct jitunwind_memory ju_builder_memory(struct ju_builder *b);
 uint64_t ju_builder_reads(const struct ju_builder *b);
+/* Every page that exists (JU_BUILDER_PAGE bytes at base), in no order. */
+void ju_builder_each_page(const struct ju_builder *b,
+                          void (*fn)(void *arg, uint64_t base, const uint8_t *bytes), void *arg);
 
 #endif

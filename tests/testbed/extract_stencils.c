@@ -3,10 +3,17 @@
  * code and holes (offset, symbol, addend), in a fixed order.
  *
  * Usage: extract_stencils STENCILS.o OUTPUT.h
- * Fails (exit 1, with a message) on anything it does not understand: a
- * relocation type other than R_X86_64_64, an unknown symbol, a missing
- * stencil, or a _JIT_CONTINUE hole that is not followed by an indirect jmp
- * (the continuation must be a tail call, never a call). */
+ * Each hole has a kind the JIT patches (JITBED_RELOC_*):
+ *   x86-64 (-mcmodel=large): R_X86_64_64 only, an absolute 64-bit value;
+ *   AArch64 (-mcmodel=large -mpc-relative-literal-loads): R_AARCH64_ABS64 in
+ *   the stencil's own literal pool, and R_AARCH64_JUMP26 / CALL26 for `b` and
+ *   `bl`, which the JIT points at the target or at a veneer when it is out
+ *   of the branch's +-128 MiB reach (as CPython's AArch64 JIT does).
+ * Fails (exit 1, with a message) on anything it does not understand: another
+ * relocation type, an unknown symbol, a missing stencil, or a _JIT_CONTINUE
+ * hole that is not a tail jump (x86-64: an indirect jmp follows the hole;
+ * AArch64: a JUMP26 `b`, never a `bl`): the continuation must never be a
+ * call. */
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
@@ -24,6 +31,22 @@ static void die(const char *msg, const char *arg)
 {
     fprintf(stderr, "extract_stencils: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
     exit(1);
+}
+
+enum { RELOC_ABS64, RELOC_JUMP26, RELOC_CALL26 };
+
+/* The hole kind of a relocation type of `machine`, or -1. */
+static int reloc_kind(int machine, unsigned type)
+{
+    if (machine == EM_X86_64 && type == R_X86_64_64)
+        return RELOC_ABS64;
+    if (machine == EM_AARCH64 && type == R_AARCH64_ABS64)
+        return RELOC_ABS64;
+    if (machine == EM_AARCH64 && type == R_AARCH64_JUMP26)
+        return RELOC_JUMP26;
+    if (machine == EM_AARCH64 && type == R_AARCH64_CALL26)
+        return RELOC_CALL26;
+    return -1;
 }
 
 static int hole_index(const char *name)
@@ -52,14 +75,22 @@ static int reaches_indirect_jmp(const unsigned char *p, size_t avail)
     return 0;
 }
 
-static void emit_stencil(FILE *out, Elf *elf, size_t shstrndx, Elf_Scn *text, size_t text_index,
+/* A _JIT_CONTINUE hole must be a tail jump. */
+static int is_tail_jump(int machine, int kind, const unsigned char *code, size_t size,
+                        size_t offset)
+{
+    if (machine == EM_AARCH64)
+        return kind == RELOC_JUMP26;
+    return offset + 8 <= size && reaches_indirect_jmp(code + offset + 8, size - offset - 8);
+}
+
+static void emit_stencil(FILE *out, Elf *elf, int machine, Elf_Scn *text, size_t text_index,
                          const char *name, size_t symtab_link, Elf_Data *symdata)
 {
     Elf_Data *code = elf_getdata(text, NULL);
     Elf_Scn *scn = NULL;
     const unsigned char *bytes;
     size_t i, holes = 0;
-    (void)shstrndx;
     if (!code || code->d_size == 0)
         die("empty stencil", name);
     bytes = code->d_buf;
@@ -83,25 +114,25 @@ static void emit_stencil(FILE *out, Elf *elf, size_t shstrndx, Elf_Scn *text, si
             GElf_Rela ra;
             GElf_Sym sym;
             const char *sym_name;
-            int hole;
+            int hole, kind;
             gelf_getrela(rel, (int)r, &ra);
-            if (GELF_R_TYPE(ra.r_info) != R_X86_64_64)
-                die("unsupported relocation type (expected R_X86_64_64)", name);
+            kind = reloc_kind(machine, (unsigned)GELF_R_TYPE(ra.r_info));
+            if (kind < 0)
+                die("unsupported relocation type", name);
             gelf_getsym(symdata, (int)GELF_R_SYM(ra.r_info), &sym);
             sym_name = elf_strptr(elf, symtab_link, sym.st_name);
             hole = sym_name ? hole_index(sym_name) : -1;
             if (hole < 0)
                 die("reference to an unknown symbol", sym_name ? sym_name : "(section)");
-            if (hole == 0 && !reaches_indirect_jmp(bytes + ra.r_offset + 8,
-                                                   code->d_size - (size_t)ra.r_offset - 8))
+            if (hole == 0 && !is_tail_jump(machine, kind, bytes, code->d_size, (size_t)ra.r_offset))
                 die("_JIT_CONTINUE is not reached by a tail jump", name);
-            fprintf(out, "    {%llu, JITBED_HOLE_%d, %lld},\n", (unsigned long long)ra.r_offset,
-                    hole, (long long)ra.r_addend);
+            fprintf(out, "    {%llu, JITBED_HOLE_%d, %d, %lld},\n", (unsigned long long)ra.r_offset,
+                    hole, kind, (long long)ra.r_addend);
             holes++;
         }
     }
     if (holes == 0)
-        fprintf(out, "    {0, -1, 0},\n");
+        fprintf(out, "    {0, -1, 0, 0},\n");
     fprintf(out, "};\n#define %s_nholes %zu\n\n", name, holes);
 }
 
@@ -112,6 +143,7 @@ int main(int argc, char **argv)
     size_t shstrndx, s;
     Elf_Scn *scn = NULL, *symtab = NULL;
     GElf_Shdr symsh;
+    GElf_Ehdr eh;
     FILE *out;
     if (argc != 3)
         die("usage: extract_stencils STENCILS.o OUTPUT.h", NULL);
@@ -122,6 +154,8 @@ int main(int argc, char **argv)
     elf = elf_begin(fd, ELF_C_READ, NULL);
     if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) != 0)
         die("not an ELF object", argv[1]);
+    if (!gelf_getehdr(elf, &eh) || (eh.e_machine != EM_X86_64 && eh.e_machine != EM_AARCH64))
+        die("not an x86-64 or AArch64 object", argv[1]);
     while ((scn = elf_nextscn(elf, scn)) != NULL) {
         GElf_Shdr sh;
         if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
@@ -133,7 +167,9 @@ int main(int argc, char **argv)
     if (!out)
         die("cannot write", argv[2]);
     fprintf(out, "/* Generated by extract_stencils from %s. Do not edit. */\n", argv[1]);
-    fprintf(out, "struct jitbed_hole { unsigned offset; int symbol; long long addend; };\n");
+    fprintf(out, "struct jitbed_hole { unsigned offset; int symbol; int kind; long long addend; };\n");
+    fprintf(out, "#define JITBED_RELOC_ABS64 %d\n#define JITBED_RELOC_JUMP26 %d\n"
+                 "#define JITBED_RELOC_CALL26 %d\n", RELOC_ABS64, RELOC_JUMP26, RELOC_CALL26);
     for (s = 0; s < N_HOLES; s++)
         fprintf(out, "#define JITBED_HOLE_%zu %zu /* %s */\n", s, s, HOLES[s]);
     for (s = 0; s < N_STENCILS; s++) {
@@ -148,7 +184,7 @@ int main(int argc, char **argv)
                 continue;
             name = elf_strptr(elf, shstrndx, sh.sh_name);
             if (name && strcmp(name, want) == 0) {
-                emit_stencil(out, elf, shstrndx, scn, elf_ndxscn(scn), STENCILS[s], symsh.sh_link,
+                emit_stencil(out, elf, eh.e_machine, scn, elf_ndxscn(scn), STENCILS[s], symsh.sh_link,
                              elf_getdata(symtab, NULL));
                 found = 1;
                 break;

@@ -46,15 +46,61 @@ static void jitbed_shim(void *code, struct jitbed_state *st)
 
 static size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
 
+/* AArch64 `b`/`bl` reach +-128 MiB; a hole whose target is farther (the
+ * module's C helper, seen from an anonymous mapping) goes through a veneer
+ * after the stencils, as in CPython's AArch64 JIT: ldr x16, #8; br x16;
+ * .quad target. x16 (IP0) is the register the ABI gives veneers. */
+#define VENEER_SIZE 16
+static const uint32_t VENEER_LDR_X16 = 0x58000050u, VENEER_BR_X16 = 0xd61f0200u;
+
+static int is_branch(const struct jitbed_hole *hole)
+{
+    return hole->kind == JITBED_RELOC_JUMP26 || hole->kind == JITBED_RELOC_CALL26;
+}
+
+/* Bytes of code for the stencils and, after them, one veneer slot per
+ * branch hole. */
+static size_t code_size_needed(void)
+{
+    size_t size = 0, i, h;
+    for (i = 0; i < JITBED_N_STENCILS; i++) {
+        size = round_up(size + JITBED_STENCILS[i].size, STENCIL_ALIGN);
+        for (h = 0; h < JITBED_STENCILS[i].nholes; h++)
+            if (is_branch(&JITBED_STENCILS[i].holes[h]))
+                size += VENEER_SIZE;
+    }
+    return size;
+}
+
+/* Point the branch at `at` to `target`, through a new veneer at *veneer
+ * when the target is out of reach. */
+static void patch_branch(unsigned char *at, uint64_t target, unsigned char **veneer)
+{
+    int64_t delta = (int64_t)(target - (uint64_t)(uintptr_t)at);
+    uint32_t insn;
+    if (delta < -(1ll << 27) || delta >= (1ll << 27)) {
+        memcpy(*veneer, &VENEER_LDR_X16, 4);
+        memcpy(*veneer + 4, &VENEER_BR_X16, 4);
+        memcpy(*veneer + 8, &target, 8);
+        delta = (int64_t)((uint64_t)(uintptr_t)*veneer - (uint64_t)(uintptr_t)at);
+        *veneer += VENEER_SIZE;
+    }
+    memcpy(&insn, at, 4);
+    insn = (insn & 0xfc000000u) | ((uint32_t)(delta >> 2) & 0x03ffffffu);
+    memcpy(at, &insn, 4);
+}
+
 /* Lay out and patch the stencils at `dst` (already writable). */
 static size_t emit(unsigned char *dst)
 {
     size_t offsets[JITBED_N_STENCILS + 1], off = 0, i, h;
+    unsigned char *veneer;
     for (i = 0; i < JITBED_N_STENCILS; i++) {
         offsets[i] = off;
         off = round_up(off + JITBED_STENCILS[i].size, STENCIL_ALIGN);
     }
     offsets[JITBED_N_STENCILS] = off;
+    veneer = dst + off;
     for (i = 0; i < JITBED_N_STENCILS; i++) {
         const struct jitbed_stencil *s = &JITBED_STENCILS[i];
         memcpy(dst + offsets[i], s->code, s->size);
@@ -67,10 +113,13 @@ static size_t emit(unsigned char *dst)
             case JITBED_HOLE_2: value = (uint64_t)(uintptr_t)&jitbed_call_python; break;
             }
             value += (uint64_t)hole->addend;
-            memcpy(dst + offsets[i] + hole->offset, &value, sizeof value);
+            if (is_branch(hole))
+                patch_branch(dst + offsets[i] + hole->offset, value, &veneer);
+            else
+                memcpy(dst + offsets[i] + hole->offset, &value, sizeof value);
         }
     }
-    return off;
+    return (size_t)(veneer - dst);
 }
 
 static void executor_dealloc(PyObject *self)
@@ -126,15 +175,14 @@ PyObject *jitbed_compile(PyObject *module, PyObject *callable)
     PyObject *qualname;
     const char *qn;
     char name[512];
-    size_t size = 0, i;
+    size_t size;
     long page = sysconf(_SC_PAGESIZE);
     int rc;
     if (!PyCallable_Check(callable)) {
         PyErr_SetString(PyExc_TypeError, "compile() needs a callable");
         return NULL;
     }
-    for (i = 0; i < JITBED_N_STENCILS; i++)
-        size = round_up(size + JITBED_STENCILS[i].size, STENCIL_ALIGN);
+    size = code_size_needed();
     ex = PyObject_New(JitbedExecutor, &JitbedExecutor_Type);
     if (!ex)
         return NULL;

@@ -15,6 +15,9 @@ PyObject *jitbed_enable_trampolines(PyObject *module, PyObject *layout);
 PyObject *jitbed_set_trampoline_layout(PyObject *module, PyObject *layout);
 PyObject *jitbed_disable_trampolines(PyObject *module, PyObject *unused);
 PyObject *jitbed_perf_map_path(PyObject *module, PyObject *unused);
+/* This architecture's two layout names: (other, "framed"); other is "sub8"
+ * on x86-64, "bti" on AArch64. */
+PyObject *jitbed_trampoline_layouts(void);
 
 /* The debugger breakpoint target: a real, exported, never-inlined call. */
 void jitbed_checkpoint(void);

@@ -2,9 +2,13 @@
  * 3.12-3.15's JIT executors and perf trampolines with real machine code. */
 #include "jitbed.h"
 
+/* JITBED_ABORT_AT_CHECKPOINT=1 makes the checkpoint abort, so a system (or
+ * qemu-user) core of the whole stack is written without a debugger. */
 __attribute__((noinline, visibility("default"))) void jitbed_checkpoint(void)
 {
     __asm__ volatile("" ::: "memory");
+    if (getenv("JITBED_ABORT_AT_CHECKPOINT"))
+        abort();
 }
 
 static PyObject *checkpoint(PyObject *module, PyObject *unused)
@@ -23,7 +27,8 @@ static PyMethodDef methods[] = {
     {"enable_trampolines", jitbed_enable_trampolines, METH_O,
      "enable_trampolines(layout): route every Python frame through a perf trampoline."},
     {"set_trampoline_layout", jitbed_set_trampoline_layout, METH_O,
-     "set_trampoline_layout('sub8'|'framed') for code objects that get a trampoline later."},
+     "set_trampoline_layout(name) for code objects that get a trampoline later; names in "
+     "TRAMPOLINE_LAYOUTS."},
     {"disable_trampolines", jitbed_disable_trampolines, METH_NOARGS, "Remove the eval hook."},
     {"perf_map_path", jitbed_perf_map_path, METH_NOARGS, "Path of this process's perf map."},
     {"checkpoint", checkpoint, METH_NOARGS, "Call jitbed_checkpoint() (a breakpoint target)."},
@@ -38,13 +43,19 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC PyInit__jitbed(void);
 PyMODINIT_FUNC PyInit__jitbed(void)
 {
-    PyObject *m;
+    PyObject *m, *layouts;
     if (PyType_Ready(&JitbedExecutor_Type) < 0)
         return NULL;
     m = PyModule_Create(&module_def);
-    if (m && PyModule_AddObjectRef(m, "Executor", (PyObject *)&JitbedExecutor_Type) < 0) {
+    if (!m)
+        return NULL;
+    layouts = jitbed_trampoline_layouts();
+    if (PyModule_AddObjectRef(m, "Executor", (PyObject *)&JitbedExecutor_Type) < 0 || !layouts ||
+        PyModule_AddObjectRef(m, "TRAMPOLINE_LAYOUTS", layouts) < 0) {
+        Py_XDECREF(layouts);
         Py_DECREF(m);
         return NULL;
     }
+    Py_DECREF(layouts);
     return m;
 }

@@ -18,15 +18,29 @@
 #include "internal/pycore_frame.h"
 
 #define ARENA_SIZE (64 * 1024)
-#define STRIDE 16
 
-extern const char jitbed_trampoline_sub8_start[], jitbed_trampoline_sub8_end[];
+/* Each architecture's two template layouts (trampoline.S, trampoline_aarch64.S):
+ * "framed" on both, and the other one, "sub8" (CPython 3.12/3.13 on x86-64) or
+ * "bti" (AArch64). The stride is CPython's round_up(template size, 16). */
+#if defined(__aarch64__)
+#define OTHER_LAYOUT "bti"
+#define OTHER_START jitbed_trampoline_bti_start
+#define OTHER_END jitbed_trampoline_bti_end
+#define STRIDE 32
+#else
+#define OTHER_LAYOUT "sub8"
+#define OTHER_START jitbed_trampoline_sub8_start
+#define OTHER_END jitbed_trampoline_sub8_end
+#define STRIDE 16
+#endif
+
+extern const char OTHER_START[], OTHER_END[];
 extern const char jitbed_trampoline_framed_start[], jitbed_trampoline_framed_end[];
 
 typedef PyObject *(*trampoline_fn)(PyThreadState *, _PyInterpreterFrame *, int,
                                    PyObject *(*)(PyThreadState *, _PyInterpreterFrame *, int));
 
-enum layout { LAYOUT_SUB8 = 0, LAYOUT_FRAMED = 1 };
+enum layout { LAYOUT_OTHER = 0, LAYOUT_FRAMED = 1 };
 
 struct arena {
     unsigned char *start;
@@ -41,13 +55,13 @@ static char perf_path[64];
 
 static const char *template_start(enum layout l)
 {
-    return l == LAYOUT_SUB8 ? jitbed_trampoline_sub8_start : jitbed_trampoline_framed_start;
+    return l == LAYOUT_OTHER ? OTHER_START : jitbed_trampoline_framed_start;
 }
 
 static size_t template_size(enum layout l)
 {
-    return l == LAYOUT_SUB8
-               ? (size_t)(jitbed_trampoline_sub8_end - jitbed_trampoline_sub8_start)
+    return l == LAYOUT_OTHER
+               ? (size_t)(OTHER_END - OTHER_START)
                : (size_t)(jitbed_trampoline_framed_end - jitbed_trampoline_framed_start);
 }
 
@@ -128,15 +142,20 @@ static PyObject *eval_hook(PyThreadState *ts, _PyInterpreterFrame *frame, int th
 static int parse_layout(PyObject *arg, enum layout *out)
 {
     const char *s = PyUnicode_Check(arg) ? PyUnicode_AsUTF8(arg) : NULL;
-    if (s && strcmp(s, "sub8") == 0)
-        *out = LAYOUT_SUB8;
+    if (s && strcmp(s, OTHER_LAYOUT) == 0)
+        *out = LAYOUT_OTHER;
     else if (s && strcmp(s, "framed") == 0)
         *out = LAYOUT_FRAMED;
     else {
-        PyErr_SetString(PyExc_ValueError, "layout must be 'sub8' or 'framed'");
+        PyErr_SetString(PyExc_ValueError, "layout must be '" OTHER_LAYOUT "' or 'framed'");
         return -1;
     }
     return 0;
+}
+
+PyObject *jitbed_trampoline_layouts(void)
+{
+    return Py_BuildValue("(ss)", OTHER_LAYOUT, "framed");
 }
 
 PyObject *jitbed_set_trampoline_layout(PyObject *module, PyObject *layout)

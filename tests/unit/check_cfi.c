@@ -78,8 +78,8 @@ __attribute__((noinline)) static void walk_now(void)
     if (jitunwind_modules_new(&mods) < 0 || jitunwind_modules_load_proc(mods, getpid()) < 0)
         return;
     for (i = 0; i < WALK_MAX; i++) {
-        if (jitunwind_modules_symbolize(mods, i == 0 ? regs.pc : regs.pc - 1, walked[i],
-                                        sizeof walked[i], &off) < 0)
+        if (jitunwind_modules_symbolize(mods, jitunwind_lookup_address(HOST_ARCH, regs.pc, i == 0),
+                                        walked[i], sizeof walked[i], &off) < 0)
             strcpy(walked[i], "?");
         walked_count = i + 1;
         walked_rc[i] = jitunwind_step_cfi(HOST_ARCH, mods, &mem, &regs, i == 0, &next,

@@ -260,7 +260,7 @@ START_TEST(moving_and_stopped_writers)
     race.hook = bump_seq_by_one;
     ck_assert_int_eq(jitunwind_jit_read_descriptor(reg, &mem, D, &info), JITUNWIND_EBUSY);
     ck_assert_uint_ge(info.retries, 2);
-    ck_assert_uint_le(race.header_reads, 2 * (uint64_t)info.retries + 2);
+    ck_assert_uint_le(race.header_reads, 3 * (uint64_t)info.retries + 3);
     ck_assert_uint_eq(jitunwind_registry_count(reg), 0);
     ck_assert_ptr_nonnull(strstr(jitunwind_registry_last_error(reg)->message, "changing"));
     /* Odd on every attempt but a different odd value each time: a live
@@ -276,7 +276,7 @@ START_TEST(moving_and_stopped_writers)
     ck_assert_int_eq(jitunwind_jit_read_descriptor(reg, &mem, D, &info), 0);
     ck_assert_uint_eq(info.torn, 1);
     ck_assert_uint_ge(info.retries, 1);
-    ck_assert_uint_eq(race.header_reads, 2 * ((uint64_t)info.retries + 1));
+    ck_assert_uint_eq(race.header_reads, 3 * ((uint64_t)info.retries + 1)); /* before, again, after */
     ck_assert_uint_eq(info.added, 1);
     /* Even and stable, but the slot array is gone: fails at once, no retries. */
     jitunwind_registry_clear(reg);
@@ -285,7 +285,7 @@ START_TEST(moving_and_stopped_writers)
     race.reads = 0;
     ck_assert_int_eq(jitunwind_jit_read_descriptor(reg, &mem, D, &info), JITUNWIND_EREAD);
     ck_assert_uint_eq(info.retries, 0);
-    ck_assert_uint_le(race.reads, 3);
+    ck_assert_uint_le(race.reads, 4); /* the header twice, the slots, the header */
     ck_assert_ptr_nonnull(strstr(jitunwind_registry_last_error(reg)->message, "slot array"));
     jitunwind_registry_free(reg);
     ju_builder_free(race.b);
@@ -335,6 +335,53 @@ START_TEST(invalid_slots_are_skipped_and_names_bounded)
     ck_assert_int_eq(jitunwind_jit_read_descriptor(reg, &mem, D, &info), 0);
     ck_assert_uint_eq(info.added, 2);
     ck_assert_ptr_null(jitunwind_registry_lookup(reg, 0x380000)->name);
+    jitunwind_registry_free(reg);
+    ju_builder_free(b);
+}
+END_TEST
+
+
+/* Issue 16 item 6: a slot whose size was corrupted to 2^63 claimed every
+ * native frame above it (libc's) for its rule. Sizes read from a target
+ * are bounded (JITUNWIND_MAX_TARGET_RANGE); a range over a mapped module is
+ * dropped by jitunwind_registry_drop_over_modules. */
+START_TEST(absurd_slot_sizes_and_ranges_over_modules_are_refused)
+{
+    struct ju_builder *b = ju_builder_new();
+    struct jitunwind_memory mem = ju_builder_memory(b);
+    jitunwind_registry *reg;
+    jitunwind_modules *mods;
+    struct jitunwind_jit_read_info info;
+    struct jitunwind_range user = {0};
+    uint64_t text = (uint64_t)(uintptr_t)&absurd_slot_sizes_and_ranges_over_modules_are_refused;
+    ju_builder_write(b, NAME, "name", 4);
+    write_descriptor(b, 2, 4, sizeof(struct jitunwind_jit_entry));
+    write_slot(b, 0, 0x400000, 1ull << 63);
+    write_slot(b, 1, 0x800000, JITUNWIND_MAX_TARGET_RANGE + 1);
+    write_slot(b, 2, 0x7f0000, 0x100);
+    write_slot(b, 3, text & ~0xfffull, 0x100); /* inside this program's own code */
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_jit_read_descriptor(reg, &mem, D, &info), 0);
+    ck_assert_uint_eq(info.added, 2);
+    ck_assert_uint_eq(info.skipped, 2);
+    ck_assert_ptr_null(jitunwind_registry_lookup(reg, 0x400000));
+    ck_assert_ptr_null(jitunwind_registry_lookup(reg, 0x800000));
+    /* The caller's own ranges are not bounded. */
+    user.start = 1ull << 40;
+    user.end = user.start + (JITUNWIND_MAX_TARGET_RANGE << 2);
+    user.kind = JITUNWIND_KIND_JIT;
+    user.rule = JITUNWIND_RULE_FP_PRESERVING;
+    ck_assert_int_eq(jitunwind_registry_add(reg, &user), 0);
+    /* The slot over this program's code goes once its modules are known. */
+    ck_assert_int_eq(jitunwind_modules_new(&mods), 0);
+    ck_assert_int_eq(jitunwind_modules_load_proc(mods, getpid()), 0);
+    ck_assert_uint_eq(jitunwind_registry_drop_over_modules(reg, mods), 1);
+    ck_assert_ptr_null(jitunwind_registry_lookup(reg, text & ~0xfffull));
+    ck_assert_ptr_nonnull(jitunwind_registry_lookup(reg, 0x7f0000));
+    ck_assert_ptr_nonnull(jitunwind_registry_lookup(reg, user.start));
+    ck_assert_uint_eq(jitunwind_registry_drop_over_modules(reg, mods), 0);
+    ck_assert_uint_eq(jitunwind_registry_drop_over_modules(NULL, mods), 0);
+    jitunwind_modules_free(mods);
     jitunwind_registry_free(reg);
     ju_builder_free(b);
 }
@@ -506,5 +553,6 @@ int main(void)
                                         invalid_slots_are_skipped_and_names_bounded,
                                         overlap_checks_match_a_model,
                                         register_unregister_cycles_reuse_slots,
-                                        concurrent_writers_and_a_reader));
+                                        concurrent_writers_and_a_reader,
+                                        absurd_slot_sizes_and_ranges_over_modules_are_refused));
 }

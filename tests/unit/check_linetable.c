@@ -93,7 +93,7 @@ START_TEST(matches_the_real_interpreter)
     FILE *script, *p;
     char path[64];
     if (access(python, X_OK) != 0) {
-        fprintf(stderr, "skipped: %s not installed\n", python);
+        ju_skip("%s is not installed", python);
         return;
     }
     snprintf(path, sizeof path, "/tmp/ju-linetable-%d.py", (int)getpid());

@@ -1,7 +1,10 @@
 /* Perf maps: parsing, layout detection from machine code, and bad lines. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "jitunwind/dwarf.h"
 
 #include "builder.h"
 #include "internal.h"
@@ -144,9 +147,159 @@ START_TEST(aarch64_maps_read_aarch64_code)
 }
 END_TEST
 
+
+/* Issue 16 item 5: a NUL byte inside a line ("x\0\n" before each entry)
+ * made the parser take the line as overlong and swallow the next, real
+ * one. Lines are parsed by length: each junk line is one skipped line. */
+START_TEST(nul_bytes_inside_lines_do_not_swallow_the_next)
+{
+    static const char text[] = "x\0\n7f0000 b py::a:/tmp/a.py\n"
+                               "x\0\n7f0010 8 py::b:/tmp/b.py\n"
+                               "7f0020 b py::c\0tail\n"; /* name ends at the NUL */
+    struct ju_builder *b = ju_builder_new();
+    struct jitunwind_memory mem = ju_builder_memory(b);
+    jitunwind_registry *reg;
+    size_t added, skipped;
+    FILE *f;
+    ju_builder_write(b, 0x7f0000, JU_X86_SUB8, sizeof JU_X86_SUB8);
+    ju_builder_write(b, 0x7f0010, JU_X86_FRAMED, sizeof JU_X86_FRAMED);
+    ju_builder_write(b, 0x7f0020, JU_X86_SUB8, sizeof JU_X86_SUB8);
+    write_map("");
+    f = fopen(path, "w");
+    ck_assert_uint_eq(fwrite(text, 1, sizeof text - 1, f), sizeof text - 1);
+    fclose(f);
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_registry_load_perf_map(reg, path, JITUNWIND_ARCH_X86_64, &mem,
+                                                      &added, &skipped), 0);
+    ck_assert_uint_eq(added, 3);
+    ck_assert_uint_eq(skipped, 2);
+    ck_assert_str_eq(jitunwind_registry_lookup(reg, 0x7f0000)->name, "py::a:/tmp/a.py");
+    ck_assert_str_eq(jitunwind_registry_lookup(reg, 0x7f0010)->name, "py::b:/tmp/b.py");
+    ck_assert_str_eq(jitunwind_registry_lookup(reg, 0x7f0020)->name, "py::c");
+    unlink(path);
+    jitunwind_registry_free(reg);
+    ju_builder_free(b);
+}
+END_TEST
+
+static void load_refused(const char *map, const char *why)
+{
+    struct ju_builder *b = ju_builder_new();
+    struct jitunwind_memory mem = ju_builder_memory(b);
+    jitunwind_registry *reg;
+    size_t added = 99;
+    const char *msg;
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    alarm(10); /* a blocking open would hang here: SIGALRM fails the test instead */
+    ck_assert_int_eq(jitunwind_registry_load_perf_map(reg, map, JITUNWIND_ARCH_X86_64, &mem,
+                                                      &added, NULL), JITUNWIND_EIO);
+    alarm(0);
+    msg = jitunwind_registry_last_error(reg)->message;
+    ck_assert_msg(strstr(msg, why) && strstr(msg, map) && !strchr(msg, '\n'), "%s", msg);
+    ck_assert_uint_eq(jitunwind_registry_count(reg), 0);
+    jitunwind_registry_free(reg);
+    ju_builder_free(b);
+}
+
+/* Issue 16 item 4: any local user can create /tmp/perf-PID.map as a FIFO
+ * before the process starts; opening it must not block (gdb hung for
+ * ever), and anything but a regular file is refused in one line. */
+START_TEST(a_fifo_or_device_is_refused_without_blocking)
+{
+    char fifo[64];
+    snprintf(fifo, sizeof fifo, "/tmp/ju-perfmap-fifo-%d.map", (int)getpid());
+    unlink(fifo);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    load_refused(fifo, "a FIFO");
+    unlink(fifo);
+    load_refused("/dev/zero", "a device");
+    load_refused("/tmp", "a directory");
+}
+END_TEST
+
+/* A symbolic link in /tmp can point a debugger at any file. */
+START_TEST(a_symbolic_link_is_refused)
+{
+    char link[64];
+    write_map("7f0000 b py::a\n");
+    snprintf(link, sizeof link, "/tmp/ju-perfmap-link-%d.map", (int)getpid());
+    unlink(link);
+    ck_assert_int_eq(symlink(path, link), 0);
+    load_refused(link, "symbolic link");
+    unlink(link);
+    unlink(path);
+}
+END_TEST
+
+/* A perf map owned by a user who is neither root, the caller nor the
+ * process the name points at is refused (needs root to make one). */
+START_TEST(a_file_of_another_user_is_refused)
+{
+    if (geteuid() != 0) {
+        fprintf(stderr, "a_file_of_another_user_is_refused: not root, cannot chown: not run\n");
+        return;
+    }
+    write_map("7f0000 b py::a\n");
+    ck_assert_int_eq(chown(path, 4242, 4242), 0);
+    load_refused(path, "owned by uid 4242");
+    unlink(path);
+}
+END_TEST
+
+/* The same non-blocking, regular-file-only rule for ELF files whose paths
+ * come from the target (maps, a core's note, debug links). */
+START_TEST(elf_paths_from_the_target_do_not_block_on_a_fifo)
+{
+    char fifo[64];
+    uint64_t v, sz;
+    jitunwind_dwarf_types *t;
+    jitunwind_modules *mods;
+    snprintf(fifo, sizeof fifo, "/tmp/ju-elf-fifo-%d", (int)getpid());
+    unlink(fifo);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    alarm(10);
+    ck_assert_int_eq(jitunwind_elf_symbol(fifo, "main", &v, &sz), JITUNWIND_EIO);
+    ck_assert_int_lt(jitunwind_dwarf_types_open(&t, fifo), 0);
+    ck_assert_int_lt(jitunwind_core_anonymous_exec_mappings(fifo, NULL, 0, &sz), 0);
+    ck_assert_int_eq(jitunwind_modules_new(&mods), 0);
+    jitunwind_modules_load_core(mods, fifo);
+    jitunwind_modules_free(mods);
+    alarm(0);
+    unlink(fifo);
+}
+END_TEST
+
+/* Issue 16 item 6, the perf map's share: a size no trampoline has. */
+START_TEST(absurd_sizes_are_refused)
+{
+    struct ju_builder *b = ju_builder_new();
+    struct jitunwind_memory mem = ju_builder_memory(b);
+    jitunwind_registry *reg;
+    size_t added, skipped;
+    ju_builder_write(b, 0x7f0000, JU_X86_SUB8, sizeof JU_X86_SUB8);
+    ju_builder_write(b, 0x8f0000, JU_X86_SUB8, sizeof JU_X86_SUB8);
+    write_map("7f0000 8000000000000000 py::huge\n8f0000 b py::fine\n");
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_registry_load_perf_map(reg, path, JITUNWIND_ARCH_X86_64, &mem,
+                                                      &added, &skipped), 0);
+    ck_assert_uint_eq(added, 1);
+    ck_assert_uint_eq(skipped, 1);
+    ck_assert_ptr_null(jitunwind_registry_lookup(reg, 0x7f0000));
+    unlink(path);
+    jitunwind_registry_free(reg);
+    ju_builder_free(b);
+}
+END_TEST
+
 int main(void)
 {
     return ju_run_tests("perfmap", JU_TESTS(loads_lines_and_detects_layouts,
                                             strict_fields_layouts_and_boundaries,
-                                            aarch64_maps_read_aarch64_code));
+                                            aarch64_maps_read_aarch64_code,
+                                            nul_bytes_inside_lines_do_not_swallow_the_next,
+                                            a_fifo_or_device_is_refused_without_blocking,
+                                            a_symbolic_link_is_refused,
+                                            a_file_of_another_user_is_refused,
+                                            elf_paths_from_the_target_do_not_block_on_a_fifo,
+                                            absurd_sizes_are_refused));
 }

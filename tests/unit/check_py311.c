@@ -226,6 +226,10 @@ START_TEST(list_cycles_and_bad_runtimes)
     ck_assert_int_eq(jitunwind_pyreader_new(&R, &mem, 0x5000000000ull, V311), JITUNWIND_EREAD);
     jitunwind_pyreader_free(R);
     pyi_set_interpreters(&P, 0);
+    ck_assert_int_eq(jitunwind_pyreader_new(&R, &mem, P.runtime, V311), JITUNWIND_ENOTFOUND);
+    ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_last_error(R)->message, "not initialised yet"));
+    jitunwind_pyreader_free(R);
+    pyi_set_interpreters(&P, 0x1234); /* misaligned: corrupt, not uninitialised */
     ck_assert_int_eq(jitunwind_pyreader_new(&R, &mem, P.runtime, V311), JITUNWIND_ECORRUPT);
     ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_last_error(R)->message, "no interpreter"));
     teardown();

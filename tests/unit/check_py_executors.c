@@ -154,6 +154,16 @@ START_TEST(lists_of_a_314_build_from_its_dwarf)
                                                         &added), 0);
     ck_assert_uint_eq(jitunwind_registry_lookup(reg, 0x7f0000001000)->rule,
                       JITUNWIND_RULE_FP_PRESERVING);
+    /* x86-64 without the eval loop's range: nothing can be scanned for, so
+     * the ranges are not registered, and the caller is told so. */
+    jitunwind_registry_clear(reg);
+    ck_assert_int_eq(jitunwind_pyreader_executor_ranges(r, reg, JITUNWIND_ARCH_X86_64, 0, 0,
+                                                        &added), JITUNWIND_ENOTFOUND);
+    ck_assert_uint_eq(added, 0);
+    ck_assert_uint_eq(jitunwind_registry_count(reg), 0);
+    ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_last_error(r)->message,
+                                 "2 JIT executor ranges were not registered"));
+    ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_last_error(r)->message, "eval loop"));
     jitunwind_registry_free(reg);
     jitunwind_pyreader_free(r);
     pyi_free(&t.p);

@@ -47,6 +47,7 @@ static void check_version(uint32_t version, int free_threaded)
         uint64_t gil = pyi_alloc(&p, 64);
         ju_builder_u64(p.b, interp + p.L->interp_gil_ptr, gil);
         ju_builder_u64(p.b, gil + p.L->gil_last_holder, ts);
+        ju_builder_u32(p.b, gil + 16, 1); /* locked (value_layout.c: gil_locked) */
     } else {
         pyi_set_gil_holder(&p, ts);
     }

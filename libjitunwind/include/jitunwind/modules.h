@@ -51,6 +51,14 @@ JITUNWIND_API int jitunwind_modules_load_core(jitunwind_modules *mods, const cha
 JITUNWIND_API size_t jitunwind_modules_count(const jitunwind_modules *mods);
 JITUNWIND_API int jitunwind_modules_info(const jitunwind_modules *mods, size_t index,
                                          struct jitunwind_module_info *out);
+/* Remove every range read from the target (origin other than USER) that
+ * overlaps a module of `mods`: JIT code and trampolines live in anonymous
+ * memory, so such a range is corrupt and would claim native frames (libc's)
+ * for its rule. Returns the number removed (0 for NULL arguments). */
+typedef struct jitunwind_registry jitunwind_registry;
+JITUNWIND_API size_t jitunwind_registry_drop_over_modules(jitunwind_registry *reg,
+                                                         const jitunwind_modules *mods);
+
 /* Index of the module containing `addr`, or -1. */
 JITUNWIND_API long jitunwind_modules_find(const jitunwind_modules *mods, uint64_t addr);
 
@@ -64,8 +72,8 @@ JITUNWIND_API int jitunwind_modules_symbolize(jitunwind_modules *mods, uint64_t 
  * `in`, from its module's .eh_frame (then .debug_frame). Only pc, sp, fp (and
  * lr on AArch64) are tracked, so a rule that needs another register fails
  * with *stop_reason NEED_REGISTER. For a frame that is not the innermost, the
- * FDE is looked up at pc - 1 (a return address may be just past the end of
- * its function). ENOTFOUND when no module or no FDE covers the pc (the caller
+ * FDE is looked up at jitunwind_lookup_address (a return address may be
+ * just past the end of its function). ENOTFOUND when no module or no FDE covers the pc (the caller
  * may then try other methods). libdw caches parsed CFI inside the module set
  * (this may allocate); nothing else is allocated. */
 JITUNWIND_API int jitunwind_step_cfi(int arch, jitunwind_modules *mods,

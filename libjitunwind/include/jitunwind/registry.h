@@ -98,6 +98,13 @@ struct jitunwind_range {
 
 #define JITUNWIND_NAME_MAX 512 /* longer names are truncated on add */
 
+/* The largest range read from a target (every origin but USER): a size
+ * from the target's descriptor, perf map, GDB JIT objects, executors or
+ * trampoline arenas above this is corrupt and the range is refused (EINVAL
+ * on add, counted as skipped by the loaders); the guesser skips mappings
+ * larger than this. */
+#define JITUNWIND_MAX_TARGET_RANGE (1ull << 30)
+
 typedef struct jitunwind_registry jitunwind_registry;
 
 JITUNWIND_API int jitunwind_registry_new(jitunwind_registry **out);

@@ -59,6 +59,13 @@ enum jitunwind_log_level {
 typedef void (*jitunwind_log_fn)(void *arg, int level, const char *message);
 JITUNWIND_API void jitunwind_set_log(jitunwind_log_fn fn, void *arg);
 
+/* Failure contract of every constructor (jitunwind_*_new, _open): on
+ * failure *out is NULL (nothing to free) and the detail is kept for the
+ * calling thread until its next constructor call, here; a constructor that
+ * succeeds clears it. Never NULL. The *_last_error(NULL) of each handle
+ * type (a constructor that failed gave NULL) returns the same. */
+JITUNWIND_API const struct jitunwind_error *jitunwind_last_error(void);
+
 /* Library version as "MAJOR.MINOR.PATCH". */
 JITUNWIND_API const char *jitunwind_version_string(void);
 

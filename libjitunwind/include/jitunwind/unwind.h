@@ -34,6 +34,14 @@ enum jitunwind_arch {
 /* The architecture this library was compiled for (0 if neither). */
 JITUNWIND_API int jitunwind_host_arch(void);
 
+/* The address to look a frame's pc up at (ranges, symbols, CFI, lines):
+ * the pc itself for the innermost frame, else the architecture's return
+ * address adjusted back into the call that returns to it, so that a call
+ * ending a function or a range is attributed to it. Debugger plugins ask
+ * this rather than subtracting themselves. pc unchanged for an unknown
+ * architecture. */
+JITUNWIND_API uint64_t jitunwind_lookup_address(int arch, uint64_t pc, int innermost);
+
 /* Register validity bits. */
 #define JITUNWIND_REG_PC (1u << 0)
 #define JITUNWIND_REG_SP (1u << 1)
@@ -145,6 +153,18 @@ JITUNWIND_API int jitunwind_step_range(int arch, const struct jitunwind_range *r
                                        const struct jitunwind_memory *mem,
                                        const struct jitunwind_regs *in, int innermost,
                                        struct jitunwind_regs *out, int *stop_reason);
+
+/* jitunwind_step_range with the registered ranges at hand (NULL: the
+ * same): a SCAN step then also stops at the nearest return address into
+ * a CPython executor's code (kind JIT, origin INTERPRETER, rule SCAN)
+ * before the scanned-for function, so the executor's shim, which called
+ * the trace, is its own frame (x86-64 3.13/3.14). jitunwind_unwind does
+ * this with its registry. */
+JITUNWIND_API int jitunwind_step_range_in(int arch, const jitunwind_registry *registry,
+                                          const struct jitunwind_range *range,
+                                          const struct jitunwind_memory *mem,
+                                          const struct jitunwind_regs *in, int innermost,
+                                          struct jitunwind_regs *out, int *stop_reason);
 
 /* The guarded frame-pointer step used outside registered ranges. */
 JITUNWIND_API int jitunwind_step_fp(int arch, const struct jitunwind_memory *mem,

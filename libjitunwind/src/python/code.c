@@ -10,7 +10,7 @@ static int is_code_type(struct jitunwind_pyreader *r, uint64_t type)
         return 0;
     if (r->code_type)
         return type == r->code_type;
-    if (ju_read_u64(&r->mem, type + r->layout->tp_name, &name_ptr) < 0 ||
+    if (ju_py_fetch(&r->mem, r->layout, type, JU_PYF_tp_name, &name_ptr) < 0 ||
         ju_read(&r->mem, name_ptr, name, 5) < 0 || memcmp(name, "code", 5) != 0)
         return 0;
     r->code_type = type;
@@ -36,7 +36,7 @@ void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t ins
                        int32_t tlbc_index, struct jitunwind_py_frame *out)
 {
     const struct ju_py_layout *L = r->layout;
-    uint8_t head[512];
+    uint8_t head[JU_PY_CODE_COPY];
     uint64_t qualname, filename, linetable, first_instr;
     int32_t first_line;
     size_t table_len = 0;
@@ -47,16 +47,16 @@ void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t ins
     out->line = -1;
     out->lasti = -1;
     if (code == 0 || L->co_size > sizeof head || ju_read(&r->mem, code, head, L->co_size) < 0 ||
-        !is_code_type(r, ju_load_u64(head + L->ob_type))) {
+        !is_code_type(r, ju_py_get(L, JU_PYF_ob_type, head, L->co_size))) {
         out->flags |= JITUNWIND_PYFRAME_BAD_CODE | JITUNWIND_PYFRAME_NO_LINE;
         ju_fail(&r->err, JITUNWIND_ECORRUPT, code, "frame %#llx: no code object at %#llx",
                 (unsigned long long)out->address, (unsigned long long)code);
         return;
     }
-    qualname = ju_load_u64(head + L->co_qualname);
-    filename = ju_load_u64(head + L->co_filename);
-    linetable = ju_load_u64(head + L->co_linetable);
-    first_line = (int32_t)ju_load_u32(head + L->co_firstlineno);
+    qualname = ju_py_get(L, JU_PYF_co_qualname, head, L->co_size);
+    filename = ju_py_get(L, JU_PYF_co_filename, head, L->co_size);
+    linetable = ju_py_get(L, JU_PYF_co_linetable, head, L->co_size);
+    first_line = (int32_t)ju_py_get(L, JU_PYF_co_firstlineno, head, L->co_size);
     out->first_line = first_line;
     if (ju_py_read_str(r, qualname, out->qualname, sizeof out->qualname, &trunc) < 0)
         ju_strlcpy(out->qualname, "<unreadable name>", sizeof out->qualname);
@@ -73,7 +73,7 @@ void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t ins
      * not started yet points one unit before the code: its line is the first. */
     first_instr = code + L->co_code_adaptive;
     if (L->co_tlbc != JU_PY_NONE && tlbc_index > 0) /* entry 0 is co_code_adaptive itself */
-        first_instr = tlbc_entry(r, ju_load_u64(head + L->co_tlbc), tlbc_index);
+        first_instr = tlbc_entry(r, ju_py_get(L, JU_PYF_co_tlbc, head, L->co_size), tlbc_index);
     if (first_instr == 0) {
         out->flags |= JITUNWIND_PYFRAME_NO_LINE;
         return;

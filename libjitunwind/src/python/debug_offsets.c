@@ -41,7 +41,7 @@ enum field {
 };
 
 #define HEADER 24u /* cookie, version, free_threaded */
-#define MAX_STRUCT (1u << 20)
+#define MAX_STRUCT JU_PY_MAX_STRUCT
 
 static const uint8_t FIELDS_313[] = {
     RT_SIZE, SKIP /* finalizing */, RT_INTERPRETERS_HEAD,
@@ -123,20 +123,67 @@ static const struct field_list LISTS[] = {
     {0x03100000, 0, FIELDS_315, sizeof FIELDS_315},
 };
 
-/* Each offset must lie inside the struct whose size field is named. */
+/* Each offset must lie, with the width of the layout field it sets,
+ * inside the struct whose size field is named (fields newer lists add read
+ * as 0 from older ones, and fit). */
 static const struct {
-    uint8_t offset, size;
+    uint8_t offset, size, field; /* enum field, enum field, enum ju_py_field_id */
 } INSIDE[] = {
-    {RT_INTERPRETERS_HEAD, RT_SIZE}, {IS_ID, IS_SIZE}, {IS_NEXT, IS_SIZE},
-    {IS_THREADS_HEAD, IS_SIZE}, {IS_CEVAL_GIL, IS_SIZE}, {TS_NEXT, TS_SIZE}, {TS_INTERP, TS_SIZE},
-    {TS_CURRENT_FRAME, TS_SIZE}, {TS_THREAD_ID, TS_SIZE}, {TS_NATIVE_THREAD_ID, TS_SIZE},
-    {FR_PREVIOUS, FR_SIZE}, {FR_EXECUTABLE, FR_SIZE}, {FR_INSTR_PTR, FR_SIZE}, {FR_OWNER, FR_SIZE},
-    {CO_FILENAME, CO_SIZE}, {CO_NAME, CO_SIZE}, {CO_QUALNAME, CO_SIZE}, {CO_LINETABLE, CO_SIZE},
-    {CO_FIRSTLINENO, CO_SIZE}, {CO_CODE_ADAPTIVE, CO_SIZE}, {OB_TYPE, OB_SIZE}, {TP_NAME, TP_SIZE},
-    {BY_OB_SIZE, BY_SIZE}, {BY_OB_SVAL, BY_SIZE}, {UN_STATE, UN_SIZE}, {UN_LENGTH, UN_SIZE},
-    {UN_ASCII_SIZE, UN_SIZE}, {FR_TLBC_INDEX, FR_SIZE}, {CO_TLBC, CO_SIZE},
-    {UN_COMPACT_SIZE, UN_SIZE}, {TS_HOLDS_GIL, TS_SIZE},
+    {RT_INTERPRETERS_HEAD, RT_SIZE, JU_PYF_rt_interpreters_head},
+    {IS_ID, IS_SIZE, JU_PYF_interp_id},
+    {IS_NEXT, IS_SIZE, JU_PYF_interp_next},
+    {IS_THREADS_HEAD, IS_SIZE, JU_PYF_interp_threads_head},
+    {IS_CEVAL_GIL, IS_SIZE, JU_PYF_interp_gil_ptr},
+    {TS_NEXT, TS_SIZE, JU_PYF_ts_next},
+    {TS_INTERP, TS_SIZE, JU_PYF_ts_interp},
+    {TS_CURRENT_FRAME, TS_SIZE, JU_PYF_ts_current_frame},
+    {TS_THREAD_ID, TS_SIZE, JU_PYF_ts_thread_id},
+    {TS_NATIVE_THREAD_ID, TS_SIZE, JU_PYF_ts_native_thread_id},
+    {TS_HOLDS_GIL, TS_SIZE, JU_PYF_ts_holds_gil},
+    {FR_PREVIOUS, FR_SIZE, JU_PYF_fr_previous},
+    {FR_EXECUTABLE, FR_SIZE, JU_PYF_fr_code},
+    {FR_INSTR_PTR, FR_SIZE, JU_PYF_fr_instr},
+    {FR_OWNER, FR_SIZE, JU_PYF_fr_owner},
+    {FR_TLBC_INDEX, FR_SIZE, JU_PYF_fr_tlbc_index},
+    {CO_FILENAME, CO_SIZE, JU_PYF_co_filename},
+    {CO_NAME, CO_SIZE, JU_PYF_co_name},
+    {CO_QUALNAME, CO_SIZE, JU_PYF_co_qualname},
+    {CO_LINETABLE, CO_SIZE, JU_PYF_co_linetable},
+    {CO_FIRSTLINENO, CO_SIZE, JU_PYF_co_firstlineno},
+    {CO_CODE_ADAPTIVE, CO_SIZE, JU_PYF_co_code_adaptive},
+    {CO_TLBC, CO_SIZE, JU_PYF_co_tlbc},
+    {OB_TYPE, OB_SIZE, JU_PYF_ob_type},
+    {TP_NAME, TP_SIZE, JU_PYF_tp_name},
+    {BY_OB_SIZE, BY_SIZE, JU_PYF_bytes_size},
+    {BY_OB_SVAL, BY_SIZE, JU_PYF_bytes_sval},
+    {UN_STATE, UN_SIZE, JU_PYF_str_state},
+    {UN_LENGTH, UN_SIZE, JU_PYF_str_length},
+    {UN_ASCII_SIZE, UN_SIZE, JU_PYF_str_ascii_size},
+    {UN_COMPACT_SIZE, UN_SIZE, JU_PYF_str_compact_size},
 };
+
+/* Every offset inside its struct, with its width: 0, or ECORRUPT naming
+ * the first that is not. */
+static int check_inside(jitunwind_pyreader *r, const uint64_t *v)
+{
+    size_t i;
+    for (i = 0; i < sizeof INSIDE / sizeof INSIDE[0]; i++) {
+        const struct ju_py_field_desc *f = &ju_py_fields[INSIDE[i].field];
+        const char *type = ju_py_holders[f->holder].type;
+        uint64_t size = v[INSIDE[i].size], off = v[INSIDE[i].offset];
+        if (size == 0 || size > MAX_STRUCT)
+            return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
+                           "_Py_DebugOffsets are implausible: sizeof(%s) is %llu", type,
+                           (unsigned long long)size);
+        if (off > size || f->width > size - off)
+            return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
+                           "_Py_DebugOffsets are implausible: %s.%s (offset %llu, %u bytes) "
+                           "ends past sizeof(%s), %llu",
+                           type, f->name, (unsigned long long)off, f->width, type,
+                           (unsigned long long)size);
+    }
+    return 0;
+}
 
 /* Fields newer lists add read as 0 from older ones (which the inside-the-
  * struct checks accept); whether the value means anything is asked here. */
@@ -267,8 +314,8 @@ int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
     const struct field_list *list = list_for(r->version_hex);
     uint8_t raw[HEADER + 8 * 128];
     uint64_t v[N_FIELDS] = {0};
-    size_t i, pos;
-    int free_threaded;
+    size_t pos;
+    int free_threaded, rc;
     if (!list)
         return ju_fail(&r->err, JITUNWIND_EVERSION, r->runtime,
                        "no _Py_DebugOffsets field list for CPython %u.%u", r->version_hex >> 24,
@@ -290,17 +337,11 @@ int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
     for (pos = 0; pos < list->count; pos++)
         if (list->fields[pos] != SKIP)
             v[list->fields[pos]] = ju_load_u64(raw + HEADER + 8 * pos);
-    for (i = 0; i < sizeof INSIDE / sizeof INSIDE[0]; i++) {
-        uint64_t size = v[INSIDE[i].size], off = v[INSIDE[i].offset];
-        if (size == 0 || size > MAX_STRUCT || off >= size)
-            return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
-                           "_Py_DebugOffsets are implausible (field %u: offset %llu, size %llu)",
-                           INSIDE[i].offset, (unsigned long long)off, (unsigned long long)size);
-    }
-    if (v[FR_SIZE] > 256 || v[UN_ASCII_SIZE] + 16 > 128 || v[UN_COMPACT_SIZE] > 128 ||
-        v[CO_CODE_ADAPTIVE] + 8 > 512)
+    if ((rc = check_inside(r, v)) < 0)
+        return rc;
+    if (v[UN_ASCII_SIZE] + 16 > JU_PY_STR_COPY || v[UN_COMPACT_SIZE] > JU_PY_STR_COPY)
         return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
-                       "_Py_DebugOffsets give structs larger than the decoder reads");
+                       "_Py_DebugOffsets give str headers larger than the decoder reads");
     out->rt_interpreters_head = (uint32_t)v[RT_INTERPRETERS_HEAD];
     out->interp_id = (uint32_t)v[IS_ID];
     out->interp_next = (uint32_t)v[IS_NEXT];
@@ -341,9 +382,6 @@ int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
     if (out->fr_tlbc_index != JU_PY_NONE) { /* free-threaded with thread-local bytecode */
         out->fr_tlbc_index = (uint32_t)v[FR_TLBC_INDEX];
         out->co_tlbc = (uint32_t)v[CO_TLBC];
-        if (out->fr_tlbc_index + 4 > out->fr_size || out->co_tlbc + 8 > out->co_size)
-            return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
-                           "_Py_DebugOffsets place tlbc fields outside what the decoder reads");
     }
     return 0;
 }

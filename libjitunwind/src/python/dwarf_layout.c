@@ -30,7 +30,7 @@ enum field_kind {
 
 struct dwarf_field {
     const char *name;    /* the layout field's name */
-    size_t slot;         /* offsetof(struct ju_py_layout, ...) */
+    uint8_t id;          /* enum ju_py_field_id: slot and width */
     uint8_t kind;        /* enum field_kind */
     uint8_t from_debug_offsets; /* 3.13+ read it from the target */
     const char *type;
@@ -38,7 +38,7 @@ struct dwarf_field {
 };
 
 #define F(field, kind, dbg, type, paths) \
-    {#field, offsetof(struct ju_py_layout, field), kind, dbg, type, paths}
+    {#field, JU_PYF_##field, kind, dbg, type, paths}
 
 static const struct dwarf_field FIELDS[] = {
     F(rt_interpreters_head, CHECKED, 1, "_PyRuntimeState", "interpreters.head"),
@@ -98,7 +98,7 @@ int ju_py_layout_field(const struct ju_py_layout *L, size_t i, struct ju_py_fiel
     out->paths = FIELDS[i].paths;
     out->build_specific = FIELDS[i].kind == BUILD_SPECIFIC;
     out->size_of = FIELDS[i].kind == SIZE_OF;
-    out->value = *(const uint32_t *)((const char *)L + FIELDS[i].slot);
+    out->value = ju_py_offset(L, (enum ju_py_field_id)FIELDS[i].id);
     return 1;
 }
 
@@ -169,34 +169,24 @@ static int dwarf_value(jitunwind_dwarf_types *types, const struct dwarf_field *f
     return JITUNWIND_ENOTFOUND;
 }
 
-static void cover(uint32_t *size, uint32_t field, uint32_t width)
+/* After adoption, the bytes copied per frame and per code object grow to
+ * cover every field of theirs (ju_py_layout_check then holds them to the
+ * decoders' buffers). */
+static void refit(struct ju_py_layout *L)
 {
-    if (field != JU_PY_NONE && field + width > *size)
-        *size = field + width;
-}
-
-/* The bytes read per frame and per code object must still cover every
- * field after adoption, within the decoders' buffers (frames.c, code.c). */
-static int refit(jitunwind_pyreader *r, struct ju_py_layout *L)
-{
-    cover(&L->fr_size, L->fr_code, 8);
-    cover(&L->fr_size, L->fr_previous, 8);
-    cover(&L->fr_size, L->fr_instr, 8);
-    cover(&L->fr_size, L->fr_owner, 1);
-    cover(&L->fr_size, L->fr_is_entry, 1);
-    cover(&L->fr_size, L->fr_tlbc_index, 4);
-    cover(&L->co_size, L->co_filename, 8);
-    cover(&L->co_size, L->co_name, 8);
-    cover(&L->co_size, L->co_qualname, 8);
-    cover(&L->co_size, L->co_linetable, 8);
-    cover(&L->co_size, L->co_firstlineno, 4);
-    cover(&L->co_size, L->co_code_adaptive, 8);
-    cover(&L->co_size, L->co_tlbc, 8);
-    if (L->fr_size > 256 || L->co_size > 512)
-        return ju_fail(&r->err, JITUNWIND_ECORRUPT, 0,
-                       "the DWARF of %s gives frames or code objects larger than the decoder "
-                       "reads", r->dwarf.source);
-    return 0;
+    size_t i;
+    for (i = 0; i < JU_PYF_COUNT; i++) {
+        const struct ju_py_field_desc *f = &ju_py_fields[i];
+        uint32_t off = ju_py_offset(L, (enum ju_py_field_id)i), *size;
+        if (f->holder == JU_PYH_FRAME)
+            size = &L->fr_size;
+        else if (f->holder == JU_PYH_CODE || f->also == JU_PYH_CODE)
+            size = &L->co_size;
+        else
+            continue;
+        if (off < JU_PY_MAX_STRUCT && f->width && off + f->width > *size)
+            *size = off + f->width;
+    }
 }
 
 int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
@@ -207,8 +197,9 @@ int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
     int provisional = has_debug_offsets && !ju_py_debug_offsets_confirmed(r->version_hex);
     for (i = 0; i < sizeof FIELDS / sizeof FIELDS[0]; i++) {
         const struct dwarf_field *f = &FIELDS[i];
-        uint32_t *slot = (uint32_t *)((char *)L + f->slot);
-        uint64_t value;
+        uint32_t *slot = (uint32_t *)((char *)L + ju_py_fields[f->id].slot);
+        unsigned width = ju_py_fields[f->id].width;
+        uint64_t value, type_size;
         if (dwarf_value(types, f, &value) < 0 || value >= JU_PY_NONE) {
             if (!r->assumed || *slot == JU_PY_NONE)
                 continue; /* this build has no such member: keep the table */
@@ -220,6 +211,14 @@ int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
                            "no %s.%s in the DWARF of %s: an assumed layout needs it", f->type,
                            f->paths ? f->paths : "(size)", report->source);
         }
+        if (f->kind != SIZE_OF && f->paths &&
+            jitunwind_dwarf_type_size(types, f->type, &type_size) == 0 &&
+            (value > type_size || width > type_size - value))
+            return ju_fail(&r->err, JITUNWIND_ECORRUPT, 0,
+                           "the DWARF of %s places %s.%s (offset %llu, %u bytes) past "
+                           "sizeof(%s), %llu",
+                           report->source, f->type, f->name, (unsigned long long)value, width,
+                           f->type, (unsigned long long)type_size);
         if (f->kind == BUILD_SPECIFIC) {
             *slot = (uint32_t)value;
             report->derived++;
@@ -255,5 +254,6 @@ int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
         return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
                        "no str state bits in the DWARF of %s: an assumed layout needs them",
                        report->source);
-    return refit(r, L);
+    refit(L);
+    return 0;
 }

@@ -11,6 +11,7 @@
  */
 #include <stdio.h>
 
+#include "base/arch_facts.h"
 #include "python/pyreader.h"
 
 #define MAX_JIT_SIZE (64u << 20) /* one executor's mapping; real ones are pages */
@@ -24,11 +25,15 @@ struct walk {
     struct jitunwind_py_executor *out;
     size_t max;
     size_t *count;
+    /* for find() */
+    uint64_t want_address, want_pc;
+    struct jitunwind_py_executor *found;
     /* for add_range() */
     jitunwind_registry *reg;
     int arch;
     uint64_t eval_start, eval_end;
     size_t added;
+    size_t unscannable; /* SCAN ranges left out: the eval loop's code is unknown */
 };
 
 /* Read executor `ex` and hand it to the walk's callback. */
@@ -41,13 +46,13 @@ static int read_executor(jitunwind_pyreader *r, struct walk *w, uint64_t ex, uin
     if (++w->total > JITUNWIND_PY_MAX_EXECUTORS)
         return ju_fail(&r->err, JITUNWIND_ELIMIT, ex, "more than %u executors",
                        JITUNWIND_PY_MAX_EXECUTORS);
-    if ((next && ju_read_u64(&r->mem, ex + L->ex_links_next, next) < 0) ||
-        ju_read_u64(&r->mem, ex + L->ex_jit_code, &jit_code) < 0 ||
-        ju_read_u64(&r->mem, ex + L->ex_jit_size, &jit_size) < 0)
+    if ((next && ju_py_fetch(&r->mem, L, ex, JU_PYF_ex_links_next, next) < 0) ||
+        ju_py_fetch(&r->mem, L, ex, JU_PYF_ex_jit_code, &jit_code) < 0 ||
+        ju_py_fetch(&r->mem, L, ex, JU_PYF_ex_jit_size, &jit_size) < 0)
         return ju_fail(&r->err, JITUNWIND_EREAD, ex, "executor %#llx is unreadable",
                        (unsigned long long)ex);
     if (!(flags & JITUNWIND_PYEXEC_COLD_EXIT) && L->ex_code != JU_PY_NONE &&
-        ju_read_u64(&r->mem, ex + L->ex_code, &code) < 0)
+        ju_py_fetch(&r->mem, L, ex, JU_PYF_ex_code, &code) < 0)
         code = 0;
     if (jit_size > MAX_JIT_SIZE || jit_code + jit_size < jit_code)
         return ju_fail(&r->err, JITUNWIND_ECORRUPT, ex,
@@ -76,15 +81,15 @@ static int read_executor(jitunwind_pyreader *r, struct walk *w, uint64_t ex, uin
     return w->each(r, w, e);
 }
 
-static int walk_list(jitunwind_pyreader *r, struct walk *w, uint64_t interp, uint32_t head_off,
-                     uint32_t flags)
+static int walk_list(jitunwind_pyreader *r, struct walk *w, uint64_t interp,
+                     enum ju_py_field_id head, uint32_t flags)
 {
     struct ju_cycle seen = {0, 1, 0};
     uint64_t ex;
     int rc;
-    if (head_off == JU_PY_NONE)
+    if (ju_py_offset(r->layout, head) == JU_PY_NONE)
         return 0;
-    if (ju_read_u64(&r->mem, interp + head_off, &ex) < 0)
+    if (ju_py_fetch(&r->mem, r->layout, interp, head, &ex) < 0)
         return ju_fail(&r->err, JITUNWIND_EREAD, interp,
                        "the executor list of interpreter %#llx is unreadable",
                        (unsigned long long)interp);
@@ -94,8 +99,8 @@ static int walk_list(jitunwind_pyreader *r, struct walk *w, uint64_t interp, uin
                            (unsigned long long)ex);
         if (ju_cycle_seen(&seen, ex))
             return ju_fail(&r->err, JITUNWIND_ELOOP, ex, "the executor list loops");
-        if ((rc = read_executor(r, w, ex, interp, flags, &ex)) < 0)
-            return rc;
+        if ((rc = read_executor(r, w, ex, interp, flags, &ex)) != 0)
+            return rc; /* an error, or a callback that found what it looked for */
     }
     return 0;
 }
@@ -106,11 +111,11 @@ static int walk_cold_exits(jitunwind_pyreader *r, struct walk *w)
     for (i = 0; i < r->cold_exit_count; i++) {
         uint64_t ex = r->cold_exits + (uint64_t)i * r->layout->ex_size, jit_code;
         int rc;
-        if (ju_read_u64(&r->mem, ex + r->layout->ex_jit_code, &jit_code) < 0)
+        if (ju_py_fetch(&r->mem, r->layout, ex, JU_PYF_ex_jit_code, &jit_code) < 0)
             return ju_fail(&r->err, JITUNWIND_EREAD, ex, "cold exit %u is unreadable", i);
         if (jit_code == 0)
             continue; /* not compiled (no JIT, or never initialised) */
-        if ((rc = read_executor(r, w, ex, 0, JITUNWIND_PYEXEC_COLD_EXIT, NULL)) < 0)
+        if ((rc = read_executor(r, w, ex, 0, JITUNWIND_PYEXEC_COLD_EXIT, NULL)) != 0)
             return rc;
     }
     return 0;
@@ -134,9 +139,9 @@ static int walk_all(jitunwind_pyreader *r, struct walk *w)
                        "where this %s build keeps its executor lists is build-specific and "
                        "was not found: it needs the interpreter's DWARF", L->name);
     while ((rc = ju_py_next_interp(r, &interps, &interp)) > 0) {
-        if ((rc = walk_list(r, w, interp, L->interp_executor_list, 0)) < 0 ||
-            (rc = walk_list(r, w, interp, L->interp_executor_deleted,
-                            JITUNWIND_PYEXEC_DELETED)) < 0)
+        if ((rc = walk_list(r, w, interp, JU_PYF_interp_executor_list, 0)) != 0 ||
+            (rc = walk_list(r, w, interp, JU_PYF_interp_executor_deleted,
+                            JITUNWIND_PYEXEC_DELETED)) != 0)
             return rc;
     }
     return rc < 0 ? rc : walk_cold_exits(r, w);
@@ -197,6 +202,10 @@ static int add_range(jitunwind_pyreader *r, struct walk *w, const struct jitunwi
     range.name = name;
     range.scan_start = w->eval_start;
     range.scan_end = w->eval_end;
+    if (range.rule == JITUNWIND_RULE_SCAN && range.scan_end <= range.scan_start) {
+        w->unscannable++;
+        return 0;
+    }
     if (jitunwind_registry_add(w->reg, &range) == 0)
         w->added++;
     return 0;
@@ -209,7 +218,7 @@ JITUNWIND_API int jitunwind_pyreader_executor_ranges(jitunwind_pyreader *r,
 {
     struct walk w = {0};
     int rc;
-    if (!r || !reg || (arch != JITUNWIND_ARCH_X86_64 && arch != JITUNWIND_ARCH_AARCH64))
+    if (!r || !reg || !ju_arch_facts(arch))
         return JITUNWIND_EINVAL;
     w.each = add_range;
     w.reg = reg;
@@ -219,5 +228,45 @@ JITUNWIND_API int jitunwind_pyreader_executor_ranges(jitunwind_pyreader *r,
     rc = walk_all(r, &w);
     if (added)
         *added = w.added;
+    if (rc == 0 && w.unscannable)
+        return ju_fail(&r->err, JITUNWIND_ENOTFOUND, 0,
+                       "%zu JIT executor range%s not registered: %s executor code on this "
+                       "architecture is unwound by scanning for a return address into the eval "
+                       "loop, whose code range (_PyEval_EvalFrameDefault) is unknown",
+                       w.unscannable, w.unscannable == 1 ? " was" : "s were", r->layout->name);
     return rc; /* executors read before a problem were still added */
+}
+
+/* find(): stops the walk (returning 1) at the executor wanted. */
+static int find(jitunwind_pyreader *r, struct walk *w, const struct jitunwind_py_executor *e)
+{
+    (void)r;
+    if (w->want_address ? e->address != w->want_address
+                        : !(e->jit_code && w->want_pc >= e->jit_code &&
+                            w->want_pc - e->jit_code < e->jit_size))
+        return 0;
+    *w->found = *e;
+    return 1;
+}
+
+int ju_py_find_executor(jitunwind_pyreader *r, uint64_t address, uint64_t pc,
+                        struct jitunwind_py_executor *out)
+{
+    struct walk w = {0};
+    int rc;
+    w.each = find;
+    w.want_address = address;
+    w.want_pc = pc;
+    w.found = out;
+    rc = walk_all(r, &w);
+    if (rc == 1)
+        return 0;
+    if (rc < 0)
+        return rc;
+    if (address)
+        return ju_fail(&r->err, JITUNWIND_ENOTFOUND, address,
+                       "%#llx is not an executor on the interpreter's lists",
+                       (unsigned long long)address);
+    return ju_fail(&r->err, JITUNWIND_ENOTFOUND, pc, "no executor's code holds %#llx",
+                   (unsigned long long)pc);
 }

@@ -10,7 +10,7 @@ JITUNWIND_API int jitunwind_pyreader_frames(jitunwind_pyreader *r, uint64_t fram
     const struct ju_py_layout *L;
     uint64_t addr = frame_addr, tortoise = 0;
     size_t n = 0, steps = 0, power = 1, lam = 0;
-    uint8_t raw[256];
+    uint8_t raw[JU_PY_FRAME_COPY];
     if (!r || (!out && max) || !count)
         return JITUNWIND_EINVAL;
     L = r->layout;
@@ -37,12 +37,12 @@ JITUNWIND_API int jitunwind_pyreader_frames(jitunwind_pyreader *r, uint64_t fram
         if (L->fr_size > sizeof raw || ju_read(&r->mem, addr, raw, L->fr_size) < 0)
             return ju_fail(&r->err, JITUNWIND_EREAD, addr, "frame %#llx is unreadable",
                            (unsigned long long)addr);
-        owner = raw[L->fr_owner];
+        owner = (uint8_t)ju_py_get(L, JU_PYF_fr_owner, raw, L->fr_size);
         if (L->owner_sentinel_min && owner >= L->owner_sentinel_min) {
             /* An eval-loop entry sentinel: it closes the group above it. */
             if (n > 0)
                 out[n - 1].flags |= JITUNWIND_PYFRAME_ENTRY;
-            addr = ju_load_u64(raw + L->fr_previous);
+            addr = ju_py_get(L, JU_PYF_fr_previous, raw, L->fr_size);
             continue;
         }
         if (n >= max) {
@@ -56,17 +56,17 @@ JITUNWIND_API int jitunwind_pyreader_frames(jitunwind_pyreader *r, uint64_t fram
         f->owner = owner;
         if (owner == L->owner_generator)
             f->flags |= JITUNWIND_PYFRAME_GENERATOR;
-        if (L->fr_is_entry != JU_PY_NONE && raw[L->fr_is_entry])
+        if (ju_py_get(L, JU_PYF_fr_is_entry, raw, L->fr_size))
             f->flags |= JITUNWIND_PYFRAME_ENTRY;
-        code = ju_load_u64(raw + L->fr_code) & ~L->code_tag_mask;
-        ju_py_decode_code(r, code, ju_load_u64(raw + L->fr_instr),
+        code = ju_py_get(L, JU_PYF_fr_code, raw, L->fr_size) & ~L->code_tag_mask;
+        ju_py_decode_code(r, code, ju_py_get(L, JU_PYF_fr_instr, raw, L->fr_size),
                           L->fr_tlbc_index != JU_PY_NONE
-                              ? (int32_t)ju_load_u32(raw + L->fr_tlbc_index)
+                              ? (int32_t)ju_py_get(L, JU_PYF_fr_tlbc_index, raw, L->fr_size)
                               : -1,
                           f);
         n++;
         *count = n;
-        addr = ju_load_u64(raw + L->fr_previous);
+        addr = ju_py_get(L, JU_PYF_fr_previous, raw, L->fr_size);
     }
     ju_clear_error(&r->err);
     return 0;

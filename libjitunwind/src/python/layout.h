@@ -13,6 +13,31 @@
 
 #define JU_PY_NONE UINT32_MAX
 
+/* JIT developer view (3.13, 3.14): executors' traces, exits, vm_data and
+ * the stencil table (jit_view.c). `known` is 0 for versions without them.
+ * Offsets into _PyExecutorObject are from the executor; vm_data's flags
+ * are {byte offset, bit, width} (width 0: absent). Checked against and
+ * completed from DWARF by jit_layout.c. */
+struct ju_py_jit_bits {
+    uint32_t offset;
+    uint8_t bit, width;
+};
+
+struct ju_py_jit_layout {
+    uint8_t known;
+    uint8_t opcode_bits;     /* _PyUOpInstruction.opcode: the low bits of its first u16 */
+    uint8_t format_jump;     /* format value of a uop whose target word is {jump, error} */
+    uint8_t format_exit;     /* format value of a uop whose target word is an exit index (3.13), or 0xff */
+    uint32_t uop_size;       /* sizeof(_PyUOpInstruction) (Py_STATS builds differ) */
+    uint32_t uop_oparg, uop_target, uop_operand0, uop_operand1; /* operand1: NONE in 3.13 */
+    uint32_t ex_trace, ex_exit_count, ex_code_size, ex_side_entry, ex_exits;
+    uint32_t exit_size, exit_target, exit_executor;
+    uint32_t vm_opcode, vm_oparg, vm_index;
+    struct ju_py_jit_bits vm_valid, vm_linked, vm_chain_depth, vm_warm;
+    uint32_t stencil_size;      /* sizeof(StencilGroup): DWARF, else the symbol sizes */
+    uint32_t stencil_code_size; /* its code size member (size_t) */
+};
+
 struct ju_py_layout {
     const char *name;
     uint32_t version;            /* 0xMMmm0000: major.minor this table is for */
@@ -93,7 +118,138 @@ struct ju_py_layout {
     const char *cold_exits_symbol;     /* static array of executors (3.13), or NULL */
     uint8_t ex_rule_x86_64;            /* unwind rule of executor code (enum jitunwind_rule) */
     uint8_t ex_rule_aarch64;
+
+    /* JIT view (jit_view.c) */
+    struct ju_py_jit_layout jit;
 };
+
+/* Every offset and size of struct ju_py_layout, once: the CPython struct
+ * that holds it and the bytes the decoder loads from it (0 for a size, or
+ * a place that is only an address, never loaded). A field the decoder loads
+ * from a local copy of another object (ob_type from the code object's
+ * copy) names that object too. The decoders load fields only through
+ * ju_py_get/ju_py_fetch, which take the width from here, and every layout
+ * is checked against these widths once, when it is built
+ * (ju_py_layout_check). */
+#define JU_PY_LAYOUT_FIELDS(X)                                                          \
+    X(rt_interpreters_head, RUNTIME, 8, NONE)                                           \
+    X(rt_gil_holder, RUNTIME, 8, NONE)                                                  \
+    X(rt_perf_code_arena, RUNTIME, 8, NONE)                                             \
+    X(interp_next, INTERP, 8, NONE)                                                     \
+    X(interp_id, INTERP, 8, NONE)                                                       \
+    X(interp_threads_head, INTERP, 8, NONE)                                             \
+    X(interp_gil_ptr, INTERP, 8, NONE)                                                  \
+    X(gil_last_holder, GIL, 8, NONE)                                                    \
+    X(ts_next, TSTATE, 8, NONE)                                                         \
+    X(ts_interp, TSTATE, 8, NONE)                                                       \
+    X(ts_thread_id, TSTATE, 8, NONE)                                                    \
+    X(ts_native_thread_id, TSTATE, 8, NONE)                                             \
+    X(ts_current_frame, TSTATE, 8, NONE)                                                \
+    X(ts_holds_gil, TSTATE, 4, NONE)                                                    \
+    X(ts_cframe, TSTATE, 8, NONE)                                                       \
+    X(cframe_current_frame, CFRAME, 8, NONE)                                            \
+    X(fr_size, FRAME, 0, NONE)                                                          \
+    X(fr_code, FRAME, 8, NONE)                                                          \
+    X(fr_previous, FRAME, 8, NONE)                                                      \
+    X(fr_instr, FRAME, 8, NONE)                                                         \
+    X(fr_owner, FRAME, 1, NONE)                                                         \
+    X(fr_is_entry, FRAME, 1, NONE)                                                      \
+    X(fr_tlbc_index, FRAME, 4, NONE)                                                    \
+    X(co_size, CODE, 0, NONE)                                                           \
+    X(co_filename, CODE, 8, NONE)                                                       \
+    X(co_name, CODE, 8, NONE)                                                           \
+    X(co_qualname, CODE, 8, NONE)                                                       \
+    X(co_linetable, CODE, 8, NONE)                                                      \
+    X(co_firstlineno, CODE, 4, NONE)                                                    \
+    X(co_code_adaptive, CODE, 2, NONE) /* the first code unit */                        \
+    X(co_tlbc, CODE, 8, NONE)                                                           \
+    X(ob_type, OBJECT, 8, CODE)                                                         \
+    X(tp_name, TYPE, 8, NONE)                                                           \
+    X(bytes_size, BYTES, 8, NONE)                                                       \
+    X(bytes_sval, BYTES, 0, NONE)                                                       \
+    X(str_length, ASCII, 8, NONE)                                                       \
+    X(str_state, ASCII, 4, NONE)                                                        \
+    X(str_ascii_size, ASCII, 0, NONE)                                                   \
+    X(str_compact_size, COMPACT, 0, NONE)                                               \
+    X(str_legacy_data, UNICODE, 8, NONE)                                                \
+    X(interp_executor_list, INTERP, 8, NONE)                                            \
+    X(interp_executor_deleted, INTERP, 8, NONE)                                         \
+    X(ex_size, EXECUTOR, 0, NONE)                                                       \
+    X(ex_links_next, EXECUTOR, 8, NONE)                                                 \
+    X(ex_code, EXECUTOR, 8, NONE)                                                       \
+    X(ex_jit_size, EXECUTOR, 8, NONE)                                                   \
+    X(ex_jit_code, EXECUTOR, 8, NONE)
+
+enum ju_py_field_id {
+#define JU_PY_FIELD_ID(name, holder, width, also) JU_PYF_##name,
+    JU_PY_LAYOUT_FIELDS(JU_PY_FIELD_ID)
+#undef JU_PY_FIELD_ID
+    JU_PYF_COUNT
+};
+
+/* The CPython structs that hold layout fields. Those the decoder copies
+ * into a local buffer have a size field in the layout (the bytes copied)
+ * and a buffer capacity (ju_py_holders). */
+enum ju_py_holder {
+    JU_PYH_NONE, JU_PYH_RUNTIME, JU_PYH_INTERP, JU_PYH_GIL, JU_PYH_TSTATE, JU_PYH_CFRAME,
+    JU_PYH_FRAME, JU_PYH_CODE, JU_PYH_OBJECT, JU_PYH_TYPE, JU_PYH_BYTES, JU_PYH_ASCII,
+    JU_PYH_COMPACT, JU_PYH_UNICODE, JU_PYH_EXECUTOR, JU_PYH_COUNT
+};
+
+#define JU_PY_FRAME_COPY 256u /* bytes of a frame the decoder can copy (frames.c) */
+#define JU_PY_CODE_COPY 512u  /* of a code object (code.c) */
+#define JU_PY_STR_COPY 128u   /* of a str header (strings.c) */
+#define JU_PY_MAX_STRUCT (1u << 20) /* no CPython struct the decoder reads is larger */
+
+struct ju_py_field_desc {
+    const char *name;  /* the struct ju_py_layout member */
+    uint16_t slot;     /* offsetof(struct ju_py_layout, name) */
+    uint8_t width;     /* bytes loaded; 0: a size, or an address never loaded */
+    uint8_t holder;    /* enum ju_py_holder */
+    uint8_t also;      /* another holder whose copy it is loaded from, or NONE */
+};
+struct ju_py_holder_desc {
+    const char *type;       /* the CPython struct, for messages */
+    int size_field;         /* enum ju_py_field_id of the bytes copied, or -1 */
+    uint32_t copy_capacity; /* the decoder's buffer for it; 0 when never copied */
+};
+JU_HIDDEN extern const struct ju_py_field_desc ju_py_fields[JU_PYF_COUNT];
+JU_HIDDEN extern const struct ju_py_holder_desc ju_py_holders[JU_PYH_COUNT];
+
+/* The offset (or size) a layout gives field `id`; JU_PY_NONE when absent. */
+static inline uint32_t ju_py_offset(const struct ju_py_layout *L, enum ju_py_field_id id)
+{
+    uint32_t v;
+    memcpy(&v, (const char *)L + ju_py_fields[id].slot, sizeof v);
+    return v;
+}
+
+/* Field `id` of an object copied into buf (len bytes): its width's bytes,
+ * zero-extended. 0 when the layout has no such field or the field does not
+ * lie inside the copy, which a checked layout rules out. */
+static inline uint64_t ju_py_get(const struct ju_py_layout *L, enum ju_py_field_id id,
+                                 const uint8_t *buf, size_t len)
+{
+    uint32_t off = ju_py_offset(L, id);
+    unsigned width = ju_py_fields[id].width;
+    uint64_t v = 0;
+    if (off == JU_PY_NONE || width == 0 || width > sizeof v || off > len || width > len - off)
+        return 0;
+    memcpy(&v, buf + off, width); /* little-endian targets only */
+    return v;
+}
+
+/* Field `id` of the object at `obj` in target memory, read with its width
+ * and zero-extended: 0, or EREAD (and *out 0); ENOTFOUND when the layout
+ * has no such field. */
+JU_HIDDEN int ju_py_fetch(const struct jitunwind_memory *mem, const struct ju_py_layout *L,
+                          uint64_t obj, enum ju_py_field_id id, uint64_t *out);
+
+/* Check every field of L against its width, the size of the object that
+ * holds it, and the decoder's copy of that object: 0, or ECORRUPT with a
+ * message naming the first field that does not fit ("PyCodeObject.
+ * co_qualname (offset 508, 8 bytes) ends past ..."). */
+JU_HIDDEN int ju_py_layout_check(const struct ju_py_layout *L, char *why, size_t size);
 
 /* The layout for a PY_VERSION_HEX of a GIL (0) or free-threaded (1) build
  * on `arch` (enum jitunwind_arch), or NULL. */

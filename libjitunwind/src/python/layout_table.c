@@ -41,6 +41,31 @@
     .ex_jit_code = 128, .ex_rule_x86_64 = JITUNWIND_RULE_SCAN,                           \
     .ex_rule_aarch64 = JITUNWIND_RULE_FP_PRESERVING
 
+/* JIT view: traces, exits and vm_data of 3.13 and 3.14 (`ptype /o` of
+ * pyenv's 3.13.0 and of the 3.14.7 JIT builds; 3.13's StencilGroup
+ * {emit, code_size, data_size} from its Tools/jit output, not checked
+ * against a 3.13 JIT build: DWARF wins). 3.13: 14-bit opcodes, formats
+ * target/exit/jump, byte-wide valid and linked; 3.14: 15-bit opcodes,
+ * formats target/jump, bit-field flags, chain depth and warm, operand1. */
+#define JIT_3_13(ob)                                                                    \
+    {.known = 1, .opcode_bits = 14, .format_jump = 2, .format_exit = 1, .uop_size = 16,  \
+     .uop_oparg = 2, .uop_target = 4, .uop_operand0 = 8, .uop_operand1 = JU_PY_NONE,     \
+     .ex_trace = 24 + (ob), .ex_exit_count = 96 + (ob), .ex_code_size = 100 + (ob),      \
+     .ex_side_entry = 120 + (ob), .ex_exits = 128 + (ob), .exit_size = 16,                \
+     .exit_target = 0, .exit_executor = 8, .vm_opcode = 32 + (ob), .vm_oparg = 33 + (ob), \
+     .vm_index = 36 + (ob), .vm_valid = {34 + (ob), 0, 8}, .vm_linked = {35 + (ob), 0, 8}, \
+     .vm_chain_depth = {JU_PY_NONE, 0, 0}, .vm_warm = {JU_PY_NONE, 0, 0},                 \
+     .stencil_size = 24, .stencil_code_size = 8}
+#define JIT_3_14(ob)                                                                    \
+    {.known = 1, .opcode_bits = 15, .format_jump = 1, .format_exit = 0xff, .uop_size = 24, \
+     .uop_oparg = 2, .uop_target = 4, .uop_operand0 = 8, .uop_operand1 = 16,             \
+     .ex_trace = 24 + (ob), .ex_exit_count = 96 + (ob), .ex_code_size = 100 + (ob),      \
+     .ex_side_entry = 120 + (ob), .ex_exits = 128 + (ob), .exit_size = 16,                \
+     .exit_target = 0, .exit_executor = 8, .vm_opcode = 32 + (ob), .vm_oparg = 33 + (ob), \
+     .vm_index = 36 + (ob), .vm_valid = {34 + (ob), 0, 1}, .vm_linked = {34 + (ob), 1, 1}, \
+     .vm_chain_depth = {34 + (ob), 2, 6}, .vm_warm = {35 + (ob), 0, 8},                   \
+     .stencil_size = 40, .stencil_code_size = 8}
+
 /* 3.11 but for the runtime's GIL holder (gilstate.tstate_current, after
  * ceval.gil and its two mutexes and two condition variables). */
 #define PY311_ALL_ARCHITECTURES                                                         \
@@ -165,6 +190,7 @@ static const struct ju_py_layout PY313 = {
     OBJECTS_3_12_TO_3_16,
     EXECUTORS_3_13_TO_3_14,
     .cold_exits_symbol = "COLD_EXITS", /* Python/optimizer.c, tier-2 builds only */
+    .jit = JIT_3_13(0),
 };
 
 /* 3.14: the base for what _Py_DebugOffsets do not describe (they are always
@@ -201,6 +227,7 @@ static const struct ju_py_layout PY314 = {
     OBJECTS_3_12_TO_3_16,
     EXECUTORS_3_13_TO_3_14,
     .cold_exits_symbol = NULL,         /* exits start as NULL in 3.14 */
+    .jit = JIT_3_14(0),
 };
 
 /* Free-threaded builds: a 32-byte object header (ob_tid, flags, mutex,
@@ -246,6 +273,7 @@ static const struct ju_py_layout PY314T = {
     .st_ready_bit = 0xff,
     EXECUTORS_3_13_TO_3_14_FREE_THREADED, /* no JIT with free threading in 3.14: lists stay empty */
     .cold_exits_symbol = NULL,
+    .jit = JIT_3_14(16),
 };
 
 /* 3.13t: the object header as in 3.14t; no thread-local bytecode; the str
@@ -285,6 +313,7 @@ static const struct ju_py_layout PY313T = {
     .st_ready_bit = 0xff,
     EXECUTORS_3_13_TO_3_14_FREE_THREADED,
     .cold_exits_symbol = "COLD_EXITS",
+    .jit = JIT_3_13(16),
 };
 
 /* 3.15 and 3.16 (in development): 3.14's semantics (stack refs tagged

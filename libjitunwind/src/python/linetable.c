@@ -79,8 +79,8 @@ JITUNWIND_API int jitunwind_py_linetable_line(const uint8_t *table, size_t len, 
             (void)next_byte(&c);
             break;
         }
-        if (c.bad)
-            return -1;
+        if (c.bad || delta < INT32_MIN || delta > INT32_MAX)
+            return -1; /* cut short, or a jump no real table makes (line would overflow) */
         line += delta;
         if (line < INT32_MIN || line > INT32_MAX)
             return -1;

@@ -6,6 +6,33 @@
 
 #define JU_PY_MAX_STR_CHARS 4096u       /* characters decoded from one str */
 #define JU_PY_MAX_LINETABLE (256u * 1024u) /* bytes of one co_linetable */
+#define JU_PY_HELD_BLOCK 512u   /* read_cache.c: bytes per cached block */
+#define JU_PY_HELD_BLOCKS 256u  /* blocks kept by jitunwind_pyreader_hold_reads */
+
+/* JIT view: what DWARF said of struct ju_py_jit_layout (jit_layout.c). */
+struct ju_py_jit_report {
+    uint32_t checked, adopted;
+    char first[160]; /* the first disagreement, DWARF's value adopted */
+};
+JU_HIDDEN void ju_py_jit_apply_dwarf(jitunwind_dwarf_types *types, struct ju_py_jit_layout *J,
+                                     struct ju_py_jit_report *report);
+
+#define JU_PY_MAX_UOP_IDS 2048u    /* opcodes in the stencil and uop-name tables */
+#define JU_PY_UOP_NAME_MAX 48u
+
+/* The interpreter's static JIT tables (from its symbol table) and what was
+ * read of them, cached for the reader's life: they are constant. */
+struct ju_py_jit_tables {
+    uint64_t stencils, stencils_size;   /* stencil_groups: address, symbol size; 0 if absent */
+    uint64_t names, names_size;         /* _PyOpcode_uop_name */
+    uint32_t entries;                   /* opcodes in both tables, 0 until known */
+    int8_t loaded;                      /* 0 not tried, 1 read, -1 failed (see `missing`) */
+    struct ju_py_jit_report dwarf;
+    char missing[160];
+    uint32_t code_size[JU_PY_MAX_UOP_IDS];        /* stencil_groups[op].code_size */
+    uint8_t name_state[JU_PY_MAX_UOP_IDS];        /* 0 unread, 1 read, 2 unreadable */
+    char name[JU_PY_MAX_UOP_IDS][JU_PY_UOP_NAME_MAX];
+};
 
 struct jitunwind_pyreader {
     const struct ju_py_layout *layout; /* static table, or &from_target */
@@ -23,6 +50,12 @@ struct jitunwind_pyreader {
     uint32_t cold_exit_count;
     struct jitunwind_error err;
     uint8_t linetable[JU_PY_MAX_LINETABLE];
+    /* values (read_cache.c): blocks of target memory kept between value
+     * calls while jitunwind_pyreader_hold_reads is on */
+    int hold_reads;
+    uint64_t held_base[JU_PY_HELD_BLOCKS];
+    uint8_t held_data[JU_PY_HELD_BLOCKS][JU_PY_HELD_BLOCK];
+    struct ju_py_jit_tables jit;      /* JIT view (jit_view.c) */
 };
 
 /* Brent's cycle check over a linked list of target addresses, in constant
@@ -87,6 +120,9 @@ JU_HIDDEN int ju_py_debug_offsets_confirmed(uint32_t version_hex);
 /* "3.15.0rc1", "3.16.0a2", "3.14.7" for a PY_VERSION_HEX. */
 JU_HIDDEN void ju_py_release_name(uint32_t version_hex, char *buf, size_t size);
 JU_HIDDEN int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out);
+/* ECORRUPT naming the first code, frame or str field the decoders' fixed
+ * copies would not hold (python/layout_fits.c). */
+JU_HIDDEN int ju_py_layout_fits(const struct ju_py_layout *L, struct jitunwind_error *err);
 /* The inverse, for synthetic targets in tests: a _Py_DebugOffsets block for
  * `version_hex` describing L, into buf (*len bytes). */
 JU_HIDDEN int ju_py_encode_debug_offsets(uint32_t version_hex, const struct ju_py_layout *L,
@@ -97,6 +133,8 @@ JU_HIDDEN int ju_py_encode_debug_offsets(uint32_t version_hex, const struct ju_p
  * ECORRUPT for an implausible object, EREAD when unreadable. */
 JU_HIDDEN int ju_py_read_str(const struct jitunwind_pyreader *r, uint64_t addr, char *buf,
                              size_t size, int *truncated);
+/* UTF-8 of code point cp (<= 0x10ffff) into dst[0..3]: the byte count. */
+JU_HIDDEN size_t ju_py_put_utf8(char *dst, uint32_t cp);
 /* Copy the contents of the bytes object at `addr` (at most `cap` bytes) into
  * dst; *len gets the number copied, *truncated whether it was cut. */
 JU_HIDDEN int ju_py_read_bytes(const struct jitunwind_pyreader *r, uint64_t addr, uint8_t *dst,
@@ -108,5 +146,11 @@ JU_HIDDEN int ju_py_read_bytes(const struct jitunwind_pyreader *r, uint64_t addr
  * as needed and returns even then: a bad code object does not end a walk. */
 JU_HIDDEN void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t instr_addr,
                                  int32_t tlbc_index, struct jitunwind_py_frame *out);
+
+/* The executor at `address` (when non-zero), else the one whose code holds
+ * `pc`, found on the interpreters' lists (executors.c): 0, ENOTFOUND, or
+ * the walk's error. */
+JU_HIDDEN int ju_py_find_executor(jitunwind_pyreader *r, uint64_t address, uint64_t pc,
+                                  struct jitunwind_py_executor *out);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "python/pyreader.h"
+#include "python/value_layout.h"
 
 JITUNWIND_API int jitunwind_py_version_supported(uint32_t version_hex)
 {
@@ -17,12 +18,12 @@ static int check_layout(jitunwind_pyreader *r, uint64_t interp)
 {
     const struct ju_py_layout *L = r->layout;
     uint64_t ts, back;
-    if (ju_read_u64(&r->mem, interp + L->interp_threads_head, &ts) < 0)
+    if (ju_py_fetch(&r->mem, L, interp, JU_PYF_interp_threads_head, &ts) < 0)
         return ju_fail(&r->err, JITUNWIND_EREAD, interp, "interpreter %#llx is unreadable",
                        (unsigned long long)interp);
     if (ts == 0)
         return 0; /* no thread yet: nothing to check against */
-    if (ju_read_u64(&r->mem, ts + L->ts_interp, &back) < 0 || back != interp)
+    if (ju_py_fetch(&r->mem, L, ts, JU_PYF_ts_interp, &back) < 0 || back != interp)
         return ju_fail(&r->err, JITUNWIND_EVERSION, interp,
                        "this build does not match the %s layout (thread state %#llx does not "
                        "point back at interpreter %#llx): a debug or non-default build?",
@@ -41,8 +42,8 @@ static int check_object_header(jitunwind_pyreader *r, uint64_t type)
     const struct ju_py_layout *L = r->layout;
     uint64_t ob_type, name_addr;
     char name[5];
-    if (ju_read_u64(&r->mem, type + L->ob_type, &ob_type) < 0 ||
-        ju_read_u64(&r->mem, type + L->tp_name, &name_addr) < 0)
+    if (ju_py_fetch(&r->mem, L, type, JU_PYF_ob_type, &ob_type) < 0 ||
+        ju_py_fetch(&r->mem, L, type, JU_PYF_tp_name, &name_addr) < 0)
         return 0;
     if (ob_type == type && (ju_read(&r->mem, name_addr, name, sizeof name) < 0 ||
                             memcmp(name, "type", sizeof name) == 0))
@@ -57,12 +58,14 @@ static int check_object_header(jitunwind_pyreader *r, uint64_t type)
 }
 
 /* DWARF and symbols of the interpreter's file (see python.h). Not finding
- * DWARF is not an error. */
+ * DWARF is not an error. *type gets PyType_Type's address in the target
+ * when the file has it (checked once the layout is), else stays 0. */
 static int use_module(jitunwind_pyreader *r, const char *module, jitunwind_dwarf_types *given,
-                      int open_types)
+                      int open_types, uint64_t *type)
 {
-    enum { RUNTIME, TYPE, COLD_EXITS, N_SYMBOLS };
-    const char *names[N_SYMBOLS] = {"_PyRuntime", "PyType_Type", r->layout->cold_exits_symbol};
+    enum { RUNTIME, TYPE, STENCILS, UOP_NAMES, COLD_EXITS, N_SYMBOLS };
+    const char *names[N_SYMBOLS] = {"_PyRuntime", "PyType_Type", "stencil_groups",
+                                    "_PyOpcode_uop_name", r->layout->cold_exits_symbol};
     uint64_t values[N_SYMBOLS], sizes[N_SYMBOLS], bias;
     uint8_t found[N_SYMBOLS];
     jitunwind_dwarf_types *types = given;
@@ -76,6 +79,7 @@ static int use_module(jitunwind_pyreader *r, const char *module, jitunwind_dwarf
         }
         ju_strlcpy(r->dwarf.source, jitunwind_dwarf_types_source(types), sizeof r->dwarf.source);
         rc = ju_py_apply_dwarf(r, types, &r->from_target, &r->dwarf);
+        ju_py_jit_apply_dwarf(types, &r->from_target.jit, &r->jit.dwarf);
         if (types != given)
             jitunwind_dwarf_types_free(types);
         if (rc < 0)
@@ -86,13 +90,21 @@ static int use_module(jitunwind_pyreader *r, const char *module, jitunwind_dwarf
         !found[RUNTIME])
         return 0; /* not the file that holds the runtime: no symbols to go by */
     bias = r->runtime - values[RUNTIME]; /* the file's load bias */
+    if (found[STENCILS] && found[UOP_NAMES]) { /* JIT builds (jit_view.c) */
+        r->jit.stencils = values[STENCILS] + bias;
+        r->jit.stencils_size = sizes[STENCILS];
+        r->jit.names = values[UOP_NAMES] + bias;
+        r->jit.names_size = sizes[UOP_NAMES];
+    }
     if (names[COLD_EXITS] && found[COLD_EXITS] && r->layout->ex_size != JU_PY_NONE &&
         r->layout->ex_size > 0 &&
         sizes[COLD_EXITS] / r->layout->ex_size <= JITUNWIND_PY_MAX_EXECUTORS) {
         r->cold_exits = values[COLD_EXITS] + bias;
         r->cold_exit_count = (uint32_t)(sizes[COLD_EXITS] / r->layout->ex_size);
     }
-    return found[TYPE] ? check_object_header(r, values[TYPE] + bias) : 0;
+    if (found[TYPE])
+        *type = values[TYPE] + bias;
+    return 0;
 }
 
 /* JITUNWIND_PYREADER_ASSUME_LAYOUT, for a version without a table or with
@@ -122,20 +134,14 @@ static int assume_layout(jitunwind_pyreader *r, const char *module)
     return 0;
 }
 
-static int open_reader(jitunwind_pyreader **out, const struct jitunwind_memory *mem,
+/* Set up *r (zeroed) for the runtime at runtime_addr; failures leave their
+ * detail in r->err. */
+static int init_reader(jitunwind_pyreader *r, const struct jitunwind_memory *mem,
                        uint64_t runtime_addr, uint32_t version_hex, const char *module,
                        jitunwind_dwarf_types *types, int open_types, uint32_t flags)
 {
-    jitunwind_pyreader *r;
-    uint64_t head;
-    int provisional;
-    if (!out || !mem || !mem->read || !runtime_addr)
-        return JITUNWIND_EINVAL;
-    *out = NULL;
-    r = calloc(1, sizeof *r);
-    if (!r)
-        return JITUNWIND_ENOMEM;
-    *out = r;
+    uint64_t head, type = 0;
+    int provisional, rc;
     r->mem = *mem;
     r->runtime = runtime_addr;
     r->version_hex = version_hex;
@@ -145,28 +151,22 @@ static int open_reader(jitunwind_pyreader **out, const struct jitunwind_memory *
     r->layout = ju_py_layout_for(version_hex, r->arch);
     provisional = r->layout && ju_py_debug_offsets_supported(version_hex) &&
                   !ju_py_debug_offsets_confirmed(version_hex);
-    if ((!r->layout || provisional) && (flags & JITUNWIND_PYREADER_ASSUME_LAYOUT)) {
-        int rc = assume_layout(r, module);
-        if (rc < 0)
-            return rc;
-    }
+    if ((!r->layout || provisional) && (flags & JITUNWIND_PYREADER_ASSUME_LAYOUT) &&
+        (rc = assume_layout(r, module)) < 0)
+        return rc;
     if (!r->layout)
         return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
                        "CPython %u.%u is not supported (supported: 3.11 to 3.16, GIL and "
                        "free-threaded)",
                        version_hex >> 24, (version_hex >> 16) & 0xff);
     if (!r->assumed && ju_py_debug_offsets_supported(version_hex)) {
-        int rc;
         r->from_target = *r->layout;
         if ((rc = ju_py_apply_debug_offsets(r, &r->from_target)) < 0)
             return rc;
         r->layout = &r->from_target;
     }
-    if (module && *module) {
-        int rc = use_module(r, module, types, open_types);
-        if (rc < 0)
-            return rc;
-    }
+    if (module && *module && (rc = use_module(r, module, types, open_types, &type)) < 0)
+        return rc;
     if (r->assumed && !r->dwarf.source[0])
         return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
                        "%s: no DWARF found for %s", r->layout->name, module);
@@ -180,14 +180,50 @@ static int open_reader(jitunwind_pyreader **out, const struct jitunwind_memory *
                        "interpreter's DWARF confirms it; no DWARF describing it was found%s%s",
                        release, module && *module ? " for " : "", module ? module : "");
     }
-    if (ju_read_u64(&r->mem, runtime_addr + r->layout->rt_interpreters_head, &head) < 0)
+    {
+        /* The one check of the finished layout (table, debug offsets, DWARF):
+         * the decoders read no field it has not passed. */
+        char why[JITUNWIND_ERROR_MESSAGE_MAX];
+        if (ju_py_layout_check(r->layout, why, sizeof why) < 0)
+            return ju_fail(&r->err, JITUNWIND_ECORRUPT, runtime_addr, "%s", why);
+    }
+    if (type && (rc = check_object_header(r, type)) < 0)
+        return rc;
+    if (ju_py_fetch(&r->mem, r->layout, runtime_addr, JU_PYF_rt_interpreters_head, &head) < 0)
         return ju_fail(&r->err, JITUNWIND_EREAD, runtime_addr,
                        "the runtime at %#llx is unreadable", (unsigned long long)runtime_addr);
-    if (head == 0 || (head & 7))
+    if (head == 0) /* the runtime is static data: zero until Py_Initialize* runs */
+        return ju_fail(&r->err, JITUNWIND_ENOTFOUND, runtime_addr,
+                       "Python is not initialised yet (or already finalised, or not %s): the "
+                       "runtime at %#llx has no interpreter",
+                       r->layout->name, (unsigned long long)runtime_addr);
+    if (head & 7)
         return ju_fail(&r->err, JITUNWIND_ECORRUPT, runtime_addr,
                        "the runtime at %#llx has no interpreter (not initialised or not %s)",
                        (unsigned long long)runtime_addr, r->layout->name);
     return check_layout(r, head);
+}
+
+static int open_reader(jitunwind_pyreader **out, const struct jitunwind_memory *mem,
+                       uint64_t runtime_addr, uint32_t version_hex, const char *module,
+                       jitunwind_dwarf_types *types, int open_types, uint32_t flags)
+{
+    jitunwind_pyreader *r;
+    int rc;
+    if (!out)
+        return JITUNWIND_EINVAL;
+    if (!mem || !mem->read || !runtime_addr)
+        return ju_constructed((void **)out, NULL, JITUNWIND_EINVAL, NULL);
+    r = calloc(1, sizeof *r);
+    if (!r)
+        return ju_constructed((void **)out, NULL, JITUNWIND_ENOMEM, NULL);
+    rc = init_reader(r, mem, runtime_addr, version_hex, module, types, open_types, flags);
+    if (rc < 0) {
+        rc = ju_constructed((void **)out, NULL, rc, &r->err);
+        free(r);
+        return rc;
+    }
+    return ju_constructed((void **)out, r, rc, NULL);
 }
 
 JITUNWIND_API int jitunwind_pyreader_new(jitunwind_pyreader **out,
@@ -238,6 +274,25 @@ JITUNWIND_API int jitunwind_pyreader_dwarf_report(const jitunwind_pyreader *r,
     return 0;
 }
 
+JITUNWIND_API int jitunwind_pyreader_gc_collecting(jitunwind_pyreader *r, uint64_t interp,
+                                                   int *collecting)
+{
+    const struct ju_py_value_layout *V;
+    uint32_t offset, value;
+    int rc;
+    if (!r || !collecting || !interp)
+        return JITUNWIND_EINVAL;
+    V = ju_py_value_layout_for(r->layout);
+    offset = V ? V->interp_gc_collecting[r->layout->free_threaded ? 1 : 0] : JU_PY_NONE;
+    if (offset == JU_PY_NONE)
+        return ju_fail(&r->err, JITUNWIND_EUNSUPPORTED, interp,
+                       "where %s keeps its GC state is not known", r->layout->name);
+    if ((rc = ju_read_u32(&r->mem, interp + offset, &value)) < 0)
+        return ju_fail(&r->err, rc, interp + offset, "the interpreter's GC state is unreadable");
+    *collecting = value != 0;
+    return 0;
+}
+
 JITUNWIND_API void jitunwind_pyreader_free(jitunwind_pyreader *r)
 {
     free(r);
@@ -246,7 +301,7 @@ JITUNWIND_API void jitunwind_pyreader_free(jitunwind_pyreader *r)
 JITUNWIND_API const struct jitunwind_error *
 jitunwind_pyreader_last_error(const jitunwind_pyreader *r)
 {
-    return r ? &r->err : NULL;
+    return r ? &r->err : jitunwind_last_error();
 }
 
 static int read_thread(jitunwind_pyreader *r, uint64_t ts, uint64_t interp, int64_t interp_id,
@@ -254,16 +309,16 @@ static int read_thread(jitunwind_pyreader *r, uint64_t ts, uint64_t interp, int6
 {
     const struct ju_py_layout *L = r->layout;
     uint64_t frame = 0, cframe;
-    if (ju_read_u64(&r->mem, ts + L->ts_next, next) < 0 ||
-        ju_read_u64(&r->mem, ts + L->ts_thread_id, &t->thread_id) < 0 ||
-        ju_read_u64(&r->mem, ts + L->ts_native_thread_id, &t->native_thread_id) < 0)
+    if (ju_py_fetch(&r->mem, L, ts, JU_PYF_ts_next, next) < 0 ||
+        ju_py_fetch(&r->mem, L, ts, JU_PYF_ts_thread_id, &t->thread_id) < 0 ||
+        ju_py_fetch(&r->mem, L, ts, JU_PYF_ts_native_thread_id, &t->native_thread_id) < 0)
         return ju_fail(&r->err, JITUNWIND_EREAD, ts, "thread state %#llx is unreadable",
                        (unsigned long long)ts);
     if (L->ts_current_frame != JU_PY_NONE) {
-        if (ju_read_u64(&r->mem, ts + L->ts_current_frame, &frame) < 0)
+        if (ju_py_fetch(&r->mem, L, ts, JU_PYF_ts_current_frame, &frame) < 0)
             frame = 0;
-    } else if (ju_read_u64(&r->mem, ts + L->ts_cframe, &cframe) == 0 && cframe &&
-               ju_read_u64(&r->mem, cframe + L->cframe_current_frame, &frame) < 0) {
+    } else if (ju_py_fetch(&r->mem, L, ts, JU_PYF_ts_cframe, &cframe) == 0 && cframe &&
+               ju_py_fetch(&r->mem, L, cframe, JU_PYF_cframe_current_frame, &frame) < 0) {
         frame = 0;
     }
     t->tstate = ts;
@@ -271,8 +326,9 @@ static int read_thread(jitunwind_pyreader *r, uint64_t ts, uint64_t interp, int6
     t->interp_id = interp_id;
     t->current_frame = frame;
     if (L->ts_holds_gil != JU_PY_NONE) {
-        uint32_t holds;
-        t->holds_gil = ju_read_u32(&r->mem, ts + L->ts_holds_gil, &holds) < 0 ? -1 : holds != 0;
+        uint64_t holds;
+        t->holds_gil =
+            ju_py_fetch(&r->mem, L, ts, JU_PYF_ts_holds_gil, &holds) < 0 ? -1 : holds != 0;
     } else {
         t->holds_gil = (L->rt_gil_holder == JU_PY_NONE && L->interp_gil_ptr == JU_PY_NONE)
                            ? -1
@@ -286,9 +342,9 @@ int ju_py_next_interp(jitunwind_pyreader *r, struct ju_interp_walk *w, uint64_t 
     uint64_t next;
     if (!w->started) {
         w->started = 1;
-        if (ju_read_u64(&r->mem, r->runtime + r->layout->rt_interpreters_head, &next) < 0)
+        if (ju_py_fetch(&r->mem, r->layout, r->runtime, JU_PYF_rt_interpreters_head, &next) < 0)
             return ju_fail(&r->err, JITUNWIND_EREAD, r->runtime, "the runtime is unreadable");
-    } else if (ju_read_u64(&r->mem, w->current + r->layout->interp_next, &next) < 0) {
+    } else if (ju_py_fetch(&r->mem, r->layout, w->current, JU_PYF_interp_next, &next) < 0) {
         return ju_fail(&r->err, JITUNWIND_EREAD, w->current, "interpreter %#llx is unreadable",
                        (unsigned long long)w->current);
     }
@@ -319,23 +375,29 @@ JITUNWIND_API int jitunwind_pyreader_threads(jitunwind_pyreader *r,
     *count = 0;
     ju_clear_error(&r->err);
     if (L->rt_gil_holder != JU_PY_NONE &&
-        ju_read_u64(&r->mem, r->runtime + L->rt_gil_holder, &gil_holder) < 0)
+        ju_py_fetch(&r->mem, L, r->runtime, JU_PYF_rt_gil_holder, &gil_holder) < 0)
         gil_holder = 0;
     while ((rc = ju_py_next_interp(r, &interps, &interp)) > 0) {
         struct ju_cycle threads = {0, 1, 0};
         uint64_t ts;
         int64_t id = -1;
         size_t n_threads = 0;
-        if (ju_read_u64(&r->mem, interp + L->interp_threads_head, &ts) < 0)
+        if (ju_py_fetch(&r->mem, L, interp, JU_PYF_interp_threads_head, &ts) < 0)
             return ju_fail(&r->err, JITUNWIND_EREAD, interp, "interpreter %#llx is unreadable",
                            (unsigned long long)interp);
-        if (ju_read_u64(&r->mem, interp + L->interp_id, (uint64_t *)&id) < 0)
+        if (ju_py_fetch(&r->mem, L, interp, JU_PYF_interp_id, (uint64_t *)&id) < 0)
             id = -1;
         if (L->interp_gil_ptr != JU_PY_NONE) { /* 3.12+: each interpreter's GIL in use */
             uint64_t gil = 0;
             gil_holder = 0;
-            if (ju_read_u64(&r->mem, interp + L->interp_gil_ptr, &gil) < 0 || gil == 0 ||
-                ju_read_u64(&r->mem, gil + L->gil_last_holder, &gil_holder) < 0)
+            const struct ju_py_value_layout *V = ju_py_value_layout_for(L);
+            uint32_t locked = 1;
+            if (ju_py_fetch(&r->mem, L, interp, JU_PYF_interp_gil_ptr, &gil) < 0 || gil == 0 ||
+                ju_py_fetch(&r->mem, L, gil, JU_PYF_gil_last_holder, &gil_holder) < 0)
+                gil_holder = 0;
+            /* a released GIL keeps its last holder: nobody holds it */
+            if (gil_holder && V && V->gil_locked != JU_PY_NONE &&
+                ju_read_u32(&r->mem, gil + V->gil_locked, &locked) == 0 && locked == 0)
                 gil_holder = 0;
         }
         while (ts) {

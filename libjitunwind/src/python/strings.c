@@ -1,7 +1,7 @@
 /* str and bytes objects, decoded from target memory with every size bounded. */
 #include "python/pyreader.h"
 
-static size_t put_utf8(char *dst, uint32_t cp)
+size_t ju_py_put_utf8(char *dst, uint32_t cp)
 {
     if (cp < 0x80) {
         dst[0] = (char)cp;
@@ -29,7 +29,7 @@ int ju_py_read_str(const struct jitunwind_pyreader *r, uint64_t addr, char *buf,
                    int *truncated)
 {
     const struct ju_py_layout *L = r->layout;
-    uint8_t head[128], raw[JU_PY_MAX_STR_CHARS * 4];
+    uint8_t head[JU_PY_STR_COPY], raw[JU_PY_MAX_STR_CHARS * 4];
     uint64_t length, data;
     uint32_t state, kind;
     size_t n, i, out = 0;
@@ -42,8 +42,8 @@ int ju_py_read_str(const struct jitunwind_pyreader *r, uint64_t addr, char *buf,
         return JITUNWIND_ECORRUPT;
     if ((rc = ju_read(&r->mem, addr, head, L->str_ascii_size)) < 0)
         return rc;
-    length = ju_load_u64(head + L->str_length);
-    state = ju_load_u32(head + L->str_state);
+    length = ju_py_get(L, JU_PYF_str_length, head, L->str_ascii_size);
+    state = (uint32_t)ju_py_get(L, JU_PYF_str_state, head, L->str_ascii_size);
     kind = (state >> L->st_kind_shift) & 7;
     if ((int64_t)length < 0 || (kind != 1 && kind != 2 && kind != 4))
         return JITUNWIND_ECORRUPT;
@@ -51,7 +51,7 @@ int ju_py_read_str(const struct jitunwind_pyreader *r, uint64_t addr, char *buf,
         return JITUNWIND_EUNSUPPORTED; /* 3.11 legacy string not made ready: data only in wstr */
     if ((state >> L->st_compact_bit) & 1)
         data = addr + (((state >> L->st_ascii_bit) & 1) ? L->str_ascii_size : L->str_compact_size);
-    else if ((rc = ju_read_u64(&r->mem, addr + L->str_legacy_data, &data)) < 0)
+    else if ((rc = ju_py_fetch(&r->mem, L, addr, JU_PYF_str_legacy_data, &data)) < 0)
         return rc;
     n = (size_t)(length < JU_PY_MAX_STR_CHARS ? length : JU_PY_MAX_STR_CHARS);
     if (n < length)
@@ -65,7 +65,7 @@ int ju_py_read_str(const struct jitunwind_pyreader *r, uint64_t addr, char *buf,
         size_t len;
         if (cp > 0x10ffff)
             return JITUNWIND_ECORRUPT;
-        len = put_utf8(enc, cp);
+        len = ju_py_put_utf8(enc, cp);
         if (out + len >= size) {
             *truncated = 1;
             break;
@@ -87,7 +87,7 @@ int ju_py_read_bytes(const struct jitunwind_pyreader *r, uint64_t addr, uint8_t 
     *truncated = 0;
     if (addr == 0)
         return JITUNWIND_ECORRUPT;
-    if ((rc = ju_read_u64(&r->mem, addr + L->bytes_size, &size)) < 0)
+    if ((rc = ju_py_fetch(&r->mem, L, addr, JU_PYF_bytes_size, &size)) < 0)
         return rc;
     if ((int64_t)size < 0)
         return JITUNWIND_ECORRUPT;

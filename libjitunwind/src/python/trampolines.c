@@ -23,7 +23,7 @@ JITUNWIND_API int jitunwind_pyreader_trampoline_ranges(jitunwind_pyreader *r,
     if (r->layout->rt_perf_code_arena == JU_PY_NONE)
         return ju_fail(&r->err, JITUNWIND_EUNSUPPORTED, 0,
                        "where %s keeps its trampoline arenas is not known", r->layout->name);
-    if (ju_read_u64(&r->mem, r->runtime + r->layout->rt_perf_code_arena, &arena) < 0)
+    if (ju_py_fetch(&r->mem, r->layout, r->runtime, JU_PYF_rt_perf_code_arena, &arena) < 0)
         return ju_fail(&r->err, JITUNWIND_EREAD, r->runtime, "the runtime is unreadable");
     if (arena == 0)
         return ju_fail(&r->err, JITUNWIND_ENOTFOUND, 0, "perf trampolines were never activated");

@@ -43,6 +43,8 @@ MIXED_NATIVE, MIXED_PYTHON = 1, 2
 NO_ANCHOR = 0xFFFFFFFF
 MIXED_LINE_MAY_LAG = 1 << 0
 
+PY_MAX_FRAMES = 65536  # JITUNWIND_PY_MAX_FRAMES: the longest chain the library walks
+
 EREAD = -3
 ENOTFOUND = -5
 EUNSUPPORTED = -13
@@ -56,6 +58,13 @@ def library():
     if _lib is None:
         _lib = _ffi.load_library()
     return _lib
+
+
+def load_notes():
+    """One-line notes about how the library was found (a JITUNWIND_LIBRARY
+    passed over, functions an older library lacks), for a plugin to print
+    once at load."""
+    return list(getattr(library(), "jitunwind_load_notes", ()))
 
 
 class JitunwindError(Exception):
@@ -143,10 +152,27 @@ class ProcessMemory:
 
 
 class _Owned:
-    """A library handle, freed with the function named by _FREE when the
-    object goes (never raising from a finaliser)."""
+    """A library handle, made by `_create`, freed with the function named by
+    _FREE when the object goes (never raising from a finaliser); `_check`
+    raises with the detail of the function named by _LAST_ERROR."""
     _FREE = None
+    _LAST_ERROR = None
     _handle = None
+
+    def _create(self, new, *args, detail=""):
+        self._lib = library()
+        self._handle = ctypes.c_void_p()
+        rc = getattr(self._lib, new)(ctypes.byref(self._handle), *args)
+        if rc < 0:
+            if self._handle:  # a library that hands back a handle on failure
+                getattr(self._lib, self._FREE)(self._handle)
+            self._handle = ctypes.c_void_p()
+            raise JitunwindError(rc, detail)
+
+    def _check(self, rc):
+        if rc < 0:
+            raise JitunwindError(rc, _error_detail(getattr(self._lib, self._LAST_ERROR)(self._handle)))
+        return rc
 
     def __del__(self):
         try:
@@ -175,21 +201,16 @@ def _range_struct(info):
 
 class Registry(_Owned):
     _FREE = "jitunwind_registry_free"
-    def __init__(self):
-        self._lib = library()
-        self._handle = ctypes.c_void_p()
-        rc = self._lib.jitunwind_registry_new(ctypes.byref(self._handle))
-        if rc < 0:
-            raise JitunwindError(rc)
+    _LAST_ERROR = "jitunwind_registry_last_error"
 
-    def _raise(self, rc):
-        raise JitunwindError(rc, _error_detail(self._lib.jitunwind_registry_last_error(self._handle)))
+    def __init__(self):
+        self._create("jitunwind_registry_new")
 
     def add(self, start, end, kind, rule, name=None, stride=0, origin=ORIGIN_USER, cookie=0):
         info = RangeInfo(start, end, kind, rule, stride, origin, cookie, name)
         rc = self._lib.jitunwind_registry_add(self._handle, ctypes.byref(_range_struct(info)))
         if rc < 0:
-            self._raise(rc)
+            self._check(rc)
 
     def clear(self):
         self._lib.jitunwind_registry_clear(self._handle)
@@ -218,7 +239,7 @@ class Registry(_Owned):
         rc = self._lib.jitunwind_jit_read_descriptor(self._handle, memory.ref(), address,
                                                       ctypes.byref(info))
         if rc < 0:
-            self._raise(rc)
+            self._check(rc)
         return info
 
     def load_gdb_jit(self, memory, address, arch):
@@ -227,7 +248,7 @@ class Registry(_Owned):
         rc = self._lib.jitunwind_registry_load_gdb_jit(self._handle, memory.ref(), address, arch,
                                                       ctypes.byref(added), ctypes.byref(skipped))
         if rc < 0:
-            self._raise(rc)
+            self._check(rc)
         return added.value, skipped.value
 
     def add_guesses(self, memory, arch, live_pid=None, core_path=None):
@@ -249,7 +270,7 @@ class Registry(_Owned):
         rc = self._lib.jitunwind_registry_add_guesses(self._handle, memory.ref(), arch, maps, n.value,
                                                       ctypes.byref(added))
         if rc < 0:
-            self._raise(rc)
+            self._check(rc)
         return added.value
 
     def scan_guesses(self, start, end):
@@ -262,80 +283,11 @@ class Registry(_Owned):
             self._handle, path.encode(), arch, memory.ref(), ctypes.byref(added),
             ctypes.byref(skipped))
         if rc < 0:
-            self._raise(rc)
+            self._check(rc)
         return added.value, skipped.value
 
 
 GDB_JIT_DESCRIPTOR_SYMBOL = "__jit_debug_descriptor"
-
-
-def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, pyreader=None,
-                       gdb_jit_addr=None, live=False, eval_range=None, core_path=None):
-    """Fill `registry` with every range a debugger can find in a target, in
-    order of trust: the jitunwind descriptor, the GDB JIT interface (CPython
-    3.15 executors), the perf map of `pid`, then the interpreter's own
-    trampoline arenas (`pyreader`, a callable returning a PyReader or
-    raising). If none of those gives a range and the process is `live`, the
-    anonymous executable mappings (or, for a core, `core_path`'s executable
-    segments that no file backs) are classified as a last resort: those
-    ranges have origin "guess" and names starting with "guess:"; with
-    `eval_range` (start, end of the eval loop's code) guessed JIT code is
-    unwound by frame pointer or, failing that, by scanning for a return
-    address into the eval loop. Returns a list of one-line notes; never
-    raises for a missing source."""
-    import os
-    notes = []
-    if descriptor_addr:
-        try:
-            info = registry.load_descriptor(memory, descriptor_addr)
-            if info.torn:
-                notes.append("descriptor was mid-update when the process stopped")
-            if info.skipped:
-                notes.append("%d invalid descriptor slots skipped" % info.skipped)
-        except JitunwindError as exc:
-            notes.append("descriptor at %#x: %s" % (descriptor_addr, exc))
-    if gdb_jit_addr and arch:
-        try:
-            _, skipped = registry.load_gdb_jit(memory, gdb_jit_addr, arch)
-            if skipped:
-                notes.append("GDB JIT interface: %d objects skipped" % skipped)
-        except JitunwindError as exc:
-            notes.append("GDB JIT interface at %#x: %s" % (gdb_jit_addr, exc))
-    path = "/tmp/perf-%d.map" % pid if pid else None
-    if path and arch and os.path.exists(path):
-        try:
-            _, skipped = registry.load_perf_map(path, arch, memory)
-            if skipped:
-                notes.append("%s: %d lines skipped" % (path, skipped))
-        except JitunwindError as exc:
-            notes.append("%s: %s" % (path, exc))
-    if pyreader is not None and arch:
-        try:
-            pyreader().executor_ranges(registry, arch, eval_range)
-        except JitunwindError as exc:
-            if exc.code != EUNSUPPORTED:
-                notes.append("JIT executors: %s" % exc)
-        except RuntimeError:
-            pass  # not a Python process
-        try:
-            pyreader().trampoline_ranges(registry, arch)
-        except JitunwindError as exc:
-            if exc.code not in (ENOTFOUND, EUNSUPPORTED):
-                notes.append("trampoline arenas: %s" % exc)
-        except RuntimeError:
-            pass  # not a Python process
-    if arch and len(registry) == 0 and ((live and pid) or core_path):
-        try:
-            guessed = registry.add_guesses(memory, arch, pid if live else None,
-                                           None if live else core_path)
-            if guessed:
-                notes.append("no JIT metadata found: %d ranges GUESSED from anonymous "
-                             "executable mappings" % guessed)
-                if eval_range and arch == ARCH_X86_64:
-                    registry.scan_guesses(*eval_range)
-        except JitunwindError as exc:
-            notes.append("anonymous mappings: %s" % exc)
-    return notes
 
 
 class StepError(Exception):
@@ -347,34 +299,36 @@ class StepError(Exception):
         super().__init__(stop_reason_string(reason))
 
 
-def step_range(arch, rng, memory, pc, sp, fp, lr=None, innermost=False):
-    """The caller's (pc, sp, fp) of a frame inside `rng` (a RangeInfo)."""
+def step_range(arch, rng, memory, pc, sp, fp, lr=None, innermost=False, registry=None):
+    """The caller's (pc, sp, fp) of a frame inside `rng` (a RangeInfo).
+    With `registry`, a CPython executor's shim is its own frame
+    (jitunwind_step_range_in)."""
     valid = REG_PC | REG_SP | REG_FP | (REG_LR if lr is not None else 0)
     regs_in = _ffi.Regs(pc, sp, fp, lr or 0, valid, 0)
     regs_out = _ffi.Regs()
     reason = ctypes.c_int()
-    rc = library().jitunwind_step_range(arch, ctypes.byref(_range_struct(rng)), memory.ref(),
-                                        ctypes.byref(regs_in), 1 if innermost else 0,
-                                        ctypes.byref(regs_out), ctypes.byref(reason))
+    if registry is not None:
+        _ffi.declare_jitview(library())
+        rc = library().jitunwind_step_range_in(arch, registry._handle,
+                                               ctypes.byref(_range_struct(rng)), memory.ref(),
+                                               ctypes.byref(regs_in), 1 if innermost else 0,
+                                               ctypes.byref(regs_out), ctypes.byref(reason))
+    else:
+        rc = library().jitunwind_step_range(arch, ctypes.byref(_range_struct(rng)), memory.ref(),
+                                            ctypes.byref(regs_in), 1 if innermost else 0,
+                                            ctypes.byref(regs_out), ctypes.byref(reason))
     if rc < 0:
         raise StepError(rc, reason.value)
     return regs_out.pc, regs_out.sp, regs_out.fp
 
 
 class Modules(_Owned):
-    _FREE = "jitunwind_modules_free"
     """The ELF files mapped into a target, for CFI unwinding of native frames."""
+    _FREE = "jitunwind_modules_free"
+    _LAST_ERROR = "jitunwind_modules_last_error"
 
     def __init__(self):
-        self._lib = library()
-        self._handle = ctypes.c_void_p()
-        rc = self._lib.jitunwind_modules_new(ctypes.byref(self._handle))
-        if rc < 0:
-            raise JitunwindError(rc)
-
-    def _check(self, rc):
-        if rc < 0:
-            raise JitunwindError(rc, _error_detail(self._lib.jitunwind_modules_last_error(self._handle)))
+        self._create("jitunwind_modules_new")
 
     def add_mapping(self, path, start, end, offset):
         self._check(self._lib.jitunwind_modules_add_mapping(self._handle, path.encode(), start, end,
@@ -474,16 +428,12 @@ PyFrame = collections.namedtuple(
 
 
 class DwarfTypes(_Owned):
-    _FREE = "jitunwind_dwarf_types_free"
     """Struct layouts from the DWARF of an ELF file (its own, or a separate
     debug file). Raises JitunwindError (ENOTFOUND: no DWARF)."""
+    _FREE = "jitunwind_dwarf_types_free"
 
     def __init__(self, path):
-        self._lib = library()
-        self._handle = ctypes.c_void_p()
-        rc = self._lib.jitunwind_dwarf_types_open(ctypes.byref(self._handle), path.encode())
-        if rc < 0:
-            raise JitunwindError(rc, "DWARF of %s" % path)
+        self._create("jitunwind_dwarf_types_open", path.encode(), detail="DWARF of %s" % path)
 
     @property
     def source(self):
@@ -551,11 +501,8 @@ class PyReader(_Owned):
             module.encode() if module else None, types._handle if types else None,
             PYREADER_ASSUME_LAYOUT if assume_layout else 0)
         if rc < 0:
-            detail = _error_detail(self._lib.jitunwind_pyreader_last_error(self._handle)) \
-                if self._handle else ""
-            if self._handle:
-                self._lib.jitunwind_pyreader_free(self._handle)
-                self._handle = ctypes.c_void_p()
+            # A failed constructor leaves no handle; its detail is the thread's last error.
+            detail = _error_detail(self._lib.jitunwind_last_error())
             raise JitunwindError(rc, detail or "CPython %s" % version_text(version_hex))
 
     def _detail(self):
@@ -570,23 +517,6 @@ class PyReader(_Owned):
         out = [PyThread(t.tstate, t.interp, t.interp_id, t.thread_id, t.native_thread_id,
                         t.current_frame, t.holds_gil) for t in arr[:n.value]]
         return out, (JitunwindError(rc, self._detail()) if rc < 0 else None)
-
-    def thread_frames(self, os_thread_id):
-        """(frames, error) of the thread whose OS thread id (a debugger's LWP
-        or tid) is given; ([], None) when it runs no Python code. A thread
-        that entered subinterpreters has a thread state in each; their
-        chains are joined in interpreter-list order (newest interpreter
-        first), which is innermost first when each was entered from the one
-        before."""
-        threads, err = self.threads()
-        frames = []
-        for t in threads:
-            if t.native_thread_id != os_thread_id or not t.current_frame:
-                continue
-            chain, chain_err = self.frames(t.current_frame)
-            frames += chain
-            err = err or chain_err
-        return frames, err
 
     def trampoline_ranges(self, registry, arch):
         """Add the runtime's perf-trampoline arenas to `registry`; returns how
@@ -643,7 +573,7 @@ class PyReader(_Owned):
     def frames(self, frame_addr, limit=None):
         """(frames, error) for the chain starting at `frame_addr`, innermost first;
         the frames are raw PyFrame tuples (with the C struct kept for mix())."""
-        limit = min(limit or self.MAX_FRAMES, self.MAX_FRAMES)
+        limit = min(limit or self.MAX_FRAMES, PY_MAX_FRAMES)
         arr = (_ffi.PyFrame * limit)()
         n = ctypes.c_size_t()
         rc = self._lib.jitunwind_pyreader_frames(self._handle, frame_addr, arr, limit,
@@ -651,41 +581,6 @@ class PyReader(_Owned):
         frames = [PyFrame(f.address, f.code, f.line, f.first_line, f.lasti, f.owner, f.flags,
                           _text(f.qualname), _text(f.filename)) for f in arr[:n.value]]
         return frames, (JitunwindError(rc, self._detail()) if rc < 0 else None)
-
-
-def rule_text(rng):
-    """A range's rule, with the frame size of an FP-preserving range whose
-    caller's sp is not fp + 16 (CPython 3.15's AArch64 executors: fp-preserving/96)."""
-    text = RULE_NAMES.get(rng.rule, "?")
-    if rng.rule == RULE_FP_PRESERVING and rng.frame_size not in (0, 16):
-        text += "/%d" % rng.frame_size
-    return text
-
-
-def range_label(rng):
-    """How a JIT or trampoline frame is shown: its name, kind and rule."""
-    return "%s [%s %s]" % (rng.name or "??", KIND_NAMES.get(rng.kind, "?"), rule_text(rng))
-
-
-def python_label(frame):
-    """How a Python frame is shown, before its file:line."""
-    name = frame.qualname or "<unknown code>"
-    if frame.flags & PYFRAME_BAD_CODE:
-        name = "<unreadable code object at %#x>" % frame.code
-    if frame.flags & PYFRAME_LINE_MAY_LAG:
-        name += " [in JIT code: line may lag]"
-    return "[py] %s" % name
-
-
-def python_flags_text(frame):
-    flags = []
-    if frame.flags & PYFRAME_ENTRY:
-        flags.append("entry")
-    if frame.flags & PYFRAME_GENERATOR:
-        flags.append("generator")
-    if frame.flags & PYFRAME_LINE_MAY_LAG:
-        flags.append("line may lag")
-    return ", ".join(flags)
 
 
 def native_role(symbol):
@@ -718,3 +613,9 @@ def mix(roles, pyframes):
             pyframes[item.index] = frame._replace(flags=frame.flags | PYFRAME_LINE_MAY_LAG)
         result.append((item.kind, item.index, anchor))
     return result
+
+
+# What debuggers show lives in jitunwind.ui; these names stay importable from
+# here for callers written before it.
+from .ui.labels import python_flags_text, python_label, range_label, rule_text  # noqa: E402,F401
+from .ui.target import load_target_ranges  # noqa: E402,F401

@@ -98,42 +98,71 @@ class MixedItem(ctypes.Structure):
                 ("anchor", ctypes.c_uint32), ("flags", ctypes.c_uint32)]
 
 
+# Functions whose absence means the file is not libjitunwind at all.
+IDENTITY = ("jitunwind_version_string", "jitunwind_strerror", "jitunwind_registry_new")
+
+
 def _candidates():
+    """(path, chosen by JITUNWIND_LIBRARY) in the order documented in usage.md."""
     env = os.environ.get("JITUNWIND_LIBRARY")
     if env:
-        yield env
-        return  # an explicit choice is never silently replaced by another library
+        yield env, True
     here = os.path.dirname(os.path.abspath(__file__))
+    # In a wheel: beside this file.
+    yield os.path.join(here, "libjitunwind.so.0"), False
     # In the source tree: libjitunwind/bindings/python/jitunwind -> <repo>/build/...
     repo = os.path.normpath(os.path.join(here, "..", "..", "..", ".."))
     for build in ("build", "build-ci"):
-        yield os.path.join(repo, build, "libjitunwind", "libjitunwind.so")
+        yield os.path.join(repo, build, "libjitunwind", "libjitunwind.so"), False
     # Installed: <prefix>/share/jitunwind/python/jitunwind -> <prefix>/lib*/
     prefix = os.path.normpath(os.path.join(here, "..", "..", "..", ".."))
     for libdir in ("lib", "lib64", "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu"):
-        yield os.path.join(prefix, libdir, "libjitunwind.so.0")
+        yield os.path.join(prefix, libdir, "libjitunwind.so.0"), False
     found = ctypes.util.find_library("jitunwind")
     if found:
-        yield found
+        yield found, False
+
+
+def _open(path):
+    """The loaded library, or raises OSError saying why `path` is not one."""
+    if os.path.sep in path and not os.path.exists(path):
+        raise OSError("no such file")
+    lib = ctypes.CDLL(path)
+    missing = [name for name in IDENTITY if not hasattr(lib, name)]
+    if missing:
+        raise OSError("not libjitunwind (no %s)" % missing[0])
+    return lib
 
 
 def load_library():
     """Load libjitunwind and declare its functions; raises OSError with every
-    path tried when none loads."""
-    tried = []
-    for path in _candidates():
-        if os.path.sep in path and not os.path.exists(path):
-            tried.append(path)
-            continue
+    path tried when none loads. A JITUNWIND_LIBRARY that does not exist or is
+    not libjitunwind is passed over for the next candidate, and said once in
+    `lib.jitunwind_load_notes` (with any function this binding knows and the
+    library lacks), for the plugins to print at load."""
+    tried, notes = [], []
+    for path, chosen in _candidates():
         try:
-            lib = ctypes.CDLL(path)
+            lib = _open(path)
         except OSError as exc:
-            tried.append("%s (%s)" % (path, exc))
+            where = "JITUNWIND_LIBRARY=%s" % path if chosen else path
+            tried.append("%s (%s)" % (where, exc))
+            if chosen:
+                notes.append("%s is unusable (%s)" % (where, exc))
             continue
-        _declare(lib)
         lib.jitunwind_loaded_from = path
+        _declare(lib)
+        missing = lib.jitunwind_missing
+        if notes:
+            notes[-1] += "; using %s" % path
+        if missing:
+            notes.append("%s (libjitunwind %s) lacks %d functions this binding uses (%s%s): "
+                         "what needs them says so" % (
+                             path, lib.jitunwind_version_string().decode(), len(missing),
+                             missing[0], ", ..." if len(missing) > 1 else ""))
+        lib.jitunwind_load_notes = notes
         return lib
-    raise OSError("libjitunwind not found (set JITUNWIND_LIBRARY); tried: " + ", ".join(tried))
+    raise OSError("libjitunwind not found; tried: " + ", ".join(tried))
 
 
 def _fn(lib, name, restype, *argtypes):
@@ -146,12 +175,16 @@ def _fn(lib, name, restype, *argtypes):
             raise OSError("%s is not in the loaded libjitunwind (%s)" % (
                 _name, getattr(lib, "jitunwind_loaded_from", "?")))
         setattr(lib, name, missing)
+        lib.jitunwind_missing.append(name)
         return
     f.restype = restype
     f.argtypes = list(argtypes)
 
 
 def _declare(lib):
+    """Declares every function; `lib.jitunwind_missing` lists those the
+    library lacks."""
+    lib.jitunwind_missing = []
     P = ctypes.POINTER
     vp, i, u32, u64, sz = (ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32,
                            ctypes.c_uint64, ctypes.c_size_t)
@@ -225,3 +258,93 @@ def _declare(lib):
     # mixed
     _fn(lib, "jitunwind_native_role_from_symbol", i, ctypes.c_char_p)
     _fn(lib, "jitunwind_mix", i, P(u32), sz, P(PyFrame), sz, P(MixedItem), sz, P(sz))
+    # architecture facts
+    _fn(lib, "jitunwind_lookup_address", u64, i, u64, i)
+    # the failure detail of the calling thread's last constructor (status.h)
+    _fn(lib, "jitunwind_last_error", P(Error))
+    _fn(lib, "jitunwind_registry_drop_over_modules", sz, vp, vp)
+
+
+# --- values and frame variables (python.h: jitunwind_pyreader_repr and after) ---
+
+class PyReprOptions(ctypes.Structure):
+    _fields_ = [("max_depth", ctypes.c_uint32), ("max_items", ctypes.c_uint32),
+                ("max_chars", ctypes.c_uint32), ("reserved", ctypes.c_uint32)]
+
+
+class PyVariable(ctypes.Structure):
+    _fields_ = [("value", ctypes.c_uint64), ("flags", ctypes.c_uint32),
+                ("reserved", ctypes.c_uint32), ("name", ctypes.c_char * 256)]
+
+
+def declare_values(lib):
+    """Declare the value functions on `lib` (once)."""
+    if getattr(lib, "jitunwind_values_declared", False):
+        return
+    P = ctypes.POINTER
+    vp, i, u32, u64, sz = (ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32,
+                           ctypes.c_uint64, ctypes.c_size_t)
+    _fn(lib, "jitunwind_pyreader_repr", i, vp, u64, P(PyReprOptions), ctypes.c_char_p, sz,
+        P(u32))
+    _fn(lib, "jitunwind_pyreader_frame_variables", i, vp, P(PyFrame), P(PyVariable), sz, P(sz))
+    _fn(lib, "jitunwind_pyreader_frame_lookup", i, vp, P(PyFrame), ctypes.c_char_p, P(u64),
+        P(i))
+    _fn(lib, "jitunwind_pyreader_hold_reads", i, vp, i)
+    _fn(lib, "jitunwind_pyreader_gc_collecting", i, vp, u64, P(i))
+    lib.jitunwind_values_declared = True
+
+
+# --- JIT developer view (python.h, jit_view.c); declared by jitview.py ---
+
+class PyUop(ctypes.Structure):
+    _fields_ = [("index", ctypes.c_uint32), ("opcode", ctypes.c_uint16),
+                ("oparg", ctypes.c_uint16), ("format", ctypes.c_uint8),
+                ("target_source", ctypes.c_uint8), ("depth", ctypes.c_uint16),
+                ("raw_target", ctypes.c_uint32), ("target", ctypes.c_int32),
+                ("line", ctypes.c_int32), ("code_offset", ctypes.c_int32),
+                ("code_size", ctypes.c_uint32), ("operand0", ctypes.c_uint64),
+                ("operand1", ctypes.c_uint64), ("name", ctypes.c_char * 48)]
+
+
+class PyJitExit(ctypes.Structure):
+    _fields_ = [("index", ctypes.c_uint32), ("target", ctypes.c_int32),
+                ("line", ctypes.c_int32), ("reserved", ctypes.c_uint32),
+                ("executor", ctypes.c_uint64)]
+
+
+class PyExecutorDetail(ctypes.Structure):
+    _fields_ = [("ex", PyExecutor), ("trace", ctypes.c_uint64),
+                ("jit_side_entry", ctypes.c_uint64), ("uop_count", ctypes.c_uint32),
+                ("exit_count", ctypes.c_uint32), ("shim_size", ctypes.c_uint32),
+                ("fatal_offset", ctypes.c_int32), ("fatal_size", ctypes.c_uint32),
+                ("enter_index", ctypes.c_int32), ("enter_line", ctypes.c_int32),
+                ("valid", ctypes.c_int8), ("linked", ctypes.c_int8), ("warm", ctypes.c_int8),
+                ("chain_depth", ctypes.c_int8), ("vm_opcode", ctypes.c_uint8),
+                ("vm_oparg", ctypes.c_uint8), ("have_stencils", ctypes.c_uint8),
+                ("have_names", ctypes.c_uint8), ("missing", ctypes.c_char * 160)]
+
+
+class PyJitPc(ctypes.Structure):
+    _fields_ = [("pc", ctypes.c_uint64), ("executor", ctypes.c_uint64),
+                ("jit_code", ctypes.c_uint64), ("offset", ctypes.c_uint32),
+                ("region", ctypes.c_uint32), ("uop_count", ctypes.c_uint32),
+                ("reserved", ctypes.c_uint32), ("uop", PyUop), ("ex", PyExecutor),
+                ("missing", ctypes.c_char * 160)]
+
+
+def declare_jitview(lib):
+    """Declare the JIT view's functions on `lib` (once)."""
+    if getattr(lib, "_jitview_declared", False):
+        return
+    P, vp, u64, sz, i = ctypes.POINTER, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t, ctypes.c_int
+    _fn(lib, "jitunwind_pyreader_executor_detail", i, vp, u64, P(PyExecutorDetail))
+    _fn(lib, "jitunwind_pyreader_executor_trace", i, vp, u64, u64, P(PyUop), sz, P(sz),
+        P(PyExecutorDetail))
+    _fn(lib, "jitunwind_pyreader_executor_exits", i, vp, u64, P(PyJitExit), sz, P(sz))
+    _fn(lib, "jitunwind_pyreader_executor_details", i, vp, P(PyExecutorDetail), sz, P(sz))
+    _fn(lib, "jitunwind_pyreader_detail_exits", i, vp, P(PyExecutorDetail), P(PyJitExit), sz,
+        P(sz))
+    _fn(lib, "jitunwind_pyreader_jit_pc", i, vp, u64, u64, P(PyJitPc))
+    _fn(lib, "jitunwind_py_jit_pc_label", i, P(PyJitPc), ctypes.c_char_p, sz)
+    _fn(lib, "jitunwind_step_range_in", i, i, vp, P(Range), P(Memory), P(Regs), i, P(Regs), P(i))
+    lib._jitview_declared = True

@@ -1,0 +1,204 @@
+"""The debugger commands, written once for GDB and LLDB.
+
+Each command is a `Spec` (spec.py) and a function `run_<name>(session, args)`
+registered in `COMMANDS`; a plugin adapts its debugger to `Session` and calls
+`invoke()`, which parses, runs and turns every failure into one line (a
+usage error also prints the usage line). See docs/architecture.md, "Adding a
+debugger command"."""
+
+from . import labels
+from .spec import Flag, Positional, Spec, UsageError, parse
+from .stack import mixed_stack
+from .target import PythonUnavailable
+
+
+class NoTarget(RuntimeError):
+    """Nothing to inspect (no process, no core, no thread)."""
+
+
+class NativeView:
+    """One native frame as a debugger sees it: `symbol` names its function
+    (None when unknown), `where` is " at file:line", " from library" or "",
+    `source` says how the frame was found (LLDB's library walk) or is None."""
+    __slots__ = ("pc", "sp", "symbol", "where", "source")
+
+    def __init__(self, pc, sp=None, symbol=None, where="", source=None):
+        self.pc, self.sp, self.symbol, self.where, self.source = pc, sp, symbol, where, source
+
+
+class Session:
+    """What a command needs from a debugger, for one invocation."""
+
+    debugger = ""  # "gdb" or "lldb": which name of a Spec the user typed
+
+    def state(self):
+        """The target's TargetState, refreshed for this stop; raises NoTarget."""
+        raise NotImplementedError
+
+    def threads(self, every):
+        """The selected thread, or every thread: objects with `number` (the
+        debugger's thread number) and `tid` (the OS thread id)."""
+        raise NotImplementedError
+
+    def native_frames(self, thread, limit):
+        """(frames, notes): up to `limit` NativeViews of `thread`, innermost
+        first, and one-line notes about the walk."""
+        raise NotImplementedError
+
+    def write(self, line):
+        raise NotImplementedError
+
+
+ALL = Flag("-a", "--all", "every", "every thread, each under a header line")
+LIMIT = Flag("-n", "--limit", "limit", "read at most N Python frames a thread (default 4096)",
+             number="N")
+
+PY_BT = Spec(
+    "py-bt", "Print the Python frames of the selected thread, innermost first.",
+    "Like CPython's libpython.py: each Python frame with its file, line and source line, read "
+    "from the target's memory by libjitunwind (works on cores and through JIT code). A "
+    "deeper recursion than 4096 frames needs --limit to reach its outermost frames.",
+    flags=[ALL, LIMIT])
+PY_BT_FULL = Spec(
+    "py-bt-full", "Print the Python frames with their arguments, addresses and flags.",
+    "Each Python frame with its interpreter frame address, its arguments as repr() shows "
+    "them (as libpython does) and flags: entry "
+    "(the outermost frame of an eval-loop activation), generator, line may lag (running in "
+    "JIT code).",
+    flags=[ALL, LIMIT])
+MIXED_BT = Spec(
+    "mixed-bt", "Print native and Python frames interleaved, one line each.",
+    "Native frames, JIT and trampoline frames named by their range, and under each "
+    "_PyEval_EvalFrameDefault the Python frames it runs. Does not depend on frame filters.",
+    flags=[ALL], positional=Positional("count", "COUNT", "show at most COUNT native frames"))
+JIT_RANGES = Spec(
+    "jit-ranges", "List the JIT and trampoline ranges libjitunwind knows (Python JIT executors, "
+    "perf trampolines).",
+    "Start, end, kind, unwind rule, origin (descriptor, perf-map, interpreter, guess) and name "
+    "of every registered range, then notes about what could not be read.",
+    gdb_name="info jit-ranges", category="status")
+
+
+def _python_header(session, state, thread, every):
+    """py-bt -a: `Thread N (tid T, "name", GIL holder, GC running):` as
+    pystack heads each thread."""
+    if not every:
+        return
+    parts = ["tid %d" % thread.tid]
+    name = getattr(thread, "name", None)
+    if name:
+        parts.append('"%s"' % name)
+    from .. import values
+    try:
+        reader = state.pyreader()
+        mine = [t for t in reader.threads()[0] if t.native_thread_id == thread.tid]
+        gc = [values.gc_collecting(reader, t.interp) for t in mine]
+    except Exception:  # no Python in this target: the header without it
+        mine, gc = [], []
+    if any(t.holds_gil == 1 for t in mine):
+        parts.append("GIL holder")
+    if True in gc:
+        parts.append("GC running")
+    session.write("Thread %d (%s):" % (thread.number, ", ".join(parts)))
+
+
+def _python_frames(session, args, format_lines):
+    """Each thread's Python frames as `format_lines(frames, err, state,
+    thread)` lays them out."""
+    state = session.state()
+    for thread in session.threads(args.every):
+        _python_header(session, state, thread, args.every)
+        frames, err = state.python_frames(thread.tid, args.limit)
+        if not frames and err is None:
+            session.write("No Python frames in this thread.")
+            continue
+        for line in format_lines(frames, err, state, thread):
+            session.write(line)
+    warning = state.python_warning()
+    if warning:
+        session.write("note: %s" % warning)
+
+
+def run_py_bt(session, args):
+    _python_frames(session, args, lambda frames, err, _state, _thread:
+                   labels.py_bt_lines(frames, err))
+
+
+def run_py_bt_full(session, args):
+    from .values import bt_full_lines, called_builtins  # as libpython shows them
+
+    def lines(frames, err, state, thread):
+        reader = state.pyreader()
+        try:
+            calls = called_builtins(session, state, thread, reader)
+        except Exception:  # the builtin lines are extra: the frames still print
+            calls = {}
+        return bt_full_lines(reader, frames, err, calls)
+    _python_frames(session, args, lines)
+
+
+DEFAULT_NATIVE_LIMIT = 4096
+
+
+def run_mixed_bt(session, args):
+    state = session.state()
+    limit = args.count or DEFAULT_NATIVE_LIMIT
+    for thread in session.threads(args.every):
+        session.write("thread #%d, tid %d" % (thread.number, thread.tid))
+        natives, notes = session.native_frames(thread, limit + 1)
+        cut = len(natives) > limit
+        natives = natives[:limit]
+        entries, mixer = mixed_stack(state, natives, lambda: state.python_frames(thread.tid))
+        for entry in entries:
+            if entry.pyframe is None:
+                f = entry.native
+                session.write(labels.native_line(entry.index, f.pc, entry.label, f.where, f.source))
+            else:
+                session.write(labels.python_line(entry.pyframe))
+        rest = mixer.unread() if cut else mixer.leftovers()
+        if cut and mixer.failed:
+            mixer.error = None  # frames past the limit were never going to be shown
+        if rest and cut:
+            session.write("      (%d more Python frames, run by native frames past the first %d)"
+                          % (len(rest), limit))
+        else:
+            for p in rest:
+                session.write(labels.python_line(p, "no matching native frame"))
+        if mixer.error is not None:
+            session.write("(Python frames: %s)" % mixer.error)
+        for note in notes:
+            session.write("(%s)" % note)
+    warning = state.python_warning()
+    if warning:
+        session.write("note: %s" % warning)
+
+
+def run_jit_ranges(session, args):
+    state = session.state()
+    for line in labels.ranges_table(state.ranges, state.notes):
+        session.write(line)
+
+
+COMMANDS = [(PY_BT, run_py_bt), (PY_BT_FULL, run_py_bt_full), (MIXED_BT, run_mixed_bt),
+            (JIT_RANGES, run_jit_ranges)]
+
+
+def invoke(spec, run, session, text):
+    """Parse `text` and run; never raises: every failure is one line (a
+    usage error, its usage line too)."""
+    name = spec.lldb_name if session.debugger == "lldb" else spec.gdb_name
+    try:
+        args = parse(spec, text, name)
+    except UsageError as exc:
+        for line in str(exc).splitlines():
+            session.write(line)
+        return False
+    try:
+        run(session, args)
+        return True
+    except (NoTarget, PythonUnavailable) as exc:
+        session.write("jitunwind: %s: %s" % (name, exc))
+    except Exception as exc:  # never raise into the debugger
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        session.write("jitunwind: %s: %s" % (name, text))
+    return False

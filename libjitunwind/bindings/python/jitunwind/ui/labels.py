@@ -1,0 +1,114 @@
+"""How frames, ranges and Python frames are printed, in every debugger."""
+
+import linecache
+
+from .. import (KIND_NAMES, ORIGIN_NAMES, PYFRAME_BAD_CODE, PYFRAME_ENTRY, PYFRAME_GENERATOR,
+                PYFRAME_LINE_MAY_LAG, RULE_FP_PRESERVING, RULE_NAMES)
+
+PY_MARK = "[py]"
+NO_NAME = "??"  # a native frame without a symbol, as stock gdb prints it
+
+
+def rule_text(rng):
+    """A range's rule, with the frame size of an FP-preserving range whose
+    caller's sp is not fp + 16 (CPython 3.15's AArch64 executors: fp-preserving/96)."""
+    text = RULE_NAMES.get(rng.rule, "?")
+    if rng.rule == RULE_FP_PRESERVING and rng.frame_size not in (0, 16):
+        text += "/%d" % rng.frame_size
+    return text
+
+
+def range_label(rng):
+    """How a JIT or trampoline frame is shown: its name, kind and rule."""
+    return "%s [%s %s]" % (rng.name or NO_NAME, KIND_NAMES.get(rng.kind, "?"), rule_text(rng))
+
+
+def python_name(frame):
+    """A Python frame's function, with what is known to be wrong about it."""
+    name = frame.qualname or "<unknown code>"
+    if frame.flags & PYFRAME_BAD_CODE:
+        name = "<unreadable code object at %#x>" % frame.code
+    if frame.flags & PYFRAME_LINE_MAY_LAG:
+        name += " [in JIT code: line may lag]"
+    return name
+
+
+def python_label(frame):
+    """How a Python frame is shown among native ones, before its file:line."""
+    return "%s %s" % (PY_MARK, python_name(frame))
+
+
+def python_flags_text(frame):
+    flags = []
+    if frame.flags & PYFRAME_ENTRY:
+        flags.append("entry")
+    if frame.flags & PYFRAME_GENERATOR:
+        flags.append("generator")
+    if frame.flags & PYFRAME_LINE_MAY_LAG:
+        flags.append("line may lag")
+    return ", ".join(flags)
+
+
+def line_text(line):
+    return str(line) if line > 0 else "?"
+
+
+def source_line(filename, line):
+    """The stripped source line, or None (no file, no line, empty)."""
+    if not filename or line <= 0:
+        return None
+    return linecache.getline(filename, line).strip() or None
+
+
+def py_bt_lines(frames, err):
+    """CPython-style traceback, innermost first."""
+    out = ["Traceback (most recent call first):"]
+    for f in frames:
+        out.append('  File "%s", line %s, in %s' % (f.filename, line_text(f.line), python_name(f)))
+        source = source_line(f.filename, f.line)
+        if source:
+            out.append("    " + source)
+    if err is not None:
+        out.append("  (Python frame chain cut short: %s)" % err)
+    return out
+
+
+def py_bt_full_lines(frames, err):
+    out = []
+    for i, f in enumerate(frames):
+        flags = python_flags_text(f)
+        out.append("#%d Frame %#x, code %#x, for file %s, line %s, in %s%s" % (
+            i, f.address, f.code, f.filename, line_text(f.line), f.qualname,
+            " [%s]" % flags if flags else ""))
+    if err is not None:
+        out.append("(Python frame chain cut short: %s)" % err)
+    return out
+
+
+def native_line(index, pc, name, where, source=None):
+    """One native frame of mixed-bt: `where` is " at file:line", " from
+    library" or ""; `source` says how the frame was found, when known."""
+    return "#%-3d %#018x in %s%s%s" % (index, pc, name or NO_NAME, where,
+                                       " (%s)" % source if source else "")
+
+
+def python_line(frame, note=None):
+    """One Python frame of mixed-bt, under the native frame that runs it."""
+    return "      %s at %s:%s%s" % (python_label(frame), frame.filename, line_text(frame.line),
+                                    " (%s)" % note if note else "")
+
+
+def ranges_table(ranges, notes):
+    """`info jit-ranges` / `jit-ranges`."""
+    out = []
+    if not ranges:
+        out.append("No JIT or trampoline ranges registered.")
+    else:
+        out.append("%-18s %-18s %-10s %-16s %-10s %s" % (
+            "Start", "End", "Kind", "Rule", "Origin", "Name"))
+        for r in ranges:
+            out.append("%#018x %#018x %-10s %-16s %-10s %s" % (
+                r.start, r.end, KIND_NAMES.get(r.kind, "?"), rule_text(r),
+                ORIGIN_NAMES.get(r.origin, "?"), r.name))
+    out.extend("note: %s" % note for note in notes)
+    return out

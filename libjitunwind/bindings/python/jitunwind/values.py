@@ -1,0 +1,145 @@
+"""Python values and frame variables of a target, rendered by the library
+(jitunwind_pyreader_repr and friends): what py-locals, py-print and
+py-bt-full print. Every function takes a jitunwind.PyReader and a frame
+from PyReader.frames(); none raises for bad target memory (the text says
+<unreadable 0x...> instead)."""
+
+import collections
+import ctypes
+
+from . import _ffi, library, JitunwindError
+
+REPR_TRUNCATED = 1 << 0
+REPR_UNREADABLE = 1 << 1
+
+VAR_ARG = 1 << 0
+VAR_LOCAL = 1 << 1
+VAR_CELL = 1 << 2
+VAR_FREE = 1 << 3
+VAR_UNBOUND = 1 << 8
+VAR_MAY_BE_STALE = 1 << 9
+
+SCOPE_NAMES = {1: "local", 2: "global", 3: "builtin"}
+
+Variable = collections.namedtuple("Variable", "name value flags")
+
+MAX_VARIABLES = 4096
+ARGUMENTS_LIMIT = 64
+BUFFER = 4096
+
+
+def _lib():
+    lib = library()
+    _ffi.declare_values(lib)
+    return lib
+
+
+def _frame_struct(frame):
+    f = _ffi.PyFrame()
+    f.address, f.code, f.flags = frame.address, frame.code, frame.flags
+    return f
+
+
+_buffers = {}
+
+
+def _buffer(kind, make):
+    """A reusable ctypes buffer (the binding is used from one thread: the
+    debugger's)."""
+    buf = _buffers.get(kind)
+    if buf is None:
+        buf = _buffers[kind] = make()
+    return buf
+
+
+def repr_object(reader, address, max_depth=0, max_items=0, max_chars=0, size=BUFFER):
+    """(text, flags) of the object at `address`; 0 limits take the defaults
+    (depth 2, 10 items, 200 characters)."""
+    buf = _buffer(("text", size), lambda: ctypes.create_string_buffer(size))
+    flags = ctypes.c_uint32()
+    opts = _ffi.PyReprOptions(max_depth, max_items, max_chars, 0)
+    rc = _lib().jitunwind_pyreader_repr(reader._handle, address, ctypes.byref(opts), buf, size,
+                                        ctypes.byref(flags))
+    if rc < 0:
+        raise JitunwindError(rc, reader._detail())
+    return buf.value.decode("utf-8", "replace"), flags.value
+
+
+def frame_variables(reader, frame, limit=MAX_VARIABLES):
+    """(variables, error): the frame's Variables, arguments first, at most
+    `limit`; error is None or a JitunwindError for a truncated list."""
+    limit = min(limit, MAX_VARIABLES)
+    arr = _buffer(("variables", limit), lambda: (_ffi.PyVariable * limit)())
+    n = ctypes.c_size_t()
+    f = _frame_struct(frame)
+    rc = _lib().jitunwind_pyreader_frame_variables(reader._handle, ctypes.byref(f), arr,
+                                                   limit, ctypes.byref(n))
+    out = [Variable(v.name.decode("utf-8", "replace"), v.value, v.flags) for v in arr[:n.value]]
+    return out, (JitunwindError(rc, reader._detail()) if rc < 0 else None)
+
+
+def lookup(reader, frame, name):
+    """(address, scope name) of `name` seen from the frame (local, global,
+    builtin), or None when it is not defined there."""
+    value = ctypes.c_uint64()
+    scope = ctypes.c_int()
+    f = _frame_struct(frame)
+    rc = _lib().jitunwind_pyreader_frame_lookup(reader._handle, ctypes.byref(f), name.encode(),
+                                                ctypes.byref(value), ctypes.byref(scope))
+    if rc < 0:
+        return None
+    return value.value, SCOPE_NAMES.get(scope.value, "?")
+
+
+def gc_collecting(reader, interp):
+    """True or False: the interpreter runs a garbage collection; None when
+    not known for this build."""
+    running = ctypes.c_int()
+    rc = _lib().jitunwind_pyreader_gc_collecting(reader._handle, interp, ctypes.byref(running))
+    return None if rc < 0 else bool(running.value)
+
+
+class held_reads:
+    """`with held_reads(reader):` renders many values of a stopped target
+    reading each block of its memory once (jitunwind_pyreader_hold_reads)."""
+
+    def __init__(self, reader):
+        self.reader = reader
+
+    def __enter__(self):
+        _lib().jitunwind_pyreader_hold_reads(self.reader._handle, 1)
+        return self
+
+    def __exit__(self, *exc):
+        _lib().jitunwind_pyreader_hold_reads(self.reader._handle, 0)
+        return False
+
+
+def variable_text(reader, var, **limits):
+    """`name = repr` (or `name = <unbound>`), marked when it may be stale."""
+    if var.flags & VAR_UNBOUND:
+        text = "<unbound>"
+    else:
+        text = repr_object(reader, var.value, **limits)[0]
+    stale = "  (may be stale: JIT code)" if var.flags & VAR_MAY_BE_STALE else ""
+    return "%s = %s%s" % (var.name, text, stale)
+
+
+def arguments_text(reader, frame, max_chars=60):
+    """`a=1, b='x'` as libpython's py-bt shows a frame's arguments; "" when
+    the frame has none or they cannot be read."""
+    try:  # arguments come first: a short list is enough
+        variables, _err = frame_variables(reader, frame, ARGUMENTS_LIMIT)
+    except OSError:
+        return ""
+    parts = []
+    for var in variables:
+        if not var.flags & VAR_ARG:
+            break
+        if var.flags & VAR_UNBOUND:
+            parts.append("%s=<unbound>" % var.name)
+        else:
+            parts.append("%s=%s" % (var.name, repr_object(reader, var.value, max_depth=1,
+                                                          max_items=4,
+                                                          max_chars=max_chars)[0]))
+    return ", ".join(parts)

@@ -1,0 +1,111 @@
+/* The JIT view's layout (struct ju_py_jit_layout) checked against, and
+ * completed from, the interpreter's DWARF: the executor, its trace entries
+ * (_PyUOpInstruction: its size differs between versions and Py_STATS
+ * builds), its exits and the stencil table's element. No debug offset
+ * describes these, so DWARF wins every disagreement with the table; a
+ * field the build's DWARF lacks keeps the table's value. Bit widths are
+ * the table's (only positions are compared). */
+#include <stdio.h>
+
+#include "python/pyreader.h"
+
+enum jit_field_kind { MEMBER, SIZE_OF, BITS };
+
+struct jit_field {
+    const char *type;
+    const char *paths; /* '|' between alternatives (3.13 `operand`, 3.14 `operand0`) */
+    uint8_t kind;
+    size_t slot;       /* offsetof(struct ju_py_jit_layout, ...) */
+};
+
+#define M(type, paths, field) {type, paths, MEMBER, offsetof(struct ju_py_jit_layout, field)}
+#define S(type, field) {type, NULL, SIZE_OF, offsetof(struct ju_py_jit_layout, field)}
+#define B(type, paths, field) {type, paths, BITS, offsetof(struct ju_py_jit_layout, field)}
+
+static const struct jit_field JIT_FIELDS[] = {
+    M("_PyExecutorObject", "trace", ex_trace),
+    M("_PyExecutorObject", "exit_count", ex_exit_count),
+    M("_PyExecutorObject", "code_size", ex_code_size),
+    M("_PyExecutorObject", "jit_side_entry", ex_side_entry),
+    M("_PyExecutorObject", "exits", ex_exits),
+    M("_PyExecutorObject", "vm_data.opcode", vm_opcode),
+    M("_PyExecutorObject", "vm_data.oparg", vm_oparg),
+    M("_PyExecutorObject", "vm_data.index", vm_index),
+    B("_PyExecutorObject", "vm_data.valid", vm_valid),
+    B("_PyExecutorObject", "vm_data.linked", vm_linked),
+    B("_PyExecutorObject", "vm_data.chain_depth", vm_chain_depth),
+    B("_PyExecutorObject", "vm_data.warm", vm_warm),
+    S("_PyUOpInstruction", uop_size),
+    M("_PyUOpInstruction", "oparg", uop_oparg),
+    M("_PyUOpInstruction", "target", uop_target),
+    M("_PyUOpInstruction", "operand0|operand", uop_operand0),
+    M("_PyUOpInstruction", "operand1", uop_operand1),
+    S("_PyExitData", exit_size),
+    M("_PyExitData", "target", exit_target),
+    M("_PyExitData", "executor", exit_executor),
+    S("StencilGroup", stencil_size),
+    M("StencilGroup", "code_size|code.body_size", stencil_code_size),
+};
+
+/* The first path of `paths` the type has: 0 and *value in bytes (bits for
+ * BITS), or ENOTFOUND. */
+static int lookup(jitunwind_dwarf_types *types, const struct jit_field *f, uint64_t *value)
+{
+    char path[64];
+    const char *p = f->paths;
+    if (f->kind == SIZE_OF)
+        return jitunwind_dwarf_type_size(types, f->type, value);
+    while (p && *p) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len < sizeof path) {
+            memcpy(path, p, len);
+            path[len] = 0;
+            if ((f->kind == BITS ? jitunwind_dwarf_member_bit_offset(types, f->type, path, value)
+                                 : jitunwind_dwarf_member_offset(types, f->type, path, value)) == 0)
+                return 0;
+        }
+        p = bar ? bar + 1 : NULL;
+    }
+    return JITUNWIND_ENOTFOUND;
+}
+
+void ju_py_jit_apply_dwarf(jitunwind_dwarf_types *types, struct ju_py_jit_layout *J,
+                           struct ju_py_jit_report *report)
+{
+    size_t i;
+    memset(report, 0, sizeof *report);
+    if (!J->known || !types)
+        return;
+    for (i = 0; i < sizeof JIT_FIELDS / sizeof JIT_FIELDS[0]; i++) {
+        const struct jit_field *f = &JIT_FIELDS[i];
+        char *slot = (char *)J + f->slot;
+        uint64_t value, have;
+        if (lookup(types, f, &value) < 0 || value >= JU_PY_NONE)
+            continue;
+        if (f->kind == BITS) {
+            struct ju_py_jit_bits *b = (struct ju_py_jit_bits *)slot;
+            if (b->width == 0)
+                continue; /* the table says this version has no such flag */
+            have = (uint64_t)b->offset * 8 + b->bit;
+        } else {
+            have = *(uint32_t *)slot;
+            if (have == JU_PY_NONE)
+                continue;
+        }
+        report->checked++;
+        if (have == value)
+            continue;
+        if (report->adopted++ == 0)
+            snprintf(report->first, sizeof report->first, "%s.%s: table %llu, DWARF %llu%s",
+                     f->type, f->paths ? f->paths : "sizeof", (unsigned long long)have,
+                     (unsigned long long)value, f->kind == BITS ? " (bits)" : "");
+        if (f->kind == BITS) {
+            struct ju_py_jit_bits *b = (struct ju_py_jit_bits *)slot;
+            b->offset = (uint32_t)(value / 8);
+            b->bit = (uint8_t)(value % 8);
+        } else {
+            *(uint32_t *)slot = (uint32_t)value;
+        }
+    }
+}

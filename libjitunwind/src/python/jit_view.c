@@ -1,0 +1,569 @@
+/* The JIT developer view (3.13, 3.14): an executor's trace, exits and
+ * vm_data, where each uop's stencil sits in its machine code, and from a
+ * PC the uop, bytecode instruction and line it runs (python.h).
+ *
+ * The code layout follows CPython's Python/jit.c (_PyJIT_Compile):
+ * [shim: jit_side_entry - jit_code][stencil_groups[trace[i].opcode]
+ * .code_size for each uop][stencil_groups[_FATAL_ERROR]][trampolines,
+ * data]. The tables are the interpreter's own static arrays, found by
+ * symbol (runtime.c) and read once per reader. A uop's bytecode target:
+ * uops of format "target" carry it; after the trace is prepared, uops that
+ * can exit or fail carry {jump, error} indices of stubs instead, whose own
+ * target (or _ERROR_POP_N's operand) is the instruction's when the stub
+ * re-executes it; 3.13's exit format indexes exits[]. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "python/pyreader.h"
+
+#define MAX_STENCIL_CODE (1u << 20) /* one stencil's code; real ones are < 4 KiB */
+#define MAX_UOP_SIZE 64u
+
+/* Uops whose target field is not the bytecode instruction they came from
+ * (_START_EXECUTOR's is: the instruction the executor was entered at). */
+static const char *const NO_OWN_TARGET[] = {"_MAKE_WARM", "_JUMP_TO_TOP", NULL};
+/* Exit stubs that resume at the instruction their uop came from (deopt:
+ * the interpreter re-executes it). A side exit (_EXIT_TRACE) may resume
+ * elsewhere (a branch guard's other arm, the end of a for loop), so a uop
+ * exiting through one takes the target of the uop before it. */
+static const char *const REEXECUTES[] = {"_DEOPT", "_HANDLE_PENDING_AND_DEOPT", NULL};
+/* Uops after which the trace runs in a callee's frame, or back in its caller. */
+static const char *const PUSHES_FRAME[] = {"_PUSH_FRAME", NULL};
+static const char *const POPS_FRAME[] = {"_RETURN_VALUE", "_RETURN_GENERATOR", "_YIELD_VALUE",
+                                         NULL};
+
+static int named(const char *name, const char *const *list)
+{
+    for (; *list; list++)
+        if (strcmp(name, *list) == 0)
+            return 1;
+    return 0;
+}
+
+static void set_missing(char *buf, const char *text)
+{
+    if (!buf[0])
+        ju_strlcpy(buf, text, JITUNWIND_PY_MISSING_MAX);
+}
+
+/* The stencil table's code sizes, read once. 0, or -1 with jit.missing set. */
+static int load_tables(jitunwind_pyreader *r)
+{
+    struct ju_py_jit_tables *T = &r->jit;
+    const struct ju_py_jit_layout *J = &r->layout->jit;
+    uint64_t elem, i;
+    if (T->loaded)
+        return T->loaded > 0 ? 0 : -1;
+    T->loaded = -1;
+    if (!J->known) {
+        snprintf(T->missing, sizeof T->missing,
+                 "%s has no executor traces to read (3.13 and 3.14 have)", r->layout->name);
+        return -1;
+    }
+    if (!T->stencils || !T->names) {
+        snprintf(T->missing, sizeof T->missing,
+                 "no stencil_groups/_PyOpcode_uop_name symbols in the interpreter (stripped, or "
+                 "not a JIT build)");
+        return -1;
+    }
+    T->entries = (uint32_t)(T->names_size / 8);
+    if (T->names_size % 8 || T->entries == 0 || T->entries > JU_PY_MAX_UOP_IDS) {
+        snprintf(T->missing, sizeof T->missing, "_PyOpcode_uop_name is %llu bytes: not a table",
+                 (unsigned long long)T->names_size);
+        return -1;
+    }
+    elem = J->stencil_size;
+    if (elem == JU_PY_NONE || elem * T->entries != T->stencils_size)
+        elem = T->stencils_size % T->entries ? 0 : T->stencils_size / T->entries;
+    if (elem < (uint64_t)J->stencil_code_size + 8 || elem > 4096) {
+        snprintf(T->missing, sizeof T->missing,
+                 "stencil_groups (%llu bytes for %u uops) does not fit the StencilGroup layout",
+                 (unsigned long long)T->stencils_size, T->entries);
+        return -1;
+    }
+    for (i = 0; i < T->entries; i++) {
+        uint64_t size;
+        if (ju_read_u64(&r->mem, T->stencils + i * elem + J->stencil_code_size, &size) < 0) {
+            snprintf(T->missing, sizeof T->missing, "stencil_groups[%llu] is unreadable",
+                     (unsigned long long)i);
+            return -1;
+        }
+        if (size > MAX_STENCIL_CODE) {
+            snprintf(T->missing, sizeof T->missing,
+                     "stencil_groups[%llu].code_size is %llu: not a stencil table",
+                     (unsigned long long)i, (unsigned long long)size);
+            return -1;
+        }
+        T->code_size[i] = (uint32_t)size;
+    }
+    T->loaded = 1;
+    return 0;
+}
+
+/* _PyOpcode_uop_name[op], cached; "" when unreadable. */
+static const char *uop_name(jitunwind_pyreader *r, uint32_t op)
+{
+    struct ju_py_jit_tables *T = &r->jit;
+    uint64_t ptr;
+    char *name;
+    size_t i;
+    if (op >= T->entries || op >= JU_PY_MAX_UOP_IDS)
+        return "";
+    name = T->name[op];
+    if (T->name_state[op])
+        return name;
+    T->name_state[op] = 2;
+    name[0] = 0;
+    if (ju_read_u64(&r->mem, T->names + 8ull * op, &ptr) < 0 || ptr == 0)
+        return name;
+    /* Eight bytes at a time: a name may end just before unmapped memory. */
+    for (i = 0; i + 8 < JU_PY_UOP_NAME_MAX; i += 8) {
+        size_t k;
+        if (ju_read(&r->mem, ptr + i, name + i, 8) < 0) {
+            name[0] = 0;
+            return name;
+        }
+        for (k = i; k < i + 8; k++) {
+            char c = name[k];
+            if (c == 0) {
+                T->name_state[op] = 1;
+                return name;
+            }
+            if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                  c == '_')) {
+                name[0] = 0;
+                return name;
+            }
+        }
+    }
+    name[0] = 0; /* too long for a uop name */
+    return name;
+}
+
+static int find_opcode(jitunwind_pyreader *r, const char *want)
+{
+    uint32_t op;
+    for (op = 0; op < r->jit.entries; op++)
+        if (strcmp(uop_name(r, op), want) == 0)
+            return (int)op;
+    return -1;
+}
+
+static int8_t read_bits(jitunwind_pyreader *r, uint64_t ex, const struct ju_py_jit_bits *b)
+{
+    uint32_t word;
+    if (b->width == 0 || b->offset == JU_PY_NONE || b->bit + b->width > 32 ||
+        ju_read_u32(&r->mem, ex + b->offset, &word) < 0)
+        return -1;
+    return (int8_t)((word >> b->bit) & ((1u << b->width) - 1) & 0x7f);
+}
+
+/* The line of bytecode offset `target` in `code`, or -1. */
+static int32_t target_line(jitunwind_pyreader *r, uint64_t code, int32_t target)
+{
+    struct jitunwind_py_frame f;
+    if (!code || target < 0)
+        return -1;
+    memset(&f, 0, sizeof f);
+    ju_py_decode_code(r, code, code + r->layout->co_code_adaptive + 2ull * (uint64_t)target, -1,
+                      &f);
+    return f.line;
+}
+
+/* The detail of executor `e`, found on a list (no walk here). */
+static int fill_detail(jitunwind_pyreader *r, const struct jitunwind_py_executor *e,
+                       struct jitunwind_py_executor_detail *d)
+{
+    const struct ju_py_jit_layout *J = &r->layout->jit;
+    uint64_t executor = e->address;
+    uint32_t u32;
+    uint64_t side;
+    memset(d, 0, sizeof *d);
+    d->fatal_offset = d->enter_index = d->enter_line = -1;
+    d->valid = d->linked = d->warm = d->chain_depth = -1;
+    d->ex = *e;
+    if (load_tables(r) < 0)
+        set_missing(d->missing, r->jit.missing);
+    if (!J->known)
+        return 0;
+    if (ju_read_u64(&r->mem, executor + J->ex_trace, &d->trace) < 0 ||
+        ju_read_u32(&r->mem, executor + J->ex_code_size, &d->uop_count) < 0 ||
+        ju_read_u32(&r->mem, executor + J->ex_exit_count, &d->exit_count) < 0 ||
+        ju_read_u64(&r->mem, executor + J->ex_side_entry, &side) < 0)
+        return ju_fail(&r->err, JITUNWIND_EREAD, executor, "executor %#llx is unreadable",
+                       (unsigned long long)executor);
+    d->valid = read_bits(r, executor, &J->vm_valid);
+    d->linked = read_bits(r, executor, &J->vm_linked);
+    d->warm = read_bits(r, executor, &J->vm_warm);
+    d->chain_depth = read_bits(r, executor, &J->vm_chain_depth);
+    if (ju_read(&r->mem, executor + J->vm_opcode, &d->vm_opcode, 1) < 0 ||
+        ju_read(&r->mem, executor + J->vm_oparg, &d->vm_oparg, 1) < 0)
+        d->vm_opcode = d->vm_oparg = 0;
+    if (d->ex.code && ju_read_u32(&r->mem, executor + J->vm_index, &u32) == 0 &&
+        (int32_t)u32 >= 0) {
+        d->enter_index = (int32_t)u32;
+        d->enter_line = target_line(r, d->ex.code, d->enter_index);
+    }
+    if (d->ex.jit_code && side >= d->ex.jit_code && side - d->ex.jit_code <= d->ex.jit_size) {
+        d->jit_side_entry = side;
+        d->shim_size = (uint32_t)(side - d->ex.jit_code);
+    } else if (d->ex.jit_code) {
+        set_missing(d->missing, "jit_side_entry lies outside the executor's code");
+    }
+    if (d->uop_count > JITUNWIND_PY_MAX_UOPS || d->exit_count > JITUNWIND_PY_MAX_UOPS) {
+        snprintf(d->missing, sizeof d->missing, "executor claims %u uops and %u exits",
+                 d->uop_count, d->exit_count);
+        d->uop_count = d->exit_count = 0;
+    }
+    d->have_names = r->jit.loaded > 0;
+    return 0;
+}
+
+JITUNWIND_API int jitunwind_pyreader_executor_detail(jitunwind_pyreader *r, uint64_t executor,
+                                                     struct jitunwind_py_executor_detail *d)
+{
+    struct jitunwind_py_executor e;
+    int rc;
+    if (!r || !d || !executor)
+        return JITUNWIND_EINVAL;
+    memset(d, 0, sizeof *d);
+    if ((rc = ju_py_find_executor(r, executor, 0, &e)) < 0)
+        return rc;
+    return fill_detail(r, &e, d);
+}
+
+JITUNWIND_API int jitunwind_pyreader_executor_details(jitunwind_pyreader *r,
+                                                      struct jitunwind_py_executor_detail *out,
+                                                      size_t max, size_t *count)
+{
+    struct jitunwind_py_executor *list;
+    size_t n = 0, i;
+    int rc, rc2 = 0;
+    if (!r || (!out && max) || !count)
+        return JITUNWIND_EINVAL;
+    *count = 0;
+    list = calloc(max ? max : 1, sizeof *list);
+    if (!list)
+        return JITUNWIND_ENOMEM;
+    rc = jitunwind_pyreader_executors(r, list, max, &n);
+    for (i = 0; i < n && rc2 == 0; i++)
+        if ((rc2 = fill_detail(r, &list[i], &out[i])) == 0)
+            *count = i + 1;
+    free(list);
+    return rc < 0 ? rc : rc2;
+}
+
+/* Where each uop's stencil lies: 0 and offsets in u[], or -1 with
+ * d->missing set when the sizes do not fit the executor's code. */
+static int place_stencils(jitunwind_pyreader *r, struct jitunwind_py_executor_detail *d,
+                          struct jitunwind_py_uop *u, size_t n)
+{
+    uint64_t off = d->shim_size;
+    size_t i;
+    int fatal;
+    if (r->jit.loaded <= 0 || !d->ex.jit_code || !d->jit_side_entry)
+        return -1;
+    for (i = 0; i < n; i++) {
+        if (u[i].opcode >= r->jit.entries) {
+            snprintf(d->missing, sizeof d->missing, "uop %zu has opcode %u, past the stencil table",
+                     i, u[i].opcode);
+            return -1;
+        }
+        u[i].code_offset = (int32_t)off;
+        u[i].code_size = r->jit.code_size[u[i].opcode];
+        off += u[i].code_size;
+    }
+    fatal = find_opcode(r, "_FATAL_ERROR");
+    if (off > d->ex.jit_size ||
+        (fatal >= 0 && off + r->jit.code_size[fatal] > d->ex.jit_size)) {
+        snprintf(d->missing, sizeof d->missing,
+                 "the stencils add up to %llu bytes, more than the executor's %llu (a stencil "
+                 "table of another build?)", (unsigned long long)off,
+                 (unsigned long long)d->ex.jit_size);
+        for (i = 0; i < n; i++) {
+            u[i].code_offset = -1;
+            u[i].code_size = 0;
+        }
+        return -1;
+    }
+    if (fatal >= 0) {
+        d->fatal_offset = (int32_t)off;
+        d->fatal_size = r->jit.code_size[fatal];
+    } else {
+        set_missing(d->missing, "no _FATAL_ERROR in _PyOpcode_uop_name");
+    }
+    d->have_stencils = 1;
+    return 0;
+}
+
+static void decode_uop(jitunwind_pyreader *r, const uint8_t *p, uint32_t index,
+                       struct jitunwind_py_uop *u)
+{
+    const struct ju_py_jit_layout *J = &r->layout->jit;
+    uint16_t word = (uint16_t)(p[0] | p[1] << 8);
+    const char *name;
+    memset(u, 0, sizeof *u);
+    u->index = index;
+    u->opcode = (uint16_t)(word & ((1u << J->opcode_bits) - 1));
+    u->format = (uint8_t)(word >> J->opcode_bits);
+    u->oparg = (uint16_t)(p[J->uop_oparg] | p[J->uop_oparg + 1] << 8);
+    u->raw_target = ju_load_u32(p + J->uop_target);
+    u->operand0 = ju_load_u64(p + J->uop_operand0);
+    if (J->uop_operand1 != JU_PY_NONE)
+        u->operand1 = ju_load_u64(p + J->uop_operand1);
+    u->target = u->line = u->code_offset = -1;
+    name = r->jit.loaded > 0 ? uop_name(r, u->opcode) : "";
+    if (name[0])
+        ju_strlcpy(u->name, name, sizeof u->name);
+    else
+        snprintf(u->name, sizeof u->name, "uop %u", u->opcode);
+}
+
+/* Read n trace entries in chunks (one read per chunk, not per uop). */
+static int read_trace(jitunwind_pyreader *r, uint64_t trace, struct jitunwind_py_uop *u, size_t n,
+                      size_t *count)
+{
+    uint32_t size = r->layout->jit.uop_size;
+    uint8_t buf[32 * MAX_UOP_SIZE];
+    size_t i = 0, chunk = sizeof buf / (size ? size : 1);
+    *count = 0;
+    if (size < 16 || size > MAX_UOP_SIZE)
+        return ju_fail(&r->err, JITUNWIND_EUNSUPPORTED, trace,
+                       "trace entries of %u bytes: layout unknown", size);
+    while (i < n) {
+        size_t k, m = n - i < chunk ? n - i : chunk;
+        if (ju_read(&r->mem, trace + (uint64_t)i * size, buf, m * size) < 0)
+            return ju_fail(&r->err, JITUNWIND_EREAD, trace + (uint64_t)i * size,
+                           "the trace at %#llx is unreadable from uop %zu",
+                           (unsigned long long)trace, i);
+        for (k = 0; k < m; k++)
+            decode_uop(r, buf + k * size, (uint32_t)(i + k), &u[i + k]);
+        i += m;
+        *count = i;
+    }
+    return 0;
+}
+
+/* Targets, call depth and lines of u[0..n), which is the whole trace. */
+static void resolve_targets(jitunwind_pyreader *r, uint64_t executor, uint64_t code,
+                            int code_is_frames, struct jitunwind_py_uop *u, size_t n)
+{
+    const struct ju_py_jit_layout *J = &r->layout->jit;
+    uint16_t depth = 0;
+    int32_t last_target = -1, last_line = -1;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        struct jitunwind_py_uop *x = &u[i];
+        uint32_t jump = x->raw_target & 0xffff, error = x->raw_target >> 16;
+        x->depth = depth;
+        if (strcmp(x->name, "_ERROR_POP_N") == 0 && x->operand0 < (1u << 30)) {
+            x->target = (int32_t)x->operand0;
+            x->target_source = JITUNWIND_UOP_TARGET_OWN;
+        } else if (x->format == J->format_jump) {
+            if (error > i && error < n && strcmp(u[error].name, "_ERROR_POP_N") == 0 &&
+                u[error].operand0 < (1u << 30)) {
+                x->target = (int32_t)u[error].operand0;
+                x->target_source = JITUNWIND_UOP_TARGET_ERROR;
+            } else if (jump > i && jump < n && u[jump].format == 0 &&
+                       named(u[jump].name, REEXECUTES)) {
+                x->target = (int32_t)u[jump].raw_target;
+                x->target_source = JITUNWIND_UOP_TARGET_EXIT;
+            }
+        } else if (x->format == J->format_exit) {
+            uint32_t exit_target;
+            if (jump < JITUNWIND_PY_MAX_UOPS &&
+                ju_read_u32(&r->mem, executor + J->ex_exits + (uint64_t)jump * J->exit_size +
+                                         J->exit_target, &exit_target) == 0 &&
+                exit_target < (1u << 30)) {
+                x->target = (int32_t)exit_target;
+                x->target_source = JITUNWIND_UOP_TARGET_EXIT;
+            }
+        } else if (x->format == 0 && !named(x->name, NO_OWN_TARGET)) {
+            x->target = (int32_t)x->raw_target;
+            x->target_source = JITUNWIND_UOP_TARGET_OWN;
+        }
+        if (x->target_source == JITUNWIND_UOP_TARGET_NONE && last_target >= 0 && i > 0 &&
+            u[i - 1].depth == depth) {
+            x->target = last_target;
+            x->target_source = JITUNWIND_UOP_TARGET_PREVIOUS;
+        }
+        if (x->target >= 0 && (depth == 0 || code_is_frames)) {
+            x->line = x->target == last_target ? last_line : target_line(r, code, x->target);
+            last_line = x->line;
+        }
+        if (x->target >= 0)
+            last_target = x->target;
+        if (named(x->name, PUSHES_FRAME) && depth < UINT16_MAX)
+            depth++;
+        else if (named(x->name, POPS_FRAME) && depth > 0)
+            depth--;
+        if (x->depth != depth)
+            last_target = -1; /* the next uop runs in another code object */
+    }
+}
+
+/* The whole trace of an executor whose detail is `d`, into a buffer the
+ * caller frees. */
+static int whole_trace(jitunwind_pyreader *r, struct jitunwind_py_executor_detail *d,
+                       uint64_t code, struct jitunwind_py_uop **out, size_t *count)
+{
+    struct jitunwind_py_uop *u;
+    int rc;
+    *out = NULL;
+    *count = 0;
+    if (!r->layout->jit.known)
+        return ju_fail(&r->err, JITUNWIND_EUNSUPPORTED, d->ex.address, "%s",
+                       d->missing[0] ? d->missing : "no executor traces in this version");
+    if (d->uop_count == 0)
+        return 0;
+    if (!d->trace)
+        return ju_fail(&r->err, JITUNWIND_ECORRUPT, d->ex.address, "executor %#llx has no trace",
+                       (unsigned long long)d->ex.address);
+    u = calloc(d->uop_count, sizeof *u);
+    if (!u)
+        return JITUNWIND_ENOMEM;
+    rc = read_trace(r, d->trace, u, d->uop_count, count);
+    if (rc == 0) /* offsets need every uop: a partial trace would misplace _FATAL_ERROR */
+        place_stencils(r, d, u, *count);
+    resolve_targets(r, d->ex.address, code ? code : d->ex.code, code != 0, u, *count);
+    *out = u;
+    return rc;
+}
+
+JITUNWIND_API int jitunwind_pyreader_executor_trace(jitunwind_pyreader *r, uint64_t executor,
+                                                    uint64_t code, struct jitunwind_py_uop *out,
+                                                    size_t max, size_t *count,
+                                                    struct jitunwind_py_executor_detail *detail)
+{
+    struct jitunwind_py_executor_detail d;
+    struct jitunwind_py_uop *u;
+    size_t n;
+    int rc;
+    if (!r || (!out && max) || !count)
+        return JITUNWIND_EINVAL;
+    *count = 0;
+    if ((rc = jitunwind_pyreader_executor_detail(r, executor, &d)) < 0)
+        return rc;
+    rc = whole_trace(r, &d, code, &u, &n);
+    if (n > max) {
+        n = max;
+        if (rc == 0)
+            rc = ju_fail(&r->err, JITUNWIND_ELIMIT, executor,
+                         "the trace has %u uops, more than the %zu asked for", d.uop_count, max);
+    }
+    if (n)
+        memcpy(out, u, n * sizeof *u);
+    free(u);
+    if (detail)
+        *detail = d;
+    *count = n;
+    return rc;
+}
+
+JITUNWIND_API int jitunwind_pyreader_detail_exits(jitunwind_pyreader *r,
+                                                  const struct jitunwind_py_executor_detail *d,
+                                                  struct jitunwind_py_jit_exit *out, size_t max,
+                                                  size_t *count)
+{
+    const struct ju_py_jit_layout *J;
+    uint32_t i;
+    if (!r || !d || (!out && max) || !count)
+        return JITUNWIND_EINVAL;
+    *count = 0;
+    J = &r->layout->jit;
+    for (i = 0; i < d->exit_count; i++) {
+        uint64_t at = d->ex.address + J->ex_exits + (uint64_t)i * J->exit_size;
+        struct jitunwind_py_jit_exit *e = &out[*count];
+        uint32_t target;
+        if (*count >= max)
+            return ju_fail(&r->err, JITUNWIND_ELIMIT, d->ex.address,
+                           "%u exits, more than the %zu asked for", d->exit_count, max);
+        memset(e, 0, sizeof *e);
+        if (ju_read_u32(&r->mem, at + J->exit_target, &target) < 0 ||
+            ju_read_u64(&r->mem, at + J->exit_executor, &e->executor) < 0)
+            return ju_fail(&r->err, JITUNWIND_EREAD, at, "exit %u of executor %#llx is unreadable",
+                           i, (unsigned long long)d->ex.address);
+        e->index = i;
+        e->target = target < (1u << 30) ? (int32_t)target : -1;
+        e->line = target_line(r, d->ex.code, e->target);
+        (*count)++;
+    }
+    return 0;
+}
+
+JITUNWIND_API int jitunwind_pyreader_executor_exits(jitunwind_pyreader *r, uint64_t executor,
+                                                    struct jitunwind_py_jit_exit *out, size_t max,
+                                                    size_t *count)
+{
+    struct jitunwind_py_executor_detail d;
+    int rc;
+    if (!r || (!out && max) || !count)
+        return JITUNWIND_EINVAL;
+    *count = 0;
+    if ((rc = jitunwind_pyreader_executor_detail(r, executor, &d)) < 0)
+        return rc;
+    return jitunwind_pyreader_detail_exits(r, &d, out, max, count);
+}
+
+JITUNWIND_API int jitunwind_pyreader_jit_pc(jitunwind_pyreader *r, uint64_t pc, uint64_t code,
+                                            struct jitunwind_py_jit_pc *out)
+{
+    struct jitunwind_py_executor_detail d;
+    struct jitunwind_py_executor ex;
+    struct jitunwind_py_uop *u = NULL;
+    size_t n = 0, i;
+    int rc;
+    if (!r || !out)
+        return JITUNWIND_EINVAL;
+    memset(out, 0, sizeof *out);
+    out->pc = pc;
+    if ((rc = ju_py_find_executor(r, 0, pc, &ex)) < 0)
+        return rc;
+    if ((rc = jitunwind_pyreader_executor_detail(r, ex.address, &d)) < 0)
+        return rc;
+    out->executor = ex.address;
+    out->jit_code = ex.jit_code;
+    out->offset = (uint32_t)(pc - ex.jit_code);
+    out->ex = d.ex;
+    out->uop_count = d.uop_count;
+    if (whole_trace(r, &d, code, &u, &n) < 0 && !d.missing[0])
+        ju_strlcpy(d.missing, r->err.message, sizeof d.missing);
+    ju_strlcpy(out->missing, d.missing, sizeof out->missing);
+    if (d.jit_side_entry && pc < d.jit_side_entry) {
+        out->region = JITUNWIND_JIT_REGION_SHIM;
+    } else if (d.have_stencils) {
+        for (i = 0; i < n; i++)
+            if (pc - ex.jit_code >= (uint64_t)u[i].code_offset &&
+                pc - ex.jit_code < (uint64_t)u[i].code_offset + u[i].code_size) {
+                out->region = JITUNWIND_JIT_REGION_UOP;
+                out->uop = u[i];
+                break;
+            }
+        if (i == n && d.fatal_offset >= 0 && out->offset >= (uint32_t)d.fatal_offset)
+            out->region = out->offset < (uint32_t)d.fatal_offset + d.fatal_size
+                              ? JITUNWIND_JIT_REGION_FATAL
+                              : JITUNWIND_JIT_REGION_TAIL;
+    }
+    free(u);
+    return 0;
+}
+
+JITUNWIND_API int jitunwind_py_jit_pc_label(const struct jitunwind_py_jit_pc *w, char *buf,
+                                            size_t size)
+{
+    if (!w || !buf || !size)
+        return JITUNWIND_EINVAL;
+    switch (w->region) {
+    case JITUNWIND_JIT_REGION_SHIM:
+        return snprintf(buf, size, "[shim]");
+    case JITUNWIND_JIT_REGION_UOP:
+        return snprintf(buf, size, "[uop %u/%u %s]", w->uop.index, w->uop_count, w->uop.name);
+    case JITUNWIND_JIT_REGION_FATAL:
+        return snprintf(buf, size, "[_FATAL_ERROR]");
+    case JITUNWIND_JIT_REGION_TAIL:
+        return snprintf(buf, size, "[past _FATAL_ERROR: trampolines/data]");
+    default:
+        buf[0] = 0;
+        return 0;
+    }
+}

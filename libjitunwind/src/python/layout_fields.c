@@ -1,0 +1,92 @@
+/* The fields of struct ju_py_layout with their widths and holders, the
+ * typed access the decoders use, and the one check every layout passes
+ * before a decoder reads with it: each field, with its width, inside the
+ * object that holds it and inside the decoder's copy of that object. This
+ * is what CPython's own remote-debugging readers check of _Py_DebugOffsets
+ * (offset + sizeof(member) <= sizeof(struct)). */
+#include <stdio.h>
+
+#include "python/layout.h"
+
+const struct ju_py_field_desc ju_py_fields[JU_PYF_COUNT] = {
+#define JU_PY_FIELD_DESC(field, holder, width, also)                                  \
+    [JU_PYF_##field] = {#field, offsetof(struct ju_py_layout, field), width,            \
+                        JU_PYH_##holder, JU_PYH_##also},
+    JU_PY_LAYOUT_FIELDS(JU_PY_FIELD_DESC)
+#undef JU_PY_FIELD_DESC
+};
+
+const struct ju_py_holder_desc ju_py_holders[JU_PYH_COUNT] = {
+    [JU_PYH_NONE] = {"?", -1, 0},
+    [JU_PYH_RUNTIME] = {"_PyRuntimeState", -1, 0},
+    [JU_PYH_INTERP] = {"PyInterpreterState", -1, 0},
+    [JU_PYH_GIL] = {"_gil_runtime_state", -1, 0},
+    [JU_PYH_TSTATE] = {"PyThreadState", -1, 0},
+    [JU_PYH_CFRAME] = {"_PyCFrame", -1, 0},
+    [JU_PYH_FRAME] = {"_PyInterpreterFrame", JU_PYF_fr_size, JU_PY_FRAME_COPY},
+    [JU_PYH_CODE] = {"PyCodeObject", JU_PYF_co_size, JU_PY_CODE_COPY},
+    [JU_PYH_OBJECT] = {"PyObject", -1, 0},
+    [JU_PYH_TYPE] = {"PyTypeObject", -1, 0},
+    [JU_PYH_BYTES] = {"PyBytesObject", -1, 0},
+    [JU_PYH_ASCII] = {"PyASCIIObject", JU_PYF_str_ascii_size, JU_PY_STR_COPY},
+    [JU_PYH_COMPACT] = {"PyCompactUnicodeObject", -1, 0},
+    [JU_PYH_UNICODE] = {"PyUnicodeObject", -1, 0},
+    [JU_PYH_EXECUTOR] = {"_PyExecutorObject", JU_PYF_ex_size, 0},
+};
+
+int ju_py_fetch(const struct jitunwind_memory *mem, const struct ju_py_layout *L, uint64_t obj,
+                enum ju_py_field_id id, uint64_t *out)
+{
+    uint32_t off = ju_py_offset(L, id);
+    unsigned width = ju_py_fields[id].width;
+    *out = 0;
+    if (off == JU_PY_NONE || width == 0)
+        return JITUNWIND_ENOTFOUND;
+    return ju_read(mem, obj + off, out, width); /* little-endian: zero-extended */
+}
+
+/* Does field `f` (at `off`) fit in holder `h`'s size and copy? */
+static int fits(const struct ju_py_layout *L, const struct ju_py_field_desc *f, uint32_t off,
+                enum ju_py_holder h, char *why, size_t size)
+{
+    const struct ju_py_holder_desc *hd = &ju_py_holders[h];
+    uint32_t bytes;
+    if (hd->size_field < 0 || (bytes = ju_py_offset(L, (enum ju_py_field_id)hd->size_field)) ==
+                                  JU_PY_NONE)
+        return 1;
+    if ((uint64_t)off + f->width <= bytes)
+        return 1;
+    snprintf(why, size,
+             "%s: %s.%s (offset %u, %u bytes) ends past the %u bytes of %s that %s gives",
+             L->name, ju_py_holders[f->holder].type, f->name, off, f->width, bytes, hd->type,
+             ju_py_fields[hd->size_field].name);
+    return 0;
+}
+
+int ju_py_layout_check(const struct ju_py_layout *L, char *why, size_t size)
+{
+    size_t i;
+    for (i = 0; i < JU_PYF_COUNT; i++) {
+        const struct ju_py_field_desc *f = &ju_py_fields[i];
+        const struct ju_py_holder_desc *h = &ju_py_holders[f->holder];
+        uint32_t off = ju_py_offset(L, (enum ju_py_field_id)i);
+        if (off == JU_PY_NONE)
+            continue;
+        if ((uint64_t)off + f->width > JU_PY_MAX_STRUCT) {
+            snprintf(why, size, "%s: %s.%s (offset %u) lies past any plausible %s", L->name,
+                     h->type, f->name, off, h->type);
+            return JITUNWIND_ECORRUPT;
+        }
+        if (h->size_field == (int)i && h->copy_capacity && off > h->copy_capacity) {
+            snprintf(why, size, "%s: %s is %u bytes, more than the %u the decoder copies",
+                     L->name, f->name, off, h->copy_capacity);
+            return JITUNWIND_ECORRUPT;
+        }
+        if (f->width == 0)
+            continue;
+        if (!fits(L, f, off, (enum ju_py_holder)f->holder, why, size) ||
+            (f->also != JU_PYH_NONE && !fits(L, f, off, (enum ju_py_holder)f->also, why, size)))
+            return JITUNWIND_ECORRUPT;
+    }
+    return 0;
+}

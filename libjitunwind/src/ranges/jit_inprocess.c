@@ -1,0 +1,298 @@
+/* In-process registration: the slot table behind `jitunwind_jit_descriptor`.
+ *
+ * Writers are serialised by a mutex; readers (debuggers) follow the seqlock
+ * protocol of jit.h and never block a writer. The published slot array is
+ * unordered: a slot is appended or reused from a free list and patched in
+ * place, and the array is copied only when it doubles (amortised O(1)).
+ *
+ * Readers in this same process (jit.h allows them) may hold any pointer
+ * they read from the descriptor for as long as they like, so nothing a
+ * reader can reach is freed before jitunwind_jit_reset():
+ *  - a slot array replaced by a larger one is retired, not freed (all the
+ *    retired arrays together are smaller than the current one);
+ *  - a name lives in a buffer owned by its slot for good: each slot belongs
+ *    to one name-size class (no name, or 16, 32, ... 512 bytes), is only
+ *    reused for names of its class, and keeps its buffer. A slot's `name` is
+ *    therefore 0 or always the same buffer, and any `name_len` a torn read
+ *    pairs with it fits that buffer. Memory stays bounded by the peak of
+ *    live registrations per class.
+ * Every store into published memory is an atomic release store, so
+ * jitunwind_jit_read_self() (acquire loads) reads it without a data race.
+ *
+ * Overlap checks need an ordered index. A sorted array would make every
+ * registration an O(n) memmove (milliseconds at 1M ranges, under the lock);
+ * instead a balanced tree (glibc's tsearch, red-black) over a private copy
+ * of the bounds gives O(log n) insert-with-overlap-check and delete, at about
+ * one small heap node per range. The private copy keeps the comparator off
+ * the published slots, which readers see being zeroed and reallocated.
+ *
+ * An id is (slot generation << 32) | (slot index + 1): unregister finds the
+ * slot in O(1), and an id whose slot was since reused (generation bumped on
+ * every unregister) or predates a reset is rejected. */
+#include <pthread.h>
+#include <search.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+JITUNWIND_API struct jitunwind_jit_descriptor jitunwind_jit_descriptor = {
+    JITUNWIND_JIT_MAGIC, JITUNWIND_JIT_VERSION, sizeof(struct jitunwind_jit_entry), 0, 0, 0, 0, 0};
+
+#define NAME_CLASSES 7u    /* 0: no name; k: a buffer of 8 << k bytes (16 ... 512) */
+#define NO_SLOT UINT32_MAX
+
+/* Per slot, private to writers. */
+struct slot_state {
+    uint64_t start, end; /* the bounds, for the tree comparator */
+    char *name_buf;      /* this slot's name buffer for good (class > 0) */
+    uint32_t gen;
+    uint32_t next_free;  /* free list of its class */
+    uint8_t name_class;
+};
+
+/* Slot arrays replaced by larger ones: kept for readers until reset. */
+struct retired {
+    struct retired *next;
+    struct jitunwind_jit_entry *slots;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct jitunwind_jit_entry *slots; /* published as descriptor.entries */
+static struct slot_state *state;
+static struct retired *retired;
+static uint32_t free_head[NAME_CLASSES] = {NO_SLOT, NO_SLOT, NO_SLOT, NO_SLOT,
+                                           NO_SLOT, NO_SLOT, NO_SLOT};
+static size_t capacity, used;             /* used: slots ever handed out */
+static uint32_t gen_base;                 /* first generation of new slots; moves on reset */
+static void *tree;                        /* keys: slot index + 1 */
+
+#define PUBLISH(field, value) __atomic_store_n(&(field), (value), __ATOMIC_RELEASE)
+
+static void *key_of(size_t index)
+{
+    return (void *)(uintptr_t)(index + 1);
+}
+
+/* Overlapping ranges compare equal, so inserting a range that overlaps a
+ * registered one finds that one instead (one descent does both). */
+static int compare(const void *a, const void *b)
+{
+    const struct slot_state *x = &state[(uintptr_t)a - 1], *y = &state[(uintptr_t)b - 1];
+    if (x->end <= y->start)
+        return -1;
+    if (x->start >= y->end)
+        return 1;
+    return 0;
+}
+
+/* Every store of a write section is a release store (PUBLISH), so a reader
+ * whose acquire load sees one of them also sees the odd seq before it. */
+static void begin_write(void)
+{
+    __atomic_store_n(&jitunwind_jit_descriptor.seq, jitunwind_jit_descriptor.seq + 1,
+                     __ATOMIC_RELEASE);
+}
+
+static void end_write(void)
+{
+    PUBLISH(jitunwind_jit_descriptor.generation, jitunwind_jit_descriptor.generation + 1);
+    __atomic_store_n(&jitunwind_jit_descriptor.seq, jitunwind_jit_descriptor.seq + 1,
+                     __ATOMIC_RELEASE);
+}
+
+/* Double the arrays. The new slot array is published (its address before
+ * its capacity, so that a torn read of the two never pairs an old array
+ * with the new capacity) and the old one retired, never freed while
+ * readers may hold it. Called with the lock held, outside a write section. */
+static int grow(void)
+{
+    size_t ncap = capacity ? capacity * 2 : 256;
+    struct jitunwind_jit_entry *nslots;
+    struct slot_state *nstate;
+    struct retired *old = NULL;
+    if (ncap > JITUNWIND_JIT_MAX_SLOTS)
+        return JITUNWIND_ELIMIT;
+    if (capacity && !(old = malloc(sizeof *old)))
+        return JITUNWIND_ENOMEM;
+    nslots = calloc(ncap, sizeof *nslots);
+    nstate = nslots ? realloc(state, ncap * sizeof *nstate) : NULL;
+    if (!nstate) {
+        free(nslots);
+        free(old);
+        return JITUNWIND_ENOMEM;
+    }
+    state = nstate;
+    memset(&state[capacity], 0, (ncap - capacity) * sizeof *state);
+    for (size_t i = capacity; i < ncap; i++)
+        state[i].gen = gen_base;
+    for (size_t i = 0; i < capacity; i++) /* only writers write slots: plain copies */
+        nslots[i] = slots[i];
+    begin_write();
+    PUBLISH(jitunwind_jit_descriptor.entries, (uint64_t)(uintptr_t)nslots);
+    __atomic_store_n(&jitunwind_jit_descriptor.capacity, (uint64_t)ncap, __ATOMIC_RELEASE);
+    end_write();
+    if (old) {
+        old->slots = slots;
+        old->next = retired;
+        retired = old;
+    }
+    slots = nslots;
+    capacity = ncap;
+    return 0;
+}
+
+static unsigned name_class(size_t len)
+{
+    unsigned c = 1;
+    while ((8u << c) < len + 1)
+        c++;
+    return c;
+}
+
+/* A slot of name class c: a free one of that class, or a new one with its
+ * buffer. */
+static int take_slot(unsigned c, size_t *index)
+{
+    char *buf = NULL;
+    int rc;
+    if (free_head[c] != NO_SLOT) {
+        *index = free_head[c];
+        free_head[c] = state[*index].next_free;
+        return 0;
+    }
+    if (c && !(buf = malloc(8u << c)))
+        return JITUNWIND_ENOMEM;
+    if (used == capacity && (rc = grow()) < 0) {
+        free(buf);
+        return rc;
+    }
+    *index = used++;
+    state[*index].name_buf = buf;
+    state[*index].name_class = (uint8_t)c;
+    return 0;
+}
+
+static void put_slot(size_t index)
+{
+    unsigned c = state[index].name_class;
+    state[index].next_free = free_head[c];
+    free_head[c] = (uint32_t)index;
+}
+
+static int valid_args(const void *start, size_t size, int kind, int rule)
+{
+    struct jitunwind_range r = {0};
+    r.start = (uint64_t)(uintptr_t)start;
+    r.end = r.start + size;
+    r.kind = (uint32_t)kind;
+    r.rule = (uint32_t)rule;
+    return start && size && r.end > r.start && ju_range_validate(&r) == 0;
+}
+
+JITUNWIND_API int jitunwind_jit_register(const void *start, size_t size, int kind, int rule,
+                                         const char *name, uint64_t cookie,
+                                         jitunwind_jit_id *id)
+{
+    struct jitunwind_jit_entry *e;
+    size_t index, len = name ? strnlen(name, JITUNWIND_NAME_MAX - 1) : 0;
+    void **node;
+    int rc;
+    if (!valid_args(start, size, kind, rule))
+        return JITUNWIND_EINVAL;
+    pthread_mutex_lock(&lock);
+    if ((rc = take_slot(name ? name_class(len) : 0, &index)) < 0)
+        goto fail;
+    state[index].start = (uint64_t)(uintptr_t)start;
+    state[index].end = state[index].start + size;
+    node = tsearch(key_of(index), &tree, compare);
+    if (!node || *node != key_of(index)) { /* out of memory, or an overlapping range */
+        put_slot(index);
+        rc = node ? JITUNWIND_EOVERLAP : JITUNWIND_ENOMEM;
+        goto fail;
+    }
+    begin_write();
+    e = &slots[index];
+    if (name) {
+        char *buf = state[index].name_buf;
+        for (size_t i = 0; i < len; i++)
+            PUBLISH(buf[i], name[i]);
+        PUBLISH(buf[len], '\0');
+    }
+    PUBLISH(e->start, state[index].start);
+    PUBLISH(e->kind, (uint32_t)kind);
+    PUBLISH(e->rule, (uint32_t)rule);
+    PUBLISH(e->stride, 0u);
+    PUBLISH(e->name_len, (uint32_t)len);
+    PUBLISH(e->name, name ? (uint64_t)(uintptr_t)state[index].name_buf : 0);
+    PUBLISH(e->cookie, cookie);
+    __atomic_store_n(&e->size, (uint64_t)size, __ATOMIC_RELEASE); /* publishes the slot */
+    PUBLISH(jitunwind_jit_descriptor.count, jitunwind_jit_descriptor.count + 1);
+    end_write();
+    if (id)
+        *id = ((uint64_t)state[index].gen << 32) | (uint64_t)(index + 1);
+    pthread_mutex_unlock(&lock);
+    return 0;
+fail:
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+JITUNWIND_API int jitunwind_jit_unregister(jitunwind_jit_id id)
+{
+    size_t index = (size_t)(id & 0xffffffffu);
+    uint32_t gen = (uint32_t)(id >> 32);
+    struct jitunwind_jit_entry *e;
+    pthread_mutex_lock(&lock);
+    if (index == 0 || index > used || state[index - 1].gen != gen || slots[index - 1].size == 0) {
+        pthread_mutex_unlock(&lock);
+        return JITUNWIND_ENOTFOUND;
+    }
+    index--;
+    e = &slots[index];
+    begin_write();
+    __atomic_store_n(&e->size, (uint64_t)0, __ATOMIC_RELEASE); /* retires the slot first */
+    PUBLISH(e->name, (uint64_t)0);
+    PUBLISH(e->name_len, 0u);
+    PUBLISH(jitunwind_jit_descriptor.count, jitunwind_jit_descriptor.count - 1);
+    end_write();
+    tdelete(key_of(index), &tree, compare);
+    state[index].gen++;
+    put_slot(index); /* its name buffer stays with it */
+    pthread_mutex_unlock(&lock);
+    return 0;
+}
+
+static void no_free(void *node)
+{
+    (void)node;
+}
+
+JITUNWIND_API void jitunwind_jit_reset(void)
+{
+    size_t i;
+    pthread_mutex_lock(&lock);
+    begin_write();
+    PUBLISH(jitunwind_jit_descriptor.entries, (uint64_t)0);
+    PUBLISH(jitunwind_jit_descriptor.capacity, (uint64_t)0);
+    PUBLISH(jitunwind_jit_descriptor.count, (uint64_t)0);
+    end_write();
+    for (i = 0; i < used; i++)
+        free(state[i].name_buf);
+    while (retired) {
+        struct retired *next = retired->next;
+        free(retired->slots);
+        free(retired);
+        retired = next;
+    }
+    free(slots);
+    free(state);
+    tdestroy(tree, no_free);
+    tree = NULL;
+    slots = NULL;
+    state = NULL;
+    for (i = 0; i < NAME_CLASSES; i++)
+        free_head[i] = NO_SLOT;
+    capacity = used = 0;
+    gen_base += 0x10000u; /* ids from before the reset stay stale */
+    pthread_mutex_unlock(&lock);
+}

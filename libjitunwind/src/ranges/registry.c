@@ -1,0 +1,208 @@
+/* The range registry: a sorted array of non-overlapping ranges.
+ * Lookup is a binary search; inserting at the end (ranges in address order)
+ * is amortised O(1), elsewhere a memmove. Names are owned copies. */
+#include <stdlib.h>
+
+#include "internal.h"
+
+struct jitunwind_registry {
+    struct jitunwind_range *ranges;
+    size_t count;
+    size_t cap;
+    uint64_t generation;
+    struct jitunwind_error err;
+};
+
+JITUNWIND_API int jitunwind_registry_new(jitunwind_registry **out)
+{
+    jitunwind_registry *reg;
+    if (!out)
+        return JITUNWIND_EINVAL;
+    reg = calloc(1, sizeof *reg);
+    return ju_constructed((void **)out, reg, reg ? 0 : JITUNWIND_ENOMEM, NULL);
+}
+
+static void free_names(jitunwind_registry *reg)
+{
+    size_t i;
+    for (i = 0; i < reg->count; i++)
+        free((char *)reg->ranges[i].name);
+}
+
+JITUNWIND_API void jitunwind_registry_free(jitunwind_registry *reg)
+{
+    if (!reg)
+        return;
+    free_names(reg);
+    free(reg->ranges);
+    free(reg);
+}
+
+JITUNWIND_API void jitunwind_registry_clear(jitunwind_registry *reg)
+{
+    if (!reg)
+        return;
+    free_names(reg);
+    reg->count = 0;
+    reg->generation++;
+}
+
+/* Index of the first range whose end is above pc (count if none). */
+static size_t first_ending_above(const jitunwind_registry *reg, uint64_t pc)
+{
+    size_t lo = 0, hi = reg->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (reg->ranges[mid].end <= pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int ju_range_validate(const struct jitunwind_range *r)
+{
+    if (r->end <= r->start)
+        return JITUNWIND_EINVAL;
+    if (r->kind < JITUNWIND_KIND_JIT || r->kind > JITUNWIND_KIND_OTHER)
+        return JITUNWIND_EINVAL;
+    if (r->rule < JITUNWIND_RULE_FP_PRESERVING || r->rule > JITUNWIND_RULE_SCAN)
+        return JITUNWIND_EINVAL;
+    if (r->rule == JITUNWIND_RULE_SCAN && r->scan_end <= r->scan_start)
+        return JITUNWIND_EINVAL;
+    if (r->rule == JITUNWIND_RULE_FP_PRESERVING && r->frame_size &&
+        (r->frame_size < 16 || r->frame_size > JITUNWIND_MAX_FRAME_SIZE || (r->frame_size & 7)))
+        return JITUNWIND_EINVAL;
+    if (r->origin > JITUNWIND_ORIGIN_GUESS)
+        return JITUNWIND_EINVAL;
+    if (r->origin != JITUNWIND_ORIGIN_USER && r->end - r->start > JITUNWIND_MAX_TARGET_RANGE)
+        return JITUNWIND_EINVAL;
+    return 0;
+}
+
+static char *copy_name(const char *name)
+{
+    size_t n;
+    char *copy;
+    if (!name)
+        return NULL;
+    n = strnlen(name, JITUNWIND_NAME_MAX - 1);
+    copy = malloc(n + 1);
+    if (copy) {
+        memcpy(copy, name, n);
+        copy[n] = '\0';
+    }
+    return copy;
+}
+
+JITUNWIND_API int jitunwind_registry_add(jitunwind_registry *reg,
+                                         const struct jitunwind_range *range)
+{
+    struct jitunwind_range copy, *grown;
+    size_t at;
+    if (!reg || !range)
+        return JITUNWIND_EINVAL;
+    if (ju_range_validate(range) < 0)
+        return ju_fail(&reg->err, JITUNWIND_EINVAL, range->start,
+                       "invalid range [%#llx, %#llx) kind %u rule %u",
+                       (unsigned long long)range->start, (unsigned long long)range->end,
+                       range->kind, range->rule);
+    at = (reg->count == 0 || reg->ranges[reg->count - 1].end <= range->start)
+             ? reg->count
+             : first_ending_above(reg, range->start);
+    if (at < reg->count && reg->ranges[at].start < range->end)
+        return ju_fail(&reg->err, JITUNWIND_EOVERLAP, range->start,
+                       "range [%#llx, %#llx) overlaps [%#llx, %#llx)",
+                       (unsigned long long)range->start, (unsigned long long)range->end,
+                       (unsigned long long)reg->ranges[at].start,
+                       (unsigned long long)reg->ranges[at].end);
+    grown = ju_reserve_one(reg->ranges, &reg->cap, reg->count, sizeof *reg->ranges, 64);
+    if (!grown)
+        return ju_fail(&reg->err, JITUNWIND_ENOMEM, range->start, "out of memory");
+    reg->ranges = grown;
+    copy = *range;
+    copy.name = copy_name(range->name);
+    if (range->name && !copy.name)
+        return ju_fail(&reg->err, JITUNWIND_ENOMEM, range->start, "out of memory");
+    memmove(&reg->ranges[at + 1], &reg->ranges[at], (reg->count - at) * sizeof copy);
+    reg->ranges[at] = copy;
+    reg->count++;
+    reg->generation++;
+    return 0;
+}
+
+JITUNWIND_API int jitunwind_registry_remove(jitunwind_registry *reg, uint64_t start)
+{
+    size_t at;
+    if (!reg)
+        return JITUNWIND_EINVAL;
+    at = first_ending_above(reg, start);
+    if (at >= reg->count || reg->ranges[at].start != start)
+        return ju_fail(&reg->err, JITUNWIND_ENOTFOUND, start, "no range starts at %#llx",
+                       (unsigned long long)start);
+    free((char *)reg->ranges[at].name);
+    memmove(&reg->ranges[at], &reg->ranges[at + 1], (reg->count - at - 1) * sizeof *reg->ranges);
+    reg->count--;
+    reg->generation++;
+    return 0;
+}
+
+JITUNWIND_API const struct jitunwind_range *
+jitunwind_registry_lookup(const jitunwind_registry *reg, uint64_t pc)
+{
+    size_t at;
+    if (!reg || reg->count == 0)
+        return NULL;
+    at = first_ending_above(reg, pc);
+    if (at < reg->count && reg->ranges[at].start <= pc)
+        return &reg->ranges[at];
+    return NULL;
+}
+
+JITUNWIND_API size_t jitunwind_registry_count(const jitunwind_registry *reg)
+{
+    return reg ? reg->count : 0;
+}
+
+JITUNWIND_API const struct jitunwind_range *
+jitunwind_registry_at(const jitunwind_registry *reg, size_t index)
+{
+    return (reg && index < reg->count) ? &reg->ranges[index] : NULL;
+}
+
+JITUNWIND_API uint64_t jitunwind_registry_generation(const jitunwind_registry *reg)
+{
+    return reg ? reg->generation : 0;
+}
+
+JITUNWIND_API const struct jitunwind_error *
+jitunwind_registry_last_error(const jitunwind_registry *reg)
+{
+    return reg ? &reg->err : jitunwind_last_error();
+}
+
+JITUNWIND_API size_t jitunwind_registry_scan_guesses(jitunwind_registry *reg, uint64_t start,
+                                                     uint64_t end)
+{
+    size_t i, n = 0;
+    if (!reg || end <= start)
+        return 0;
+    for (i = 0; i < reg->count; i++) {
+        struct jitunwind_range *r = &reg->ranges[i];
+        if (r->origin == JITUNWIND_ORIGIN_GUESS && r->kind == JITUNWIND_KIND_JIT) {
+            r->rule = JITUNWIND_RULE_SCAN;
+            r->scan_start = start;
+            r->scan_end = end;
+            n++;
+        }
+    }
+    if (n)
+        reg->generation++;
+    return n;
+}
+
+struct jitunwind_error *ju_registry_error(jitunwind_registry *reg)
+{
+    return &reg->err;
+}

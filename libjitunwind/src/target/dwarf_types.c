@@ -1,0 +1,381 @@
+/* Struct member offsets from DWARF, for build-specific layouts. The DWARF is
+ * host data (a file the user has), but it is still parsed defensively:
+ * every walk over DIEs is bounded, and type chains are followed a bounded
+ * number of steps. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+#define CACHE_SLOTS 32
+#define NAME_MAX_LEN 128
+#define MAX_TYPE_CHAIN 16   /* typedef/const/volatile steps before a struct */
+#define MAX_ANON_DEPTH 4    /* nested anonymous structs/unions searched */
+#define MAX_PATH_PARTS 8
+#define DEBUG_ROOT "/usr/lib/debug"
+
+struct cached_type {
+    char name[NAME_MAX_LEN];
+    Dwarf *owner;  /* the main or the dwz alternate file */
+    Dwarf_Off die; /* 0: looked up and not found */
+};
+
+struct jitunwind_dwarf_types {
+    int fd;
+    Elf *elf;
+    Dwarf *dwarf;
+    char source[1024];
+    struct cached_type cache[CACHE_SLOTS];
+    unsigned cache_next;
+};
+
+static int open_dwarf(struct jitunwind_dwarf_types *t, const char *path)
+{
+    int rc = ju_elf_open(path, &t->fd, &t->elf);
+    if (rc < 0)
+        return rc;
+    t->dwarf = dwarf_begin_elf(t->elf, DWARF_C_READ, NULL);
+    if (!t->dwarf)
+        return JITUNWIND_ENOTFOUND;
+    /* A stripped file can keep an empty .debug_info stub: require a unit. */
+    {
+        Dwarf_Off off = 0, next;
+        size_t hsize;
+        if (dwarf_nextcu(t->dwarf, off, &next, &hsize, NULL, NULL, NULL) != 0)
+            return JITUNWIND_ENOTFOUND;
+    }
+    ju_strlcpy(t->source, path, sizeof t->source);
+    return 0;
+}
+
+static void close_dwarf(struct jitunwind_dwarf_types *t)
+{
+    if (t->dwarf)
+        dwarf_end(t->dwarf);
+    ju_elf_close(t->fd, t->elf);
+    t->dwarf = NULL;
+    t->elf = NULL;
+    t->fd = -1;
+}
+
+static int try_path(struct jitunwind_dwarf_types *t, const char *path)
+{
+    int rc = open_dwarf(t, path);
+    if (rc < 0)
+        close_dwarf(t);
+    return rc;
+}
+
+/* Candidate separate debug files of the ELF `elf` at `path`. */
+static int try_separate(struct jitunwind_dwarf_types *t, Elf *elf, const char *path)
+{
+    char candidate[2048], dir[1024];
+    const void *id;
+    const char *link, *slash;
+    GElf_Word crc;
+    ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
+    if (n > 1) {
+        const uint8_t *b = id;
+        int len = snprintf(candidate, sizeof candidate, DEBUG_ROOT "/.build-id/%02x/", b[0]);
+        ssize_t i;
+        for (i = 1; i < n && len + 3 < (int)sizeof candidate - 7; i++)
+            len += snprintf(candidate + len, sizeof candidate - (size_t)len, "%02x", b[i]);
+        snprintf(candidate + len, sizeof candidate - (size_t)len, ".debug");
+        if (try_path(t, candidate) == 0)
+            return 0;
+    }
+    link = dwelf_elf_gnu_debuglink(elf, &crc);
+    if (!link || strchr(link, '/'))
+        return JITUNWIND_ENOTFOUND;
+    slash = strrchr(path, '/');
+    if (slash)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    else
+        snprintf(dir, sizeof dir, ".");
+    snprintf(candidate, sizeof candidate, "%s/%s", dir, link);
+    if (strcmp(candidate, path) != 0 && try_path(t, candidate) == 0)
+        return 0;
+    snprintf(candidate, sizeof candidate, "%s/.debug/%s", dir, link);
+    if (try_path(t, candidate) == 0)
+        return 0;
+    snprintf(candidate, sizeof candidate, DEBUG_ROOT "%s/%s", dir[0] == '/' ? dir : "", link);
+    if (try_path(t, candidate) == 0)
+        return 0;
+    return JITUNWIND_ENOTFOUND;
+}
+
+JITUNWIND_API int jitunwind_dwarf_types_open(jitunwind_dwarf_types **out, const char *elf_path)
+{
+    struct jitunwind_dwarf_types *t;
+    int rc;
+    if (!out)
+        return JITUNWIND_EINVAL;
+    if (!elf_path)
+        return ju_constructed((void **)out, NULL, JITUNWIND_EINVAL, NULL);
+    t = calloc(1, sizeof *t);
+    if (!t)
+        return ju_constructed((void **)out, NULL, JITUNWIND_ENOMEM, NULL);
+    t->fd = -1;
+    rc = open_dwarf(t, elf_path);
+    if (rc == JITUNWIND_ENOTFOUND) {
+        Elf *elf = t->elf;
+        int fd = t->fd;
+        t->elf = NULL; /* keep the file open while its notes are read */
+        t->fd = -1;
+        if (t->dwarf)
+            dwarf_end(t->dwarf);
+        t->dwarf = NULL;
+        rc = try_separate(t, elf, elf_path);
+        ju_elf_close(fd, elf);
+    }
+    if (rc < 0) {
+        close_dwarf(t);
+        free(t);
+        t = NULL;
+    }
+    return ju_constructed((void **)out, t, rc < 0 ? rc : 0, NULL);
+}
+
+JITUNWIND_API void jitunwind_dwarf_types_free(jitunwind_dwarf_types *t)
+{
+    if (!t)
+        return;
+    close_dwarf(t);
+    free(t);
+}
+
+JITUNWIND_API const char *jitunwind_dwarf_types_source(const jitunwind_dwarf_types *t)
+{
+    return t ? t->source : NULL;
+}
+
+/* Follow typedef/const/volatile/atomic to the underlying type. */
+static int strip_type(Dwarf_Die *die)
+{
+    int i;
+    for (i = 0; i < MAX_TYPE_CHAIN; i++) {
+        Dwarf_Attribute attr;
+        int tag = dwarf_tag(die);
+        if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
+            tag != DW_TAG_atomic_type && tag != DW_TAG_restrict_type)
+            return 0;
+        if (!dwarf_attr_integrate(die, DW_AT_type, &attr) || !dwarf_formref_die(&attr, die))
+            return JITUNWIND_ENOTFOUND;
+    }
+    return JITUNWIND_ELIMIT;
+}
+
+static int is_aggregate(Dwarf_Die *die)
+{
+    int tag = dwarf_tag(die);
+    return tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+           tag == DW_TAG_class_type;
+}
+
+/* Is `die` (a top-level DIE) the complete struct/union `name`, by tag name
+ * or through a typedef? Then *out gets the aggregate. */
+static int names_type(Dwarf_Die *die, const char *name, Dwarf_Die *out)
+{
+    int tag = dwarf_tag(die);
+    const char *n;
+    Dwarf_Die found = *die;
+    if (tag != DW_TAG_structure_type && tag != DW_TAG_union_type && tag != DW_TAG_typedef)
+        return 0;
+    n = dwarf_diename(die);
+    if (!n || strcmp(n, name) != 0 || dwarf_hasattr(die, DW_AT_declaration))
+        return 0;
+    if (tag == DW_TAG_typedef && strip_type(&found) < 0)
+        return 0;
+    if (!is_aggregate(&found) || dwarf_hasattr(&found, DW_AT_declaration))
+        return 0;
+    *out = found;
+    return 1;
+}
+
+/* Search the top-level DIEs of a unit, and of the partial units it imports
+ * (dwz), one level deep. */
+static int search_unit(Dwarf_Die *unit, const char *name, int imported, Dwarf_Die *out)
+{
+    Dwarf_Die child;
+    int more;
+    if (dwarf_child(unit, &child) != 0)
+        return 0;
+    for (more = 0; more == 0; more = dwarf_siblingof(&child, &child)) {
+        if (names_type(&child, name, out))
+            return 1;
+        if (!imported && dwarf_tag(&child) == DW_TAG_imported_unit) {
+            Dwarf_Attribute attr;
+            Dwarf_Die partial;
+            if (dwarf_attr(&child, DW_AT_import, &attr) && dwarf_formref_die(&attr, &partial) &&
+                search_unit(&partial, name, 1, out))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* A complete struct/union named `name` in any unit; cached. */
+static int find_type(struct jitunwind_dwarf_types *t, const char *name, Dwarf_Die *out)
+{
+    Dwarf_Off off = 0, next;
+    size_t hsize;
+    unsigned i;
+    int found = 0;
+    if (strlen(name) >= NAME_MAX_LEN)
+        return JITUNWIND_EINVAL;
+    for (i = 0; i < CACHE_SLOTS; i++)
+        if (strcmp(t->cache[i].name, name) == 0) {
+            if (t->cache[i].die == 0 || !dwarf_offdie(t->cache[i].owner, t->cache[i].die, out))
+                return JITUNWIND_ENOTFOUND;
+            return 0;
+        }
+    while (!found && dwarf_nextcu(t->dwarf, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+        Dwarf_Die cu;
+        found = dwarf_offdie(t->dwarf, off + hsize, &cu) && search_unit(&cu, name, 0, out);
+        off = next;
+    }
+    i = t->cache_next++ % CACHE_SLOTS;
+    ju_strlcpy(t->cache[i].name, name, NAME_MAX_LEN);
+    t->cache[i].owner = found ? dwarf_cu_getdwarf(out->cu) : NULL;
+    t->cache[i].die = found ? dwarf_dieoffset(out) : 0;
+    return found ? 0 : JITUNWIND_ENOTFOUND;
+}
+
+/* A member's position in bits from the start of its aggregate. Bit-fields
+ * (DW_AT_data_bit_offset, DWARF 4+) only when `bits_ok`; the older
+ * DW_AT_bit_offset form is not supported. */
+static int member_location(Dwarf_Die *member, int bits_ok, uint64_t *bits)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word value;
+    if (dwarf_hasattr(member, DW_AT_bit_size)) {
+        if (!bits_ok || !dwarf_attr(member, DW_AT_data_bit_offset, &attr) ||
+            dwarf_formudata(&attr, &value) != 0)
+            return JITUNWIND_EUNSUPPORTED;
+        *bits = value;
+        return 0;
+    }
+    if (!dwarf_attr(member, DW_AT_data_member_location, &attr)) {
+        *bits = 0; /* union members, and struct members at 0 in some producers */
+        return 0;
+    }
+    if (dwarf_formudata(&attr, &value) != 0)
+        return JITUNWIND_EUNSUPPORTED; /* a location expression */
+    *bits = value * 8;
+    return 0;
+}
+
+/* Find `name` among the members of aggregate `agg` (searching anonymous
+ * members to MAX_ANON_DEPTH); *member gets the DIE, *bits its position. */
+static int find_member(Dwarf_Die *agg, const char *name, size_t name_len, int depth, int bits_ok,
+                       Dwarf_Die *member, uint64_t *bits)
+{
+    Dwarf_Die child;
+    int more;
+    if (dwarf_child(agg, &child) != 0)
+        return JITUNWIND_ENOTFOUND;
+    for (more = 0; more == 0; more = dwarf_siblingof(&child, &child)) {
+        const char *n;
+        uint64_t here;
+        int rc;
+        if (dwarf_tag(&child) != DW_TAG_member)
+            continue;
+        n = dwarf_diename(&child);
+        if (n && strlen(n) == name_len && memcmp(n, name, name_len) == 0) {
+            if ((rc = member_location(&child, bits_ok, &here)) < 0)
+                return rc;
+            *member = child;
+            *bits = here;
+            return 0;
+        }
+        if (!n && depth < MAX_ANON_DEPTH) {
+            Dwarf_Attribute attr;
+            Dwarf_Die type;
+            uint64_t inner;
+            if (!dwarf_attr_integrate(&child, DW_AT_type, &attr) ||
+                !dwarf_formref_die(&attr, &type) || strip_type(&type) < 0 ||
+                !is_aggregate(&type))
+                continue;
+            if (find_member(&type, name, name_len, depth + 1, bits_ok, member, &inner) == 0 &&
+                member_location(&child, 0, &here) == 0) {
+                *bits = here + inner;
+                return 0;
+            }
+        }
+    }
+    return JITUNWIND_ENOTFOUND;
+}
+
+/* The position in bits of `member_path` in `type_name`; only the last
+ * member may be a bit-field, and only when `bits_ok`. */
+static int member_bits(jitunwind_dwarf_types *t, const char *type_name, const char *member_path,
+                       int bits_ok, uint64_t *bits)
+{
+    Dwarf_Die agg, member;
+    const char *part = member_path;
+    uint64_t total = 0;
+    int rc, parts = 0;
+    if (!t || !type_name || !member_path || !bits || !*member_path)
+        return JITUNWIND_EINVAL;
+    if ((rc = find_type(t, type_name, &agg)) < 0)
+        return rc;
+    for (;;) {
+        const char *dot = strchr(part, '.');
+        size_t len = dot ? (size_t)(dot - part) : strlen(part);
+        uint64_t here;
+        Dwarf_Attribute attr;
+        if (len == 0 || ++parts > MAX_PATH_PARTS)
+            return JITUNWIND_EINVAL;
+        if ((rc = find_member(&agg, part, len, 0, bits_ok && !dot, &member, &here)) < 0)
+            return rc;
+        total += here;
+        if (!dot)
+            break;
+        if (!dwarf_attr_integrate(&member, DW_AT_type, &attr) ||
+            !dwarf_formref_die(&attr, &agg) || strip_type(&agg) < 0 || !is_aggregate(&agg))
+            return JITUNWIND_ENOTFOUND;
+        part = dot + 1;
+    }
+    *bits = total;
+    return 0;
+}
+
+JITUNWIND_API int jitunwind_dwarf_member_offset(jitunwind_dwarf_types *t, const char *type_name,
+                                                const char *member_path, uint64_t *offset)
+{
+    uint64_t bits;
+    int rc;
+    if (!offset)
+        return JITUNWIND_EINVAL;
+    rc = member_bits(t, type_name, member_path, 0, &bits);
+    if (rc == 0)
+        *offset = bits / 8;
+    return rc;
+}
+
+JITUNWIND_API int jitunwind_dwarf_member_bit_offset(jitunwind_dwarf_types *t,
+                                                    const char *type_name,
+                                                    const char *member_path, uint64_t *bit_offset)
+{
+    return member_bits(t, type_name, member_path, 1, bit_offset);
+}
+
+JITUNWIND_API int jitunwind_dwarf_type_size(jitunwind_dwarf_types *t, const char *type_name,
+                                            uint64_t *size)
+{
+    Dwarf_Die agg;
+    Dwarf_Word bytes;
+    int rc;
+    if (!t || !type_name || !size)
+        return JITUNWIND_EINVAL;
+    if ((rc = find_type(t, type_name, &agg)) < 0)
+        return rc;
+    if (dwarf_aggregate_size(&agg, &bytes) != 0)
+        return JITUNWIND_EUNSUPPORTED;
+    *size = bytes;
+    return 0;
+}

@@ -1,0 +1,259 @@
+/* Native-frame unwinding from DWARF CFI (.eh_frame / .debug_frame) through
+ * libdw, with a small bounded evaluator for the DWARF expressions CFI uses. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <stdlib.h>
+
+#include "base/arch_facts.h"
+#include "internal.h"
+#include "target/modules_internal.h"
+#include "unwind/arch/arch.h"
+
+#define EXPR_STACK 16   /* DWARF expression stack depth */
+#define EXPR_STEPS 64   /* operations evaluated per expression (no loops allowed) */
+
+struct eval_ctx {
+    const struct ju_arch_facts *dr; /* its DWARF register numbers */
+    const struct jitunwind_regs *regs;
+    const struct jitunwind_memory *mem;
+    uint64_t cfa;
+    int have_cfa;
+};
+
+static int reg_value(const struct eval_ctx *c, uint64_t regno, uint64_t *out)
+{
+    const struct jitunwind_regs *r = c->regs;
+    if ((int)regno == c->dr->dwarf_sp && (r->valid & JITUNWIND_REG_SP))
+        *out = r->sp;
+    else if ((int)regno == c->dr->dwarf_fp && (r->valid & JITUNWIND_REG_FP))
+        *out = r->fp;
+    else if ((int)regno == c->dr->dwarf_pc && (r->valid & JITUNWIND_REG_PC))
+        *out = r->pc;
+    else if ((int)regno == c->dr->dwarf_lr && (r->valid & JITUNWIND_REG_LR))
+        *out = r->lr;
+    else
+        return JITUNWIND_EUNSUPPORTED;
+    return 0;
+}
+
+/* Evaluate ops; *is_value says whether the result is a value
+ * (DW_OP_stack_value) rather than an address. Bounded in stack and steps;
+ * branches are refused (CFI expressions in practice need none). */
+static int eval(const struct eval_ctx *c, const Dwarf_Op *ops, size_t nops, uint64_t *result,
+                int *is_value, int *stop)
+{
+    uint64_t st[EXPR_STACK];
+    size_t sp = 0, i;
+    *is_value = 0;
+    if (nops > EXPR_STEPS) {
+        *stop = JITUNWIND_STOP_BAD_FRAME;
+        return JITUNWIND_ELIMIT;
+    }
+#define PUSH(v) do { if (sp >= EXPR_STACK) goto overflow; st[sp++] = (v); } while (0)
+#define NEED(n) do { if (sp < (n)) goto underflow; } while (0)
+    for (i = 0; i < nops; i++) {
+        const Dwarf_Op *op = &ops[i];
+        uint8_t a = op->atom;
+        uint64_t v;
+        if (a >= DW_OP_lit0 && a <= DW_OP_lit31) {
+            PUSH((uint64_t)(a - DW_OP_lit0));
+        } else if (a >= DW_OP_breg0 && a <= DW_OP_breg31) {
+            if (reg_value(c, (uint64_t)(a - DW_OP_breg0), &v) < 0)
+                goto need_reg;
+            PUSH(v + op->number);
+        } else {
+            switch (a) {
+            case DW_OP_bregx:
+                if (reg_value(c, op->number, &v) < 0)
+                    goto need_reg;
+                PUSH(v + op->number2);
+                break;
+            case DW_OP_call_frame_cfa:
+                if (!c->have_cfa)
+                    goto bad;
+                PUSH(c->cfa);
+                break;
+            case DW_OP_addr: case DW_OP_const1u: case DW_OP_const1s: case DW_OP_const2u:
+            case DW_OP_const2s: case DW_OP_const4u: case DW_OP_const4s: case DW_OP_const8u:
+            case DW_OP_const8s: case DW_OP_constu: case DW_OP_consts:
+                PUSH(op->number);
+                break;
+            case DW_OP_plus_uconst: NEED(1); st[sp - 1] += op->number; break;
+            case DW_OP_dup: NEED(1); v = st[sp - 1]; PUSH(v); break;
+            case DW_OP_drop: NEED(1); sp--; break;
+            case DW_OP_deref:
+                NEED(1);
+                if (ju_read_u64(c->mem, st[sp - 1], &st[sp - 1]) < 0) {
+                    *stop = JITUNWIND_STOP_UNREADABLE;
+                    return JITUNWIND_EREAD;
+                }
+                break;
+#define BINOP(code, expr) case code: NEED(2); v = st[--sp]; st[sp - 1] = (expr); break;
+            BINOP(DW_OP_plus, st[sp - 1] + v)
+            BINOP(DW_OP_minus, st[sp - 1] - v)
+            BINOP(DW_OP_mul, st[sp - 1] * v)
+            BINOP(DW_OP_and, st[sp - 1] & v)
+            BINOP(DW_OP_or, st[sp - 1] | v)
+            BINOP(DW_OP_xor, st[sp - 1] ^ v)
+            BINOP(DW_OP_shl, v >= 64 ? 0 : st[sp - 1] << v)
+            BINOP(DW_OP_shr, v >= 64 ? 0 : st[sp - 1] >> v)
+            BINOP(DW_OP_ge, (int64_t)st[sp - 1] >= (int64_t)v)
+            BINOP(DW_OP_gt, (int64_t)st[sp - 1] > (int64_t)v)
+            BINOP(DW_OP_le, (int64_t)st[sp - 1] <= (int64_t)v)
+            BINOP(DW_OP_lt, (int64_t)st[sp - 1] < (int64_t)v)
+            BINOP(DW_OP_eq, st[sp - 1] == v)
+            BINOP(DW_OP_ne, st[sp - 1] != v)
+#undef BINOP
+            case DW_OP_neg: NEED(1); st[sp - 1] = (uint64_t)-(int64_t)st[sp - 1]; break;
+            case DW_OP_not: NEED(1); st[sp - 1] = ~st[sp - 1]; break;
+            case DW_OP_stack_value: *is_value = 1; break;
+            case DW_OP_nop: break;
+            default:
+                goto bad;
+            }
+        }
+    }
+    NEED(1);
+    *result = st[sp - 1];
+    return 0;
+#undef PUSH
+#undef NEED
+overflow:
+underflow:
+bad:
+    *stop = JITUNWIND_STOP_BAD_FRAME;
+    return JITUNWIND_ECORRUPT;
+need_reg:
+    *stop = JITUNWIND_STOP_NEED_REGISTER;
+    return JITUNWIND_EUNSUPPORTED;
+}
+
+/* The caller's value of DWARF register `regno`. *defined = 0 when CFI says
+ * the register is undefined in the caller; *same (if not NULL) = 1 when the
+ * caller's value is the register's current one ("same value"). */
+static int caller_reg(const struct eval_ctx *c, Dwarf_Frame *frame, int regno,
+                      uint64_t *out, int *defined, int *same, int *stop)
+{
+    Dwarf_Op mem_ops[3], *ops = NULL;
+    size_t nops = 0;
+    uint64_t v;
+    int is_value, rc;
+    *defined = 1;
+    if (same)
+        *same = 0;
+    if (dwarf_frame_register(frame, regno, mem_ops, &ops, &nops) != 0) {
+        *stop = JITUNWIND_STOP_BAD_FRAME;
+        return JITUNWIND_ECORRUPT;
+    }
+    if (nops == 0) {
+        if (ops == NULL && same) /* same value */
+            *same = 1;
+        if (ops == NULL)
+            return reg_value(c, (uint64_t)regno, out) < 0 ? (*defined = 0, 0) : 0;
+        *defined = 0;    /* undefined */
+        return 0;
+    }
+    rc = eval(c, ops, nops, &v, &is_value, stop);
+    if (rc < 0)
+        return rc;
+    if (is_value) {
+        *out = v;
+        return 0;
+    }
+    if (ju_read_u64(c->mem, v, out) < 0) {
+        *stop = JITUNWIND_STOP_UNREADABLE;
+        return JITUNWIND_EREAD;
+    }
+    return 0;
+}
+
+static int frame_at(struct ju_module *m, uint64_t vaddr, Dwarf_Frame **frame)
+{
+    int pass;
+    for (pass = 0; pass < 2; pass++) {
+        Dwarf_CFI *cfi = ju_module_cfi(m, pass);
+        if (cfi && dwarf_cfi_addrframe(cfi, vaddr, frame) == 0)
+            return 0;
+    }
+    return JITUNWIND_ENOTFOUND;
+}
+
+JITUNWIND_API int jitunwind_step_cfi(int arch, jitunwind_modules *mods,
+                                     const struct jitunwind_memory *mem,
+                                     const struct jitunwind_regs *in, int innermost,
+                                     struct jitunwind_regs *out, int *stop_reason)
+{
+    return ju_step_cfi(arch, mods, mem, in, innermost, out, stop_reason, NULL);
+}
+
+int ju_step_cfi(int arch, jitunwind_modules *mods, const struct jitunwind_memory *mem,
+                const struct jitunwind_regs *in, int innermost, struct jitunwind_regs *out,
+                int *stop_reason, int *used_lr)
+{
+    struct eval_ctx c = {0};
+    struct ju_module *m;
+    Dwarf_Frame *frame = NULL;
+    Dwarf_Op *cfa_ops;
+    size_t cfa_nops;
+    uint64_t lookup, value;
+    int stop = JITUNWIND_STOP_NONE, defined, ra_same, is_value, rc;
+
+    if (stop_reason)
+        *stop_reason = JITUNWIND_STOP_NONE;
+    if (!mods || !mem || !in || !out || !(in->valid & JITUNWIND_REG_PC))
+        return JITUNWIND_EINVAL;
+    if (!(c.dr = ju_arch_facts(arch)))
+        return JITUNWIND_EUNSUPPORTED;
+    c.regs = in;
+    c.mem = mem;
+    lookup = ju_arch_lookup_pc(c.dr, in->pc, innermost);
+    m = ju_modules_lookup(mods, lookup);
+    if (!m || frame_at(m, lookup - m->bias, &frame) < 0)
+        return JITUNWIND_ENOTFOUND;
+
+    rc = JITUNWIND_ECORRUPT;
+    stop = JITUNWIND_STOP_BAD_FRAME;
+    if (dwarf_frame_cfa(frame, &cfa_ops, &cfa_nops) != 0 || cfa_nops == 0)
+        goto done;
+    rc = eval(&c, cfa_ops, cfa_nops, &c.cfa, &is_value, &stop);
+    if (rc < 0)
+        goto done;
+    c.have_cfa = 1;
+
+    *out = (struct jitunwind_regs){0};
+    if (used_lr)
+        *used_lr = 0;
+    rc = caller_reg(&c, frame, c.dr->dwarf_ra, &value, &defined, &ra_same, &stop);
+    if (rc < 0)
+        goto done;
+    if (!defined) { /* the outermost frame (e.g. _start) marks its RA undefined */
+        rc = JITUNWIND_OK;
+        stop = JITUNWIND_STOP_END;
+        out->pc = 0;
+        out->valid = JITUNWIND_REG_PC;
+        goto done;
+    }
+    /* A pac-ret function's saved x30 carries a pointer-authentication code. */
+    out->pc = ju_arch_strip_pac(c.dr, value);
+    out->sp = c.cfa;
+    out->valid = JITUNWIND_REG_PC | JITUNWIND_REG_SP;
+    /* The return-address column is the link register and still holds the
+     * caller's pc (a function before it saved x30): the caller may share
+     * this frame's sp, as with the range rules' link-register steps. */
+    if (used_lr)
+        *used_lr = ra_same && c.dr->dwarf_ra == c.dr->dwarf_lr;
+    rc = caller_reg(&c, frame, c.dr->dwarf_fp, &value, &defined, NULL, &stop);
+    if (rc < 0)
+        goto done;
+    if (defined) {
+        out->fp = value;
+        out->valid |= JITUNWIND_REG_FP;
+    }
+    stop = JITUNWIND_STOP_NONE;
+    rc = 0;
+done:
+    free(frame);
+    if (stop_reason)
+        *stop_reason = stop;
+    return rc;
+}

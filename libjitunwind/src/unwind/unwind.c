@@ -1,0 +1,321 @@
+/* The cursor: one frame per step, by range rule, CFI or frame pointer, with
+ * guards against loops and garbage. Never allocates. */
+#include "base/arch_facts.h"
+#include "unwind/arch/arch.h"
+#include "internal.h"
+
+#define SEEN_RING (sizeof(((struct jitunwind_cursor *)0)->seen_pc) / sizeof(uint64_t))
+
+JITUNWIND_API int jitunwind_host_arch(void)
+{
+#if defined(__x86_64__)
+    return JITUNWIND_ARCH_X86_64;
+#elif defined(__aarch64__)
+    return JITUNWIND_ARCH_AARCH64;
+#else
+    return 0;
+#endif
+}
+
+JITUNWIND_API uint64_t jitunwind_lookup_address(int arch, uint64_t pc, int innermost)
+{
+    const struct ju_arch_facts *a = ju_arch_facts(arch);
+    return a ? ju_arch_lookup_pc(a, pc, innermost) : pc;
+}
+
+JITUNWIND_API const char *jitunwind_stop_reason_string(int reason)
+{
+    switch (reason) {
+    case JITUNWIND_STOP_NONE: return "not stopped";
+    case JITUNWIND_STOP_END: return "end of stack";
+    case JITUNWIND_STOP_UNREADABLE: return "unreadable memory";
+    case JITUNWIND_STOP_LOOP: return "loop: a (pc, sp) pair repeated";
+    case JITUNWIND_STOP_SP_ORDER: return "stack pointer went backwards";
+    case JITUNWIND_STOP_DEPTH: return "depth limit reached";
+    case JITUNWIND_STOP_NO_RULE: return "no unwind rule for this pc";
+    case JITUNWIND_STOP_NEED_REGISTER: return "a needed register is not available";
+    case JITUNWIND_STOP_BAD_FRAME: return "implausible frame";
+    default: return "unknown stop reason";
+    }
+}
+
+JITUNWIND_API const char *jitunwind_frame_source_string(int source)
+{
+    switch (source) {
+    case JITUNWIND_SOURCE_INITIAL: return "initial";
+    case JITUNWIND_SOURCE_RULE: return "rule";
+    case JITUNWIND_SOURCE_FP: return "fp";
+    case JITUNWIND_SOURCE_LR: return "lr";
+    case JITUNWIND_SOURCE_CFI: return "cfi";
+    default: return "unknown";
+    }
+}
+
+static int arch_ok(int arch)
+{
+    return ju_arch_facts(arch) != NULL;
+}
+
+/* jitunwind_step_range, also telling whether the link register was used. */
+static int step_range(int arch, const jitunwind_registry *registry,
+                      const struct jitunwind_range *range,
+                      const struct jitunwind_memory *mem, const struct jitunwind_regs *in,
+                      int innermost, struct jitunwind_regs *out, int *stop_reason, int *used_lr)
+{
+    struct ju_step s = {mem, in, out, innermost, JITUNWIND_STOP_NONE, 0, registry};
+    int rc;
+    if (!range || !mem || !in || !out || !arch_ok(arch) || !(in->valid & JITUNWIND_REG_PC))
+        return JITUNWIND_EINVAL;
+    /* A return address may equal range->end (a call ending the range). */
+    if (in->pc < range->start || (innermost ? in->pc >= range->end : in->pc > range->end))
+        return JITUNWIND_EINVAL;
+    if (range->rule == JITUNWIND_RULE_FP_PRESERVING && !(in->valid & JITUNWIND_REG_FP)) {
+        s.stop = JITUNWIND_STOP_NEED_REGISTER;
+        rc = JITUNWIND_EINVAL;
+    } else if (arch == JITUNWIND_ARCH_X86_64) {
+        rc = ju_x86_64_step_range(&s, range);
+    } else {
+        rc = ju_aarch64_step_range(&s, range);
+    }
+    if (stop_reason)
+        *stop_reason = rc < 0 ? s.stop : JITUNWIND_STOP_NONE;
+    if (used_lr)
+        *used_lr = rc == 0 && s.used_lr;
+    return rc;
+}
+
+JITUNWIND_API int jitunwind_step_range(int arch, const struct jitunwind_range *range,
+                                       const struct jitunwind_memory *mem,
+                                       const struct jitunwind_regs *in, int innermost,
+                                       struct jitunwind_regs *out, int *stop_reason)
+{
+    return step_range(arch, NULL, range, mem, in, innermost, out, stop_reason, NULL);
+}
+
+JITUNWIND_API int jitunwind_step_range_in(int arch, const jitunwind_registry *registry,
+                                          const struct jitunwind_range *range,
+                                          const struct jitunwind_memory *mem,
+                                          const struct jitunwind_regs *in, int innermost,
+                                          struct jitunwind_regs *out, int *stop_reason)
+{
+    return step_range(arch, registry, range, mem, in, innermost, out, stop_reason, NULL);
+}
+
+/* Outside registered ranges: the frame record at fp. Besides the record
+ * checks (fp non-zero, 8-aligned, not below sp), AArch64 requires a
+ * 16-aligned sp (the architecture faults on a misaligned sp), so any other
+ * value is garbage. */
+JITUNWIND_API int jitunwind_step_fp(int arch, const struct jitunwind_memory *mem,
+                                    const struct jitunwind_regs *in,
+                                    struct jitunwind_regs *out, int *stop_reason)
+{
+    struct ju_step s = {mem, in, out, 0, JITUNWIND_STOP_NONE, 0};
+    int rc;
+    if (!mem || !in || !out || !arch_ok(arch))
+        return JITUNWIND_EINVAL;
+    if (!(in->valid & JITUNWIND_REG_FP)) {
+        s.stop = JITUNWIND_STOP_NEED_REGISTER;
+        rc = JITUNWIND_EINVAL;
+    } else if (ju_arch_facts(arch)->sp_align && (in->valid & JITUNWIND_REG_SP) &&
+               in->sp % ju_arch_facts(arch)->sp_align != 0) {
+        s.stop = JITUNWIND_STOP_BAD_FRAME;
+        rc = JITUNWIND_ECORRUPT;
+    } else {
+        rc = ju_step_frame_record(&s, in->fp);
+        if (rc == 0)
+            out->pc = ju_arch_strip_pac(ju_arch_facts(arch), out->pc);
+    }
+    if (stop_reason)
+        *stop_reason = rc < 0 ? s.stop : JITUNWIND_STOP_NONE;
+    return rc;
+}
+
+/* A trampoline copy is the architecture's landing pad (optional), then one
+ * of its templates. */
+JITUNWIND_API int jitunwind_classify_trampoline(int arch, const uint8_t *code, size_t len)
+{
+    const struct ju_arch_facts *a = ju_arch_facts(arch);
+    if (!code || !a)
+        return JITUNWIND_EINVAL;
+    if (ju_code_starts_with(code, len, &a->landing_pad)) {
+        code += a->landing_pad.len;
+        len -= a->landing_pad.len;
+    }
+    if (ju_code_starts_with(code, len, &a->trampoline_sub8))
+        return JITUNWIND_RULE_TRAMPOLINE_SUB8;
+    if (ju_code_starts_with(code, len, &a->trampoline_framed))
+        return JITUNWIND_RULE_TRAMPOLINE_FRAMED;
+    return JITUNWIND_ENOTFOUND;
+}
+
+JITUNWIND_API int jitunwind_cursor_init(struct jitunwind_cursor *c, int arch,
+                                        const jitunwind_registry *registry,
+                                        const struct jitunwind_memory *mem,
+                                        const struct jitunwind_regs *initial,
+                                        uint32_t max_depth, uint32_t flags)
+{
+    if (!c || !mem || !mem->read || !initial || !arch_ok(arch) ||
+        (initial->valid & (JITUNWIND_REG_PC | JITUNWIND_REG_SP)) !=
+            (JITUNWIND_REG_PC | JITUNWIND_REG_SP))
+        return JITUNWIND_EINVAL;
+    memset(c, 0, sizeof *c);
+    c->arch = arch;
+    c->flags = flags;
+    c->max_depth = max_depth ? max_depth : JITUNWIND_DEFAULT_MAX_DEPTH;
+    c->registry = registry;
+    c->mem = *mem;
+    c->current.regs = *initial;
+    c->current.source = JITUNWIND_SOURCE_INITIAL;
+    c->current.depth = 0;
+    c->depth = 0;
+    c->stop_reason = JITUNWIND_STOP_NONE;
+    return 0;
+}
+
+JITUNWIND_API void jitunwind_cursor_set_modules(struct jitunwind_cursor *c,
+                                                struct jitunwind_modules *modules)
+{
+    if (c)
+        c->modules = modules;
+}
+
+JITUNWIND_API int jitunwind_cursor_stop_reason(const struct jitunwind_cursor *c)
+{
+    return c ? c->stop_reason : JITUNWIND_STOP_NONE;
+}
+
+static const struct jitunwind_range *range_for(const struct jitunwind_cursor *c,
+                                               uint64_t pc, int innermost)
+{
+    /* Every frame but the innermost has a return address as pc: it points
+     * after the call, and a call that is the last instruction of a range
+     * returns to range.end, outside it (and possibly inside the next range).
+     * Looking it up inside the call instruction attributes it to the code
+     * that made the call. The innermost pc is exact. */
+    return c->registry ? jitunwind_registry_lookup(
+                             c->registry, ju_arch_lookup_pc(ju_arch_facts(c->arch), pc, innermost))
+                       : NULL;
+}
+
+static int stop(struct jitunwind_cursor *c, int reason)
+{
+    c->stop_reason = reason;
+    return 0;
+}
+
+/* Compute the caller of c->current into *next; returns 0 or a stop reason. */
+static int caller_of(struct jitunwind_cursor *c, struct jitunwind_frame *next)
+{
+    const struct jitunwind_frame *cur = &c->current;
+    int innermost = cur->depth == 0;
+    int reason = JITUNWIND_STOP_NONE, rc;
+
+    *next = (struct jitunwind_frame){0};
+    if (cur->range) {
+        int used_lr;
+        rc = step_range(c->arch, c->registry, cur->range, &c->mem, &cur->regs, innermost, &next->regs,
+                        &reason, &used_lr);
+        if (rc < 0)
+            return reason ? reason : JITUNWIND_STOP_BAD_FRAME;
+        next->source = used_lr ? JITUNWIND_SOURCE_LR : JITUNWIND_SOURCE_RULE;
+        return JITUNWIND_STOP_NONE;
+    }
+    if (c->modules) {
+        int used_lr = 0;
+        rc = ju_step_cfi(c->arch, c->modules, &c->mem, &cur->regs, innermost, &next->regs,
+                         &reason, &used_lr);
+        if (rc == 0 && reason == JITUNWIND_STOP_END)
+            return JITUNWIND_STOP_END;
+        if (rc == 0) {
+            next->source = used_lr ? JITUNWIND_SOURCE_LR : JITUNWIND_SOURCE_CFI;
+            return JITUNWIND_STOP_NONE;
+        }
+        if (rc != JITUNWIND_ENOTFOUND)
+            return reason ? reason : JITUNWIND_STOP_BAD_FRAME;
+    }
+    if (c->flags & JITUNWIND_UNWIND_NO_FP_FALLBACK)
+        return JITUNWIND_STOP_NO_RULE;
+    rc = jitunwind_step_fp(c->arch, &c->mem, &cur->regs, &next->regs, &reason);
+    if (rc < 0)
+        return reason ? reason : JITUNWIND_STOP_BAD_FRAME;
+    next->source = JITUNWIND_SOURCE_FP;
+    return JITUNWIND_STOP_NONE;
+}
+
+static int seen_before(const struct jitunwind_cursor *c, uint64_t pc, uint64_t sp)
+{
+    size_t i, n = c->depth + 1 < SEEN_RING ? c->depth + 1 : SEEN_RING;
+    for (i = 0; i < n; i++)
+        if (c->seen_pc[i] == pc && c->seen_sp[i] == sp)
+            return 1;
+    return 0;
+}
+
+JITUNWIND_API int jitunwind_cursor_step(struct jitunwind_cursor *c, struct jitunwind_frame *out)
+{
+    struct jitunwind_frame next;
+    int reason;
+    if (!c || !out)
+        return JITUNWIND_EINVAL;
+    if (c->stop_reason != JITUNWIND_STOP_NONE)
+        return 0;
+    if (!c->started) {
+        c->started = 1;
+        c->current.range = range_for(c, c->current.regs.pc, 1);
+        c->seen_pc[0] = c->current.regs.pc;
+        c->seen_sp[0] = c->current.regs.sp;
+        *out = c->current;
+        return 1;
+    }
+    if (c->depth + 1 >= c->max_depth)
+        return stop(c, JITUNWIND_STOP_DEPTH);
+    reason = caller_of(c, &next);
+    if (reason != JITUNWIND_STOP_NONE)
+        return stop(c, reason);
+    if (next.regs.pc == 0)
+        return stop(c, JITUNWIND_STOP_END);
+    if (next.regs.sp < c->current.regs.sp)
+        return stop(c, JITUNWIND_STOP_SP_ORDER);
+    if (next.regs.sp == c->current.regs.sp) {
+        /* Only a link-register step may keep sp, and only once in a row. */
+        if (next.source != JITUNWIND_SOURCE_LR || c->equal_sp_steps > 0)
+            return stop(c, JITUNWIND_STOP_SP_ORDER);
+        c->equal_sp_steps = 1;
+    } else {
+        c->equal_sp_steps = 0;
+    }
+    if (seen_before(c, next.regs.pc, next.regs.sp))
+        return stop(c, JITUNWIND_STOP_LOOP);
+    c->depth++;
+    next.depth = c->depth;
+    next.range = range_for(c, next.regs.pc, 0);
+    c->seen_pc[c->depth % SEEN_RING] = next.regs.pc;
+    c->seen_sp[c->depth % SEEN_RING] = next.regs.sp;
+    c->current = next;
+    *out = next;
+    return 1;
+}
+
+JITUNWIND_API int jitunwind_unwind(int arch, const jitunwind_registry *registry,
+                                   struct jitunwind_modules *modules,
+                                   const struct jitunwind_memory *mem,
+                                   const struct jitunwind_regs *initial,
+                                   struct jitunwind_frame *frames, size_t max,
+                                   uint32_t flags, int *stop_reason)
+{
+    struct jitunwind_cursor c;
+    size_t n = 0;
+    int rc;
+    if (!frames && max)
+        return JITUNWIND_EINVAL;
+    rc = jitunwind_cursor_init(&c, arch, registry, mem, initial,
+                               max > UINT32_MAX ? UINT32_MAX : (uint32_t)max, flags);
+    if (rc < 0)
+        return rc;
+    jitunwind_cursor_set_modules(&c, modules);
+    while (n < max && (rc = jitunwind_cursor_step(&c, &frames[n])) == 1)
+        n++;
+    if (stop_reason)
+        *stop_reason = n >= max ? JITUNWIND_STOP_DEPTH : c.stop_reason;
+    return rc < 0 ? rc : (int)(n > INT32_MAX ? INT32_MAX : n);
+}

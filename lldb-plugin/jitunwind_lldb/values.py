@@ -1,0 +1,60 @@
+"""py-locals, py-print, py-up, py-down and py-list (jitunwind.ui.values) as
+LLDB commands, one class per Spec (LLDB resolves `command script add -c`
+classes by name). py-up/py-down select LLDB's frame for the eval loop
+that runs the Python frame: the library's native walk (which goes through
+JIT code) is matched to LLDB's frames by pc and stack pointer."""
+
+from jitunwind.ui import values as shared
+
+from .commands import LldbSession, _command_class
+
+
+def match_frame(thread, natives, index):
+    """LLDB's frame index for natives[index], or None. LLDB lists inlined
+    calls as frames of their own (so indexes differ, and the concrete
+    frame of a call made from inlined code has another pc): match the pc
+    and stack pointer, else the stack pointer and function name."""
+    want = natives[index]
+    frames = [thread.GetFrameAtIndex(i) for i in range(thread.GetNumFrames())]
+    for f in frames:
+        if f.GetPC() == want.pc and (want.sp is None or f.GetSP() == want.sp):
+            return f.GetFrameID()
+    for f in frames:
+        if want.sp is not None and f.GetSP() == want.sp and want.symbol and \
+                f.GetFunctionName() == want.symbol and not f.IsInlined():
+            return f.GetFrameID()
+    for f in frames:
+        if f.GetPC() == want.pc:
+            return f.GetFrameID()
+    return None
+
+
+class LldbValuesSession(LldbSession, shared.ValuesSession):
+    def selected_native(self, thread, natives):
+        frame = thread.thread.GetSelectedFrame()
+        for i, n in enumerate(natives):
+            if n.pc == frame.GetPC() and (n.sp is None or n.sp == frame.GetSP()):
+                return i
+        for i, n in enumerate(natives):
+            if n.sp is not None and n.sp == frame.GetSP() and n.symbol and \
+                    n.symbol == frame.GetFunctionName():
+                return i
+        return 0
+
+    def select_native(self, thread, natives, index):
+        found = match_frame(thread.thread, natives, index)
+        if found is None:
+            return False
+        thread.thread.SetSelectedFrame(found)
+        return True
+
+
+CLASSES = [_command_class(spec, run, LldbValuesSession, shared.invoke)
+           for spec, run in shared.COMMANDS]
+globals().update((cls.__name__, cls) for cls in CLASSES)
+
+
+def register(debugger, package):
+    for cls in CLASSES:
+        debugger.HandleCommand("command script add -o -c %s.values.%s %s"
+                               % (package, cls.__name__, cls.NAME))

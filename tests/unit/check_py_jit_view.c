@@ -1,0 +1,440 @@
+/* The JIT view on synthetic targets laid out with the 3.13 and 3.14 tables
+ * (GIL and free-threaded): executors with traces, exits and vm_data, a
+ * stencil table and uop names. Every uop boundary, a PC in the shim, in
+ * _FATAL_ERROR and past it; targets found each way; and damaged data
+ * (garbage trace pointer, huge counts, missing or implausible tables)
+ * giving the fallback with a one-line reason, never a crash. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "py_image.h"
+#include "python/pyreader.h"
+#include "suite.h"
+
+enum { OP_START, OP_SET_IP, OP_CALL, OP_DEOPT, OP_ERROR, OP_FATAL, OP_GUARD, OP_JUMP_TOP,
+       OP_EXIT, N_OPS };
+static const char *const NAMES[N_OPS] = {"_START_EXECUTOR", "_SET_IP", "_CALL_BUILTIN_FAST",
+                                         "_DEOPT", "_ERROR_POP_N", "_FATAL_ERROR",
+                                         "_GUARD_TYPE_VERSION", "_JUMP_TO_TOP", "_EXIT_TRACE"};
+static const uint32_t SIZES[N_OPS] = {0, 10, 30, 20, 8, 6, 12, 5, 40};
+
+#define JIT_CODE 0x7f0000100000ull
+#define JIT_SIZE 4096u
+#define SHIM 16u
+#define N_UOPS 9
+#define LIST_OFFSET 3000u /* where this synthetic build keeps executor_list_head */
+
+/* The trace: opcode, format kind ('t' target, 'j' jump/error, 'x' 3.13 exit
+ * index), target word or {jump, error}, operand0. */
+struct spec {
+    int op;
+    char kind;
+    uint32_t target, jump, error;
+    uint64_t operand0;
+};
+static const struct spec TRACE[N_UOPS] = {
+    {OP_START, 't', 0, 0, 0, 0},
+    {OP_SET_IP, 't', 1, 0, 0, 0},
+    {OP_GUARD, 'j', 0, 6, 0, 0},      /* deopts at uop 6 (target 2); 3.13: exit 0 */
+    {OP_CALL, 'j', 0, 0, 7, 0},       /* error stub uop 7 (operand 3) */
+    {OP_GUARD, 'j', 0, 8, 0, 0},      /* side exit to elsewhere (5): as before (3); 3.13: exit 0 */
+    {OP_JUMP_TOP, 'j', 0, 1, 0, 0},   /* no target of its own: as before (3) */
+    {OP_DEOPT, 't', 2, 0, 0, 0},
+    {OP_ERROR, 't', 0, 0, 0, 3},
+    {OP_EXIT, 't', 5, 0, 0, 0},
+};
+static const int32_t WANT_TARGET[N_UOPS] = {0, 1, 2, 3, 3, 3, 2, 3, 5};
+static const uint8_t WANT_SOURCE[N_UOPS] = {
+    JITUNWIND_UOP_TARGET_OWN,      JITUNWIND_UOP_TARGET_OWN,      JITUNWIND_UOP_TARGET_EXIT,
+    JITUNWIND_UOP_TARGET_ERROR,    JITUNWIND_UOP_TARGET_PREVIOUS, JITUNWIND_UOP_TARGET_PREVIOUS,
+    JITUNWIND_UOP_TARGET_OWN,      JITUNWIND_UOP_TARGET_OWN,      JITUNWIND_UOP_TARGET_OWN};
+
+struct target {
+    struct py_image p;
+    const struct ju_py_jit_layout *J;
+    uint64_t interp, code, ex, other, trace, stencils, names;
+};
+
+static const struct {
+    uint32_t version;
+    int free_threaded;
+} BUILDS[] = {{0x030d00f0, 0}, {0x030d00f0, 1}, {0x030e07f0, 0}, {0x030e07f0, 1}};
+
+static void put_bits(struct target *t, uint64_t ex, const struct ju_py_jit_bits *b, uint32_t v)
+{
+    uint64_t at = ex + b->offset;
+    uint8_t byte = 0;
+    struct jitunwind_memory mem = ju_builder_memory(t->p.b);
+    if (b->width == 0)
+        return;
+    mem.read(mem.arg, at, &byte, 1);
+    byte = (uint8_t)(byte | (v & ((1u << b->width) - 1)) << b->bit);
+    ju_builder_u8(t->p.b, at, byte);
+}
+
+static uint64_t make_executor(struct target *t, uint64_t next, uint64_t code, uint64_t jit_code,
+                              uint64_t trace, uint32_t uops, uint32_t exits)
+{
+    const struct ju_py_layout *L = t->p.L;
+    const struct ju_py_jit_layout *J = t->J;
+    uint64_t ex = pyi_alloc(&t->p, J->ex_exits + 16 * 4);
+    ju_builder_u64(t->p.b, ex + L->ex_links_next, next);
+    ju_builder_u64(t->p.b, ex + L->ex_code, code);
+    ju_builder_u64(t->p.b, ex + L->ex_jit_code, jit_code);
+    ju_builder_u64(t->p.b, ex + L->ex_jit_size, jit_code ? JIT_SIZE : 0);
+    ju_builder_u64(t->p.b, ex + J->ex_side_entry, jit_code ? jit_code + SHIM : 0);
+    ju_builder_u64(t->p.b, ex + J->ex_trace, trace);
+    ju_builder_u32(t->p.b, ex + J->ex_code_size, uops);
+    ju_builder_u32(t->p.b, ex + J->ex_exit_count, exits);
+    ju_builder_u32(t->p.b, ex + J->vm_index, 4);
+    put_bits(t, ex, &J->vm_valid, 1);
+    put_bits(t, ex, &J->vm_linked, 1);
+    put_bits(t, ex, &J->vm_chain_depth, 2);
+    put_bits(t, ex, &J->vm_warm, 1);
+    return ex;
+}
+
+static void build(struct target *t, int which)
+{
+    const struct ju_py_jit_layout *J;
+    uint64_t at;
+    int i;
+    memset(t, 0, sizeof *t);
+    pyi_init_build(&t->p, BUILDS[which].version, BUILDS[which].free_threaded);
+    t->J = J = &t->p.L->jit;
+    ck_assert_int_eq(J->known, 1);
+    t->interp = pyi_interp(&t->p, 0, 0);
+    pyi_set_interpreters(&t->p, t->interp);
+    t->code = pyi_code(&t->p, "hot", "/app.py", 10, 8); /* unit i: line 10 + i */
+    /* The interpreter's tables. */
+    t->stencils = pyi_alloc(&t->p, (size_t)J->stencil_size * N_OPS);
+    t->names = pyi_alloc(&t->p, 8 * N_OPS);
+    for (i = 0; i < N_OPS; i++) {
+        uint64_t name = pyi_alloc(&t->p, 64);
+        ju_builder_write(t->p.b, name, NAMES[i], strlen(NAMES[i]) + 1);
+        ju_builder_u64(t->p.b, t->names + 8ull * i, name);
+        ju_builder_u64(t->p.b, t->stencils + (uint64_t)i * J->stencil_size + J->stencil_code_size,
+                       SIZES[i]);
+    }
+    /* The trace. */
+    t->trace = pyi_alloc(&t->p, (size_t)J->uop_size * N_UOPS);
+    for (i = 0, at = t->trace; i < N_UOPS; i++, at += J->uop_size) {
+        const struct spec *s = &TRACE[i];
+        uint32_t format = 0, word = s->target;
+        if (s->kind == 'j' && J->format_exit != 0xff && s->op == OP_GUARD) {
+            format = J->format_exit; /* 3.13: the guard names its exit (0, then 1) */
+            word = i == 2 ? 0 : 1;
+        } else if (s->kind == 'j') {
+            format = J->format_jump;
+            word = s->jump | s->error << 16;
+        }
+        ju_builder_u16(t->p.b, at, (uint16_t)(s->op | format << J->opcode_bits));
+        ju_builder_u16(t->p.b, at + J->uop_oparg, (uint16_t)(i + 100));
+        ju_builder_u32(t->p.b, at + J->uop_target, word);
+        ju_builder_u64(t->p.b, at + J->uop_operand0, s->operand0);
+    }
+    t->other = make_executor(t, 0, t->code, JIT_CODE + 0x10000, t->trace, N_UOPS, 0);
+    t->ex = make_executor(t, t->other, t->code, JIT_CODE, t->trace, N_UOPS, 2);
+    ju_builder_u32(t->p.b, t->ex + J->ex_exits + J->exit_target, 2);
+    ju_builder_u64(t->p.b, t->ex + J->ex_exits + J->exit_executor, t->other);
+    ju_builder_u32(t->p.b, t->ex + J->ex_exits + J->exit_size + J->exit_target, 3);
+    ju_builder_u64(t->p.b, t->interp + LIST_OFFSET, t->ex);
+}
+
+/* A reader with the tables a JIT build's symbols would give (set as
+ * runtime.c does) and the list offset its DWARF would give. */
+static jitunwind_pyreader *open_reader(struct target *t, int which, int with_tables)
+{
+    struct jitunwind_memory mem = ju_builder_memory(t->p.b);
+    jitunwind_pyreader *r;
+    int rc = jitunwind_pyreader_new(&r, &mem, t->p.runtime, BUILDS[which].version);
+    ck_assert_msg(rc == 0, "open: %s", jitunwind_pyreader_last_error(r)->message);
+    r->from_target.interp_executor_list = LIST_OFFSET;
+    ck_assert_ptr_eq(r->layout, &r->from_target);
+    if (with_tables) {
+        r->jit.stencils = t->stencils;
+        r->jit.stencils_size = (uint64_t)t->J->stencil_size * N_OPS;
+        r->jit.names = t->names;
+        r->jit.names_size = 8 * N_OPS;
+    }
+    return r;
+}
+
+static uint32_t stencil_offset(int uop)
+{
+    uint32_t off = SHIM;
+    int i;
+    for (i = 0; i < uop; i++)
+        off += SIZES[TRACE[i].op];
+    return off;
+}
+
+START_TEST(every_uop_boundary_and_region)
+{
+    struct target t;
+    struct jitunwind_py_jit_pc w;
+    jitunwind_pyreader *r;
+    char label[128];
+    uint32_t fatal = stencil_offset(N_UOPS);
+    int i;
+    build(&t, _i);
+    r = open_reader(&t, _i, 1);
+    for (i = 0; i < N_UOPS; i++) {
+        uint32_t off = stencil_offset(i), size = SIZES[TRACE[i].op];
+        if (size == 0)
+            continue; /* _START_EXECUTOR emits nothing: its offset is the next uop's */
+        ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + off, 0, &w), 0);
+        ck_assert_msg(w.region == JITUNWIND_JIT_REGION_UOP && w.uop.index == (uint32_t)i,
+                      "build %d: first byte of uop %d: region %u uop %u (%s)", _i, i, w.region,
+                      w.uop.index, w.missing);
+        ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + off + size - 1, 0, &w), 0);
+        ck_assert_uint_eq(w.uop.index, (uint32_t)i);
+        ck_assert_str_eq(w.uop.name, NAMES[TRACE[i].op]);
+        ck_assert_int_eq(w.uop.code_offset, (int32_t)off);
+        ck_assert_uint_eq(w.uop.code_size, size);
+        ck_assert_uint_eq(w.uop.oparg, (uint32_t)(i + 100));
+        ck_assert_int_eq(w.uop.target, WANT_TARGET[i]);
+        ck_assert_int_eq(w.uop.line, WANT_TARGET[i] < 0 ? -1 : 10 + WANT_TARGET[i]);
+        ck_assert_uint_eq(w.executor, t.ex);
+        ck_assert_str_eq(w.missing, "");
+    }
+    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + stencil_offset(3), 0, &w), 0);
+    jitunwind_py_jit_pc_label(&w, label, sizeof label);
+    ck_assert_str_eq(label, "[uop 3/9 _CALL_BUILTIN_FAST]");
+    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + 5, 0, &w), 0);
+    ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_SHIM);
+    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + fatal, 0, &w), 0);
+    ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_FATAL);
+    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + fatal + SIZES[OP_FATAL] - 1, 0, &w),
+                     0);
+    ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_FATAL);
+    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + fatal + SIZES[OP_FATAL], 0, &w), 0);
+    ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_TAIL);
+    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + JIT_SIZE, 0, &w),
+                     JITUNWIND_ENOTFOUND);
+    /* The second executor's code, a page away. */
+    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + 0x10000 + stencil_offset(1), 0, &w),
+                     0);
+    ck_assert_uint_eq(w.executor, t.other);
+    ck_assert_uint_eq(w.uop.index, 1);
+    jitunwind_pyreader_free(r);
+    pyi_free(&t.p);
+}
+END_TEST
+
+START_TEST(trace_exits_and_vm_data)
+{
+    struct target t;
+    struct jitunwind_py_uop u[16];
+    struct jitunwind_py_jit_exit x[4];
+    struct jitunwind_py_executor_detail d;
+    jitunwind_pyreader *r;
+    size_t n;
+    int i;
+    build(&t, _i);
+    r = open_reader(&t, _i, 1);
+    ck_assert_int_eq(jitunwind_pyreader_executor_trace(r, t.ex, 0, u, 16, &n, &d), 0);
+    ck_assert_uint_eq(n, N_UOPS);
+    for (i = 0; i < N_UOPS; i++) {
+        uint8_t source = WANT_SOURCE[i];
+        if (i == 4 && t.J->format_exit != 0xff)
+            source = JITUNWIND_UOP_TARGET_EXIT; /* 3.13: exits[1].target, also 3 */
+        ck_assert_msg(u[i].target == WANT_TARGET[i] && u[i].target_source == source,
+                      "build %d uop %d: target %d via %u", _i, i, u[i].target,
+                      u[i].target_source);
+        ck_assert_uint_eq(u[i].depth, 0);
+    }
+    ck_assert_uint_eq(u[7].operand0, 3);
+    ck_assert_int_eq(d.fatal_offset, (int32_t)stencil_offset(N_UOPS));
+    ck_assert_uint_eq(d.fatal_size, SIZES[OP_FATAL]);
+    ck_assert_uint_eq(d.shim_size, SHIM);
+    ck_assert_uint_eq(d.uop_count, N_UOPS);
+    ck_assert_uint_eq(d.exit_count, 2);
+    ck_assert_uint_eq(d.have_stencils, 1);
+    ck_assert_int_eq(d.enter_index, 4);
+    ck_assert_int_eq(d.enter_line, 14);
+    ck_assert_int_eq(d.valid, 1);
+    ck_assert_int_eq(d.linked, 1);
+    if (t.J->vm_chain_depth.width) { /* 3.14: bit-fields */
+        ck_assert_int_eq(d.chain_depth, 2);
+        ck_assert_int_eq(d.warm, 1);
+    } else { /* 3.13 has neither */
+        ck_assert_int_eq(d.chain_depth, -1);
+        ck_assert_int_eq(d.warm, -1);
+    }
+    ck_assert_int_eq(jitunwind_pyreader_executor_exits(r, t.ex, x, 4, &n), 0);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_int_eq(x[0].target, 2);
+    ck_assert_int_eq(x[0].line, 12);
+    ck_assert_uint_eq(x[0].executor, t.other);
+    ck_assert_int_eq(x[1].target, 3);
+    ck_assert_uint_eq(x[1].executor, 0); /* cold: not linked yet */
+    ck_assert_int_eq(jitunwind_pyreader_executor_exits(r, t.ex, x, 1, &n), JITUNWIND_ELIMIT);
+    ck_assert_uint_eq(n, 1);
+    /* Not an executor on the lists. */
+    ck_assert_int_eq(jitunwind_pyreader_executor_detail(r, t.code, &d), JITUNWIND_ENOTFOUND);
+    jitunwind_pyreader_free(r);
+    pyi_free(&t.p);
+}
+END_TEST
+
+/* Each kind of damage: jit_pc still answers (executor found, no uop) and
+ * says what was missing; trace reads fail cleanly. */
+static void expect_fallback(struct target *t, jitunwind_pyreader *r, const char *why, int which)
+{
+    struct jitunwind_py_jit_pc w;
+    int rc = jitunwind_pyreader_jit_pc(r, JIT_CODE + stencil_offset(3), 0, &w);
+    ck_assert_msg(rc == 0, "build %d, %s: %s", which, why, jitunwind_strerror(rc));
+    ck_assert_uint_eq(w.executor, t->ex);
+    ck_assert_msg(w.region == JITUNWIND_JIT_REGION_UNKNOWN, "build %d, %s: region %u claimed",
+                  which, why, w.region);
+    ck_assert_msg(w.missing[0] != 0, "build %d, %s: nothing said missing", which, why);
+    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + 3, 0, &w), 0);
+    ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_SHIM);
+}
+
+START_TEST(damaged_data_falls_back)
+{
+    struct target t;
+    struct jitunwind_py_uop u[16];
+    jitunwind_pyreader *r;
+    size_t n;
+    int how;
+    for (how = 0; how < 6; how++) {
+        build(&t, _i);
+        switch (how) {
+        case 0: /* the trace pointer points at garbage */
+            ju_builder_u64(t.p.b, t.ex + t.J->ex_trace, 0x5a5a5a5a5a5a5a58ull);
+            break;
+        case 1: /* a huge uop count */
+            ju_builder_u32(t.p.b, t.ex + t.J->ex_code_size, 0x7fffffff);
+            break;
+        case 2: /* an implausible stencil size */
+            ju_builder_u64(t.p.b, t.stencils + OP_CALL * (uint64_t)t.J->stencil_size +
+                                      t.J->stencil_code_size, 1ull << 40);
+            break;
+        case 3: /* sizes that overflow the executor's code */
+            ju_builder_u64(t.p.b, t.stencils + OP_SET_IP * (uint64_t)t.J->stencil_size +
+                                      t.J->stencil_code_size, 5000);
+            break;
+        case 4: /* an opcode past the tables */
+            ju_builder_u16(t.p.b, t.trace + t.J->uop_size, 900);
+            break;
+        default:
+            break;
+        }
+        r = open_reader(&t, _i, how != 5); /* 5: no stencil_groups symbol */
+        expect_fallback(&t, r, "damage", _i * 10 + how);
+        if (how == 0)
+            ck_assert_int_eq(jitunwind_pyreader_executor_trace(r, t.ex, 0, u, 16, &n, NULL),
+                             JITUNWIND_EREAD);
+        if (how == 5) { /* the trace is still read: names say "uop N" */
+            ck_assert_int_eq(jitunwind_pyreader_executor_trace(r, t.ex, 0, u, 16, &n, NULL), 0);
+            ck_assert_str_eq(u[3].name, "uop 2");
+            ck_assert_int_eq(u[3].code_offset, -1);
+        }
+        jitunwind_pyreader_free(r);
+        pyi_free(&t.p);
+    }
+}
+END_TEST
+
+START_TEST(versions_without_traces_say_so)
+{
+    struct py_image p;
+    struct jitunwind_memory mem;
+    struct jitunwind_py_jit_pc w;
+    jitunwind_pyreader *r;
+    pyi_init(&p, 0x030c01f0);
+    pyi_set_interpreters(&p, pyi_interp(&p, 0, 0));
+    mem = ju_builder_memory(p.b);
+    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, p.runtime, 0x030c01f0), 0);
+    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE, 0, &w), JITUNWIND_EUNSUPPORTED);
+    ck_assert_str_ne(jitunwind_pyreader_last_error(r)->message, "");
+    jitunwind_pyreader_free(r);
+    pyi_free(&p);
+}
+END_TEST
+
+/* x86-64 3.13/3.14: the shim calls the trace, so between the trace's frame
+ * and the eval loop there is the shim's frame. With the registry at hand,
+ * the scan stops at the return address into the shim (after a `call rel32`
+ * into the same executor), not at stale helper return addresses into the
+ * trace; without it, the scan finds the eval loop as before. */
+START_TEST(shim_is_its_own_frame)
+{
+    struct ju_builder *b = ju_builder_new();
+    struct jitunwind_memory mem = ju_builder_memory(b);
+    jitunwind_registry *reg;
+    struct jitunwind_range x = {0};
+    const struct jitunwind_range *got;
+    struct jitunwind_regs in = {0}, out;
+    const uint64_t eval = 0x500000, eval_ra = eval + 0x100, sp = 0x7ffd0000;
+    const uint8_t shim_call[5] = {0xe8, 0x0a, 0, 0, 0};  /* call +0x21 (the side entry) */
+    const uint8_t helper_call[2] = {0xff, 0xd0};         /* call *%rax */
+    const uint8_t eval_call[5] = {0xe8, 0, 0, 0, 0};
+    int stop, i;
+    ju_builder_write(b, JIT_CODE + 0x12, shim_call, sizeof shim_call);
+    ju_builder_write(b, JIT_CODE + 0x1fe, helper_call, sizeof helper_call);
+    ju_builder_write(b, eval_ra - 5, eval_call, sizeof eval_call);
+    ju_builder_u64(b, sp + 8, JIT_CODE + 0x200);   /* stale: a helper called from the trace */
+    ju_builder_u64(b, sp + 16, 0x1234);
+    ju_builder_u64(b, sp + 24, JIT_CODE + 0x17);   /* the shim's call */
+    for (i = 4; i < 9; i++)
+        ju_builder_u64(b, sp + 8ull * i, 0x42);    /* registers the shim saved */
+    ju_builder_u64(b, sp + 72, eval_ra);
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    x.start = JIT_CODE;
+    x.end = JIT_CODE + JIT_SIZE;
+    x.kind = JITUNWIND_KIND_JIT;
+    x.rule = JITUNWIND_RULE_SCAN;
+    x.origin = JITUNWIND_ORIGIN_INTERPRETER;
+    x.scan_start = eval;
+    x.scan_end = eval + 0x1000;
+    ck_assert_int_eq(jitunwind_registry_add(reg, &x), 0);
+    got = jitunwind_registry_lookup(reg, JIT_CODE + 0x300);
+    in.pc = JIT_CODE + 0x300;
+    in.sp = sp;
+    in.fp = 0x99;
+    in.valid = JITUNWIND_REG_PC | JITUNWIND_REG_SP | JITUNWIND_REG_FP;
+    ck_assert_int_eq(jitunwind_step_range_in(JITUNWIND_ARCH_X86_64, reg, got, &mem, &in, 1, &out,
+                                             &stop), 0);
+    ck_assert_uint_eq(out.pc, JIT_CODE + 0x17);
+    ck_assert_uint_eq(out.sp, sp + 32);
+    in = out;
+    ck_assert_int_eq(jitunwind_step_range_in(JITUNWIND_ARCH_X86_64, reg, got, &mem, &in, 0, &out,
+                                             &stop), 0);
+    ck_assert_uint_eq(out.pc, eval_ra);
+    ck_assert_uint_eq(out.sp, sp + 80);
+    in.pc = JIT_CODE + 0x300;
+    in.sp = sp;
+    ck_assert_int_eq(jitunwind_step_range(JITUNWIND_ARCH_X86_64, got, &mem, &in, 1, &out, &stop),
+                     0);
+    ck_assert_uint_eq(out.pc, eval_ra); /* without the registry: the shim is skipped */
+    jitunwind_registry_free(reg);
+    ju_builder_free(b);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("py_jit_view");
+    TCase *tc = tcase_create("builds");
+    SRunner *sr;
+    int failed;
+    int n = (int)(sizeof BUILDS / sizeof BUILDS[0]);
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, every_uop_boundary_and_region, 0, n);
+    tcase_add_loop_test(tc, trace_exits_and_vm_data, 0, n);
+    tcase_add_loop_test(tc, damaged_data_falls_back, 0, n);
+    tcase_add_test(tc, versions_without_traces_say_so);
+    tcase_add_test(tc, shim_is_its_own_frame);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
