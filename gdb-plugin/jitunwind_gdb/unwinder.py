@@ -51,7 +51,7 @@ class JitUnwinder(gdb.unwinder.Unwinder):
         pc_name, sp_name, fp_name, lr_name = REGS[arch]
         pc = int(pending.read_register(pc_name))
         level = pending.level()
-        rng = state.lookup(lookup_pc(pc, level == 0))
+        rng = state.lookup(lookup_pc(pc, level == 0, arch))
         if rng is None:
             return None
         sp = int(pending.read_register(sp_name))

@@ -21,7 +21,7 @@ def _registers(state, frame):
 
 def _describe(state, pc, innermost):
     """(symbol or None, " at file:line" / " from library" / "")."""
-    addr = state.target.ResolveLoadAddress(lookup_pc(pc, innermost))
+    addr = state.target.ResolveLoadAddress(lookup_pc(pc, innermost, state.arch))
     sym = addr.GetSymbol()
     name = sym.GetName() if sym and sym.IsValid() else None
     entry = addr.GetLineEntry()

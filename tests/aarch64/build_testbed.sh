@@ -8,7 +8,9 @@
 # authentication code (qemu-user signs with real keys).
 # The sources are the x86-64 test bed's; only the trampoline templates
 # (trampoline_aarch64.S) and the flags differ. libjitunwind's in-process
-# registration (base/, ranges/, target/memory.c) is compiled into the module:
+# registration (base/, ranges/ but registry_modules.c, target/memory.c) is
+# compiled into the module (a library symbol left undefined fails here, not
+# at import):
 # the target needs only jitunwind_jit_register and the descriptor, not the
 # reader side (libelf/libdw). Exit 77 with the reason when it cannot build.
 set -euo pipefail
@@ -73,11 +75,18 @@ done
 $cc -c "$bed/trampoline_aarch64.S" -o "$gen/trampoline_aarch64.o"
 objs+=("$gen/trampoline_aarch64.o")
 for src in "$lib"/src/base/*.c "$lib"/src/ranges/*.c "$lib/src/target/memory.c"; do
+    # registry_modules.c joins ranges with the reader's modules (target/modules.c)
+    [ "$(basename "$src")" = registry_modules.c ] && continue
     o="$gen/lib_$(basename "$src" .c).o"
     $cc -O2 -g -fPIC -std=c11 -D_GNU_SOURCE -DJITUNWIND_BUILDING -DJITUNWIND_VERSION_STRING='"aarch64-testbed"' \
         -fvisibility=hidden -I"$lib/include" -I"$lib/src" -c "$src" -o "$o"
     objs+=("$o")
 done
 $cc -shared -o "$module" "${objs[@]}" -lpthread
+if undefined=$(nm -D --undefined-only "$module" | grep -E ' (jitunwind|ju)_'); then
+    rm -f "$module"
+    echo "build_testbed.sh: the library objects compiled in leave undefined: $undefined" >&2
+    exit 1
+fi
 cp "$bed/demo.py" "$out/demo.py"
 echo "$out"

@@ -97,6 +97,12 @@ def host_arch():
     return library().jitunwind_host_arch()
 
 
+def lookup_address(arch, pc, innermost):
+    """The address to look a frame's code up at (jitunwind_lookup_address):
+    a caller's pc is a return address, moved back into its call."""
+    return library().jitunwind_lookup_address(arch or 0, pc, 1 if innermost else 0)
+
+
 def version():
     return _text(library().jitunwind_version_string())
 
@@ -276,6 +282,11 @@ class Registry(_Owned):
     def scan_guesses(self, start, end):
         """Guessed JIT ranges: frame-pointer rule, else scan towards [start, end)."""
         return self._lib.jitunwind_registry_scan_guesses(self._handle, start, end)
+
+    def drop_over_modules(self, modules):
+        """Remove ranges read from the target that overlap a mapped file
+        (corrupt metadata claiming native code); returns how many."""
+        return self._lib.jitunwind_registry_drop_over_modules(self._handle, modules._handle)
 
     def load_perf_map(self, path, arch, memory):
         added, skipped = ctypes.c_size_t(), ctypes.c_size_t()

@@ -6,15 +6,16 @@ frames in batches, so that a debugger that pulls frames lazily (`bt 3`)
 unwinds only as many as it shows."""
 
 from .. import (KIND_JIT, MIXED_PYTHON, PYFRAME_LINE_MAY_LAG, ROLE_EVAL, ROLE_JIT, ROLE_OTHER,
-                ROLE_TRAMPOLINE, mix, native_role)
+                ROLE_TRAMPOLINE, lookup_address, mix, native_role)
 from .. import jitview
 from .labels import NO_NAME
 
 
-def lookup_pc(pc, innermost):
+def lookup_pc(pc, innermost, arch):
     """The address to look a frame's code up by: a caller's pc is a return
-    address, which may be just past its function."""
-    return pc if innermost else pc - 1
+    address, which may be just past its function. The library decides how far
+    back (per architecture); an unknown architecture leaves pc as it is."""
+    return lookup_address(arch, pc, innermost)
 
 
 def frame_role(rng, symbol):
@@ -108,10 +109,10 @@ class MixedEntry:
 def classify(state, pc, innermost, symbol):
     """(role, range or None, label) of a native frame. A CPython executor's
     frame is labelled by the JIT view: `py::jit:hot [uop 17/42 NAME] (file:line)`."""
-    rng = state.lookup(lookup_pc(pc, innermost)) if state is not None else None
+    rng = state.lookup(lookup_pc(pc, innermost, state.arch)) if state is not None else None
     label = symbol or NO_NAME
     if rng is not None:
-        label = jitview.range_frame_label(state.pyreader, rng, lookup_pc(pc, innermost))[0]
+        label = jitview.range_frame_label(state.pyreader, rng, lookup_pc(pc, innermost, state.arch))[0]
     return frame_role(rng, symbol), rng, label
 
 
@@ -143,7 +144,7 @@ def _exact_lines(state, natives, first_index, classified, groups, mixer):
     run = getattr(mixer, "jit_run", [])
     for i, (f, (role, rng, _), group) in enumerate(zip(natives, classified, groups)):
         if role == ROLE_JIT:
-            run.append(lookup_pc(f.pc, first_index + i == 0))
+            run.append(lookup_pc(f.pc, first_index + i == 0, state.arch if state else None))
             continue
         if group and run and group[0].flags & PYFRAME_LINE_MAY_LAG and state is not None:
             try:

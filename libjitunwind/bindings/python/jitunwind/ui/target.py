@@ -18,7 +18,8 @@ EVAL_FUNCTION = "_PyEval_EvalFrameDefault"
 
 
 def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, pyreader=None,
-                       gdb_jit_addr=None, live=False, eval_range=None, core_path=None):
+                       gdb_jit_addr=None, live=False, eval_range=None, core_path=None,
+                       modules=None):
     """Fill `registry` with every range a debugger can find in a target, in
     order of trust: the jitunwind descriptor, the GDB JIT interface (CPython
     3.15 executors), the perf map of `pid`, then the interpreter's own
@@ -29,8 +30,10 @@ def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, p
     ranges have origin "guess" and names starting with "guess:"; with
     `eval_range` (start, end of the eval loop's code) guessed JIT code is
     unwound by frame pointer or, failing that, by scanning for a return
-    address into the eval loop. Returns a list of one-line notes; never
-    raises for a missing source."""
+    address into the eval loop. With `modules` (the target's mapped files), a
+    range that overlaps one is dropped as corrupt: JIT code and trampolines
+    live in anonymous memory. Returns a list of one-line notes; never raises
+    for a missing source."""
     notes = []
     if descriptor_addr:
         try:
@@ -85,6 +88,11 @@ def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, p
                     registry.scan_guesses(*eval_range)
         except JitunwindError as exc:
             notes.append("anonymous mappings: %s" % exc)
+    if modules is not None and len(registry):
+        dropped = registry.drop_over_modules(modules)
+        if dropped:
+            notes.append("%d ranges dropped: they overlap mapped files, so their metadata "
+                         "is corrupt" % dropped)
     return notes
 
 
@@ -230,7 +238,8 @@ class TargetState:
         self.notes = load_target_ranges(self.registry, self.memory, self.arch,
                                         self.descriptor_addr, self.adapter.pid(),
                                         self.pyreader, self.gdb_jit_addr, self.live,
-                                        self.eval_range, self.core_path)
+                                        self.eval_range, self.core_path,
+                                        getattr(self, "modules", None))
         self.ranges = self.registry.ranges()
         self._starts = [r.start for r in self.ranges]
         if self.mismatch:
