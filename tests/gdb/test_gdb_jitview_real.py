@@ -20,7 +20,8 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from demo_stack import fail, markers  # noqa: E402
-from test_gdb_real import jit_enabled, run_gdb, section, sections  # noqa: E402
+from extra_pythons import WHY_NO_JIT, jit_pythons  # noqa: E402
+from test_gdb_real import run_gdb, section, sections  # noqa: E402
 
 SKIP = 77
 
@@ -113,11 +114,9 @@ def check_eight_loops(repo, env, python, work, label):
 
 def main():
     build, repo = sys.argv[1:3]
-    pythons = [p for p in os.environ.get("JITUNWIND_EXTRA_PYTHONS", "").split(":") if p]
-    pythons = [p for p in pythons if os.path.exists(p) and jit_enabled(p)]
+    pythons = jit_pythons()
     if not pythons:
-        print("SKIP: no JIT-enabled interpreter in JITUNWIND_EXTRA_PYTHONS (the 3.14.7 "
-              "--enable-experimental-jit builds)")
+        print("SKIP: " + WHY_NO_JIT)
         return SKIP
     env = dict(os.environ, JITUNWIND_LIBRARY=os.path.join(build, "libjitunwind",
                                                           "libjitunwind.so"))

@@ -17,6 +17,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from demo_stack import EVAL, JIT_SCRIPT, fail, markers, parse_py_bt  # noqa: E402
+from extra_pythons import WHY_NONE, extra_pythons, jit_enabled  # noqa: E402
 
 SKIP = 77
 SCRIPT = """\
@@ -49,13 +50,6 @@ outer()  # @module
 """
 
 
-
-
-def jit_enabled(python):
-    out = subprocess.run([python, "-c", "import sys; j = getattr(sys, '_jit', None); "
-                          "print(bool(j and j.is_enabled()))"],
-                         stdout=subprocess.PIPE, text=True, timeout=60).stdout.strip()
-    return out == "True"
 
 
 def check_jit(build, repo, python, work, env, label):
@@ -349,9 +343,9 @@ def main():
         return 2
     build, repo, pythons = sys.argv[1], sys.argv[2], sys.argv[3:]
     if pythons == ["extra"]:
-        pythons = [p for p in os.environ.get("JITUNWIND_EXTRA_PYTHONS", "").split(":") if p]
+        pythons = extra_pythons()
         if not pythons:
-            print("SKIP: JITUNWIND_EXTRA_PYTHONS is not set (colon-separated interpreter paths; tests/dev.sh sets it from ../shared/cpython-builds when that folder is beside the repository)")
+            print("SKIP: " + WHY_NONE)
             return SKIP
     present = [p for p in pythons if os.access(p, os.X_OK)]
     if not present:

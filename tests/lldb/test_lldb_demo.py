@@ -24,6 +24,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from extra_pythons import WHY_NONE, extra_pythons, present  # noqa: E402
 from demo_stack import (EVAL, JIT_SCRIPT, as_guessed, check_stack, demo_setup,  # noqa: E402
                         expected_py_bt, expected_stack, fail, markers, parse_mixed, parse_py_bt)
 
@@ -369,10 +370,9 @@ def main():
         return 0
 
     if mode == "extra":
-        pythons = [p for p in os.environ.get("JITUNWIND_EXTRA_PYTHONS", "").split(":")
-                   if p and os.access(p, os.X_OK)]
+        pythons = present(extra_pythons())
         if not pythons:
-            print("SKIP: JITUNWIND_EXTRA_PYTHONS names no interpreter (colon-separated paths; tests/dev.sh sets it from ../shared/cpython-builds when that folder is beside the repository)")
+            print("SKIP: " + WHY_NONE)
             return SKIP
         for py in pythons:
             version, jit = interpreter_facts(py)

@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "gdb"))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
 from demo_stack import JIT_SCRIPT, fail, markers  # noqa: E402
 from test_gdb_jitview_real import EIGHT_SCRIPT, LOOPS  # noqa: E402
-from test_gdb_real import jit_enabled  # noqa: E402
+from extra_pythons import WHY_NO_JIT, jit_pythons  # noqa: E402
 from test_lldb_demo import lldb_cmd, run, section  # noqa: E402
 
 SKIP = 77
@@ -66,11 +66,9 @@ def check(repo, env, python, work):
 
 def main():
     build, repo = sys.argv[1:3]
-    pythons = [p for p in os.environ.get("JITUNWIND_EXTRA_PYTHONS", "").split(":") if p]
-    pythons = [p for p in pythons if os.path.exists(p) and jit_enabled(p)]
+    pythons = jit_pythons()
     if not pythons:
-        print("SKIP: no JIT-enabled interpreter in JITUNWIND_EXTRA_PYTHONS (the 3.14.7 "
-              "--enable-experimental-jit builds)")
+        print("SKIP: " + WHY_NO_JIT)
         return SKIP
     env = dict(os.environ, JITUNWIND_LIBRARY=os.path.join(build, "libjitunwind",
                                                           "libjitunwind.so"))

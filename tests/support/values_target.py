@@ -8,6 +8,8 @@ import re
 import subprocess
 import sys
 
+from extra_pythons import WHY_NONE, extra_pythons
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, "..", "values", "corpus_target.py")
 BUILTIN_CALL = os.path.join(HERE, "..", "values", "builtin_target.py")
@@ -84,10 +86,9 @@ def interpreters(specs):
     """The interpreter specs to run ("extra": $JITUNWIND_EXTRA_PYTHONS), or
     None with the reason printed when there is nothing to run."""
     if specs == ["extra"]:
-        specs = [p for p in os.environ.get("JITUNWIND_EXTRA_PYTHONS", "").split(":") if p]
+        specs = extra_pythons()
         if not specs:
-            print("SKIP: JITUNWIND_EXTRA_PYTHONS is not set (colon-separated interpreter paths; "
-                  "tests/dev.sh sets it from ../shared/cpython-builds)")
+            print("SKIP: " + WHY_NONE)
             return None
     present = []
     for spec in specs:

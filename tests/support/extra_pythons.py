@@ -1,0 +1,33 @@
+"""The extended matrix: the interpreters JITUNWIND_EXTRA_PYTHONS names
+(colon-separated paths; tests/dev.sh sets it from ../shared/cpython-builds).
+Tests that read it skip (77) with WHY_NONE when it names nothing usable."""
+
+import os
+import subprocess
+
+WHY_NONE = ("JITUNWIND_EXTRA_PYTHONS names no interpreter (colon-separated paths; "
+            "tests/dev.sh sets it from ../shared/cpython-builds when that folder is "
+            "beside the repository)")
+WHY_NO_JIT = ("no JIT-enabled interpreter in JITUNWIND_EXTRA_PYTHONS (the 3.14.7 "
+              "--enable-experimental-jit builds)")
+
+
+def extra_pythons():
+    """Every path named, executable or not (a caller reports the missing)."""
+    return [p for p in os.environ.get("JITUNWIND_EXTRA_PYTHONS", "").split(":") if p]
+
+
+def present(pythons):
+    return [p for p in pythons if os.access(p, os.X_OK)]
+
+
+def jit_enabled(python):
+    """Whether the interpreter runs with its JIT on (sys._jit.is_enabled())."""
+    out = subprocess.run([python, "-c", "import sys; j = getattr(sys, '_jit', None); "
+                          "print(bool(j and j.is_enabled()))"],
+                         stdout=subprocess.PIPE, text=True, timeout=60).stdout.strip()
+    return out == "True"
+
+
+def jit_pythons():
+    return [p for p in present(extra_pythons()) if jit_enabled(p)]
