@@ -25,23 +25,23 @@ def _first_existing(candidates, what):
         os.path.normpath(c) for c in candidates)))
 
 
+def _plugin_file(folder, name, what):
+    """`folder/name` in a wheel (<pkg>/folder), installed by CMake
+    (<prefix>/share/jitunwind/python/jitunwind -> ../../folder) or in the
+    source tree (<repo>/libjitunwind/bindings/python/jitunwind)."""
+    return _first_existing([os.path.join(_HERE, folder, name),
+                            os.path.join(_HERE, "..", "..", folder, name),
+                            os.path.join(_HERE, "..", "..", "..", "..", folder, name)],
+                           "%s (%s)" % (what, name))
+
+
 def gdb_hook_script():
-    """The lazy gdb hook: in a wheel (<pkg>/gdb-plugin), installed by CMake
-    (<prefix>/share/jitunwind/python/jitunwind -> ../../gdb-plugin) or in
-    the source tree (<repo>/libjitunwind/bindings/python/jitunwind)."""
-    name = "jitunwind-lazy.py"
-    return _first_existing([os.path.join(_HERE, "gdb-plugin", name),
-                            os.path.join(_HERE, "..", "..", "gdb-plugin", name),
-                            os.path.join(_HERE, "..", "..", "..", "..", "gdb-plugin", name)],
-                           "gdb hook (%s)" % name)
+    """The lazy gdb hook script."""
+    return _plugin_file("gdb-plugin", "jitunwind-lazy.py", "gdb hook")
 
 
 def lldb_plugin_dir():
-    name = "jitunwind_lldb"
-    return _first_existing([os.path.join(_HERE, "lldb-plugin", name),
-                            os.path.join(_HERE, "..", "..", "lldb-plugin", name),
-                            os.path.join(_HERE, "..", "..", "..", "..", "lldb-plugin", name)],
-                           "lldb plugin (%s)" % name)
+    return _plugin_file("lldb-plugin", "jitunwind_lldb", "lldb plugin")
 
 
 def gdb_line():
