@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "fuzz_target.h"
 #include "jitunwind/jitunwind.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

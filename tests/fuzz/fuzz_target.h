@@ -48,4 +48,7 @@ int fuzz_tail_to_file(const struct fuzz_target *t, const char *kind, char *path,
 /* Consume bytes of the tail (zeros once it runs out). */
 uint64_t fuzz_take(struct fuzz_target *t, size_t n);
 
+/* libFuzzer's entry point, which every harness defines. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 #endif
