@@ -182,7 +182,8 @@ uint64_t pyi_interp(struct py_image *p, uint64_t next, int64_t id)
 uint64_t pyi_thread(struct py_image *p, uint64_t interp, uint64_t frame, uint64_t native_tid)
 {
     const struct ju_py_layout *L = p->L;
-    uint64_t ts = pyi_alloc(p, 1024), last = 0, cur;
+    uint64_t ts = pyi_alloc(p, 1024), last = 0, cur = 0;
+    int links = 0;
     struct jitunwind_memory mem = ju_builder_memory(p->b);
     ju_builder_u64(p->b, ts + L->ts_interp, interp);
     ju_builder_u64(p->b, ts + L->ts_thread_id, native_tid * 1000);
@@ -194,11 +195,15 @@ uint64_t pyi_thread(struct py_image *p, uint64_t interp, uint64_t frame, uint64_
         ju_builder_u64(p->b, ts + L->ts_cframe, cframe);
         ju_builder_u64(p->b, cframe + L->cframe_current_frame, frame);
     }
-    /* Append to the interpreter's list. */
-    mem.read(mem.arg, interp + L->interp_threads_head, &cur, 8);
-    while (cur) {
+    /* Append to the interpreter's list (a head never written, for a layout
+     * whose threads_head lies past the interpreter's first page, reads as
+     * unreadable: an empty list). */
+    if (mem.read(mem.arg, interp + L->interp_threads_head, &cur, 8) != 0)
+        cur = 0;
+    while (cur && links++ < 1024) {
         last = cur;
-        mem.read(mem.arg, cur + L->ts_next, &cur, 8);
+        if (mem.read(mem.arg, cur + L->ts_next, &cur, 8) != 0)
+            cur = 0;
     }
     if (last)
         ju_builder_u64(p->b, last + L->ts_next, ts);

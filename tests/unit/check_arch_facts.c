@@ -2,6 +2,7 @@
  * what the rest of the library does with them, and an architecture it
  * does not know is refused everywhere. */
 #include <elf.h>
+#include <string.h>
 
 #include "base/arch_facts.h"
 #include "jitunwind/jitunwind.h"
@@ -74,10 +75,50 @@ START_TEST(pointer_authentication_is_stripped_where_it_exists)
 {
     const struct ju_arch_facts *x = ju_arch_facts(JITUNWIND_ARCH_X86_64);
     const struct ju_arch_facts *a = ju_arch_facts(JITUNWIND_ARCH_AARCH64);
-    ck_assert_uint_eq(ju_arch_strip_pac(a, 0x002a00000040abcdull), 0x000000000040abcdull);
-    ck_assert_uint_eq(ju_arch_strip_pac(a, 0x000000000040abcdull), 0x000000000040abcdull);
-    ck_assert_uint_eq(ju_arch_strip_pac(a, 0xffff80000040abcdull), 0xffff80000040abcdull);
-    ck_assert_uint_eq(ju_arch_strip_pac(x, 0x002a00000040abcdull), 0x002a00000040abcdull);
+    ck_assert_uint_eq(ju_arch_strip_pac(a, 0, 0x002a00000040abcdull), 0x000000000040abcdull);
+    ck_assert_uint_eq(ju_arch_strip_pac(a, 0, 0x000000000040abcdull), 0x000000000040abcdull);
+    ck_assert_uint_eq(ju_arch_strip_pac(a, 0, 0xffff80000040abcdull), 0xffff80000040abcdull);
+    ck_assert_uint_eq(ju_arch_strip_pac(x, 0, 0x002a00000040abcdull), 0x002a00000040abcdull);
+}
+END_TEST
+
+/* A target with 52-bit user addresses signs bits 52-63 only: with its mask a
+ * signed address keeps bits 48-51, which the 48-bit default would clear. */
+START_TEST(pointer_authentication_uses_the_callers_mask)
+{
+    const struct ju_arch_facts *a = ju_arch_facts(JITUNWIND_ARCH_AARCH64);
+    const uint64_t va52 = 0xfff0000000000000ull;
+    ck_assert_uint_eq(ju_arch_strip_pac(a, va52, 0x005f00000040abcdull), 0x000f00000040abcdull);
+    ck_assert_uint_eq(ju_arch_strip_pac(a, 0, 0x005f00000040abcdull), 0x000000000040abcdull);
+    ck_assert_uint_eq(ju_arch_strip_pac(a, va52, 0x000f00000040abcdull), 0x000f00000040abcdull);
+    ck_assert_uint_eq(ju_arch_strip_pac(a, va52, 0xfff080000040abcdull), 0xfff080000040abcdull);
+}
+END_TEST
+
+static int record_read(void *arg, uint64_t addr, void *buf, size_t len)
+{
+    const uint64_t *record = arg; /* a frame record at 0x1000: {fp, lr} */
+    if (addr < 0x1000 || addr + len > 0x1010)
+        return -1;
+    memcpy(buf, (const char *)record + (addr - 0x1000), len);
+    return 0;
+}
+
+/* A frame-pointer step on AArch64 strips the saved x30 with the mask the
+ * caller put in its memory description, the default when it gave none. */
+START_TEST(the_memory_carries_the_targets_pac_mask)
+{
+    uint64_t record[2] = {0x2000, 0x005f00000040abcdull};
+    struct jitunwind_memory mem = {record_read, record, 0xfff0000000000000ull};
+    struct jitunwind_regs in = {0x400000, 0x0ff0, 0x1000, 0,
+                                JITUNWIND_REG_PC | JITUNWIND_REG_SP | JITUNWIND_REG_FP, 0};
+    struct jitunwind_regs out;
+    int stop;
+    ck_assert_int_eq(jitunwind_step_fp(JITUNWIND_ARCH_AARCH64, &mem, &in, &out, &stop), 0);
+    ck_assert_uint_eq(out.pc, 0x000f00000040abcdull);
+    mem.pac_mask = 0;
+    ck_assert_int_eq(jitunwind_step_fp(JITUNWIND_ARCH_AARCH64, &mem, &in, &out, &stop), 0);
+    ck_assert_uint_eq(out.pc, 0x000000000040abcdull);
 }
 END_TEST
 
@@ -102,5 +143,7 @@ int main(void)
                                                return_addresses_are_looked_up_inside_the_call,
                                                templates_classify_as_their_rule,
                                                pointer_authentication_is_stripped_where_it_exists,
+                                               pointer_authentication_uses_the_callers_mask,
+                                               the_memory_carries_the_targets_pac_mask,
                                                dwarf_registers));
 }

@@ -35,6 +35,11 @@ typedef int (*jitunwind_read_fn)(void *arg, uint64_t addr, void *dst, size_t len
 struct jitunwind_memory {
     jitunwind_read_fn read;
     void *arg;
+    /* AArch64: the bits of a code address that hold a pointer-authentication
+     * code in this target (its NT_ARM_PAC_MASK, gdb's $pauth_cmask), cleared
+     * from saved return addresses. 0 means the architecture's default (48-bit
+     * user addresses: bits 48-63). Ignored on x86-64. */
+    uint64_t pac_mask;
 };
 
 #ifdef __cplusplus

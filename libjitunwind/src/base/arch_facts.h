@@ -74,13 +74,17 @@ static inline uint64_t ju_arch_lookup_pc(const struct ju_arch_facts *a, uint64_t
     return innermost ? pc : pc - a->return_address_adjust;
 }
 
-/* A return address without its pointer-authentication signature: a value
- * whose pac_mask_default bits are neither all clear nor all set (a user or
- * a kernel address) is taken as signed and the bits cleared. */
-static inline uint64_t ju_arch_strip_pac(const struct ju_arch_facts *a, uint64_t pc)
+/* A return address without its pointer-authentication signature. The PAC
+ * bits are `mask` (the target's, from the caller's memory description), or
+ * the architecture's default when it is 0; a value whose PAC bits are
+ * neither all clear nor all set (a user or a kernel address) is taken as
+ * signed and the bits cleared. */
+static inline uint64_t ju_arch_strip_pac(const struct ju_arch_facts *a, uint64_t mask,
+                                         uint64_t pc)
 {
-    uint64_t top = pc & a->pac_mask_default;
-    return (top != 0 && top != a->pac_mask_default) ? (pc & ~a->pac_mask_default) : pc;
+    uint64_t bits = mask ? mask : a->pac_mask_default;
+    uint64_t top = pc & bits;
+    return (bits && top != 0 && top != bits) ? (pc & ~bits) : pc;
 }
 
 /* Does `code` (len bytes) start with `pattern`? */

@@ -123,7 +123,7 @@ JITUNWIND_API int jitunwind_step_fp(int arch, const struct jitunwind_memory *mem
     } else {
         rc = ju_step_frame_record(&s, in->fp);
         if (rc == 0)
-            out->pc = ju_arch_strip_pac(ju_arch_facts(arch), out->pc);
+            out->pc = ju_arch_strip_pac(ju_arch_facts(arch), mem->pac_mask, out->pc);
     }
     if (stop_reason)
         *stop_reason = rc < 0 ? s.stop : JITUNWIND_STOP_NONE;

@@ -13,12 +13,12 @@ static const struct ju_arch_facts *aarch64(void)
 }
 
 /* With pointer authentication the top bits of a saved x30 hold a signature;
- * which bits is the architecture table's default (48-bit user VAs). Kept
- * simple on purpose: targets with 52-bit user VAs or top-byte tags would
- * need the target's PAC mask (NT_ARM_PAC_MASK), not handled. */
-static uint64_t strip_pac(uint64_t pc)
+ * which bits is the target's mask when the caller gave it with the memory
+ * (jitunwind_memory.pac_mask), else the architecture's default (48-bit user
+ * addresses). */
+static uint64_t strip_pac(const struct ju_step *s, uint64_t pc)
 {
-    return ju_arch_strip_pac(aarch64(), pc);
+    return ju_arch_strip_pac(aarch64(), s->mem->pac_mask, pc);
 }
 
 static int from_lr(struct ju_step *s)
@@ -28,7 +28,7 @@ static int from_lr(struct ju_step *s)
         return JITUNWIND_EINVAL;
     }
     *s->out = *s->in;
-    s->out->pc = strip_pac(s->in->lr);
+    s->out->pc = strip_pac(s, s->in->lr);
     s->out->valid &= ~JITUNWIND_REG_LR;
     s->used_lr = 1;
     return 0;
@@ -37,7 +37,7 @@ static int from_lr(struct ju_step *s)
 static int strip(struct ju_step *s, int rc)
 {
     if (rc == 0)
-        s->out->pc = strip_pac(s->out->pc);
+        s->out->pc = strip_pac(s, s->out->pc);
     return rc;
 }
 
