@@ -219,20 +219,21 @@ def demo_path(setup):
 
 def check_ranges(label, text, demo):
     """Both executors, and each trampoline with its layout's template size:
-    24 bytes for the `bti c` layout (leaf, inner), 20 for CPython's."""
+    28 bytes for CPython's branch-protected layout (paciasp ... autiasp;
+    leaf, inner), 20 for its plain one."""
     rows = re.findall(r"^0x([0-9a-f]+) 0x([0-9a-f]+) +(\S+) +(.+?) +(\S+) +(py::\S+)\s*$", text, re.M)
     got = {name: (int(end, 16) - int(start, 16), kind, " ".join(rule.split()), origin)
            for start, end, kind, rule, origin, name in rows}
     want = {"py::jit:leaf": ("jit", "fp-preserving", "descriptor"),
             "py::jit:middle": ("jit", "fp-preserving", "descriptor")}
-    for name, size in (("leaf", 24), ("inner", 24), ("middle", 20), ("outer", 20)):
+    for name, size in (("leaf", 28), ("inner", 28), ("middle", 20), ("outer", 20)):
         want["py::%s:%s" % (name, demo)] = (size, "trampoline", "framed", "perf-map")
     for name, facts in want.items():
         have = got.get(name)
         if have is None or have[-len(facts):] != facts:
             fail("%s: jit-ranges row for %s: expected %r, got %r\n%s" % (label, name, facts, have,
                                                                           text))
-    print("ok: %s jit-ranges: both executors, two bti and two plain trampolines" % label)
+    print("ok: %s jit-ranges: both executors, two branch-protected and two plain trampolines" % label)
 
 
 def check_gdb_testbed(label, out, demo):

@@ -4,7 +4,7 @@ Run with the _jitbed test-bed module on PYTHONPATH. At jitbed_checkpoint the
 stack, innermost first, is: leaf (sub8 trampoline) <- JIT py::jit:leaf <-
 inner (sub8) <- middle (framed trampoline) <- JIT py::jit:middle <- outer
 (framed) <- main and <module> (one eval loop: they started before the eval
-hook was installed). On AArch64 "sub8" is "bti" (_jitbed.TRAMPOLINE_LAYOUTS).
+hook was installed). On AArch64 "sub8" is "pac" (_jitbed.TRAMPOLINE_LAYOUTS).
 The `# @name` markers give tests the line numbers.
 """
 import _jitbed

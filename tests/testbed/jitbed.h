@@ -16,7 +16,7 @@ PyObject *jitbed_set_trampoline_layout(PyObject *module, PyObject *layout);
 PyObject *jitbed_disable_trampolines(PyObject *module, PyObject *unused);
 PyObject *jitbed_perf_map_path(PyObject *module, PyObject *unused);
 /* This architecture's two layout names: (other, "framed"); other is "sub8"
- * on x86-64, "bti" on AArch64. */
+ * on x86-64, "pac" on AArch64. */
 PyObject *jitbed_trampoline_layouts(void);
 
 /* The debugger breakpoint target: a real, exported, never-inlined call. */

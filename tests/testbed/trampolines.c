@@ -21,11 +21,11 @@
 
 /* Each architecture's two template layouts (trampoline.S, trampoline_aarch64.S):
  * "framed" on both, and the other one, "sub8" (CPython 3.12/3.13 on x86-64) or
- * "bti" (AArch64). The stride is CPython's round_up(template size, 16). */
+ * "pac" (AArch64: CPython's branch-protected build). The stride is CPython's round_up(template size, 16). */
 #if defined(__aarch64__)
-#define OTHER_LAYOUT "bti"
-#define OTHER_START jitbed_trampoline_bti_start
-#define OTHER_END jitbed_trampoline_bti_end
+#define OTHER_LAYOUT "pac"
+#define OTHER_START jitbed_trampoline_pac_start
+#define OTHER_END jitbed_trampoline_pac_end
 #define STRIDE 32
 #else
 #define OTHER_LAYOUT "sub8"

@@ -1,5 +1,6 @@
 /* AArch64 unwind rules (x29/x30) at every byte offset of the framed
- * trampoline (with and without `bti c`, in a multi-copy range with padding),
+ * trampoline (plain, after `bti c`, and CPython's branch-protected one with
+ * paciasp/autiasp, in a multi-copy range with padding),
  * as innermost and as caller frames, on synthetic memory: the library
  * implements them on any host. */
 #include <stdlib.h>
@@ -26,6 +27,10 @@
  *   d65f03c0 ret                         d503245f bti c */
 static const uint32_t BTI_FRAMED[] = {0xd503245f, 0xa9bf7bfd, 0x910003fd, 0xd63f0060,
                                       0xa8c17bfd, 0xd65f03c0};
+/* CPython's Python/asm_trampoline.S under -mbranch-protection: `hint 25`
+ * (d503233f paciasp) first, `hint 29` (d50323bf autiasp) before ret. */
+static const uint32_t PAC_FRAMED[] = {0xd503233f, 0xa9bf7bfd, 0x910003fd, 0xd63f0060,
+                                      0xa8c17bfd, 0xd50323bf, 0xd65f03c0};
 
 enum outcome {
     BAD = 0, /* not an instruction boundary, or padding */
@@ -179,6 +184,16 @@ START_TEST(fp_preserving_sub8_and_fp_step)
 }
 END_TEST
 
+/* x30 is the caller at paciasp and at stp (signed: stripped), and at
+ * autiasp and ret after the ldp restored it. */
+START_TEST(framed_with_pac_every_offset)
+{
+    static const uint8_t at[STRIDE / 4] = {FROM_LR, FROM_LR, REC_SP, REC_FP, REC_FP,
+                                           FROM_LR, FROM_LR, BAD};
+    every_offset(PAC_FRAMED, 7, at);
+}
+END_TEST
+
 START_TEST(classify)
 {
     uint32_t bad[5] = {0xa9bf7bfd, 0x910003fd, 0x94000000, 0xa8c17bfd, 0xd65f03c0}; /* bl, not blr x3 */
@@ -189,6 +204,10 @@ START_TEST(classify)
                      JITUNWIND_RULE_TRAMPOLINE_FRAMED);
     ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_AARCH64, (const uint8_t *)BTI_FRAMED, 24),
                      JITUNWIND_RULE_TRAMPOLINE_FRAMED);
+    ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_AARCH64, (const uint8_t *)PAC_FRAMED, 28),
+                     JITUNWIND_RULE_TRAMPOLINE_FRAMED);
+    ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_AARCH64, (const uint8_t *)PAC_FRAMED, 24),
+                     JITUNWIND_ENOTFOUND); /* truncated before its ret */
     ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_AARCH64, (const uint8_t *)bad, 20),
                      JITUNWIND_ENOTFOUND);
     ck_assert_int_eq(jitunwind_classify_trampoline(JITUNWIND_ARCH_AARCH64, (const uint8_t *)x4, 20),
@@ -211,6 +230,7 @@ END_TEST
 int main(void)
 {
     return ju_run_tests("rules_aarch64", JU_TESTS(framed_every_offset, framed_with_bti_every_offset,
+                                                  framed_with_pac_every_offset,
                                                   link_register_rules, fp_preserving_sub8_and_fp_step,
                                                   classify));
 }

@@ -52,6 +52,10 @@ struct ju_arch_facts {
     struct ju_code_bytes landing_pad;
     struct ju_code_bytes trampoline_framed;
     struct ju_code_bytes trampoline_sub8;
+    /* The framed template of a build with pointer authentication or BTI
+     * (AArch64: `paciasp` (itself a landing pad) before it and `autiasp`
+     * before its `ret`); none on x86-64, whose CET build only adds endbr64. */
+    struct ju_code_bytes trampoline_framed_pac;
 
     /* Pointer authentication: the bits of a saved return address that may
      * hold a signature when the target's own mask (NT_ARM_PAC_MASK) is

@@ -47,6 +47,9 @@ static uint64_t template_size(int arch, const uint8_t *code, size_t len, int rul
     const struct ju_arch_facts *a = ju_arch_facts(arch);
     const struct ju_code_bytes *t =
         rule == JITUNWIND_RULE_TRAMPOLINE_SUB8 ? &a->trampoline_sub8 : &a->trampoline_framed;
+    if (rule == JITUNWIND_RULE_TRAMPOLINE_FRAMED &&
+        ju_code_starts_with(code, len, &a->trampoline_framed_pac))
+        return a->trampoline_framed_pac.len;
     return t->len + (ju_code_starts_with(code, len, &a->landing_pad) ? a->landing_pad.len : 0u);
 }
 

@@ -131,12 +131,14 @@ JITUNWIND_API int jitunwind_step_fp(int arch, const struct jitunwind_memory *mem
 }
 
 /* A trampoline copy is the architecture's landing pad (optional), then one
- * of its templates. */
+ * of its templates; or its branch-protected framed template. */
 JITUNWIND_API int jitunwind_classify_trampoline(int arch, const uint8_t *code, size_t len)
 {
     const struct ju_arch_facts *a = ju_arch_facts(arch);
     if (!code || !a)
         return JITUNWIND_EINVAL;
+    if (ju_code_starts_with(code, len, &a->trampoline_framed_pac))
+        return JITUNWIND_RULE_TRAMPOLINE_FRAMED;
     if (ju_code_starts_with(code, len, &a->landing_pad)) {
         code += a->landing_pad.len;
         len -= a->landing_pad.len;

@@ -1,7 +1,9 @@
 /* AArch64 rules. The trampoline (CPython's Python/asm_trampoline.S):
  *   0 stp x29,x30,[sp,#-16]! | 4 mov x29,sp | 8 blr x3 | 12 ldp x29,x30,[sp],#16
  *   | 16 ret
- * An optional leading `bti c` shifts it by 4. */
+ * A leading `bti c` shifts it by 4. A branch-protected CPython build starts
+ * it with `paciasp` (which shifts it the same way) and puts `autiasp` before
+ * `ret`: x30 holds the (signed) caller there too. */
 #include "base/arch_facts.h"
 #include "unwind/arch/arch.h"
 
@@ -45,7 +47,7 @@ int ju_aarch64_step_range(struct ju_step *s, const struct jitunwind_range *r)
 {
     const struct ju_arch_facts *a = aarch64();
     const uint64_t insn = a->insn_align;
-    uint64_t copy_start, off, base = 0;
+    uint64_t copy_start, off, base = 0, last_lr;
     uint8_t head[JU_MAX_TEMPLATE];
     if (r->rule == JITUNWIND_RULE_FP_PRESERVING)
         return strip(s, ju_step_fp_preserving(s, r));
@@ -61,11 +63,17 @@ int ju_aarch64_step_range(struct ju_step *s, const struct jitunwind_range *r)
     off = ju_trampoline_offset(r, s->in->pc, &copy_start);
     if (off % insn)
         goto bad;
-    if (ju_read(s->mem, copy_start, head, a->landing_pad.len) == 0 &&
-        ju_code_starts_with(head, a->landing_pad.len, &a->landing_pad))
+    last_lr = 4 * insn; /* ret */
+    if (ju_read(s->mem, copy_start, head, a->trampoline_framed_pac.len) == 0 &&
+        ju_code_starts_with(head, a->trampoline_framed_pac.len, &a->trampoline_framed_pac)) {
+        base = insn;            /* paciasp */
+        last_lr = 5 * insn;     /* autiasp, ret */
+    } else if (ju_read(s->mem, copy_start, head, a->landing_pad.len) == 0 &&
+               ju_code_starts_with(head, a->landing_pad.len, &a->landing_pad)) {
         base = a->landing_pad.len;
-    /* before stp / at ret: x30 holds the caller */
-    if (off == 0 || off == base || off == base + 4 * insn)
+    }
+    /* before stp / after ldp: x30 holds the caller (signed or not) */
+    if (off == 0 || off == base || (off >= base + 4 * insn && off <= base + last_lr))
         return from_lr(s);
     if (off == base + insn) { /* after stp, before mov: the record is at sp */
         if (!(s->in->valid & JITUNWIND_REG_SP)) {
