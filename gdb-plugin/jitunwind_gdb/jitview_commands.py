@@ -5,6 +5,9 @@ formats; each prints one clear line instead of raising."""
 import gdb
 
 from jitunwind import jitview
+from jitunwind.ui.stack import lookup_pc
+
+from .state import arch_of
 
 
 class _JitCommand(gdb.Command):
@@ -119,8 +122,8 @@ class JitPc(_JitCommand):
 
 Usage: jit-pc [ADDR]
 
-Without an argument: the selected frame's PC (a caller frame's PC is looked
-up as PC - 1, inside its call instruction)."""
+Without an argument: the selected frame's PC (a caller frame's PC is a
+return address: it is looked up inside its call instruction)."""
     NAME = "jit-pc"
 
     def __init__(self, plugin):
@@ -131,7 +134,7 @@ up as PC - 1, inside its call instruction)."""
             pc = _address(arg)
         else:
             frame = gdb.selected_frame()
-            pc = frame.pc() - (1 if frame.level() > 0 else 0)
+            pc = lookup_pc(frame.pc(), frame.level() == 0, arch_of(frame))
         for line in jitview.format_jit_pc(jitview.jit_pc(self.reader(), pc)):
             print(line)
 

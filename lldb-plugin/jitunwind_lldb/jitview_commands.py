@@ -9,6 +9,7 @@ import shlex
 import lldb
 
 from jitunwind import jitview
+from jitunwind.ui.stack import lookup_pc
 
 from . import target as tgt
 
@@ -117,14 +118,14 @@ class JitPc(_JitCommand):
     HELP = """Which CPython JIT executor, uop, bytecode instruction and line hold an address.
 
 Usage: jit-pc [ADDR]. Without an argument: the selected frame's PC (a
-caller frame's PC is looked up as PC - 1, inside its call)."""
+caller frame's PC is a return address: it is looked up inside its call)."""
 
     def run(self, state, exe_ctx, args):
         if args:
             pc = _value(exe_ctx, args[0])
         else:
             frame = exe_ctx.GetFrame()
-            pc = frame.GetPC() - (1 if frame.GetFrameID() > 0 else 0)
+            pc = lookup_pc(frame.GetPC(), frame.GetFrameID() == 0, state.arch)
         return jitview.format_jit_pc(jitview.jit_pc(state.pyreader(), pc))
 
 
