@@ -10,8 +10,7 @@ import gdb.unwinder
 
 import jitunwind as ju
 
-from . import commands, values
-from . import jitview_commands
+from . import jitview_commands, takeover
 from .frame_filter import MixedFrameFilter
 from .state import new_state
 from .unwinder import JitUnwinder
@@ -74,8 +73,7 @@ class Plugin:
     def register(self):
         gdb.unwinder.register_unwinder(None, JitUnwinder(self), replace=True)
         gdb.frame_filters["jitunwind"] = MixedFrameFilter(self)
-        commands.register(self)
-        values.register(self)
+        takeover.register(self)
         jitview_commands.register(self)
         gdb.events.cont.connect(self._invalidate)
         gdb.events.new_objfile.connect(self._on_new_objfile)

@@ -1,6 +1,7 @@
 """The shared commands (jitunwind.ui.commands) as gdb commands: each Spec
 becomes a gdb.Command whose docstring is the spec's help, so `help py-bt`
-and `apropos python` find it; the commands run against `GdbSession`."""
+and `apropos python` find it; the commands run against `GdbSession`.
+takeover.py registers them (with the value commands)."""
 
 import gdb
 
@@ -113,7 +114,3 @@ def _command_class(spec, run, session_class=GdbSession, invoke=shared.invoke):
     return type("Command_" + spec.name.replace("-", "_"), (gdb.Command,),
                 {"__doc__": spec.help(name), "__init__": __init__, "invoke": invoke})
 
-
-def register(plugin):
-    for spec, run in shared.COMMANDS:
-        _command_class(spec, run)(plugin)

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""With CPython's libpython.py auto-loaded (Debian's python3.11-dbg), our
-value commands take over the names we provide, with a one-time note, and
-libpython's others keep working (its PyObject* pretty printer) -- whether
-the plugin is loaded after the target (batch, -ex) or before it (an
-interactive session: taken back before the first prompt).
+"""With CPython's libpython.py auto-loaded (Debian's python3.11-dbg), every
+command of ours that libpython also defines (py-bt, py-bt-full and the
+value commands) is ours, with a one-time note naming them, and libpython's
+PyObject* pretty printer keeps working -- whether the plugin is loaded after
+the target (batch, -ex) or before it (an interactive session: taken back
+before the first prompt).
 
 Usage: test_gdb_values_libpython.py BUILD_DIR REPO_DIR   (77: no python3.11-dbg)"""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -18,6 +20,28 @@ from values_target import Target  # noqa: E402
 PYTHON = "/usr/bin/python3.11"
 LIBPYTHON = "/usr/share/gdb/auto-load/usr/bin/python3.11-gdb.py"
 NOTE = "now use libjitunwind (libpython's versions are replaced"
+# libpython's own names: each must be ours (its help starts with our summary)
+LIBPYTHON_NAMES = ["py-bt", "py-bt-full", "py-locals", "py-print", "py-up", "py-down", "py-list"]
+
+
+def sections(out):
+    """{name: text} of the output between `echo ==name==` markers."""
+    found, name = {}, None
+    for line in out.splitlines():
+        line = line.replace("(gdb) ", "")
+        if line.startswith("==") and line.endswith("=="):
+            name = line.strip("=")
+            found[name] = []
+        elif name is not None:
+            found[name].append(line)
+    return {k: "\n".join(v) for k, v in found.items()}
+
+
+def marked(commands):
+    out = []
+    for c in commands:
+        out += ["echo ==%s==\\n" % c, c]
+    return out + ["echo ==end==\\n"]
 
 
 def gdb(build, repo, pid, early, commands):
@@ -39,6 +63,16 @@ def gdb(build, repo, pid, early, commands):
                           stderr=subprocess.STDOUT, text=True, timeout=300).stdout
 
 
+def summary_of(repo, name):
+    """The first line of our help for `name`, from the shared specs."""
+    sys.path.insert(0, os.path.join(repo, "libjitunwind", "bindings", "python"))
+    from jitunwind.ui import commands, values
+    for spec, _run in commands.COMMANDS + values.COMMANDS:
+        if spec.gdb_name == name:
+            return spec.summary
+    raise KeyError(name)
+
+
 def main():
     build, repo = sys.argv[1], sys.argv[2]
     if not os.path.exists(PYTHON) or not os.path.exists(LIBPYTHON):
@@ -48,9 +82,13 @@ def main():
     failures = []
     try:
         ascii_id = target.data["ids"]["ascii"]
-        commands = ["py-up", "py-print closure", "print (PyObject *) %d" % ascii_id]
+        commands = marked(["py-up", "py-print closure", "print (PyObject *) %d" % ascii_id,
+                           "py-bt -n 1", "py-bt-full"] +
+                          ["help %s" % name for name in LIBPYTHON_NAMES])
+        summaries = {name: summary_of(repo, name) for name in LIBPYTHON_NAMES}
         for early in (False, True):
             out = gdb(build, repo, target.pid, early, commands)
+            got = sections(out)
             mode = "plugin first (interactive)" if early else "plugin after the target (batch)"
             if out.count(NOTE) != 1:
                 failures.append("%s: the one-time note appears %d times:\n%s"
@@ -61,6 +99,19 @@ def main():
             if "= 'hello'" not in out:
                 failures.append("%s: libpython's pretty printer is gone:\n%s"
                                 % (mode, out[-2000:]))
+            # ours stops at --limit and says so; libpython ignores it and prints all four
+            bt = got.get("py-bt -n 1", "")
+            if "in report" not in bt or "in outer" in bt or "cut short" not in bt:
+                failures.append("%s: py-bt is not ours:\n%s" % (mode, bt[-2000:]))
+            # ours shows the code object's address; libpython's line has none
+            full = got.get("py-bt-full", "")
+            if not re.search(r"#0 Frame 0x[0-9a-f]+, code 0x[0-9a-f]+, for file .*in report",
+                             full):
+                failures.append("%s: py-bt-full is not ours:\n%s" % (mode, full[-2000:]))
+            for name in LIBPYTHON_NAMES:
+                text = got.get("help %s" % name, "").strip()
+                if not text.startswith(summaries[name]):
+                    failures.append("%s: help %s is not ours: %s" % (mode, name, text[:200]))
             print("checked: %s" % mode)
     finally:
         target.close()

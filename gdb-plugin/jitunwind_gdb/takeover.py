@@ -1,0 +1,84 @@
+"""Every shared command (jitunwind.ui.commands and jitunwind.ui.values) as a
+gdb command, kept ours when CPython's libpython.py defines the same names.
+
+libpython.py (auto-loaded by Debian's python3-dbg with its interpreter)
+defines py-bt, py-bt-full, py-locals, py-print, py-up, py-down and py-list.
+Whichever is loaded first, ours win: names already taken when the plugin
+registers are replaced, and names libpython takes later (it is auto-loaded
+with its interpreter's objfile, after the new_objfile observers ran) are
+taken back at the next new objfile and before the next prompt. One note,
+once per session, names what was replaced; libpython's PyObject* pretty
+printer is not a command and keeps working."""
+
+import gdb
+
+from jitunwind.ui import commands as shared_commands
+from jitunwind.ui import values as shared_values
+
+from .commands import GdbSession, _command_class
+from .values import GdbValuesSession
+
+_noted = []
+
+
+def ours():
+    """(spec, run, session class, invoke) of every command we own."""
+    return ([(spec, run, GdbSession, shared_commands.invoke)
+             for spec, run in shared_commands.COMMANDS] +
+            [(spec, run, GdbValuesSession, shared_values.invoke)
+             for spec, run in shared_values.COMMANDS])
+
+
+def _help(spec):
+    """gdb's help text for `spec`'s name, or None when the name is free."""
+    try:
+        return gdb.execute("help %s" % spec.gdb_name, to_string=True)
+    except gdb.error:
+        return None
+
+
+def _is_ours(spec):
+    """Our command class's help starts with the spec's summary."""
+    text = _help(spec)
+    return text is not None and text.strip().startswith(spec.summary)
+
+
+def note_text(replaced):
+    return ("jitunwind: %s now use libjitunwind (libpython's versions are replaced; its "
+            "PyObject* pretty printer still works)" % ", ".join(replaced))
+
+
+def _install(plugin, commands, replaced):
+    for spec, run, session_class, invoke in commands:
+        _command_class(spec, run, session_class, invoke)(plugin)
+    if replaced and not _noted:
+        _noted.append(True)
+        print(note_text(replaced))
+
+
+def _reclaim(plugin):
+    """Take back every name another script redefined since we installed it."""
+    try:
+        lost = [c for c in ours() if not _is_ours(c[0])]
+        if lost:
+            _install(plugin, lost, [c[0].gdb_name for c in lost])
+    except Exception as exc:  # never raise into gdb
+        print("jitunwind: %s" % (str(exc).splitlines()[0] if str(exc) else type(exc).__name__))
+
+
+def register(plugin):
+    commands = ours()
+    taken = [c[0].gdb_name for c in commands if _help(c[0]) is not None]
+    _install(plugin, commands, taken)
+    pending = []
+
+    def on_new_objfile(_event):
+        pending[:] = [True]
+        _reclaim(plugin)
+
+    def before_prompt():
+        if pending:
+            del pending[:]
+            _reclaim(plugin)
+    gdb.events.new_objfile.connect(on_new_objfile)
+    gdb.events.before_prompt.connect(before_prompt)
