@@ -29,18 +29,23 @@ def ours():
              for spec, run in shared_values.COMMANDS])
 
 
-def _help(spec):
-    """gdb's help text for `spec`'s name, or None when the name is free."""
-    try:
-        return gdb.execute("help %s" % spec.gdb_name, to_string=True)
-    except gdb.error:
-        return None
+def _defined(spec):
+    """Is `spec`'s name a gdb command? Asked through `complete`, which never
+    fails: a failing `help` of an unknown name, run while gdb loads the
+    plugin from a new objfile (auto-load), loses the stop it was handling."""
+    lines = gdb.execute("complete %s" % spec.gdb_name, to_string=True).splitlines()
+    return spec.gdb_name in lines
 
 
 def _is_ours(spec):
     """Our command class's help starts with the spec's summary."""
-    text = _help(spec)
-    return text is not None and text.strip().startswith(spec.summary)
+    if not _defined(spec):
+        return False
+    try:
+        text = gdb.execute("help %s" % spec.gdb_name, to_string=True)
+    except gdb.error:
+        return False
+    return text.strip().startswith(spec.summary)
 
 
 def note_text(replaced):
@@ -68,7 +73,7 @@ def _reclaim(plugin):
 
 def register(plugin):
     commands = ours()
-    taken = [c[0].gdb_name for c in commands if _help(c[0]) is not None]
+    taken = [c[0].gdb_name for c in commands if _defined(c[0])]
     _install(plugin, commands, taken)
     pending = []
 
