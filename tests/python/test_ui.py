@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
 """The shared debugger layer (jitunwind.ui) without a debugger: the one
 argument parser, the streaming interleaving against the library's
-jitunwind_mix, and the truncated-core check behind the perf-map note.
+jitunwind_mix, the truncated-core check behind the perf-map note, and the
+reading of source files the target names (a FIFO must not hang py-bt).
 
 Usage: test_ui.py REPO_DIR BUILD_DIR      Exit 0 on success, 1 on failure."""
 
+import json
 import os
+import resource
 import struct
+import subprocess
 import sys
 import tempfile
+import time
 
 
 def fail(msg):
@@ -102,6 +107,90 @@ def check_core_truncation(target):
     print("ok: a core cut short is measured (perf-map lines skipped then say so)")
 
 
+# Run in a child (a FIFO or /dev/zero read the old way never returns, or
+# takes all memory): the source lines py-bt shows (labels.source_line) and
+# py-list's file (source_files.source_file) of each path in argv.
+SOURCE_PROBE = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from jitunwind.ui import labels
+out = {"lines": [labels.source_line(p, n) for p, n in json.loads(sys.argv[2])]}
+try:
+    from jitunwind.ui import source_files
+except ImportError:
+    source_files = None
+if source_files is not None:
+    out["refused"] = [source_files.source_file(p).refused for p, _ in json.loads(sys.argv[2])]
+print(json.dumps(out))
+"""
+
+
+def probe_sources(repo, cases):
+    """(result, seconds) of SOURCE_PROBE over `cases` [(path, line)], in a
+    child limited to 20 s and 1 GiB; fails when it does not finish."""
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+    start = time.monotonic()
+    try:
+        proc = subprocess.run([sys.executable, "-c", SOURCE_PROBE,
+                               os.path.join(repo, "libjitunwind", "bindings", "python"),
+                               json.dumps(cases)], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, timeout=20, preexec_fn=limit)
+    except subprocess.TimeoutExpired:
+        fail("reading source lines of %r did not finish in 20 s" % [p for p, _ in cases])
+    if proc.returncode != 0:
+        fail("reading source lines of %r failed:\n%s" % ([p for p, _ in cases], proc.stdout))
+    return json.loads(proc.stdout.splitlines()[-1]), time.monotonic() - start
+
+
+def check_source_files(repo):
+    """A file the target names is read only when it is a regular file, at
+    most the size cap, and re-read when it changes (docs/usage.md, "Files
+    the library opens")."""
+    with tempfile.TemporaryDirectory() as work:
+        fifo, regular, big = (os.path.join(work, n) for n in ("planted.py", "x.py", "big.py"))
+        os.mkfifo(fifo)
+        with open(regular, "w") as f:
+            f.write("first = 1\r\n  second = 2\nthird = 3")
+        with open(big, "wb") as f:
+            f.write(b"head = 1\n")
+            f.truncate(64 << 20)  # a sparse 64 MiB: one line of NULs past the cap
+        cases = [(fifo, 1), (regular, 2), (regular, 3), (work, 1), ("/dev/zero", 1),
+                 (big, 1), (big, 2), (os.path.join(work, "absent.py"), 1),
+                 ("<frozen importlib._bootstrap>", 1)]
+        got, seconds = probe_sources(repo, cases)
+        want = [None, "second = 2", "third = 3", None, None, "head = 1", None, None, None]
+        if got["lines"] != want:
+            fail("source lines %r, want %r" % (got["lines"], want))
+        refused = got.get("refused")
+        if refused is None:
+            fail("jitunwind.ui.source_files is missing")
+        for (path, _), why, expected in zip(cases, refused, [
+                "a FIFO", None, None, "a directory", "a device", None, None,
+                "No such file or directory", "not a file name"]):
+            if why != expected:
+                fail("%s: refused %r, want %r" % (path, why, expected))
+        print("ok: source lines: a FIFO, a directory and /dev/zero are refused (%.1f s in all), "
+              "a regular file read (CRLF too), a 64 MiB file read to its first 4 MiB"
+              % seconds)
+
+    from jitunwind.ui import source_files
+    with tempfile.TemporaryDirectory() as work:
+        path = os.path.join(work, "changes.py")
+        with open(path, "w") as f:
+            f.write("old = 1\n")
+        if source_files.source_line(path, 1) != "old = 1":
+            fail("a regular file's line was not read")
+        with open(path, "w") as f:
+            f.write("new = 22\n")
+        os.utime(path, ns=(time.time_ns() + 10**9,) * 2)
+        if source_files.source_line(path, 1) != "new = 22":
+            fail("a changed file's line is the cached old one")
+        if source_files.source_file(path) is not source_files.source_file(path):
+            fail("an unchanged file is read again (not cached)")
+    print("ok: source lines are cached per file and re-read when it changes")
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__)
@@ -114,6 +203,7 @@ def main():
     check_parser(spec, commands)
     check_interleaver(jitunwind, stack)
     check_core_truncation(target)
+    check_source_files(repo)
     return 0
 
 

@@ -1,9 +1,8 @@
 """How frames, ranges and Python frames are printed, in every debugger."""
 
-import linecache
-
 from .. import (KIND_NAMES, ORIGIN_NAMES, PYFRAME_BAD_CODE, PYFRAME_ENTRY, PYFRAME_GENERATOR,
                 PYFRAME_LINE_MAY_LAG, RULE_FP_PRESERVING, RULE_NAMES)
+from . import source_files
 
 PY_MARK = "[py]"
 NO_NAME = "??"  # a native frame without a symbol, as stock gdb prints it
@@ -54,10 +53,11 @@ def line_text(line):
 
 
 def source_line(filename, line):
-    """The stripped source line, or None (no file, no line, empty)."""
+    """The stripped source line, or None (no file, no line, empty, or a path
+    that is not a regular file: source_files)."""
     if not filename or line <= 0:
         return None
-    return linecache.getline(filename, line).strip() or None
+    return (source_files.source_line(filename, line) or "").strip() or None
 
 
 def py_bt_lines(frames, err):

@@ -9,10 +9,8 @@ runs it (so `bt` and `frame` agree); selecting a native frame by hand makes
 the innermost Python frame it runs (or runs above it) the selected one.
 The plugins give `Session` two more methods for this (ValuesSession)."""
 
-import linecache
-
 from .. import values
-from . import labels
+from . import labels, source_files
 from .commands import NoTarget, Session
 from .spec import Positional, Spec, UsageError, parse
 from .stack import mixed_stack
@@ -63,7 +61,7 @@ PY_DOWN = Spec(
 PY_LIST = Spec(
     "py-list", "List the Python source around the selected Python frame's line.",
     "Shows 11 lines around the current line (marked '>'), or 10 lines from START, read from "
-    "the frame's file when it is readable on this machine.",
+    "the frame's file when it is a regular file readable on this machine (its first 4 MiB).",
     positional=Positional("start", "START", "first line to list"))
 
 CONTEXT = 5
@@ -257,17 +255,21 @@ def run_py_list(session, args):
     if not frame.filename or frame.line <= 0:
         session.write("Unable to locate the source line of %s" % labels.python_name(frame))
         return
-    lines = linecache.getlines(frame.filename)
-    if not lines:
-        session.write("Unable to read %s" % frame.filename)
+    source = source_files.source_file(frame.filename)
+    if source.refused is not None:
+        session.write("Unable to read %s: %s" % (frame.filename, source.refused))
         return
+    lines = source.lines
     if args.start:
         start, end = args.start, args.start + 9
     else:
         start, end = max(frame.line - CONTEXT, 1), frame.line + CONTEXT
     for number in range(start, min(end, len(lines)) + 1):
         mark = ">" if number == frame.line else ""
-        session.write("%4s    %s" % (mark + str(number), lines[number - 1].rstrip("\n")))
+        session.write("%4s    %s" % (mark + str(number), lines[number - 1]))
+    if source.truncated and end > len(lines):
+        session.write("(only the first %d MiB of %s are read)"
+                      % (source_files.MAX_BYTES >> 20, frame.filename))
 
 
 def parse_word(spec, text, debugger_name=None):
