@@ -3,7 +3,9 @@
 $JITUNWIND_EXTRA_PYTHONS (exit 77 when none is JIT-enabled):
 
 - a pure-Python hot loop stopped by a timer: the uop at the PC of the JIT
-  frame has a line inside the loop body, and so has the Python frame;
+  frame has a line inside the loop body, and so has the Python frame; its
+  values are still marked possibly stale (py-locals), and py-bt-full shows
+  the same exact line with the frame flagged as running JIT code;
 - `info jit-executors` lists an executor for each of 8 hot loops, named by
   its function;
 - `jit-disas` puts a header at each uop, in the order and with the names
@@ -58,7 +60,8 @@ def check_timer(repo, env, python, work, label):
     # Each SIGALRM stops gdb; the first stops that land in JIT code are checked.
     cmds = ["handle SIGALRM stop print pass", "run"]
     for i in range(12):
-        cmds += sections([("bt%d" % i, "bt"), ("pc%d" % i, "jit-pc")]) + ["continue"]
+        cmds += sections([("bt%d" % i, "bt"), ("pc%d" % i, "jit-pc"), ("locals%d" % i, "py-locals"),
+                          ("full%d" % i, "py-bt-full")]) + ["continue"]
     out = run_gdb(repo, env, cmds + ["kill"], ["--args", python, script])
     checked = 0
     for i in range(12):
@@ -76,10 +79,25 @@ def check_timer(repo, env, python, work, label):
                  % (label, i, bt))
         if "No executor" not in pc and m.group(1) not in pc:  # frame 0 was the JIT frame
             fail("%s: jit-pc does not name uop %s:\n%s" % (label, m.group(1), pc))
+        # The line is exact, the values are not: the JIT keeps them in
+        # registers and stack slots it has not written back yet.
+        values = section(out, "locals%d" % i)
+        for name in ("a", "b"):
+            if not re.search(r"^%s = \d+  \(may be stale: JIT code\)$" % name, values, re.M):
+                fail("%s: timer stop %d: py-locals does not mark %s as possibly stale:\n%s"
+                     % (label, i, name, values))
+        full = section(out, "full%d" % i)
+        top = re.search(r"^#0 Frame 0x[0-9a-f]+, code 0x[0-9a-f]+, for file .*, line (\d+), "
+                        r"in spin \(\) \[(.*)\]$", full, re.M)
+        if not top or int(top.group(1)) != int(py.group(1)) or \
+                "JIT code" not in top.group(2) or "line may lag" in top.group(2):
+            fail("%s: timer stop %d: py-bt-full's frame is not at bt's exact line %s, "
+                 "flagged as running JIT code:\n%s" % (label, i, py.group(1), full))
         checked += 1
     if checked == 0:
         fail("%s: no timer stop landed in JIT code:\n%s" % (label, out[-4000:]))
-    print("ok: %s: %d timer stops in JIT code, each at a uop of a loop-body line"
+    print("ok: %s: %d timer stops in JIT code, each at a uop of a loop-body line, values "
+          "marked possibly stale"
           % (label, checked))
 
 

@@ -6,6 +6,7 @@ reading of source files the target names (a FIFO must not hang py-bt).
 
 Usage: test_ui.py REPO_DIR BUILD_DIR      Exit 0 on success, 1 on failure."""
 
+import collections
 import json
 import os
 import resource
@@ -64,13 +65,65 @@ def check_interleaver(ju, stack):
         for start in range(0, len(roles), size):
             for offset, group in enumerate(mixer.feed(roles[start:start + size])):
                 for f in group:
-                    got[frames.index(f._replace(flags=f.flags & ~R.PYFRAME_LINE_MAY_LAG))] = (
+                    plain = f.flags & ~(R.PYFRAME_LINE_MAY_LAG | R.PYFRAME_IN_JIT)
+                    got[frames.index(f._replace(flags=plain))] = (
                         start + offset, f.flags)
         for f in mixer.leftovers():
             got[frames.index(f)] = (None, f.flags)
         if got != want:
             fail("batches of %d: %r, jitunwind_mix: %r" % (size, got, want))
     print("ok: the streaming interleaving matches jitunwind_mix for every batch size")
+
+
+def check_jit_frame_flags(ju, stack, labels):
+    """The frame an eval loop runs straight into JIT code: jitunwind_mix
+    flags it as running JIT code with a line that may lag; when the JIT
+    view finds its exact line, only the lag goes -- its values may still be
+    stale (the library marks them from PYFRAME_IN_JIT)."""
+    R = ju
+    frame = R.PyFrame(0x1000, 0x2000, 7, 1, 0, 0, R.PYFRAME_ENTRY, "spin", "x.py")
+    pyframes = [frame]
+    R.mix([R.ROLE_JIT, R.ROLE_EVAL], pyframes)
+    if pyframes[0].flags & (R.PYFRAME_IN_JIT | R.PYFRAME_LINE_MAY_LAG) != \
+            R.PYFRAME_IN_JIT | R.PYFRAME_LINE_MAY_LAG:
+        fail("a frame run by JIT code has flags %#x" % pyframes[0].flags)
+
+    class State:  # what _exact_lines reads of a target: its reader, its arch
+        arch = 0
+
+        def pyreader(self):
+            return None
+
+    class Native:
+        def __init__(self, pc):
+            self.pc, self.symbol = pc, None
+
+    seen = []
+
+    def try_jit_pc(reader, pc, code):
+        seen.append((pc, code))
+        uop = collections.namedtuple("Uop", "line")(12)
+        return collections.namedtuple("Where", "region uop")(stack.jitview.REGION_UOP, uop)
+    saved = stack.jitview.try_jit_pc
+    stack.jitview.try_jit_pc = try_jit_pc
+    try:
+        groups = [[], [pyframes[0]]]
+        stack._exact_lines(State(), [Native(0x5000), Native(0x6000)], 0,
+                           [(R.ROLE_JIT, None, "jit"), (R.ROLE_EVAL, None, "eval")], groups,
+                           stack.Interleaver(lambda: ([], None)))
+    finally:
+        stack.jitview.try_jit_pc = saved
+    exact = groups[1][0]
+    if seen != [(0x5000, 0x2000)] or exact.line != 12:
+        fail("the JIT view's line was not used: %r, line %d" % (seen, exact.line))
+    if exact.flags & R.PYFRAME_LINE_MAY_LAG or not exact.flags & R.PYFRAME_IN_JIT:
+        fail("exact line in JIT code: flags %#x (want IN_JIT kept, LINE_MAY_LAG cleared)"
+             % exact.flags)
+    text = labels.python_flags_text(exact)
+    if text != "entry, JIT code" or "[in JIT code" in labels.python_name(exact):
+        fail("flags %r, name %r" % (text, labels.python_name(exact)))
+    print("ok: a frame running JIT code keeps its JIT flag (values may be stale) when its exact "
+          "line is found")
 
 
 def write_core(path, segments, cut):
@@ -199,9 +252,10 @@ def main():
     sys.path.insert(0, os.path.join(repo, "libjitunwind", "bindings", "python"))
     os.environ["JITUNWIND_LIBRARY"] = os.path.join(build, "libjitunwind", "libjitunwind.so")
     import jitunwind
-    from jitunwind.ui import commands, spec, stack, target
+    from jitunwind.ui import commands, labels, spec, stack, target
     check_parser(spec, commands)
     check_interleaver(jitunwind, stack)
+    check_jit_frame_flags(jitunwind, stack, labels)
     check_core_truncation(target)
     check_source_files(repo)
     return 0

@@ -469,6 +469,12 @@ START_TEST(frame_variables_in_order)
                          JITUNWIND_ELIMIT);
         ck_assert_uint_eq(n, 2);
         ck_assert(v[0].flags & JITUNWIND_PYVAR_MAY_BE_STALE);
+        /* ... and so do frames whose exact line was found in JIT code */
+        fr.flags = JITUNWIND_PYFRAME_IN_JIT;
+        ck_assert_int_eq(jitunwind_pyreader_frame_variables(t.r, &fr, v, 2, &n),
+                         JITUNWIND_ELIMIT);
+        ck_assert(v[0].flags & JITUNWIND_PYVAR_MAY_BE_STALE);
+        ck_assert(v[1].flags & JITUNWIND_PYVAR_MAY_BE_STALE);
         /* lookup: a local, an unbound local falls through to not found */
         ck_assert_int_eq(jitunwind_pyreader_frame_lookup(t.r, &fr, "c", &value, &scope), 0);
         ck_assert_int_eq(scope, JITUNWIND_PYSCOPE_LOCAL);

@@ -85,6 +85,12 @@ JITUNWIND_API int jitunwind_pyreader_threads(jitunwind_pyreader *reader,
 #define JITUNWIND_PYFRAME_NO_LINE (1u << 4)     /* line unknown: `line` is -1 */
 #define JITUNWIND_PYFRAME_LINE_MAY_LAG (1u << 5)/* innermost frame in JIT code */
 #define JITUNWIND_PYFRAME_BAD_CODE (1u << 6)    /* code object unreadable: names empty */
+/* The frame runs JIT code (set by the caller with LINE_MAY_LAG, from
+ * jitunwind_mix's JITUNWIND_MIXED_LINE_MAY_LAG). It stays when the exact
+ * line is found (and LINE_MAY_LAG is cleared): the line is then right, but
+ * the frame's values may still be stale, kept by the JIT in registers and
+ * stack slots not yet written back. */
+#define JITUNWIND_PYFRAME_IN_JIT (1u << 7)
 
 #define JITUNWIND_PY_NAME_MAX 256
 #define JITUNWIND_PY_FILENAME_MAX 1024
@@ -443,8 +449,8 @@ struct jitunwind_py_variable {
  * localsplus and its code's co_localsplusnames/co_localspluskinds:
  * arguments first, then locals, cells and free variables; hidden
  * (inlined-comprehension) slots only when bound. Frames flagged
- * JITUNWIND_PYFRAME_LINE_MAY_LAG (running JIT code) give every variable
- * JITUNWIND_PYVAR_MAY_BE_STALE. At most `max`; *count gets the number.
+ * JITUNWIND_PYFRAME_IN_JIT or JITUNWIND_PYFRAME_LINE_MAY_LAG (running JIT
+ * code) give every variable JITUNWIND_PYVAR_MAY_BE_STALE. At most `max`; *count gets the number.
  * Returns 0, or a negative status (EREAD, ECORRUPT, ELIMIT) with the
  * *count variables before the problem valid. */
 JITUNWIND_API int jitunwind_pyreader_frame_variables(jitunwind_pyreader *reader,

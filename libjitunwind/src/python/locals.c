@@ -135,7 +135,7 @@ static int read_variable(struct slot_reader *s, const struct jitunwind_py_frame 
         v->flags |= JITUNWIND_PYVAR_CELL;
     if (value == 0)
         v->flags |= JITUNWIND_PYVAR_UNBOUND;
-    if (frame->flags & JITUNWIND_PYFRAME_LINE_MAY_LAG)
+    if (frame->flags & (JITUNWIND_PYFRAME_LINE_MAY_LAG | JITUNWIND_PYFRAME_IN_JIT))
         v->flags |= JITUNWIND_PYVAR_MAY_BE_STALE;
     if (ju_read_u64(&o->r->mem, s->fc.names_items + 8ull * i, &name) < 0 ||
         ju_py_read_str(o->r, name, v->name, sizeof v->name, &truncated) < 0)

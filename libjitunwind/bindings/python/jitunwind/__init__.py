@@ -33,6 +33,7 @@ PYFRAME_NAME_TRUNCATED = 1 << 3
 PYFRAME_NO_LINE = 1 << 4
 PYFRAME_LINE_MAY_LAG = 1 << 5
 PYFRAME_BAD_CODE = 1 << 6
+PYFRAME_IN_JIT = 1 << 7
 PYREADER_ASSUME_LAYOUT = 1 << 0
 PYEXEC_DELETED = 1 << 0
 PYEXEC_COLD_EXIT = 1 << 1
@@ -601,8 +602,9 @@ def native_role(symbol):
 def mix(roles, pyframes):
     """Interleave: returns [(MIXED_NATIVE, native_index, None) or
     (MIXED_PYTHON, python_index, anchor_native_index_or_None)]. Python frames
-    whose line may lag (running in JIT code) get PYFRAME_LINE_MAY_LAG set in
-    `pyframes` (a list, updated in place)."""
+    running in JIT code get PYFRAME_IN_JIT and PYFRAME_LINE_MAY_LAG set in
+    `pyframes` (a list, updated in place); finding the exact line clears
+    only the latter (their values may still be stale)."""
     n_native, n_py = len(roles), len(pyframes)
     roles_arr = (ctypes.c_uint32 * max(n_native, 1))(*roles)
     py_arr = (_ffi.PyFrame * max(n_py, 1))()
@@ -621,7 +623,8 @@ def mix(roles, pyframes):
         anchor = None if item.anchor == NO_ANCHOR else item.anchor
         if item.kind == MIXED_PYTHON and item.flags & MIXED_LINE_MAY_LAG:
             frame = pyframes[item.index]  # report it the same way as the decoder's own flag
-            pyframes[item.index] = frame._replace(flags=frame.flags | PYFRAME_LINE_MAY_LAG)
+            pyframes[item.index] = frame._replace(
+                flags=frame.flags | PYFRAME_LINE_MAY_LAG | PYFRAME_IN_JIT)
         result.append((item.kind, item.index, anchor))
     return result
 

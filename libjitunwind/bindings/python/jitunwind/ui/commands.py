@@ -63,8 +63,8 @@ PY_BT_FULL = Spec(
     "py-bt-full", "Print the Python frames with their arguments, addresses and flags.",
     "Each Python frame with its interpreter frame address, its arguments as repr() shows "
     "them (as libpython does) and flags: entry "
-    "(the outermost frame of an eval-loop activation), generator, line may lag (running in "
-    "JIT code).",
+    "(the outermost frame of an eval-loop activation), generator, JIT code (running JIT "
+    "code: its values may be stale), line may lag (its line too).",
     flags=[ALL, LIMIT])
 MIXED_BT = Spec(
     "mixed-bt", "Print native and Python frames interleaved, one line each.",
@@ -125,15 +125,15 @@ def run_py_bt(session, args):
 
 
 def run_py_bt_full(session, args):
-    from .values import bt_full_lines, called_builtins  # as libpython shows them
+    from .values import bt_full_lines, native_context  # as libpython shows them
 
     def lines(frames, err, state, thread):
         reader = state.pyreader()
         try:
-            calls = called_builtins(session, state, thread, reader)
-        except Exception:  # the builtin lines are extra: the frames still print
-            calls = {}
-        return bt_full_lines(reader, frames, err, calls)
+            calls, mixed = native_context(session, state, thread, reader)
+        except Exception:  # the builtin lines and JIT lines are extra: the frames still print
+            calls, mixed = {}, {}
+        return bt_full_lines(reader, frames, err, calls, mixed)
     _python_frames(session, args, lines)
 
 

@@ -1,7 +1,7 @@
 """How frames, ranges and Python frames are printed, in every debugger."""
 
 from .. import (KIND_NAMES, ORIGIN_NAMES, PYFRAME_BAD_CODE, PYFRAME_ENTRY, PYFRAME_GENERATOR,
-                PYFRAME_LINE_MAY_LAG, RULE_FP_PRESERVING, RULE_NAMES)
+                PYFRAME_IN_JIT, PYFRAME_LINE_MAY_LAG, RULE_FP_PRESERVING, RULE_NAMES)
 from . import source_files
 
 PY_MARK = "[py]"
@@ -38,11 +38,15 @@ def python_label(frame):
 
 
 def python_flags_text(frame):
+    """py-bt-full's flags. "JIT code": the frame runs JIT code, so its values
+    may be stale even when its line is exact (PYFRAME_IN_JIT)."""
     flags = []
     if frame.flags & PYFRAME_ENTRY:
         flags.append("entry")
     if frame.flags & PYFRAME_GENERATOR:
         flags.append("generator")
+    if frame.flags & (PYFRAME_IN_JIT | PYFRAME_LINE_MAY_LAG):
+        flags.append("JIT code")
     if frame.flags & PYFRAME_LINE_MAY_LAG:
         flags.append("line may lag")
     return ", ".join(flags)

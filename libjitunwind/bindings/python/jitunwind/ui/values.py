@@ -151,16 +151,20 @@ def _callable_argument(symbol):
     return None
 
 
-def called_builtins(session, state, thread, reader):
-    """{Python frame address: "<built-in function sleep>"}: the builtin each
-    Python frame is calling, where the native frames between its eval loop
-    and the next inner one say so (as libpython's py-bt shows them). Empty
-    when the debugger cannot read native arguments."""
-    read_arg = getattr(session, "native_pointer_argument", None)
-    if read_arg is None:
-        return {}
+def native_context(session, state, thread, reader):
+    """(calls, mixed) for py-bt-full, from the thread's native frames:
+    `calls` {Python frame address: "<built-in function sleep>"} is the
+    builtin each Python frame is calling, where the native frames between
+    its eval loop and the next inner one say so (as libpython's py-bt shows
+    them; empty when the debugger cannot read native arguments); `mixed`
+    {Python frame address: frame} holds the frames as the interleaving
+    leaves them (the exact line of one running JIT code, its JIT flags)."""
     natives, _notes = session.native_frames(thread, 4096)
     entries, _mixer = mixed_stack(state, natives, lambda: state.python_frames(thread.tid))
+    mixed = {e.pyframe.address: e.pyframe for e in entries if e.pyframe is not None}
+    read_arg = getattr(session, "native_pointer_argument", None)
+    if read_arg is None:
+        return {}, mixed
     out, inner = {}, -1
     for e in entries:
         if e.pyframe is None or e.anchor is None or e.anchor == inner:
@@ -173,17 +177,19 @@ def called_builtins(session, state, thread, reader):
                 out[e.pyframe.address] = text
                 break
         inner = e.anchor
-    return out
+    return out, mixed
 
 
-def bt_full_lines(reader, frames, err, calls=None):
+def bt_full_lines(reader, frames, err, calls=None, mixed=None):
     """py-bt-full: each frame with its arguments and source line, after the
-    builtin it is calling when known (`calls`, from called_builtins). The
-    target is stopped: its memory is read once for all frames."""
+    builtin it is calling when known; `calls` and `mixed` are
+    native_context's (a frame in `mixed` replaces the one read). The target
+    is stopped: its memory is read once for all frames."""
     out = []
-    calls = calls or {}
+    calls, mixed = calls or {}, mixed or {}
     with values.held_reads(reader):
         for i, f in enumerate(frames):
+            f = mixed.get(f.address, f)
             if f.address in calls:
                 out.append("   " + calls[f.address])
             out.append(frame_line(reader, i, f))
