@@ -161,13 +161,43 @@ def check_core_truncation(target):
 
 
 # Run in a child (a FIFO or /dev/zero read the old way never returns, or
-# takes all memory): the source lines py-bt shows (labels.source_line) and
-# py-list's file (source_files.source_file) of each path in argv.
+# takes all memory): the source lines py-bt shows (labels.source_line),
+# py-list's output, and source_files.source_file's verdict, for each
+# (path, line) in argv.
 SOURCE_PROBE = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from jitunwind.ui import labels
+import jitunwind
+from jitunwind.ui import labels, values
 out = {"lines": [labels.source_line(p, n) for p, n in json.loads(sys.argv[2])]}
+
+
+class Session:  # py-list's selected frame is `frame`; it prints to `written`
+    def __init__(self, frame):
+        self.frame, self.written = frame, []
+
+    def write(self, line):
+        self.written.append(line)
+
+
+class Stack:
+    def __init__(self, session):
+        self.frames = [session.frame]
+
+    def current(self):
+        return 0
+
+
+class Args:
+    start = None
+
+
+values._Stack = Stack
+out["py-list"] = []
+for p, n in json.loads(sys.argv[2]):
+    session = Session(jitunwind.PyFrame(0x1000, 0x2000, n, 1, 0, 0, 0, "f", p))
+    values.run_py_list(session, Args())
+    out["py-list"].append(session.written)
 try:
     from jitunwind.ui import source_files
 except ImportError:
@@ -215,6 +245,13 @@ def check_source_files(repo):
         want = [None, "second = 2", "third = 3", None, None, "head = 1", None, None, None]
         if got["lines"] != want:
             fail("source lines %r, want %r" % (got["lines"], want))
+        listed = got["py-list"]  # in the order of `cases`
+        for i, lines in ((0, ["Unable to read %s: a FIFO" % fifo]),
+                         (1, ["   1    first = 1", "  >2      second = 2", "   3    third = 3"]),
+                         (3, ["Unable to read %s: a directory" % work]),
+                         (5, ["  >1    head = 1", "(only the first 4 MiB of %s are read)" % big])):
+            if listed[i] != lines:
+                fail("py-list of %s: %r, want %r" % (cases[i][0], listed[i], lines))
         refused = got.get("refused")
         if refused is None:
             fail("jitunwind.ui.source_files is missing")
@@ -223,8 +260,9 @@ def check_source_files(repo):
                 "No such file or directory", "not a file name"]):
             if why != expected:
                 fail("%s: refused %r, want %r" % (path, why, expected))
-        print("ok: source lines: a FIFO, a directory and /dev/zero are refused (%.1f s in all), "
-              "a regular file read (CRLF too), a 64 MiB file read to its first 4 MiB"
+        print("ok: source lines and py-list: a FIFO, a directory and /dev/zero are refused "
+              "(%.1f s in all), a regular file read (CRLF too), a 64 MiB file read to its "
+              "first 4 MiB"
               % seconds)
 
     from jitunwind.ui import source_files

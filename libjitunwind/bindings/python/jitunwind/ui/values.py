@@ -262,8 +262,8 @@ def run_py_list(session, args):
         session.write("Unable to locate the source line of %s" % labels.python_name(frame))
         return
     source = source_files.source_file(frame.filename)
-    if source.refused is not None:
-        session.write("Unable to read %s: %s" % (frame.filename, source.refused))
+    if source.refused is not None or not source.lines:
+        session.write("Unable to read %s: %s" % (frame.filename, source.refused or "no lines"))
         return
     lines = source.lines
     if args.start:
