@@ -26,7 +26,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from demo_stack import (EVAL, as_guessed, check_stack, demo_setup, expected_py_bt,  # noqa: E402
+from demo_stack import (EVAL, accepted_by_parser, as_guessed, check_stack, demo_setup, expected_py_bt,  # noqa: E402
                         expected_stack, fail, parse_mixed, parse_py_bt)
 
 SKIP = 77
@@ -85,11 +85,14 @@ def no_leaks(label, out):
             fail("%s: %r reached the debugger:\n%s" % (label, leak, out[-3000:]))
 
 
-def shared_specs(repo):
-    """Every command the plugins register (jitunwind.ui.commands.COMMANDS)."""
+def shared_specs(repo, jit=False):
+    """The stack commands the plugins register (jitunwind.ui.commands.COMMANDS)
+    and, with `jit`, the JIT developer commands (jitunwind.ui.jit_specs)."""
     sys.path.insert(0, os.path.join(repo, "libjitunwind", "bindings", "python"))
     from jitunwind.ui.commands import COMMANDS
-    return [spec for spec, _ in COMMANDS]
+    from jitunwind.ui.jit_specs import JIT_SPECS
+    return [spec for spec, _ in COMMANDS] + (JIT_SPECS if jit else [])
+
 
 
 BAD_ARGUMENTS = ["--bogus", "-z", "abc", "0x10", "1e3", "-5", "0", "5 extra", '"unbalanced']
@@ -98,7 +101,7 @@ BAD_ARGUMENTS = ["--bogus", "-z", "abc", "0x10", "1e3", "-5", "0", "5 extra", '"
 def check_bad_arguments(repo, env):
     """Every command, fed bad arguments: its name, what is wrong and the usage
     line, once each; never Python's own text."""
-    specs = shared_specs(repo)
+    specs = shared_specs(repo, jit=True)
     pairs = [("%s|%s" % (spec.gdb_name, bad), "%s %s" % (spec.gdb_name, bad))
              for spec in specs for bad in BAD_ARGUMENTS]
     out = run_gdb(gdb_cmd(repo, True, with_sections(pairs) + ["echo survived\\n"], []), env)
@@ -106,8 +109,7 @@ def check_bad_arguments(repo, env):
     for (name, command), spec in zip(pairs, [s for s in specs for _ in BAD_ARGUMENTS]):
         text = section(out, name).strip().splitlines()
         bad = command[len(spec.gdb_name) + 1:]
-        accepted = spec.positional is not None and bad.isdigit() and bad != "0"
-        if accepted:
+        if accepted_by_parser(spec, bad):
             continue
         if len(text) != 2 or not text[0].startswith(spec.gdb_name + ": ") or \
                 text[1] != "usage: " + spec.usage(spec.gdb_name):
@@ -117,7 +119,7 @@ def check_bad_arguments(repo, env):
         fail("gdb did not carry on after bad arguments:\n" + out[-2000:])
     print("ok: %d commands x %d bad arguments: one line and the usage line each"
           % (len(specs), len(BAD_ARGUMENTS)))
-    return specs
+    return shared_specs(repo)
 
 
 def check_states(repo, env, python, demo, specs):
@@ -340,7 +342,7 @@ def check_errors(repo, env, python, demo):
 
 def check_help(repo, env):
     """`help <command>` shows the spec's help; `apropos python` finds every command."""
-    specs = shared_specs(repo)
+    specs = shared_specs(repo, jit=True)
     out = run_gdb(gdb_cmd(repo, True, with_sections(
         [(s.gdb_name, "help " + s.gdb_name) for s in specs] + [("apropos", "apropos python")]),
         []), env)

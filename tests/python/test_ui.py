@@ -39,6 +39,28 @@ def check_parser(ui_spec, commands):
     print("ok: the parser accepts flags and counts, refuses 12 bad inputs with the usage line")
 
 
+def check_word_argument(ui_spec, jit_specs):
+    """The JIT commands take one word (an address, an expression, a listing
+    number) and refuse options, a second word and unbalanced quotes."""
+    parse, UsageError = ui_spec.parse, ui_spec.UsageError
+    for text, want in (("", None), ("0x7f00", "0x7f00"), ("$pc", "$pc"), ("3", "3"),
+                       ("'$pc + 8'", "$pc + 8")):
+        got = parse(jit_specs.JIT_PC, text).address
+        if got != want:
+            fail("jit-pc %r parsed as %r, want %r" % (text, got, want))
+    for spec, text in ((jit_specs.JIT_PC, "-5"), (jit_specs.JIT_PC, "a b"),
+                       (jit_specs.JIT_DISAS, "--bogus"), (jit_specs.JIT_EXECUTOR, "'open"),
+                       (jit_specs.JIT_EXECUTORS, "zzz")):
+        try:
+            parse(spec, text)
+        except UsageError as exc:
+            if str(exc).splitlines()[-1] != "usage: " + spec.usage():
+                fail("%s %s: %r" % (spec.name, text, str(exc)))
+            continue
+        fail("%s %r was accepted" % (spec.name, text))
+    print("ok: the JIT commands take one word and refuse 5 bad inputs with the usage line")
+
+
 def check_interleaver(ju, stack):
     """Fed in batches of every size, the stream anchors each Python frame
     where one jitunwind_mix over the whole stack does."""
@@ -110,8 +132,9 @@ def main():
     sys.path.insert(0, os.path.join(repo, "libjitunwind", "bindings", "python"))
     os.environ["JITUNWIND_LIBRARY"] = os.path.join(build, "libjitunwind", "libjitunwind.so")
     import jitunwind
-    from jitunwind.ui import commands, spec, stack, target
+    from jitunwind.ui import commands, jit_specs, spec, stack, target
     check_parser(spec, commands)
+    check_word_argument(spec, jit_specs)
     check_interleaver(jitunwind, stack)
     check_core_truncation(target)
     return 0
