@@ -416,10 +416,21 @@ def check_plugin_output(label, out, demo):
         if " ".join(needle.split()) not in " ".join(ranges.split()):
             fail("%s: info jit-ranges lacks %r:\n%s" % (label, needle, ranges))
     print("ok: %s info jit-ranges lists both executors and both trampoline layouts" % label)
+    rows = [l for l in section(out, "ranges-name").splitlines() if l.startswith("0x")]
+    if len(rows) != 1 or "py::jit:leaf" not in rows[0] or \
+            not re.search(r"^\(1 of \d+ ranges match 'jit:leaf'\)$", section(out, "ranges-name"), re.M):
+        fail("%s: info jit-ranges jit:leaf:\n%s" % (label, section(out, "ranges-name")))
+    rows = [l for l in section(out, "ranges-n").splitlines() if l.startswith("0x")]
+    if len(rows) != 2 or not re.search(r"^\(2 of \d+ ranges shown: raise -n for more\)$",
+                                       section(out, "ranges-n"), re.M):
+        fail("%s: info jit-ranges -n 2:\n%s" % (label, section(out, "ranges-n")))
+    print("ok: %s info jit-ranges NAME and -n N filter and count, and say what they left out"
+          % label)
 
 
 PLUGIN_SECTIONS = [("bt", "bt"), ("mixed-bt", "mixed-bt"), ("raw", "bt -no-filters"),
                    ("py-bt", "py-bt"), ("py-bt-full", "py-bt-full"), ("ranges", "info jit-ranges"),
+                   ("ranges-name", "info jit-ranges jit:leaf"), ("ranges-n", "info jit-ranges -n 2"),
                    ("unwinders", "info unwinder")]
 
 
