@@ -28,8 +28,8 @@ SKIP = 77
 TIMER_SCRIPT = """\
 import signal
 
-signal.signal(signal.SIGALRM, lambda *args: None)
-signal.setitimer(signal.ITIMER_REAL, 0.3, 0.05)
+signal.signal(signal.SIGVTALRM, lambda *args: None)
+signal.setitimer(signal.ITIMER_VIRTUAL, 0.3, 0.05)
 
 
 def spin():
@@ -55,12 +55,15 @@ def check_timer(repo, env, python, work, label):
         f.write(TIMER_SCRIPT)
     at = markers(script)
     body = range(at["body_first"], at["body_last"] + 1)
-    # Each SIGALRM stops gdb; the first stops that land in JIT code are checked.
-    cmds = ["handle SIGALRM stop print pass", "run"]
+    # Each SIGVTALRM stops gdb; the stops that land in JIT code are checked.
+    # A CPU-time timer: it does not run while gdb holds the process, so each
+    # `continue` runs the loop again before the next stop (a wall-clock timer
+    # would be pending already and stop at the same PC every time).
+    cmds = ["handle SIGVTALRM stop print pass", "run"]
     for i in range(12):
         cmds += sections([("bt%d" % i, "bt"), ("pc%d" % i, "jit-pc")]) + ["continue"]
     out = run_gdb(repo, env, cmds + ["kill"], ["--args", python, script])
-    checked = 0
+    checked, pcs = 0, set()
     for i in range(12):
         bt, pc = section(out, "bt%d" % i), section(out, "pc%d" % i)
         m = re.search(r"py::jit:spin \[uop \d+/\d+ (\w+)\] \(%s:(\d+)\)" % re.escape(script), bt)
@@ -77,10 +80,14 @@ def check_timer(repo, env, python, work, label):
         if "No executor" not in pc and m.group(1) not in pc:  # frame 0 was the JIT frame
             fail("%s: jit-pc does not name uop %s:\n%s" % (label, m.group(1), pc))
         checked += 1
+        pcs.update(re.findall(r"^#0\s+(0x[0-9a-f]+) in ", bt, re.M))
     if checked == 0:
         fail("%s: no timer stop landed in JIT code:\n%s" % (label, out[-4000:]))
-    print("ok: %s: %d timer stops in JIT code, each at a uop of a loop-body line"
-          % (label, checked))
+    if checked > 1 and len(pcs) < 2:
+        fail("%s: %d timer stops in JIT code, all at one PC %s: the stops are not samples"
+             % (label, checked, sorted(pcs)))
+    print("ok: %s: %d timer stops in JIT code at %d different PCs, each at a uop of a "
+          "loop-body line" % (label, checked, len(pcs)))
 
 
 def check_eight_loops(repo, env, python, work, label):
