@@ -304,6 +304,60 @@ def check_mismatched_core(repo, env, python, core, run_with, part):
     print("ok: a core opened with the wrong executable says so, by build id")
 
 
+def truncate_before(core, address, out_path):
+    """Write to `out_path` `core` as a kernel core cut short would be: notes
+    whole, memory up to the PT_LOAD segment holding `address`, and that
+    segment and every later one past the end of the file. (gcore writes the
+    notes last, which a plain cut would lose.) Returns False when no segment
+    holds `address`."""
+    import struct
+    with open(core, "rb") as f:
+        data = f.read()
+    phoff, = struct.unpack_from("<Q", data, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+    headers = [(phoff + i * phentsize,) + struct.unpack_from("<IIQQQQQQ", data, phoff + i * phentsize)
+               for i in range(phnum)]
+    cut = next((h[3] for h in headers if h[1] == 1 and h[6] and h[4] <= address < h[4] + h[7]),
+               None)
+    note = next((h for h in headers if h[1] == 4), None)
+    if cut is None or note is None:
+        return False
+    notes = data[note[3]:note[3] + note[6]]
+    out = bytearray(data[:cut]) + notes
+    for at, p_type, _, p_offset, *_ in headers:
+        if p_type == 4:
+            struct.pack_into("<Q", out, at + 8, cut)
+        elif p_offset >= cut:
+            struct.pack_into("<Q", out, at + 8, p_offset + len(notes))
+    struct.pack_into("<Q", out, 0x28, 0)       # e_shoff: gcore's section headers are gone
+    struct.pack_into("<HH", out, 0x3c, 0, 0)   # e_shnum, e_shstrndx
+    with open(out_path, "wb") as f:
+        f.write(out)
+    return True
+
+
+def check_truncated_core(repo, env, python, core):
+    """A core cut short before the perf trampolines' code: the perf map's
+    lines are skipped, and the note says the core is truncated and by how
+    much, rather than only "skipped" (issue 16, item 14)."""
+    maps = [m for m in PERF_MAPS if os.path.exists(m)]
+    if not maps:
+        fail("the demo left no perf map to check a truncated core against")
+    with open(maps[-1]) as f:
+        first = int(f.readline().split()[0], 16)
+    cut = core + ".cut"
+    if not truncate_before(core, first, cut):
+        fail("no segment of the core holds the trampoline at %#x" % first)
+    out = run_gdb(gdb_cmd(repo, True, with_sections([("ranges", "info jit-ranges")]),
+                          [python, cut]), env)
+    os.unlink(cut)
+    no_leaks("truncated core", out)
+    if not re.search(r"note: /tmp/perf-\d+\.map: \d+ lines skipped: the core is truncated "
+                     r"\(\d+ bytes of memory missing\)", section(out, "ranges")):
+        fail("a truncated core: want the perf map note to say so:\n%s" % section(out, "ranges"))
+    print("ok: a core cut before the trampolines says it is truncated, and by how much")
+
+
 def check_errors(repo, env, python, demo):
     """The plugin never raises into gdb: each problem is one clear line."""
     specs = check_bad_arguments(repo, env)
@@ -467,6 +521,7 @@ def main():
         check_mismatched_core(repo, env, python, core, lambda exe: run_gdb(gdb_cmd(
             repo, True, with_sections([("py-bt", "py-bt"), ("ranges", "info jit-ranges")]),
             [exe, core]), env), lambda out, name: section(out, name))
+        check_truncated_core(repo, env, python, core)
         os.unlink(core)
         return 0
 
