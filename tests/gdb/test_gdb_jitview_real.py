@@ -14,12 +14,14 @@ Usage: test_gdb_jitview_real.py BUILD_DIR REPO_DIR
 
 import os
 import re
+import shutil
+import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from demo_stack import fail, markers  # noqa: E402
+from demo_stack import JIT_SCRIPT, fail, markers  # noqa: E402
 from extra_pythons import WHY_NO_JIT, jit_pythons  # noqa: E402
 from test_gdb_real import run_gdb, section, sections  # noqa: E402
 
@@ -90,6 +92,36 @@ def check_timer(repo, env, python, work, label):
           "loop-body line" % (label, checked, len(pcs)))
 
 
+def check_stripped_tables(repo, env, python, work, label):
+    """An interpreter without the stencil and uop-name tables' symbols (a
+    partly stripped build): executor frames keep the range's own label, and
+    bt and mixed-bt each say once what the JIT view lacked."""
+    if not shutil.which("objcopy"):
+        print("note: %s: no objcopy: the stripped-table fallback is not checked" % label)
+        return
+    copy = os.path.join(work, "python-stripped")
+    subprocess.run(["objcopy", "--strip-symbol=stencil_groups",
+                    "--strip-symbol=_PyOpcode_uop_name", python, copy], check=True)
+    script = os.path.join(work, "hot.py")
+    with open(script, "w") as f:
+        f.write(JIT_SCRIPT)
+    home = os.path.dirname(os.path.dirname(os.path.realpath(python)))
+    # The copy finds its standard library through PYTHONHOME, set for the
+    # inferior only (gdb's own Python must not see it).
+    out = run_gdb(repo, env, ["set environment PYTHONHOME %s" % home,
+                              "set breakpoint pending on", "break getppid", "run", "ignore 1 5000",
+                              "continue"] +
+                  sections([("bt", "bt"), ("mixed", "mixed-bt")]) + ["kill"], ["--args", copy, script])
+    want = "JIT view incomplete: no stencil_groups/_PyOpcode_uop_name symbols"
+    for name in ("bt", "mixed"):
+        text = section(out, name)
+        if text.count(want) != 1 or "py::jit:hot" not in text or "[uop " in text:
+            fail("%s: %s with the tables stripped: want the range's label and one line "
+                 "saying what was missing:\n%s" % (label, name, text))
+    print("ok: %s: without the stencil and uop-name tables, bt and mixed-bt fall back to the "
+          "range's label and say why once" % label)
+
+
 def check_eight_loops(repo, env, python, work, label):
     script = os.path.join(work, "eight.py")
     with open(script, "w") as f:
@@ -130,6 +162,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="ju-jitview-", dir=build) as work:
         for python in pythons:
             check_timer(repo, env, python, work, python)
+            check_stripped_tables(repo, env, python, work, python)
             check_eight_loops(repo, env, python, work, python)
     return 0
 

@@ -8,7 +8,7 @@ debugger command"."""
 
 from . import labels
 from .spec import Flag, Positional, Spec, UsageError, parse
-from .stack import mixed_stack
+from .stack import jit_view_note, mixed_stack
 from .target import PythonUnavailable
 
 
@@ -158,6 +158,9 @@ def run_mixed_bt(session, args):
             if entry.pyframe is None:
                 f = entry.native
                 session.write(labels.native_line(entry.index, f.pc, entry.label, f.where, f.source))
+                note = jit_view_note(entry, mixer)
+                if note:
+                    session.write("      (%s)" % note)
             else:
                 session.write(labels.python_line(entry.pyframe))
         rest = mixer.unread() if cut else mixer.leftovers()
