@@ -1,0 +1,90 @@
+/* ELF images that let a stock debugger unwind through registered ranges.
+ *
+ * gdb and LLDB (19 and later) unwind through code they have an ELF image
+ * for: its sections at the run-time addresses, .eh_frame for the caller's
+ * registers and .symtab for names. This writes such an image for a set of
+ * ranges, with no program headers and no code bytes: ET_EXEC, one
+ * SHT_NOBITS executable section per run of adjacent ranges (so that images
+ * of different ranges never overlap), one function symbol per range named
+ * by jitunwind_range_label(), and CFI rows that say what the range's rule
+ * says (unwind.h, jitunwind_step_range):
+ *   FP_PRESERVING    CFA = fp + frame_size (16 when 0), the return address
+ *                    and the caller's fp in the frame record at the CFA's
+ *                    bottom;
+ *   TRAMPOLINE_SUB8  (x86-64) one row per state of `sub $8; call; add $8;
+ *                    ret`; TRAMPOLINE_FRAMED: per state of the push/stp,
+ *                    mov, call, pop/ldp and ret; one FDE per copy of a
+ *                    multi-copy range (its stride), after a landing pad
+ *                    when the copy starts with one (read through `mem`; no
+ *                    reader or an unreadable head: none, as the unwinder
+ *                    takes it).
+ *   SCAN             no static CFI can say it (the caller's slot depends
+ *                    on the stack): the range gets its symbol and no FDE.
+ * Such an image can be registered through the GDB JIT interface (gdb_jit.h
+ * side: jitunwind_jit_set_gdb_jit) or written to a file for
+ * `target modules add F` + `target modules load --file F --slide 0` (LLDB)
+ * or `add-symbol-file F` (gdb). */
+#ifndef JITUNWIND_IMAGE_H
+#define JITUNWIND_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jitunwind/export.h"
+#include "jitunwind/memory.h"
+#include "jitunwind/registry.h"
+#include "jitunwind/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How a JIT or trampoline frame is shown: "<name> [<kind> <rule>]", e.g.
+ * "py::jit:hot [jit fp-preserving]", "py::f4:app.py [trampoline sub8]";
+ * an FP_PRESERVING rule whose frame size is not 16 shows it
+ * ("fp-preserving/96"); no name: "??". Writes at most `size` bytes
+ * (NUL-terminated when size > 0) and returns the full length, as
+ * snprintf. */
+JITUNWIND_API int jitunwind_range_label(const struct jitunwind_range *range, char *buf,
+                                        size_t size);
+
+/* What went into an image. */
+struct jitunwind_elf_image_info {
+    uint64_t ranges;      /* symbols written */
+    uint64_t with_cfi;    /* ranges described by FDEs */
+    uint64_t without_cfi; /* ranges whose rule has no static CFI (SCAN) */
+    uint64_t fdes;        /* FDEs written (one per trampoline copy) */
+    uint64_t sections;    /* code sections (runs of adjacent ranges) */
+};
+
+#define JITUNWIND_ELF_IMAGE_MAX_FDES (1u << 22)
+
+/* Write the image of `ranges` (n of them, in address order, not
+ * overlapping) for `arch` (enum jitunwind_arch) into a new buffer; free
+ * it with jitunwind_elf_image_free(). `mem` (may be NULL) reads the first
+ * bytes of trampoline copies. `info` may be NULL. Errors: EINVAL
+ * (unsorted or overlapping ranges, unknown arch), ELIMIT (more than
+ * JITUNWIND_ELF_IMAGE_MAX_FDES FDEs or too many sections), ENOMEM, EELF,
+ * EIO. */
+JITUNWIND_API int jitunwind_elf_image_write(int arch, const struct jitunwind_range *ranges,
+                                            size_t n, const struct jitunwind_memory *mem,
+                                            void **image, size_t *size,
+                                            struct jitunwind_elf_image_info *info);
+/* The same for every range of a registry. */
+JITUNWIND_API int jitunwind_elf_image_write_registry(int arch, const jitunwind_registry *reg,
+                                                     const struct jitunwind_memory *mem,
+                                                     void **image, size_t *size,
+                                                     struct jitunwind_elf_image_info *info);
+/* The same into the file `path`, replaced atomically (a reader never sees
+ * half an image). */
+JITUNWIND_API int jitunwind_elf_image_write_file(int arch, const jitunwind_registry *reg,
+                                                 const struct jitunwind_memory *mem,
+                                                 const char *path,
+                                                 struct jitunwind_elf_image_info *info);
+JITUNWIND_API void jitunwind_elf_image_free(void *image); /* NULL ok */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
