@@ -83,6 +83,53 @@ JITUNWIND_API int jitunwind_elf_image_write_file(int arch, const jitunwind_regis
                                                  struct jitunwind_elf_image_info *info);
 JITUNWIND_API void jitunwind_elf_image_free(void *image); /* NULL ok */
 
+/* --- Publishing in-process registrations through the GDB JIT interface ---
+ *
+ * Opt-in: jitunwind_jit_set_gdb_jit(1), or JITUNWIND_GDB_JIT=1 in the
+ * environment when the library is loaded. From then on every range
+ * registered with jitunwind_jit_register (jit.h), including those
+ * registered before, is also in an ELF image of the above kind that is
+ * linked into `__jit_debug_descriptor` and announced by calling
+ * `__jit_debug_register_code`, both defined and exported by this library.
+ * gdb and LLDB (JITLoaderGDB, on by default on Linux) read those images
+ * when they attach and whenever the function is called, so their own `bt`
+ * unwinds through the ranges and names them, with no plugin.
+ *
+ * Batching: gdb's reader grows quadratically with the number of entries,
+ * so ranges are grouped, JITUNWIND_GDB_JIT_RANGES_PER_OBJECT per image:
+ * a new range goes into the newest image, which is rebuilt and
+ * re-registered (unregister, register); a full image is kept as it is
+ * until one of its ranges is unregistered, which rebuilds that image
+ * alone. Each change costs one image of at most that many ranges, and two
+ * stops of an attached debugger.
+ *
+ * Another owner of the interface: a process whose executable or an
+ * earlier library defines the two symbols too (CPython 3.15 does) keeps
+ * its own list; this library always writes its own definitions (bound
+ * locally, never through the interposable names), so the two writers never
+ * share a list or a lock. gdb reads every object file's descriptor and
+ * sees both. LLDB 19 reads only the first definition it finds (the
+ * executable's), so it does not see these images there; `foreign` in the
+ * status says so. A library loaded later that binds to this library's
+ * definitions (its own interposed away) would share this list without
+ * sharing its lock: the interface has no locking protocol. */
+#define JITUNWIND_GDB_JIT_RANGES_PER_OBJECT 256u
+
+struct jitunwind_gdb_jit_status {
+    uint32_t enabled;
+    uint32_t foreign;   /* another definition of __jit_debug_descriptor comes first */
+    uint64_t objects;   /* images linked now */
+    uint64_t ranges;    /* ranges in them */
+    uint64_t publishes; /* images registered so far */
+    uint64_t failures;  /* images that could not be written (the old one stays) */
+};
+
+/* Turn publishing on (1) or off (0: every image is unregistered). Returns
+ * 0, or EUNSUPPORTED when the library does not know the host's
+ * architecture. Thread-safe. */
+JITUNWIND_API int jitunwind_jit_set_gdb_jit(int on);
+JITUNWIND_API void jitunwind_jit_gdb_jit_status(struct jitunwind_gdb_jit_status *out);
+
 #ifdef __cplusplus
 }
 #endif
