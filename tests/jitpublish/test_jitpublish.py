@@ -46,7 +46,7 @@ def frames(debugger, out):
     names = []
     if debugger == "gdb":
         for m in re.finditer(r"^#(\d+)\s+(?:0x[0-9a-f]+ in )?(.+?) \(", out, re.M):
-            if int(m.group(1)) == 0 and names:
+            if int(m.group(1)) != len(names):  # a later command's frame line
                 break
             names.append(m.group(2))
     else:

@@ -55,6 +55,7 @@ struct object {
     struct jit_code_entry entry;
     void *image;
     int linked;
+    size_t linked_ranges; /* ranges in the linked image (the registry may be ahead) */
 };
 
 static pthread_mutex_t pub_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -85,7 +86,7 @@ static void unlink_object(struct object *o)
     announce(e, JIT_UNREGISTER_FN);
     o->linked = 0;
     status.objects--;
-    status.ranges -= jitunwind_registry_count(o->ranges);
+    status.ranges -= o->linked_ranges;
 }
 
 static void link_object(struct object *o)
@@ -99,7 +100,8 @@ static void link_object(struct object *o)
     announce(e, JIT_REGISTER_FN);
     o->linked = 1;
     status.objects++;
-    status.ranges += jitunwind_registry_count(o->ranges);
+    o->linked_ranges = jitunwind_registry_count(o->ranges);
+    status.ranges += o->linked_ranges;
     status.publishes++;
 }
 
@@ -185,7 +187,6 @@ static void removed(uint64_t start)
         const struct jitunwind_range *r = jitunwind_registry_lookup(o->ranges, start);
         if (!r || r->start != start)
             continue;
-        unlink_object(o); /* before the registry changes: the status counts its ranges */
         jitunwind_registry_remove(o->ranges, start);
         if (jitunwind_registry_count(o->ranges) == 0)
             drop_object(i);
