@@ -5,12 +5,15 @@
  *        -> jit_callee (the breakpoint)
  * Usage: jit_host [FILLERS [PUBLISH]]: FILLERS more one-instruction ranges
  * (default 300: two images), half registered before and half after the two
- * real ones; PUBLISH 0 leaves the GDB JIT interface alone (the control). */
+ * real ones; PUBLISH: 1 JITUNWIND_GDB_JIT_EACH (default), 2 BATCHED, 0 leaves
+ * the GDB JIT interface alone (the control).
+ * JIT_HOST_WAIT=1: wait (for a debugger to attach) after registering. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "jitunwind/jitunwind.h"
 
@@ -76,7 +79,7 @@ int main(int argc, char **argv)
     memset(fill, 0xc3, fill_size);
     if (mprotect(code, code_size, PROT_READ | PROT_EXEC) || mprotect(fill, fill_size, PROT_READ | PROT_EXEC))
         return 1;
-    if (publish && jitunwind_jit_set_gdb_jit(1) < 0)
+    if (publish && jitunwind_jit_set_gdb_jit(publish) < 0)
         return 1;
     fillers(fill, 0, nfill / 2);
     register_or_die(code, sizeof FP_CODE, JITUNWIND_KIND_JIT, JITUNWIND_RULE_FP_PRESERVING,
@@ -84,11 +87,16 @@ int main(int argc, char **argv)
     register_or_die(code + 64, sizeof TRAMPOLINE, JITUNWIND_KIND_TRAMPOLINE,
                     JITUNWIND_RULE_TRAMPOLINE_SUB8, "jit:tramp");
     fillers(fill, nfill / 2, nfill);
+    jitunwind_jit_gdb_jit_flush(); /* BATCHED: the last, partly filled image */
     jitunwind_jit_gdb_jit_status(&st);
-    printf("jit_host: %zu ranges, %llu images, %llu published, %llu failed%s\n", nfill + 2,
+    printf("jit_host: %zu ranges at %p, %llu images, %llu published, %llu failed%s\n", nfill + 2,
+           (void *)(code + 64),
            (unsigned long long)st.objects, (unsigned long long)st.publishes,
            (unsigned long long)st.failures, st.foreign ? " (another descriptor first)" : "");
     fflush(stdout);
+    if (getenv("JIT_HOST_WAIT")) /* the benchmark attaches a debugger here */
+        for (;;)
+            pause();
     host_fp_enter((fp_code_fn)(void *)code, (void (*)(void))(void *)(code + 64));
     return jit_callee_calls == 1 ? 0 : 1;
 }

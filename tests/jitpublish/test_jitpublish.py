@@ -5,7 +5,7 @@ their labels and reaches main (LLDB: _start); `frame` selection lands on
 them. The control run, with publishing off, must not name them: the test
 would notice if the images stopped mattering.
 
-usage: test_jitpublish.py gdb|lldb JIT_HOST"""
+usage: test_jitpublish.py gdb|lldb JIT_HOST each|batched"""
 
 import re
 import shutil
@@ -66,13 +66,14 @@ def fail(why, out):
 
 
 def main():
-    debugger, host = sys.argv[1], sys.argv[2]
+    debugger, host, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+    publish = {"each": "1", "batched": "2"}[mode]
     exe = "gdb" if debugger == "gdb" else "lldb-19"
     if not shutil.which(exe):
         skip("%s is not installed" % exe)
     run = run_gdb if debugger == "gdb" else run_lldb
     select = ["frame 3"] if debugger == "gdb" else ["frame select 3", "up", "frame info"]
-    out = run(host, "300 1", select)
+    out = run(host, "300 " + publish, select)
     got = frames(debugger, out)
     print("published:", got)
     if got[:len(WANT)] != WANT:

@@ -120,7 +120,36 @@ START_TEST(batches_republishes_and_withdraws)
 }
 END_TEST
 
+START_TEST(batched_mode_announces_full_images_and_flushes)
+{
+    jitunwind_jit_id ids[PER + 5];
+    size_t i, symbols;
+    int found;
+    code = mmap(NULL, 64 * 1024, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(code, MAP_FAILED);
+    ck_assert_int_eq(jitunwind_jit_set_gdb_jit(3), JITUNWIND_EINVAL);
+    ck_assert_int_eq(jitunwind_jit_set_gdb_jit(JITUNWIND_GDB_JIT_BATCHED), 0);
+    for (i = 0; i < PER + 5; i++) {
+        ck_assert_int_eq(jitunwind_jit_register(code + 16 * i, 16, JITUNWIND_KIND_JIT,
+                                                JITUNWIND_RULE_FP_PRESERVING, "b", 0, &ids[i]), 0);
+        /* nothing until the first image is full, then that image alone */
+        ck_assert_int_eq(walk(&symbols, &found, NULL), i + 1 >= PER);
+        ck_assert_uint_eq(symbols, i + 1 >= PER ? PER : 0);
+    }
+    jitunwind_jit_gdb_jit_flush();
+    ck_assert_int_eq(walk(&symbols, &found, NULL), 2);
+    ck_assert_uint_eq(symbols, PER + 5);
+    /* Unregistering from a linked image rebuilds it at once. */
+    ck_assert_int_eq(jitunwind_jit_unregister(ids[0]), 0);
+    ck_assert_int_eq(walk(&symbols, &found, NULL), 2);
+    ck_assert_uint_eq(symbols, PER + 4);
+    ck_assert_int_eq(jitunwind_jit_set_gdb_jit(JITUNWIND_GDB_JIT_OFF), 0);
+    jitunwind_jit_reset();
+}
+END_TEST
+
 int main(void)
 {
-    return ju_run_tests("gdb_jit_publish", JU_TESTS(batches_republishes_and_withdraws));
+    return ju_run_tests("gdb_jit_publish", JU_TESTS(batches_republishes_and_withdraws,
+                                                    batched_mode_announces_full_images_and_flushes));
 }

@@ -85,23 +85,32 @@ JITUNWIND_API void jitunwind_elf_image_free(void *image); /* NULL ok */
 
 /* --- Publishing in-process registrations through the GDB JIT interface ---
  *
- * Opt-in: jitunwind_jit_set_gdb_jit(1), or JITUNWIND_GDB_JIT=1 in the
- * environment when the library is loaded. From then on every range
- * registered with jitunwind_jit_register (jit.h), including those
- * registered before, is also in an ELF image of the above kind that is
- * linked into `__jit_debug_descriptor` and announced by calling
- * `__jit_debug_register_code`, both defined and exported by this library.
- * gdb and LLDB (JITLoaderGDB, on by default on Linux) read those images
- * when they attach and whenever the function is called, so their own `bt`
- * unwinds through the ranges and names them, with no plugin.
+ * Opt-in: jitunwind_jit_set_gdb_jit(mode), or JITUNWIND_GDB_JIT=1 (EACH)
+ * or =batched (BATCHED) in the environment when the library is loaded.
+ * From then on every range registered with jitunwind_jit_register
+ * (jit.h), including those registered before, goes into an ELF image of
+ * the above kind that is linked into `__jit_debug_descriptor` and
+ * announced by calling `__jit_debug_register_code`, both defined and
+ * exported by this library. gdb and LLDB (JITLoaderGDB, on by default on
+ * Linux) read those images when they attach and whenever the function is
+ * called, so their own `bt` unwinds through the ranges and names them,
+ * with no plugin.
  *
  * Batching: gdb's reader grows quadratically with the number of entries,
- * so ranges are grouped, JITUNWIND_GDB_JIT_RANGES_PER_OBJECT per image:
- * a new range goes into the newest image, which is rebuilt and
- * re-registered (unregister, register); a full image is kept as it is
+ * so ranges are grouped, JITUNWIND_GDB_JIT_RANGES_PER_OBJECT per image. A
+ * new range goes into the newest image; a full image is kept as it is
  * until one of its ranges is unregistered, which rebuilds that image
- * alone. Each change costs one image of at most that many ranges, and two
- * stops of an attached debugger.
+ * alone, at once (a stale image would name memory that may be reused).
+ *   EACH     the newest image is rebuilt and re-announced (unregister,
+ *            register) for every new range: always current, but each
+ *            registration costs an image of up to that many ranges and
+ *            two stops of an attached debugger (tests/bench/
+ *            bench_gdb_jit_publish.py measures it).
+ *   BATCHED  the newest image is announced when it is full and by
+ *            jitunwind_jit_gdb_jit_flush() (e.g. once per compilation
+ *            batch); ranges registered since are not yet visible to a
+ *            debugger, but a debugger attaching later sees everything
+ *            flushed.
  *
  * Another owner of the interface: a process whose executable or an
  * earlier library defines the two symbols too (CPython 3.15 does) keeps
@@ -113,10 +122,15 @@ JITUNWIND_API void jitunwind_elf_image_free(void *image); /* NULL ok */
  * status says so. A library loaded later that binds to this library's
  * definitions (its own interposed away) would share this list without
  * sharing its lock: the interface has no locking protocol. */
+enum jitunwind_gdb_jit_mode {
+    JITUNWIND_GDB_JIT_OFF = 0,
+    JITUNWIND_GDB_JIT_EACH = 1,
+    JITUNWIND_GDB_JIT_BATCHED = 2
+};
 #define JITUNWIND_GDB_JIT_RANGES_PER_OBJECT 256u
 
 struct jitunwind_gdb_jit_status {
-    uint32_t enabled;
+    uint32_t enabled;   /* enum jitunwind_gdb_jit_mode */
     uint32_t foreign;   /* another definition of __jit_debug_descriptor comes first */
     uint64_t objects;   /* images linked now */
     uint64_t ranges;    /* ranges in them */
@@ -124,10 +138,13 @@ struct jitunwind_gdb_jit_status {
     uint64_t failures;  /* images that could not be written (the old one stays) */
 };
 
-/* Turn publishing on (1) or off (0: every image is unregistered). Returns
- * 0, or EUNSUPPORTED when the library does not know the host's
- * architecture. Thread-safe. */
-JITUNWIND_API int jitunwind_jit_set_gdb_jit(int on);
+/* Turn publishing on (EACH, BATCHED: anything registered so far is
+ * announced now) or off (OFF: every image is unregistered), or change the
+ * mode. Returns 0, EINVAL for an unknown mode, or EUNSUPPORTED when the
+ * library does not know the host's architecture. Thread-safe. */
+JITUNWIND_API int jitunwind_jit_set_gdb_jit(int mode);
+/* BATCHED: announce the ranges registered since the last announcement. */
+JITUNWIND_API void jitunwind_jit_gdb_jit_flush(void);
 JITUNWIND_API void jitunwind_jit_gdb_jit_status(struct jitunwind_gdb_jit_status *out);
 
 #ifdef __cplusplus

@@ -56,13 +56,14 @@ struct object {
     void *image;
     int linked;
     size_t linked_ranges; /* ranges in the linked image (the registry may be ahead) */
+    int dirty;            /* BATCHED: ranges added since the image was made */
 };
 
 static pthread_mutex_t pub_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t mode_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct object **objects;
 static size_t nobjects, objects_cap;
-static struct jitunwind_gdb_jit_status status;
+static struct jitunwind_gdb_jit_status status; /* status.enabled: the mode */
 
 static void announce(struct jit_code_entry *e, uint32_t action)
 {
@@ -137,6 +138,7 @@ static void republish(struct object *o)
     o->image = image;
     o->entry.symfile_addr = image;
     o->entry.symfile_size = size;
+    o->dirty = 0;
     if (image)
         link_object(o);
 }
@@ -176,7 +178,11 @@ static void added(const struct jitunwind_range *r)
         status.failures++;
         return;
     }
-    republish(o);
+    if (status.enabled == JITUNWIND_GDB_JIT_EACH ||
+        jitunwind_registry_count(o->ranges) == JITUNWIND_GDB_JIT_RANGES_PER_OBJECT)
+        republish(o);
+    else
+        o->dirty = 1;
 }
 
 static void removed(uint64_t start)
@@ -190,7 +196,7 @@ static void removed(uint64_t start)
         jitunwind_registry_remove(o->ranges, start);
         if (jitunwind_registry_count(o->ranges) == 0)
             drop_object(i);
-        else
+        else if (o->linked) /* a stale image would name reused memory: now */
             republish(o);
         return;
     }
@@ -209,17 +215,27 @@ static void on_change(int change, const struct jitunwind_range *r)
     pthread_mutex_unlock(&pub_lock);
 }
 
-JITUNWIND_API int jitunwind_jit_set_gdb_jit(int on)
+JITUNWIND_API int jitunwind_jit_set_gdb_jit(int mode)
 {
-    if (on && jitunwind_host_arch() == 0)
+    if (mode < 0 || mode > JITUNWIND_GDB_JIT_BATCHED)
+        return JITUNWIND_EINVAL;
+    if (mode && jitunwind_host_arch() == 0)
         return JITUNWIND_EUNSUPPORTED;
     pthread_mutex_lock(&mode_lock);
-    if (on && !status.enabled) {
+    if (mode && status.enabled) { /* a new mode for the next changes */
+        pthread_mutex_lock(&pub_lock);
+        status.enabled = (uint32_t)mode;
+        pthread_mutex_unlock(&pub_lock);
+    } else if (mode) {
         void *first = dlsym(RTLD_DEFAULT, "__jit_debug_descriptor");
         status.foreign = first && first != (void *)&ju_own_descriptor;
-        status.enabled = 1;
-        ju_jit_set_change_hook(on_change); /* publishes what is registered already */
-    } else if (!on && status.enabled) {
+        status.enabled = JITUNWIND_GDB_JIT_BATCHED; /* one image per batch for the replay */
+        ju_jit_set_change_hook(on_change); /* takes in what is registered already */
+        jitunwind_jit_gdb_jit_flush();
+        pthread_mutex_lock(&pub_lock);
+        status.enabled = (uint32_t)mode;
+        pthread_mutex_unlock(&pub_lock);
+    } else if (status.enabled) {
         ju_jit_set_change_hook(NULL);
         pthread_mutex_lock(&pub_lock);
         while (nobjects)
@@ -231,6 +247,16 @@ JITUNWIND_API int jitunwind_jit_set_gdb_jit(int on)
     return 0;
 }
 
+JITUNWIND_API void jitunwind_jit_gdb_jit_flush(void)
+{
+    size_t i;
+    pthread_mutex_lock(&pub_lock);
+    for (i = 0; i < nobjects; i++)
+        if (objects[i]->dirty)
+            republish(objects[i]);
+    pthread_mutex_unlock(&pub_lock);
+}
+
 JITUNWIND_API void jitunwind_jit_gdb_jit_status(struct jitunwind_gdb_jit_status *out)
 {
     if (!out)
@@ -240,10 +266,13 @@ JITUNWIND_API void jitunwind_jit_gdb_jit_status(struct jitunwind_gdb_jit_status 
     pthread_mutex_unlock(&pub_lock);
 }
 
-/* JITUNWIND_GDB_JIT=1: opt in without changing the JIT's code. */
+/* JITUNWIND_GDB_JIT=1 (each) or =batched: opt in without changing the
+ * JIT's code. */
 __attribute__((constructor)) static void gdb_jit_from_environment(void)
 {
     const char *v = getenv("JITUNWIND_GDB_JIT");
     if (v && strcmp(v, "1") == 0)
-        jitunwind_jit_set_gdb_jit(1);
+        jitunwind_jit_set_gdb_jit(JITUNWIND_GDB_JIT_EACH);
+    else if (v && strcmp(v, "batched") == 0)
+        jitunwind_jit_set_gdb_jit(JITUNWIND_GDB_JIT_BATCHED);
 }
