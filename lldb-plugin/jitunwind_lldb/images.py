@@ -7,7 +7,13 @@ symbolizer use it. A stop hook refreshes it when the ranges change; the
 
 One module per target at a time: a new image gets a new file name (LLDB
 caches modules by path), the old module is removed from the target and
-its file deleted."""
+its file deleted.
+
+Ranges whose rule no static CFI can state (SCAN: CPython 3.13/3.14 JIT
+code on x86-64, which does not keep rbp) get this stop's rows: the library
+walks every thread and writes, for each such frame, where its caller is at
+that pc with that stack; the image is then rewritten at every stop, since
+the rows hold for one stop only."""
 
 import hashlib
 import os
@@ -15,7 +21,10 @@ import tempfile
 
 import lldb
 
+import jitunwind as ju
+
 from . import target as tgt
+from .walk import _registers
 
 _images = {}  # target's unique key -> TargetImage
 
@@ -35,17 +44,33 @@ class TargetImage:
         self.note = None
 
     @staticmethod
-    def _digest(state):
+    def _digest(state, threads):
         h = hashlib.sha1()
         for r in state.ranges:
             h.update(repr((r.start, r.end, r.kind, r.rule, r.stride, r.frame_size,
                            r.name)).encode())
+        h.update(repr(threads).encode())
         return h.hexdigest()
+
+    @staticmethod
+    def _stop_threads(state, process):
+        """Each thread's innermost registers, when some range has no static
+        CFI (SCAN: its rows are this stop's); else [] and the image is the
+        same at every stop until the ranges change."""
+        if not any(r.rule == ju.RULE_SCAN for r in state.ranges):
+            return []
+        threads = []
+        for thread in process:
+            frame = thread.GetFrameAtIndex(0)
+            if frame.IsValid():
+                threads.append(_registers(state, frame))
+        return threads
 
     def refresh(self, state, force=False):
         """Write and load the image of `state`'s ranges unless they are the
         ones loaded already. Returns True when the module changed."""
-        digest = self._digest(state)
+        threads = self._stop_threads(state, self.target.GetProcess())
+        digest = self._digest(state, threads)
         if not force and digest == self.digest:
             return False
         self.generation += 1
@@ -57,7 +82,11 @@ class TargetImage:
             self.digest = digest
             self.info = None
             return True
-        self.info = state.registry.write_elf_image(path, state.arch, state.memory)
+        if threads:
+            self.info = state.registry.write_elf_image_at_stop(path, state.arch, state.memory,
+                                                               state.modules, threads)
+        else:
+            self.info = state.registry.write_elf_image(path, state.arch, state.memory)
         # Loaded with the command, not SBTarget.SetModuleLoadAddress: `target
         # modules load` also flushes the process's stack frames when it
         # changed a load address, so the next `bt` unwinds again.

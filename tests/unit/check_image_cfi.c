@@ -283,9 +283,68 @@ START_TEST(labels_and_bad_input)
 }
 END_TEST
 
+/* SCAN: no static CFI, but this stop's rows: the caller the unwinder found
+ * by scanning the stack (a return address into the scanned-for function,
+ * whose frame pointer it recovers from that function's prologue) is what
+ * the image's one-byte FDE gives, including the recovered frame pointer
+ * (a DW_CFA_val_expression). */
+START_TEST(x86_64_scan_rows_of_one_stop)
+{
+    static const uint8_t prologue[] = {0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x20};
+    struct jitunwind_range r = make(0x500000, 0x100, JITUNWIND_KIND_JIT, JITUNWIND_RULE_SCAN, 0, 0,
+                                    "py::jit:scan");
+    struct jitunwind_regs in = {0x500010, SP, 0xdead0, 0, JITUNWIND_REG_PC | JITUNWIND_REG_SP |
+                                                              JITUNWIND_REG_FP, 0};
+    struct jitunwind_regs by_rule, by_cfi;
+    struct jitunwind_elf_image_info info;
+    jitunwind_registry *reg;
+    int stop;
+    r.scan_start = 0x600000;
+    r.scan_end = 0x600100;
+    b = ju_builder_new();
+    mem = ju_builder_memory(b);
+    ju_builder_write(b, 0x600000, prologue, sizeof prologue);
+    ju_builder_u8(b, 0x600040, 0xe8); /* call rel32, returning to 0x600045 */
+    ju_builder_u8(b, 0x700010, 0xe8); /* the scanned-for function's own caller */
+    ju_builder_u64(b, SP, 0x1234);
+    ju_builder_u64(b, SP + 8, 0x5678);
+    ju_builder_u64(b, SP + 16, 0x600045);       /* the return address: caller sp = SP + 24 */
+    ju_builder_u64(b, SP + 24 + 0x20, 0);       /* its frame record: fp = SP + 24 + 0x20 */
+    ju_builder_u64(b, SP + 24 + 0x28, 0x700015);
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_registry_add(reg, &r), 0);
+    ck_assert_int_eq(jitunwind_step_range_in(JITUNWIND_ARCH_X86_64, reg, &r, &mem, &in, 1,
+                                             &by_rule, &stop), 0);
+    ck_assert_uint_eq(by_rule.pc, 0x600045);
+    ck_assert_uint_eq(by_rule.fp, SP + 24 + 0x20); /* recovered, not passed on */
+    snprintf(path, sizeof path, "/tmp/check_image_cfi.XXXXXX");
+    ck_assert_int_ge(image_fd = mkstemp(path), 0);
+    close(image_fd);
+    ck_assert_int_eq(jitunwind_elf_image_write_file_at_stop(JITUNWIND_ARCH_X86_64, reg, NULL, &mem,
+                                                            &in, 1, path, &info), 0);
+    ck_assert_uint_eq(info.stop_rows, 1);
+    ck_assert_uint_eq(info.without_cfi, 1);
+    ck_assert_int_eq(jitunwind_modules_new(&mods), 0);
+    ck_assert_int_eq(jitunwind_modules_add_mapping(mods, path, r.start, r.end, 0), 0);
+    ck_assert_int_eq(jitunwind_step_cfi(JITUNWIND_ARCH_X86_64, mods, &mem, &in, 1, &by_cfi, &stop), 0);
+    ck_assert_uint_eq(by_cfi.pc, by_rule.pc);
+    ck_assert_uint_eq(by_cfi.sp, by_rule.sp);
+    ck_assert_uint_eq(by_cfi.fp, by_rule.fp);
+    /* The row is this pc's alone. */
+    in.pc += 1;
+    ck_assert_int_eq(jitunwind_step_cfi(JITUNWIND_ARCH_X86_64, mods, &mem, &in, 1, &by_cfi, &stop),
+                     JITUNWIND_ENOTFOUND);
+    jitunwind_modules_free(mods);
+    jitunwind_registry_free(reg);
+    unlink(path);
+    ju_builder_free(b);
+}
+END_TEST
+
 int main(void)
 {
     return ju_run_tests("image_cfi", JU_TESTS(x86_64_every_rule_every_offset,
                                                aarch64_every_rule_every_offset,
+                                               x86_64_scan_rows_of_one_stop,
                                                labels_and_bad_input));
 }

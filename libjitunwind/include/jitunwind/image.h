@@ -34,6 +34,7 @@
 #include "jitunwind/memory.h"
 #include "jitunwind/registry.h"
 #include "jitunwind/status.h"
+#include "jitunwind/unwind.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -55,6 +56,7 @@ struct jitunwind_elf_image_info {
     uint64_t without_cfi; /* ranges whose rule has no static CFI (SCAN) */
     uint64_t fdes;        /* FDEs written (one per trampoline copy) */
     uint64_t sections;    /* code sections (runs of adjacent ranges) */
+    uint64_t stop_rows;   /* FDEs of one pc at one stop (write_file_at_stop) */
 };
 
 #define JITUNWIND_ELF_IMAGE_MAX_FDES (1u << 22)
@@ -82,6 +84,23 @@ JITUNWIND_API int jitunwind_elf_image_write_file(int arch, const jitunwind_regis
                                                  const char *path,
                                                  struct jitunwind_elf_image_info *info);
 JITUNWIND_API void jitunwind_elf_image_free(void *image); /* NULL ok */
+
+/* The same, and for the ranges whose rule has no static CFI (SCAN): the
+ * rows of this stop. Each thread is walked from its registers in
+ * `threads` (with the CFI of `mods`, may be NULL); every frame whose pc
+ * lies in such a range and whose caller was found gets a one-byte FDE at
+ * the address debuggers look that frame up at (the pc of the innermost
+ * frame, else just inside the call), saying where this stop's caller is:
+ * CFA = sp + the distance to the caller's sp, the return address below
+ * it, the caller's frame pointer kept, saved or given as CFA + k. Valid
+ * for this stop only: the image must be rewritten at the next one (the
+ * LLDB plugin's stop hook does). Two threads stopped at the same pc with
+ * different stacks: one of their rows is kept, the other thread's frame
+ * there unwinds by it (wrongly). */
+JITUNWIND_API int jitunwind_elf_image_write_file_at_stop(
+    int arch, const jitunwind_registry *reg, struct jitunwind_modules *mods,
+    const struct jitunwind_memory *mem, const struct jitunwind_regs *threads, size_t nthreads,
+    const char *path, struct jitunwind_elf_image_info *info);
 
 /* --- Publishing in-process registrations through the GDB JIT interface ---
  *

@@ -15,7 +15,7 @@
 
 static struct ju_cfi_row row(uint32_t at, int on_fp, uint32_t cfa, int32_t ra_at, int32_t fp_at)
 {
-    struct ju_cfi_row r = {at, (uint8_t)on_fp, cfa, ra_at, fp_at};
+    struct ju_cfi_row r = {at, (uint8_t)on_fp, 0, cfa, ra_at, fp_at};
     return r;
 }
 

@@ -43,6 +43,23 @@ static void saved_at(struct ju_bytes *b, int reg, int32_t at)
     }
 }
 
+/* The caller's value of `reg` is sp + offset, a value rather than a save
+ * slot. Written as DW_CFA_val_expression {DW_OP_breg<sp> offset}, not
+ * DW_CFA_val_offset: LLDB 19 ignores val_offset rules. */
+static void value_at(struct ju_bytes *b, int reg, int sp, int64_t offset)
+{
+    struct ju_bytes expr = {0};
+    ju_bytes_u8(&expr, (uint8_t)(DW_OP_breg0 + sp));
+    ju_bytes_sleb(&expr, offset);
+    ju_bytes_u8(b, DW_CFA_val_expression);
+    ju_bytes_uleb(b, (uint64_t)reg);
+    ju_bytes_uleb(b, expr.len);
+    ju_bytes_put(b, expr.data, expr.len);
+    if (expr.failed)
+        b->failed = 1;
+    ju_bytes_free(&expr);
+}
+
 static void advance(struct ju_bytes *b, const struct ju_arch_facts *a, uint64_t delta)
 {
     uint64_t units = delta / a->insn_align;
@@ -104,7 +121,10 @@ void ju_eh_frame_fde(struct ju_bytes *b, size_t cie, const struct ju_arch_facts 
         at = r->at;
         def_cfa(b, r->cfa_on_fp ? a->dwarf_fp : a->dwarf_sp, r->cfa_offset);
         saved_at(b, a->dwarf_ra, r->ra_at);
-        saved_at(b, a->dwarf_fp, r->fp_at);
+        if (r->fp_is_value && !r->cfa_on_fp)
+            value_at(b, a->dwarf_fp, a->dwarf_sp, (int64_t)r->cfa_offset + r->fp_at);
+        else
+            saved_at(b, a->dwarf_fp, r->fp_at);
     }
     close_entry(b, start);
 }

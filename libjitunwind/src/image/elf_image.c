@@ -27,6 +27,8 @@ struct run {
 struct writer {
     const struct ju_arch_facts *a;
     const struct jitunwind_memory *mem;
+    const struct ju_stop_point *points; /* sorted by pc */
+    size_t npoints, next_point;
     struct ju_bytes eh, strtab, syms;
     struct run *runs;
     size_t nruns, runs_cap;
@@ -49,6 +51,14 @@ static int describe(struct writer *w, size_t cie, const struct jitunwind_range *
     uint64_t copy, stride = r->stride ? r->stride : r->end - r->start;
     if (ju_cfi_plan_for(w->a, r->rule, r->frame_size, 0, &plan) < 0) {
         w->info.without_cfi++;
+        while (w->next_point < w->npoints && w->points[w->next_point].pc < r->start)
+            w->next_point++;
+        for (; w->next_point < w->npoints && w->points[w->next_point].pc < r->end; w->next_point++) {
+            const struct ju_stop_point *p = &w->points[w->next_point];
+            ju_eh_frame_fde(&w->eh, cie, w->a, p->pc, 1, &p->row, 1);
+            w->info.fdes++;
+            w->info.stop_rows++;
+        }
         return 0;
     }
     w->info.with_cfi++;
@@ -209,6 +219,14 @@ JITUNWIND_API int jitunwind_elf_image_write(int arch, const struct jitunwind_ran
                                             void **image, size_t *size,
                                             struct jitunwind_elf_image_info *info)
 {
+    return ju_elf_image_build(arch, ranges, n, mem, NULL, 0, image, size, info);
+}
+
+int ju_elf_image_build(int arch, const struct jitunwind_range *ranges, size_t n,
+                       const struct jitunwind_memory *mem, const struct ju_stop_point *points,
+                       size_t npoints, void **image, size_t *size,
+                       struct jitunwind_elf_image_info *info)
+{
     struct writer w = {0};
     int fd = -1, rc;
     if (!image || !size || (n && !ranges) || !(w.a = ju_arch_facts(arch)))
@@ -216,6 +234,8 @@ JITUNWIND_API int jitunwind_elf_image_write(int arch, const struct jitunwind_ran
     *image = NULL;
     *size = 0;
     w.mem = mem;
+    w.points = points;
+    w.npoints = npoints;
     if ((rc = collect(&w, ranges, n)) < 0)
         goto out;
     if (elf_version(EV_CURRENT) == EV_NONE) {
@@ -256,10 +276,10 @@ static int registry_ranges(const jitunwind_registry *reg, struct jitunwind_range
     return 0;
 }
 
-JITUNWIND_API int jitunwind_elf_image_write_registry(int arch, const jitunwind_registry *reg,
-                                                     const struct jitunwind_memory *mem,
-                                                     void **image, size_t *size,
-                                                     struct jitunwind_elf_image_info *info)
+static int build_registry(int arch, const jitunwind_registry *reg,
+                          const struct jitunwind_memory *mem, const struct ju_stop_point *points,
+                          size_t npoints, void **image, size_t *size,
+                          struct jitunwind_elf_image_info *info)
 {
     struct jitunwind_range *ranges;
     size_t n;
@@ -268,9 +288,17 @@ JITUNWIND_API int jitunwind_elf_image_write_registry(int arch, const jitunwind_r
         return JITUNWIND_EINVAL;
     if ((rc = registry_ranges(reg, &ranges, &n)) < 0)
         return rc;
-    rc = jitunwind_elf_image_write(arch, ranges, n, mem, image, size, info);
+    rc = ju_elf_image_build(arch, ranges, n, mem, points, npoints, image, size, info);
     free(ranges);
     return rc;
+}
+
+JITUNWIND_API int jitunwind_elf_image_write_registry(int arch, const jitunwind_registry *reg,
+                                                     const struct jitunwind_memory *mem,
+                                                     void **image, size_t *size,
+                                                     struct jitunwind_elf_image_info *info)
+{
+    return build_registry(arch, reg, mem, NULL, 0, image, size, info);
 }
 
 static int write_all(int fd, const uint8_t *p, size_t n)
@@ -287,23 +315,14 @@ static int write_all(int fd, const uint8_t *p, size_t n)
     return 0;
 }
 
-JITUNWIND_API int jitunwind_elf_image_write_file(int arch, const jitunwind_registry *reg,
-                                                 const struct jitunwind_memory *mem,
-                                                 const char *path,
-                                                 struct jitunwind_elf_image_info *info)
+static int write_file(const char *path, const void *image, size_t size)
 {
     char tmp[4096];
-    void *image = NULL;
-    size_t size = 0;
     int fd, rc;
-    if (!path || snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp)
+    if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp)
         return JITUNWIND_EINVAL;
-    if ((rc = jitunwind_elf_image_write_registry(arch, reg, mem, &image, &size, info)) < 0)
-        return rc;
-    if ((fd = mkstemp(tmp)) < 0) {
-        free(image);
+    if ((fd = mkstemp(tmp)) < 0)
         return JITUNWIND_EIO;
-    }
     rc = write_all(fd, image, size);
     if (close(fd) != 0 && rc == 0)
         rc = JITUNWIND_EIO;
@@ -311,6 +330,40 @@ JITUNWIND_API int jitunwind_elf_image_write_file(int arch, const jitunwind_regis
         rc = JITUNWIND_EIO;
     if (rc < 0)
         unlink(tmp);
+    return rc;
+}
+
+JITUNWIND_API int jitunwind_elf_image_write_file(int arch, const jitunwind_registry *reg,
+                                                 const struct jitunwind_memory *mem,
+                                                 const char *path,
+                                                 struct jitunwind_elf_image_info *info)
+{
+    void *image = NULL;
+    size_t size = 0;
+    int rc;
+    if (!path)
+        return JITUNWIND_EINVAL;
+    if ((rc = build_registry(arch, reg, mem, NULL, 0, &image, &size, info)) == 0)
+        rc = write_file(path, image, size);
+    free(image);
+    return rc;
+}
+
+JITUNWIND_API int jitunwind_elf_image_write_file_at_stop(
+    int arch, const jitunwind_registry *reg, jitunwind_modules *mods,
+    const struct jitunwind_memory *mem, const struct jitunwind_regs *threads, size_t nthreads,
+    const char *path, struct jitunwind_elf_image_info *info)
+{
+    struct ju_stop_point *points = NULL;
+    void *image = NULL;
+    size_t size = 0, npoints = 0;
+    int rc;
+    if (!path || !reg || !mem || (nthreads && !threads))
+        return JITUNWIND_EINVAL;
+    if ((rc = ju_stop_points(arch, reg, mods, mem, threads, nthreads, &points, &npoints)) == 0 &&
+        (rc = build_registry(arch, reg, mem, points, npoints, &image, &size, info)) == 0)
+        rc = write_file(path, image, size);
+    free(points);
     free(image);
     return rc;
 }

@@ -31,6 +31,8 @@ JU_HIDDEN void ju_bytes_free(struct ju_bytes *b);
 struct ju_cfi_row {
     uint32_t at;
     uint8_t cfa_on_fp;
+    uint8_t fp_is_value; /* the caller's fp is CFA + fp_at itself, not saved there
+                            (sp-based CFA only) */
     uint32_t cfa_offset;
     int32_t ra_at;
     int32_t fp_at;
@@ -61,5 +63,31 @@ JU_HIDDEN void ju_eh_frame_fde(struct ju_bytes *b, size_t cie, const struct ju_a
                                uint64_t pc, uint64_t len, const struct ju_cfi_row *rows,
                                size_t nrows);
 JU_HIDDEN void ju_eh_frame_end(struct ju_bytes *b);
+
+/* The row of one pc at one stop: what the unwinder found for a frame of a
+ * range whose rule has no static CFI. The FDE covers [pc, pc + 1), pc being
+ * the address debuggers look the frame up at. */
+struct ju_stop_point {
+    uint64_t pc;
+    struct ju_cfi_row row;
+};
+
+/* Walk each thread from `threads` (n of them) with the ranges and modules'
+ * CFI, and turn every frame of a range without static CFI whose caller was
+ * found into a point, sorted by pc (one per pc: of two threads stopped at
+ * one pc with different stacks, one row is kept).
+ * *points is malloc'd (NULL when none). */
+JU_HIDDEN int ju_stop_points(int arch, const jitunwind_registry *reg,
+                             struct jitunwind_modules *mods, const struct jitunwind_memory *mem,
+                             const struct jitunwind_regs *threads, size_t n,
+                             struct ju_stop_point **points, size_t *count);
+
+/* The image of `ranges` plus the stop points (sorted) inside ranges that
+ * have no static CFI. */
+JU_HIDDEN int ju_elf_image_build(int arch, const struct jitunwind_range *ranges, size_t n,
+                                 const struct jitunwind_memory *mem,
+                                 const struct ju_stop_point *points, size_t npoints,
+                                 void **image, size_t *size,
+                                 struct jitunwind_elf_image_info *info);
 
 #endif

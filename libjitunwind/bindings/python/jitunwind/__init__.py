@@ -302,6 +302,25 @@ class Registry(_Owned):
             raise JitunwindError(rc, "elf image %s" % path)
         return _image_info(info)
 
+    def write_elf_image_at_stop(self, path, arch, memory, modules, threads):
+        """The same, plus this stop's rows for ranges without static CFI
+        (SCAN): `threads` is a list of (pc, sp, fp, lr or None), each
+        thread's innermost registers; `modules` a Modules or None."""
+        regs = (_ffi.Regs * max(1, len(threads)))()
+        for i, (pc, sp, fp, lr) in enumerate(threads):
+            regs[i].pc, regs[i].sp, regs[i].fp = pc, sp, fp
+            regs[i].valid = REG_PC | REG_SP | REG_FP
+            if lr is not None:
+                regs[i].lr = lr
+                regs[i].valid |= REG_LR
+        info = _ffi.ElfImageInfo()
+        rc = self._lib.jitunwind_elf_image_write_file_at_stop(
+            arch, self._handle, modules._handle if modules else None, memory.ref(), regs,
+            len(threads), path.encode(), ctypes.byref(info))
+        if rc < 0:
+            raise JitunwindError(rc, "elf image %s" % path)
+        return _image_info(info)
+
     def add_guesses(self, memory, arch, live_pid=None, core_path=None):
         """Last resort: GUESS ranges for the anonymous executable mappings of
         the live process `live_pid`, or of the core file `core_path`.

@@ -52,7 +52,7 @@ class JitReadInfo(ctypes.Structure):
 class ElfImageInfo(ctypes.Structure):
     _fields_ = [("ranges", ctypes.c_uint64), ("with_cfi", ctypes.c_uint64),
                 ("without_cfi", ctypes.c_uint64), ("fdes", ctypes.c_uint64),
-                ("sections", ctypes.c_uint64)]
+                ("sections", ctypes.c_uint64), ("stop_rows", ctypes.c_uint64)]
 
 
 class GdbJitStatus(ctypes.Structure):
@@ -281,6 +281,8 @@ def _declare(lib):
         P(ElfImageInfo))
     _fn(lib, "jitunwind_elf_image_write_file", i, i, vp, P(Memory), ctypes.c_char_p,
         P(ElfImageInfo))
+    _fn(lib, "jitunwind_elf_image_write_file_at_stop", i, i, vp, vp, P(Memory), P(Regs), sz,
+        ctypes.c_char_p, P(ElfImageInfo))
     _fn(lib, "jitunwind_elf_image_free", None, vp)
     _fn(lib, "jitunwind_jit_set_gdb_jit", i, i)
     _fn(lib, "jitunwind_jit_gdb_jit_status", None, P(GdbJitStatus))
