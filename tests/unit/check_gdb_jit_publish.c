@@ -61,6 +61,13 @@ static size_t walk(size_t *symbols, int *found_name, const char *name)
     return objects;
 }
 
+static int read_self(void *arg, uint64_t addr, void *dst, size_t len)
+{
+    (void)arg;
+    memcpy(dst, (const void *)(uintptr_t)addr, len); /* this process's own images */
+    return 0;
+}
+
 START_TEST(batches_republishes_and_withdraws)
 {
     jitunwind_jit_id ids[3 * PER];
@@ -89,6 +96,20 @@ START_TEST(batches_republishes_and_withdraws)
     ck_assert_int_eq(walk(&symbols, &found, "jit:300 [jit fp-preserving]"), 3);
     ck_assert_uint_eq(symbols, n);
     ck_assert(found);
+    /* A debugger's reader of the interface passes over these images (their
+     * ranges are in the jitunwind descriptor): none added, none skipped. */
+    {
+        struct jitunwind_memory self = {read_self, NULL};
+        jitunwind_registry *reg;
+        size_t got = 1, skipped = 1;
+        ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+        ck_assert_int_eq(jitunwind_registry_load_gdb_jit(reg, &self,
+                                                         (uint64_t)(uintptr_t)&__jit_debug_descriptor,
+                                                         jitunwind_host_arch(), &got, &skipped), 0);
+        ck_assert_uint_eq(got, 0);
+        ck_assert_uint_eq(skipped, 0);
+        jitunwind_registry_free(reg);
+    }
     jitunwind_jit_gdb_jit_status(&st);
     ck_assert_uint_eq(st.objects, 3);
     ck_assert_uint_eq(st.ranges, n);

@@ -61,6 +61,11 @@ struct jitunwind_elf_image_info {
 
 #define JITUNWIND_ELF_IMAGE_MAX_FDES (1u << 22)
 
+/* An empty section of that name marks the images this library writes;
+ * jitunwind_registry_load_gdb_jit (jit.h) passes over them (their ranges
+ * are in the writer's jitunwind descriptor, with their rules). */
+#define JITUNWIND_IMAGE_MARKER ".jitunwind"
+
 /* Write the image of `ranges` (n of them, in address order, not
  * overlapping) for `arch` (enum jitunwind_arch) into a new buffer; free
  * it with jitunwind_elf_image_free(). `mem` (may be NULL) reads the first

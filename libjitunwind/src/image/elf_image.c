@@ -2,7 +2,7 @@
  * anonymous file and copied out. Layout: [1, k] one SHT_NOBITS code section
  * per run of adjacent ranges, then .eh_frame (not allocated: its FDEs use
  * absolute addresses, so it needs no address, and a loaded image claims
- * only the code's addresses), .symtab, .strtab, .shstrtab. */
+ * only the code's addresses), .symtab, .strtab, .shstrtab, the marker. */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -16,9 +16,12 @@
 
 #define MAX_SECTIONS (SHN_LORESERVE - 8u) /* plain section numbers, no extended numbering */
 
-/* Section names in .shstrtab. */
-static const char SHSTRTAB[] = "\0.text\0.eh_frame\0.symtab\0.strtab\0.shstrtab";
-enum { NAME_TEXT = 1, NAME_EH_FRAME = 7, NAME_SYMTAB = 17, NAME_STRTAB = 25, NAME_SHSTRTAB = 33 };
+/* Section names in .shstrtab. The empty JITUNWIND_IMAGE_MARKER section says
+ * who wrote the image: readers of the GDB JIT interface (discovery/gdb_jit.c)
+ * skip such images, whose ranges they have from the jitunwind descriptor. */
+static const char SHSTRTAB[] = "\0.text\0.eh_frame\0.symtab\0.strtab\0.shstrtab\0" JITUNWIND_IMAGE_MARKER;
+enum { NAME_TEXT = 1, NAME_EH_FRAME = 7, NAME_SYMTAB = 17, NAME_STRTAB = 25, NAME_SHSTRTAB = 33,
+       NAME_MARKER = 43 };
 
 struct run {
     uint64_t start, end;
@@ -179,7 +182,8 @@ static int emit(struct writer *w, int fd)
         !(strtab = section(e, NAME_STRTAB, SHT_STRTAB, 0, 0, w->strtab.data, w->strtab.len,
                            ELF_T_BYTE)) ||
         !(shstrtab = section(e, NAME_SHSTRTAB, SHT_STRTAB, 0, 0, SHSTRTAB, sizeof SHSTRTAB,
-                             ELF_T_BYTE)))
+                             ELF_T_BYTE)) ||
+        !section(e, NAME_MARKER, SHT_PROGBITS, 0, 0, NULL, 0, ELF_T_BYTE))
         goto out;
     sh = elf64_getshdr(symtab);
     sh->sh_link = (Elf64_Word)elf_ndxscn(strtab);
