@@ -15,8 +15,10 @@ walks every thread and writes, for each such frame, where its caller is at
 that pc with that stack; the image is then rewritten at every stop, since
 the rows hold for one stop only."""
 
+import atexit
 import hashlib
 import os
+import shutil
 import tempfile
 
 import lldb
@@ -27,6 +29,14 @@ from . import target as tgt
 from .walk import _registers
 
 _images = {}  # target's unique key -> TargetImage
+_directory = []  # this LLDB's private folder for image files, made on first use
+
+
+def _image_dir():
+    if not _directory:
+        _directory.append(tempfile.mkdtemp(prefix="jitunwind-lldb-"))
+        atexit.register(shutil.rmtree, _directory[0], True)
+    return _directory[0]
 
 
 def _key(target):
@@ -74,9 +84,7 @@ class TargetImage:
         if not force and digest == self.digest:
             return False
         self.generation += 1
-        directory = os.path.join(tempfile.gettempdir(), "jitunwind-lldb-%d" % os.getpid())
-        os.makedirs(directory, exist_ok=True)
-        path = os.path.join(directory, "jit-%d-%d.elf" % (_key(self.target), self.generation))
+        path = os.path.join(_image_dir(), "jit-%d-%d.elf" % (_key(self.target), self.generation))
         self.drop()
         if not state.ranges or state.arch is None:
             self.digest = digest
