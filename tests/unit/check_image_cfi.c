@@ -264,6 +264,9 @@ START_TEST(labels_and_bad_input)
     r.name = NULL;
     jitunwind_range_label(&r, buf, 8); /* truncated, terminated */
     ck_assert_str_eq(buf, "?? [tra");
+    ck_assert_int_eq(jitunwind_range_label(NULL, buf, sizeof buf), JITUNWIND_EINVAL);
+    ck_assert_int_eq(jitunwind_range_label(&r, NULL, 8), JITUNWIND_EINVAL);
+    ck_assert_int_eq(jitunwind_range_label(&r, NULL, 0), 20); /* "?? [trampoline sub8]" */
     two[0] = make(0x2000, 16, JITUNWIND_KIND_JIT, JITUNWIND_RULE_FP_PRESERVING, 0, 0, "a");
     two[1] = make(0x1000, 16, JITUNWIND_KIND_JIT, JITUNWIND_RULE_FP_PRESERVING, 0, 0, "b");
     ck_assert_int_eq(jitunwind_elf_image_write(JITUNWIND_ARCH_X86_64, two, 2, NULL, &image, &size,

@@ -228,8 +228,10 @@ JITUNWIND_API int jitunwind_jit_set_gdb_jit(int mode)
         pthread_mutex_unlock(&pub_lock);
     } else if (mode) {
         void *first = dlsym(RTLD_DEFAULT, "__jit_debug_descriptor");
+        pthread_mutex_lock(&pub_lock);
         status.foreign = first && first != (void *)&ju_own_descriptor;
         status.enabled = JITUNWIND_GDB_JIT_BATCHED; /* one image per batch for the replay */
+        pthread_mutex_unlock(&pub_lock);
         ju_jit_set_change_hook(on_change); /* takes in what is registered already */
         jitunwind_jit_gdb_jit_flush();
         pthread_mutex_lock(&pub_lock);

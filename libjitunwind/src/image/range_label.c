@@ -28,7 +28,7 @@ static const char *rule_name(uint32_t rule)
 JITUNWIND_API int jitunwind_range_label(const struct jitunwind_range *range, char *buf,
                                         size_t size)
 {
-    if (!range)
+    if (!range || (!buf && size))
         return JITUNWIND_EINVAL;
     if (range->rule == JITUNWIND_RULE_FP_PRESERVING && range->frame_size != 0 &&
         range->frame_size != 16)
