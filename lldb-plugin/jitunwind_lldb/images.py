@@ -103,7 +103,7 @@ class TargetImage:
             self.note = "LLDB did not add %s" % path
             os.unlink(path)
             return True
-        out = _run(self.target.GetDebugger(), "target modules load --file %s --slide 0" % path)
+        out = _run_on(self.target, 'target modules load --file "%s" --slide 0' % path)
         self.note = None if "error" not in out else out.strip()
         self.module, self.path, self.digest = module, path, digest
         return True
@@ -125,6 +125,19 @@ def _run(debugger, command):
     result = lldb.SBCommandReturnObject()
     debugger.GetCommandInterpreter().HandleCommand(command, result)
     return (result.GetOutput() or "") + (result.GetError() or "")
+
+
+def _run_on(target, command):
+    """`command` with `target` selected (the command acts on the selected
+    target; a stop hook may run for another one)."""
+    debugger = target.GetDebugger()
+    selected = debugger.GetSelectedTarget()
+    debugger.SetSelectedTarget(target)
+    try:
+        return _run(debugger, command)
+    finally:
+        if selected.IsValid():
+            debugger.SetSelectedTarget(selected)
 
 
 def image_for(target):
