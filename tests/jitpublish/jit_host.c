@@ -5,8 +5,9 @@
  *        -> jit_callee (the breakpoint)
  * Usage: jit_host [FILLERS [PUBLISH]]: FILLERS more one-instruction ranges
  * (default 300: two images), half registered before and half after the two
- * real ones; PUBLISH: 1 JITUNWIND_GDB_JIT_EACH (default), 2 BATCHED, 0 leaves
- * the GDB JIT interface alone (the control).
+ * real ones; PUBLISH: the jitunwind_jit_set_gdb_jit mode (default 1, EACH; 2
+ * BATCHED; 257 EACH | SHARE_FOREIGN), 0 leaves the GDB JIT interface alone
+ * (the control).
  * JIT_HOST_WAIT=1: wait (for a debugger to attach) after registering. */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -25,6 +26,21 @@ static const unsigned char FP_CODE[] = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd2,
 /* CPython 3.12's perf trampoline: sub $8,%rsp; call *%rcx; add $8,%rsp; ret */
 static const unsigned char TRAMPOLINE[] = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd1,
                                            0x48, 0x83, 0xc4, 0x08, 0xc3};
+
+#ifdef JIT_HOST_OWN_GDB_JIT
+/* The executable's own GDB JIT interface, as CPython 3.15 has: it comes
+ * first in symbol lookup, ahead of the library's (image.h). Never used. */
+struct jit_descriptor {
+    unsigned version, action_flag;
+    void *relevant_entry, *first_entry;
+};
+struct jit_descriptor __jit_debug_descriptor = {1, 0, 0, 0};
+void __jit_debug_register_code(void);
+__attribute__((noinline)) void __jit_debug_register_code(void)
+{
+    __asm__ volatile("" ::: "memory");
+}
+#endif
 
 volatile int jit_callee_calls;
 void jit_callee(void);
@@ -65,7 +81,7 @@ static void fillers(unsigned char *page, size_t from, size_t to)
 int main(int argc, char **argv)
 {
     size_t nfill = argc > 1 ? strtoul(argv[1], NULL, 10) : 300;
-    int publish = argc > 2 ? atoi(argv[2]) : 1;
+    int publish = argc > 2 ? atoi(argv[2]) : JITUNWIND_GDB_JIT_EACH;
     size_t code_size = 4096, fill_size = (nfill * 16 + 4095) / 4096 * 4096 + 4096;
     unsigned char *code = mmap(NULL, code_size, PROT_READ | PROT_WRITE,
                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -89,10 +105,11 @@ int main(int argc, char **argv)
     fillers(fill, nfill / 2, nfill);
     jitunwind_jit_gdb_jit_flush(); /* BATCHED: the last, partly filled image */
     jitunwind_jit_gdb_jit_status(&st);
-    printf("jit_host: %zu ranges at %p, %llu images, %llu published, %llu failed%s\n", nfill + 2,
+    printf("jit_host: %zu ranges at %p, %llu images, %llu published, %llu failed%s%s\n", nfill + 2,
            (void *)(code + 64),
            (unsigned long long)st.objects, (unsigned long long)st.publishes,
-           (unsigned long long)st.failures, st.foreign ? " (another descriptor first)" : "");
+           (unsigned long long)st.failures, st.foreign ? " (another descriptor first)" : "",
+           st.shared ? " (in its list)" : "");
     fflush(stdout);
     if (getenv("JIT_HOST_WAIT")) /* the benchmark attaches a debugger here */
         for (;;)

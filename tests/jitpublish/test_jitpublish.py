@@ -5,7 +5,12 @@ their labels and reaches main (LLDB: _start); `frame` selection lands on
 them. The control run, with publishing off, must not name them: the test
 would notice if the images stopped mattering.
 
-usage: test_jitpublish.py gdb|lldb JIT_HOST each|batched"""
+usage: test_jitpublish.py gdb|lldb JIT_HOST each|batched|foreign
+
+foreign: JIT_HOST defines its own __jit_debug_descriptor (as CPython 3.15
+does). Published into the library's own list, the images are not seen
+(both debuggers read the first definition: image.h); with
+JITUNWIND_GDB_JIT_SHARE_FOREIGN they are."""
 
 import re
 import shutil
@@ -67,7 +72,7 @@ def fail(why, out):
 
 def main():
     debugger, host, mode = sys.argv[1], sys.argv[2], sys.argv[3]
-    publish = {"each": "1", "batched": "2"}[mode]
+    publish = {"each": "1", "batched": "2", "foreign": "257"}[mode]
     exe = "gdb" if debugger == "gdb" else "lldb-19"
     if not shutil.which(exe):
         skip("%s is not installed" % exe)
@@ -95,7 +100,13 @@ def main():
         if "frame #4:" not in out.split("(lldb) up", 1)[1] or "main" not in out.split("(lldb) up", 1)[1]:
             fail("`up` from the JIT frame does not reach main", out)
 
-    control = run(host, "300 0", [])
+    if mode == "foreign" and "(another descriptor first) (in its list)" not in out:
+        fail("the status does not say the images went into the executable's list", out)
+    # The control: not published, or (foreign) published into the library's
+    # own list, which the debuggers do not read.
+    control = run(host, "300 1" if mode == "foreign" else "300 0", [])
+    if mode == "foreign" and "(another descriptor first)\n" not in control:
+        fail("the status does not say another descriptor comes first", control)
     got = frames(debugger, control)
     print("not published:", got)
     if TRAMP in got or FP_CODE in got:

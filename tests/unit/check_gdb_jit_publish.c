@@ -149,6 +149,11 @@ START_TEST(batched_mode_announces_full_images_and_flushes)
     code = mmap(NULL, 64 * 1024, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     ck_assert_ptr_ne(code, MAP_FAILED);
     ck_assert_int_eq(jitunwind_jit_set_gdb_jit(3), JITUNWIND_EINVAL);
+    ck_assert_int_eq(jitunwind_jit_set_gdb_jit(JITUNWIND_GDB_JIT_SHARE_FOREIGN), JITUNWIND_EINVAL);
+    ck_assert_int_eq(jitunwind_jit_set_gdb_jit(JITUNWIND_GDB_JIT_BATCHED), 0);
+    /* The list is chosen when publishing starts. */
+    ck_assert_int_eq(jitunwind_jit_set_gdb_jit(JITUNWIND_GDB_JIT_BATCHED |
+                                               JITUNWIND_GDB_JIT_SHARE_FOREIGN), JITUNWIND_EINVAL);
     ck_assert_int_eq(jitunwind_jit_set_gdb_jit(JITUNWIND_GDB_JIT_BATCHED), 0);
     for (i = 0; i < PER + 5; i++) {
         ck_assert_int_eq(jitunwind_jit_register(code + 16 * i, 16, JITUNWIND_KIND_JIT,

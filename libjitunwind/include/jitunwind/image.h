@@ -137,19 +137,27 @@ JITUNWIND_API int jitunwind_elf_image_write_file_at_stop(
  *            flushed.
  *
  * Another owner of the interface: a process whose executable or an
- * earlier library defines the two symbols too (CPython 3.15 does) keeps
- * its own list; this library always writes its own definitions (bound
- * locally, never through the interposable names), so the two writers never
- * share a list or a lock. gdb reads every object file's descriptor and
- * sees both. LLDB 19 reads only the first definition it finds (the
- * executable's), so it does not see these images there; `foreign` in the
- * status says so. A library loaded later that binds to this library's
- * definitions (its own interposed away) would share this list without
- * sharing its lock: the interface has no locking protocol. */
+ * earlier library defines the two symbols too (CPython 3.15 does) has its
+ * own list. This library writes its own definitions, bound locally, never
+ * through the interposable names, so the two writers never share a list
+ * or a lock; but debuggers read only the first definition (gdb 13 reads
+ * the first `__jit_debug_descriptor` even when the breakpoint in this
+ * library is hit, LLDB 19 sets one breakpoint, on the first), so such
+ * images are not seen: `foreign` in the status says so. With
+ * JITUNWIND_GDB_JIT_SHARE_FOREIGN added to the mode, the images are linked
+ * into the first definition's list and announced through its function
+ * instead, and debuggers see them beside the owner's objects. The
+ * interface has no locking protocol: the caller must make sure the owner
+ * never writes the list at the same time (CPython 3.15 writes it with its
+ * JIT's lock; register and unregister with that held, or while the owner
+ * is known not to compile). A library loaded later that binds to this
+ * library's definitions (its own interposed away) shares this list
+ * without sharing its lock, the same race. */
 enum jitunwind_gdb_jit_mode {
     JITUNWIND_GDB_JIT_OFF = 0,
     JITUNWIND_GDB_JIT_EACH = 1,
-    JITUNWIND_GDB_JIT_BATCHED = 2
+    JITUNWIND_GDB_JIT_BATCHED = 2,
+    JITUNWIND_GDB_JIT_SHARE_FOREIGN = 0x100 /* added to EACH or BATCHED; see above */
 };
 #define JITUNWIND_GDB_JIT_RANGES_PER_OBJECT 256u
 
@@ -160,12 +168,15 @@ struct jitunwind_gdb_jit_status {
     uint64_t ranges;    /* ranges in them */
     uint64_t publishes; /* images registered so far */
     uint64_t failures;  /* images that could not be written (the old one stays) */
+    uint32_t shared;    /* the images are in the foreign list (SHARE_FOREIGN) */
+    uint32_t reserved;
 };
 
-/* Turn publishing on (EACH, BATCHED: anything registered so far is
- * announced now) or off (OFF: every image is unregistered), or change the
- * mode. Returns 0, EINVAL for an unknown mode, or EUNSUPPORTED when the
- * library does not know the host's architecture. Thread-safe. */
+/* Turn publishing on (EACH, BATCHED, either | SHARE_FOREIGN: anything
+ * registered so far is announced now) or off (OFF: every image is
+ * unregistered), or change between EACH and BATCHED. Returns 0, EINVAL for
+ * an unknown mode or a change of SHARE_FOREIGN while on, or EUNSUPPORTED
+ * when the library does not know the host's architecture. Thread-safe. */
 JITUNWIND_API int jitunwind_jit_set_gdb_jit(int mode);
 /* BATCHED: announce the ranges registered since the last announcement. */
 JITUNWIND_API void jitunwind_jit_gdb_jit_flush(void);

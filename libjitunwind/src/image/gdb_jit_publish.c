@@ -64,13 +64,19 @@ static pthread_mutex_t mode_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct object **objects;
 static size_t nobjects, objects_cap;
 static struct jitunwind_gdb_jit_status status; /* status.enabled: the mode */
+/* The list written and the function called: this library's own, or with
+ * JITUNWIND_GDB_JIT_SHARE_FOREIGN the process's first definitions. Chosen
+ * when publishing is turned on, while no image is linked. */
+static struct jit_descriptor *desc = &ju_own_descriptor;
+static int share_requested; /* the mode's SHARE_FOREIGN, while on */
+static void (*register_code)(void) = ju_own_register_code;
 
 static void announce(struct jit_code_entry *e, uint32_t action)
 {
-    ju_own_descriptor.relevant_entry = e;
-    ju_own_descriptor.action_flag = action;
-    ju_own_register_code();
-    ju_own_descriptor.action_flag = JIT_NOACTION;
+    desc->relevant_entry = e;
+    desc->action_flag = action;
+    register_code();
+    desc->action_flag = JIT_NOACTION;
 }
 
 static void unlink_object(struct object *o)
@@ -81,7 +87,7 @@ static void unlink_object(struct object *o)
     if (e->prev_entry)
         e->prev_entry->next_entry = e->next_entry;
     else
-        ju_own_descriptor.first_entry = e->next_entry;
+        desc->first_entry = e->next_entry;
     if (e->next_entry)
         e->next_entry->prev_entry = e->prev_entry;
     announce(e, JIT_UNREGISTER_FN);
@@ -94,10 +100,10 @@ static void link_object(struct object *o)
 {
     struct jit_code_entry *e = &o->entry;
     e->prev_entry = NULL;
-    e->next_entry = ju_own_descriptor.first_entry;
+    e->next_entry = desc->first_entry;
     if (e->next_entry)
         e->next_entry->prev_entry = e;
-    ju_own_descriptor.first_entry = e;
+    desc->first_entry = e;
     announce(e, JIT_REGISTER_FN);
     o->linked = 1;
     status.objects++;
@@ -215,27 +221,54 @@ static void on_change(int change, const struct jitunwind_range *r)
     pthread_mutex_unlock(&pub_lock);
 }
 
+/* The process's first definitions of the interface, when they are not
+ * this library's: both found, or neither used. */
+static void find_foreign(struct jit_descriptor **d, void (**fn)(void))
+{
+    void *first = dlsym(RTLD_DEFAULT, "__jit_debug_descriptor");
+    void *first_fn = dlsym(RTLD_DEFAULT, "__jit_debug_register_code");
+    *d = NULL;
+    *fn = NULL;
+    if (first && first != (void *)&ju_own_descriptor && first_fn &&
+        first_fn != (void *)(uintptr_t)ju_own_register_code &&
+        ((struct jit_descriptor *)first)->version == 1) {
+        *d = first;
+        *fn = (void (*)(void))(uintptr_t)first_fn;
+    }
+}
+
 JITUNWIND_API int jitunwind_jit_set_gdb_jit(int mode)
 {
-    if (mode < 0 || mode > JITUNWIND_GDB_JIT_BATCHED)
+    int base = mode & ~JITUNWIND_GDB_JIT_SHARE_FOREIGN, share = !!(mode & JITUNWIND_GDB_JIT_SHARE_FOREIGN);
+    if (base < 0 || base > JITUNWIND_GDB_JIT_BATCHED || (share && !base))
         return JITUNWIND_EINVAL;
-    if (mode && jitunwind_host_arch() == 0)
+    if (base && jitunwind_host_arch() == 0)
         return JITUNWIND_EUNSUPPORTED;
     pthread_mutex_lock(&mode_lock);
-    if (mode && status.enabled) { /* a new mode for the next changes */
+    if (base && status.enabled && share != share_requested) {
+        pthread_mutex_unlock(&mode_lock);
+        return JITUNWIND_EINVAL; /* the list is chosen when publishing starts: turn it off first */
+    }
+    if (base && status.enabled) { /* a new mode for the next changes */
         pthread_mutex_lock(&pub_lock);
-        status.enabled = (uint32_t)mode;
+        status.enabled = (uint32_t)base;
         pthread_mutex_unlock(&pub_lock);
-    } else if (mode) {
-        void *first = dlsym(RTLD_DEFAULT, "__jit_debug_descriptor");
+    } else if (base) {
+        struct jit_descriptor *foreign;
+        void (*foreign_fn)(void);
+        find_foreign(&foreign, &foreign_fn);
         pthread_mutex_lock(&pub_lock);
-        status.foreign = first && first != (void *)&ju_own_descriptor;
+        status.foreign = foreign != NULL;
+        status.shared = share && foreign;
+        share_requested = share;
+        desc = status.shared ? foreign : &ju_own_descriptor;
+        register_code = status.shared ? foreign_fn : ju_own_register_code;
         status.enabled = JITUNWIND_GDB_JIT_BATCHED; /* one image per batch for the replay */
         pthread_mutex_unlock(&pub_lock);
         ju_jit_set_change_hook(on_change); /* takes in what is registered already */
         jitunwind_jit_gdb_jit_flush();
         pthread_mutex_lock(&pub_lock);
-        status.enabled = (uint32_t)mode;
+        status.enabled = (uint32_t)base;
         pthread_mutex_unlock(&pub_lock);
     } else if (status.enabled) {
         ju_jit_set_change_hook(NULL);
@@ -243,6 +276,7 @@ JITUNWIND_API int jitunwind_jit_set_gdb_jit(int mode)
         while (nobjects)
             drop_object(nobjects - 1);
         status.enabled = 0;
+        status.shared = 0;
         pthread_mutex_unlock(&pub_lock);
     }
     pthread_mutex_unlock(&mode_lock);

@@ -58,7 +58,8 @@ class ElfImageInfo(ctypes.Structure):
 class GdbJitStatus(ctypes.Structure):
     _fields_ = [("enabled", ctypes.c_uint32), ("foreign", ctypes.c_uint32),
                 ("objects", ctypes.c_uint64), ("ranges", ctypes.c_uint64),
-                ("publishes", ctypes.c_uint64), ("failures", ctypes.c_uint64)]
+                ("publishes", ctypes.c_uint64), ("failures", ctypes.c_uint64),
+                ("shared", ctypes.c_uint32), ("reserved", ctypes.c_uint32)]
 
 
 class PyLocation(ctypes.Structure):
