@@ -86,7 +86,7 @@ static int describe(struct writer *w, size_t cie, const struct jitunwind_range *
     return 0;
 }
 
-static int add_symbol(struct writer *w, const struct jitunwind_range *r, size_t section)
+static void add_symbol(struct writer *w, const struct jitunwind_range *r, size_t section)
 {
     char label[JITUNWIND_NAME_MAX + 64];
     Elf64_Sym sym = {0};
@@ -99,7 +99,6 @@ static int add_symbol(struct writer *w, const struct jitunwind_range *r, size_t 
     ju_bytes_put(&w->strtab, label, strlen(label) + 1);
     ju_bytes_put(&w->syms, &sym, sizeof sym);
     w->info.ranges++;
-    return 0;
 }
 
 /* Group adjacent ranges into runs; every range becomes a symbol of its run's
