@@ -212,10 +212,14 @@ def _image_info(info):
     return {name: getattr(info, name) for name, _ in info._fields_}
 
 
-def set_gdb_jit(on):
+GDB_JIT_OFF, GDB_JIT_EACH, GDB_JIT_BATCHED, GDB_JIT_SHARE_FOREIGN = 0, 1, 2, 0x100
+
+
+def set_gdb_jit(mode):
     """Publish this process's jitunwind_jit_register ranges through the GDB
-    JIT interface (image.h), or stop."""
-    rc = library().jitunwind_jit_set_gdb_jit(1 if on else 0)
+    JIT interface (image.h): a GDB_JIT_* mode (True: EACH), or stop (False,
+    GDB_JIT_OFF)."""
+    rc = library().jitunwind_jit_set_gdb_jit(int(mode))
     if rc < 0:
         raise JitunwindError(rc, "GDB JIT interface")
 
