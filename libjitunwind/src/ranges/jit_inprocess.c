@@ -34,6 +34,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "ranges/jit_hook.h"
 
 JITUNWIND_API struct jitunwind_jit_descriptor jitunwind_jit_descriptor = {
     JITUNWIND_JIT_MAGIC, JITUNWIND_JIT_VERSION, sizeof(struct jitunwind_jit_entry), 0, 0, 0, 0, 0};
@@ -65,6 +66,7 @@ static uint32_t free_head[NAME_CLASSES] = {NO_SLOT, NO_SLOT, NO_SLOT, NO_SLOT,
 static size_t capacity, used;             /* used: slots ever handed out */
 static uint32_t gen_base;                 /* first generation of new slots; moves on reset */
 static void *tree;                        /* keys: slot index + 1 */
+static ju_jit_change_fn change_hook;      /* ranges/jit_hook.h */
 
 #define PUBLISH(field, value) __atomic_store_n(&(field), (value), __ATOMIC_RELEASE)
 
@@ -179,6 +181,30 @@ static void put_slot(size_t index)
     free_head[c] = (uint32_t)index;
 }
 
+static void notify_added(size_t index, int kind, int rule, const char *name, uint64_t cookie)
+{
+    struct jitunwind_range r = {0};
+    r.start = state[index].start;
+    r.end = state[index].end;
+    r.kind = (uint32_t)kind;
+    r.rule = (uint32_t)rule;
+    r.name = name;
+    r.cookie = cookie;
+    change_hook(JU_JIT_ADDED, &r);
+}
+
+void ju_jit_set_change_hook(ju_jit_change_fn fn)
+{
+    size_t i;
+    pthread_mutex_lock(&lock);
+    change_hook = fn;
+    for (i = 0; fn && i < used; i++)
+        if (slots[i].size)
+            notify_added(i, (int)slots[i].kind, (int)slots[i].rule,
+                         slots[i].name ? state[i].name_buf : NULL, slots[i].cookie);
+    pthread_mutex_unlock(&lock);
+}
+
 static int valid_args(const void *start, size_t size, int kind, int rule)
 {
     struct jitunwind_range r = {0};
@@ -228,6 +254,8 @@ JITUNWIND_API int jitunwind_jit_register(const void *start, size_t size, int kin
     __atomic_store_n(&e->size, (uint64_t)size, __ATOMIC_RELEASE); /* publishes the slot */
     PUBLISH(jitunwind_jit_descriptor.count, jitunwind_jit_descriptor.count + 1);
     end_write();
+    if (change_hook)
+        notify_added(index, kind, rule, name ? state[index].name_buf : NULL, cookie);
     if (id)
         *id = ((uint64_t)state[index].gen << 32) | (uint64_t)(index + 1);
     pthread_mutex_unlock(&lock);
@@ -256,6 +284,11 @@ JITUNWIND_API int jitunwind_jit_unregister(jitunwind_jit_id id)
     PUBLISH(jitunwind_jit_descriptor.count, jitunwind_jit_descriptor.count - 1);
     end_write();
     tdelete(key_of(index), &tree, compare);
+    if (change_hook) {
+        struct jitunwind_range gone = {0};
+        gone.start = state[index].start;
+        change_hook(JU_JIT_REMOVED, &gone);
+    }
     state[index].gen++;
     put_slot(index); /* its name buffer stays with it */
     pthread_mutex_unlock(&lock);
@@ -294,5 +327,7 @@ JITUNWIND_API void jitunwind_jit_reset(void)
         free_head[i] = NO_SLOT;
     capacity = used = 0;
     gen_base += 0x10000u; /* ids from before the reset stay stale */
+    if (change_hook)
+        change_hook(JU_JIT_CLEARED, NULL);
     pthread_mutex_unlock(&lock);
 }

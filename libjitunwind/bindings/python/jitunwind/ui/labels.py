@@ -3,7 +3,7 @@
 import linecache
 
 from .. import (KIND_NAMES, ORIGIN_NAMES, PYFRAME_BAD_CODE, PYFRAME_ENTRY, PYFRAME_GENERATOR,
-                PYFRAME_LINE_MAY_LAG, RULE_FP_PRESERVING, RULE_NAMES)
+                PYFRAME_LINE_MAY_LAG, RULE_FP_PRESERVING, RULE_NAMES, c_range_label)
 
 PY_MARK = "[py]"
 NO_NAME = "??"  # a native frame without a symbol, as stock gdb prints it
@@ -19,8 +19,10 @@ def rule_text(rng):
 
 
 def range_label(rng):
-    """How a JIT or trampoline frame is shown: its name, kind and rule."""
-    return "%s [%s %s]" % (rng.name or NO_NAME, KIND_NAMES.get(rng.kind, "?"), rule_text(rng))
+    """How a JIT or trampoline frame is shown: its name, kind and rule; the
+    library's label, so that the symbols of its ELF images (stock `bt`) read
+    the same."""
+    return c_range_label(rng)
 
 
 def python_name(frame):
