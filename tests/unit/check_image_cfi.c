@@ -33,7 +33,7 @@ static const uint8_t ENDBR_SUB8[] = {0xf3, 0x0f, 0x1e, 0xfa, 0x48, 0x83, 0xec, 0
                                      0xff, 0xd1, 0x48, 0x83, 0xc4, 0x08, 0xc3};
 static const uint8_t ENDBR_FRAMED[] = {0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89,
                                        0xe5, 0xff, 0xd1, 0x5d, 0xc3};
-static uint8_t A64_FRAMED[20], A64_BTI_FRAMED[24];
+static uint8_t A64_FRAMED[20], A64_BTI_FRAMED[24], A64_PAC_FRAMED[28];
 
 static struct jitunwind_range make(uint64_t start, uint64_t size, uint32_t kind, uint32_t rule,
                                    uint32_t stride, uint32_t frame_size, const char *name)
@@ -234,15 +234,24 @@ START_TEST(aarch64_every_rule_every_offset)
               0, "py::f4:app.py"), A64_FRAMED, sizeof A64_FRAMED, 12},
         {make(0x500300, 0x80, JITUNWIND_KIND_TRAMPOLINE, JITUNWIND_RULE_TRAMPOLINE_FRAMED, 32,
               0, "py::bti:app.py"), A64_BTI_FRAMED, sizeof A64_BTI_FRAMED, 16},
+        /* CPython's branch-protected template: paciasp ... autiasp; ret */
+        {make(0x500400, 0x80, JITUNWIND_KIND_TRAMPOLINE, JITUNWIND_RULE_TRAMPOLINE_FRAMED, 32,
+              0, "py::pac:app.py"), A64_PAC_FRAMED, sizeof A64_PAC_FRAMED, 16},
     };
+    static const uint8_t paciasp[4] = {0x3f, 0x23, 0x03, 0xd5}, autiasp[4] = {0xbf, 0x23, 0x03, 0xd5};
     struct jitunwind_elf_image_info info;
     size_t n = sizeof specs / sizeof specs[0];
     memcpy(A64_FRAMED, JU_A64_FRAMED, sizeof A64_FRAMED);
     memcpy(A64_BTI_FRAMED, bti, 4);
     memcpy(A64_BTI_FRAMED + 4, JU_A64_FRAMED, sizeof A64_FRAMED);
+    memcpy(A64_PAC_FRAMED, paciasp, 4);
+    memcpy(A64_PAC_FRAMED + 4, JU_A64_FRAMED, 16); /* stp, mov, blr, ldp */
+    memcpy(A64_PAC_FRAMED + 20, autiasp, 4);
+    memcpy(A64_PAC_FRAMED + 24, (const uint8_t *)JU_A64_FRAMED + 16, 4); /* ret */
     load(JITUNWIND_ARCH_AARCH64, specs, n, &info);
-    ck_assert_uint_eq(info.fdes, 2 + 4 + 4);
-    ck_assert_uint_ge(check_ranges(JITUNWIND_ARCH_AARCH64, specs, n), 0x80 * 2 - 2 + 8 * 5);
+    ck_assert_uint_eq(info.fdes, 2 + 4 + 4 + 4);
+    /* and the 7 instructions of each of the 4 branch-protected copies */
+    ck_assert_uint_ge(check_ranges(JITUNWIND_ARCH_AARCH64, specs, n), 0x80 * 2 - 2 + 8 * 5 + 4 * 7);
     unload();
 }
 END_TEST

@@ -5,7 +5,10 @@
  *   x86-64 SUB8:   sub $8,%rsp (4) | call *%rcx (2) | add $8,%rsp (4) | ret (1)
  *   x86-64 FRAMED: push %rbp (1) | mov %rsp,%rbp (3) | call *%rcx (2) | pop %rbp (1)
  *                  | ret (1)
- *   AArch64 FRAMED: stp | mov x29,sp | blr x3 | ldp | ret (4 bytes each)
+ *   AArch64 FRAMED: stp | mov x29,sp | blr x3 | ldp | ret (4 bytes each); its
+ *                  branch-protected form puts paciasp first (like a landing
+ *                  pad: x30 still holds the caller, signed) and autiasp
+ *                  before ret (x30 restored, as at ret)
  * A caller frame's pc is the return point after the call; debuggers look
  * its CFI up one byte lower, inside the call, whose row is the return
  * point's rule: the unwinder's "not innermost" case. */
@@ -50,19 +53,22 @@ static void x86_64_framed(const struct ju_arch_facts *a, uint32_t base, struct j
     add(p, row(base + 7, 0, W, -W, 0));          /* rbp restored, at ret */
 }
 
-static void aarch64_framed(const struct ju_arch_facts *a, uint32_t base, struct ju_cfi_plan *p)
+static void aarch64_framed(const struct ju_arch_facts *a, uint32_t base, int pac,
+                           struct ju_cfi_plan *p)
 {
-    p->len = base + a->trampoline_framed.len;
+    p->len = pac ? a->trampoline_framed_pac.len : base + a->trampoline_framed.len;
     add(p, row(0, 0, 0, 0, 0));                   /* before stp: x30 holds the caller */
     add(p, row(base + 4, 0, 2 * W, -W, -2 * W));  /* the record at sp, at mov */
     add(p, row(base + 8, 1, 2 * W, -W, -2 * W));  /* the record at x29, at blr and ldp */
-    add(p, row(base + 16, 0, 0, 0, 0));           /* x29, x30 restored, at ret */
+    add(p, row(base + 16, 0, 0, 0, 0));           /* x29, x30 restored, at (autiasp,) ret */
 }
 
 int ju_cfi_plan_for(const struct ju_arch_facts *a, uint32_t rule, uint32_t frame_size,
-                    int landing_pad, struct ju_cfi_plan *out)
+                    int head, struct ju_cfi_plan *out)
 {
-    uint32_t base = landing_pad ? a->landing_pad.len : 0;
+    uint32_t base = head == JU_COPY_LANDING_PAD ? a->landing_pad.len
+                    : head == JU_COPY_PAC      ? a->insn_align
+                                               : 0;
     *out = (struct ju_cfi_plan){0};
     if (rule == JITUNWIND_RULE_FP_PRESERVING) {
         fp_preserving(a, frame_size, out);
@@ -77,7 +83,7 @@ int ju_cfi_plan_for(const struct ju_arch_facts *a, uint32_t rule, uint32_t frame
         return 0;
     }
     if (a->arch == JITUNWIND_ARCH_AARCH64 && rule == JITUNWIND_RULE_TRAMPOLINE_FRAMED) {
-        aarch64_framed(a, base, out);
+        aarch64_framed(a, base, head == JU_COPY_PAC, out);
         return 0;
     }
     return JITUNWIND_EUNSUPPORTED;

@@ -47,13 +47,18 @@ struct ju_cfi_plan {
     struct ju_cfi_row rows[JU_CFI_MAX_ROWS];
 };
 
-/* The rows of `rule` (frame_size for FP_PRESERVING) on `a`, whose copy
- * starts with a landing pad (endbr64, `bti c`) when `landing_pad`. The
+/* How a trampoline copy starts: its template plain, after a landing pad
+ * (endbr64, `bti c`), or as the branch-protected framed template (AArch64:
+ * paciasp ... autiasp; ret). */
+enum ju_copy_head { JU_COPY_PLAIN = 0, JU_COPY_LANDING_PAD = 1, JU_COPY_PAC = 2 };
+
+/* The rows of `rule` (frame_size for FP_PRESERVING) on `a`, for a copy
+ * that starts as `head` (enum ju_copy_head) says. The
  * rows are those of the unwinder's rules in unwind/arch/, written as CFI.
  * JITUNWIND_EUNSUPPORTED: the rule has no static CFI (SCAN, which depends
  * on the stack; SUB8 on AArch64). */
 JU_HIDDEN int ju_cfi_plan_for(const struct ju_arch_facts *a, uint32_t rule, uint32_t frame_size,
-                              int landing_pad, struct ju_cfi_plan *out);
+                              int head, struct ju_cfi_plan *out);
 
 /* .eh_frame: one CIE for the architecture (returns its offset in b), FDEs
  * that refer to it with absolute 8-byte addresses (so the section needs no
