@@ -53,6 +53,10 @@ int fuzz_dwarf_layout_one(const uint8_t *data, size_t size);
 #define LLVMFuzzerTestOneInput fuzz_dwarf_layout_one
 #include "../fuzz/fuzz_dwarf_layout.c"
 #undef LLVMFuzzerTestOneInput
+int fuzz_jit_view_one(const uint8_t *data, size_t size);
+#define LLVMFuzzerTestOneInput fuzz_jit_view_one
+#include "../fuzz/fuzz_jit_view.c"
+#undef LLVMFuzzerTestOneInput
 #include "../fuzz/fuzz_target.c"
 
 struct harness {
@@ -66,6 +70,7 @@ static const struct harness HARNESSES[] = {
     {"trampolines", fuzz_trampolines_one},     {"descriptor", fuzz_descriptor_one},
     {"gdb_jit", fuzz_gdb_jit_one},             {"perfmap", fuzz_perfmap_one},
     {"registry", fuzz_registry_one},           {"dwarf_layout", fuzz_dwarf_layout_one},
+    {"jit_view", fuzz_jit_view_one},
 };
 
 /* tests/fuzz, from this file's own path. */
