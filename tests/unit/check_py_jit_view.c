@@ -350,28 +350,28 @@ END_TEST
  * exit_size 16, ex_size 144; with the table's values the same target
  * decodes (trace_exits_and_vm_data). */
 static const struct {
-    size_t slot; /* offsetof(struct ju_py_jit_layout, ...) */
+    enum ju_py_field_id field;
     uint32_t value;
     const char *missing;
 } REFUSED[] = {
-    {offsetof(struct ju_py_jit_layout, uop_target), 22,
+    {JU_PYF_jit_uop_target, 22,
      "CPython 3.14: _PyUOpInstruction.uop_target (offset 22, 4 bytes) ends past the 24 bytes "
      "of _PyUOpInstruction that uop_size gives"},
-    {offsetof(struct ju_py_jit_layout, uop_operand1), 20,
+    {JU_PYF_jit_uop_operand1, 20,
      "CPython 3.14: _PyUOpInstruction.uop_operand1 (offset 20, 8 bytes) ends past the 24 bytes "
      "of _PyUOpInstruction that uop_size gives"},
-    {offsetof(struct ju_py_jit_layout, uop_size), 72,
+    {JU_PYF_jit_uop_size, 72,
      "CPython 3.14: uop_size is 72 bytes, more than the 64 the decoder copies"},
-    {offsetof(struct ju_py_jit_layout, stencil_code_size), 36,
+    {JU_PYF_jit_stencil_code_size, 36,
      "CPython 3.14: StencilGroup.stencil_code_size (offset 36, 8 bytes) ends past the 40 bytes "
      "of StencilGroup that stencil_size gives"},
-    {offsetof(struct ju_py_jit_layout, exit_executor), 12,
+    {JU_PYF_jit_exit_executor, 12,
      "CPython 3.14: _PyExitData.exit_executor (offset 12, 8 bytes) ends past the 16 bytes of "
      "_PyExitData that exit_size gives"},
-    {offsetof(struct ju_py_jit_layout, vm_index), 142,
+    {JU_PYF_jit_vm_index, 142,
      "CPython 3.14: _PyExecutorObject.vm_index (offset 142, 4 bytes) ends past the 144 bytes of "
      "_PyExecutorObject that ex_size gives"},
-    {offsetof(struct ju_py_jit_layout, ex_trace), 0xfffffff0u,
+    {JU_PYF_jit_ex_trace, 0xfffffff0u,
      "CPython 3.14: _PyExecutorObject.ex_trace (offset 4294967280) lies past any plausible "
      "_PyExecutorObject"},
 };
@@ -389,7 +389,8 @@ START_TEST(a_layout_field_past_its_object_takes_the_view_away)
     size_t n = 99;
     build(&t, which);
     r = open_reader(&t, which, 1);
-    memcpy((char *)&r->from_target.jit + REFUSED[_i].slot, &REFUSED[_i].value, 4);
+    memcpy((char *)&r->from_target + ju_py_fields[REFUSED[_i].field].slot, &REFUSED[_i].value,
+           sizeof REFUSED[_i].value);
     ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + stencil_offset(3), 0, &w), 0);
     ck_assert_uint_eq(w.executor, t.ex);
     ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_UNKNOWN);
