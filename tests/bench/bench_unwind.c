@@ -8,7 +8,8 @@
  *     as the descriptor reader adds them) and in-process
  *     jitunwind_jit_register / unregister (addresses descending, as mmap
  *     hands them out), and heap bytes per range of each.
- * Figures are medians of several runs. Run: build/tests/bench/bench_unwind */
+ * Figures are medians of several runs; the last lines compare them with the
+ * hot-path goals (issue 14) as ratios. Run: build/tests/bench/bench_unwind */
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,9 @@ static uint64_t return_address(int i)
     return 0x400000 + (uint64_t)i * 0x10;
 }
 
+/* Medians of the walk, for the goal ratios. */
+static double walk_ranges_ns, walk_raw_ns;
+
 static void bench_walk(void)
 {
     struct jitunwind_memory mem = {stack_read, NULL};
@@ -114,9 +118,11 @@ static void bench_walk(void)
             n = jitunwind_unwind(JITUNWIND_ARCH_X86_64, NULL, NULL, &mem, &start, frames, FRAMES + 2, 0, &stop);
         raw[run] = (now_ns() - t0) / ((double)iters * n);
     }
-    printf("  %-44s %7.1f ns/frame\n", "through registered ranges (rules + lookups)", median(with_ranges, RUNS));
+    walk_ranges_ns = median(with_ranges, RUNS);
+    walk_raw_ns = median(raw, RUNS);
+    printf("  %-44s %7.1f ns/frame\n", "through registered ranges (rules + lookups)", walk_ranges_ns);
     printf("  %-44s %7.1f ns/frame (%d frames, %s)\n\n", "raw frame-pointer walk, no registry",
-           median(raw, RUNS), n, jitunwind_stop_reason_string(stop));
+           walk_raw_ns, n, jitunwind_stop_reason_string(stop));
     jitunwind_registry_free(reg);
 }
 
@@ -172,6 +178,7 @@ static void bench_sizes(size_t n, struct sizes_row *row)
 int main(void)
 {
     static const size_t sizes[] = {1000, 100000, 1000000};
+    double lookup_med[3], register_med[3];
     size_t k;
     int run;
     printf("libjitunwind %s benchmark (medians of %d runs)\n\n", jitunwind_version_string(), RUNS);
@@ -191,11 +198,20 @@ int main(void)
             v[4][run] = row.unregister_ns;
             v[5][run] = row.register_bytes;
         }
+        lookup_med[k] = median(v[0], runs);
+        register_med[k] = median(v[3], runs);
         printf("%9zu %11.1f %11.1f %14.1f %16.1f %13.1f %15.1f\n", sizes[k], median(v[0], runs),
                median(v[1], runs), median(v[2], runs), median(v[3], runs), median(v[4], runs),
                median(v[5], runs));
     }
     printf("\nadd: debugger-side registry (sorted input, includes the name copy); jit_register:\n"
-           "in-process table + overlap tree (descending input). B/range: heap growth per range.\n");
+           "in-process table + overlap index (descending input). B/range: heap growth per range.\n");
+    printf("\nGoals (issue 14), ratios of the medians above:\n");
+    printf("  lookup at 100k ranges / raw frame-pointer step  %5.2f  (goal <= 1.00: %.1f / %.1f ns)\n",
+           lookup_med[1] / walk_raw_ns, lookup_med[1], walk_raw_ns);
+    printf("  walk through ranges / raw frame-pointer walk    %5.2f  (goal <= 1.30: %.1f / %.1f ns/frame)\n",
+           walk_ranges_ns / walk_raw_ns, walk_ranges_ns, walk_raw_ns);
+    printf("  jit_register at 1M / at 1k ranges               %5.2f  (goal <= 2.00: %.1f / %.1f ns)\n",
+           register_med[2] / register_med[0], register_med[2], register_med[0]);
     return 0;
 }
