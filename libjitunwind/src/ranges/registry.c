@@ -1,9 +1,20 @@
 /* The range registry: a sorted array of non-overlapping ranges.
- * Lookup is a binary search; inserting at the end (ranges in address order)
- * is amortised O(1), elsewhere a memmove. Names are owned copies. */
+ * Inserting at the end (ranges in address order) is amortised O(1),
+ * elsewhere a memmove. Names are owned copies.
+ *
+ * Lookup is a binary search until enough lookups have followed the last
+ * change to pay for building the bucket index (range_index.h, O(1) per
+ * lookup): a registry that changes between a few lookups never builds it,
+ * one that a sampler reads for every frame builds it once. */
 #include <stdlib.h>
 
-#include "internal.h"
+#include "ranges/range_index.h"
+
+/* Binary-search lookups after a change before the index is built: the
+ * build costs about as much as this many binary searches (measured with
+ * tests/bench/bench_unwind), so a build never more than doubles the cost
+ * of the lookups it serves. */
+#define INDEX_AFTER_LOOKUPS(count) (32u + (count) / 8u)
 
 struct jitunwind_registry {
     struct jitunwind_range *ranges;
@@ -11,6 +22,11 @@ struct jitunwind_registry {
     size_t cap;
     uint64_t generation;
     struct jitunwind_error err;
+    /* Derived state that lookups (const) maintain: one thread at a time. */
+    struct ju_range_index index;
+    uint64_t index_generation; /* generation the index was built for */
+    int index_built;
+    size_t stale_lookups; /* binary searches since the index went stale */
 };
 
 JITUNWIND_API int jitunwind_registry_new(jitunwind_registry **out)
@@ -35,6 +51,7 @@ JITUNWIND_API void jitunwind_registry_free(jitunwind_registry *reg)
         return;
     free_names(reg);
     free(reg->ranges);
+    ju_range_index_free(&reg->index);
     free(reg);
 }
 
@@ -148,12 +165,32 @@ JITUNWIND_API int jitunwind_registry_remove(jitunwind_registry *reg, uint64_t st
     return 0;
 }
 
-JITUNWIND_API const struct jitunwind_range *
-jitunwind_registry_lookup(const jitunwind_registry *reg, uint64_t pc)
+/* Whether the index answers for the ranges as they are now, building it
+ * when enough lookups have gone without it. */
+static int index_ready(jitunwind_registry *reg)
 {
+    if (reg->index_built && reg->index_generation == reg->generation)
+        return 1;
+    if (++reg->stale_lookups < INDEX_AFTER_LOOKUPS(reg->count))
+        return 0;
+    reg->stale_lookups = 0;
+    ju_range_index_free(&reg->index);
+    reg->index_built = ju_range_index_build(&reg->index, reg->ranges, reg->count) == 0;
+    reg->index_generation = reg->generation;
+    return reg->index_built;
+}
+
+JITUNWIND_API const struct jitunwind_range *
+jitunwind_registry_lookup(const jitunwind_registry *creg, uint64_t pc)
+{
+    jitunwind_registry *reg = (jitunwind_registry *)creg; /* allocated mutable; see index_ready */
     size_t at;
     if (!reg || reg->count == 0)
         return NULL;
+    if (index_ready(reg)) {
+        at = ju_range_index_find(&reg->index, reg->ranges, reg->count, pc);
+        return at < reg->count ? &reg->ranges[at] : NULL;
+    }
     at = first_ending_above(reg, pc);
     if (at < reg->count && reg->ranges[at].start <= pc)
         return &reg->ranges[at];
