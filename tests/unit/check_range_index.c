@@ -245,6 +245,16 @@ START_TEST(index_shapes)
     for (i = 0; i < 100; i++, n++)
         r[n] = R(0x800000 + i * 0x5000, 0x800000 + i * 0x5000 + 0x3000 + i * 7);
     check_index(r, n);
+    /* A few outliers far longer than the rest: kept apart as long ranges,
+     * their inner buckets absent from the table. */
+    for (i = 0, n = 0; i < 500; i++, n++)
+        r[n] = R(0x400000 + i * 0x100, 0x400000 + i * 0x100 + 0x80);
+    for (i = 0; i < 4; i++, n++)
+        r[n] = R(0x1000000 + i * 0x200000, 0x1000000 + i * 0x200000 + 0x100000 + i);
+    check_index(r, n);
+    ck_assert_int_eq(ju_range_index_build(&ix, r, n), 0);
+    ck_assert_uint_eq(ix.n_long, 4);
+    ju_range_index_free(&ix);
     /* Back to back, varying sizes, and two clusters 2^46 apart. */
     for (i = 0, n = 0; i < 300; i++, n++)
         r[n] = R(n ? r[n - 1].end : 0x10000, (n ? r[n - 1].end : 0x10000) + 1 + (i * 37) % 200);

@@ -4,7 +4,8 @@
 #include "ranges/range_index.h"
 
 #define GAP_SAMPLES 1023u /* neighbour distances sampled for the bucket size */
-#define SCAN_STEPS 8u     /* ranges scanned in a bucket before a binary search */
+#define MAX_ENTRIES(n) (8u * (uint64_t)(n)) /* table entries allowed for n ranges */
+#define MAX_LONG(n) ((n) / 64u)             /* long ranges allowed: outliers only */
 
 static int by_value(const void *a, const void *b)
 {
@@ -17,9 +18,35 @@ static unsigned floor_log2(uint64_t x)
     return x ? 63u - (unsigned)__builtin_clzll(x) : 0u;
 }
 
-/* log2 of the bucket size: the median distance between neighbouring starts
- * (the size of the only range when there is one), rounded down, and large
- * enough that every bucket number fits the table's 32-bit keys. */
+/* Table entries for ranges[0..n) with buckets of 2^shift bytes: every
+ * bucket of a range spanning at most SPREAD of them, the two end buckets of
+ * a longer one; *n_long gets the number of longer ones. */
+static uint64_t count_entries(const struct jitunwind_range *r, size_t n, uint64_t lo,
+                              unsigned shift, size_t *n_long)
+{
+    uint64_t entries = 0;
+    size_t i;
+    *n_long = 0;
+    for (i = 0; i < n; i++) {
+        uint64_t buckets = ((r[i].end - 1 - lo) >> shift) - ((r[i].start - lo) >> shift) + 1;
+        if (buckets <= JU_RANGE_INDEX_SPREAD) {
+            entries += buckets;
+        } else {
+            entries += 2;
+            ++*n_long;
+        }
+    }
+    return entries;
+}
+
+/* log2 of the bucket size: the finest that keeps the table within
+ * MAX_ENTRIES, long ranges outliers (MAX_LONG) and every bucket number
+ * within the table's 32-bit keys. The search starts at the distance between
+ * neighbouring starts that 1/16 of the pairs undercut (the size of the only
+ * range when there is one), rounded down: below it most buckets would hold
+ * no start. With ranges of several scales (trampolines 64 bytes apart next
+ * to executors of a few pages) the buckets grow until the larger ranges fit
+ * the budget, and a bucket of the dense ones holds a few starts. */
 static unsigned choose_shift(const struct jitunwind_range *r, size_t n, uint64_t span)
 {
     uint64_t gaps[GAP_SAMPLES];
@@ -33,23 +60,23 @@ static unsigned choose_shift(const struct jitunwind_range *r, size_t n, uint64_t
             gaps[k] = r[i + 1].start - r[i].start;
         }
         qsort(gaps, m, sizeof *gaps, by_value);
-        s = floor_log2(gaps[m / 2]);
+        s = floor_log2(gaps[m / 16]);
     }
-    while (((span - 1) >> s) > UINT32_MAX - 2u)
+    for (;;) {
+        size_t n_long;
+        if (((span - 1) >> s) <= UINT32_MAX - 2u &&
+            count_entries(r, n, r[0].start, s, &n_long) <= MAX_ENTRIES(n) &&
+            n_long <= MAX_LONG(n))
+            return s;
         s++;
-    return s;
-}
-
-static uint32_t slot_of(uint32_t key, unsigned bits)
-{
-    return (uint32_t)(key * 0x9E3779B1u) >> (32u - bits);
+    }
 }
 
 /* Insert unless present: buckets arrive in address order, so a bucket seen
  * again keeps the earlier (first) range. */
 static void put(struct ju_range_index *ix, uint32_t key, uint32_t first)
 {
-    uint32_t mask = (1u << ix->bits) - 1u, h = slot_of(key, ix->bits);
+    uint32_t mask = (1u << ix->bits) - 1u, h = ju_range_index_slot(key, ix->bits);
     while (ix->table[h].key) {
         if (ix->table[h].key == key)
             return;
@@ -68,7 +95,8 @@ void ju_range_index_free(struct ju_range_index *ix)
 
 int ju_range_index_build(struct ju_range_index *ix, const struct jitunwind_range *ranges, size_t n)
 {
-    size_t i, entries = 0, n_long = 0;
+    size_t i, n_long;
+    uint64_t entries;
     unsigned bits = 4;
     memset(ix, 0, sizeof *ix);
     if (n == 0)
@@ -78,16 +106,7 @@ int ju_range_index_build(struct ju_range_index *ix, const struct jitunwind_range
     ix->lo = ranges[0].start;
     ix->span = ranges[n - 1].end - ix->lo;
     ix->shift = choose_shift(ranges, n, ix->span);
-    for (i = 0; i < n; i++) {
-        uint64_t buckets = ((ranges[i].end - 1 - ix->lo) >> ix->shift) -
-                           ((ranges[i].start - ix->lo) >> ix->shift) + 1;
-        if (buckets <= JU_RANGE_INDEX_SPREAD) {
-            entries += buckets;
-        } else {
-            entries += 2;
-            n_long++;
-        }
-    }
+    entries = count_entries(ranges, n, ix->lo, ix->shift, &n_long);
     while (bits < 31 && (1ull << bits) < 2 * (uint64_t)entries) /* load at most 1/2 */
         bits++;
     if ((1ull << bits) < 2 * (uint64_t)entries)
@@ -115,14 +134,10 @@ int ju_range_index_build(struct ju_range_index *ix, const struct jitunwind_range
     return 0;
 }
 
-/* The first range of ranges[lo..n) ending above pc (one exists). */
-static size_t first_ending_above(const struct jitunwind_range *ranges, size_t lo, size_t n,
-                                 uint64_t pc)
+size_t ju_range_index_search(const struct jitunwind_range *ranges, size_t lo, size_t n,
+                             uint64_t pc)
 {
-    size_t hi = n, steps;
-    for (steps = 0; steps < SCAN_STEPS; steps++, lo++)
-        if (ranges[lo].end > pc)
-            return lo;
+    size_t hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (ranges[mid].end <= pc)
@@ -133,7 +148,7 @@ static size_t first_ending_above(const struct jitunwind_range *ranges, size_t lo
     return lo;
 }
 
-static size_t find_long(const struct ju_range_index *ix, size_t n, uint64_t pc)
+size_t ju_range_index_find_long(const struct ju_range_index *ix, size_t n, uint64_t pc)
 {
     size_t lo = 0, hi = ix->n_long;
     while (lo < hi) {
@@ -144,24 +159,4 @@ static size_t find_long(const struct ju_range_index *ix, size_t n, uint64_t pc)
             hi = mid;
     }
     return lo < ix->n_long && ix->long_ranges[lo].start <= pc ? ix->long_ranges[lo].index : n;
-}
-
-size_t ju_range_index_find(const struct ju_range_index *ix, const struct jitunwind_range *ranges,
-                           size_t n, uint64_t pc)
-{
-    uint64_t off = pc - ix->lo;
-    uint32_t key, h, mask;
-    if (off >= ix->span)
-        return n;
-    key = (uint32_t)(off >> ix->shift) + 1u;
-    mask = (1u << ix->bits) - 1u;
-    for (h = slot_of(key, ix->bits);; h = (h + 1u) & mask) {
-        const struct ju_range_bucket *b = &ix->table[h];
-        if (b->key == key) {
-            size_t i = first_ending_above(ranges, b->first, n, pc);
-            return ranges[i].start <= pc ? i : n;
-        }
-        if (b->key == 0)
-            return find_long(ix, n, pc);
-    }
 }
