@@ -8,7 +8,7 @@
  * one that a sampler reads for every frame builds it once. */
 #include <stdlib.h>
 
-#include "ranges/range_index.h"
+#include "ranges/registry_internal.h"
 
 /* Binary-search lookups after a change before the index is built. A build
  * costs 20-30 ns per range, a binary search 100-200 ns at 100k-1M ranges
@@ -16,19 +16,6 @@
  * the build: whatever the mix of changes and lookups, lookups never cost
  * more than about twice what an always-fresh index would. */
 #define INDEX_AFTER_LOOKUPS(count) (32u + (count) / 4u)
-
-struct jitunwind_registry {
-    struct jitunwind_range *ranges;
-    size_t count;
-    size_t cap;
-    uint64_t generation;
-    struct jitunwind_error err;
-    /* Derived state that lookups (const) maintain: one thread at a time. */
-    struct ju_range_index index;
-    uint64_t index_generation; /* generation the index was built for */
-    int index_built;
-    size_t stale_lookups; /* binary searches since the index went stale */
-};
 
 JITUNWIND_API int jitunwind_registry_new(jitunwind_registry **out)
 {
@@ -166,34 +153,29 @@ JITUNWIND_API int jitunwind_registry_remove(jitunwind_registry *reg, uint64_t st
     return 0;
 }
 
-/* Whether the index, stale, should be built now (when enough lookups have
- * gone without it), and built. */
-static int index_rebuilt(jitunwind_registry *reg)
+/* A stale index is rebuilt once enough lookups have gone without it;
+ * until then, a binary search. */
+const struct jitunwind_range *ju_registry_lookup_stale(jitunwind_registry *reg, uint64_t pc)
 {
-    if (++reg->stale_lookups < INDEX_AFTER_LOOKUPS(reg->count))
-        return 0;
-    reg->stale_lookups = 0;
-    ju_range_index_free(&reg->index);
-    reg->index_built = ju_range_index_build(&reg->index, reg->ranges, reg->count) == 0;
-    reg->index_generation = reg->generation;
-    return reg->index_built;
-}
-
-JITUNWIND_API const struct jitunwind_range *
-jitunwind_registry_lookup(const jitunwind_registry *creg, uint64_t pc)
-{
-    jitunwind_registry *reg = (jitunwind_registry *)creg; /* allocated mutable; see index_rebuilt */
     size_t at;
-    if (!reg || reg->count == 0)
-        return NULL;
-    if ((reg->index_built && reg->index_generation == reg->generation) || index_rebuilt(reg)) {
-        at = ju_range_index_find(&reg->index, reg->ranges, reg->count, pc);
-        return at < reg->count ? &reg->ranges[at] : NULL;
+    if (++reg->stale_lookups >= INDEX_AFTER_LOOKUPS(reg->count)) {
+        reg->stale_lookups = 0;
+        ju_range_index_free(&reg->index);
+        reg->index_built = ju_range_index_build(&reg->index, reg->ranges, reg->count) == 0;
+        reg->index_generation = reg->generation;
+        if (reg->index_built)
+            return ju_registry_lookup(reg, pc);
     }
     at = first_ending_above(reg, pc);
     if (at < reg->count && reg->ranges[at].start <= pc)
         return &reg->ranges[at];
     return NULL;
+}
+
+JITUNWIND_API const struct jitunwind_range *
+jitunwind_registry_lookup(const jitunwind_registry *reg, uint64_t pc)
+{
+    return reg ? ju_registry_lookup(reg, pc) : NULL;
 }
 
 JITUNWIND_API size_t jitunwind_registry_count(const jitunwind_registry *reg)

@@ -1,6 +1,7 @@
 /* The cursor: one frame per step, by range rule, CFI or frame pointer, with
  * guards against loops and garbage. Never allocates. */
 #include "base/arch_facts.h"
+#include "ranges/registry_internal.h"
 #include "unwind/arch/arch.h"
 #include "internal.h"
 
@@ -201,7 +202,7 @@ static const struct jitunwind_range *range_for(const struct jitunwind_cursor *c,
      * returns to range.end, outside it (and possibly inside the next range).
      * Looking it up inside the call instruction attributes it to the code
      * that made the call. The innermost pc is exact. */
-    return c->registry ? jitunwind_registry_lookup(
+    return c->registry ? ju_registry_lookup(
                              c->registry, ju_arch_lookup_pc(ju_arch_facts(c->arch), pc, innermost))
                        : NULL;
 }
