@@ -97,17 +97,22 @@ static void end_write(void)
                      __ATOMIC_RELEASE);
 }
 
-/* Double the arrays. The new slot array is published (its address before
+/* Grow the arrays fourfold: the retired slot arrays, each copied once and
+ * kept, then add a third to the final one, not all of it as with doubling,
+ * and the new array's untouched tail costs no memory until used. The new
+ * slot array is published (its address before
  * its capacity, so that a torn read of the two never pairs an old array
  * with the new capacity) and the old one retired, never freed while
  * readers may hold it. Called with the lock held, outside a write section. */
 static int grow(void)
 {
-    size_t ncap = capacity ? capacity * 2 : 256;
+    size_t ncap = capacity ? capacity * 4 : 256;
     struct jitunwind_jit_entry *nslots;
     struct slot_state *nstate;
     struct retired *old = NULL;
     if (ncap > JITUNWIND_JIT_MAX_SLOTS)
+        ncap = JITUNWIND_JIT_MAX_SLOTS;
+    if (ncap <= capacity)
         return JITUNWIND_ELIMIT;
     if (capacity && !(old = malloc(sizeof *old)))
         return JITUNWIND_ENOMEM;
@@ -118,8 +123,7 @@ static int grow(void)
         free(old);
         return JITUNWIND_ENOMEM;
     }
-    state = nstate;
-    memset(&state[capacity], 0, (ncap - capacity) * sizeof *state);
+    state = nstate; /* new entries are set when handed out (take_slot) */
     if (capacity) /* only writers write slots: a plain copy */
         memcpy(nslots, slots, capacity * sizeof *slots);
     begin_write();
@@ -183,8 +187,7 @@ static int take_slot(unsigned c, size_t *index)
     if (c && !(buf = new_name_buffer(c)))
         return JITUNWIND_ENOMEM;
     *index = used++;
-    state[*index].name_buf = buf;
-    state[*index].name_class = (uint8_t)c;
+    state[*index] = (struct slot_state){buf, 0, NO_SLOT, (uint8_t)c};
     return 0;
 }
 
