@@ -43,7 +43,7 @@ JITUNWIND_API struct jitunwind_jit_descriptor jitunwind_jit_descriptor = {
     JITUNWIND_JIT_MAGIC, JITUNWIND_JIT_VERSION, sizeof(struct jitunwind_jit_entry), 0, 0, 0, 0, 0};
 
 #define NAME_CLASSES 7u    /* 0: no name; k: a buffer of 8 << k bytes (16 ... 512) */
-#define NO_SLOT UINT32_MAX
+#define NO_SLOT ((1u << 25) - 1u) /* above any slot index (< JITUNWIND_JIT_MAX_SLOTS) */
 #define NAME_BLOCK_MIN 1024u  /* the first name block of a class; then doubling */
 #define NAME_BLOCK_MAX 65536u
 
@@ -51,9 +51,10 @@ JITUNWIND_API struct jitunwind_jit_descriptor jitunwind_jit_descriptor = {
 struct slot_state {
     char *name_buf;      /* this slot's name buffer for good (class > 0) */
     uint32_t gen;        /* generation since the last reset (ids: + gen_base) */
-    uint32_t next_free;  /* free list of its class */
-    uint8_t name_class;
+    uint32_t next_free : 25; /* free list of its class; 16 bytes a slot in all */
+    uint32_t name_class : 7;
 };
+_Static_assert(JITUNWIND_JIT_MAX_SLOTS <= NO_SLOT, "slot indices fit next_free");
 
 /* Blocks that name buffers are cut from, kept until reset. */
 struct name_block {
@@ -187,7 +188,7 @@ static int take_slot(unsigned c, size_t *index)
     if (c && !(buf = new_name_buffer(c)))
         return JITUNWIND_ENOMEM;
     *index = used++;
-    state[*index] = (struct slot_state){buf, 0, NO_SLOT, (uint8_t)c};
+    state[*index] = (struct slot_state){buf, 0, NO_SLOT, c};
     return 0;
 }
 
