@@ -99,12 +99,12 @@ static void end_write(void)
 }
 
 /* Grow the arrays fourfold: the retired slot arrays, each copied once and
- * kept, then add a third to the final one, not all of it as with doubling,
- * and the new array's untouched tail costs no memory until used. The new
- * slot array is published (its address before
- * its capacity, so that a torn read of the two never pairs an old array
- * with the new capacity) and the old one retired, never freed while
- * readers may hold it. Called with the lock held, outside a write section. */
+ * kept for readers, then add a third of the final array's size (doubling
+ * would add all of it), and a new array's untouched tail costs no memory
+ * until used. The new slot array is published (its address before its
+ * capacity, so that a torn read of the two never pairs an old array with
+ * the new capacity) and the old one retired, never freed while readers may
+ * hold it. Called with the lock held, outside a write section. */
 static int grow(void)
 {
     size_t ncap = capacity ? capacity * 4 : 256;
@@ -259,7 +259,8 @@ JITUNWIND_API int jitunwind_jit_unregister(jitunwind_jit_id id)
     uint32_t gen = (uint32_t)(id >> 32);
     struct jitunwind_jit_entry *e;
     pthread_mutex_lock(&lock);
-    if (index == 0 || index > used || gen_base + state[index - 1].gen != gen || slots[index - 1].size == 0) {
+    if (index == 0 || index > used || gen_base + state[index - 1].gen != gen ||
+        slots[index - 1].size == 0) {
         pthread_mutex_unlock(&lock);
         return JITUNWIND_ENOTFOUND;
     }

@@ -12,9 +12,10 @@
 
 /* Binary-search lookups after a change before the index is built. A build
  * costs 20-30 ns per range, a binary search 100-200 ns at 100k-1M ranges
- * (x86-64, 2026), so the searches done before a build cost about as much as
- * the build: whatever the mix of changes and lookups, lookups never cost
- * more than about twice what an always-fresh index would. */
+ * (the 2-CPU x86-64 development machine), so the searches done before a
+ * build cost about as much as the build: whatever the mix of changes and
+ * lookups, lookups never cost more than about twice what an always-fresh
+ * index would. */
 #define INDEX_AFTER_LOOKUPS(count) (32u + (count) / 4u)
 
 JITUNWIND_API int jitunwind_registry_new(jitunwind_registry **out)
