@@ -46,8 +46,8 @@ JU_HIDDEN int ju_range_index_build(struct ju_range_index *ix, const struct jitun
 JU_HIDDEN void ju_range_index_free(struct ju_range_index *ix);
 
 /* Out of line parts of ju_range_index_find: the first range of
- * ranges[lo..n) ending above pc by binary search (one exists), and the long
- * range containing pc (n for none). */
+ * ranges[lo..n) ending above pc, by binary search, and the long range
+ * containing pc (both n for none). */
 JU_HIDDEN size_t ju_range_index_search(const struct jitunwind_range *ranges, size_t lo, size_t n,
                                        uint64_t pc);
 JU_HIDDEN size_t ju_range_index_find_long(const struct ju_range_index *ix, size_t n, uint64_t pc);

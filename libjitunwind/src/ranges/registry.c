@@ -56,15 +56,7 @@ JITUNWIND_API void jitunwind_registry_clear(jitunwind_registry *reg)
 /* Index of the first range whose end is above pc (count if none). */
 static size_t first_ending_above(const jitunwind_registry *reg, uint64_t pc)
 {
-    size_t lo = 0, hi = reg->count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (reg->ranges[mid].end <= pc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return ju_range_index_search(reg->ranges, 0, reg->count, pc);
 }
 
 int ju_range_validate(const struct jitunwind_range *r)
