@@ -154,6 +154,46 @@ static void erase_chunk(struct ju_span_set *set, size_t pos)
     set->count--;
 }
 
+static uint32_t size_of(const struct ju_span_chunk *c)
+{
+    return c->hi - c->lo;
+}
+
+/* Move the spans of chunk k + 1 to the end of chunk k and drop it. */
+static void merge_next(struct ju_span_set *set, size_t k)
+{
+    struct ju_span_chunk *a = chunk(set, k), *b = chunk(set, k + 1);
+    uint32_t n = size_of(a), m = size_of(b);
+    if (a->hi + m > JU_SPAN_CHUNK) {
+        memmove(a->s, &a->s[a->lo], n * sizeof a->s[0]);
+        a->lo = 0;
+        a->hi = n;
+    }
+    memcpy(&a->s[a->hi], &b->s[b->lo], m * sizeof a->s[0]);
+    a->hi += m;
+    erase_chunk(set, k + 1);
+}
+
+/* After a removal from chunk k: a chunk under a quarter full is merged
+ * with a neighbour when the two fit in half a chunk, so that removals in
+ * any order keep chunks fairly full (memory stays proportional to the
+ * spans). Returns the chunk that now holds k's spans. */
+static size_t merge_small(struct ju_span_set *set, size_t k)
+{
+    uint32_t n = size_of(chunk(set, k));
+    if (n >= JU_SPAN_CHUNK / 4)
+        return k;
+    if (k + 1 < set->count && n + size_of(chunk(set, k + 1)) <= JU_SPAN_CHUNK / 2) {
+        merge_next(set, k);
+        return k;
+    }
+    if (k > 0 && n + size_of(chunk(set, k - 1)) <= JU_SPAN_CHUNK / 2) {
+        merge_next(set, k - 1);
+        return k - 1;
+    }
+    return k;
+}
+
 /* Insert v at position p of full chunk k: into a new chunk before or after
  * it when v comes first or last (spans in address order fill chunks
  * completely), else split k in halves. */
@@ -244,10 +284,12 @@ int ju_span_set_remove(struct ju_span_set *set, uint64_t start)
     if (c->lo == c->hi) {
         erase_chunk(set, k);
         set->finger = k < set->count ? k : 0;
-    } else {
-        set->first[set->head + k] = c->s[c->lo].start;
-        set->finger = k;
+        return 0;
     }
+    k = merge_small(set, k);
+    c = chunk(set, k);
+    set->first[set->head + k] = c->s[c->lo].start;
+    set->finger = k;
     return 0;
 }
 

@@ -6,7 +6,9 @@
  * room at both ends; the chunks sit in address order in an array with free
  * room at both ends too, beside an array of each chunk's first start. A
  * change moves at most half a chunk, or half the chunk array when a chunk is
- * added or emptied (once per JU_SPAN_CHUNK/2 changes at least). A finger
+ * added, emptied or merged into a neighbour (a chunk under a quarter full,
+ * when the two fit in half a chunk: memory stays proportional to the spans
+ * whatever the order of removals). A finger
  * remembers the last chunk used: spans arriving in address order, rising
  * or falling (as mmap hands out code), are placed in O(1) without a search;
  * others take two binary searches, over the chunk starts and in one chunk.
