@@ -7,7 +7,9 @@
  *   - registration ns: debugger-side jitunwind_registry_add (ranges sorted,
  *     as the descriptor reader adds them) and in-process
  *     jitunwind_jit_register / unregister (addresses descending, as mmap
- *     hands them out), and heap bytes per range of each.
+ *     hands them out), and heap bytes per range of each; and
+ *     jitunwind_jit_register with the table at its size (ranges spread over
+ *     it unregistered, then registered again: a JIT's steady state).
  * Figures are medians of several runs, in thread CPU time; the last lines
  * compare them with the hot-path goals (issue 14) as ratios.
  * Run: build/tests/bench/bench_unwind */
@@ -130,8 +132,35 @@ static void bench_walk(void)
 }
 
 struct sizes_row {
-    double add_ns, lookup_ns, register_ns, unregister_ns, add_bytes, register_bytes;
+    double add_ns, lookup_ns, register_ns, unregister_ns, add_bytes, register_bytes, churn_ns;
 };
+
+#define CHURN 100    /* ranges unregistered and registered again per round */
+#define CHURN_ROUNDS 20
+
+/* jitunwind_jit_register with n ranges registered (ids[i] at
+ * CODE_BASE + (n - i) * 0x100): CHURN ranges spread over the table are
+ * unregistered (untimed) and registered again (timed), CHURN_ROUNDS times. */
+static double churn_register_ns(size_t n, jitunwind_jit_id *ids)
+{
+    size_t picks[CHURN], j, stride = n / CHURN;
+    double total = 0, t0;
+    int round;
+    for (round = 0; round < CHURN_ROUNDS; round++) {
+        size_t base = (size_t)rand() % stride;
+        for (j = 0; j < CHURN; j++) {
+            picks[j] = base + j * stride;
+            jitunwind_jit_unregister(ids[picks[j]]);
+        }
+        t0 = now_ns();
+        for (j = 0; j < CHURN; j++)
+            jitunwind_jit_register((void *)(uintptr_t)(CODE_BASE + (n - picks[j]) * 0x100), 0x80,
+                                   JITUNWIND_KIND_JIT, JITUNWIND_RULE_FP_PRESERVING, "py::jit:f", 0,
+                                   &ids[picks[j]]);
+        total += now_ns() - t0;
+    }
+    return total / (CHURN * CHURN_ROUNDS);
+}
 
 static void bench_sizes(size_t n, struct sizes_row *row)
 {
@@ -170,6 +199,7 @@ static void bench_sizes(size_t n, struct sizes_row *row)
                                JITUNWIND_RULE_FP_PRESERVING, "py::jit:f", 0, &ids[i]);
     row->register_ns = (now_ns() - t0) / (double)n;
     row->register_bytes = (double)(heap_bytes() - before) / (double)n;
+    row->churn_ns = churn_register_ns(n, ids);
     t0 = now_ns();
     for (i = 0; i < n; i++)
         jitunwind_jit_unregister(ids[i]);
@@ -182,15 +212,16 @@ static void bench_sizes(size_t n, struct sizes_row *row)
 int main(void)
 {
     static const size_t sizes[] = {1000, 100000, 1000000};
-    double lookup_med[3], register_med[3];
+    double lookup_med[3], register_med[3], churn_med[3];
     size_t k;
     int run;
     printf("libjitunwind %s benchmark (medians of %d runs)\n\n", jitunwind_version_string(), RUNS);
     bench_walk();
-    printf("%9s %11s %11s %14s %16s %13s %15s\n", "ranges", "lookup ns", "add ns", "add B/range",
-           "jit_register ns", "unregister ns", "register B/range");
+    printf("%9s %10s %8s %12s %16s %14s %17s %17s\n", "ranges", "lookup ns", "add ns",
+           "add B/range", "jit_register ns", "unregister ns", "register B/range",
+           "at-size register");
     for (k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
-        double v[6][RUNS];
+        double v[7][RUNS];
         struct sizes_row row;
         int runs = sizes[k] >= 1000000 ? 3 : RUNS;
         for (run = 0; run < runs; run++) {
@@ -201,21 +232,28 @@ int main(void)
             v[3][run] = row.register_ns;
             v[4][run] = row.unregister_ns;
             v[5][run] = row.register_bytes;
+            v[6][run] = row.churn_ns;
         }
         lookup_med[k] = median(v[0], runs);
         register_med[k] = median(v[3], runs);
-        printf("%9zu %11.1f %11.1f %14.1f %16.1f %13.1f %15.1f\n", sizes[k], median(v[0], runs),
-               median(v[1], runs), median(v[2], runs), median(v[3], runs), median(v[4], runs),
-               median(v[5], runs));
+        churn_med[k] = median(v[6], runs);
+        printf("%9zu %10.1f %8.1f %12.1f %16.1f %14.1f %17.1f %17.1f\n", sizes[k],
+               median(v[0], runs), median(v[1], runs), median(v[2], runs), median(v[3], runs),
+               median(v[4], runs), median(v[5], runs), median(v[6], runs));
     }
     printf("\nadd: debugger-side registry (sorted input, includes the name copy); jit_register:\n"
-           "in-process table + overlap index (descending input). B/range: heap growth per range.\n");
+           "in-process table + overlap index (descending input), the mean over filling an empty\n"
+           "table; at-size register: with the table at that size (ranges spread over it\n"
+           "unregistered, then registered again). B/range: heap allocated per range (a\n"
+           "growable array's unused tail included).\n");
     printf("\nGoals (issue 14), ratios of the medians above:\n");
     printf("  lookup at 100k ranges / raw frame-pointer step  %5.2f  (goal <= 1.00: %.1f / %.1f ns)\n",
            lookup_med[1] / walk_raw_ns, lookup_med[1], walk_raw_ns);
     printf("  walk through ranges / raw frame-pointer walk    %5.2f  (goal <= 1.30: %.1f / %.1f ns/frame)\n",
            walk_ranges_ns / walk_raw_ns, walk_ranges_ns, walk_raw_ns);
-    printf("  jit_register at 1M / at 1k ranges               %5.2f  (goal <= 2.00: %.1f / %.1f ns)\n",
+    printf("  jit_register at 1M / at 1k ranges, filling      %5.2f  (goal <= 2.00: %.1f / %.1f ns)\n",
            register_med[2] / register_med[0], register_med[2], register_med[0]);
+    printf("  jit_register at 1M / at 1k ranges, at size      %5.2f  (goal <= 2.00: %.1f / %.1f ns)\n",
+           churn_med[2] / churn_med[0], churn_med[2], churn_med[0]);
     return 0;
 }

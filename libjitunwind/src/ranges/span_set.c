@@ -30,14 +30,20 @@ static size_t chunk_for(const struct ju_span_set *set, uint64_t start)
     return lo;
 }
 
-/* The position in c of the first span starting above `start`. */
-static uint32_t upper_bound(const struct ju_span_chunk *c, uint64_t start)
+/* The position in chunk k of the first span starting above `start`. Spans
+ * arriving in address order go to an end of the first or last chunk: for
+ * those, the ends are tried first; elsewhere they would only add two cache
+ * misses to the search. */
+static uint32_t upper_bound(const struct ju_span_set *set, size_t k, uint64_t start)
 {
+    const struct ju_span_chunk *c = chunk(set, k);
     uint32_t lo = c->lo, hi = c->hi;
-    if (c->s[hi - 1].start <= start)
-        return hi;
-    if (c->s[lo].start > start)
-        return lo;
+    if (k == 0 || k + 1 == set->count) {
+        if (c->s[hi - 1].start <= start)
+            return hi;
+        if (c->s[lo].start > start)
+            return lo;
+    }
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
         if (c->s[mid].start <= start)
@@ -252,7 +258,7 @@ int ju_span_set_insert(struct ju_span_set *set, uint64_t start, uint64_t end)
     }
     k = chunk_for(set, start);
     c = chunk(set, k);
-    p = upper_bound(c, start);
+    p = upper_bound(set, k, start);
     /* The span before (only in this chunk: p is its first only for the
      * first chunk) and the one after. */
     if (p > c->lo && c->s[p - 1].end > start)
@@ -277,7 +283,7 @@ int ju_span_set_remove(struct ju_span_set *set, uint64_t start)
         return JITUNWIND_ENOTFOUND;
     k = chunk_for(set, start);
     c = chunk(set, k);
-    p = upper_bound(c, start); /* one past the span starting at `start`, if any */
+    p = upper_bound(set, k, start); /* one past the span starting at `start`, if any */
     if (p == c->lo || c->s[p - 1].start != start)
         return JITUNWIND_ENOTFOUND;
     chunk_take(c, p - 1);
