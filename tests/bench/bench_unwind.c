@@ -260,13 +260,17 @@ int main(void)
            "unregistered, then registered again). B/range: heap allocated per range (a\n"
            "growable array's unused tail included).\n");
     printf("\nGoals (issue 14), ratios of the medians above:\n");
-    printf("  lookup at 100k ranges / raw frame-pointer step  %5.2f  (goal <= 1.00: %.1f / %.1f ns)\n",
-           lookup_med[1] / walk_raw_ns, lookup_med[1], walk_raw_ns);
-    printf("  walk through ranges / raw frame-pointer walk    %5.2f  (goal <= 1.30: %.1f / %.1f ns/frame)\n",
-           walk_ranges_ns / walk_raw_ns, walk_ranges_ns, walk_raw_ns);
-    printf("  jit_register at 1M / at 1k ranges, filling      %5.2f  (goal <= 2.00: %.1f / %.1f ns)\n",
-           register_med[2] / register_med[0], register_med[2], register_med[0]);
-    printf("  jit_register at 1M / at 1k ranges, at size      %5.2f  (goal <= 2.00: %.1f / %.1f ns)\n",
-           churn_med[2] / churn_med[0], churn_med[2], churn_med[0]);
+    printf("  %-47s %5.2f  (goal <= 1.00: %.1f / %.1f ns)\n",
+           "lookup at 100k ranges / raw frame-pointer step", lookup_med[1] / walk_raw_ns,
+           lookup_med[1], walk_raw_ns);
+    printf("  %-47s %5.2f  (goal <= 1.30: %.1f / %.1f ns/frame)\n",
+           "walk through ranges / raw frame-pointer walk", walk_ranges_ns / walk_raw_ns,
+           walk_ranges_ns, walk_raw_ns);
+    printf("  %-47s %5.2f  (goal <= 2.00: %.1f / %.1f ns)\n",
+           "jit_register at 1M / at 1k ranges, filling", register_med[2] / register_med[0],
+           register_med[2], register_med[0]);
+    printf("  %-47s %5.2f  (goal <= 2.00: %.1f / %.1f ns)\n",
+           "jit_register at 1M / at 1k ranges, at size", churn_med[2] / churn_med[0], churn_med[2],
+           churn_med[0]);
     return 0;
 }

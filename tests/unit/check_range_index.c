@@ -175,7 +175,8 @@ START_TEST(stale_index_is_not_used_after_changes)
         ck_assert_int_eq(jitunwind_registry_add(reg, &r), 0);
     }
     for (k = 0; k < 5000; k++)
-        ck_assert_ptr_nonnull(jitunwind_registry_lookup(reg, 0x100000 + (uint64_t)(k % 1000) * 0x100));
+        ck_assert_ptr_nonnull(
+            jitunwind_registry_lookup(reg, 0x100000 + (uint64_t)(k % 1000) * 0x100));
     ck_assert_int_eq(jitunwind_registry_remove(reg, 0x100000 + 500 * 0x100), 0);
     ck_assert_ptr_null(jitunwind_registry_lookup(reg, 0x100000 + 500 * 0x100 + 4));
     got = jitunwind_registry_lookup(reg, 0x100000 + 501 * 0x100 + 4);

@@ -102,7 +102,8 @@ START_TEST(rising_and_falling_arrival)
     ck_assert_uint_le(set.count, 6000 / JU_SPAN_CHUNK + 4); /* in-order arrival fills chunks */
     insert_checked(&set, &m, 0x900000 + 0x7f, 0x900000 + 0x81);    /* overlaps the last */
     insert_checked(&set, &m, 0x900000 - 0x100 + 0x80, 0x900000);   /* a gap exactly */
-    insert_checked(&set, &m, 0xa00000 + 2999 * 0x100 + 0xff, 0xa00000 + 3000 * 0x100); /* into the last */
+    /* into the last */
+    insert_checked(&set, &m, 0xa00000 + 2999 * 0x100 + 0xff, 0xa00000 + 3000 * 0x100);
     insert_checked(&set, &m, 0x1, 0x900000 - 2999 * 0x100 + 1); /* overlaps the first */
     remove_checked(&set, &m, 0x900000 + 1);                     /* inside a span: not a start */
     for (i = 0; i < 3000; i++) /* empty the falling ones from their top */
@@ -169,8 +170,9 @@ START_TEST(many_registrations_round_trip)
     jitunwind_jit_reset();
     for (i = 0; i < N; i++) {
         char *at = arena + (N - 1 - i) * 16;
-        ck_assert_int_eq(jitunwind_jit_register(at, 8, JITUNWIND_KIND_JIT, JITUNWIND_RULE_FP_PRESERVING,
-                                                "f", i, &ids[i]), 0);
+        ck_assert_int_eq(jitunwind_jit_register(at, 8, JITUNWIND_KIND_JIT,
+                                                JITUNWIND_RULE_FP_PRESERVING, "f", i, &ids[i]),
+                         0);
         ck_assert_int_eq(jitunwind_jit_register(at + 4, 8, JITUNWIND_KIND_JIT,
                                                 JITUNWIND_RULE_FP_PRESERVING, NULL, 0, NULL),
                          JITUNWIND_EOVERLAP);
@@ -209,6 +211,7 @@ END_TEST
 
 int main(void)
 {
-    return ju_run_tests("span_set", JU_TESTS(rising_and_falling_arrival, random_operations_match_a_model,
+    return ju_run_tests("span_set", JU_TESTS(rising_and_falling_arrival,
+                                             random_operations_match_a_model,
                                              many_registrations_round_trip));
 }

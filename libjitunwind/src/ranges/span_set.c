@@ -126,9 +126,9 @@ static int recenter(struct ju_span_set *set)
 static int insert_chunk(struct ju_span_set *set, size_t pos, struct ju_span_chunk *c)
 {
     int left = 2 * pos < set->count; /* move the shorter side */
+    int no_room = left ? set->head == 0 : set->head + set->count == set->cap;
     size_t at;
-    if ((2 * (set->count + 1) > set->cap || (left ? set->head == 0 : set->head + set->count == set->cap)) &&
-        recenter(set) < 0)
+    if ((2 * (set->count + 1) > set->cap || no_room) && recenter(set) < 0)
         return JITUNWIND_ENOMEM;
     if (left) {
         memmove(&set->chunks[set->head - 1], &set->chunks[set->head], pos * sizeof *set->chunks);
@@ -154,8 +154,9 @@ static void erase_chunk(struct ju_span_set *set, size_t pos)
         memmove(&set->first[set->head + 1], &set->first[set->head], pos * sizeof *set->first);
         set->head++;
     } else {
-        memmove(&set->chunks[at], &set->chunks[at + 1], (set->count - pos - 1) * sizeof *set->chunks);
-        memmove(&set->first[at], &set->first[at + 1], (set->count - pos - 1) * sizeof *set->first);
+        size_t after = set->count - pos - 1;
+        memmove(&set->chunks[at], &set->chunks[at + 1], after * sizeof *set->chunks);
+        memmove(&set->first[at], &set->first[at + 1], after * sizeof *set->first);
     }
     set->count--;
 }
