@@ -9,7 +9,7 @@ import gdb
 from gdb.FrameDecorator import FrameDecorator
 
 from jitunwind.ui.labels import NO_NAME, PY_MARK, python_label
-from jitunwind.ui.stack import ROLE_EVAL, mixed_stack
+from jitunwind.ui.stack import ROLE_EVAL, jit_view_note, mixed_stack
 
 FIRST_BATCH, LARGEST_BATCH = 1, 256
 
@@ -168,7 +168,8 @@ class MixedFrameFilter:
             e = natives[first + i]
             kids = children.get(first + i, [])
             label = e.label if e.rng is not None else None
-            out.append((NativeFrameDecorator(deco, label, kids), self._note(e, mixer, kids)))
+            note = self._note(e, mixer, kids) or jit_view_note(e, mixer)
+            out.append((NativeFrameDecorator(deco, label, kids), note))
         return out, mixer
 
     @staticmethod

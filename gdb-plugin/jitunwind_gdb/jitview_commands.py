@@ -1,25 +1,42 @@
 """JIT developer commands for GDB: info jit-executors, info jit-executor,
-jit-disas and jit-pc. They print what the shared binding (jitunwind.jitview)
-formats; each prints one clear line instead of raising."""
+jit-disas and jit-pc (jitunwind.ui.jit_specs: help, usage, arguments).
+They print what the shared binding (jitunwind.jitview) formats; each prints
+one clear line instead of raising."""
 
 import gdb
 
 from jitunwind import jitview
+from jitunwind.ui import jit_specs
+from jitunwind.ui.spec import UsageError, parse
 from jitunwind.ui.stack import lookup_pc
 
+from .commands import CATEGORIES
 from .state import arch_of
 
 
 class _JitCommand(gdb.Command):
-    def __init__(self, plugin, name, klass):
-        super().__init__(name, klass)
+    SPEC = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.__doc__ = cls.SPEC.help(cls.SPEC.gdb_name)  # what `help` and `apropos` read
+
+    def __init__(self, plugin):
+        super().__init__(self.SPEC.gdb_name, CATEGORIES[self.SPEC.category])
         self._plugin = plugin
 
     def invoke(self, arg, from_tty):
+        name = self.SPEC.gdb_name
         try:
-            self.run(arg)
+            args = parse(self.SPEC, arg, name)
+        except UsageError as exc:
+            print(str(exc))
+            return
+        try:
+            self.run(args)
         except Exception as exc:  # never raise into gdb
-            print("jitunwind: %s: %s" % (self.NAME, exc))
+            text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            print("jitunwind: %s: %s" % (name, text))
 
     def reader(self):
         state = self._plugin.state_for_command()
@@ -28,25 +45,20 @@ class _JitCommand(gdb.Command):
         return state.pyreader()
 
 
-def _address(arg):
-    return int(gdb.parse_and_eval(arg)) if arg.strip() else None
+def _executor(reader, word):
+    """The executor a command names: a listing number, an address or
+    expression, or the selected frame's PC."""
+    if word is None:
+        word = str(gdb.selected_frame().pc())
+    elif not word.isdigit():
+        word = str(int(gdb.parse_and_eval(word)))
+    return jitview.resolve_executor(reader, word)
 
 
 class InfoJitExecutors(_JitCommand):
-    """List the CPython JIT's executors (3.13, 3.14).
+    SPEC = jit_specs.JIT_EXECUTORS
 
-Usage: info jit-executors
-
-One line each: number, executor address, uops in its trace, bytes of
-machine code and their range, state (valid / invalidated / cold exit), the
-ENTER_EXECUTOR instruction's index, exits linked/total, and the code object
-(qualname file:line; side-exit traces are named after their parent)."""
-    NAME = "info jit-executors"
-
-    def __init__(self, plugin):
-        super().__init__(plugin, self.NAME, gdb.COMMAND_STATUS)
-
-    def run(self, arg):
+    def run(self, args):
         rows, notes = jitview.listing(self.reader())
         if not rows:
             print("No JIT executors.")
@@ -58,49 +70,20 @@ ENTER_EXECUTOR instruction's index, exits linked/total, and the code object
 
 
 class InfoJitExecutor(_JitCommand):
-    """Show one CPython JIT executor: its trace and exits.
+    SPEC = jit_specs.JIT_EXECUTOR
 
-Usage: info jit-executor ADDR|N
-
-ADDR is an executor's address (or any address in its code), N its number
-in `info jit-executors`. Prints vm_data, then a line per uop: index, name,
-oparg, bytecode target -> line, its stencil's offset and size; then each
-exit's target and the executor it is linked to."""
-    NAME = "info jit-executor"
-
-    def __init__(self, plugin):
-        super().__init__(plugin, self.NAME, gdb.COMMAND_STATUS)
-
-    def run(self, arg):
+    def run(self, args):
         reader = self.reader()
-        text = arg.strip()
-        if text and not text.isdigit():
-            text = str(_address(text))
-        for line in jitview.format_executor(reader, jitview.resolve_executor(reader, text)):
+        for line in jitview.format_executor(reader, _executor(reader, args.target)):
             print(line)
 
 
 class JitDisas(_JitCommand):
-    """Disassemble a CPython JIT executor with a header at each uop.
+    SPEC = jit_specs.JIT_DISAS
 
-Usage: jit-disas [ADDR|N]
-
-Without an argument: the executor holding the selected frame's PC. Uses
-gdb's disassembler; a header line precedes the shim, each uop's first
-instruction and _FATAL_ERROR."""
-    NAME = "jit-disas"
-
-    def __init__(self, plugin):
-        super().__init__(plugin, self.NAME, gdb.COMMAND_DATA)
-
-    def run(self, arg):
+    def run(self, args):
         reader = self.reader()
-        text = arg.strip()
-        if not text:
-            text = str(gdb.selected_frame().pc())
-        elif not text.isdigit():
-            text = str(_address(text))
-        d, heads = jitview.disas_headers(reader, jitview.resolve_executor(reader, text))
+        d, heads = jitview.disas_headers(reader, _executor(reader, args.target))
         if not d.jit_code:
             print("Executor %#x has no machine code." % d.address)
             return
@@ -118,20 +101,11 @@ instruction and _FATAL_ERROR."""
 
 
 class JitPc(_JitCommand):
-    """Which CPython JIT executor, uop, bytecode instruction and line hold an address.
+    SPEC = jit_specs.JIT_PC
 
-Usage: jit-pc [ADDR]
-
-Without an argument: the selected frame's PC (a caller frame's PC is a
-return address: it is looked up inside its call instruction)."""
-    NAME = "jit-pc"
-
-    def __init__(self, plugin):
-        super().__init__(plugin, self.NAME, gdb.COMMAND_DATA)
-
-    def run(self, arg):
-        if arg.strip():
-            pc = _address(arg)
+    def run(self, args):
+        if args.address is not None:
+            pc = int(gdb.parse_and_eval(args.address))
         else:
             frame = gdb.selected_frame()
             pc = lookup_pc(frame.pc(), frame.level() == 0, arch_of(frame))

@@ -4,11 +4,11 @@ space: `info` is a command that takes the subcommand). They print what the
 shared binding (jitunwind.jitview) formats; one clear line instead of
 raising."""
 
-import shlex
-
 import lldb
 
 from jitunwind import jitview
+from jitunwind.ui import jit_specs
+from jitunwind.ui.spec import UsageError, parse
 from jitunwind.ui.stack import lookup_pc
 
 from . import target as tgt
@@ -20,77 +20,97 @@ def _value(exe_ctx, text):
     value = frame.EvaluateExpression(text) if frame and frame.IsValid() else None
     if value is not None and value.IsValid() and value.GetError().Success():
         return value.GetValueAsUnsigned()
-    return int(text, 0)
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise ValueError("not an address or an expression LLDB can evaluate: %r" % text) from None
 
 
 class _JitCommand:
-    NAME = ""
-    HELP = ""
+    SPEC = None
 
     def __init__(self, debugger, internal_dict):
         pass
 
     def get_short_help(self):
-        return self.HELP.splitlines()[0]
+        return self.SPEC.summary
 
     def get_long_help(self):
-        return self.HELP
+        return self.SPEC.help(self.SPEC.lldb_name)
 
     def __call__(self, debugger, command, exe_ctx, result):
+        name = self.SPEC.lldb_name
         try:
+            spec, text = self.spec_for(command)
+            name = spec.lldb_name
+            args = parse(spec, text, name)
             process = exe_ctx.GetProcess()
             if not process or not process.IsValid():
-                result.AppendMessage("jitunwind: %s: no process" % self.NAME)
+                result.AppendMessage("jitunwind: %s: no process" % name)
                 return
             state = tgt.state_for(process)
-            for line in self.run(state, exe_ctx, shlex.split(command)):
+            for line in self.run(spec, state, exe_ctx, args):
+                result.AppendMessage(line)
+        except UsageError as exc:
+            for line in str(exc).splitlines():
                 result.AppendMessage(line)
         except Exception as exc:  # never raise into lldb
-            result.AppendMessage("jitunwind: %s: %s" % (self.NAME, exc))
+            text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            result.AppendMessage("jitunwind: %s: %s" % (name, text))
+
+    def spec_for(self, command):
+        """(the spec, the text of its arguments)."""
+        return self.SPEC, command
 
 
-def _executor_arg(state, exe_ctx, args):
-    if not args:
-        frame = exe_ctx.GetFrame()
-        return str(frame.GetPC())
-    return args[0] if args[0].isdigit() else str(_value(exe_ctx, args[0]))
+def _executor(state, exe_ctx, word):
+    """The executor a command names: a listing number, an address or
+    expression, or the selected frame's PC."""
+    reader = state.pyreader()
+    if word is None:
+        word = str(exe_ctx.GetFrame().GetPC())
+    elif not word.isdigit():
+        word = str(_value(exe_ctx, word))
+    return reader, jitview.resolve_executor(reader, word)
 
 
 class Info(_JitCommand):
+    """`info jit-executors` and `info jit-executor` (one LLDB command)."""
     NAME = "info"
-    HELP = """CPython JIT executors: `info jit-executors`, `info jit-executor ADDR|N`.
+    SPEC = jit_specs.JIT_EXECUTORS
+    SUBCOMMANDS = {"jit-executors": jit_specs.JIT_EXECUTORS,
+                   "jit-executor": jit_specs.JIT_EXECUTOR}
 
-info jit-executors: one line per executor: number, address, uops, bytes of
-  code and their range, valid / invalidated / cold exit, the ENTER_EXECUTOR
-  index, exits linked/total, the code object (side exits: their parent's).
-info jit-executor ADDR|N: vm_data, then a line per uop (index, name, oparg,
-  bytecode target -> line, stencil offset and size), then each exit and the
-  executor it links to. N is a number from `info jit-executors`."""
+    def get_short_help(self):
+        return "CPython JIT executors: `info jit-executors`, `info jit-executor ADDR|N`."
 
-    def run(self, state, exe_ctx, args):
-        if args[:1] == ["jit-executors"]:
+    def get_long_help(self):
+        return "\n\n".join(s.help(s.lldb_name) for s in self.SUBCOMMANDS.values())
+
+    def spec_for(self, command):
+        word, _, rest = (command or "").strip().partition(" ")
+        spec = self.SUBCOMMANDS.get(word)
+        if spec is None:
+            raise UsageError("info: unknown subcommand %r\nusage: %s | %s" % (
+                word, jit_specs.JIT_EXECUTORS.usage(), jit_specs.JIT_EXECUTOR.usage()))
+        return spec, rest
+
+    def run(self, spec, state, exe_ctx, args):
+        if spec is jit_specs.JIT_EXECUTORS:
             rows, notes = jitview.listing(state.pyreader())
             lines = jitview.format_listing(rows) if rows else ["No JIT executors."]
             return lines + ["note: %s" % n for n in notes]
-        if args[:1] == ["jit-executor"]:
-            reader = state.pyreader()
-            arg = _executor_arg(state, exe_ctx, args[1:2]) if len(args) > 1 else ""
-            return jitview.format_executor(reader, jitview.resolve_executor(reader, arg))
-        return ["usage: info jit-executors | info jit-executor ADDR|N"]
+        reader, executor = _executor(state, exe_ctx, args.target)
+        return jitview.format_executor(reader, executor)
 
 
 class JitDisas(_JitCommand):
     NAME = "jit-disas"
-    HELP = """Disassemble a CPython JIT executor with a header at each uop.
+    SPEC = jit_specs.JIT_DISAS
 
-Usage: jit-disas [ADDR|N]. Without an argument: the executor holding the
-selected frame's PC. Uses LLDB's disassembler; headers precede the shim,
-each uop's first instruction and _FATAL_ERROR."""
-
-    def run(self, state, exe_ctx, args):
-        reader = state.pyreader()
-        d, heads = jitview.disas_headers(
-            reader, jitview.resolve_executor(reader, _executor_arg(state, exe_ctx, args)))
+    def run(self, spec, state, exe_ctx, args):
+        reader, executor = _executor(state, exe_ctx, args.target)
+        d, heads = jitview.disas_headers(reader, executor)
         if not d.jit_code:
             return ["Executor %#x has no machine code." % d.address]
         target = exe_ctx.GetTarget()
@@ -115,14 +135,11 @@ each uop's first instruction and _FATAL_ERROR."""
 
 class JitPc(_JitCommand):
     NAME = "jit-pc"
-    HELP = """Which CPython JIT executor, uop, bytecode instruction and line hold an address.
+    SPEC = jit_specs.JIT_PC
 
-Usage: jit-pc [ADDR]. Without an argument: the selected frame's PC (a
-caller frame's PC is a return address: it is looked up inside its call)."""
-
-    def run(self, state, exe_ctx, args):
-        if args:
-            pc = _value(exe_ctx, args[0])
+    def run(self, spec, state, exe_ctx, args):
+        if args.address is not None:
+            pc = _value(exe_ctx, args.address)
         else:
             frame = exe_ctx.GetFrame()
             pc = lookup_pc(frame.GetPC(), frame.GetFrameID() == 0, state.arch)

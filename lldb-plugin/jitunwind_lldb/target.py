@@ -109,10 +109,13 @@ class LldbState(TargetState):
         self._load_modules()
 
     def _load_modules(self):
-        """Mappings from LLDB's modules: each loaded segment with its file offset."""
+        """Mappings from LLDB's modules: each loaded segment with its file
+        offset. The plugin's own ELF images of the JIT ranges (marked by a
+        `.jitunwind` section) are not mapped files: they would claim the
+        ranges they describe."""
         for module in self.target.module_iter():
             path = module.GetFileSpec().fullpath
-            if not path or not os.path.exists(path):
+            if not path or not os.path.exists(path) or module.FindSection(".jitunwind").IsValid():
                 continue
             for section in module.section_iter():
                 load = section.GetLoadAddress(self.target)

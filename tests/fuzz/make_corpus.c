@@ -165,6 +165,81 @@ static void python_seeds(void)
     free(dwarf);
 }
 
+/* The JIT view (fuzz_jit_view): per 3.13/3.14 build two executors on the
+ * list at interp + 3000, one with a trace of every uop and two exits, a
+ * stencil table and uop names, laid out as check_py_jit_view.c does. */
+static void jit_view_seeds(void)
+{
+    static const char *const names[] = {"_START_EXECUTOR", "_SET_IP", "_GUARD_TYPE_VERSION",
+                                        "_CALL_BUILTIN_FAST", "_DEOPT", "_ERROR_POP_N",
+                                        "_EXIT_TRACE", "_PUSH_FRAME", "_RETURN_VALUE",
+                                        "_FATAL_ERROR"};
+    enum { N = sizeof names / sizeof names[0], LIST = 3000 };
+    const uint64_t jit_code = 0x7f0000100000ull;
+    size_t i;
+    for (i = 2; i < 6; i++) { /* 3.13, 3.13t, 3.14, 3.14t */
+        const struct version *v = &VERSIONS[i];
+        const struct ju_py_layout *L;
+        const struct ju_py_jit_layout *J;
+        struct py_image p;
+        uint64_t interp, code, stencils, names_at, trace, ex[2] = {0, 0};
+        uint8_t tail[13] = {0};
+        uint32_t stencils_size, names_size;
+        int k, e;
+        FILE *f;
+        pyi_init_build(&p, v->hex, v->free_threaded);
+        L = p.L;
+        J = &L->jit;
+        interp = pyi_interp(&p, 0, 0);
+        pyi_set_interpreters(&p, interp);
+        code = pyi_code(&p, "hot", "/app.py", 10, 16);
+        stencils = pyi_alloc(&p, (size_t)J->stencil_size * N);
+        names_at = pyi_alloc(&p, 8 * N);
+        trace = pyi_alloc(&p, (size_t)J->uop_size * N);
+        for (k = 0; k < N; k++) {
+            uint64_t name = pyi_alloc(&p, 32);
+            uint64_t uop = trace + (uint64_t)k * J->uop_size;
+            ju_builder_write(p.b, name, names[k], strlen(names[k]) + 1);
+            ju_builder_u64(p.b, names_at + 8ull * k, name);
+            ju_builder_u64(p.b, stencils + (uint64_t)k * J->stencil_size + J->stencil_code_size,
+                           8 + 4ull * k);
+            ju_builder_u16(p.b, uop, (uint16_t)(k | (k == 2 ? J->format_jump : 0)
+                                                      << J->opcode_bits));
+            ju_builder_u16(p.b, uop + J->uop_oparg, (uint16_t)k);
+            ju_builder_u32(p.b, uop + J->uop_target, k == 2 ? 4u | 5u << 16 : (uint32_t)k);
+            ju_builder_u64(p.b, uop + J->uop_operand0, k == 5 ? 3 : 0);
+        }
+        for (e = 0; e < 2; e++) {
+            uint64_t x = pyi_alloc(&p, J->ex_exits + 2ull * J->exit_size);
+            uint64_t jc = jit_code + 0x10000ull * (uint64_t)e;
+            ju_builder_u64(p.b, x + L->ex_links_next, e ? ex[0] : 0);
+            ju_builder_u64(p.b, x + L->ex_code, code);
+            ju_builder_u64(p.b, x + L->ex_jit_code, jc);
+            ju_builder_u64(p.b, x + L->ex_jit_size, 4096);
+            ju_builder_u64(p.b, x + J->ex_side_entry, jc + 16);
+            ju_builder_u64(p.b, x + J->ex_trace, trace);
+            ju_builder_u32(p.b, x + J->ex_code_size, N);
+            ju_builder_u32(p.b, x + J->ex_exit_count, 2);
+            ju_builder_u32(p.b, x + J->vm_index, 4);
+            ju_builder_u32(p.b, x + J->ex_exits + J->exit_target, 2);
+            ju_builder_u64(p.b, x + J->ex_exits + J->exit_executor, ex[0]);
+            ex[e] = x;
+        }
+        ju_builder_u64(p.b, interp + LIST, ex[1]);
+        stencils_size = J->stencil_size * N;
+        names_size = 8 * N;
+        memcpy(tail, &stencils_size, 4);
+        memcpy(tail + 4, &names_size, 4);
+        tail[8] = 0; /* no layout edits */
+        tail[9] = 40; /* jit_pc at code + 40, then + 70 */
+        tail[11] = 70;
+        fuzz_target_write(f = seed("jit_view", v->name), v->hex, (LIST / 8) << 8, p.runtime,
+                          stencils, names_at, p.b, tail, sizeof tail);
+        fclose(f);
+        pyi_free(&p);
+    }
+}
+
 /* Location tables (3.11+ format): the short forms, one-line forms, the
  * no-column form, the long form and "no location". */
 static void linetable_seeds(void)
@@ -334,6 +409,7 @@ int main(int argc, char **argv)
     root = argv[1];
     mkdir(root, 0755);
     python_seeds();
+    jit_view_seeds();
     linetable_seeds();
     descriptor_seed();
     gdb_jit_seed();

@@ -26,7 +26,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from demo_stack import (EVAL, as_guessed, check_stack, demo_setup, expected_py_bt,  # noqa: E402
+from demo_stack import (EVAL, accepted_by_parser, as_guessed, check_stack, demo_setup, expected_py_bt,  # noqa: E402
                         expected_stack, fail, parse_mixed, parse_py_bt)
 
 SKIP = 77
@@ -85,11 +85,14 @@ def no_leaks(label, out):
             fail("%s: %r reached the debugger:\n%s" % (label, leak, out[-3000:]))
 
 
-def shared_specs(repo):
-    """Every command the plugins register (jitunwind.ui.commands.COMMANDS)."""
+def shared_specs(repo, jit=False):
+    """The stack commands the plugins register (jitunwind.ui.commands.COMMANDS)
+    and, with `jit`, the JIT developer commands (jitunwind.ui.jit_specs)."""
     sys.path.insert(0, os.path.join(repo, "libjitunwind", "bindings", "python"))
     from jitunwind.ui.commands import COMMANDS
-    return [spec for spec, _ in COMMANDS]
+    from jitunwind.ui.jit_specs import JIT_SPECS
+    return [spec for spec, _ in COMMANDS] + (JIT_SPECS if jit else [])
+
 
 
 BAD_ARGUMENTS = ["--bogus", "-z", "abc", "0x10", "1e3", "-5", "0", "5 extra", '"unbalanced']
@@ -98,7 +101,7 @@ BAD_ARGUMENTS = ["--bogus", "-z", "abc", "0x10", "1e3", "-5", "0", "5 extra", '"
 def check_bad_arguments(repo, env):
     """Every command, fed bad arguments: its name, what is wrong and the usage
     line, once each; never Python's own text."""
-    specs = shared_specs(repo)
+    specs = shared_specs(repo, jit=True)
     pairs = [("%s|%s" % (spec.gdb_name, bad), "%s %s" % (spec.gdb_name, bad))
              for spec in specs for bad in BAD_ARGUMENTS]
     out = run_gdb(gdb_cmd(repo, True, with_sections(pairs) + ["echo survived\\n"], []), env)
@@ -106,8 +109,7 @@ def check_bad_arguments(repo, env):
     for (name, command), spec in zip(pairs, [s for s in specs for _ in BAD_ARGUMENTS]):
         text = section(out, name).strip().splitlines()
         bad = command[len(spec.gdb_name) + 1:]
-        accepted = spec.positional is not None and bad.isdigit() and bad != "0"
-        if accepted:
+        if accepted_by_parser(spec, bad):
             continue
         if len(text) != 2 or not text[0].startswith(spec.gdb_name + ": ") or \
                 text[1] != "usage: " + spec.usage(spec.gdb_name):
@@ -117,7 +119,7 @@ def check_bad_arguments(repo, env):
         fail("gdb did not carry on after bad arguments:\n" + out[-2000:])
     print("ok: %d commands x %d bad arguments: one line and the usage line each"
           % (len(specs), len(BAD_ARGUMENTS)))
-    return specs
+    return shared_specs(repo)
 
 
 def check_states(repo, env, python, demo, specs):
@@ -302,6 +304,60 @@ def check_mismatched_core(repo, env, python, core, run_with, part):
     print("ok: a core opened with the wrong executable says so, by build id")
 
 
+def truncate_before(core, address, out_path):
+    """Write to `out_path` `core` as a kernel core cut short would be: notes
+    whole, memory up to the PT_LOAD segment holding `address`, and that
+    segment and every later one past the end of the file. (gcore writes the
+    notes last, which a plain cut would lose.) Returns False when no segment
+    holds `address`."""
+    import struct
+    with open(core, "rb") as f:
+        data = f.read()
+    phoff, = struct.unpack_from("<Q", data, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+    headers = [(phoff + i * phentsize,) + struct.unpack_from("<IIQQQQQQ", data, phoff + i * phentsize)
+               for i in range(phnum)]
+    cut = next((h[3] for h in headers if h[1] == 1 and h[6] and h[4] <= address < h[4] + h[7]),
+               None)
+    note = next((h for h in headers if h[1] == 4), None)
+    if cut is None or note is None:
+        return False
+    notes = data[note[3]:note[3] + note[6]]
+    out = bytearray(data[:cut]) + notes
+    for at, p_type, _, p_offset, *_ in headers:
+        if p_type == 4:
+            struct.pack_into("<Q", out, at + 8, cut)
+        elif p_offset >= cut:
+            struct.pack_into("<Q", out, at + 8, p_offset + len(notes))
+    struct.pack_into("<Q", out, 0x28, 0)       # e_shoff: gcore's section headers are gone
+    struct.pack_into("<HH", out, 0x3c, 0, 0)   # e_shnum, e_shstrndx
+    with open(out_path, "wb") as f:
+        f.write(out)
+    return True
+
+
+def check_truncated_core(repo, env, python, core):
+    """A core cut short before the perf trampolines' code: the perf map's
+    lines are skipped, and the note says the core is truncated and by how
+    much, rather than only "skipped" (issue 16, item 14)."""
+    maps = [m for m in PERF_MAPS if os.path.exists(m)]
+    if not maps:
+        fail("the demo left no perf map to check a truncated core against")
+    with open(maps[-1]) as f:
+        first = int(f.readline().split()[0], 16)
+    cut = core + ".cut"
+    if not truncate_before(core, first, cut):
+        fail("no segment of the core holds the trampoline at %#x" % first)
+    out = run_gdb(gdb_cmd(repo, True, with_sections([("ranges", "info jit-ranges")]),
+                          [python, cut]), env)
+    os.unlink(cut)
+    no_leaks("truncated core", out)
+    if not re.search(r"note: /tmp/perf-\d+\.map: \d+ lines skipped: the core is truncated "
+                     r"\(\d+ bytes of memory missing\)", section(out, "ranges")):
+        fail("a truncated core: want the perf map note to say so:\n%s" % section(out, "ranges"))
+    print("ok: a core cut before the trampolines says it is truncated, and by how much")
+
+
 def check_errors(repo, env, python, demo):
     """The plugin never raises into gdb: each problem is one clear line."""
     specs = check_bad_arguments(repo, env)
@@ -340,7 +396,7 @@ def check_errors(repo, env, python, demo):
 
 def check_help(repo, env):
     """`help <command>` shows the spec's help; `apropos python` finds every command."""
-    specs = shared_specs(repo)
+    specs = shared_specs(repo, jit=True)
     out = run_gdb(gdb_cmd(repo, True, with_sections(
         [(s.gdb_name, "help " + s.gdb_name) for s in specs] + [("apropos", "apropos python")]),
         []), env)
@@ -414,10 +470,21 @@ def check_plugin_output(label, out, demo):
         if " ".join(needle.split()) not in " ".join(ranges.split()):
             fail("%s: info jit-ranges lacks %r:\n%s" % (label, needle, ranges))
     print("ok: %s info jit-ranges lists both executors and both trampoline layouts" % label)
+    rows = [l for l in section(out, "ranges-name").splitlines() if l.startswith("0x")]
+    if len(rows) != 1 or "py::jit:leaf" not in rows[0] or \
+            not re.search(r"^\(1 of \d+ ranges match 'jit:leaf'\)$", section(out, "ranges-name"), re.M):
+        fail("%s: info jit-ranges jit:leaf:\n%s" % (label, section(out, "ranges-name")))
+    rows = [l for l in section(out, "ranges-n").splitlines() if l.startswith("0x")]
+    if len(rows) != 2 or not re.search(r"^\(2 of \d+ ranges shown: raise -n for more\)$",
+                                       section(out, "ranges-n"), re.M):
+        fail("%s: info jit-ranges -n 2:\n%s" % (label, section(out, "ranges-n")))
+    print("ok: %s info jit-ranges NAME and -n N filter and count, and say what they left out"
+          % label)
 
 
 PLUGIN_SECTIONS = [("bt", "bt"), ("mixed-bt", "mixed-bt"), ("raw", "bt -no-filters"),
                    ("py-bt", "py-bt"), ("py-bt-full", "py-bt-full"), ("ranges", "info jit-ranges"),
+                   ("ranges-name", "info jit-ranges jit:leaf"), ("ranges-n", "info jit-ranges -n 2"),
                    ("unwinders", "info unwinder")]
 
 
@@ -454,6 +521,7 @@ def main():
         check_mismatched_core(repo, env, python, core, lambda exe: run_gdb(gdb_cmd(
             repo, True, with_sections([("py-bt", "py-bt"), ("ranges", "info jit-ranges")]),
             [exe, core]), env), lambda out, name: section(out, name))
+        check_truncated_core(repo, env, python, core)
         os.unlink(core)
         return 0
 

@@ -16,12 +16,14 @@ Usage: test_gdb_jitview_real.py BUILD_DIR REPO_DIR
 
 import os
 import re
+import shutil
+import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from demo_stack import fail, markers  # noqa: E402
+from demo_stack import JIT_SCRIPT, fail, markers  # noqa: E402
 from extra_pythons import WHY_NO_JIT, jit_pythons  # noqa: E402
 from test_gdb_real import run_gdb, section, sections  # noqa: E402
 
@@ -30,8 +32,8 @@ SKIP = 77
 TIMER_SCRIPT = """\
 import signal
 
-signal.signal(signal.SIGALRM, lambda *args: None)
-signal.setitimer(signal.ITIMER_REAL, 0.3, 0.05)
+signal.signal(signal.SIGVTALRM, lambda *args: None)
+signal.setitimer(signal.ITIMER_VIRTUAL, 0.3, 0.05)
 
 
 def spin():
@@ -57,13 +59,16 @@ def check_timer(repo, env, python, work, label):
         f.write(TIMER_SCRIPT)
     at = markers(script)
     body = range(at["body_first"], at["body_last"] + 1)
-    # Each SIGALRM stops gdb; the first stops that land in JIT code are checked.
-    cmds = ["handle SIGALRM stop print pass", "run"]
+    # Each SIGVTALRM stops gdb; the stops that land in JIT code are checked.
+    # A CPU-time timer: it does not run while gdb holds the process, so each
+    # `continue` runs the loop again before the next stop (a wall-clock timer
+    # would be pending already and stop at the same PC every time).
+    cmds = ["handle SIGVTALRM stop print pass", "run"]
     for i in range(12):
         cmds += sections([("bt%d" % i, "bt"), ("pc%d" % i, "jit-pc"), ("locals%d" % i, "py-locals"),
                           ("full%d" % i, "py-bt-full")]) + ["continue"]
     out = run_gdb(repo, env, cmds + ["kill"], ["--args", python, script])
-    checked = 0
+    checked, pcs = 0, set()
     for i in range(12):
         bt, pc = section(out, "bt%d" % i), section(out, "pc%d" % i)
         m = re.search(r"py::jit:spin \[uop \d+/\d+ (\w+)\] \(%s:(\d+)\)" % re.escape(script), bt)
@@ -94,11 +99,44 @@ def check_timer(repo, env, python, work, label):
             fail("%s: timer stop %d: py-bt-full's frame is not at bt's exact line %s, "
                  "flagged as running JIT code:\n%s" % (label, i, py.group(1), full))
         checked += 1
+        pcs.update(re.findall(r"^#0\s+(0x[0-9a-f]+) in ", bt, re.M))
     if checked == 0:
         fail("%s: no timer stop landed in JIT code:\n%s" % (label, out[-4000:]))
-    print("ok: %s: %d timer stops in JIT code, each at a uop of a loop-body line, values "
-          "marked possibly stale"
-          % (label, checked))
+    if checked > 1 and len(pcs) < 2:
+        fail("%s: %d timer stops in JIT code, all at one PC %s: the stops are not samples"
+             % (label, checked, sorted(pcs)))
+    print("ok: %s: %d timer stops in JIT code at %d different PCs, each at a uop of a "
+          "loop-body line, values marked possibly stale" % (label, checked, len(pcs)))
+
+
+def check_stripped_tables(repo, env, python, work, label):
+    """An interpreter without the stencil and uop-name tables' symbols (a
+    partly stripped build): executor frames keep the range's own label, and
+    bt and mixed-bt each say once what the JIT view lacked."""
+    if not shutil.which("objcopy"):
+        print("note: %s: no objcopy: the stripped-table fallback is not checked" % label)
+        return
+    copy = os.path.join(work, "python-stripped")
+    subprocess.run(["objcopy", "--strip-symbol=stencil_groups",
+                    "--strip-symbol=_PyOpcode_uop_name", python, copy], check=True)
+    script = os.path.join(work, "hot.py")
+    with open(script, "w") as f:
+        f.write(JIT_SCRIPT)
+    home = os.path.dirname(os.path.dirname(os.path.realpath(python)))
+    # The copy finds its standard library through PYTHONHOME, set for the
+    # inferior only (gdb's own Python must not see it).
+    out = run_gdb(repo, env, ["set environment PYTHONHOME %s" % home,
+                              "set breakpoint pending on", "break getppid", "run", "ignore 1 5000",
+                              "continue"] +
+                  sections([("bt", "bt"), ("mixed", "mixed-bt")]) + ["kill"], ["--args", copy, script])
+    want = "JIT view incomplete: no stencil_groups/_PyOpcode_uop_name symbols"
+    for name in ("bt", "mixed"):
+        text = section(out, name)
+        if text.count(want) != 1 or "py::jit:hot" not in text or "[uop " in text:
+            fail("%s: %s with the tables stripped: want the range's label and one line "
+                 "saying what was missing:\n%s" % (label, name, text))
+    print("ok: %s: without the stencil and uop-name tables, bt and mixed-bt fall back to the "
+          "range's label and say why once" % label)
 
 
 def check_eight_loops(repo, env, python, work, label):
@@ -141,6 +179,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="ju-jitview-", dir=build) as work:
         for python in pythons:
             check_timer(repo, env, python, work, python)
+            check_stripped_tables(repo, env, python, work, python)
             check_eight_loops(repo, env, python, work, python)
     return 0
 

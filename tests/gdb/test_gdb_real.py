@@ -17,7 +17,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from demo_stack import EVAL, JIT_SCRIPT, fail, markers, parse_py_bt  # noqa: E402
-from extra_pythons import WHY_NONE, extra_pythons, jit_enabled  # noqa: E402
+from extra_pythons import WHY_NONE, extra_pythons, jit_enabled, present  # noqa: E402
 
 SKIP = 77
 SCRIPT = """\
@@ -343,17 +343,17 @@ def main():
         return 2
     build, repo, pythons = sys.argv[1], sys.argv[2], sys.argv[3:]
     if pythons == ["extra"]:
-        pythons = extra_pythons()
+        pythons = present(extra_pythons())
         if not pythons:
             print("SKIP: " + WHY_NONE)
             return SKIP
-    present = [p for p in pythons if os.access(p, os.X_OK)]
-    if not present:
+    there = [p for p in pythons if os.access(p, os.X_OK)]
+    if not there:
         print("SKIP: no interpreter at %s" % ", ".join(pythons))
         return SKIP
     work = tempfile.mkdtemp(prefix="ju-real-", dir=build)
     try:
-        for python in present:
+        for python in there:
             check_interpreter(build, repo, python, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -73,3 +73,26 @@ if grep -q jitunwind "$work/home/.config/gdb/gdbinit" "$work/home/.lldbinit"; th
     echo "FAIL: --remove left a hook behind"; exit 1
 fi
 echo "ok: --remove takes the hooks out"
+
+# The lines for one's own init files are the ones the hooks write.
+py="$work/venv/bin/python"
+[ "$("$py" -m jitunwind gdb-path)" = "source $site/gdb-plugin/jitunwind-lazy.py" ] || {
+    echo "FAIL: gdb-path printed $("$py" -m jitunwind gdb-path)"; exit 1; }
+[ "$("$py" -m jitunwind lldb-path)" = "command script import $site/lldb-plugin/jitunwind_lldb" ] || {
+    echo "FAIL: lldb-path printed $("$py" -m jitunwind lldb-path)"; exit 1; }
+echo "ok: gdb-path and lldb-path print the hook lines"
+
+# --system: one file in gdb's system init directory (a scratch one here),
+# which a fresh gdb with that directory runs; --remove deletes it.
+mkdir "$work/gdbinit.d"
+"$py" -m jitunwind install-debugger-hooks --system --gdbinit-dir "$work/gdbinit.d" >/dev/null
+[ -f "$work/gdbinit.d/jitunwind.py" ] || { echo "FAIL: --system wrote no hook file"; exit 1; }
+seen=$(env -u JITUNWIND_LIBRARY gdb -batch -nx -iex 'set debuginfod enabled off' \
+       -iex "source $work/gdbinit.d/jitunwind.py" -ex run \
+       -ex 'python import sys; print("jitunwind loaded:", "jitunwind" in sys.modules)' \
+       --args "$py" -c pass 2>&1)
+printf '%s\n' "$seen" | grep -q "jitunwind loaded: True" || {
+    printf '%s\n' "$seen"; echo "FAIL: the --system hook did not load the plugin for a Python"; exit 1; }
+"$py" -m jitunwind install-debugger-hooks --system --gdbinit-dir "$work/gdbinit.d" --remove >/dev/null
+[ ! -e "$work/gdbinit.d/jitunwind.py" ] || { echo "FAIL: --system --remove left the hook"; exit 1; }
+echo "ok: --system writes one hook file gdb runs, --remove deletes it"

@@ -25,7 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from extra_pythons import WHY_NONE, extra_pythons, present  # noqa: E402
-from demo_stack import (EVAL, JIT_SCRIPT, as_guessed, check_stack, demo_setup,  # noqa: E402
+from demo_stack import (EVAL, JIT_SCRIPT, accepted_by_parser, as_guessed, check_stack, demo_setup,  # noqa: E402
                         expected_py_bt, expected_stack, fail, markers, parse_mixed, parse_py_bt)
 
 SKIP = 77
@@ -183,16 +183,16 @@ def check_errors(repo, env, python, demo):
     missing library. One clear line each, never a traceback."""
     sys.path.insert(0, os.path.join(repo, "libjitunwind", "bindings", "python"))
     from jitunwind.ui.commands import COMMANDS
-    specs = [spec for spec, _ in COMMANDS]
-    names = [spec.lldb_name for spec in specs]
+    from jitunwind.ui.jit_specs import JIT_SPECS
+    specs = [spec for spec, _ in COMMANDS] + JIT_SPECS
     bad_args = ["--bogus", "-z", "abc", "0x10", "-5", "0", "5 extra", '"unbalanced']
-    cmds = ["%s %s" % (n, bad) for n in names for bad in bad_args]
+    cmds = ["%s %s" % (s.lldb_name, bad) for s in specs for bad in bad_args]
     out = run(lldb_cmd(repo, True, cmds, []), env)
     no_leaks("bad arguments", out)
     for spec in specs:
         for bad in bad_args:
             text = section(out, "%s %s" % (spec.lldb_name, bad)).strip().splitlines()
-            if spec.positional is not None and bad.isdigit() and bad != "0":
+            if accepted_by_parser(spec, bad):
                 continue
             if len(text) != 2 or not text[0].startswith(spec.lldb_name + ": ") or \
                     text[1] != "usage: " + spec.usage(spec.lldb_name):
@@ -200,6 +200,8 @@ def check_errors(repo, env, python, demo):
                      % (spec.lldb_name, bad, "\n".join(text)))
     print("ok: %d commands x %d bad arguments: one line and the usage line each"
           % (len(specs), len(bad_args)))
+    specs = [spec for spec, _ in COMMANDS]
+    names = [spec.lldb_name for spec in specs]
     out = run(lldb_cmd(repo, True, names, []), env)
     no_leaks("no process", out)
     for n in names:

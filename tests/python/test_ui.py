@@ -45,6 +45,69 @@ def check_parser(ui_spec, commands):
     print("ok: the parser accepts flags and counts, refuses 12 bad inputs with the usage line")
 
 
+def check_word_argument(ui_spec, jit_specs):
+    """The JIT commands take one word (an address, an expression, a listing
+    number) and refuse options, a second word and unbalanced quotes."""
+    parse, UsageError = ui_spec.parse, ui_spec.UsageError
+    for text, want in (("", None), ("0x7f00", "0x7f00"), ("$pc", "$pc"), ("3", "3"),
+                       ("'$pc + 8'", "$pc + 8")):
+        got = parse(jit_specs.JIT_PC, text).address
+        if got != want:
+            fail("jit-pc %r parsed as %r, want %r" % (text, got, want))
+    for spec, text in ((jit_specs.JIT_PC, "-5"), (jit_specs.JIT_PC, "a b"),
+                       (jit_specs.JIT_DISAS, "--bogus"), (jit_specs.JIT_EXECUTOR, "'open"),
+                       (jit_specs.JIT_EXECUTORS, "zzz")):
+        try:
+            parse(spec, text)
+        except UsageError as exc:
+            if str(exc).splitlines()[-1] != "usage: " + spec.usage():
+                fail("%s %s: %r" % (spec.name, text, str(exc)))
+            continue
+        fail("%s %r was accepted" % (spec.name, text))
+    print("ok: the JIT commands take one word and refuse 5 bad inputs with the usage line")
+
+
+def check_range_listing(commands):
+    """info jit-ranges ADDR|NAME and -n N: the rows chosen, and a line saying
+    what was left out."""
+    import collections
+    Range = collections.namedtuple("Range", "start end kind rule origin name frame_size")
+    ranges = [Range(0x1000 + i * 0x100, 0x1010 + i * 0x100, 2, 3, 2, "py::f%d:app.py" % i, 16)
+              for i in range(5)]
+
+    class State:
+        notes = []
+
+    State.ranges = ranges
+
+    class Session:
+        debugger = "gdb"
+
+        def __init__(self):
+            self.lines = []
+
+        def state(self):
+            return State
+
+        def write(self, line):
+            self.lines.append(line)
+
+    for text, names, tail in (
+            ("", ["f0", "f1", "f2", "f3", "f4"], None),
+            ("-n 2", ["f0", "f1"], "(2 of 5 ranges shown: raise -n for more)"),
+            ("0x1205", ["f2"], "(1 of 5 ranges match '0x1205')"),
+            ("0x1210", [], "No range matches '0x1210' (of 5 registered)."),
+            ("f3", ["f3"], "(1 of 5 ranges match 'f3')"),
+            ("-n 1 py::", ["f0"], "(1 of the 5 ranges matching 'py::' shown, of 5 in all: "
+                                  "raise -n for more)")):
+        session = Session()
+        commands.invoke(commands.JIT_RANGES, commands.run_jit_ranges, session, text)
+        got = [l.split("py::")[1].split(":")[0] for l in session.lines if l.startswith("0x")]
+        if got != names or (tail and session.lines[-1] != tail):
+            fail("jit-ranges %r: %r" % (text, session.lines))
+    print("ok: jit-ranges ADDR|NAME and -n N choose their rows and say what they left out")
+
+
 def check_interleaver(ju, stack):
     """Fed in batches of every size, the stream anchors each Python frame
     where one jitunwind_mix over the whole stack does."""
@@ -290,8 +353,10 @@ def main():
     sys.path.insert(0, os.path.join(repo, "libjitunwind", "bindings", "python"))
     os.environ["JITUNWIND_LIBRARY"] = os.path.join(build, "libjitunwind", "libjitunwind.so")
     import jitunwind
-    from jitunwind.ui import commands, labels, spec, stack, target
+    from jitunwind.ui import commands, jit_specs, labels, spec, stack, target
     check_parser(spec, commands)
+    check_word_argument(spec, jit_specs)
+    check_range_listing(commands)
     check_interleaver(jitunwind, stack)
     check_jit_frame_flags(jitunwind, stack, labels)
     check_core_truncation(target)

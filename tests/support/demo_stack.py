@@ -165,3 +165,13 @@ def markers(script):
     """{marker: line} for every `# @marker` comment of a script file."""
     return {m.group(1): n for n, l in enumerate(open(script), 1)
             for m in [re.search(r"# @(\w+)", l)] if m}
+
+
+def accepted_by_parser(spec, bad):
+    """Whether `bad` is a valid argument list for `spec`: a positive count,
+    or one word (an address) for a command that takes a word."""
+    if spec.positional is None:
+        return False
+    if spec.positional.word:
+        return not bad.startswith(("-", '"')) and " " not in bad
+    return bad.isdigit() and bad != "0"

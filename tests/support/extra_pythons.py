@@ -4,6 +4,7 @@ Tests that read it skip (77) with WHY_NONE when it names nothing usable."""
 
 import os
 import subprocess
+import sys
 
 WHY_NONE = ("JITUNWIND_EXTRA_PYTHONS names no interpreter (colon-separated paths; "
             "tests/dev.sh sets it from ../shared/cpython-builds when that folder is "
@@ -18,7 +19,15 @@ def extra_pythons():
 
 
 def present(pythons):
-    return [p for p in pythons if os.access(p, os.X_OK)]
+    """`pythons`, all of which must be there: a path the variable names but
+    that is missing (an archive not unpacked, a build removed) fails the
+    test rather than shrinking the matrix unnoticed."""
+    missing = [p for p in pythons if not os.access(p, os.X_OK)]
+    if missing:
+        print("FAIL: JITUNWIND_EXTRA_PYTHONS names interpreters that are not there: %s"
+              % ", ".join(missing))
+        sys.exit(1)
+    return list(pythons)
 
 
 def jit_enabled(python):

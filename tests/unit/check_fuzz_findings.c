@@ -53,6 +53,10 @@ int fuzz_dwarf_layout_one(const uint8_t *data, size_t size);
 #define LLVMFuzzerTestOneInput fuzz_dwarf_layout_one
 #include "../fuzz/fuzz_dwarf_layout.c"
 #undef LLVMFuzzerTestOneInput
+int fuzz_jit_view_one(const uint8_t *data, size_t size);
+#define LLVMFuzzerTestOneInput fuzz_jit_view_one
+#include "../fuzz/fuzz_jit_view.c"
+#undef LLVMFuzzerTestOneInput
 #include "../fuzz/fuzz_target.c"
 
 struct harness {
@@ -66,6 +70,7 @@ static const struct harness HARNESSES[] = {
     {"trampolines", fuzz_trampolines_one},     {"descriptor", fuzz_descriptor_one},
     {"gdb_jit", fuzz_gdb_jit_one},             {"perfmap", fuzz_perfmap_one},
     {"registry", fuzz_registry_one},           {"dwarf_layout", fuzz_dwarf_layout_one},
+    {"jit_view", fuzz_jit_view_one},
 };
 
 /* tests/fuzz, from this file's own path. */
@@ -74,6 +79,21 @@ static void fuzz_dir(char *buf, size_t size, const char *sub)
     const char *slash = strrchr(__FILE__, '/');
     int n = slash ? (int)(slash - __FILE__) : 1;
     snprintf(buf, size, "%.*s/../fuzz/%s", n, slash ? __FILE__ : ".", sub);
+}
+
+/* A file's bytes (malloc'd; the test fails if it cannot be read). */
+static uint8_t *read_input(const char *path, size_t *len)
+{
+    uint8_t *bytes;
+    FILE *f;
+    ck_assert_ptr_nonnull(f = fopen(path, "rb"));
+    fseek(f, 0, SEEK_END);
+    *len = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    bytes = malloc(*len + 1);
+    ck_assert_uint_eq(fread(bytes, 1, *len, f), *len);
+    fclose(f);
+    return bytes;
 }
 
 /* Replays every file of tests/fuzz/<kind>/<harness>/; returns how many. */
@@ -91,17 +111,10 @@ static size_t replay(const char *kind)
         while ((de = readdir(d)) != NULL) {
             size_t len;
             uint8_t *bytes;
-            FILE *f;
             if (de->d_name[0] == '.')
                 continue;
             snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-            ck_assert_ptr_nonnull(f = fopen(path, "rb"));
-            fseek(f, 0, SEEK_END);
-            len = (size_t)ftell(f);
-            fseek(f, 0, SEEK_SET);
-            bytes = malloc(len + 1);
-            ck_assert_uint_eq(fread(bytes, 1, len, f), len);
-            fclose(f);
+            bytes = read_input(path, &len);
             ck_assert_int_eq(HARNESSES[i].one(bytes, len), 0);
             free(bytes);
             total++;
@@ -172,10 +185,43 @@ START_TEST(layouts_past_the_decoders_copies_are_refused)
 }
 END_TEST
 
+/* fuzz_jit_view: the hole this harness was written for, which it finds in
+ * seconds with the JIT layout check turned off (ASan: stack-buffer-overflow
+ * in decode_uop): a 3.14 seed whose JIT layout puts _PyUOpInstruction's
+ * oparg at 2048, as a DWARF could (any offset below 2^32 was adopted), just
+ * past the decoder's 2 KiB stack copy of the trace. Refused, named; the
+ * executors are still listed, nothing is read with that layout. */
+START_TEST(a_uop_field_past_its_entry_is_refused)
+{
+    static struct jitunwind_py_executor_detail d[4];
+    struct fuzz_target t;
+    jitunwind_pyreader *r;
+    char path[2048];
+    uint8_t *bytes;
+    size_t len, n = 0;
+    fuzz_dir(path, sizeof path, "findings/jit_view/uop_oparg_past_its_entry");
+    bytes = read_input(path, &len);
+    fuzz_target_parse(&t, bytes, len);
+    ck_assert_int_eq(jitunwind_pyreader_new(&r, &t.mem, t.runtime, t.version_hex), 0);
+    set_up(r, &t);
+    ck_assert_uint_eq(r->layout->jit.uop_oparg, 2048);
+    ck_assert_int_eq(jitunwind_pyreader_executor_details(r, d, 4, &n), 0);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(d[0].missing, "CPython 3.14: _PyUOpInstruction.uop_oparg (offset 2048, 2 "
+                                   "bytes) ends past the 24 bytes of _PyUOpInstruction that "
+                                   "uop_size gives");
+    ck_assert_uint_eq(d[0].uop_count, 0);
+    jitunwind_pyreader_free(r);
+    fuzz_target_free(&t);
+    free(bytes);
+}
+END_TEST
+
 int main(void)
 {
     return ju_run_tests("fuzz_findings",
                         JU_TESTS(every_finding_replays_cleanly, every_seed_replays_cleanly,
                                  a_huge_line_delta_is_no_line,
-                                 layouts_past_the_decoders_copies_are_refused));
+                                 layouts_past_the_decoders_copies_are_refused,
+                                 a_uop_field_past_its_entry_is_refused));
 }

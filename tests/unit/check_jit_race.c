@@ -144,20 +144,23 @@ START_TEST(read_self_races_with_no_writer)
 }
 END_TEST
 
+/* A plain memcpy of memory other threads write is a data race by C11's
+ * rules, which TSan would rightly report: this case is built only without
+ * TSan (the ASan build runs it). */
+#if !UNDER_TSAN
 START_TEST(a_memcpy_reader_never_touches_freed_memory)
 {
-    if (UNDER_TSAN) {
-        /* A plain memcpy of memory other threads write is a data race by
-         * definition; TSan would rightly say so. ASan runs this one. */
-        printf("memcpy reader: not run under TSan (a data race by C11's rules)\n");
-        return;
-    }
     race(1);
 }
 END_TEST
+#endif
 
 int main(void)
 {
+#if UNDER_TSAN
+    return ju_run_tests("jit_race", JU_TESTS(read_self_races_with_no_writer));
+#else
     return ju_run_tests("jit_race", JU_TESTS(read_self_races_with_no_writer,
                                              a_memcpy_reader_never_touches_freed_memory));
+#endif
 }

@@ -39,6 +39,22 @@ typedef struct _PyExecutorObject {
     char exits[16];
 } _PyExecutorObject;
 
+/* A Py_STATS build's trace entry: 3.14's members, then execution_count,
+ * 32 bytes where the table has 24. */
+typedef struct {
+    uint16_t opcode : 15, format : 1;
+    uint16_t oparg;
+    union {
+        uint32_t target;
+        struct {
+            uint16_t jump_target, error_target;
+        };
+    };
+    uint64_t operand0, operand1;
+    uint64_t execution_count;
+} _PyUOpInstruction;
+static _PyUOpInstruction STATS_TRACE[3] __attribute__((used));
+
 /* Build-specific: where this "build" keeps the lists. */
 typedef struct _is {
     char before[3000];
@@ -201,6 +217,60 @@ START_TEST(one_dwarf_handle_for_many_readers)
 }
 END_TEST
 
+/* The JIT view adopts DWARF's trace entry size (within the decoder's
+ * copy, so it passes ju_py_jit_layout_check) and steps the trace by it:
+ * with the table's 24 bytes the second uop would be read from the first's
+ * execution_count. */
+START_TEST(a_py_stats_trace_entry_size_is_adopted)
+{
+    struct target t;
+    struct jitunwind_py_uop u[8];
+    struct jitunwind_py_executor_detail d;
+    jitunwind_pyreader *r;
+    uint64_t ex, trace;
+    size_t n, i;
+    char why[256];
+    build(&t, 0x030e07f0);
+    trace = pyi_alloc(&t.p, sizeof STATS_TRACE);
+    for (i = 0; i < 3; i++) {
+        _PyUOpInstruction e;
+        memset(&e, 0, sizeof e);
+        e.opcode = (uint16_t)(7 + i);
+        e.oparg = (uint16_t)(100 + i);
+        e.target = (uint32_t)i;
+        e.operand0 = 0x1000 + i;
+        e.operand1 = 0x2000 + i;
+        e.execution_count = 0xfffefdfcfbfaf9f8ull;
+        ju_builder_write(t.p.b, trace + i * sizeof e, &e, sizeof e);
+    }
+    ex = executor(&t, 0, t.hot_code, 0x7f0000001000, 4096);
+    ju_builder_u64(t.p.b, ex + offsetof(_PyExecutorObject, trace), trace);
+    ju_builder_u32(t.p.b, ex + offsetof(_PyExecutorObject, code_size), 3);
+    ju_builder_u64(t.p.b, ex + offsetof(_PyExecutorObject, jit_side_entry), 0x7f0000001010);
+    ju_builder_u64(t.p.b, t.interp + LIST, ex);
+    r = open_reader(&t, 0x030e07f0, self_path);
+    ck_assert_uint_eq(r->layout->jit.uop_size, sizeof(_PyUOpInstruction));
+    ck_assert_uint_eq(ju_py_layout_for(0x030e07f0, jitunwind_host_arch())->jit.uop_size, 24);
+    ck_assert_msg(ju_py_jit_layout_check(r->layout, why, sizeof why) == 0, "%s", why);
+    ck_assert_int_eq(jitunwind_pyreader_executor_trace(r, ex, 0, u, 8, &n, &d), 0);
+    ck_assert_uint_eq(n, 3);
+    for (i = 0; i < 3; i++) {
+        ck_assert_uint_eq(u[i].opcode, 7 + i);
+        ck_assert_uint_eq(u[i].oparg, 100 + i);
+        ck_assert_uint_eq(u[i].raw_target, i);
+        ck_assert_uint_eq(u[i].operand0, 0x1000 + i);
+        ck_assert_uint_eq(u[i].operand1, 0x2000 + i);
+        ck_assert_int_eq(u[i].target, (int32_t)i);
+        ck_assert_int_eq(u[i].line, 10 + (int32_t)i);
+    }
+    /* No stencil table in this "build": said, and nothing placed. */
+    ck_assert_ptr_nonnull(strstr(d.missing, "no stencil_groups"));
+    ck_assert_int_eq(u[0].code_offset, -1);
+    jitunwind_pyreader_free(r);
+    pyi_free(&t.p);
+}
+END_TEST
+
 START_TEST(cold_exits_of_a_313_build)
 {
     struct target t;
@@ -320,6 +390,7 @@ int main(void)
 {
     return ju_run_tests("py_executors",
                         JU_TESTS(lists_of_a_314_build_from_its_dwarf, one_dwarf_handle_for_many_readers,
+                                 a_py_stats_trace_entry_size_is_adopted,
                                  cold_exits_of_a_313_build,
                                  without_dwarf_or_before_313_it_says_why, damaged_lists));
 }

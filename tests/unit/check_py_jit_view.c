@@ -341,6 +341,77 @@ START_TEST(damaged_data_falls_back)
 }
 END_TEST
 
+/* A JIT layout whose field does not fit the object holding it (as an
+ * unexpected DWARF would make it, see check_py_layout_check.c) is refused
+ * once, by name: the view then reads nothing with it (no detail, trace or
+ * exits; jit_pc names the executor and says what is missing), where
+ * before it loaded the field past its stack copy of a trace entry or off
+ * in the executor. 3.14 GIL build: uop_size 24, stencil_size 40,
+ * exit_size 16, ex_size 144; with the table's values the same target
+ * decodes (trace_exits_and_vm_data). */
+static const struct {
+    enum ju_py_field_id field;
+    uint32_t value;
+    const char *missing;
+} REFUSED[] = {
+    {JU_PYF_jit_uop_target, 22,
+     "CPython 3.14: _PyUOpInstruction.uop_target (offset 22, 4 bytes) ends past the 24 bytes "
+     "of _PyUOpInstruction that uop_size gives"},
+    {JU_PYF_jit_uop_operand1, 20,
+     "CPython 3.14: _PyUOpInstruction.uop_operand1 (offset 20, 8 bytes) ends past the 24 bytes "
+     "of _PyUOpInstruction that uop_size gives"},
+    {JU_PYF_jit_uop_size, 72,
+     "CPython 3.14: uop_size is 72 bytes, more than the 64 the decoder copies"},
+    {JU_PYF_jit_stencil_code_size, 36,
+     "CPython 3.14: StencilGroup.stencil_code_size (offset 36, 8 bytes) ends past the 40 bytes "
+     "of StencilGroup that stencil_size gives"},
+    {JU_PYF_jit_exit_executor, 12,
+     "CPython 3.14: _PyExitData.exit_executor (offset 12, 8 bytes) ends past the 16 bytes of "
+     "_PyExitData that exit_size gives"},
+    {JU_PYF_jit_vm_index, 142,
+     "CPython 3.14: _PyExecutorObject.vm_index (offset 142, 4 bytes) ends past the 144 bytes of "
+     "_PyExecutorObject that ex_size gives"},
+    {JU_PYF_jit_ex_trace, 0xfffffff0u,
+     "CPython 3.14: _PyExecutorObject.ex_trace (offset 4294967280) lies past any plausible "
+     "_PyExecutorObject"},
+};
+
+START_TEST(a_layout_field_past_its_object_takes_the_view_away)
+{
+    const int which = 2; /* 3.14, GIL */
+    const char *want = REFUSED[_i].missing;
+    struct target t;
+    struct jitunwind_py_jit_pc w;
+    struct jitunwind_py_executor_detail d;
+    struct jitunwind_py_uop u[16];
+    struct jitunwind_py_jit_exit x[4];
+    jitunwind_pyreader *r;
+    size_t n = 99;
+    build(&t, which);
+    r = open_reader(&t, which, 1);
+    memcpy((char *)&r->from_target + ju_py_fields[REFUSED[_i].field].slot, &REFUSED[_i].value,
+           sizeof REFUSED[_i].value);
+    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + stencil_offset(3), 0, &w), 0);
+    ck_assert_uint_eq(w.executor, t.ex);
+    ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_UNKNOWN);
+    ck_assert_str_eq(w.missing, want);
+    ck_assert_int_eq(jitunwind_pyreader_executor_detail(r, t.ex, &d), 0);
+    ck_assert_str_eq(d.missing, want);
+    ck_assert_uint_eq(d.uop_count, 0);
+    ck_assert_uint_eq(d.trace, 0);
+    ck_assert_int_eq(jitunwind_pyreader_executor_trace(r, t.ex, 0, u, 16, &n, NULL),
+                     JITUNWIND_EUNSUPPORTED);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_str_eq(jitunwind_pyreader_last_error(r)->message, want);
+    d.exit_count = 2; /* a caller's own detail: still nothing read with the layout */
+    ck_assert_int_eq(jitunwind_pyreader_detail_exits(r, &d, x, 4, &n), JITUNWIND_EUNSUPPORTED);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_str_eq(jitunwind_pyreader_last_error(r)->message, want);
+    jitunwind_pyreader_free(r);
+    pyi_free(&t.p);
+}
+END_TEST
+
 START_TEST(versions_without_traces_say_so)
 {
     struct py_image p;
@@ -429,6 +500,8 @@ int main(void)
     tcase_add_loop_test(tc, every_uop_boundary_and_region, 0, n);
     tcase_add_loop_test(tc, trace_exits_and_vm_data, 0, n);
     tcase_add_loop_test(tc, damaged_data_falls_back, 0, n);
+    tcase_add_loop_test(tc, a_layout_field_past_its_object_takes_the_view_away, 0,
+                        (int)(sizeof REFUSED / sizeof REFUSED[0]));
     tcase_add_test(tc, versions_without_traces_say_so);
     tcase_add_test(tc, shim_is_its_own_frame);
     suite_add_tcase(s, tc);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "jitunwind/dwarf.h"
 #include "py_image.h"
 #include "python/pyreader.h"
 #include "suite.h"
@@ -129,6 +130,74 @@ START_TEST(a_dwarf_member_ending_past_its_struct_is_refused)
 }
 END_TEST
 
+/* The JIT view's layout from DWARF: trace entries and stencil groups as an
+ * unexpected build's DWARF might describe them, a 12-byte
+ * _PyUOpInstruction without operands and an 8-byte StencilGroup without a
+ * code size. DWARF's sizes are adopted; the operands and the code size
+ * keep the table's offsets, which now end past them: refused by name (the
+ * JIT view then reads nothing, check_py_jit_view.c), where before the view
+ * loaded operand0 past each 12-byte entry of its copy of the trace. */
+typedef struct {
+    uint16_t opcode, oparg;
+    uint32_t target, spare;
+} _PyUOpInstruction;
+typedef struct {
+    uint64_t emit;
+} StencilGroup;
+_PyUOpInstruction stand_in_uop;
+StencilGroup stand_in_stencil_group;
+
+START_TEST(a_jit_layout_from_dwarf_with_fields_past_its_objects_is_refused)
+{
+    const struct ju_py_layout *table = ju_py_layout_for(0x030e07f0, jitunwind_host_arch());
+    struct ju_py_layout L = *table;
+    struct ju_py_jit_report rep;
+    jitunwind_dwarf_types *types;
+    char self_path[4096], why[256];
+    ssize_t got = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
+    ck_assert_int_gt(got, 0);
+    self_path[got] = 0;
+    stand_in_uop.spare = stand_in_stencil_group.emit = 1;
+    ck_assert_int_eq(jitunwind_dwarf_types_open(&types, self_path), 0);
+    ju_py_jit_apply_dwarf(types, &L.jit, &rep);
+    jitunwind_dwarf_types_free(types);
+    ck_assert_uint_eq(L.jit.uop_size, 12);
+    ck_assert_uint_eq(L.jit.stencil_size, 8);
+    ck_assert_str_eq(rep.first, "_PyUOpInstruction.sizeof: table 24, DWARF 12");
+    ck_assert_int_eq(ju_py_jit_layout_check(&L, why, sizeof why), JITUNWIND_ECORRUPT);
+    ck_assert_str_eq(why, "CPython 3.14: _PyUOpInstruction.uop_operand0 (offset 8, 8 bytes) ends "
+                          "past the 12 bytes of _PyUOpInstruction that uop_size gives");
+    L.jit.uop_size = table->jit.uop_size; /* then the next refusal: the stencil group */
+    ck_assert_int_eq(ju_py_jit_layout_check(&L, why, sizeof why), JITUNWIND_ECORRUPT);
+    ck_assert_str_eq(why, "CPython 3.14: StencilGroup.stencil_code_size (offset 8, 8 bytes) ends "
+                          "past the 8 bytes of StencilGroup that stencil_size gives");
+    L.jit.stencil_size = table->jit.stencil_size;
+    ck_assert_msg(ju_py_jit_layout_check(&L, why, sizeof why) == 0, "%s", why);
+}
+END_TEST
+
+/* Checks of the JIT layout that are not about one field's fit: the
+ * strides the view steps by, and vm_data flags inside the word read. */
+START_TEST(a_jit_layout_without_strides_or_with_wide_flags_is_refused)
+{
+    const struct ju_py_layout *table = ju_py_layout_for(0x030e07f0, jitunwind_host_arch());
+    struct ju_py_layout L = *table;
+    char why[256];
+    L.jit.exit_size = JU_PY_NONE;
+    ck_assert_int_eq(ju_py_jit_layout_check(&L, why, sizeof why), JITUNWIND_ECORRUPT);
+    ck_assert_str_eq(why, "CPython 3.14: no exit_size, the stride of the JIT view's arrays");
+    L = *table;
+    L.jit.vm_chain_depth.bit = 30;
+    ck_assert_int_eq(ju_py_jit_layout_check(&L, why, sizeof why), JITUNWIND_ECORRUPT);
+    ck_assert_str_eq(why, "CPython 3.14: _PyExecutorObject.vm_chain_depth (6 bits from bit 30) "
+                          "is not a flag of the 32-bit word read");
+    L = *table;
+    L.jit.known = 0; /* no JIT view: nothing to refuse */
+    L.jit.exit_size = JU_PY_NONE;
+    ck_assert_int_eq(ju_py_jit_layout_check(&L, why, sizeof why), 0);
+}
+END_TEST
+
 /* Every static table passes the check it is held to at run time. */
 START_TEST(every_table_passes_the_check)
 {
@@ -136,7 +205,7 @@ START_TEST(every_table_passes_the_check)
                                         0x030f0000, 0x03100000};
     static const int arches[] = {JITUNWIND_ARCH_X86_64, JITUNWIND_ARCH_AARCH64};
     char why[256];
-    size_t v, a, seen = 0;
+    size_t v, a, seen = 0, jit = 0;
     int ft;
     for (v = 0; v < sizeof versions / sizeof versions[0]; v++)
         for (ft = 0; ft < 2; ft++)
@@ -146,8 +215,11 @@ START_TEST(every_table_passes_the_check)
                     continue;
                 seen++;
                 ck_assert_msg(ju_py_layout_check(L, why, sizeof why) == 0, "%s", why);
+                ck_assert_msg(ju_py_jit_layout_check(L, why, sizeof why) == 0, "%s", why);
+                jit += L->jit.known;
             }
     ck_assert_uint_eq(seen, 20); /* 3.11 and 3.12 per architecture, 3.13-3.16 GIL and t */
+    ck_assert_uint_eq(jit, 8);   /* the JIT view of 3.13 and 3.14, GIL and t, per architecture */
 }
 END_TEST
 
@@ -179,6 +251,8 @@ int main(void)
                                  a_frame_field_ending_past_its_object_is_refused,
                                  a_field_ending_at_its_object_end_fits,
                                  a_dwarf_member_ending_past_its_struct_is_refused,
+                                 a_jit_layout_from_dwarf_with_fields_past_its_objects_is_refused,
+                                 a_jit_layout_without_strides_or_with_wide_flags_is_refused,
                                  every_table_passes_the_check,
                                  accessors_take_the_width_from_the_layout));
 }

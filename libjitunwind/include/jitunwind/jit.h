@@ -121,6 +121,8 @@ JITUNWIND_API int jitunwind_jit_read_self(jitunwind_registry *reg,
  * object's .eh_frame says the frame is found from the frame pointer (CFA =
  * fp + 16 on x86-64, CFA = x29 + n on AArch64, as CPython emits), or when
  * it has no CFI; objects whose CFI says otherwise are skipped and counted.
+ * Images written by this library (image.h, JITUNWIND_IMAGE_MARKER) are
+ * passed over, not counted: their ranges come from its descriptor.
  * Bounded: at most JITUNWIND_GDB_JIT_MAX_ENTRIES entries (cycle-checked),
  * objects of at most JITUNWIND_GDB_JIT_MAX_OBJECT bytes. */
 #define JITUNWIND_GDB_JIT_DESCRIPTOR_SYMBOL "__jit_debug_descriptor"

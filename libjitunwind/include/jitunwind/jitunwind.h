@@ -15,5 +15,6 @@
 #include "jitunwind/readers.h"
 #include "jitunwind/modules.h"
 #include "jitunwind/dwarf.h"
+#include "jitunwind/image.h"
 
 #endif

@@ -2,9 +2,11 @@
  *
  * A debugger-side registry is filled from the target (the in-process
  * descriptor, a perf map, ...) and consulted by the unwinder for every PC.
- * Lookup is O(log n) over a sorted array; add/remove are O(n) in the worst
- * case (a memmove) and O(1) when ranges arrive in address order.
- * A registry is not thread-safe: one thread at a time. */
+ * Lookup is O(1) expected (a bucket index over the sorted array, built once
+ * enough lookups follow a change; a binary search until then); add/remove
+ * are O(n) in the worst case (a memmove) and O(1) when ranges arrive in
+ * address order. A registry is not thread-safe: one thread at a time, for
+ * lookups too (they may build the index). */
 #ifndef JITUNWIND_REGISTRY_H
 #define JITUNWIND_REGISTRY_H
 

@@ -75,6 +75,10 @@ static int parse_object(uint8_t *image, size_t size, int arch, struct object_inf
         if (!gelf_getshdr(scn, &sh))
             continue;
         name = elf_strptr(elf, shstrndx, sh.sh_name);
+        if (name && strcmp(name, JITUNWIND_IMAGE_MARKER) == 0) {
+            elf_end(elf);
+            return JITUNWIND_EUNSUPPORTED; /* ours: its ranges are in our descriptor */
+        }
         if (name && strcmp(name, ".text") == 0 && sh.sh_size && !found) {
             out->start = sh.sh_addr;
             out->end = sh.sh_addr + sh.sh_size;
@@ -124,6 +128,7 @@ JITUNWIND_API int jitunwind_registry_load_gdb_jit(jitunwind_registry *reg,
         uint64_t symfile, size;
         struct object_info info;
         struct jitunwind_range r = {0};
+        int prc = 0;
         if (addr == tortoise) {
             rc = ju_fail(ju_registry_error(reg), JITUNWIND_ELOOP, addr,
                          "the GDB JIT entry list loops");
@@ -156,8 +161,8 @@ JITUNWIND_API int jitunwind_registry_load_gdb_jit(jitunwind_registry *reg,
             break;
         }
         if (ju_read(mem, symfile, image, (size_t)size) < 0 ||
-            parse_object(image, (size_t)size, arch, &info) < 0 || info.rule < 0) {
-            n_skipped++;
+            (prc = parse_object(image, (size_t)size, arch, &info)) < 0 || info.rule < 0) {
+            n_skipped += prc != JITUNWIND_EUNSUPPORTED;
             continue;
         }
         r.start = info.start;

@@ -4,7 +4,8 @@
  * builds), its exits and the stencil table's element. No debug offset
  * describes these, so DWARF wins every disagreement with the table; a
  * field the build's DWARF lacks keeps the table's value. Bit widths are
- * the table's (only positions are compared). */
+ * the table's (only positions are compared). The result, whatever its
+ * source, is held to ju_py_jit_layout_check before the view reads with it. */
 #include <stdio.h>
 
 #include "python/pyreader.h"
@@ -108,4 +109,40 @@ void ju_py_jit_apply_dwarf(jitunwind_dwarf_types *types, struct ju_py_jit_layout
             *(uint32_t *)slot = (uint32_t)value;
         }
     }
+}
+
+int ju_py_jit_layout_check(const struct ju_py_layout *L, char *why, size_t size)
+{
+    static const enum ju_py_field_id strides[] = {JU_PYF_jit_uop_size, JU_PYF_jit_exit_size};
+    static const enum ju_py_field_id flags[] = {JU_PYF_jit_vm_valid, JU_PYF_jit_vm_linked,
+                                                JU_PYF_jit_vm_chain_depth, JU_PYF_jit_vm_warm};
+    const struct ju_py_jit_layout *J = &L->jit;
+    size_t i;
+    int rc;
+    if (!J->known)
+        return 0;
+    if ((rc = ju_py_fields_check(L, JU_PYF_MAIN_END, JU_PYF_COUNT, why, size)) < 0)
+        return rc;
+    for (i = 0; i < sizeof strides / sizeof strides[0]; i++)
+        if (ju_py_offset(L, strides[i]) == JU_PY_NONE) {
+            snprintf(why, size, "%s: no %s, the stride of the JIT view's arrays", L->name,
+                     ju_py_fields[strides[i]].name);
+            return JITUNWIND_ECORRUPT;
+        }
+    if (J->uop_size < 2) {
+        snprintf(why, size, "%s: uop_size %u leaves no room for _PyUOpInstruction's opcode",
+                 L->name, J->uop_size);
+        return JITUNWIND_ECORRUPT;
+    }
+    for (i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        const struct ju_py_jit_bits *b =
+            (const struct ju_py_jit_bits *)((const char *)L + ju_py_fields[flags[i]].slot);
+        if (b->width && (b->width > 8 || b->bit + b->width > 32)) {
+            snprintf(why, size, "%s: _PyExecutorObject.%s (%u bits from bit %u) is not a flag "
+                     "of the 32-bit word read", L->name, ju_py_fields[flags[i]].name, b->width,
+                     b->bit);
+            return JITUNWIND_ECORRUPT;
+        }
+    }
+    return 0;
 }

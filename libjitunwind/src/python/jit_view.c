@@ -17,7 +17,6 @@
 #include "python/pyreader.h"
 
 #define MAX_STENCIL_CODE (1u << 20) /* one stencil's code; real ones are < 4 KiB */
-#define MAX_UOP_SIZE 64u
 
 /* Uops whose target field is not the bytecode instruction they came from
  * (_START_EXECUTOR's is: the instruction the executor was entered at). */
@@ -46,20 +45,38 @@ static void set_missing(char *buf, const char *text)
         ju_strlcpy(buf, text, JITUNWIND_PY_MISSING_MAX);
 }
 
+/* Whether the view may read with the reader's JIT layout: it has one and
+ * it passed ju_py_jit_layout_check, run once per reader (the layout is
+ * fixed once the reader is open). Else jit.missing says why. No field of
+ * r->layout->jit is read before this says yes. */
+static int layout_ok(jitunwind_pyreader *r)
+{
+    struct ju_py_jit_tables *T = &r->jit;
+    char why[JITUNWIND_ERROR_MESSAGE_MAX];
+    if (T->layout_ok)
+        return T->layout_ok > 0;
+    T->layout_ok = -1;
+    if (!r->layout->jit.known)
+        snprintf(T->missing, sizeof T->missing,
+                 "%s has no executor traces to read (3.13 and 3.14 have)", r->layout->name);
+    else if (ju_py_jit_layout_check(r->layout, why, sizeof why) < 0)
+        ju_strlcpy(T->missing, why, sizeof T->missing);
+    else
+        T->layout_ok = 1;
+    return T->layout_ok > 0;
+}
+
 /* The stencil table's code sizes, read once. 0, or -1 with jit.missing set. */
 static int load_tables(jitunwind_pyreader *r)
 {
     struct ju_py_jit_tables *T = &r->jit;
-    const struct ju_py_jit_layout *J = &r->layout->jit;
-    uint64_t elem, i;
+    const struct ju_py_layout *L = r->layout;
+    uint64_t elem, i, code_size_end;
     if (T->loaded)
         return T->loaded > 0 ? 0 : -1;
     T->loaded = -1;
-    if (!J->known) {
-        snprintf(T->missing, sizeof T->missing,
-                 "%s has no executor traces to read (3.13 and 3.14 have)", r->layout->name);
+    if (!layout_ok(r))
         return -1;
-    }
     if (!T->stencils || !T->names) {
         snprintf(T->missing, sizeof T->missing,
                  "no stencil_groups/_PyOpcode_uop_name symbols in the interpreter (stripped, or "
@@ -72,10 +89,14 @@ static int load_tables(jitunwind_pyreader *r)
                  (unsigned long long)T->names_size);
         return -1;
     }
-    elem = J->stencil_size;
+    /* sizeof(StencilGroup) from the layout when the symbol agrees, else the
+     * symbol's size per entry: then held here to the code size's end. */
+    elem = L->jit.stencil_size;
     if (elem == JU_PY_NONE || elem * T->entries != T->stencils_size)
         elem = T->stencils_size % T->entries ? 0 : T->stencils_size / T->entries;
-    if (elem < (uint64_t)J->stencil_code_size + 8 || elem > 4096) {
+    code_size_end = (uint64_t)ju_py_offset(L, JU_PYF_jit_stencil_code_size) +
+                    ju_py_fields[JU_PYF_jit_stencil_code_size].width;
+    if (elem < code_size_end || elem > 4096) {
         snprintf(T->missing, sizeof T->missing,
                  "stencil_groups (%llu bytes for %u uops) does not fit the StencilGroup layout",
                  (unsigned long long)T->stencils_size, T->entries);
@@ -83,7 +104,8 @@ static int load_tables(jitunwind_pyreader *r)
     }
     for (i = 0; i < T->entries; i++) {
         uint64_t size;
-        if (ju_read_u64(&r->mem, T->stencils + i * elem + J->stencil_code_size, &size) < 0) {
+        if (ju_py_fetch(&r->mem, L, T->stencils + i * elem, JU_PYF_jit_stencil_code_size,
+                        &size) < 0) {
             snprintf(T->missing, sizeof T->missing, "stencil_groups[%llu] is unreadable",
                      (unsigned long long)i);
             return -1;
@@ -149,11 +171,14 @@ static int find_opcode(jitunwind_pyreader *r, const char *want)
     return -1;
 }
 
-static int8_t read_bits(jitunwind_pyreader *r, uint64_t ex, const struct ju_py_jit_bits *b)
+/* A vm_data flag (field `id`, a struct ju_py_jit_bits) of executor ex, or
+ * -1 when this version has none or it is unreadable. */
+static int8_t read_bits(jitunwind_pyreader *r, uint64_t ex, enum ju_py_field_id id)
 {
-    uint32_t word;
-    if (b->width == 0 || b->offset == JU_PY_NONE || b->bit + b->width > 32 ||
-        ju_read_u32(&r->mem, ex + b->offset, &word) < 0)
+    const struct ju_py_jit_bits *b =
+        (const struct ju_py_jit_bits *)((const char *)r->layout + ju_py_fields[id].slot);
+    uint64_t word;
+    if (b->width == 0 || ju_py_fetch(&r->mem, r->layout, ex, id, &word) < 0)
         return -1;
     return (int8_t)((word >> b->bit) & ((1u << b->width) - 1) & 0x7f);
 }
@@ -174,34 +199,37 @@ static int32_t target_line(jitunwind_pyreader *r, uint64_t code, int32_t target)
 static int fill_detail(jitunwind_pyreader *r, const struct jitunwind_py_executor *e,
                        struct jitunwind_py_executor_detail *d)
 {
-    const struct ju_py_jit_layout *J = &r->layout->jit;
+    const struct ju_py_layout *L = r->layout;
     uint64_t executor = e->address;
-    uint32_t u32;
-    uint64_t side;
+    uint64_t side, uops, exits, opcode, oparg, index;
     memset(d, 0, sizeof *d);
     d->fatal_offset = d->enter_index = d->enter_line = -1;
     d->valid = d->linked = d->warm = d->chain_depth = -1;
     d->ex = *e;
     if (load_tables(r) < 0)
         set_missing(d->missing, r->jit.missing);
-    if (!J->known)
+    if (!layout_ok(r))
         return 0;
-    if (ju_read_u64(&r->mem, executor + J->ex_trace, &d->trace) < 0 ||
-        ju_read_u32(&r->mem, executor + J->ex_code_size, &d->uop_count) < 0 ||
-        ju_read_u32(&r->mem, executor + J->ex_exit_count, &d->exit_count) < 0 ||
-        ju_read_u64(&r->mem, executor + J->ex_side_entry, &side) < 0)
+    if (ju_py_fetch(&r->mem, L, executor, JU_PYF_jit_ex_trace, &d->trace) < 0 ||
+        ju_py_fetch(&r->mem, L, executor, JU_PYF_jit_ex_code_size, &uops) < 0 ||
+        ju_py_fetch(&r->mem, L, executor, JU_PYF_jit_ex_exit_count, &exits) < 0 ||
+        ju_py_fetch(&r->mem, L, executor, JU_PYF_jit_ex_side_entry, &side) < 0)
         return ju_fail(&r->err, JITUNWIND_EREAD, executor, "executor %#llx is unreadable",
                        (unsigned long long)executor);
-    d->valid = read_bits(r, executor, &J->vm_valid);
-    d->linked = read_bits(r, executor, &J->vm_linked);
-    d->warm = read_bits(r, executor, &J->vm_warm);
-    d->chain_depth = read_bits(r, executor, &J->vm_chain_depth);
-    if (ju_read(&r->mem, executor + J->vm_opcode, &d->vm_opcode, 1) < 0 ||
-        ju_read(&r->mem, executor + J->vm_oparg, &d->vm_oparg, 1) < 0)
-        d->vm_opcode = d->vm_oparg = 0;
-    if (d->ex.code && ju_read_u32(&r->mem, executor + J->vm_index, &u32) == 0 &&
-        (int32_t)u32 >= 0) {
-        d->enter_index = (int32_t)u32;
+    d->uop_count = (uint32_t)uops; /* 4-byte fields */
+    d->exit_count = (uint32_t)exits;
+    d->valid = read_bits(r, executor, JU_PYF_jit_vm_valid);
+    d->linked = read_bits(r, executor, JU_PYF_jit_vm_linked);
+    d->warm = read_bits(r, executor, JU_PYF_jit_vm_warm);
+    d->chain_depth = read_bits(r, executor, JU_PYF_jit_vm_chain_depth);
+    if (ju_py_fetch(&r->mem, L, executor, JU_PYF_jit_vm_opcode, &opcode) == 0 &&
+        ju_py_fetch(&r->mem, L, executor, JU_PYF_jit_vm_oparg, &oparg) == 0) {
+        d->vm_opcode = (uint8_t)opcode; /* 1-byte fields */
+        d->vm_oparg = (uint8_t)oparg;
+    }
+    if (d->ex.code && ju_py_fetch(&r->mem, L, executor, JU_PYF_jit_vm_index, &index) == 0 &&
+        (int32_t)index >= 0) {
+        d->enter_index = (int32_t)index;
         d->enter_line = target_line(r, d->ex.code, d->enter_index);
     }
     if (d->ex.jit_code && side >= d->ex.jit_code && side - d->ex.jit_code <= d->ex.jit_size) {
@@ -296,21 +324,23 @@ static int place_stencils(jitunwind_pyreader *r, struct jitunwind_py_executor_de
     return 0;
 }
 
+/* Trace entry `index`, the uop_size bytes at p (at least the opcode's 2:
+ * ju_py_jit_layout_check). */
 static void decode_uop(jitunwind_pyreader *r, const uint8_t *p, uint32_t index,
                        struct jitunwind_py_uop *u)
 {
-    const struct ju_py_jit_layout *J = &r->layout->jit;
+    const struct ju_py_layout *L = r->layout;
+    uint32_t size = L->jit.uop_size;
     uint16_t word = (uint16_t)(p[0] | p[1] << 8);
     const char *name;
     memset(u, 0, sizeof *u);
     u->index = index;
-    u->opcode = (uint16_t)(word & ((1u << J->opcode_bits) - 1));
-    u->format = (uint8_t)(word >> J->opcode_bits);
-    u->oparg = (uint16_t)(p[J->uop_oparg] | p[J->uop_oparg + 1] << 8);
-    u->raw_target = ju_load_u32(p + J->uop_target);
-    u->operand0 = ju_load_u64(p + J->uop_operand0);
-    if (J->uop_operand1 != JU_PY_NONE)
-        u->operand1 = ju_load_u64(p + J->uop_operand1);
+    u->opcode = (uint16_t)(word & ((1u << L->jit.opcode_bits) - 1));
+    u->format = (uint8_t)(word >> L->jit.opcode_bits);
+    u->oparg = (uint16_t)ju_py_get(L, JU_PYF_jit_uop_oparg, p, size);
+    u->raw_target = (uint32_t)ju_py_get(L, JU_PYF_jit_uop_target, p, size);
+    u->operand0 = ju_py_get(L, JU_PYF_jit_uop_operand0, p, size);
+    u->operand1 = ju_py_get(L, JU_PYF_jit_uop_operand1, p, size); /* 0 when none (3.13) */
     u->target = u->line = u->code_offset = -1;
     name = r->jit.loaded > 0 ? uop_name(r, u->opcode) : "";
     if (name[0])
@@ -319,17 +349,15 @@ static void decode_uop(jitunwind_pyreader *r, const uint8_t *p, uint32_t index,
         snprintf(u->name, sizeof u->name, "uop %u", u->opcode);
 }
 
-/* Read n trace entries in chunks (one read per chunk, not per uop). */
+/* Read n trace entries in chunks (one read per chunk, not per uop); their
+ * size is 2 to JU_PY_UOP_COPY bytes (ju_py_jit_layout_check). */
 static int read_trace(jitunwind_pyreader *r, uint64_t trace, struct jitunwind_py_uop *u, size_t n,
                       size_t *count)
 {
     uint32_t size = r->layout->jit.uop_size;
-    uint8_t buf[32 * MAX_UOP_SIZE];
-    size_t i = 0, chunk = sizeof buf / (size ? size : 1);
+    uint8_t buf[32 * JU_PY_UOP_COPY];
+    size_t i = 0, chunk = sizeof buf / size;
     *count = 0;
-    if (size < 16 || size > MAX_UOP_SIZE)
-        return ju_fail(&r->err, JITUNWIND_EUNSUPPORTED, trace,
-                       "trace entries of %u bytes: layout unknown", size);
     while (i < n) {
         size_t k, m = n - i < chunk ? n - i : chunk;
         if (ju_read(&r->mem, trace + (uint64_t)i * size, buf, m * size) < 0)
@@ -342,6 +370,12 @@ static int read_trace(jitunwind_pyreader *r, uint64_t trace, struct jitunwind_py
         *count = i;
     }
     return 0;
+}
+
+/* Where exit i of executor ex lies in target memory. */
+static uint64_t exit_at(const struct ju_py_layout *L, uint64_t ex, uint64_t i)
+{
+    return ex + ju_py_offset(L, JU_PYF_jit_ex_exits) + i * L->jit.exit_size;
 }
 
 /* Targets, call depth and lines of u[0..n), which is the whole trace. */
@@ -370,10 +404,10 @@ static void resolve_targets(jitunwind_pyreader *r, uint64_t executor, uint64_t c
                 x->target_source = JITUNWIND_UOP_TARGET_EXIT;
             }
         } else if (x->format == J->format_exit) {
-            uint32_t exit_target;
+            uint64_t exit_target;
             if (jump < JITUNWIND_PY_MAX_UOPS &&
-                ju_read_u32(&r->mem, executor + J->ex_exits + (uint64_t)jump * J->exit_size +
-                                         J->exit_target, &exit_target) == 0 &&
+                ju_py_fetch(&r->mem, r->layout, exit_at(r->layout, executor, jump),
+                            JU_PYF_jit_exit_target, &exit_target) == 0 &&
                 exit_target < (1u << 30)) {
                 x->target = (int32_t)exit_target;
                 x->target_source = JITUNWIND_UOP_TARGET_EXIT;
@@ -411,9 +445,9 @@ static int whole_trace(jitunwind_pyreader *r, struct jitunwind_py_executor_detai
     int rc;
     *out = NULL;
     *count = 0;
-    if (!r->layout->jit.known)
+    if (!layout_ok(r))
         return ju_fail(&r->err, JITUNWIND_EUNSUPPORTED, d->ex.address, "%s",
-                       d->missing[0] ? d->missing : "no executor traces in this version");
+                       d->missing[0] ? d->missing : r->jit.missing);
     if (d->uop_count == 0)
         return 0;
     if (!d->trace)
@@ -465,22 +499,22 @@ JITUNWIND_API int jitunwind_pyreader_detail_exits(jitunwind_pyreader *r,
                                                   struct jitunwind_py_jit_exit *out, size_t max,
                                                   size_t *count)
 {
-    const struct ju_py_jit_layout *J;
     uint32_t i;
     if (!r || !d || (!out && max) || !count)
         return JITUNWIND_EINVAL;
     *count = 0;
-    J = &r->layout->jit;
+    if (!layout_ok(r))
+        return ju_fail(&r->err, JITUNWIND_EUNSUPPORTED, d->ex.address, "%s", r->jit.missing);
     for (i = 0; i < d->exit_count; i++) {
-        uint64_t at = d->ex.address + J->ex_exits + (uint64_t)i * J->exit_size;
+        uint64_t at = exit_at(r->layout, d->ex.address, i);
         struct jitunwind_py_jit_exit *e = &out[*count];
-        uint32_t target;
+        uint64_t target;
         if (*count >= max)
             return ju_fail(&r->err, JITUNWIND_ELIMIT, d->ex.address,
                            "%u exits, more than the %zu asked for", d->exit_count, max);
         memset(e, 0, sizeof *e);
-        if (ju_read_u32(&r->mem, at + J->exit_target, &target) < 0 ||
-            ju_read_u64(&r->mem, at + J->exit_executor, &e->executor) < 0)
+        if (ju_py_fetch(&r->mem, r->layout, at, JU_PYF_jit_exit_target, &target) < 0 ||
+            ju_py_fetch(&r->mem, r->layout, at, JU_PYF_jit_exit_executor, &e->executor) < 0)
             return ju_fail(&r->err, JITUNWIND_EREAD, at, "exit %u of executor %#llx is unreadable",
                            i, (unsigned long long)d->ex.address);
         e->index = i;

@@ -180,9 +180,43 @@ struct ju_py_layout {
     X(ex_jit_size, EXECUTOR, 8, NONE)                                                   \
     X(ex_jit_code, EXECUTOR, 8, NONE)
 
+/* The JIT view's fields (struct ju_py_jit_layout, L->jit) in the same
+ * form, ids JU_PYF_jit_<field>. They are held to the same rules by their
+ * own check (ju_py_jit_layout_check), because a JIT layout that fails only
+ * takes the JIT view away, not the reader. vm_data's flags are checked as
+ * the 32-bit word they are read from (at their byte offset). */
+#define JU_PY_JIT_FIELDS(X)                                                             \
+    X(ex_trace, EXECUTOR, 8, NONE)                                                      \
+    X(ex_exit_count, EXECUTOR, 4, NONE)                                                 \
+    X(ex_code_size, EXECUTOR, 4, NONE)                                                  \
+    X(ex_side_entry, EXECUTOR, 8, NONE)                                                 \
+    X(ex_exits, EXECUTOR, 0, NONE) /* exits[]: an address */                            \
+    X(vm_opcode, EXECUTOR, 1, NONE)                                                     \
+    X(vm_oparg, EXECUTOR, 1, NONE)                                                      \
+    X(vm_index, EXECUTOR, 4, NONE)                                                      \
+    X(vm_valid, EXECUTOR, 4, NONE)                                                      \
+    X(vm_linked, EXECUTOR, 4, NONE)                                                     \
+    X(vm_chain_depth, EXECUTOR, 4, NONE)                                                \
+    X(vm_warm, EXECUTOR, 4, NONE)                                                       \
+    X(uop_size, UOP, 0, NONE)                                                           \
+    X(uop_oparg, UOP, 2, NONE)                                                          \
+    X(uop_target, UOP, 4, NONE)                                                         \
+    X(uop_operand0, UOP, 8, NONE)                                                       \
+    X(uop_operand1, UOP, 8, NONE)                                                       \
+    X(exit_size, EXIT, 0, NONE)                                                         \
+    X(exit_target, EXIT, 4, NONE)                                                       \
+    X(exit_executor, EXIT, 8, NONE)                                                     \
+    X(stencil_size, STENCIL, 0, NONE)                                                   \
+    X(stencil_code_size, STENCIL, 8, NONE)
+
 enum ju_py_field_id {
 #define JU_PY_FIELD_ID(name, holder, width, also) JU_PYF_##name,
+#define JU_PY_JIT_FIELD_ID(name, holder, width, also) JU_PYF_jit_##name,
     JU_PY_LAYOUT_FIELDS(JU_PY_FIELD_ID)
+    JU_PYF_MAIN_END, /* the JIT view's fields follow */
+    JU_PYF_JIT_BEFORE = JU_PYF_MAIN_END - 1,
+    JU_PY_JIT_FIELDS(JU_PY_JIT_FIELD_ID)
+#undef JU_PY_JIT_FIELD_ID
 #undef JU_PY_FIELD_ID
     JU_PYF_COUNT
 };
@@ -193,12 +227,14 @@ enum ju_py_field_id {
 enum ju_py_holder {
     JU_PYH_NONE, JU_PYH_RUNTIME, JU_PYH_INTERP, JU_PYH_GIL, JU_PYH_TSTATE, JU_PYH_CFRAME,
     JU_PYH_FRAME, JU_PYH_CODE, JU_PYH_OBJECT, JU_PYH_TYPE, JU_PYH_BYTES, JU_PYH_ASCII,
-    JU_PYH_COMPACT, JU_PYH_UNICODE, JU_PYH_EXECUTOR, JU_PYH_COUNT
+    JU_PYH_COMPACT, JU_PYH_UNICODE, JU_PYH_EXECUTOR, JU_PYH_UOP, JU_PYH_EXIT, JU_PYH_STENCIL,
+    JU_PYH_COUNT
 };
 
 #define JU_PY_FRAME_COPY 256u /* bytes of a frame the decoder can copy (frames.c) */
 #define JU_PY_CODE_COPY 512u  /* of a code object (code.c) */
 #define JU_PY_STR_COPY 128u   /* of a str header (strings.c) */
+#define JU_PY_UOP_COPY 64u    /* of a trace entry, _PyUOpInstruction (jit_view.c) */
 #define JU_PY_MAX_STRUCT (1u << 20) /* no CPython struct the decoder reads is larger */
 
 struct ju_py_field_desc {
@@ -250,6 +286,16 @@ JU_HIDDEN int ju_py_fetch(const struct jitunwind_memory *mem, const struct ju_py
  * message naming the first field that does not fit ("PyCodeObject.
  * co_qualname (offset 508, 8 bytes) ends past ..."). */
 JU_HIDDEN int ju_py_layout_check(const struct ju_py_layout *L, char *why, size_t size);
+
+/* The same for fields [first, end) of the table: what ju_py_layout_check
+ * (the main fields) and ju_py_jit_layout_check (the JIT view's) run. */
+JU_HIDDEN int ju_py_fields_check(const struct ju_py_layout *L, enum ju_py_field_id first,
+                                 enum ju_py_field_id end, char *why, size_t size);
+
+/* The check of L->jit (jit_layout.c): its fields as above, the strides the
+ * view steps by present, vm_data's flags inside their 32-bit word. 0 (also
+ * for a layout without a JIT view), or ECORRUPT and the first failure. */
+JU_HIDDEN int ju_py_jit_layout_check(const struct ju_py_layout *L, char *why, size_t size);
 
 /* The layout for a PY_VERSION_HEX of a GIL (0) or free-threaded (1) build
  * on `arch` (enum jitunwind_arch), or NULL. */

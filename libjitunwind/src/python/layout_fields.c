@@ -12,7 +12,12 @@ const struct ju_py_field_desc ju_py_fields[JU_PYF_COUNT] = {
 #define JU_PY_FIELD_DESC(field, holder, width, also)                                  \
     [JU_PYF_##field] = {#field, offsetof(struct ju_py_layout, field), width,            \
                         JU_PYH_##holder, JU_PYH_##also},
+#define JU_PY_JIT_FIELD_DESC(field, holder, width, also)                              \
+    [JU_PYF_jit_##field] = {#field, offsetof(struct ju_py_layout, jit.field), width,     \
+                            JU_PYH_##holder, JU_PYH_##also},
     JU_PY_LAYOUT_FIELDS(JU_PY_FIELD_DESC)
+    JU_PY_JIT_FIELDS(JU_PY_JIT_FIELD_DESC)
+#undef JU_PY_JIT_FIELD_DESC
 #undef JU_PY_FIELD_DESC
 };
 
@@ -32,6 +37,9 @@ const struct ju_py_holder_desc ju_py_holders[JU_PYH_COUNT] = {
     [JU_PYH_COMPACT] = {"PyCompactUnicodeObject", -1, 0},
     [JU_PYH_UNICODE] = {"PyUnicodeObject", -1, 0},
     [JU_PYH_EXECUTOR] = {"_PyExecutorObject", JU_PYF_ex_size, 0},
+    [JU_PYH_UOP] = {"_PyUOpInstruction", JU_PYF_jit_uop_size, JU_PY_UOP_COPY},
+    [JU_PYH_EXIT] = {"_PyExitData", JU_PYF_jit_exit_size, 0},
+    [JU_PYH_STENCIL] = {"StencilGroup", JU_PYF_jit_stencil_size, 0},
 };
 
 int ju_py_fetch(const struct jitunwind_memory *mem, const struct ju_py_layout *L, uint64_t obj,
@@ -63,10 +71,11 @@ static int fits(const struct ju_py_layout *L, const struct ju_py_field_desc *f, 
     return 0;
 }
 
-int ju_py_layout_check(const struct ju_py_layout *L, char *why, size_t size)
+int ju_py_fields_check(const struct ju_py_layout *L, enum ju_py_field_id first,
+                       enum ju_py_field_id end, char *why, size_t size)
 {
     size_t i;
-    for (i = 0; i < JU_PYF_COUNT; i++) {
+    for (i = first; i < (size_t)end; i++) {
         const struct ju_py_field_desc *f = &ju_py_fields[i];
         const struct ju_py_holder_desc *h = &ju_py_holders[f->holder];
         uint32_t off = ju_py_offset(L, (enum ju_py_field_id)i);
@@ -89,4 +98,9 @@ int ju_py_layout_check(const struct ju_py_layout *L, char *why, size_t size)
             return JITUNWIND_ECORRUPT;
     }
     return 0;
+}
+
+int ju_py_layout_check(const struct ju_py_layout *L, char *why, size_t size)
+{
+    return ju_py_fields_check(L, 0, JU_PYF_MAIN_END, why, size);
 }

@@ -27,6 +27,8 @@ struct ju_py_jit_tables {
     uint64_t names, names_size;         /* _PyOpcode_uop_name */
     uint32_t entries;                   /* opcodes in both tables, 0 until known */
     int8_t loaded;                      /* 0 not tried, 1 read, -1 failed (see `missing`) */
+    int8_t layout_ok;                   /* ju_py_jit_layout_check of the reader's layout:
+                                         * 0 not run, 1 passed, -1 failed (see `missing`) */
     struct ju_py_jit_report dwarf;
     char missing[160];
     uint32_t code_size[JU_PY_MAX_UOP_IDS];        /* stencil_groups[op].code_size */

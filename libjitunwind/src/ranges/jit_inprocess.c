@@ -15,39 +15,53 @@
  *    reused for names of its class, and keeps its buffer. A slot's `name` is
  *    therefore 0 or always the same buffer, and any `name_len` a torn read
  *    pairs with it fits that buffer. Memory stays bounded by the peak of
- *    live registrations per class.
+ *    live registrations per class. Buffers are cut from blocks (never freed
+ *    one by one, so a heap chunk each would only add its header and a
+ *    malloc call).
  * Every store into published memory is an atomic release store, so
  * jitunwind_jit_read_self() (acquire loads) reads it without a data race.
  *
  * Overlap checks need an ordered index. A sorted array would make every
- * registration an O(n) memmove (milliseconds at 1M ranges, under the lock);
- * instead a balanced tree (glibc's tsearch, red-black) over a private copy
- * of the bounds gives O(log n) insert-with-overlap-check and delete, at about
- * one small heap node per range. The private copy keeps the comparator off
- * the published slots, which readers see being zeroed and reallocated.
+ * registration an O(n) memmove (milliseconds at 1M ranges, under the lock),
+ * and a balanced tree (glibc's tsearch, before) costs a heap node and a
+ * descent of scattered nodes per range, three times slower at 1M ranges
+ * than at 1k. The private chunked span set (span_set.h) places code that
+ * arrives in address order, either way, in O(1) and anything else with two
+ * binary searches over contiguous arrays, at 16 bytes per range. Being
+ * private to writers, it is off the published slots, which readers see
+ * being zeroed and reallocated.
  *
  * An id is (slot generation << 32) | (slot index + 1): unregister finds the
  * slot in O(1), and an id whose slot was since reused (generation bumped on
  * every unregister) or predates a reset is rejected. */
 #include <pthread.h>
-#include <search.h>
 #include <stdlib.h>
 
 #include "internal.h"
+#include "ranges/jit_hook.h"
+#include "ranges/span_set.h"
 
 JITUNWIND_API struct jitunwind_jit_descriptor jitunwind_jit_descriptor = {
     JITUNWIND_JIT_MAGIC, JITUNWIND_JIT_VERSION, sizeof(struct jitunwind_jit_entry), 0, 0, 0, 0, 0};
 
 #define NAME_CLASSES 7u    /* 0: no name; k: a buffer of 8 << k bytes (16 ... 512) */
-#define NO_SLOT UINT32_MAX
+#define NO_SLOT ((1u << 25) - 1u) /* above any slot index (< JITUNWIND_JIT_MAX_SLOTS) */
+#define NAME_BLOCK_MIN 1024u  /* the first name block of a class; then doubling */
+#define NAME_BLOCK_MAX 65536u
 
 /* Per slot, private to writers. */
 struct slot_state {
-    uint64_t start, end; /* the bounds, for the tree comparator */
     char *name_buf;      /* this slot's name buffer for good (class > 0) */
-    uint32_t gen;
-    uint32_t next_free;  /* free list of its class */
-    uint8_t name_class;
+    uint32_t gen;        /* generation since the last reset (ids: + gen_base) */
+    uint32_t next_free : 25; /* free list of its class; 16 bytes a slot in all */
+    uint32_t name_class : 7;
+};
+_Static_assert(JITUNWIND_JIT_MAX_SLOTS <= NO_SLOT, "slot indices fit next_free");
+
+/* Blocks that name buffers are cut from, kept until reset. */
+struct name_block {
+    struct name_block *next;
+    char bytes[];
 };
 
 /* Slot arrays replaced by larger ones: kept for readers until reset. */
@@ -63,27 +77,14 @@ static struct retired *retired;
 static uint32_t free_head[NAME_CLASSES] = {NO_SLOT, NO_SLOT, NO_SLOT, NO_SLOT,
                                            NO_SLOT, NO_SLOT, NO_SLOT};
 static size_t capacity, used;             /* used: slots ever handed out */
+static struct name_block *name_blocks;
+static char *name_next[NAME_CLASSES];     /* the unused part of each class's block */
+static size_t name_left[NAME_CLASSES], name_block_size[NAME_CLASSES];
 static uint32_t gen_base;                 /* first generation of new slots; moves on reset */
-static void *tree;                        /* keys: slot index + 1 */
+static struct ju_span_set spans = JU_SPAN_SET_INIT; /* the registered bounds */
+static ju_jit_change_fn change_hook;      /* ranges/jit_hook.h */
 
 #define PUBLISH(field, value) __atomic_store_n(&(field), (value), __ATOMIC_RELEASE)
-
-static void *key_of(size_t index)
-{
-    return (void *)(uintptr_t)(index + 1);
-}
-
-/* Overlapping ranges compare equal, so inserting a range that overlaps a
- * registered one finds that one instead (one descent does both). */
-static int compare(const void *a, const void *b)
-{
-    const struct slot_state *x = &state[(uintptr_t)a - 1], *y = &state[(uintptr_t)b - 1];
-    if (x->end <= y->start)
-        return -1;
-    if (x->start >= y->end)
-        return 1;
-    return 0;
-}
 
 /* Every store of a write section is a release store (PUBLISH), so a reader
  * whose acquire load sees one of them also sees the odd seq before it. */
@@ -100,17 +101,22 @@ static void end_write(void)
                      __ATOMIC_RELEASE);
 }
 
-/* Double the arrays. The new slot array is published (its address before
- * its capacity, so that a torn read of the two never pairs an old array
- * with the new capacity) and the old one retired, never freed while
- * readers may hold it. Called with the lock held, outside a write section. */
+/* Grow the arrays fourfold: the retired slot arrays, each copied once and
+ * kept for readers, then add a third of the final array's size (doubling
+ * would add all of it), and a new array's untouched tail costs no memory
+ * until used. The new slot array is published (its address before its
+ * capacity, so that a torn read of the two never pairs an old array with
+ * the new capacity) and the old one retired, never freed while readers may
+ * hold it. Called with the lock held, outside a write section. */
 static int grow(void)
 {
-    size_t ncap = capacity ? capacity * 2 : 256;
+    size_t ncap = capacity ? capacity * 4 : 256;
     struct jitunwind_jit_entry *nslots;
     struct slot_state *nstate;
     struct retired *old = NULL;
     if (ncap > JITUNWIND_JIT_MAX_SLOTS)
+        ncap = JITUNWIND_JIT_MAX_SLOTS;
+    if (ncap <= capacity)
         return JITUNWIND_ELIMIT;
     if (capacity && !(old = malloc(sizeof *old)))
         return JITUNWIND_ENOMEM;
@@ -121,12 +127,9 @@ static int grow(void)
         free(old);
         return JITUNWIND_ENOMEM;
     }
-    state = nstate;
-    memset(&state[capacity], 0, (ncap - capacity) * sizeof *state);
-    for (size_t i = capacity; i < ncap; i++)
-        state[i].gen = gen_base;
-    for (size_t i = 0; i < capacity; i++) /* only writers write slots: plain copies */
-        nslots[i] = slots[i];
+    state = nstate; /* new entries are set when handed out (take_slot) */
+    if (capacity) /* only writers write slots: a plain copy */
+        memcpy(nslots, slots, capacity * sizeof *slots);
     begin_write();
     PUBLISH(jitunwind_jit_descriptor.entries, (uint64_t)(uintptr_t)nslots);
     __atomic_store_n(&jitunwind_jit_descriptor.capacity, (uint64_t)ncap, __ATOMIC_RELEASE);
@@ -149,6 +152,29 @@ static unsigned name_class(size_t len)
     return c;
 }
 
+/* A name buffer of class c > 0, cut from the class's block. */
+static char *new_name_buffer(unsigned c)
+{
+    size_t size = 8u << c;
+    char *buf;
+    if (name_left[c] < size) {
+        size_t bytes = name_block_size[c] ? name_block_size[c] * 2 : NAME_BLOCK_MIN;
+        struct name_block *b;
+        if (bytes > NAME_BLOCK_MAX)
+            bytes = NAME_BLOCK_MAX;
+        if (!(b = malloc(sizeof *b + bytes)))
+            return NULL;
+        b->next = name_blocks;
+        name_blocks = b;
+        name_next[c] = b->bytes;
+        name_left[c] = name_block_size[c] = bytes;
+    }
+    buf = name_next[c];
+    name_next[c] += size;
+    name_left[c] -= size;
+    return buf;
+}
+
 /* A slot of name class c: a free one of that class, or a new one with its
  * buffer. */
 static int take_slot(unsigned c, size_t *index)
@@ -160,15 +186,12 @@ static int take_slot(unsigned c, size_t *index)
         free_head[c] = state[*index].next_free;
         return 0;
     }
-    if (c && !(buf = malloc(8u << c)))
-        return JITUNWIND_ENOMEM;
-    if (used == capacity && (rc = grow()) < 0) {
-        free(buf);
+    if (used == capacity && (rc = grow()) < 0)
         return rc;
-    }
+    if (c && !(buf = new_name_buffer(c)))
+        return JITUNWIND_ENOMEM;
     *index = used++;
-    state[*index].name_buf = buf;
-    state[*index].name_class = (uint8_t)c;
+    state[*index] = (struct slot_state){buf, 0, NO_SLOT, c};
     return 0;
 }
 
@@ -177,6 +200,30 @@ static void put_slot(size_t index)
     unsigned c = state[index].name_class;
     state[index].next_free = free_head[c];
     free_head[c] = (uint32_t)index;
+}
+
+static void notify_added(size_t index, int kind, int rule, const char *name, uint64_t cookie)
+{
+    struct jitunwind_range r = {0};
+    r.start = slots[index].start; /* written only by writers, under the lock */
+    r.end = slots[index].start + slots[index].size;
+    r.kind = (uint32_t)kind;
+    r.rule = (uint32_t)rule;
+    r.name = name;
+    r.cookie = cookie;
+    change_hook(JU_JIT_ADDED, &r);
+}
+
+void ju_jit_set_change_hook(ju_jit_change_fn fn)
+{
+    size_t i;
+    pthread_mutex_lock(&lock);
+    change_hook = fn;
+    for (i = 0; fn && i < used; i++)
+        if (slots[i].size)
+            notify_added(i, (int)slots[i].kind, (int)slots[i].rule,
+                         slots[i].name ? state[i].name_buf : NULL, slots[i].cookie);
+    pthread_mutex_unlock(&lock);
 }
 
 static int valid_args(const void *start, size_t size, int kind, int rule)
@@ -195,19 +242,15 @@ JITUNWIND_API int jitunwind_jit_register(const void *start, size_t size, int kin
 {
     struct jitunwind_jit_entry *e;
     size_t index, len = name ? strnlen(name, JITUNWIND_NAME_MAX - 1) : 0;
-    void **node;
+    uint64_t at = (uint64_t)(uintptr_t)start;
     int rc;
     if (!valid_args(start, size, kind, rule))
         return JITUNWIND_EINVAL;
     pthread_mutex_lock(&lock);
     if ((rc = take_slot(name ? name_class(len) : 0, &index)) < 0)
         goto fail;
-    state[index].start = (uint64_t)(uintptr_t)start;
-    state[index].end = state[index].start + size;
-    node = tsearch(key_of(index), &tree, compare);
-    if (!node || *node != key_of(index)) { /* out of memory, or an overlapping range */
+    if ((rc = ju_span_set_insert(&spans, at, at + size)) < 0) { /* EOVERLAP or ENOMEM */
         put_slot(index);
-        rc = node ? JITUNWIND_EOVERLAP : JITUNWIND_ENOMEM;
         goto fail;
     }
     begin_write();
@@ -218,7 +261,7 @@ JITUNWIND_API int jitunwind_jit_register(const void *start, size_t size, int kin
             PUBLISH(buf[i], name[i]);
         PUBLISH(buf[len], '\0');
     }
-    PUBLISH(e->start, state[index].start);
+    PUBLISH(e->start, at);
     PUBLISH(e->kind, (uint32_t)kind);
     PUBLISH(e->rule, (uint32_t)rule);
     PUBLISH(e->stride, 0u);
@@ -228,8 +271,10 @@ JITUNWIND_API int jitunwind_jit_register(const void *start, size_t size, int kin
     __atomic_store_n(&e->size, (uint64_t)size, __ATOMIC_RELEASE); /* publishes the slot */
     PUBLISH(jitunwind_jit_descriptor.count, jitunwind_jit_descriptor.count + 1);
     end_write();
+    if (change_hook)
+        notify_added(index, kind, rule, name ? state[index].name_buf : NULL, cookie);
     if (id)
-        *id = ((uint64_t)state[index].gen << 32) | (uint64_t)(index + 1);
+        *id = ((uint64_t)(gen_base + state[index].gen) << 32) | (uint64_t)(index + 1);
     pthread_mutex_unlock(&lock);
     return 0;
 fail:
@@ -243,7 +288,8 @@ JITUNWIND_API int jitunwind_jit_unregister(jitunwind_jit_id id)
     uint32_t gen = (uint32_t)(id >> 32);
     struct jitunwind_jit_entry *e;
     pthread_mutex_lock(&lock);
-    if (index == 0 || index > used || state[index - 1].gen != gen || slots[index - 1].size == 0) {
+    if (index == 0 || index > used || gen_base + state[index - 1].gen != gen ||
+        slots[index - 1].size == 0) {
         pthread_mutex_unlock(&lock);
         return JITUNWIND_ENOTFOUND;
     }
@@ -255,16 +301,16 @@ JITUNWIND_API int jitunwind_jit_unregister(jitunwind_jit_id id)
     PUBLISH(e->name_len, 0u);
     PUBLISH(jitunwind_jit_descriptor.count, jitunwind_jit_descriptor.count - 1);
     end_write();
-    tdelete(key_of(index), &tree, compare);
+    ju_span_set_remove(&spans, e->start); /* e->start: written only by writers */
+    if (change_hook) {
+        struct jitunwind_range gone = {0};
+        gone.start = e->start;
+        change_hook(JU_JIT_REMOVED, &gone);
+    }
     state[index].gen++;
     put_slot(index); /* its name buffer stays with it */
     pthread_mutex_unlock(&lock);
     return 0;
-}
-
-static void no_free(void *node)
-{
-    (void)node;
 }
 
 JITUNWIND_API void jitunwind_jit_reset(void)
@@ -276,8 +322,13 @@ JITUNWIND_API void jitunwind_jit_reset(void)
     PUBLISH(jitunwind_jit_descriptor.capacity, (uint64_t)0);
     PUBLISH(jitunwind_jit_descriptor.count, (uint64_t)0);
     end_write();
-    for (i = 0; i < used; i++)
-        free(state[i].name_buf);
+    while (name_blocks) {
+        struct name_block *next = name_blocks->next;
+        free(name_blocks);
+        name_blocks = next;
+    }
+    memset(name_left, 0, sizeof name_left);
+    memset(name_block_size, 0, sizeof name_block_size);
     while (retired) {
         struct retired *next = retired->next;
         free(retired->slots);
@@ -286,13 +337,14 @@ JITUNWIND_API void jitunwind_jit_reset(void)
     }
     free(slots);
     free(state);
-    tdestroy(tree, no_free);
-    tree = NULL;
+    ju_span_set_free(&spans);
     slots = NULL;
     state = NULL;
     for (i = 0; i < NAME_CLASSES; i++)
         free_head[i] = NO_SLOT;
     capacity = used = 0;
     gen_base += 0x10000u; /* ids from before the reset stay stale */
+    if (change_hook)
+        change_hook(JU_JIT_CLEARED, NULL);
     pthread_mutex_unlock(&lock);
 }

@@ -1,6 +1,7 @@
 /* The cursor: one frame per step, by range rule, CFI or frame pointer, with
  * guards against loops and garbage. Never allocates. */
 #include "base/arch_facts.h"
+#include "ranges/registry_internal.h"
 #include "unwind/arch/arch.h"
 #include "internal.h"
 
@@ -56,6 +57,24 @@ static int arch_ok(int arch)
     return ju_arch_facts(arch) != NULL;
 }
 
+/* The rule of `range` applied to s->in (pc within the range), arch known. */
+static int apply_rule(int arch, struct ju_step *s, const struct jitunwind_range *range)
+{
+    if (range->rule == JITUNWIND_RULE_FP_PRESERVING && !(s->in->valid & JITUNWIND_REG_FP)) {
+        s->stop = JITUNWIND_STOP_NEED_REGISTER;
+        return JITUNWIND_EINVAL;
+    }
+    return arch == JITUNWIND_ARCH_X86_64 ? ju_x86_64_step_range(s, range)
+                                         : ju_aarch64_step_range(s, range);
+}
+
+/* Whether pc may be unwound by range's rule: inside it, or (a return
+ * address) at its end, after a call ending the range. */
+static int pc_fits(const struct jitunwind_range *range, uint64_t pc, int innermost)
+{
+    return pc >= range->start && (innermost ? pc < range->end : pc <= range->end);
+}
+
 /* jitunwind_step_range, also telling whether the link register was used. */
 static int step_range(int arch, const jitunwind_registry *registry,
                       const struct jitunwind_range *range,
@@ -64,19 +83,10 @@ static int step_range(int arch, const jitunwind_registry *registry,
 {
     struct ju_step s = {mem, in, out, innermost, JITUNWIND_STOP_NONE, 0, registry};
     int rc;
-    if (!range || !mem || !in || !out || !arch_ok(arch) || !(in->valid & JITUNWIND_REG_PC))
+    if (!range || !mem || !in || !out || !arch_ok(arch) || !(in->valid & JITUNWIND_REG_PC) ||
+        !pc_fits(range, in->pc, innermost))
         return JITUNWIND_EINVAL;
-    /* A return address may equal range->end (a call ending the range). */
-    if (in->pc < range->start || (innermost ? in->pc >= range->end : in->pc > range->end))
-        return JITUNWIND_EINVAL;
-    if (range->rule == JITUNWIND_RULE_FP_PRESERVING && !(in->valid & JITUNWIND_REG_FP)) {
-        s.stop = JITUNWIND_STOP_NEED_REGISTER;
-        rc = JITUNWIND_EINVAL;
-    } else if (arch == JITUNWIND_ARCH_X86_64) {
-        rc = ju_x86_64_step_range(&s, range);
-    } else {
-        rc = ju_aarch64_step_range(&s, range);
-    }
+    rc = apply_rule(arch, &s, range);
     if (stop_reason)
         *stop_reason = rc < 0 ? s.stop : JITUNWIND_STOP_NONE;
     if (used_lr)
@@ -194,7 +204,7 @@ static const struct jitunwind_range *range_for(const struct jitunwind_cursor *c,
      * returns to range.end, outside it (and possibly inside the next range).
      * Looking it up inside the call instruction attributes it to the code
      * that made the call. The innermost pc is exact. */
-    return c->registry ? jitunwind_registry_lookup(
+    return c->registry ? ju_registry_lookup(
                              c->registry, ju_arch_lookup_pc(ju_arch_facts(c->arch), pc, innermost))
                        : NULL;
 }
@@ -213,13 +223,14 @@ static int caller_of(struct jitunwind_cursor *c, struct jitunwind_frame *next)
     int reason = JITUNWIND_STOP_NONE, rc;
 
     *next = (struct jitunwind_frame){0};
-    if (cur->range) {
-        int used_lr;
-        rc = step_range(c->arch, c->registry, cur->range, &c->mem, &cur->regs, innermost, &next->regs,
-                        &reason, &used_lr);
-        if (rc < 0)
-            return reason ? reason : JITUNWIND_STOP_BAD_FRAME;
-        next->source = used_lr ? JITUNWIND_SOURCE_LR : JITUNWIND_SOURCE_RULE;
+    if (cur->range) { /* step_range without its checks: arch, mem and pc are the cursor's */
+        struct ju_step s = {&c->mem, &cur->regs, &next->regs, innermost, JITUNWIND_STOP_NONE, 0,
+                            c->registry};
+        if (!pc_fits(cur->range, cur->regs.pc, innermost))
+            return JITUNWIND_STOP_BAD_FRAME;
+        if (apply_rule(c->arch, &s, cur->range) < 0)
+            return s.stop ? s.stop : JITUNWIND_STOP_BAD_FRAME;
+        next->source = s.used_lr ? JITUNWIND_SOURCE_LR : JITUNWIND_SOURCE_RULE;
         return JITUNWIND_STOP_NONE;
     }
     if (c->modules) {

@@ -206,6 +206,37 @@ def _range_struct(info):
                       info.scan_start, info.scan_end, info.frame_size)
 
 
+def c_range_label(rng):
+    """How a JIT or trampoline frame is named (jitunwind_range_label, which
+    also names the symbols of ELF images): its name, kind and rule, e.g.
+    `py::f4:app.py [trampoline sub8]`. ui.labels.range_label is this."""
+    buf = ctypes.create_string_buffer(1024)
+    library().jitunwind_range_label(ctypes.byref(_range_struct(rng)), buf, len(buf))
+    return _text(buf.value)
+
+
+def _image_info(info):
+    return {name: getattr(info, name) for name, _ in info._fields_}
+
+
+GDB_JIT_OFF, GDB_JIT_EACH, GDB_JIT_BATCHED, GDB_JIT_SHARE_FOREIGN = 0, 1, 2, 0x100
+
+
+def set_gdb_jit(mode):
+    """Publish this process's jitunwind_jit_register ranges through the GDB
+    JIT interface (image.h): a GDB_JIT_* mode (True: EACH), or stop (False,
+    GDB_JIT_OFF)."""
+    rc = library().jitunwind_jit_set_gdb_jit(int(mode))
+    if rc < 0:
+        raise JitunwindError(rc, "GDB JIT interface")
+
+
+def gdb_jit_status():
+    st = _ffi.GdbJitStatus()
+    library().jitunwind_jit_gdb_jit_status(ctypes.byref(st))
+    return {name: getattr(st, name) for name, _ in st._fields_}
+
+
 class Registry(_Owned):
     _FREE = "jitunwind_registry_free"
     _LAST_ERROR = "jitunwind_registry_last_error"
@@ -257,6 +288,49 @@ class Registry(_Owned):
         if rc < 0:
             self._check(rc)
         return added.value, skipped.value
+
+    def elf_image(self, arch, memory=None):
+        """The ELF image of these ranges for stock debuggers (image.h):
+        (bytes, info dict)."""
+        data, size, info = ctypes.c_void_p(), ctypes.c_size_t(), _ffi.ElfImageInfo()
+        rc = self._lib.jitunwind_elf_image_write_registry(
+            arch, self._handle, memory.ref() if memory else None, ctypes.byref(data),
+            ctypes.byref(size), ctypes.byref(info))
+        if rc < 0:
+            raise JitunwindError(rc, "elf image")
+        try:
+            return ctypes.string_at(data.value, size.value), _image_info(info)
+        finally:
+            self._lib.jitunwind_elf_image_free(data)
+
+    def write_elf_image(self, path, arch, memory=None):
+        """Write that image to `path` (replaced atomically); returns its info dict."""
+        info = _ffi.ElfImageInfo()
+        rc = self._lib.jitunwind_elf_image_write_file(
+            arch, self._handle, memory.ref() if memory else None, path.encode(),
+            ctypes.byref(info))
+        if rc < 0:
+            raise JitunwindError(rc, "elf image %s" % path)
+        return _image_info(info)
+
+    def write_elf_image_at_stop(self, path, arch, memory, modules, threads):
+        """The same, plus this stop's rows for ranges without static CFI
+        (SCAN): `threads` is a list of (pc, sp, fp, lr or None), each
+        thread's innermost registers; `modules` a Modules or None."""
+        regs = (_ffi.Regs * max(1, len(threads)))()
+        for i, (pc, sp, fp, lr) in enumerate(threads):
+            regs[i].pc, regs[i].sp, regs[i].fp = pc, sp, fp
+            regs[i].valid = REG_PC | REG_SP | REG_FP
+            if lr is not None:
+                regs[i].lr = lr
+                regs[i].valid |= REG_LR
+        info = _ffi.ElfImageInfo()
+        rc = self._lib.jitunwind_elf_image_write_file_at_stop(
+            arch, self._handle, modules._handle if modules else None, memory.ref(), regs,
+            len(threads), path.encode(), ctypes.byref(info))
+        if rc < 0:
+            raise JitunwindError(rc, "elf image %s" % path)
+        return _image_info(info)
 
     def add_guesses(self, memory, arch, live_pid=None, core_path=None):
         """Last resort: GUESS ranges for the anonymous executable mappings of

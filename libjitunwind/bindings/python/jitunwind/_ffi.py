@@ -49,6 +49,19 @@ class JitReadInfo(ctypes.Structure):
                 ("skipped", ctypes.c_uint64)]
 
 
+class ElfImageInfo(ctypes.Structure):
+    _fields_ = [("ranges", ctypes.c_uint64), ("with_cfi", ctypes.c_uint64),
+                ("without_cfi", ctypes.c_uint64), ("fdes", ctypes.c_uint64),
+                ("sections", ctypes.c_uint64), ("stop_rows", ctypes.c_uint64)]
+
+
+class GdbJitStatus(ctypes.Structure):
+    _fields_ = [("enabled", ctypes.c_uint32), ("foreign", ctypes.c_uint32),
+                ("objects", ctypes.c_uint64), ("ranges", ctypes.c_uint64),
+                ("publishes", ctypes.c_uint64), ("failures", ctypes.c_uint64),
+                ("shared", ctypes.c_uint32), ("reserved", ctypes.c_uint32)]
+
+
 class PyLocation(ctypes.Structure):
     _fields_ = [("runtime_addr", ctypes.c_uint64), ("version_hex", ctypes.c_uint32),
                 ("reserved", ctypes.c_uint32), ("module", ctypes.c_char * 512)]
@@ -263,6 +276,17 @@ def _declare(lib):
     # the failure detail of the calling thread's last constructor (status.h)
     _fn(lib, "jitunwind_last_error", P(Error))
     _fn(lib, "jitunwind_registry_drop_over_modules", sz, vp, vp)
+    # ELF images for stock debuggers, the GDB JIT interface (image.h)
+    _fn(lib, "jitunwind_range_label", i, P(Range), ctypes.c_char_p, sz)
+    _fn(lib, "jitunwind_elf_image_write_registry", i, i, vp, P(Memory), P(vp), P(sz),
+        P(ElfImageInfo))
+    _fn(lib, "jitunwind_elf_image_write_file", i, i, vp, P(Memory), ctypes.c_char_p,
+        P(ElfImageInfo))
+    _fn(lib, "jitunwind_elf_image_write_file_at_stop", i, i, vp, vp, P(Memory), P(Regs), sz,
+        ctypes.c_char_p, P(ElfImageInfo))
+    _fn(lib, "jitunwind_elf_image_free", None, vp)
+    _fn(lib, "jitunwind_jit_set_gdb_jit", i, i)
+    _fn(lib, "jitunwind_jit_gdb_jit_status", None, P(GdbJitStatus))
 
 
 # --- values and frame variables (python.h: jitunwind_pyreader_repr and after) ---

@@ -302,20 +302,25 @@ def try_jit_pc(reader, pc, code=0):
 
 
 def range_frame_label(reader_fn, rng, lookup_pc):
-    """The label of a JIT frame: `py::jit:hot [uop 17/42 NAME] (app.py:12)
-    [jit fp-or-scan]` when the executor's layout is known, else the
-    range's own label. `reader_fn` returns a PyReader or raises."""
+    """(label, JitPc or None, why): the label of a JIT frame is
+    `py::jit:hot [uop 17/42 NAME] (app.py:12) [jit fp-or-scan]` when the
+    executor's layout is known, else the range's own label; `why` says in one
+    line what the JIT view lacked for a CPython executor (None when nothing).
+    `reader_fn` returns a PyReader or raises. Never raises."""
     from . import KIND_JIT, ORIGIN_INTERPRETER
     from .ui.labels import range_label
     if rng.kind != KIND_JIT or rng.origin != ORIGIN_INTERPRETER:
-        return range_label(rng), None
+        return range_label(rng), None, None
     try:
-        where = try_jit_pc(reader_fn(), lookup_pc)
-    except Exception:
-        where = None
-    if where is None or not where.label:
-        return range_label(rng), where
-    return jit_frame_label(where, rng), where
+        where = jit_pc(reader_fn(), lookup_pc)
+    except Exception as exc:
+        return range_label(rng), None, str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    if where is None:
+        return range_label(rng), None, "no executor's code holds %#x" % lookup_pc
+    if not where.label:
+        return range_label(rng), where, where.missing or "the executor at %#x has no name" % (
+            where.executor)
+    return jit_frame_label(where, rng), where, where.missing or None
 
 
 def jit_frame_label(where, rng):

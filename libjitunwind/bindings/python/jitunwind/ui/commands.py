@@ -8,7 +8,7 @@ debugger command"."""
 
 from . import labels
 from .spec import Flag, Positional, Spec, UsageError, parse
-from .stack import mixed_stack
+from .stack import jit_view_note, mixed_stack
 from .target import PythonUnavailable
 
 
@@ -75,7 +75,12 @@ JIT_RANGES = Spec(
     "jit-ranges", "List the JIT and trampoline ranges libjitunwind knows (Python JIT executors, "
     "perf trampolines).",
     "Start, end, kind, unwind rule, origin (descriptor, perf-map, interpreter, guess) and name "
-    "of every registered range, then notes about what could not be read.",
+    "of every registered range, then notes about what could not be read. With ADDR (a number) "
+    "only the range holding it; with NAME only ranges whose name contains it. A `-X perf` "
+    "process has about a thousand rows: -n shows the first N and says how many are left.",
+    flags=[Flag("-n", "--count", "count", "show at most N ranges", number="N")],
+    positional=Positional("filter", "ADDR|NAME", "an address inside a range, or part of a name",
+                          word=True),
     gdb_name="info jit-ranges", category="status")
 
 
@@ -153,6 +158,9 @@ def run_mixed_bt(session, args):
             if entry.pyframe is None:
                 f = entry.native
                 session.write(labels.native_line(entry.index, f.pc, entry.label, f.where, f.source))
+                note = jit_view_note(entry, mixer)
+                if note:
+                    session.write("      (%s)" % note)
             else:
                 session.write(labels.python_line(entry.pyframe))
         rest = mixer.unread() if cut else mixer.leftovers()
@@ -173,9 +181,23 @@ def run_mixed_bt(session, args):
         session.write("note: %s" % warning)
 
 
+def _range_filter(word):
+    """A predicate on ranges for the ADDR|NAME argument: a number is an
+    address the range must hold, anything else part of its name."""
+    if word is None:
+        return lambda r: True
+    try:
+        address = int(word, 0)
+    except ValueError:
+        return lambda r: word in (r.name or "")
+    return lambda r: r.start <= address < r.end
+
+
 def run_jit_ranges(session, args):
     state = session.state()
-    for line in labels.ranges_table(state.ranges, state.notes):
+    chosen = [r for r in state.ranges if _range_filter(args.filter)(r)]
+    for line in labels.ranges_table(chosen, state.notes, args.count, len(state.ranges),
+                                    args.filter):
         session.write(line)
 
 

@@ -1,7 +1,8 @@
 """How frames, ranges and Python frames are printed, in every debugger."""
 
 from .. import (KIND_NAMES, ORIGIN_NAMES, PYFRAME_BAD_CODE, PYFRAME_ENTRY, PYFRAME_GENERATOR,
-                PYFRAME_IN_JIT, PYFRAME_LINE_MAY_LAG, RULE_FP_PRESERVING, RULE_NAMES)
+                PYFRAME_IN_JIT, PYFRAME_LINE_MAY_LAG, RULE_FP_PRESERVING, RULE_NAMES,
+                c_range_label)
 from . import source_files
 
 PY_MARK = "[py]"
@@ -18,8 +19,10 @@ def rule_text(rng):
 
 
 def range_label(rng):
-    """How a JIT or trampoline frame is shown: its name, kind and rule."""
-    return "%s [%s %s]" % (rng.name or NO_NAME, KIND_NAMES.get(rng.kind, "?"), rule_text(rng))
+    """How a JIT or trampoline frame is shown: its name, kind and rule; the
+    library's label, so that the symbols of its ELF images (stock `bt`) read
+    the same."""
+    return c_range_label(rng)
 
 
 def python_name(frame):
@@ -102,17 +105,29 @@ def python_line(frame, note=None):
                                     " (%s)" % note if note else "")
 
 
-def ranges_table(ranges, notes):
-    """`info jit-ranges` / `jit-ranges`."""
+def ranges_table(ranges, notes, count=None, total=None, filter_text=None):
+    """`info jit-ranges` / `jit-ranges`: `ranges` (those matching
+    `filter_text`, of `total` registered), at most `count` rows, then a line
+    saying how many were left out or filtered, then the notes."""
     out = []
+    total = len(ranges) if total is None else total
+    shown = ranges if count is None else ranges[:count]
     if not ranges:
-        out.append("No JIT or trampoline ranges registered.")
+        out.append("No JIT or trampoline ranges registered." if filter_text is None else
+                   "No range matches %r (of %d registered)." % (filter_text, total))
     else:
         out.append("%-18s %-18s %-10s %-16s %-10s %s" % (
             "Start", "End", "Kind", "Rule", "Origin", "Name"))
-        for r in ranges:
+        for r in shown:
             out.append("%#018x %#018x %-10s %-16s %-10s %s" % (
                 r.start, r.end, KIND_NAMES.get(r.kind, "?"), rule_text(r),
                 ORIGIN_NAMES.get(r.origin, "?"), r.name))
+        if len(shown) < len(ranges) and filter_text is not None:
+            out.append("(%d of the %d ranges matching %r shown, of %d in all: raise -n for "
+                       "more)" % (len(shown), len(ranges), filter_text, total))
+        elif len(shown) < len(ranges):
+            out.append("(%d of %d ranges shown: raise -n for more)" % (len(shown), total))
+        elif len(shown) < total:
+            out.append("(%d of %d ranges match %r)" % (len(shown), total, filter_text))
     out.extend("note: %s" % note for note in notes)
     return out

@@ -2,7 +2,7 @@
 
 A `Spec` says everything a user sees before the command runs: its name in
 each debugger, a one-line summary, the help text, the flags and at most one
-positional number. `parse()` turns the text typed after the command into an
+positional argument (a count, or one word such as an address). `parse()` turns the text typed after the command into an
 `Args`, or raises `UsageError` whose text ends with the usage line."""
 
 import re
@@ -29,10 +29,12 @@ class Flag:
 
 
 class Positional:
-    """An optional positive integer (a frame count)."""
+    """An optional positive integer (a frame count), or with `word=True` one
+    word the command interprets itself (an address, an expression without
+    spaces, a number from a listing); a word never starts with "-"."""
 
-    def __init__(self, dest, metavar, help):
-        self.dest, self.metavar, self.help = dest, metavar, help
+    def __init__(self, dest, metavar, help, word=False):
+        self.dest, self.metavar, self.help, self.word = dest, metavar, help, word
 
 
 class Spec:
@@ -121,13 +123,14 @@ def parse(spec, text, debugger_name=None):
             else:
                 setattr(args, flag.dest, True)
             continue
-        if token.startswith("-") and not _NUMBERISH.fullmatch(token):
+        word = spec.positional is not None and spec.positional.word
+        if token.startswith("-") and (word or not _NUMBERISH.fullmatch(token)):
             raise error("unknown option %r" % token)
         if spec.positional is None:
             raise error("takes no argument %r" % token)
         if seen_positional:
             raise error("unexpected extra argument %r" % token)
         seen_positional = True
-        setattr(args, spec.positional.dest,
+        setattr(args, spec.positional.dest, token if word else
                 _positive(spec, spec.positional.metavar, token, debugger_name))
     return args

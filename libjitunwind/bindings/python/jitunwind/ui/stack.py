@@ -98,22 +98,35 @@ class Interleaver:
 class MixedEntry:
     """One line of a mixed stack: a native frame (`native`, its `index` and
     `label`) or a Python frame (`pyframe`) run by the native frame `anchor`."""
-    __slots__ = ("index", "native", "label", "rng", "role", "pyframe", "anchor")
+    __slots__ = ("index", "native", "label", "rng", "role", "pyframe", "anchor", "why")
 
     def __init__(self, index, native=None, label=None, rng=None, role=None, pyframe=None,
-                 anchor=None):
+                 anchor=None, why=None):
         self.index, self.native, self.label, self.rng, self.role = index, native, label, rng, role
         self.pyframe, self.anchor = pyframe, anchor
+        self.why = why  # what the JIT view lacked for this executor frame, or None
 
 
 def classify(state, pc, innermost, symbol):
-    """(role, range or None, label) of a native frame. A CPython executor's
-    frame is labelled by the JIT view: `py::jit:hot [uop 17/42 NAME] (file:line)`."""
+    """(role, range or None, label, why) of a native frame. A CPython
+    executor's frame is labelled by the JIT view: `py::jit:hot [uop 17/42
+    NAME] (file:line)`; `why` says what the view lacked, if anything."""
     rng = state.lookup(lookup_pc(pc, innermost, state.arch)) if state is not None else None
-    label = symbol or NO_NAME
+    label, why = symbol or NO_NAME, None
     if rng is not None:
-        label = jitview.range_frame_label(state.pyreader, rng, lookup_pc(pc, innermost, state.arch))[0]
-    return frame_role(rng, symbol), rng, label
+        label, _, why = jitview.range_frame_label(state.pyreader, rng,
+                                                  lookup_pc(pc, innermost, state.arch))
+    return frame_role(rng, symbol), rng, label, why
+
+
+def jit_view_note(entry, mixer):
+    """The one line a backtrace adds after the first executor frame whose
+    JIT view is incomplete (the frame keeps the range's own label); None
+    for every other frame."""
+    if entry.why is None or getattr(mixer, "jit_view_said", False):
+        return None
+    mixer.jit_view_said = True
+    return "JIT view incomplete: %s" % entry.why
 
 
 def mixed_stack(state, natives, python_frames, first_index=0, mixer=None):
@@ -128,9 +141,9 @@ def mixed_stack(state, natives, python_frames, first_index=0, mixer=None):
     groups = mixer.feed([c[0] for c in classified])
     _exact_lines(state, natives, first_index, classified, groups, mixer)
     entries = []
-    for i, (f, (role, rng, label), group) in enumerate(zip(natives, classified, groups)):
+    for i, (f, (role, rng, label, why), group) in enumerate(zip(natives, classified, groups)):
         index = first_index + i
-        entries.append(MixedEntry(index, f, label, rng, role))
+        entries.append(MixedEntry(index, f, label, rng, role, why=why))
         entries.extend(MixedEntry(index, pyframe=p, anchor=index) for p in group)
     return entries, mixer
 
@@ -142,7 +155,7 @@ def _exact_lines(state, natives, first_index, classified, groups, mixer):
     in that Python frame's code object; its "line may lag" flag goes. The
     run of JIT frames may start in an earlier batch (kept on the mixer)."""
     run = getattr(mixer, "jit_run", [])
-    for i, (f, (role, rng, _), group) in enumerate(zip(natives, classified, groups)):
+    for i, (f, (role, *_), group) in enumerate(zip(natives, classified, groups)):
         if role == ROLE_JIT:
             run.append(lookup_pc(f.pc, first_index + i == 0, state.arch if state else None))
             continue

@@ -1,0 +1,319 @@
+/* The chunked span set of span_set.h. */
+#include <stdlib.h>
+
+#include "ranges/span_set.h"
+
+static struct ju_span_chunk *chunk(const struct ju_span_set *set, size_t i)
+{
+    return set->chunks[set->head + i];
+}
+
+/* The chunk that holds or would hold a span starting at `start`: the last
+ * whose first start is at most `start`, or the first chunk. count > 0. */
+static size_t chunk_for(const struct ju_span_set *set, uint64_t start)
+{
+    const uint64_t *first = set->first + set->head;
+    size_t f = set->finger, lo = 0, hi = set->count;
+    if (start < first[0])
+        return 0;
+    if (first[hi - 1] <= start)
+        return hi - 1;
+    if (f < hi && first[f] <= start && first[f + 1] > start) /* f + 1 < hi: not the last */
+        return f;
+    while (hi - lo > 1) { /* first[lo] <= start < first[hi] */
+        size_t mid = lo + (hi - lo) / 2;
+        if (first[mid] <= start)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The position in chunk k of the first span starting above `start`. Spans
+ * arriving in address order go to an end of the first or last chunk: for
+ * those, the ends are tried first; elsewhere they would only add two cache
+ * misses to the search. */
+static uint32_t upper_bound(const struct ju_span_set *set, size_t k, uint64_t start)
+{
+    const struct ju_span_chunk *c = chunk(set, k);
+    uint32_t lo = c->lo, hi = c->hi;
+    if (k == 0 || k + 1 == set->count) {
+        if (c->s[hi - 1].start <= start)
+            return hi;
+        if (c->s[lo].start > start)
+            return lo;
+    }
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (c->s[mid].start <= start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Put v at position p of a chunk that is not full, moving the shorter side. */
+static void chunk_put(struct ju_span_chunk *c, uint32_t p, struct ju_span v)
+{
+    uint32_t left = p - c->lo, right = c->hi - p;
+    if (c->lo > 0 && (left <= right || c->hi == JU_SPAN_CHUNK)) {
+        memmove(&c->s[c->lo - 1], &c->s[c->lo], left * sizeof v);
+        c->lo--;
+        c->s[p - 1] = v;
+    } else {
+        memmove(&c->s[p + 1], &c->s[p], right * sizeof v);
+        c->hi++;
+        c->s[p] = v;
+    }
+}
+
+static void chunk_take(struct ju_span_chunk *c, uint32_t p)
+{
+    uint32_t left = p - c->lo, right = c->hi - p - 1;
+    if (left < right) {
+        memmove(&c->s[c->lo + 1], &c->s[c->lo], left * sizeof c->s[0]);
+        c->lo++;
+    } else {
+        memmove(&c->s[p], &c->s[p + 1], right * sizeof c->s[0]);
+        c->hi--;
+    }
+}
+
+static struct ju_span_chunk *new_chunk(uint32_t at)
+{
+    struct ju_span_chunk *c = malloc(sizeof *c);
+    if (c)
+        c->lo = c->hi = at;
+    return c;
+}
+
+/* Move the chunk array to the middle of its room (of a larger allocation
+ * when it is more than half full), so that both ends have room. */
+static int recenter(struct ju_span_set *set)
+{
+    size_t ncap = set->cap, nhead;
+    struct ju_span_chunk **chunks = set->chunks;
+    uint64_t *first = set->first;
+    if (2 * (set->count + 1) > ncap) {
+        ncap = ncap ? ncap * 2 : 16;
+        chunks = malloc(ncap * sizeof *chunks);
+        first = malloc(ncap * sizeof *first);
+        if (!chunks || !first) {
+            free(chunks);
+            free(first);
+            return JITUNWIND_ENOMEM;
+        }
+    }
+    nhead = (ncap - set->count) / 2;
+    if (set->count) {
+        memmove(&chunks[nhead], &set->chunks[set->head], set->count * sizeof *chunks);
+        memmove(&first[nhead], &set->first[set->head], set->count * sizeof *first);
+    }
+    if (chunks != set->chunks) {
+        free(set->chunks);
+        free(set->first);
+    }
+    set->chunks = chunks;
+    set->first = first;
+    set->cap = ncap;
+    set->head = nhead;
+    return 0;
+}
+
+/* Insert chunk c (not empty) at position pos of the chunk array. */
+static int insert_chunk(struct ju_span_set *set, size_t pos, struct ju_span_chunk *c)
+{
+    int left = 2 * pos < set->count; /* move the shorter side */
+    int no_room = left ? set->head == 0 : set->head + set->count == set->cap;
+    size_t at;
+    if ((2 * (set->count + 1) > set->cap || no_room) && recenter(set) < 0)
+        return JITUNWIND_ENOMEM;
+    if (left) {
+        memmove(&set->chunks[set->head - 1], &set->chunks[set->head], pos * sizeof *set->chunks);
+        memmove(&set->first[set->head - 1], &set->first[set->head], pos * sizeof *set->first);
+        set->head--;
+    } else {
+        at = set->head + pos;
+        memmove(&set->chunks[at + 1], &set->chunks[at], (set->count - pos) * sizeof *set->chunks);
+        memmove(&set->first[at + 1], &set->first[at], (set->count - pos) * sizeof *set->first);
+    }
+    set->chunks[set->head + pos] = c;
+    set->first[set->head + pos] = c->s[c->lo].start;
+    set->count++;
+    return 0;
+}
+
+static void erase_chunk(struct ju_span_set *set, size_t pos)
+{
+    size_t at = set->head + pos;
+    free(set->chunks[at]);
+    if (2 * pos < set->count) {
+        memmove(&set->chunks[set->head + 1], &set->chunks[set->head], pos * sizeof *set->chunks);
+        memmove(&set->first[set->head + 1], &set->first[set->head], pos * sizeof *set->first);
+        set->head++;
+    } else {
+        size_t after = set->count - pos - 1;
+        memmove(&set->chunks[at], &set->chunks[at + 1], after * sizeof *set->chunks);
+        memmove(&set->first[at], &set->first[at + 1], after * sizeof *set->first);
+    }
+    set->count--;
+}
+
+static uint32_t size_of(const struct ju_span_chunk *c)
+{
+    return c->hi - c->lo;
+}
+
+/* Move the spans of chunk k + 1 to the end of chunk k and drop it. */
+static void merge_next(struct ju_span_set *set, size_t k)
+{
+    struct ju_span_chunk *a = chunk(set, k), *b = chunk(set, k + 1);
+    uint32_t n = size_of(a), m = size_of(b);
+    if (a->hi + m > JU_SPAN_CHUNK) {
+        memmove(a->s, &a->s[a->lo], n * sizeof a->s[0]);
+        a->lo = 0;
+        a->hi = n;
+    }
+    memcpy(&a->s[a->hi], &b->s[b->lo], m * sizeof a->s[0]);
+    a->hi += m;
+    erase_chunk(set, k + 1);
+}
+
+/* After a removal from chunk k: a chunk under a quarter full is merged
+ * with a neighbour when the two fit in half a chunk, so that removals in
+ * any order keep chunks fairly full (memory stays proportional to the
+ * spans). Returns the chunk that now holds k's spans. */
+static size_t merge_small(struct ju_span_set *set, size_t k)
+{
+    uint32_t n = size_of(chunk(set, k));
+    if (n >= JU_SPAN_CHUNK / 4)
+        return k;
+    if (k + 1 < set->count && n + size_of(chunk(set, k + 1)) <= JU_SPAN_CHUNK / 2) {
+        merge_next(set, k);
+        return k;
+    }
+    if (k > 0 && n + size_of(chunk(set, k - 1)) <= JU_SPAN_CHUNK / 2) {
+        merge_next(set, k - 1);
+        return k - 1;
+    }
+    return k;
+}
+
+/* Insert v at position p of full chunk k: into a new chunk before or after
+ * it when v comes first or last (spans in address order fill chunks
+ * completely), else split k in halves. */
+static int insert_full(struct ju_span_set *set, size_t k, uint32_t p, struct ju_span v)
+{
+    struct ju_span_chunk *c = chunk(set, k), *n;
+    uint32_t mid = c->lo + JU_SPAN_CHUNK / 2;
+    if (p == c->lo || p == c->hi) {
+        int before = p == c->lo;
+        if (!(n = new_chunk(before ? JU_SPAN_CHUNK : 0)))
+            return JITUNWIND_ENOMEM;
+        chunk_put(n, before ? n->lo : n->hi, v);
+        if (insert_chunk(set, before ? k : k + 1, n) < 0) {
+            free(n);
+            return JITUNWIND_ENOMEM;
+        }
+        set->finger = before ? k : k + 1;
+        return 0;
+    }
+    if (!(n = new_chunk(0)))
+        return JITUNWIND_ENOMEM;
+    memcpy(n->s, &c->s[mid], (c->hi - mid) * sizeof v);
+    n->hi = c->hi - mid;
+    if (insert_chunk(set, k + 1, n) < 0) {
+        free(n);
+        return JITUNWIND_ENOMEM;
+    }
+    c->hi = mid;
+    if (p <= mid) {
+        chunk_put(c, p, v);
+        set->first[set->head + k] = c->s[c->lo].start;
+        set->finger = k;
+    } else {
+        chunk_put(n, p - mid, v);
+        set->finger = k + 1;
+    }
+    return 0;
+}
+
+int ju_span_set_insert(struct ju_span_set *set, uint64_t start, uint64_t end)
+{
+    struct ju_span v = {start, end};
+    struct ju_span_chunk *c;
+    size_t k;
+    uint32_t p;
+    if (set->count == 0) {
+        if (!(c = new_chunk(JU_SPAN_CHUNK / 2)))
+            return JITUNWIND_ENOMEM;
+        chunk_put(c, c->lo, v);
+        if (insert_chunk(set, 0, c) < 0) {
+            free(c);
+            return JITUNWIND_ENOMEM;
+        }
+        set->finger = 0;
+        return 0;
+    }
+    k = chunk_for(set, start);
+    c = chunk(set, k);
+    p = upper_bound(set, k, start);
+    /* The span before (only in this chunk: p is its first only for the
+     * first chunk) and the one after. */
+    if (p > c->lo && c->s[p - 1].end > start)
+        return JITUNWIND_EOVERLAP;
+    if (p < c->hi ? c->s[p].start < end
+                  : k + 1 < set->count && set->first[set->head + k + 1] < end)
+        return JITUNWIND_EOVERLAP;
+    if (c->hi - c->lo == JU_SPAN_CHUNK)
+        return insert_full(set, k, p, v);
+    chunk_put(c, p, v);
+    set->first[set->head + k] = c->s[c->lo].start;
+    set->finger = k;
+    return 0;
+}
+
+int ju_span_set_remove(struct ju_span_set *set, uint64_t start)
+{
+    struct ju_span_chunk *c;
+    size_t k;
+    uint32_t p;
+    if (set->count == 0)
+        return JITUNWIND_ENOTFOUND;
+    k = chunk_for(set, start);
+    c = chunk(set, k);
+    p = upper_bound(set, k, start); /* one past the span starting at `start`, if any */
+    if (p == c->lo || c->s[p - 1].start != start)
+        return JITUNWIND_ENOTFOUND;
+    chunk_take(c, p - 1);
+    if (c->lo == c->hi) {
+        erase_chunk(set, k);
+        set->finger = k < set->count ? k : 0;
+        return 0;
+    }
+    k = merge_small(set, k);
+    c = chunk(set, k);
+    set->first[set->head + k] = c->s[c->lo].start;
+    set->finger = k;
+    return 0;
+}
+
+size_t ju_span_set_count(const struct ju_span_set *set)
+{
+    size_t i, n = 0;
+    for (i = 0; i < set->count; i++)
+        n += chunk(set, i)->hi - chunk(set, i)->lo;
+    return n;
+}
+
+void ju_span_set_free(struct ju_span_set *set)
+{
+    size_t i;
+    for (i = 0; i < set->count; i++)
+        free(chunk(set, i));
+    free(set->chunks);
+    free(set->first);
+    memset(set, 0, sizeof *set);
+}

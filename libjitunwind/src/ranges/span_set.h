@@ -1,0 +1,49 @@
+/* An ordered set of disjoint spans [start, end) with insert-unless-it-
+ * overlaps and remove-by-start: the overlap check of in-process
+ * registration (jit_inprocess.c).
+ *
+ * Spans live in chunks of up to JU_SPAN_CHUNK, each a sorted run with free
+ * room at both ends; the chunks sit in address order in an array with free
+ * room at both ends too, beside an array of each chunk's first start. A
+ * change moves at most half a chunk, or half the chunk array when a chunk is
+ * added, emptied or merged into a neighbour (a chunk under a quarter full,
+ * when the two fit in half a chunk: memory stays proportional to the spans
+ * whatever the order of removals). A finger
+ * remembers the last chunk used: spans arriving in address order, rising
+ * or falling (as mmap hands out code), are placed in O(1) without a search;
+ * others take two binary searches, over the chunk starts and in one chunk.
+ * Not thread-safe. */
+#ifndef JU_SPAN_SET_H
+#define JU_SPAN_SET_H
+
+#include "internal.h"
+
+#define JU_SPAN_CHUNK 128u
+
+struct ju_span {
+    uint64_t start, end;
+};
+
+struct ju_span_chunk {
+    uint32_t lo, hi; /* the spans are s[lo..hi), sorted */
+    struct ju_span s[JU_SPAN_CHUNK];
+};
+
+struct ju_span_set {
+    struct ju_span_chunk **chunks; /* chunks[head..head+count), in address order */
+    uint64_t *first;               /* first[i]: the first start of chunks[i] */
+    size_t head, count, cap;
+    size_t finger; /* a chunk position (from head) likely to be used next */
+};
+
+#define JU_SPAN_SET_INIT {NULL, NULL, 0, 0, 0, 0}
+
+/* 0, EOVERLAP (a span of the set overlaps [start, end)), ENOMEM. The span
+ * must not be empty. */
+JU_HIDDEN int ju_span_set_insert(struct ju_span_set *set, uint64_t start, uint64_t end);
+/* 0, or ENOTFOUND when no span starts at `start`. */
+JU_HIDDEN int ju_span_set_remove(struct ju_span_set *set, uint64_t start);
+JU_HIDDEN size_t ju_span_set_count(const struct ju_span_set *set);
+JU_HIDDEN void ju_span_set_free(struct ju_span_set *set);
+
+#endif
