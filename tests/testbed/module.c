@@ -1,14 +1,33 @@
 /* The _jitbed module: a CPython 3.11 test bed that reproduces CPython
  * 3.12-3.15's JIT executors and perf trampolines with real machine code. */
+#include <time.h>
+#include <unistd.h>
+
 #include "jitbed.h"
 
 /* JITBED_ABORT_AT_CHECKPOINT=1 makes the checkpoint abort, so a system (or
- * qemu-user) core of the whole stack is written without a debugger. */
+ * qemu-user) core of the whole stack is written without a debugger.
+ * JITBED_WAIT_AT_CHECKPOINT=FILE makes it wait (sleeping) while FILE exists,
+ * so a tool that is not a debugger (the jitunwind command) can look at the
+ * whole stack; removing the file lets the demo finish. */
 __attribute__((noinline, visibility("default"))) void jitbed_checkpoint(void)
 {
+    const char *wait_file = getenv("JITBED_WAIT_AT_CHECKPOINT");
     __asm__ volatile("" ::: "memory");
     if (getenv("JITBED_ABORT_AT_CHECKPOINT"))
         abort();
+    if (wait_file) {
+        FILE *ready;
+        char ready_path[4096];
+        /* FILE.ready says the stack is in place. */
+        snprintf(ready_path, sizeof ready_path, "%s.ready", wait_file);
+        if ((ready = fopen(ready_path, "w")))
+            fclose(ready);
+        while (access(wait_file, F_OK) == 0) {
+            struct timespec ts = {0, 10 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+    }
 }
 
 static PyObject *checkpoint(PyObject *module, PyObject *unused)
