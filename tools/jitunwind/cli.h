@@ -60,7 +60,7 @@ void cli_install_signal_handlers(void);
 /* --- target.c --- */
 struct cli_target {
     int live;
-    int pid;               /* live: the process; core: 0 */
+    int pid;               /* live: the process; core: the one it was dumped from, or 0 */
     const char *core_path;
     int arch;
     jitunwind_process_reader *proc;
@@ -116,6 +116,8 @@ int cli_core_threads(const char *core_path, struct cli_thread *out, size_t max, 
 int cli_core_exe_build_id(const struct cli_target *t, const char *exe_name, char *out,
                           size_t len);
 int cli_file_build_id(const char *path, char *out, size_t len);
+/* The process id a core was dumped from (NT_PRPSINFO), or 0. */
+int cli_core_pid(const char *core_path);
 
 /* --- stack.c --- */
 struct cli_native {

@@ -205,3 +205,38 @@ done:
     jitunwind_modules_free(mods);
     return rc;
 }
+
+int cli_core_pid(const char *core_path)
+{
+    int fd, pid = 0;
+    Elf *elf;
+    size_t phnum, i;
+    elf_version(EV_CURRENT);
+    if ((fd = open(core_path, O_RDONLY | O_CLOEXEC)) < 0)
+        return 0;
+    elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    if (elf && elf_getphdrnum(elf, &phnum) == 0) {
+        for (i = 0; i < phnum && !pid; i++) {
+            GElf_Phdr ph;
+            GElf_Nhdr nh;
+            Elf_Data *data;
+            size_t off = 0, name_off, desc_off;
+            if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE ||
+                !(data = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
+                                              ELF_T_NHDR)))
+                continue;
+            while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+                prpsinfo_t ps;
+                if (nh.n_type != NT_PRPSINFO || nh.n_descsz < sizeof ps)
+                    continue;
+                memcpy(&ps, (const char *)data->d_buf + desc_off, sizeof ps);
+                pid = ps.pr_pid;
+                break;
+            }
+        }
+    }
+    if (elf)
+        elf_end(elf);
+    close(fd);
+    return pid;
+}

@@ -33,7 +33,10 @@ void cli_json_begin(FILE *out, const struct cli_target *t)
     if (t->live)
         fprintf(out, "\"pid\": %d, \"core\": null", t->pid);
     else {
-        fprintf(out, "\"pid\": null, \"core\": ");
+        if (t->pid) /* the process it was dumped from */
+            fprintf(out, "\"pid\": %d, \"core\": ", t->pid);
+        else
+            fprintf(out, "\"pid\": null, \"core\": ");
         cli_json_string(out, t->core_path);
     }
     fprintf(out, ", \"python\": \"%u.%u.%u\", \"python_version_hex\": \"%#x\", \"interpreter\": ",

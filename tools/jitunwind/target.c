@@ -106,7 +106,9 @@ void cli_target_load_ranges(struct cli_target *t)
     }
     if ((addr = module_symbol(t->mods, t->loc.module, JITUNWIND_GDB_JIT_DESCRIPTOR_SYMBOL, NULL)))
         jitunwind_registry_load_gdb_jit(t->reg, &t->mem, addr, t->arch, NULL, NULL);
-    if (t->live)
+    /* A core's perf map is the dumped process's, if it is still there (its
+     * code is checked against the core's bytes, so a stale one is skipped). */
+    if (t->pid)
         load_perf_map(t);
     if (t->py) {
         int rc = jitunwind_pyreader_executor_ranges(t->py, t->reg, t->arch, t->eval_start,
@@ -226,6 +228,8 @@ int cli_target_open(struct cli_target *t, const struct cli_options *opt, int nee
     }
     if (!t->live && opt->exe && (code = check_exe(t, opt->exe)) != CLI_OK)
         return code;
+    if (!t->live)
+        t->pid = cli_core_pid(t->core_path);
     if (t->live ? jitunwind_py_locate_live(t->pid, &t->loc) < 0
                 : jitunwind_py_locate_core(t->core_path, &t->loc) < 0) {
         if (t->live)
