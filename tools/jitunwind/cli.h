@@ -65,7 +65,9 @@ struct cli_target {
     int arch;
     jitunwind_process_reader *proc;
     jitunwind_core_reader *core;
-    struct jitunwind_memory mem;
+    struct jitunwind_memory mem;   /* counts its reads into `reads`, then `raw` */
+    struct jitunwind_memory raw;
+    uint64_t reads;
     jitunwind_modules *mods;
     jitunwind_registry *reg;
     jitunwind_pyreader *py;

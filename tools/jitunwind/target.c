@@ -124,6 +124,22 @@ void cli_target_load_ranges(struct cli_target *t)
         load_guesses(t);
 }
 
+static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
+{
+    struct cli_target *t = arg;
+    t->reads++;
+    return t->raw.read(t->raw.arg, addr, dst, len);
+}
+
+/* Every read of the target goes through a counter (record --stats). */
+static int count_reads(struct cli_target *t)
+{
+    t->raw = t->mem;
+    t->mem.read = counted_read;
+    t->mem.arg = t;
+    return CLI_OK;
+}
+
 static int open_memory(struct cli_target *t, const struct cli_options *opt)
 {
     char path[64];
@@ -137,7 +153,7 @@ static int open_memory(struct cli_target *t, const struct cli_options *opt)
             return CLI_MISMATCH;
         }
         t->mem = jitunwind_core_reader_memory(t->core);
-        return CLI_OK;
+        return count_reads(t);
     }
     snprintf(path, sizeof path, "/proc/%d", t->pid);
     if (t->pid <= 0 || access(path, F_OK) != 0) {
@@ -149,7 +165,7 @@ static int open_memory(struct cli_target *t, const struct cli_options *opt)
         return CLI_NO_TARGET;
     }
     t->mem = jitunwind_process_reader_memory(t->proc);
-    return CLI_OK;
+    return count_reads(t);
 }
 
 /* Whether memory of the process can be read at all (ptrace access mode). */
