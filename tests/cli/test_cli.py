@@ -463,6 +463,311 @@ def mode_real(build, work, spec):
     return 0
 
 
+HOT_PROFILE_SCRIPT = """\
+import os, sys, time
+GATE = sys.argv[1]
+
+
+def hot_function(n):
+    total = 0
+    for i in range(n):
+        total += i * i
+    return total
+
+
+def cold_function():
+    # CPU work too (a tenth of hot_function's): waiting for a CPU on a loaded
+    # machine after a sleep would count against it in wall-clock samples.
+    total = 0
+    for i in range(10000):
+        total += i
+    return total
+
+
+def main():
+    open(GATE + ".ready", "w").close()
+    while os.path.exists(GATE):
+        hot_function(100000)
+        cold_function()
+
+
+main()
+"""
+
+
+def parse_collapsed(text):
+    """{stack tuple (root first): count}; every line must be `a;b;c N`."""
+    stacks = {}
+    for line in text.splitlines():
+        m = re.match(r"^(.+) (\d+)$", line)
+        if not m:
+            fail("collapsed: a line that does not parse: %r" % line)
+        stacks[tuple(m.group(1).split(";"))] = int(m.group(2))
+    if not stacks:
+        fail("collapsed: no stacks")
+    return stacks
+
+
+PY_LABEL = re.compile(r"^(.+) \((.+):(\d+)\)$")
+
+
+def python_leaves(stacks):
+    """{innermost Python function: count} (native frames above it skipped)."""
+    out = {}
+    for s, n in stacks.items():
+        names = [m.group(1) for m in map(PY_LABEL.match, s) if m]
+        if names:
+            out[names[-1]] = out.get(names[-1], 0) + n
+    return out
+
+
+def dominates(label, leaves, name="hot_function", other="cold_function"):
+    """`name` is the innermost Python function of most samples, far ahead of
+    `other` (on a loaded machine the share itself varies)."""
+    total = sum(leaves.values())
+    hot, cold = leaves.get(name, 0), leaves.get(other, 0)
+    if hot != max(leaves.values()) or hot < 2 * cold or hot < 0.4 * total:
+        fail("%s: %s does not dominate: %r" % (label, name, leaves))
+    return hot / total
+
+
+def check_speedscope(path):
+    """The fields speedscope's file-format schema requires, and their types."""
+    doc = json.load(open(path))
+    if doc.get("$schema") != "https://www.speedscope.app/file-format-schema.json":
+        fail("speedscope: $schema %r" % doc.get("$schema"))
+    frames = doc["shared"]["frames"]
+    if not frames or not all(isinstance(f.get("name"), str) for f in frames):
+        fail("speedscope: frames need a name: %r" % frames[:3])
+    (prof,) = doc["profiles"]
+    for key in ("type", "name", "unit", "startValue", "endValue", "samples", "weights"):
+        if key not in prof:
+            fail("speedscope: profile has no %r" % key)
+    if prof["type"] != "sampled" or prof["unit"] not in ("seconds", "none", "milliseconds"):
+        fail("speedscope: %r %r" % (prof["type"], prof["unit"]))
+    if len(prof["samples"]) != len(prof["weights"]) or not prof["samples"]:
+        fail("speedscope: %d samples, %d weights" % (len(prof["samples"]), len(prof["weights"])))
+    for sample in prof["samples"]:
+        if not all(isinstance(i, int) and 0 <= i < len(frames) for i in sample):
+            fail("speedscope: a sample names a frame that does not exist: %r" % sample)
+    if abs(sum(prof["weights"]) - prof["endValue"]) > 1e-3:
+        fail("speedscope: endValue %r is not the weights' sum" % prof["endValue"])
+    hot = sum(w for s, w in zip(prof["samples"], prof["weights"])
+              if frames[s[-1]]["name"] == "hot_function")
+    return hot / sum(prof["weights"])
+
+
+def protobuf_fields(data):
+    """(field number, wire type, value) of a protobuf message: varints as
+    ints, length-delimited fields as bytes (a small decoder of the wire
+    format, for pprof)."""
+    out, at = [], 0
+
+    def varint():
+        nonlocal at
+        value = shift = 0
+        while True:
+            b = data[at]
+            at += 1
+            value |= (b & 0x7f) << shift
+            shift += 7
+            if not b & 0x80:
+                return value
+
+    while at < len(data):
+        key = varint()
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            out.append((number, 0, varint()))
+        elif wire == 2:
+            n = varint()
+            out.append((number, 2, data[at:at + n]))
+            at += n
+        elif wire == 1:
+            out.append((number, 1, data[at:at + 8]))
+            at += 8
+        elif wire == 5:
+            out.append((number, 5, data[at:at + 4]))
+            at += 4
+        else:
+            fail("pprof: wire type %d" % wire)
+    return out
+
+
+def packed(fields, number):
+    """A repeated scalar field, packed (proto3) or not."""
+    values = []
+    for n, wire, v in fields:
+        if n != number:
+            continue
+        if wire == 0:
+            values.append(v)
+        else:
+            values += _unpack_varints(v)
+    return values
+
+
+def _unpack_varints(blob):
+    values, at = [], 0
+    while at < len(blob):
+        value = shift = 0
+        while True:
+            b = blob[at]
+            at += 1
+            value |= (b & 0x7f) << shift
+            shift += 7
+            if not b & 0x80:
+                break
+        values.append(value)
+    return values
+
+
+def check_pprof(path):
+    """Decode the gzipped profile.proto: string table, functions, locations
+    and samples must refer to each other; the hot function's share of the
+    samples is returned."""
+    import gzip
+    data = gzip.open(path).read()
+    top = protobuf_fields(data)
+    strings = [v.decode() for n, w, v in top if n == 6]
+    if not strings or strings[0] != "":
+        fail("pprof: string_table[0] must be empty: %r" % strings[:3])
+    functions, locations, samples = {}, {}, []
+    for n, w, v in top:
+        f = protobuf_fields(v) if w == 2 and n in (2, 4, 5) else None
+        if n == 5:
+            d = {k: val for k, _, val in f}
+            functions[d[1]] = strings[d[2]]
+        elif n == 4:
+            d = {k: val for k, _, val in f if k != 4}
+            lines = [dict((k, val) for k, _, val in protobuf_fields(l)) for k, _, l in f if k == 4]
+            locations[d[1]] = [l[1] for l in lines]
+        elif n == 2:
+            samples.append((packed(f, 1), packed(f, 2)))
+    if not functions or not locations or not samples:
+        fail("pprof: %d functions, %d locations, %d samples" % (
+            len(functions), len(locations), len(samples)))
+    types = [dict((k, val) for k, _, val in protobuf_fields(v)) for n, w, v in top if n == 1]
+    if [(strings[t[1]], strings[t[2]]) for t in types] != [("samples", "count"),
+                                                          ("cpu", "nanoseconds")]:
+        fail("pprof: sample types %r" % types)
+    hot = total = 0
+    for locs, values in samples:
+        if len(values) != 2 or not locs:
+            fail("pprof: sample %r %r" % (locs, values))
+        for l in locs:
+            if l not in locations or any(fid not in functions for fid in locations[l]):
+                fail("pprof: location %d or its function is not in the profile" % l)
+        total += values[0]
+        if functions[locations[locs[0]][0]] == "hot_function":  # the leaf comes first
+            hot += values[0]
+    if subprocess.run(["sh", "-c", "command -v protoc"], stdout=subprocess.PIPE).returncode == 0:
+        p = subprocess.run(["protoc", "--decode_raw"], input=data, stdout=subprocess.PIPE)
+        if p.returncode != 0:
+            fail("pprof: protoc --decode_raw refused the profile")
+    return hot / total
+
+
+def mode_record(build, work):
+    j = tool(build)
+    python = "/usr/bin/python3.11"
+    proc, gate = start_script(python, [], HOT_PROFILE_SCRIPT, work, "hot_profile.py")
+    try:
+        out_path = os.path.join(work, "profile.txt")
+        rc, out, err = run([j, "record", str(proc.pid), "-d", "2", "--nonblocking", "-o",
+                            out_path])
+        if rc != 0 or not re.search(r"\d+ samples, [\d.]+ Hz, \d+ errors", err):
+            fail("record --nonblocking: exit %d, progress %r" % (rc, err))
+        stacks = parse_collapsed(open(out_path).read())
+        share = dominates("record --nonblocking", python_leaves(stacks))
+        print("ok: record --nonblocking: collapsed parses, hot_function %.0f%% of %d samples"
+              % (100 * share, sum(stacks.values())))
+        rc, out, err = run([j, "record", str(proc.pid), "-d", "2", "-o", out_path])
+        stacks = parse_collapsed(open(out_path).read())
+        share = dominates("record (mixed)", python_leaves(stacks))
+        natives = {f for s in stacks for f in s if not PY_LABEL.match(f)}
+        if rc != 0 or "_start" not in natives or any(s[0] != "_start" for s in stacks):
+            fail("record (mixed): exit %d, stacks do not start at _start: %r" % (
+                rc, sorted(natives)[:10]))
+        assert_running(proc.pid, "record (mixed)")
+        print("ok: record (mixed): every stack from _start; hot_function the innermost "
+              "Python function of %.0f%%" % (100 * share))
+        path = os.path.join(work, "profile.speedscope.json")
+        rc, out, err = run([j, "record", str(proc.pid), "-d", "1", "--nonblocking",
+                            "--format", "speedscope", "-o", path])
+        share = check_speedscope(path)
+        if rc != 0 or share < 0.4:
+            fail("speedscope: exit %d, hot_function %.0f%%" % (rc, 100 * share))
+        print("ok: speedscope: the schema's required fields; hot_function %.0f%%" % (100 * share))
+        path = os.path.join(work, "profile.pb.gz")
+        rc, out, err = run([j, "record", str(proc.pid), "-d", "1", "--nonblocking",
+                            "--format", "pprof", "-o", path])
+        share = check_pprof(path)
+        if rc != 0 or share < 0.4:
+            fail("pprof: exit %d, hot_function %.0f%%" % (rc, 100 * share))
+        print("ok: pprof: gzipped profile.proto decoded; hot_function %.0f%%" % (100 * share))
+        # Ctrl-C: a run without -d ends cleanly, writes its profile, releases.
+        p = subprocess.Popen([j, "record", str(proc.pid), "-o", out_path],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+        if p.returncode != 0 or not parse_collapsed(open(out_path).read()):
+            fail("record + SIGINT: exit %d: %s" % (p.returncode, err))
+        assert_running(proc.pid, "record interrupted")
+        print("ok: record interrupted by SIGINT: exit 0, profile written, target running")
+        rc, out, err = run([j, "top", str(proc.pid), "-d", "1", "--nonblocking"])
+        m = re.search(r"^ *([\d.]+)% +[\d.]+% +hot_function \(", out, re.M)
+        if rc != 0 or not m or float(m.group(1)) < 40:
+            fail("top: exit %d:\n%s" % (rc, out))
+        print("ok: top: hot_function on top with %s%% own" % m.group(1))
+    finally:
+        if os.path.exists(gate):
+            os.unlink(gate)
+        proc.wait(timeout=60)
+    return 0
+
+
+def reads_per_sample(err):
+    stats = dict(re.findall(r"^(\w[\w ]*): (\d+)$", err, re.M))
+    return int(stats["reads"]) / int(stats["samples"]), stats
+
+
+def mode_cache(build, work):
+    """The code cache: the same stacks with and without it on a target that
+    does not move (the demo at its checkpoint), with fewer reads."""
+    j = tool(build)
+    demo = WaitingDemo(build, work)
+    try:
+        runs = {}
+        for label, extra in (("cache", []), ("no cache", ["--no-cache"])):
+            for blocking in ([], ["--nonblocking"]):
+                path = os.path.join(work, "cache.txt")
+                rc, out, err = run([j, "record", str(demo.proc.pid), "-d", "1", "--stats",
+                                    "-o", path] + extra + blocking)
+                if rc != 0:
+                    fail("record %s: exit %d: %s" % (extra, rc, err))
+                runs[(label, bool(blocking))] = (set(parse_collapsed(open(path).read())),
+                                                 reads_per_sample(err))
+        for blocking in (False, True):
+            (with_stacks, (with_reads, stats)) = runs[("cache", blocking)]
+            (without_stacks, (without_reads, _)) = runs[("no cache", blocking)]
+            mode = "nonblocking" if blocking else "mixed"
+            if with_stacks != without_stacks or len(with_stacks) != 1:
+                fail("%s: stacks differ with the cache:\n%r\n%r" % (
+                    mode, with_stacks, without_stacks))
+            if not with_reads < without_reads or int(stats["reads saved"]) == 0:
+                fail("%s: %.1f reads/sample with the cache, %.1f without (%r)" % (
+                    mode, with_reads, without_reads, stats))
+            print("ok: %s: the same stack with and without the cache; %.1f reads/sample with "
+                  "it, %.1f without (%s reads saved)" % (mode, with_reads, without_reads,
+                                                          stats["reads saved"]))
+        demo.release()
+    finally:
+        demo.kill()
+    return 0
+
+
 def main():
     if len(sys.argv) < 4:
         print(__doc__)
@@ -480,6 +785,10 @@ def main():
             return mode_core(build, work)
         if mode == "errors":
             return mode_errors(build, work)
+        if mode == "record":
+            return mode_record(build, work)
+        if mode == "cache":
+            return mode_cache(build, work)
         if mode == "real":
             return mode_real(build, work, sys.argv[4:])
         print("unknown mode %s" % mode)

@@ -203,49 +203,58 @@ static int by_self(const void *a, const void *b)
     return x->total < y->total ? 1 : x->total > y->total ? -1 : 0;
 }
 
-/* `top`: the functions seen most, innermost (self) and anywhere on a stack
- * (total), since the start. */
+/* `top`: the functions seen most, innermost (own) and anywhere on a stack
+ * (total), since the start; a Python function's lines are added up. */
 static void show_top(struct sampler *sm, double elapsed)
 {
     const struct profile *p = &sm->prof;
-    struct hot *h = calloc(p->n_frames + 1, sizeof *h);
-    uint32_t *seen = calloc(p->n_frames + 1, sizeof *seen);
+    struct profile funcs;
+    struct hot *h = NULL;
+    uint32_t *fid = calloc(p->n_frames + 1, sizeof *fid), *seen = NULL;
     size_t i, shown;
     uint32_t d;
-    if (!h || !seen)
+    profile_init(&funcs, 0);
+    for (i = 0; fid && i < p->n_frames; i++)
+        fid[i] = profile_frame(&funcs, p->frames[i].kind, p->frames[i].name, p->frames[i].file, 0);
+    if (!fid || !(h = calloc(funcs.n_frames + 1, sizeof *h)) ||
+        !(seen = calloc(funcs.n_frames + 1, sizeof *seen)))
         goto done;
-    for (i = 0; i < p->n_frames; i++)
+    for (i = 0; i < funcs.n_frames; i++)
         h[i].frame = (uint32_t)i;
     for (i = 0; i < p->n_stacks; i++) {
         const struct profile_stack *s = &p->stacks[i];
-        if (!s->depth)
+        if (!s->depth || fid[s->frames[s->depth - 1]] == UINT32_MAX)
             continue;
-        h[s->frames[s->depth - 1]].self += s->count;
+        h[fid[s->frames[s->depth - 1]]].self += s->count;
         for (d = 0; d < s->depth; d++) {
-            if (seen[s->frames[d]] == i + 1)
+            uint32_t f = fid[s->frames[d]];
+            if (f == UINT32_MAX || seen[f] == i + 1)
                 continue; /* recursion counts once per stack */
-            seen[s->frames[d]] = (uint32_t)(i + 1);
-            h[s->frames[d]].total += s->count;
+            seen[f] = (uint32_t)(i + 1);
+            h[f].total += s->count;
         }
     }
-    qsort(h, p->n_frames, sizeof *h, by_self);
+    qsort(h, funcs.n_frames, sizeof *h, by_self);
     if (isatty(STDOUT_FILENO))
         printf("\033[H\033[2J");
     printf("jitunwind top: process %d, %.1f s, %llu samples, %llu stacks, %llu errors\n\n",
            sm->t.pid, elapsed, (unsigned long long)p->samples,
            (unsigned long long)p->stacks_seen, (unsigned long long)sm->errors);
     printf("%7s %7s  %s\n", "%Own", "%Total", "Function");
-    for (shown = 0; shown < p->n_frames && shown < 25; shown++) {
-        char label[2048];
+    for (shown = 0; shown < funcs.n_frames && shown < 25; shown++) {
+        const struct profile_frame *f = &funcs.frames[h[shown].frame];
         double n = p->stacks_seen ? (double)p->stacks_seen : 1.0;
-        if (!h[shown].self && shown > 0)
+        if (!h[shown].self && !h[shown].total)
             break;
-        profile_frame_label(&p->frames[h[shown].frame], label, sizeof label);
-        printf("%6.1f%% %6.1f%%  %s\n", 100.0 * (double)h[shown].self / n,
-               100.0 * (double)h[shown].total / n, label);
+        printf("%6.1f%% %6.1f%%  %s%s%s%s\n", 100.0 * (double)h[shown].self / n,
+               100.0 * (double)h[shown].total / n, f->name,
+               f->kind == PROFILE_PYTHON ? " (" : "", f->kind == PROFILE_PYTHON ? f->file : "",
+               f->kind == PROFILE_PYTHON ? ")" : "");
     }
     fflush(stdout);
 done:
+    profile_free(&funcs);
+    free(fid);
     free(h);
     free(seen);
 }
