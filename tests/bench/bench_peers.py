@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""jitunwind side by side with py-spy and pystack (a benchmark, not a test).
+
+Usage: bench_peers.py BUILD_DIR [--runs N]
+
+Installs py-spy and pystack from PyPI into BUILD_DIR/peers-venv on first use
+(prints why and exits 0 when PyPI is out of reach), then, on each
+interpreter present (Debian 3.11, pyenv 3.12 -X perf, pyenv 3.13, the test
+bed's JIT on Debian 3.11, and the first JIT build of
+$JITUNWIND_EXTRA_PYTHONS):
+
+  stack: `jitunwind stack PID` vs `pystack remote --native PID` vs
+         `py-spy dump --native --pid PID` on a process of 8 threads, each
+         100 Python frames deep: the median wall time of N runs, and what
+         each showed (threads, Python frames, native frames, frames in JIT or
+         trampoline code named as such, frames without a name).
+  record: `jitunwind record --nonblocking` vs `py-spy record --nonblocking`
+         at -F 1000 for 5 s on the same process: samples per second achieved,
+         and the reads the code cache saved.
+
+Prints one table per part; docs/cli.md holds a run's figures.
+"""
+
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+DEPTH = 100
+THREADS = 8
+
+TARGET = """\
+import os, sys, threading, time
+GATE = sys.argv[1]
+DEPTH, THREADS = %d, %d
+JIT = os.environ.get("BENCH_TESTBED") == "1"
+
+
+def wait():
+    while os.path.exists(GATE):
+        time.sleep(0.05)
+
+
+def recurse(n):
+    if n == 0:
+        return wait()
+    return recurse(n - 1)
+
+
+if JIT:
+    import _jitbed
+    _jitbed.enable_trampolines("framed")
+    levels = [None] * (DEPTH + 1)
+
+    def make(i):
+        def level():
+            return wait() if i == DEPTH else levels[i + 1]()
+        level.__name__ = level.__qualname__ = "level_%%d" %% i
+        return level
+
+    for i in range(DEPTH + 1):
+        levels[i] = _jitbed.compile(make(i))
+
+    def run():
+        return levels[1]()
+else:
+    def run():
+        return recurse(DEPTH - 1)
+
+
+ready = threading.Barrier(THREADS + 1)
+
+
+def worker():
+    ready.wait()
+    run()
+
+
+threads = [threading.Thread(target=worker) for _ in range(THREADS - 1)]
+for t in threads:
+    t.start()
+threading.Thread(target=lambda: (ready.wait(), open(GATE + ".ready", "w").close())).start()
+worker()
+for t in threads:
+    t.join()
+""" % (DEPTH, THREADS)
+
+
+def peers(build):
+    venv = os.path.join(build, "peers-venv")
+    pip, spy, pystack = (os.path.join(venv, "bin", n) for n in ("pip", "py-spy", "pystack"))
+    if not (os.access(spy, os.X_OK) and os.access(pystack, os.X_OK)):
+        if not os.path.exists(pip):
+            subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+        p = subprocess.run([pip, "-q", "install", "py-spy", "pystack"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+        if p.returncode != 0:
+            print("bench_peers: could not install py-spy and pystack from PyPI; nothing "
+                  "to compare:\n" + p.stdout[-1500:])
+            sys.exit(0)
+    return spy, pystack
+
+
+def interpreters(build):
+    root = os.environ.get("PYENV_ROOT", "/root/.pyenv")
+    out = [("Debian 3.11", ["/usr/bin/python3.11"], {}),
+           ("pyenv 3.12 -X perf", [root + "/versions/3.12.1/bin/python3.12", "-X", "perf"], {}),
+           ("pyenv 3.13", [root + "/versions/3.13.0/bin/python3.13"], {}),
+           ("test bed JIT (3.11)", ["/usr/bin/python3.11"],
+            {"PYTHONPATH": os.path.join(build, "testbed"), "BENCH_TESTBED": "1"})]
+    for p in os.environ.get("JITUNWIND_EXTRA_PYTHONS", "").split(":"):
+        if "jit" in os.path.basename(os.path.dirname(os.path.dirname(p))) and os.access(p, os.X_OK):
+            out.append(("%s (JIT, PYTHON_JIT=1)" % p.split("/")[-3], [p],
+                        {"PYTHON_JIT": "1"}))
+            break
+    return [(label, cmd, env) for label, cmd, env in out if os.access(cmd[0], os.X_OK)]
+
+
+def start(cmd, env, work):
+    script = os.path.join(work, "target.py")
+    with open(script, "w") as f:
+        f.write(TARGET)
+    gate = os.path.join(work, "gate")
+    for path in (gate + ".ready",):
+        if os.path.exists(path):
+            os.unlink(path)
+    open(gate, "w").close()
+    proc = subprocess.Popen(cmd + [script, gate], env=dict(os.environ, **env))
+    deadline = time.time() + 60
+    while not os.path.exists(gate + ".ready"):
+        if proc.poll() is not None or time.time() > deadline:
+            raise RuntimeError("the target did not start")
+        time.sleep(0.05)
+    time.sleep(0.3)  # every thread at the bottom of its recursion
+    return proc, gate
+
+
+def timed(cmd, runs):
+    times, out = [], ""
+    for _ in range(runs):
+        t = time.perf_counter()
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=120)
+        times.append(time.perf_counter() - t)
+        out = p.stdout
+    return statistics.median(times), out
+
+
+JIT_NAMES = re.compile(r"py::jit|py::|\[jit|\[trampoline")
+
+
+def count_ours(out):
+    return {"threads": len(re.findall(r"^Thread \d+", out, re.M)),
+            "python": len(re.findall(r"^\s+\[py\] ", out, re.M)),
+            "native": len(re.findall(r"^#\d+ ", out, re.M)),
+            "jit/trampoline named": len(re.findall(r"^#\d+ .* in py::", out, re.M)),
+            "unnamed": len(re.findall(r"^#\d+ \S+ in \?\?", out, re.M))}
+
+
+def count_pystack(out):
+    return {"threads": len(re.findall(r"^Traceback for thread", out, re.M)),
+            "python": len(re.findall(r"\(Python\) File", out)),
+            "native": len(re.findall(r"\(C\) File", out)),
+            "jit/trampoline named": len(re.findall(r"\(C\) File.*(py::|jit)", out)),
+            "unnamed": len(re.findall(r"\(C\) File \"\?\?\?\"|\?\?\?", out))}
+
+
+def count_pyspy(out):
+    lines = [l for l in out.splitlines() if l.startswith("    ")]
+    python = [l for l in lines if re.search(r"\(.*\.py:\d+\)", l)]
+    return {"threads": len(re.findall(r"^Thread 0x", out, re.M)),
+            "python": len(python),
+            "native": len(lines) - len(python),
+            "jit/trampoline named": len([l for l in lines if "py::" in l or "jit" in l.lower()]),
+            "unnamed": len([l for l in lines if "???" in l or "0x" in l.split("(")[0]])}
+
+
+def bench_stack(build, spy, pystack, runs, work):
+    ours = os.path.join(build, "tools", "jitunwind", "jitunwind")
+    rows = []
+    for label, cmd, env in interpreters(build):
+        proc, gate = start(cmd, env, work)
+        try:
+            tools = [("jitunwind stack", [ours, "stack", str(proc.pid)], count_ours),
+                     ("pystack remote --native", [pystack, "remote", "--native", str(proc.pid)],
+                      count_pystack),
+                     ("py-spy dump --native", [spy, "dump", "--native", "--pid", str(proc.pid)],
+                      count_pyspy)]
+            for name, tool_cmd, count in tools:
+                t, out = timed(tool_cmd, runs)
+                rows.append((label, name, t, count(out), out))
+        finally:
+            os.unlink(gate)
+            proc.wait(timeout=60)
+    print("\n## stack: %d threads x %d Python frames, median of %d runs\n" % (
+        THREADS, DEPTH, runs))
+    print("| interpreter | tool | time (s) | threads | Python frames | native frames | "
+          "JIT/trampoline frames named | frames without a name |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for label, name, t, c, _ in rows:
+        print("| %s | %s | %.3f | %d | %d | %d | %d | %d |" % (
+            label, name, t, c["threads"], c["python"], c["native"], c["jit/trampoline named"],
+            c["unnamed"]))
+    return rows
+
+
+def bench_record(build, spy, work, seconds=5, rate=1000):
+    ours = os.path.join(build, "tools", "jitunwind", "jitunwind")
+    label, cmd, env = interpreters(build)[0]
+    proc, gate = start(cmd, env, work)
+    try:
+        out = os.path.join(work, "ours.txt")
+        p = subprocess.run([ours, "record", str(proc.pid), "--nonblocking", "-F", str(rate),
+                            "-d", str(seconds), "--stats", "-o", out], stderr=subprocess.PIPE,
+                           text=True, timeout=120)
+        m = re.findall(r"([\d.]+) s, (\d+) samples, ([\d.]+) Hz", p.stderr)
+        stats = dict(re.findall(r"^(\w[\w ]*): (\d+)$", p.stderr, re.M))
+        ours_rate = float(m[-1][2]) if m else 0.0
+        t = time.perf_counter()
+        q = subprocess.run([spy, "record", "--nonblocking", "-r", str(rate), "-d", str(seconds),
+                            "--pid", str(proc.pid), "-f", "raw", "-o",
+                            os.path.join(work, "spy.txt")], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=120)
+        spy_elapsed = time.perf_counter() - t
+        sm = re.search(r"Samples: (\d+)", q.stdout)
+        spy_samples = int(sm.group(1)) if sm else 0
+    finally:
+        os.unlink(gate)
+        proc.wait(timeout=60)
+    print("\n## record --nonblocking at -F %d for %d s (%s, %d threads x %d frames)\n" % (
+        rate, seconds, label, THREADS, DEPTH))
+    print("| tool | samples/s achieved | note |")
+    print("|---|---:|---|")
+    print("| jitunwind record | %.1f | %s reads, %s saved by the code cache (%s hits, %s misses) |"
+          % (ours_rate, stats.get("reads", "?"), stats.get("reads saved", "?"),
+             stats.get("cache hits", "?"), stats.get("cache misses", "?")))
+    print("| py-spy record | %.1f | %d samples reported over %.1f s wall (start-up included) |"
+          % (spy_samples / seconds, spy_samples, spy_elapsed))
+    if spy_samples:
+        print("\nratio jitunwind / py-spy: %.2f" % (ours_rate / (spy_samples / seconds)))
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__)
+        return 2
+    build = os.path.abspath(sys.argv[1])
+    runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 5
+    spy, pystack = peers(build)
+    for name, path in (("py-spy", spy), ("pystack", pystack)):
+        v = subprocess.run([path, "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True).stdout.strip()
+        print("%s: %s" % (name, v))
+    work = tempfile.mkdtemp(prefix="bench-peers-", dir=build)
+    try:
+        rows = bench_stack(build, spy, pystack, runs, work)
+        bench_record(build, spy, work)
+        if "--show" in sys.argv:
+            for label, name, _, _, out in rows:
+                print("\n### %s: %s\n%s" % (label, name, out[:4000]))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    sys.exit(main())
