@@ -141,14 +141,15 @@ def start(cmd, env, work):
 
 
 def timed(cmd, runs):
-    times, out = [], ""
+    """(median seconds, output of the last run, its exit status)."""
+    times, out, rc = [], "", 0
     for _ in range(runs):
         t = time.perf_counter()
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            timeout=120)
         times.append(time.perf_counter() - t)
-        out = p.stdout
-    return statistics.median(times), out
+        out, rc = p.stdout, p.returncode
+    return statistics.median(times), out, rc
 
 
 JIT_NAMES = re.compile(r"py::jit|py::|\[jit|\[trampoline")
@@ -173,7 +174,7 @@ def count_pystack(out):
 def count_pyspy(out):
     lines = [l for l in out.splitlines() if l.startswith("    ")]
     python = [l for l in lines if re.search(r"\(.*\.py:\d+\)", l)]
-    return {"threads": len(re.findall(r"^Thread 0x", out, re.M)),
+    return {"threads": len(re.findall(r"^Thread \d+", out, re.M)),
             "python": len(python),
             "native": len(lines) - len(python),
             "jit/trampoline named": len([l for l in lines if "py::" in l or "jit" in l.lower()]),
@@ -192,57 +193,72 @@ def bench_stack(build, spy, pystack, runs, work):
                      ("py-spy dump --native", [spy, "dump", "--native", "--pid", str(proc.pid)],
                       count_pyspy)]
             for name, tool_cmd, count in tools:
-                t, out = timed(tool_cmd, runs)
-                rows.append((label, name, t, count(out), out))
+                t, out, rc = timed(tool_cmd, runs)
+                note = "" if rc == 0 else "exit %d: %s" % (rc, next(
+                    (l.strip() for l in out.splitlines() if l.strip()), "")[:100])
+                rows.append((label, name, t, count(out), out, note))
         finally:
             os.unlink(gate)
             proc.wait(timeout=60)
     print("\n## stack: %d threads x %d Python frames, median of %d runs\n" % (
         THREADS, DEPTH, runs))
     print("| interpreter | tool | time (s) | threads | Python frames | native frames | "
-          "JIT/trampoline frames named | frames without a name |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
-    for label, name, t, c, _ in rows:
-        print("| %s | %s | %.3f | %d | %d | %d | %d | %d |" % (
+          "JIT/trampoline frames named | frames without a name | note |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---|")
+    for label, name, t, c, _, note in rows:
+        print("| %s | %s | %.3f | %d | %d | %d | %d | %d | %s |" % (
             label, name, t, c["threads"], c["python"], c["native"], c["jit/trampoline named"],
-            c["unnamed"]))
+            c["unnamed"], note.replace("|", "/")))
     return rows
 
 
-def bench_record(build, spy, work, seconds=5, rate=1000):
+def bench_record(build, spy, work, seconds=5, rates=(100, 1000)):
+    """Samples per second each achieves over the wall time of its run (a
+    sampler that falls behind takes longer than asked, or drops samples)."""
     ours = os.path.join(build, "tools", "jitunwind", "jitunwind")
     label, cmd, env = interpreters(build)[0]
     proc, gate = start(cmd, env, work)
+    rows = []
     try:
-        out = os.path.join(work, "ours.txt")
-        p = subprocess.run([ours, "record", str(proc.pid), "--nonblocking", "-F", str(rate),
-                            "-d", str(seconds), "--stats", "-o", out], stderr=subprocess.PIPE,
-                           text=True, timeout=120)
-        m = re.findall(r"([\d.]+) s, (\d+) samples, ([\d.]+) Hz", p.stderr)
-        stats = dict(re.findall(r"^(\w[\w ]*): (\d+)$", p.stderr, re.M))
-        ours_rate = float(m[-1][2]) if m else 0.0
-        t = time.perf_counter()
-        q = subprocess.run([spy, "record", "--nonblocking", "-r", str(rate), "-d", str(seconds),
-                            "--pid", str(proc.pid), "-f", "raw", "-o",
-                            os.path.join(work, "spy.txt")], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True, timeout=120)
-        spy_elapsed = time.perf_counter() - t
-        sm = re.search(r"Samples: (\d+)", q.stdout)
-        spy_samples = int(sm.group(1)) if sm else 0
+        for rate in rates:
+            out = os.path.join(work, "ours.txt")
+            t = time.perf_counter()
+            p = subprocess.run([ours, "record", str(proc.pid), "--nonblocking", "-F", str(rate),
+                                "-d", str(seconds), "--stats", "-o", out],
+                               stderr=subprocess.PIPE, text=True, timeout=120)
+            wall = time.perf_counter() - t
+            stats = dict(re.findall(r"^(\w[\w ]*): (\d+)$", p.stderr, re.M))
+            samples = int(stats.get("samples", 0))
+            rows.append(("jitunwind record", rate, samples, wall,
+                         "%s target reads (%.0f/sample); the code cache: %s hits, %s misses" % (
+                             stats.get("reads", "?"),
+                             int(stats.get("reads", 0)) / max(samples, 1),
+                             stats.get("cache hits", "?"), stats.get("cache misses", "?"))))
+            t = time.perf_counter()
+            note = ""
+            try:
+                q = subprocess.run([spy, "record", "--nonblocking", "-r", str(rate), "-d",
+                                    str(seconds), "--pid", str(proc.pid), "-f", "raw", "-o",
+                                    os.path.join(work, "spy.txt")], stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True, timeout=seconds + 60)
+                sm = re.search(r"Samples: (\d+)", q.stdout)
+                samples = int(sm.group(1)) if sm else 0
+                behind = re.findall(r"([\d.]+)s behind in sampling", q.stdout)
+                if behind:
+                    note = "reported falling %ss behind" % behind[-1]
+            except subprocess.TimeoutExpired:
+                samples, note = 0, "killed after %d s" % (seconds + 60)
+            rows.append(("py-spy record", rate, samples, time.perf_counter() - t, note))
     finally:
         os.unlink(gate)
         proc.wait(timeout=60)
-    print("\n## record --nonblocking at -F %d for %d s (%s, %d threads x %d frames)\n" % (
-        rate, seconds, label, THREADS, DEPTH))
-    print("| tool | samples/s achieved | note |")
-    print("|---|---:|---|")
-    print("| jitunwind record | %.1f | %s reads, %s saved by the code cache (%s hits, %s misses) |"
-          % (ours_rate, stats.get("reads", "?"), stats.get("reads saved", "?"),
-             stats.get("cache hits", "?"), stats.get("cache misses", "?")))
-    print("| py-spy record | %.1f | %d samples reported over %.1f s wall (start-up included) |"
-          % (spy_samples / seconds, spy_samples, spy_elapsed))
-    if spy_samples:
-        print("\nratio jitunwind / py-spy: %.2f" % (ours_rate / (spy_samples / seconds)))
+    print("\n## record --nonblocking for %d s (%s, %d threads x %d frames)\n" % (
+        seconds, label, THREADS, DEPTH))
+    print("| tool | rate asked (Hz) | samples | wall (s) | samples/s achieved | note |")
+    print("|---|---:|---:|---:|---:|---|")
+    for name, rate, samples, wall, note in rows:
+        print("| %s | %d | %d | %.1f | %.1f | %s |" % (name, rate, samples, wall,
+                                                      samples / wall, note))
 
 
 def main():
@@ -261,7 +277,7 @@ def main():
         rows = bench_stack(build, spy, pystack, runs, work)
         bench_record(build, spy, work)
         if "--show" in sys.argv:
-            for label, name, _, _, out in rows:
+            for label, name, _, _, out, _ in rows:
                 print("\n### %s: %s\n%s" % (label, name, out[:4000]))
     finally:
         shutil.rmtree(work, ignore_errors=True)

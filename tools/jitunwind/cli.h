@@ -67,7 +67,8 @@ struct cli_target {
     jitunwind_core_reader *core;
     struct jitunwind_memory mem;   /* counts its reads into `reads`, then `raw` */
     struct jitunwind_memory raw;
-    uint64_t reads;
+    uint64_t reads;                /* reads of the target (block fills included) */
+    struct cli_blocks *blocks;     /* record's per-sample read cache, or NULL */
     jitunwind_modules *mods;
     jitunwind_registry *reg;
     jitunwind_pyreader *py;
@@ -84,6 +85,12 @@ int cli_target_open(struct cli_target *t, const struct cli_options *opt, int nee
 void cli_target_close(struct cli_target *t);
 void cli_target_note(struct cli_target *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* record: serve reads from 4 KiB blocks read once each until
+ * cli_target_forget_reads (a sample of a running target, or one stopped
+ * thread): a thread's frames and stack words lie together, so a sample
+ * makes a few large reads instead of many small ones. */
+int cli_target_cache_reads(struct cli_target *t);
+void cli_target_forget_reads(struct cli_target *t);
 /* Re-read the ranges (a live target's JIT keeps registering). */
 void cli_target_load_ranges(struct cli_target *t);
 

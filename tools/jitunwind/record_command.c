@@ -129,6 +129,7 @@ static void sample_mixed(struct sampler *sm, double t)
             sm->errors++;
             continue;
         }
+        cli_target_forget_reads(&sm->t); /* the others ran: their memory moved */
         cli_stack_build(&sm->t, th, sm->opt, sm->s);
         cli_ptrace_release(th);
         if (sm->s->py_status < 0 || sm->s->stop_reason != JITUNWIND_STOP_END)
@@ -274,8 +275,9 @@ int cli_record_command(const struct cli_options *opt)
     profile_init(&sm->prof, opt->hz);
     if ((code = cli_target_open(&sm->t, opt, !opt->nonblocking)) != CLI_OK)
         goto done;
-    if (!opt->no_cache && jitunwind_pyreader_cache_code(sm->t.py, CODE_CACHE_ENTRIES) < 0)
-        fprintf(stderr, "jitunwind: no memory for the code cache; reading without it\n");
+    if (!opt->no_cache && (jitunwind_pyreader_cache_code(sm->t.py, CODE_CACHE_ENTRIES) < 0 ||
+                           cli_target_cache_reads(&sm->t) < 0))
+        fprintf(stderr, "jitunwind: no memory for the caches; reading without them\n");
     if (!opt->nonblocking) {
         /* Find out now whether ptrace is allowed, rather than at each sample. */
         struct cli_thread probe;
@@ -301,6 +303,10 @@ int cli_record_command(const struct cli_options *opt)
             break;
         }
         sm->prof.samples++;
+        if (!opt->no_cache) {
+            jitunwind_pyreader_cache_next_sample(sm->t.py);
+            cli_target_forget_reads(&sm->t);
+        }
         if (opt->nonblocking)
             sample_python(sm);
         else

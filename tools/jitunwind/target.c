@@ -124,11 +124,48 @@ void cli_target_load_ranges(struct cli_target *t)
         load_guesses(t);
 }
 
+#define BLOCK 4096u /* a page: a block read never crosses into another mapping */
+#define BLOCKS 128u
+
+struct cli_blocks {
+    uint64_t base[BLOCKS]; /* block address + 1; 0: empty */
+    uint8_t data[BLOCKS][BLOCK];
+};
+
 static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
 {
     struct cli_target *t = arg;
+    struct cli_blocks *b = t->blocks;
+    uint64_t base = addr & ~(uint64_t)(BLOCK - 1);
+    if (b && len <= BLOCK && addr + len >= addr && addr + len <= base + BLOCK) {
+        unsigned slot = (unsigned)((base / BLOCK) % BLOCKS);
+        if (b->base[slot] != base + 1) {
+            t->reads++;
+            if (t->raw.read(t->raw.arg, base, b->data[slot], BLOCK) < 0) {
+                b->base[slot] = 0;
+                goto direct; /* the page is unreadable: the read fails as asked */
+            }
+            b->base[slot] = base + 1;
+        }
+        memcpy(dst, b->data[slot] + (addr - base), len);
+        return 0;
+    }
+direct:
     t->reads++;
     return t->raw.read(t->raw.arg, addr, dst, len);
+}
+
+int cli_target_cache_reads(struct cli_target *t)
+{
+    if (!t->blocks && !(t->blocks = calloc(1, sizeof *t->blocks)))
+        return -1;
+    return 0;
+}
+
+void cli_target_forget_reads(struct cli_target *t)
+{
+    if (t->blocks)
+        memset(t->blocks->base, 0, sizeof t->blocks->base);
 }
 
 /* Every read of the target goes through a counter (record --stats). */
@@ -282,5 +319,6 @@ void cli_target_close(struct cli_target *t)
     jitunwind_modules_free(t->mods);
     jitunwind_process_reader_free(t->proc);
     jitunwind_core_reader_free(t->core);
+    free(t->blocks);
     memset(t, 0, sizeof *t);
 }

@@ -142,6 +142,12 @@ JITUNWIND_API int jitunwind_pyreader_trampoline_ranges(jitunwind_pyreader *reade
 #define JITUNWIND_PY_MAX_CODE_CACHE 65536u
 JITUNWIND_API int jitunwind_pyreader_cache_code(jitunwind_pyreader *reader, size_t entries);
 
+/* A sampler's unit of time: after this call, a code object whose head was
+ * checked once in the sample is trusted for the rest of it (its head is not
+ * read again for each frame that runs it), until the next call. Without
+ * calls every use is checked. EINVAL when the cache is off. */
+JITUNWIND_API int jitunwind_pyreader_cache_next_sample(jitunwind_pyreader *reader);
+
 struct jitunwind_py_cache_stats {
     uint64_t hits;        /* frames whose code came from the cache */
     uint64_t misses;      /* frames whose code was read (first time, or stale) */

@@ -115,6 +115,19 @@ void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t ins
     out->code = code;
     out->line = -1;
     out->lasti = -1;
+    /* Checked once in this sample already (jitunwind_pyreader_cache_next_sample):
+     * not even its head is read again; 3.14t's per-thread bytecode needs it. */
+    if (r->code_cache && !(L->co_tlbc != JU_PY_NONE && tlbc_index > 0) &&
+        (cached = ju_code_cache_checked(r->code_cache, code))) {
+        ju_strlcpy(out->qualname, cached->qualname_text, sizeof out->qualname);
+        ju_strlcpy(out->filename, cached->filename_text, sizeof out->filename);
+        out->flags |= cached->flags;
+        first_line = cached->first_line;
+        linetable = cached->linetable;
+        out->first_line = first_line;
+        first_instr = code + L->co_code_adaptive;
+        goto line;
+    }
     if (code == 0 || L->co_size > sizeof head || ju_read(&r->mem, code, head, L->co_size) < 0 ||
         !is_code_type(r, ju_py_get(L, JU_PYF_ob_type, head, L->co_size))) {
         out->flags |= JITUNWIND_PYFRAME_BAD_CODE | JITUNWIND_PYFRAME_NO_LINE;
@@ -148,6 +161,7 @@ void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t ins
         out->flags |= JITUNWIND_PYFRAME_NO_LINE;
         return;
     }
+line:
     delta = (int64_t)(instr_addr - first_instr);
     if (L->instr_is_previous && delta == -2) {
         out->line = first_line;

@@ -26,6 +26,17 @@ struct ju_code_cache_entry *ju_code_cache_find(struct ju_code_cache *c, uint64_t
     }
     c->stats.hits++;
     c->stats.reads_saved += e->fill_reads;
+    e->checked_sample = c->sample;
+    return e;
+}
+
+struct ju_code_cache_entry *ju_code_cache_checked(struct ju_code_cache *c, uint64_t code)
+{
+    struct ju_code_cache_entry *e = slot_of(c, code);
+    if (!c->sample || e->code != code || e->checked_sample != c->sample)
+        return NULL;
+    c->stats.hits++;
+    c->stats.reads_saved += e->fill_reads + 1; /* and the head */
     return e;
 }
 
@@ -43,6 +54,7 @@ struct ju_code_cache_entry *ju_code_cache_slot(struct ju_code_cache *c, uint64_t
     e->table_len = 0;
     e->table_held = 0;
     e->fill_reads = 0;
+    e->checked_sample = c->sample;
     return e;
 }
 
@@ -80,5 +92,13 @@ JITUNWIND_API int jitunwind_pyreader_cache_stats(const jitunwind_pyreader *r,
         *out = r->code_cache->stats;
     else
         memset(out, 0, sizeof *out);
+    return 0;
+}
+
+JITUNWIND_API int jitunwind_pyreader_cache_next_sample(jitunwind_pyreader *r)
+{
+    if (!r || !r->code_cache)
+        return JITUNWIND_EINVAL;
+    r->code_cache->sample++;
     return 0;
 }

@@ -20,6 +20,7 @@ struct ju_code_cache_entry {
     uint32_t table_len;
     uint32_t table_held;  /* the line table is in `table` */
     uint32_t fill_reads;  /* target reads the fill made: what a hit saves */
+    uint64_t checked_sample; /* the cache's sample in which the head last matched */
     char qualname_text[JITUNWIND_PY_NAME_MAX];
     char filename_text[JITUNWIND_PY_FILENAME_MAX];
     uint8_t table[JU_CODE_CACHE_TABLE_MAX];
@@ -27,6 +28,7 @@ struct ju_code_cache_entry {
 
 struct ju_code_cache {
     size_t count;
+    uint64_t sample; /* 0: check every use; else the caller's current sample */
     struct ju_code_cache_entry *entries;
     struct jitunwind_py_cache_stats stats;
 };
@@ -36,6 +38,10 @@ struct ju_code_cache {
 JU_HIDDEN struct ju_code_cache_entry *ju_code_cache_find(struct ju_code_cache *c, uint64_t code,
                                                          uint64_t qualname, uint64_t filename,
                                                          uint64_t linetable, int32_t first_line);
+/* The entry for `code` when its head was checked earlier in the current
+ * sample (a hit that reads nothing), else NULL. */
+JU_HIDDEN struct ju_code_cache_entry *ju_code_cache_checked(struct ju_code_cache *c,
+                                                            uint64_t code);
 /* The slot `code` would use, emptied and keyed for a fill. */
 JU_HIDDEN struct ju_code_cache_entry *ju_code_cache_slot(struct ju_code_cache *c, uint64_t code,
                                                          uint64_t qualname, uint64_t filename,
