@@ -26,7 +26,7 @@ enum cli_exit {
 };
 
 #define CLI_MAX_TIDS 4096u
-#define CLI_MAX_NATIVE 512u   /* native frames per thread */
+#define CLI_MAX_NATIVE 4096u  /* native frames per thread */
 #define CLI_MAX_PY 2048u      /* Python frames per thread */
 #define CLI_MAX_NOTES 8
 #define CLI_NOTE_MAX 320
