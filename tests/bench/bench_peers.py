@@ -167,8 +167,8 @@ def count_pystack(out):
     return {"threads": len(re.findall(r"^Traceback for thread", out, re.M)),
             "python": len(re.findall(r"\(Python\) File", out)),
             "native": len(re.findall(r"\(C\) File", out)),
-            "jit/trampoline named": len(re.findall(r"\(C\) File.*(py::|jit)", out)),
-            "unnamed": len(re.findall(r"\(C\) File \"\?\?\?\"|\?\?\?", out))}
+            "jit/trampoline named": len(re.findall(r"\(C\) File .* in py::", out)),
+            "unnamed": len(re.findall(r"\(C\) File .* in \?\?\? ", out))}
 
 
 def count_pyspy(out):
@@ -177,8 +177,8 @@ def count_pyspy(out):
     return {"threads": len(re.findall(r"^Thread \d+", out, re.M)),
             "python": len(python),
             "native": len(lines) - len(python),
-            "jit/trampoline named": len([l for l in lines if "py::" in l or "jit" in l.lower()]),
-            "unnamed": len([l for l in lines if "???" in l or "0x" in l.split("(")[0]])}
+            "jit/trampoline named": len([l for l in lines if "py::" in l]),
+            "unnamed": len([l for l in lines if re.match(r"^\s+(0x[0-9a-f]+|\?\?\?) \(", l)])}
 
 
 def bench_stack(build, spy, pystack, runs, work):
@@ -195,7 +195,11 @@ def bench_stack(build, spy, pystack, runs, work):
             for name, tool_cmd, count in tools:
                 t, out, rc = timed(tool_cmd, runs)
                 note = "" if rc == 0 else "exit %d: %s" % (rc, next(
-                    (l.strip() for l in out.splitlines() if l.strip()), "")[:100])
+                    (l.strip() for l in out.splitlines() if l.startswith("Error")),
+                    out.strip().splitlines()[-1] if out.strip() else "")[:100])
+                if "Unable to merge native stack" in out:
+                    note = "says: Unable to merge native stack due to insufficient native " \
+                           "information"
                 rows.append((label, name, t, count(out), out, note))
         finally:
             os.unlink(gate)

@@ -708,10 +708,13 @@ def mode_record(build, work):
         print("ok: pprof: gzipped profile.proto decoded; hot_function %.0f%%" % (100 * share))
         # Ctrl-C: a run without -d ends cleanly, writes its profile, releases.
         p = subprocess.Popen([j, "record", str(proc.pid), "-o", out_path],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(1.0)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        seen, deadline = b"", time.time() + 60
+        while b" samples" not in seen and time.time() < deadline:  # sampling has begun
+            seen += os.read(p.stderr.fileno(), 4096)
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=30)
+        err = (seen + err).decode(errors="replace")
         if p.returncode != 0 or not parse_collapsed(open(out_path).read()):
             fail("record + SIGINT: exit %d: %s" % (p.returncode, err))
         assert_running(proc.pid, "record interrupted")

@@ -44,6 +44,36 @@ void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s)
     }
 }
 
+/* Native names by address: a symbol table search is linear, and a sampler
+ * meets the same return addresses at every sample. The modules of a target
+ * do not change while it is open; one cache serves one target at a time. */
+#define SYMBOL_CACHE 4096u
+struct symbol_entry {
+    const jitunwind_modules *mods;
+    uint64_t at;    /* lookup address + 1; 0: empty */
+    uint64_t offset;
+    int found;
+    char symbol[CLI_SYMBOL_MAX];
+};
+static struct symbol_entry symbol_cache[SYMBOL_CACHE];
+
+static int symbolize(struct cli_target *t, uint64_t at, char *buf, size_t len, uint64_t *off)
+{
+    struct symbol_entry *e = &symbol_cache[(at >> 2) % SYMBOL_CACHE];
+    if (e->at != at + 1 || e->mods != t->mods) {
+        e->mods = t->mods;
+        e->at = at + 1;
+        e->offset = 0;
+        e->found = jitunwind_modules_symbolize(t->mods, at, e->symbol, sizeof e->symbol,
+                                               &e->offset) == 0;
+    }
+    if (!e->found)
+        return -1;
+    snprintf(buf, len, "%s", e->symbol);
+    *off = e->offset;
+    return 0;
+}
+
 static void name_native(struct cli_target *t, struct cli_native *nf, int innermost)
 {
     uint64_t pc = nf->f.regs.pc, at = jitunwind_lookup_address(t->arch, pc, innermost), off = 0;
@@ -69,7 +99,7 @@ static void name_native(struct cli_target *t, struct cli_native *nf, int innermo
         if (jitunwind_modules_info(t->mods, (size_t)m, &info) == 0)
             nf->module = info.path;
     }
-    if (jitunwind_modules_symbolize(t->mods, at, nf->symbol, sizeof nf->symbol, &off) == 0)
+    if (symbolize(t, at, nf->symbol, sizeof nf->symbol, &off) == 0)
         nf->offset = off + (pc - at);
     nf->role = jitunwind_native_role_from_symbol(nf->symbol) == JITUNWIND_ROLE_EVAL
                    ? JITUNWIND_ROLE_EVAL : JITUNWIND_ROLE_OTHER;
@@ -90,7 +120,7 @@ static void hide_interpreter_frames(struct cli_target *t, struct cli_stack *s)
     }
     for (i = first + 1; i < last; i++) {
         struct cli_native *nf = &s->native[i];
-        if (nf->role == JITUNWIND_ROLE_OTHER && nf->module && nf->symbol[0] &&
+        if (nf->role == JITUNWIND_ROLE_OTHER && nf->module &&
             strcmp(nf->module, t->loc.module) == 0) {
             nf->hidden = 1;
             s->hidden++;
