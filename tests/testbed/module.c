@@ -6,35 +6,40 @@
 #include "jitbed.h"
 
 /* JITBED_ABORT_AT_CHECKPOINT=1 makes the checkpoint abort, so a system (or
- * qemu-user) core of the whole stack is written without a debugger.
- * JITBED_WAIT_AT_CHECKPOINT=FILE makes it wait (sleeping) while FILE exists,
- * so a tool that is not a debugger (the jitunwind command) can look at the
- * whole stack; removing the file lets the demo finish. */
+ * qemu-user) core of the whole stack is written without a debugger. */
 __attribute__((noinline, visibility("default"))) void jitbed_checkpoint(void)
 {
-    const char *wait_file = getenv("JITBED_WAIT_AT_CHECKPOINT");
     __asm__ volatile("" ::: "memory");
     if (getenv("JITBED_ABORT_AT_CHECKPOINT"))
         abort();
-    if (wait_file) {
-        FILE *ready;
-        char ready_path[4096];
-        /* FILE.ready says the stack is in place. */
-        snprintf(ready_path, sizeof ready_path, "%s.ready", wait_file);
-        if ((ready = fopen(ready_path, "w")))
-            fclose(ready);
-        while (access(wait_file, F_OK) == 0) {
-            struct timespec ts = {0, 10 * 1000 * 1000};
-            nanosleep(&ts, NULL);
-        }
+}
+
+/* JITBED_WAIT_AT_CHECKPOINT=FILE makes checkpoint() wait here (sleeping)
+ * instead of calling jitbed_checkpoint, while FILE exists: a tool that is
+ * not a debugger (the jitunwind command) can then look at the whole stack.
+ * FILE.ready says the stack is in place; removing FILE lets the demo go on. */
+__attribute__((noinline, visibility("default"))) void jitbed_wait_at_checkpoint(const char *file)
+{
+    FILE *ready;
+    char ready_path[4096];
+    snprintf(ready_path, sizeof ready_path, "%s.ready", file);
+    if ((ready = fopen(ready_path, "w")))
+        fclose(ready);
+    while (access(file, F_OK) == 0) {
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
     }
 }
 
 static PyObject *checkpoint(PyObject *module, PyObject *unused)
 {
+    const char *wait_file = getenv("JITBED_WAIT_AT_CHECKPOINT");
     (void)module;
     (void)unused;
-    jitbed_checkpoint();
+    if (wait_file)
+        jitbed_wait_at_checkpoint(wait_file);
+    else
+        jitbed_checkpoint();
     Py_RETURN_NONE;
 }
 
