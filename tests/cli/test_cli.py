@@ -561,38 +561,37 @@ def check_speedscope(path):
     return hot / sum(prof["weights"])
 
 
+def read_varint(data, at):
+    """(value, next offset) of the base-128 varint at data[at]."""
+    value = shift = 0
+    while True:
+        b = data[at]
+        at += 1
+        value |= (b & 0x7f) << shift
+        shift += 7
+        if not b & 0x80:
+            return value, at
+
+
 def protobuf_fields(data):
     """(field number, wire type, value) of a protobuf message: varints as
     ints, length-delimited fields as bytes (a small decoder of the wire
     format, for pprof)."""
     out, at = [], 0
-
-    def varint():
-        nonlocal at
-        value = shift = 0
-        while True:
-            b = data[at]
-            at += 1
-            value |= (b & 0x7f) << shift
-            shift += 7
-            if not b & 0x80:
-                return value
-
     while at < len(data):
-        key = varint()
+        key, at = read_varint(data, at)
         number, wire = key >> 3, key & 7
         if wire == 0:
-            out.append((number, 0, varint()))
+            value, at = read_varint(data, at)
+            out.append((number, 0, value))
         elif wire == 2:
-            n = varint()
+            n, at = read_varint(data, at)
             out.append((number, 2, data[at:at + n]))
             at += n
-        elif wire == 1:
-            out.append((number, 1, data[at:at + 8]))
-            at += 8
-        elif wire == 5:
-            out.append((number, 5, data[at:at + 4]))
-            at += 4
+        elif wire in (1, 5):
+            size = 8 if wire == 1 else 4
+            out.append((number, wire, data[at:at + size]))
+            at += size
         else:
             fail("pprof: wire type %d" % wire)
     return out
@@ -606,23 +605,11 @@ def packed(fields, number):
             continue
         if wire == 0:
             values.append(v)
-        else:
-            values += _unpack_varints(v)
-    return values
-
-
-def _unpack_varints(blob):
-    values, at = [], 0
-    while at < len(blob):
-        value = shift = 0
-        while True:
-            b = blob[at]
-            at += 1
-            value |= (b & 0x7f) << shift
-            shift += 7
-            if not b & 0x80:
-                break
-        values.append(value)
+            continue
+        at = 0
+        while at < len(v):
+            value, at = read_varint(v, at)
+            values.append(value)
     return values
 
 

@@ -23,6 +23,16 @@ static int counting_read(void *arg, uint64_t addr, void *dst, size_t len)
     return c->inner.read(c->inner.arg, addr, dst, len);
 }
 
+/* A test that runs `name##_on` on each version's layout. */
+#define EVERY_VERSION(name)                                                                  \
+    START_TEST(name)                                                                         \
+    {                                                                                        \
+        size_t v;                                                                            \
+        for (v = 0; v < sizeof VERSIONS / sizeof VERSIONS[0]; v++)                           \
+            name##_on(VERSIONS[v]);                                                          \
+    }                                                                                        \
+    END_TEST
+
 static struct py_image P;
 static struct counting C;
 static jitunwind_pyreader *R;
@@ -107,13 +117,7 @@ static void same_frames_fewer_reads_on(uint32_t version)
     ck_assert_uint_ge(st.reads_saved, (uint64_t)(uncached - cached));
     teardown();
 }
-START_TEST(same_frames_fewer_reads)
-{
-    size_t v;
-    for (v = 0; v < sizeof VERSIONS / sizeof VERSIONS[0]; v++)
-        same_frames_fewer_reads_on(VERSIONS[v]);
-}
-END_TEST
+EVERY_VERSION(same_frames_fewer_reads)
 
 static void changed_code_object_is_refilled_on(uint32_t version)
 {
@@ -132,13 +136,7 @@ static void changed_code_object_is_refilled_on(uint32_t version)
     ck_assert_uint_eq(st.invalidated, 1);
     teardown();
 }
-START_TEST(changed_code_object_is_refilled)
-{
-    size_t v;
-    for (v = 0; v < sizeof VERSIONS / sizeof VERSIONS[0]; v++)
-        changed_code_object_is_refilled_on(VERSIONS[v]);
-}
-END_TEST
+EVERY_VERSION(changed_code_object_is_refilled)
 
 static void sample_trust_ends_at_the_next_sample_on(uint32_t version)
 {
@@ -164,13 +162,7 @@ static void sample_trust_ends_at_the_next_sample_on(uint32_t version)
     ck_assert_str_eq(f[0].qualname, "replaced");
     teardown();
 }
-START_TEST(sample_trust_ends_at_the_next_sample)
-{
-    size_t v;
-    for (v = 0; v < sizeof VERSIONS / sizeof VERSIONS[0]; v++)
-        sample_trust_ends_at_the_next_sample_on(VERSIONS[v]);
-}
-END_TEST
+EVERY_VERSION(sample_trust_ends_at_the_next_sample)
 
 START_TEST(bad_arguments)
 {
