@@ -167,24 +167,19 @@ static void stats(struct sampler *sm)
             (unsigned long long)cs.invalidated, (unsigned long long)cs.reads_saved);
 }
 
-static int write_profile(struct sampler *sm)
+/* The output is opened before sampling starts, so that a path that cannot
+ * be written is said at once rather than after the run. */
+static int write_profile(struct sampler *sm, FILE *out)
 {
     const struct cli_options *opt = sm->opt;
-    FILE *out = stdout;
     int rc;
-    if (opt->output && !(out = fopen(opt->output, "we"))) {
-        fprintf(stderr, "jitunwind: cannot write %s: %s\n", opt->output, strerror(errno));
-        return -1;
-    }
     if (strcmp(opt->format, "speedscope") == 0)
         rc = output_speedscope(out, &sm->prof);
     else if (strcmp(opt->format, "pprof") == 0)
         rc = output_pprof(out, &sm->prof);
     else
         rc = output_collapsed(out, &sm->prof);
-    if (out != stdout && fclose(out) != 0)
-        rc = -1;
-    else if (out == stdout && fflush(out) != 0)
+    if (fflush(out) != 0)
         rc = -1;
     if (rc < 0)
         fprintf(stderr, "jitunwind: writing the profile failed\n");
@@ -263,6 +258,7 @@ done:
 int cli_record_command(const struct cli_options *opt)
 {
     struct sampler *sm = calloc(1, sizeof *sm);
+    FILE *out = stdout;
     double start, next, period = 1.0 / opt->hz, last_shown = 0;
     int code, top = strcmp(opt->command, "top") == 0;
     if (!sm || !(sm->s = calloc(1, sizeof *sm->s))) {
@@ -291,6 +287,12 @@ int cli_record_command(const struct cli_options *opt)
         }
         if (probe.have_regs)
             cli_ptrace_release(&probe);
+    }
+    if (!top && opt->output && !(out = fopen(opt->output, "we"))) {
+        fprintf(stderr, "jitunwind: cannot write %s: %s\n", opt->output, strerror(errno));
+        out = stdout;
+        code = CLI_NO_TARGET;
+        goto done;
     }
     start = next = last_shown = now();
     while (!cli_interrupted && !sm->gone) {
@@ -336,9 +338,11 @@ int cli_record_command(const struct cli_options *opt)
     if (opt->stats)
         stats(sm);
     code = CLI_OK;
-    if (!top && write_profile(sm) < 0)
+    if (!top && write_profile(sm, out) < 0)
         code = CLI_NO_TARGET;
 done:
+    if (out != stdout)
+        fclose(out);
     profile_free(&sm->prof);
     cli_target_close(&sm->t);
     free(sm->s);
