@@ -355,6 +355,34 @@ def mode_core(build, work):
 
 PTRACE_SEIZE, PTRACE_DETACH = 0x4206, 17
 
+# A program that looks like CPython 3.10 to the locator: it defines
+# _PyRuntime and a Py_Version of 3.10.0 (which 3.10 itself did not have).
+FAKE_PY310 = r"""
+#include <unistd.h>
+__attribute__((used)) char _PyRuntime[4096];
+__attribute__((used)) const unsigned long Py_Version = 0x030a00f0;
+int main(void) { write(1, "ready\n", 6); pause(); return 0; }
+"""
+
+
+def check_unsupported_version(j, work):
+    src, exe = os.path.join(work, "fake310.c"), os.path.join(work, "fake310")
+    with open(src, "w") as f:
+        f.write(FAKE_PY310)
+    if subprocess.run(["cc", "-O0", "-o", exe, src]).returncode != 0:
+        fail("could not compile the fake interpreter")
+    proc = subprocess.Popen([exe], stdout=subprocess.PIPE, text=True)
+    try:
+        proc.stdout.readline()
+        rc, out, err = run([j, "stack", str(proc.pid)])
+        if rc != 5 or out or "3.10" not in err or "not supported" not in err \
+                or len(err.splitlines()) != 1:
+            fail("an unsupported version: exit %d, %r %r" % (rc, out, err))
+        print("ok: an unsupported version: exit 5, %s" % err.strip())
+    finally:
+        proc.kill()
+        proc.wait()
+
 
 def mode_errors(build, work):
     j = tool(build)
@@ -388,6 +416,7 @@ def mode_errors(build, work):
     finally:
         sleeper.kill()
         sleeper.wait()
+    check_unsupported_version(j, work)
     # Another tracer holds the target: PTRACE_SEIZE is refused with EPERM.
     demo = WaitingDemo(build, work)
     libc = ctypes.CDLL(None, use_errno=True)
