@@ -104,6 +104,8 @@ struct cli_thread {
 };
 /* The threads of live process `pid` (/proc/PID/task), at most `max`. */
 int cli_list_threads(int pid, struct cli_thread *out, size_t max, size_t *count);
+/* t->name from /proc/PID/task/TID/comm ("" when gone). */
+void cli_thread_name(int pid, struct cli_thread *t);
 int cli_tid_wanted(const struct cli_options *opt, int tid);
 
 /* --- ptrace_regs.c --- */
@@ -119,14 +121,16 @@ void cli_ptrace_release(struct cli_thread *t);
 /* The threads of a core (NT_PRSTATUS notes), with their registers. */
 int cli_core_threads(const char *core_path, struct cli_thread *out, size_t max, size_t *count,
                      char *err, size_t err_len);
+/* The process id a core was dumped from (NT_PRPSINFO), or 0. */
+int cli_core_pid(const char *core_path);
+
+/* --- build_ids.c --- */
 /* The GNU build id of the executable a core was dumped from (its first
  * page as the core or the mapped file holds it) and of a file: 0 with
  * hex in `out`, or -1 when unknown. */
 int cli_core_exe_build_id(const struct cli_target *t, const char *exe_name, char *out,
                           size_t len);
 int cli_file_build_id(const char *path, char *out, size_t len);
-/* The process id a core was dumped from (NT_PRPSINFO), or 0. */
-int cli_core_pid(const char *core_path);
 
 /* --- stack.c --- */
 struct cli_native {

@@ -49,16 +49,8 @@ static size_t python_threads(struct cli_target *t, struct cli_thread *out, size_
             continue;
         memset(&out[count], 0, sizeof out[count]);
         out[count].tid = tid;
-        if (t->live) {
-            char path[96];
-            FILE *f;
-            snprintf(path, sizeof path, "/proc/%d/task/%d/comm", t->pid, tid);
-            if ((f = fopen(path, "re"))) {
-                if (fgets(out[count].name, sizeof out[count].name, f))
-                    out[count].name[strcspn(out[count].name, "\n")] = '\0';
-                fclose(f);
-            }
-        }
+        if (t->live)
+            cli_thread_name(t->pid, &out[count]);
         count++;
     }
     return count;

@@ -12,7 +12,7 @@ static int by_tid(const void *a, const void *b)
     return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-static void read_name(int pid, struct cli_thread *t)
+void cli_thread_name(int pid, struct cli_thread *t)
 {
     char path[96];
     FILE *f;
@@ -42,7 +42,7 @@ int cli_list_threads(int pid, struct cli_thread *out, size_t max, size_t *count)
             continue;
         memset(&out[n], 0, sizeof out[n]);
         out[n].tid = (int)tid;
-        read_name(pid, &out[n]);
+        cli_thread_name(pid, &out[n]);
         n++;
     }
     closedir(d);
