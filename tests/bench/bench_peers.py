@@ -11,8 +11,9 @@ $JITUNWIND_EXTRA_PYTHONS):
 
   stack: `jitunwind stack PID` vs `pystack remote --native PID` vs
          `py-spy dump --native --pid PID` on a process of 8 threads, each
-         100 Python frames deep: the median wall time of N runs, and what
-         each showed (threads, Python frames, native frames, frames in JIT or
+         100 Python frames deep, sleeping (on the JIT build: each running a
+         loop the JIT compiles): the median wall time of N runs, and what
+         each showed in the last (threads, Python frames, native frames, frames in JIT or
          trampoline code named as such, frames without a name).
   record: `jitunwind record --nonblocking` vs `py-spy record --nonblocking`
          at -F 1000 for 5 s on the same process: samples per second achieved,
@@ -39,9 +40,15 @@ import os, sys, threading, time
 GATE = sys.argv[1]
 DEPTH, THREADS = %d, %d
 JIT = os.environ.get("BENCH_TESTBED") == "1"
+HOT = os.environ.get("BENCH_HOT") == "1"
 
 
 def wait():
+    if HOT:  # a loop CPython's JIT compiles, calling C on every iteration
+        while os.path.exists(GATE):
+            for i in range(1000):
+                os.getppid()
+        return
     while os.path.exists(GATE):
         time.sleep(0.05)
 
@@ -115,8 +122,8 @@ def interpreters(build):
             {"PYTHONPATH": os.path.join(build, "testbed"), "BENCH_TESTBED": "1"})]
     for p in os.environ.get("JITUNWIND_EXTRA_PYTHONS", "").split(":"):
         if "jit" in os.path.basename(os.path.dirname(os.path.dirname(p))) and os.access(p, os.X_OK):
-            out.append(("%s (JIT, PYTHON_JIT=1)" % p.split("/")[-3], [p],
-                        {"PYTHON_JIT": "1"}))
+            out.append(("%s (JIT, threads in a hot loop)" % p.split("/")[-3], [p],
+                        {"PYTHON_JIT": "1", "BENCH_HOT": "1"}))
             break
     return [(label, cmd, env) for label, cmd, env in out if os.access(cmd[0], os.X_OK)]
 
