@@ -272,6 +272,96 @@ def bench_record(build, spy, work, seconds=5, rates=(100, 1000)):
                                                       samples / wall, note))
 
 
+SLOWDOWN_TARGET = """\
+import os, sys, time
+GATE, COUNTS = sys.argv[1], sys.argv[2]
+
+
+def work(n):
+    if n:
+        return work(n - 1)
+    done, last = 0, time.perf_counter()
+    open(GATE + ".ready", "w").close()
+    with open(COUNTS, "w") as out:
+        while os.path.exists(GATE):
+            for i in range(2000):
+                done += 1
+            now = time.perf_counter()
+            if now - last >= 0.25:
+                out.write("%%f %%d\\n" %% (now, done))
+                out.flush()
+                last = now
+
+
+work(%d)
+""" % DEPTH
+
+
+def work_rate(counts, start, end):
+    """Iterations per second the target logged between two perf_counter times."""
+    rows = [tuple(map(float, l.split())) for l in open(counts) if len(l.split()) == 2]
+    inside = [r for r in rows if start <= r[0] <= end]
+    if len(inside) < 2:
+        return 0.0
+    return (inside[-1][1] - inside[0][1]) / (inside[-1][0] - inside[0][0])
+
+
+def bench_slowdown(build, spy, work, seconds=4, rate=100):
+    """The target's own progress (a pure-Python loop 100 frames deep, one
+    thread) with no sampler, then under each sampler at `rate` Hz."""
+    ours = os.path.join(build, "tools", "jitunwind", "jitunwind")
+    script, gate = os.path.join(work, "slow.py"), os.path.join(work, "slowgate")
+    counts = os.path.join(work, "counts")
+    with open(script, "w") as f:
+        f.write(SLOWDOWN_TARGET)
+    for path in (gate + ".ready", counts):
+        if os.path.exists(path):
+            os.unlink(path)
+    open(gate, "w").close()
+    proc = subprocess.Popen(["/usr/bin/python3.11", script, gate, counts])
+    rows = []
+    try:
+        while not os.path.exists(gate + ".ready"):
+            time.sleep(0.05)
+        runs = [("no sampler", None),
+                ("jitunwind record --nonblocking", [ours, "record", str(proc.pid), "--nonblocking",
+                                                    "-F", str(rate), "-d", str(seconds), "-o",
+                                                    os.devnull]),
+                ("jitunwind record (mixed: each sample stops the thread)",
+                 [ours, "record", str(proc.pid), "-F", str(rate), "-d", str(seconds), "-o",
+                  os.devnull]),
+                ("py-spy record --nonblocking", [spy, "record", "--nonblocking", "-r", str(rate),
+                                                 "-d", str(seconds), "--pid", str(proc.pid),
+                                                 "-f", "raw", "-o", os.path.join(work, "s.txt")]),
+                ("py-spy record (blocking)", [spy, "record", "-r", str(rate), "-d", str(seconds),
+                                              "--pid", str(proc.pid), "-f", "raw", "-o",
+                                              os.path.join(work, "s.txt")])]
+        for name, cmd in runs:
+            t0 = time.perf_counter()
+            if cmd is None:
+                time.sleep(seconds)
+            else:
+                try:
+                    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   timeout=seconds + 60)
+                except subprocess.TimeoutExpired:
+                    pass
+            t1 = time.perf_counter()
+            # The sampler's first second (its start-up) is left out.
+            rows.append((name, work_rate(counts, t0 + 1.0, t1)))
+            time.sleep(0.5)
+    finally:
+        os.unlink(gate)
+        proc.wait(timeout=60)
+    base = rows[0][1] or 1.0
+    print("\n## target slowdown at %d Hz (Debian 3.11, one thread, a loop %d frames deep)\n"
+          % (rate, DEPTH))
+    print("| sampler | target iterations/s | relative to no sampler |")
+    print("|---|---:|---:|")
+    for name, r in rows:
+        print("| %s | %.0f | %.2f |" % (name, r, r / base))
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
@@ -287,6 +377,7 @@ def main():
     try:
         rows = bench_stack(build, spy, pystack, runs, work)
         bench_record(build, spy, work)
+        bench_slowdown(build, spy, work)
         if "--show" in sys.argv:
             for label, name, _, _, out, _ in rows:
                 print("\n### %s: %s\n%s" % (label, name, out[:4000]))
