@@ -1,8 +1,11 @@
 /* The jitunwind command: what its files share. Every file holds one
  * concern (main.c: arguments and dispatch; target.c: opening a process or
  * a core; threads.c: /proc listing; ptrace_regs.c / core_regs.c: registers;
- * stack.c: one thread's mixed stack; output_*.c: printing; record*.c: the
- * sampler). Unwinding and decoding are the library's. */
+ * build_ids.c: --exe against a core; stack.c: one thread's mixed stack;
+ * stack_command.c: `stack`; labels.c, output_text.c, output_json.c:
+ * printing; record_command.c: `record` and `top`; profile.c and
+ * output_{collapsed,speedscope,pprof}.c: the recorded profile).
+ * Unwinding and decoding are the library's. */
 #ifndef JITUNWIND_CLI_H
 #define JITUNWIND_CLI_H
 

@@ -99,6 +99,13 @@ static struct ju_code_cache_entry *decode_and_fill(struct jitunwind_pyreader *r,
     return e;
 }
 
+static void names_from_cache(const struct ju_code_cache_entry *e, struct jitunwind_py_frame *out)
+{
+    ju_strlcpy(out->qualname, e->qualname_text, sizeof out->qualname);
+    ju_strlcpy(out->filename, e->filename_text, sizeof out->filename);
+    out->flags |= e->flags;
+}
+
 void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t instr_addr,
                        int32_t tlbc_index, struct jitunwind_py_frame *out)
 {
@@ -119,14 +126,12 @@ void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t ins
      * not even its head is read again; 3.14t's per-thread bytecode needs it. */
     if (r->code_cache && !(L->co_tlbc != JU_PY_NONE && tlbc_index > 0) &&
         (cached = ju_code_cache_checked(r->code_cache, code))) {
-        ju_strlcpy(out->qualname, cached->qualname_text, sizeof out->qualname);
-        ju_strlcpy(out->filename, cached->filename_text, sizeof out->filename);
-        out->flags |= cached->flags;
+        names_from_cache(cached, out);
         first_line = cached->first_line;
         linetable = cached->linetable;
         out->first_line = first_line;
         first_instr = code + L->co_code_adaptive;
-        goto line;
+        goto line; /* everything the head gave is in the entry */
     }
     if (code == 0 || L->co_size > sizeof head || ju_read(&r->mem, code, head, L->co_size) < 0 ||
         !is_code_type(r, ju_py_get(L, JU_PYF_ob_type, head, L->co_size))) {
@@ -142,16 +147,12 @@ void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t ins
     out->first_line = first_line;
     if (r->code_cache &&
         (cached = ju_code_cache_find(r->code_cache, code, qualname, filename, linetable,
-                                     first_line))) {
-        ju_strlcpy(out->qualname, cached->qualname_text, sizeof out->qualname);
-        ju_strlcpy(out->filename, cached->filename_text, sizeof out->filename);
-        out->flags |= cached->flags;
-    } else {
-        if (r->code_cache)
-            cached = decode_and_fill(r, code, qualname, filename, linetable, first_line, out);
-        else
-            decode_names(r, qualname, filename, out);
-    }
+                                     first_line)))
+        names_from_cache(cached, out);
+    else if (r->code_cache)
+        cached = decode_and_fill(r, code, qualname, filename, linetable, first_line, out);
+    else
+        decode_names(r, qualname, filename, out);
     /* 3.11/3.12 point at the last started code unit, so a frame that has
      * not started yet points one unit before the code: its line is the first. */
     first_instr = code + L->co_code_adaptive;

@@ -22,6 +22,7 @@ struct ju_code_cache_entry *ju_code_cache_find(struct ju_code_cache *c, uint64_t
         c->stats.invalidated++;
         c->stats.misses++;
         e->code = 0;
+        e->checked_sample = 0;
         return NULL;
     }
     c->stats.hits++;
@@ -33,7 +34,7 @@ struct ju_code_cache_entry *ju_code_cache_find(struct ju_code_cache *c, uint64_t
 struct ju_code_cache_entry *ju_code_cache_checked(struct ju_code_cache *c, uint64_t code)
 {
     struct ju_code_cache_entry *e = slot_of(c, code);
-    if (!c->sample || e->code != code || e->checked_sample != c->sample)
+    if (!c->sample || code == 0 || e->code != code || e->checked_sample != c->sample)
         return NULL;
     c->stats.hits++;
     c->stats.reads_saved += e->fill_reads + 1; /* and the head */
