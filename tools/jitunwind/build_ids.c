@@ -118,4 +118,3 @@ done:
     jitunwind_modules_free(mods);
     return rc;
 }
-

@@ -133,10 +133,11 @@ JITUNWIND_API int jitunwind_pyreader_trampoline_ranges(jitunwind_pyreader *reade
  * line and, up to 4 KiB, the line table) by address between calls of
  * jitunwind_pyreader_frames, so that a frame whose code was seen before
  * costs one read of the code object's head instead of six or more. The
- * head is always read: an entry is used only while the code object there
- * still has the same name, file and line-table pointers and first line
- * (a code object never changes them; a new one at a freed address holds
- * new strings), so a stale entry is refilled, never shown. 0 turns the
+ * head is read at every use (at the first use in a sample with
+ * jitunwind_pyreader_cache_next_sample): an entry is used only while the
+ * code object there still has the same name, file and line-table pointers
+ * and first line (a code object never changes them; a new one at a freed
+ * address holds new strings), so a stale entry is refilled, never shown. 0 turns the
  * cache off (the default). EINVAL above JITUNWIND_PY_MAX_CODE_CACHE,
  * ENOMEM. */
 #define JITUNWIND_PY_MAX_CODE_CACHE 65536u
