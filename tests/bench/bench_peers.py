@@ -149,8 +149,9 @@ def start(cmd, env, work):
 
 def timed(cmd, runs, count):
     """(median seconds, counts, output, exit status) where the output is the
-    run's that showed the most JIT/trampoline frames by name (threads in
-    JIT code move: each tool gets the same chances), else the last."""
+    run's that succeeded and showed the most JIT/trampoline frames by name
+    (threads in JIT code move: each tool gets the same chances); a failed
+    run only when none succeeded."""
     times, best = [], None
     for _ in range(runs):
         t = time.perf_counter()
@@ -158,9 +159,10 @@ def timed(cmd, runs, count):
                            timeout=120)
         times.append(time.perf_counter() - t)
         c = count(p.stdout)
-        if best is None or c["jit/trampoline named"] >= best[0]["jit/trampoline named"]:
-            best = (c, p.stdout, p.returncode)
-    return (statistics.median(times),) + best
+        rank = (p.returncode == 0, c["jit/trampoline named"])
+        if best is None or rank >= best[3]:
+            best = (c, p.stdout, p.returncode, rank)
+    return (statistics.median(times),) + best[:3]
 
 
 JIT_NAMES = re.compile(r"py::jit|py::|\[jit|\[trampoline")
