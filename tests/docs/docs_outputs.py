@@ -60,8 +60,34 @@ def python_module_help(build, repo):
     return _run([sys.executable, "-m", "jitunwind", "--help"], env)
 
 
+def cli_stack_demo(build, repo):
+    """docs/cli.md: `jitunwind stack` of the demo waiting at its checkpoint."""
+    import time
+    tool = os.path.join(build, "tools", "jitunwind", "jitunwind")
+    script = os.path.join(build, "testbed", "demo.py")
+    _need(script, "the test bed is not built")
+    _need(tool, "the jitunwind command is not built")
+    _need("/usr/bin/python3.11", "the demo runs on Debian's python3.11")
+    gate = os.path.join(build, "docs-cli-gate")
+    open(gate, "w").close()
+    env = dict(os.environ, PYTHONPATH=os.path.join(build, "testbed"),
+               JITBED_WAIT_AT_CHECKPOINT=gate)
+    proc = subprocess.Popen(["/usr/bin/python3.11", script], env=env, stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 60
+        while not os.path.exists(gate + ".ready") and proc.poll() is None and time.time() < deadline:
+            time.sleep(0.05)
+        return _run([tool, "stack", str(proc.pid)])
+    finally:
+        for path in (gate, gate + ".ready"):
+            if os.path.exists(path):
+                os.unlink(path)
+        proc.wait(timeout=60)
+
+
 SCENARIOS = {
     "demo": demo,
+    "cli-stack-demo": cli_stack_demo,
     "python-m-jitunwind-help": python_module_help,
 }
 
@@ -72,7 +98,8 @@ def normalise(line, repo):
     # compare build/ and tests/ paths from the repository root on.
     line = re.sub(r"(?<![\w.])/[^\s:()]*/(?=(build|tests)/)", "", line)
     line = re.sub(r"0x[0-9a-f]+", "0x?", line)
-    line = re.sub(r"\b(pid|tid|LWP|Thread 0x\?|process|perf-)[ =]?\d+", r"\1 N", line)
+    line = re.sub(r"\b(pid|tid|LWP|Thread 0x\?|process|perf-|Process|Thread)[ =]?\d+", r"\1 N",
+                  line)
     return " ".join(line.split())
 
 

@@ -36,7 +36,8 @@ for f in ./etc/gdb/gdbinit.d/jitunwind.py ./usr/lib/$multiarch/libjitunwind.so.0
          ./usr/lib/$multiarch/cmake/jitunwind/jitunwindConfig.cmake ./usr/include/jitunwind/jitunwind.h \
          ./usr/share/jitunwind/gdb-plugin/jitunwind-gdb.py ./usr/share/jitunwind/gdb-plugin/jitunwind-lazy.py \
          ./usr/share/jitunwind/lldb-plugin/jitunwind_lldb/__init__.py \
-         ./usr/share/jitunwind/python/jitunwind/__init__.py ./usr/share/doc/jitunwind/copyright; do
+         ./usr/share/jitunwind/python/jitunwind/__init__.py ./usr/share/doc/jitunwind/copyright \
+         ./usr/bin/jitunwind ./usr/share/man/man1/jitunwind.1.gz; do
     grep -qx "$f" "$work/files" || { cat "$work/files"; echo "FAIL: the package lacks $f"; exit 1; }
 done
 dpkg -I "$deb" conffiles | grep -qx /etc/gdb/gdbinit.d/jitunwind.py || { echo "FAIL: the gdb hook is not a conffile"; exit 1; }

@@ -46,4 +46,7 @@ PY
 
 # The installed binding finds the installed library by itself.
 python3 -c "import sys; sys.path.insert(0, '$work/prefix/share/jitunwind/python'); import jitunwind; print('binding loads', jitunwind.library().jitunwind_loaded_from)"
-echo "ok: install, find_package, pkg-config (shared and static), the gdb hook and the installed binding work"
+# The jitunwind command finds the installed library (RPATH) and has its man page.
+"$work/prefix/bin/jitunwind" --version | grep -q '^jitunwind [0-9]'
+test -f "$work/prefix/share/man/man1/jitunwind.1.gz"
+echo "ok: install, find_package, pkg-config (shared and static), the gdb hook, the installed binding and the jitunwind command work"

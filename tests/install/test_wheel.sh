@@ -48,10 +48,14 @@ for lib in libdw libelf; do
         printf '%s\n' "$deps"; echo "FAIL: $lib does not resolve into jitunwind.libs"; exit 1; }
 done
 echo "ok: the installed wheel loads its own library with the vendored libdw and libelf"
-if [ -x "$work/venv/bin/jitunwind" ]; then
-    "$work/venv/bin/jitunwind" --version
-    echo "ok: the jitunwind command runs from the venv"
-fi
+# The console script runs the program in the wheel (jitunwind/bin), which
+# finds the wheel's library.
+unzip -l "$wheel" | grep -q ' jitunwind/bin/jitunwind$' || { echo "FAIL: the wheel has no jitunwind/bin/jitunwind"; exit 1; }
+env -u JITUNWIND_LIBRARY "$work/venv/bin/jitunwind" --version | grep -q '^jitunwind [0-9]' || {
+    "$work/venv/bin/jitunwind" --version; echo "FAIL: the jitunwind command does not run from the venv"; exit 1; }
+ldd "$site/bin/jitunwind" | grep libjitunwind | grep -q "$site/" || {
+    ldd "$site/bin/jitunwind"; echo "FAIL: the jitunwind program does not use the wheel's library"; exit 1; }
+echo "ok: the jitunwind command runs from the venv with the wheel's library"
 
 mkdir "$work/home"
 HOME="$work/home" XDG_CONFIG_HOME= "$work/venv/bin/python" -m jitunwind install-debugger-hooks >/dev/null

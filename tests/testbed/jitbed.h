@@ -21,5 +21,6 @@ PyObject *jitbed_trampoline_layouts(void);
 
 /* The debugger breakpoint target: a real, exported, never-inlined call. */
 void jitbed_checkpoint(void);
+void jitbed_wait_at_checkpoint(const char *file); /* JITBED_WAIT_AT_CHECKPOINT (module.c) */
 
 #endif

@@ -1,5 +1,8 @@
 /* The _jitbed module: a CPython 3.11 test bed that reproduces CPython
  * 3.12-3.15's JIT executors and perf trampolines with real machine code. */
+#include <time.h>
+#include <unistd.h>
+
 #include "jitbed.h"
 
 /* JITBED_ABORT_AT_CHECKPOINT=1 makes the checkpoint abort, so a system (or
@@ -11,11 +14,32 @@ __attribute__((noinline, visibility("default"))) void jitbed_checkpoint(void)
         abort();
 }
 
+/* JITBED_WAIT_AT_CHECKPOINT=FILE makes checkpoint() wait here (sleeping)
+ * instead of calling jitbed_checkpoint, while FILE exists: a tool that is
+ * not a debugger (the jitunwind command) can then look at the whole stack.
+ * FILE.ready says the stack is in place; removing FILE lets the demo go on. */
+__attribute__((noinline, visibility("default"))) void jitbed_wait_at_checkpoint(const char *file)
+{
+    FILE *ready;
+    char ready_path[4096];
+    snprintf(ready_path, sizeof ready_path, "%s.ready", file);
+    if ((ready = fopen(ready_path, "w")))
+        fclose(ready);
+    while (access(file, F_OK) == 0) {
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 static PyObject *checkpoint(PyObject *module, PyObject *unused)
 {
+    const char *wait_file = getenv("JITBED_WAIT_AT_CHECKPOINT");
     (void)module;
     (void)unused;
-    jitbed_checkpoint();
+    if (wait_file)
+        jitbed_wait_at_checkpoint(wait_file);
+    else
+        jitbed_checkpoint();
     Py_RETURN_NONE;
 }
 

@@ -52,6 +52,7 @@ START_TEST(constructors_reject_null_out)
     ck_assert_int_eq(jitunwind_modules_new(NULL), JITUNWIND_EINVAL);
     ck_assert_int_eq(jitunwind_image_new(NULL), JITUNWIND_EINVAL);
     ck_assert_int_eq(jitunwind_process_reader_new(NULL, getpid()), JITUNWIND_EINVAL);
+    ck_assert_int_eq(jitunwind_core_reader_new(NULL, "/proc/self/exe"), JITUNWIND_EINVAL);
     ck_assert_int_eq(jitunwind_dwarf_types_open(NULL, "/proc/self/exe"), JITUNWIND_EINVAL);
     ck_assert_int_eq(jitunwind_pyreader_new(NULL, &mem, 0x1000, 0x030c00f0), JITUNWIND_EINVAL);
     ck_assert_int_eq(jitunwind_pyreader_open(NULL, &mem, 0x1000, 0x030c00f0, NULL, NULL, 0),
@@ -182,6 +183,9 @@ START_TEST(reader_of_null_handle_fails_with_einval)
     m = jitunwind_image_memory(NULL);
     ck_assert_ptr_nonnull(m.read);
     ck_assert_int_eq(m.read(m.arg, 0x1000, &byte, 1), JITUNWIND_EINVAL);
+    m = jitunwind_core_reader_memory(NULL);
+    ck_assert_ptr_nonnull(m.read);
+    ck_assert_int_eq(m.read(m.arg, 0x1000, &byte, 1), JITUNWIND_EINVAL);
 }
 END_TEST
 
@@ -230,6 +234,17 @@ START_TEST(failed_constructors_leave_out_null)
     pr = POISON;
     ck_assert_int_eq(jitunwind_process_reader_new(&pr, -1), JITUNWIND_EINVAL);
     ck_assert_ptr_null(pr);
+    {
+        jitunwind_core_reader *cr = POISON;
+        /* An ELF file that is not a core, and no file at all. */
+        ck_assert_int_eq(jitunwind_core_reader_new(&cr, "/proc/self/exe"), JITUNWIND_EELF);
+        ck_assert_ptr_null(cr);
+        ck_assert_msg(strstr(jitunwind_last_error()->message, "not a core") != NULL, "%s",
+                      jitunwind_last_error()->message);
+        cr = POISON;
+        ck_assert_int_lt(jitunwind_core_reader_new(&cr, "/nonexistent/core"), 0);
+        ck_assert_ptr_null(cr);
+    }
     ck_assert_int_lt(jitunwind_dwarf_types_open(&t, "/nonexistent"), 0);
     ck_assert_ptr_null(t);
     t = POISON;

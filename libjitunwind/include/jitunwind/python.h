@@ -133,6 +133,37 @@ JITUNWIND_API int jitunwind_pyreader_trampoline_ranges(jitunwind_pyreader *reade
                                                        jitunwind_registry *registry, int arch,
                                                        size_t *added);
 
+/* --- A sampler's cache ---
+ *
+ * Keep up to `entries` code objects decoded (qualname, filename, first
+ * line and, up to 4 KiB, the line table) by address between calls of
+ * jitunwind_pyreader_frames, so that a frame whose code was seen before
+ * costs one read of the code object's head instead of six or more. The
+ * head is read at every use (at the first use in a sample with
+ * jitunwind_pyreader_cache_next_sample): an entry is used only while the
+ * code object there still has the same name, file and line-table pointers
+ * and first line (a code object never changes them; a new one at a freed
+ * address holds new strings), so a stale entry is refilled, never shown. 0 turns the
+ * cache off (the default). EINVAL above JITUNWIND_PY_MAX_CODE_CACHE,
+ * ENOMEM. */
+#define JITUNWIND_PY_MAX_CODE_CACHE 65536u
+JITUNWIND_API int jitunwind_pyreader_cache_code(jitunwind_pyreader *reader, size_t entries);
+
+/* A sampler's unit of time: after this call, a code object whose head was
+ * checked once in the sample is trusted for the rest of it (its head is not
+ * read again for each frame that runs it), until the next call. Without
+ * calls every use is checked. EINVAL when the cache is off. */
+JITUNWIND_API int jitunwind_pyreader_cache_next_sample(jitunwind_pyreader *reader);
+
+struct jitunwind_py_cache_stats {
+    uint64_t hits;        /* frames whose code came from the cache */
+    uint64_t misses;      /* frames whose code was read (first time, or stale) */
+    uint64_t invalidated; /* of the misses, entries whose code object had changed */
+    uint64_t reads_saved; /* target reads the hits did not make */
+};
+JITUNWIND_API int jitunwind_pyreader_cache_stats(const jitunwind_pyreader *reader,
+                                                 struct jitunwind_py_cache_stats *out);
+
 /* --- Build-specific facts from the interpreter's own file --- */
 
 /* What the DWARF of the interpreter's file contributed. */

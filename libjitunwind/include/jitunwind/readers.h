@@ -22,6 +22,17 @@ JITUNWIND_API void jitunwind_process_reader_free(jitunwind_process_reader *r);
 JITUNWIND_API struct jitunwind_memory
 jitunwind_process_reader_memory(jitunwind_process_reader *r);
 
+/* A core file: its dumped PT_LOAD segments and, for file-backed mappings
+ * the core left out (read-only code and data), the mapped files themselves
+ * at the paths of its NT_FILE note (they must still exist and match; an
+ * unopenable file only makes its addresses unreadable). A read may span
+ * adjacent segments. EIO (cannot open), EELF (not an ELF core), ECORRUPT. */
+typedef struct jitunwind_core_reader jitunwind_core_reader;
+JITUNWIND_API int jitunwind_core_reader_new(jitunwind_core_reader **out, const char *core_path);
+JITUNWIND_API void jitunwind_core_reader_free(jitunwind_core_reader *r); /* NULL ok */
+JITUNWIND_API struct jitunwind_memory
+jitunwind_core_reader_memory(jitunwind_core_reader *r);
+
 /* An in-memory image: a set of non-overlapping segments, copied on add. Used
  * by tests to build synthetic targets, and by tools to snapshot memory. */
 typedef struct jitunwind_image jitunwind_image;

@@ -1,4 +1,5 @@
 /* Code objects: names, first line, and the line of an instruction. */
+#include "python/code_cache.h"
 #include "python/pyreader.h"
 
 /* Is `type` PyCode_Type? Checked once by its tp_name, then by address. */
@@ -32,6 +33,79 @@ static uint64_t tlbc_entry(struct jitunwind_pyreader *r, uint64_t array, int32_t
     return entry;
 }
 
+static void decode_names(struct jitunwind_pyreader *r, uint64_t qualname, uint64_t filename,
+                         struct jitunwind_py_frame *out)
+{
+    int trunc = 0, trunc2 = 0;
+    if (ju_py_read_str(r, qualname, out->qualname, sizeof out->qualname, &trunc) < 0)
+        ju_strlcpy(out->qualname, "<unreadable name>", sizeof out->qualname);
+    if (ju_py_read_str(r, filename, out->filename, sizeof out->filename, &trunc2) < 0)
+        ju_strlcpy(out->filename, "<unreadable filename>", sizeof out->filename);
+    if (trunc || trunc2)
+        out->flags |= JITUNWIND_PYFRAME_NAME_TRUNCATED;
+    /* 3.13+ pushes a cleanup frame after __init__ whose static code object
+     * is named "__init__" in file "__init__": interpreter plumbing. */
+    if (strcmp(out->qualname, "__init__") == 0 && strcmp(out->filename, "__init__") == 0)
+        out->flags |= JITUNWIND_PYFRAME_SHIM;
+}
+
+/* Reads through a counter, so an entry knows what a hit on it saves. */
+struct counted {
+    struct jitunwind_memory inner;
+    uint32_t reads;
+};
+
+static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
+{
+    struct counted *c = arg;
+    c->reads++;
+    return c->inner.read(c->inner.arg, addr, dst, len);
+}
+
+/* Decode the names of `code` and keep them, with its line table (up to
+ * JU_CODE_CACHE_TABLE_MAX bytes), in its cache entry; the reads are counted
+ * so that a hit knows what it saved. An unreadable name is not kept: the
+ * next frame tries again. */
+static struct ju_code_cache_entry *decode_and_fill(struct jitunwind_pyreader *r, uint64_t code,
+                                                   uint64_t qualname, uint64_t filename,
+                                                   uint64_t linetable, int32_t first_line,
+                                                   struct jitunwind_py_frame *out)
+{
+    struct ju_code_cache_entry *e = NULL;
+    struct counted counter;
+    uint32_t name_reads;
+    size_t len = 0;
+    int trunc = 0;
+    counter.inner = r->mem;
+    counter.reads = 0;
+    r->mem.read = counted_read;
+    r->mem.arg = &counter;
+    decode_names(r, qualname, filename, out);
+    name_reads = counter.reads;
+    if (strncmp(out->qualname, "<unreadable", 11) != 0 &&
+        strncmp(out->filename, "<unreadable", 11) != 0) {
+        e = ju_code_cache_slot(r->code_cache, code, qualname, filename, linetable, first_line);
+        ju_strlcpy(e->qualname_text, out->qualname, sizeof e->qualname_text);
+        ju_strlcpy(e->filename_text, out->filename, sizeof e->filename_text);
+        e->flags = out->flags & (JITUNWIND_PYFRAME_NAME_TRUNCATED | JITUNWIND_PYFRAME_SHIM);
+        if (ju_py_read_bytes(r, linetable, e->table, sizeof e->table, &len, &trunc) == 0 &&
+            !trunc) {
+            e->table_len = (uint32_t)len;
+            e->table_held = 1;
+        }
+        e->fill_reads = e->table_held ? counter.reads : name_reads;
+    }
+    r->mem = counter.inner;
+    return e;
+}
+
+static void names_from_cache(const struct ju_code_cache_entry *e, struct jitunwind_py_frame *out)
+{
+    ju_strlcpy(out->qualname, e->qualname_text, sizeof out->qualname);
+    ju_strlcpy(out->filename, e->filename_text, sizeof out->filename);
+    out->flags |= e->flags;
+}
+
 void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t instr_addr,
                        int32_t tlbc_index, struct jitunwind_py_frame *out)
 {
@@ -40,12 +114,25 @@ void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t ins
     uint64_t qualname, filename, linetable, first_instr;
     int32_t first_line;
     size_t table_len = 0;
-    int trunc = 0, trunc2 = 0, table_trunc = 0;
+    int table_trunc = 0;
+    const uint8_t *table = r->linetable;
+    struct ju_code_cache_entry *cached = NULL;
     int64_t delta;
 
     out->code = code;
     out->line = -1;
     out->lasti = -1;
+    /* Checked once in this sample already (jitunwind_pyreader_cache_next_sample):
+     * not even its head is read again; 3.14t's per-thread bytecode needs it. */
+    if (r->code_cache && !(L->co_tlbc != JU_PY_NONE && tlbc_index > 0) &&
+        (cached = ju_code_cache_checked(r->code_cache, code))) {
+        names_from_cache(cached, out);
+        first_line = cached->first_line;
+        linetable = cached->linetable;
+        out->first_line = first_line;
+        first_instr = code + L->co_code_adaptive;
+        goto line; /* everything the head gave is in the entry */
+    }
     if (code == 0 || L->co_size > sizeof head || ju_read(&r->mem, code, head, L->co_size) < 0 ||
         !is_code_type(r, ju_py_get(L, JU_PYF_ob_type, head, L->co_size))) {
         out->flags |= JITUNWIND_PYFRAME_BAD_CODE | JITUNWIND_PYFRAME_NO_LINE;
@@ -58,17 +145,14 @@ void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t ins
     linetable = ju_py_get(L, JU_PYF_co_linetable, head, L->co_size);
     first_line = (int32_t)ju_py_get(L, JU_PYF_co_firstlineno, head, L->co_size);
     out->first_line = first_line;
-    if (ju_py_read_str(r, qualname, out->qualname, sizeof out->qualname, &trunc) < 0)
-        ju_strlcpy(out->qualname, "<unreadable name>", sizeof out->qualname);
-    if (ju_py_read_str(r, filename, out->filename, sizeof out->filename, &trunc2) < 0)
-        ju_strlcpy(out->filename, "<unreadable filename>", sizeof out->filename);
-    if (trunc || trunc2)
-        out->flags |= JITUNWIND_PYFRAME_NAME_TRUNCATED;
-    /* 3.13+ pushes a cleanup frame after __init__ whose static code object
-     * is named "__init__" in file "__init__": interpreter plumbing. */
-    if (strcmp(out->qualname, "__init__") == 0 && strcmp(out->filename, "__init__") == 0)
-        out->flags |= JITUNWIND_PYFRAME_SHIM;
-
+    if (r->code_cache &&
+        (cached = ju_code_cache_find(r->code_cache, code, qualname, filename, linetable,
+                                     first_line)))
+        names_from_cache(cached, out);
+    else if (r->code_cache)
+        cached = decode_and_fill(r, code, qualname, filename, linetable, first_line, out);
+    else
+        decode_names(r, qualname, filename, out);
     /* 3.11/3.12 point at the last started code unit, so a frame that has
      * not started yet points one unit before the code: its line is the first. */
     first_instr = code + L->co_code_adaptive;
@@ -78,19 +162,26 @@ void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t ins
         out->flags |= JITUNWIND_PYFRAME_NO_LINE;
         return;
     }
+line:
     delta = (int64_t)(instr_addr - first_instr);
     if (L->instr_is_previous && delta == -2) {
         out->line = first_line;
         return;
     }
-    if (delta < 0 || delta / 2 > INT32_MAX ||
-        ju_py_read_bytes(r, linetable, r->linetable, sizeof r->linetable, &table_len,
-                         &table_trunc) < 0) {
+    if (delta < 0 || delta / 2 > INT32_MAX) {
+        out->flags |= JITUNWIND_PYFRAME_NO_LINE;
+        return;
+    }
+    if (cached && cached->table_held) {
+        table = cached->table;
+        table_len = cached->table_len;
+    } else if (ju_py_read_bytes(r, linetable, r->linetable, sizeof r->linetable, &table_len,
+                                &table_trunc) < 0) {
         out->flags |= JITUNWIND_PYFRAME_NO_LINE;
         return;
     }
     out->lasti = (int32_t)(delta / 2);
-    out->line = jitunwind_py_linetable_line(r->linetable, table_len, first_line, out->lasti);
+    out->line = jitunwind_py_linetable_line(table, table_len, first_line, out->lasti);
     if (out->line < 0)
         out->flags |= JITUNWIND_PYFRAME_NO_LINE;
 }

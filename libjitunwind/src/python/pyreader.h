@@ -4,6 +4,8 @@
 
 #include "python/layout.h"
 
+struct ju_code_cache;
+
 #define JU_PY_MAX_STR_CHARS 4096u       /* characters decoded from one str */
 #define JU_PY_MAX_LINETABLE (256u * 1024u) /* bytes of one co_linetable */
 #define JU_PY_HELD_BLOCK 512u   /* read_cache.c: bytes per cached block */
@@ -58,6 +60,7 @@ struct jitunwind_pyreader {
     uint64_t held_base[JU_PY_HELD_BLOCKS];
     uint8_t held_data[JU_PY_HELD_BLOCKS][JU_PY_HELD_BLOCK];
     struct ju_py_jit_tables jit;      /* JIT view (jit_view.c) */
+    struct ju_code_cache *code_cache; /* code objects kept between calls (code_cache.c), or NULL */
 };
 
 /* Brent's cycle check over a linked list of target addresses, in constant

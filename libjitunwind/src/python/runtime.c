@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "python/code_cache.h"
 #include "python/pyreader.h"
 #include "python/value_layout.h"
 
@@ -295,6 +296,8 @@ JITUNWIND_API int jitunwind_pyreader_gc_collecting(jitunwind_pyreader *r, uint64
 
 JITUNWIND_API void jitunwind_pyreader_free(jitunwind_pyreader *r)
 {
+    if (r)
+        ju_code_cache_free(r->code_cache);
     free(r);
 }
 

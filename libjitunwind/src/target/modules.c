@@ -3,6 +3,7 @@
  * when first added, and kept open for the life of the set. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,8 @@ static void module_close(struct ju_module *m)
         dwarf_cfi_end(m->eh_cfi);
     if (m->dwarf)
         dwarf_end(m->dwarf);
+    if (m->sep_elf)
+        ju_elf_close(m->sep_fd, m->sep_elf);
     ju_elf_close(m->fd, m->elf);
     free(m->path);
 }
@@ -105,6 +108,7 @@ static int open_module(jitunwind_modules *mods, const char *path, struct ju_modu
         return JITUNWIND_ENOMEM;
     }
     m.start = UINT64_MAX;
+    m.sep_fd = -1;
     grown = ju_reserve_one(mods->mods, &mods->cap, mods->count, sizeof *mods->mods, 32);
     if (!grown) {
         module_close(&m);
@@ -354,6 +358,31 @@ static int search_symtab(Elf *elf, Elf_Scn *scn, uint64_t vaddr, char *buf, size
     return found;
 }
 
+/* The module's separate debug file under /usr/lib/debug/.build-id (as gdb
+ * finds it), or NULL. Tried once. */
+static Elf *separate_debug_elf(struct ju_module *m)
+{
+    char path[1024];
+    const void *id;
+    ssize_t n, i;
+    int len;
+    if (m->sep_tried)
+        return m->sep_elf;
+    m->sep_tried = 1;
+    n = dwelf_elf_gnu_build_id(m->elf, &id);
+    if (n <= 1)
+        return NULL;
+    len = snprintf(path, sizeof path, "/usr/lib/debug/.build-id/%02x/", ((const uint8_t *)id)[0]);
+    for (i = 1; i < n && len + 10 < (int)sizeof path; i++)
+        len += snprintf(path + len, sizeof path - (size_t)len, "%02x", ((const uint8_t *)id)[i]);
+    snprintf(path + len, sizeof path - (size_t)len, ".debug");
+    if (ju_elf_open(path, &m->sep_fd, &m->sep_elf) < 0) {
+        m->sep_elf = NULL;
+        m->sep_fd = -1;
+    }
+    return m->sep_elf;
+}
+
 JITUNWIND_API int jitunwind_modules_symbolize(jitunwind_modules *mods, uint64_t addr,
                                               char *buf, size_t len, uint64_t *offset)
 {
@@ -373,6 +402,20 @@ JITUNWIND_API int jitunwind_modules_symbolize(jitunwind_modules *mods, uint64_t 
                 sh.sh_type != (pass == 0 ? SHT_SYMTAB : SHT_DYNSYM))
                 continue;
             if (search_symtab(m->elf, scn, addr - m->bias, buf, len, &off)) {
+                if (offset)
+                    *offset = off;
+                return 0;
+            }
+        }
+    }
+    /* A stripped file (Debian's python3.11) keeps its static functions'
+     * symbols in the separate debug file: same virtual addresses. */
+    if (separate_debug_elf(m)) {
+        Elf_Scn *scn = NULL;
+        while ((scn = elf_nextscn(m->sep_elf, scn)) != NULL) {
+            GElf_Shdr sh;
+            if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB &&
+                search_symtab(m->sep_elf, scn, addr - m->bias, buf, len, &off)) {
                 if (offset)
                     *offset = off;
                 return 0;

@@ -18,6 +18,11 @@ struct ju_module {
     uint64_t start, end, bias;
     int bias_known;
     int eh_tried, debug_tried;
+    /* The separate debug file (by build id), for the symbols a stripped
+     * file keeps only there; opened on the first symbol it lacks. */
+    int sep_fd;
+    Elf *sep_elf;
+    int sep_tried;
 };
 
 /* The module containing addr, or NULL. */

@@ -1,0 +1,826 @@
+#!/usr/bin/env python3
+"""Tests of the jitunwind command (tools/jitunwind, docs/cli.md).
+
+Usage: test_cli.py BUILD_DIR REPO_DIR MODE [PYTHON [ARG...]]
+  MODE demo     the test bed's demo waiting at its checkpoint: the mixed stack
+                (Python functions in order, JIT and trampoline frames named by
+                their ranges and rules), --json, --python, --threads, and the
+                target running on afterwards
+  MODE threads  every thread of an 8-thread process, each in its own function
+  MODE core     the demo's core: the same stack; a wrong --exe refused (exit 7)
+  MODE errors   usage (1), no such process (2), ptrace refused by another
+                tracer (3), not a Python process (4), each with one line
+  MODE real PYTHON [ARG...]   a live stack on a real interpreter ("extra":
+                $JITUNWIND_EXTRA_PYTHONS; JIT builds must show executor frames)
+Exit 0 on success, 1 on failure, 77 to skip.
+"""
+
+import ctypes
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from demo_stack import EVAL, JIT_SCRIPT, demo_setup, expected_stack, fail, parse_mixed  # noqa: E402
+
+SKIP = 77
+
+
+def tool(build):
+    path = os.path.join(build, "tools", "jitunwind", "jitunwind")
+    if not os.access(path, os.X_OK):
+        fail("%s was not built" % path)
+    return path
+
+
+def run(cmd, timeout=120):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def state(pid):
+    """The process state letter of /proc/PID/stat (R, S, t, T, Z...)."""
+    with open("/proc/%d/stat" % pid) as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+
+def assert_running(pid, label):
+    """Not left stopped: never in a ptrace stop (t) or a stop (T)."""
+    for _ in range(5):
+        s = state(pid)
+        if s in ("t", "T"):
+            fail("%s: the target was left stopped (state %s)" % (label, s))
+        time.sleep(0.02)
+
+
+def wait_for(path, proc, what, timeout=30):
+    deadline = time.time() + timeout
+    while not os.path.exists(path):
+        if proc.poll() is not None:
+            fail("%s exited (%s) before %s:\n%s" % (proc.args, proc.returncode, what,
+                                                    proc.stdout.read() if proc.stdout else ""))
+        if time.time() > deadline:
+            fail("timed out waiting for %s" % what)
+        time.sleep(0.05)
+
+
+class WaitingDemo:
+    """The demo, waiting in jitbed_checkpoint until `release()`."""
+
+    def __init__(self, build, work):
+        setup = demo_setup(build)
+        if setup is None:
+            sys.exit(SKIP)
+        python, self.script, env = setup
+        self.gate = os.path.join(work, "gate")
+        open(self.gate, "w").close()
+        env = dict(env, JITBED_WAIT_AT_CHECKPOINT=self.gate)
+        self.proc = subprocess.Popen([python, self.script], env=env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True)
+        wait_for(self.gate + ".ready", self.proc, "the demo's checkpoint")
+
+    def release(self):
+        """Let the demo finish: it must print its last line and exit 0."""
+        os.unlink(self.gate)
+        out, _ = self.proc.communicate(timeout=60)
+        if self.proc.returncode != 0 or "demo: done" not in out:
+            fail("the demo did not finish after the stack was taken (exit %s):\n%s"
+                 % (self.proc.returncode, out))
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def interesting(frames):
+    """The frames the demo's expected stack names; the abort of a core's
+    checkpoint happens in its compiler-split cold part."""
+    keep = ("jitbed_checkpoint", "jitbed_wait_at_checkpoint", EVAL, "_start")
+    frames = [f[:-len(".cold")] if isinstance(f, str) and f.endswith(".cold") else f
+              for f in frames]
+    return [f for f in frames if isinstance(f, tuple) or f in keep or f.startswith("py::")]
+
+
+def check_demo_text(label, out, demo, live=True):
+    """A live demo waits in jitbed_wait_at_checkpoint, where a core (an
+    abort) has jitbed_checkpoint."""
+    want = [w for w in expected_stack(demo)]
+    if live:
+        want[0] = "jitbed_wait_at_checkpoint"
+    got = interesting(parse_mixed(out))
+    if got != want:
+        fail("%s: stack differs\n  expected:\n%s\n  got:\n%s\n%s" % (
+            label, "\n".join("    %r" % (w,) for w in want),
+            "\n".join("    %r" % (g,) for g in got), out))
+    # How each frame was found: the frame a range's rule gave, and CFI for
+    # native code (Debian's python3.11 has no frame pointers).
+    sources = re.findall(r"^#\d+ .* \((initial|rule|fp|lr|cfi)\)$", out, re.M)
+    if "rule" not in sources or "cfi" not in sources or sources[0] != "initial":
+        fail("%s: frames do not say how they were found: %r" % (label, sources))
+    print("ok: %s: %d interesting frames in the expected order, through JIT and both "
+          "trampoline layouts" % (label, len(got)))
+
+
+def check_demo_json(label, text, demo, pid):
+    doc = json.loads(text)
+    for key in ("schema", "tool", "target", "notes", "threads", "exit_code"):
+        if key not in doc:
+            fail("%s: JSON has no %r" % (label, key))
+    if doc["schema"] != "jitunwind-stack/1" or doc["exit_code"] != 0:
+        fail("%s: schema/exit code: %r %r" % (label, doc["schema"], doc["exit_code"]))
+    if doc["target"]["pid"] != pid or not doc["target"]["python"].startswith("3.11"):
+        fail("%s: target %r" % (label, doc["target"]))
+    (thread,) = doc["threads"]
+    if thread["tid"] != pid or not thread["python"] or thread["stop_reason"] != "end of stack":
+        fail("%s: thread %r" % (label, {k: v for k, v in thread.items() if k != "frames"}))
+    frames = thread["frames"]
+    py = [(f["function"], f["line"]) for f in frames if f["kind"] == "python"]
+    want = [(w[1], w[2]) for w in expected_stack(demo) if isinstance(w, tuple)]
+    if py != want:
+        fail("%s: Python frames %r, expected %r" % (label, py, want))
+    for f in frames:
+        if f["kind"] == "python":
+            anchor = frames[[i for i, g in enumerate(frames) if g["kind"] == "native"
+                             and g["index"] == f["anchor"]][0]]
+            if anchor["role"] != "eval" or anchor["symbol"] != EVAL:
+                fail("%s: %s anchored to %r" % (label, f["function"], anchor))
+    ranges = [(f["range"]["kind"], f["range"]["rule"], f["range"]["origin"], f["found_by"])
+              for f in frames if f["kind"] == "native" and f["range"]]
+    kinds = sorted(set(r[:3] for r in ranges))
+    if kinds != [("jit", "fp-preserving", "descriptor"), ("trampoline", "framed", "perf-map"),
+                 ("trampoline", "sub8", "perf-map")]:
+        fail("%s: ranges %r" % (label, kinds))
+    for f in frames:
+        if f["kind"] == "native" and (not f["pc"].startswith("0x") or f["found_by"] not in
+                                      ("initial", "rule", "fp", "lr", "cfi")):
+            fail("%s: frame %r" % (label, f))
+    print("ok: %s: JSON parsed; %d Python frames anchored to eval loops; ranges %r" % (
+        label, len(py), kinds))
+
+
+def mode_demo(build, work):
+    j = tool(build)
+    demo = WaitingDemo(build, work)
+    try:
+        pid = demo.proc.pid
+        rc, out, err = run([j, "stack", str(pid)])
+        if rc != 0 or err:
+            fail("stack: exit %d, stderr %r\n%s" % (rc, err, out))
+        check_demo_text("stack PID", out, demo.script)
+        assert_running(pid, "stack PID")
+        hidden = re.findall(r"\.\.\. (\d+) interpreter frames?", out)
+        rc, full, _ = run([j, "stack", str(pid), "--native-all"])
+        check_demo_text("stack --native-all", full, demo.script)
+        if not hidden or len(parse_mixed(full)) != len(parse_mixed(out)) + sum(map(int, hidden)):
+            fail("--native-all does not show the %r hidden frames:\n%s" % (hidden, full))
+        rc, out, err = run([j, "stack", str(pid), "--json"])
+        if rc != 0:
+            fail("--json: exit %d: %s" % (rc, err))
+        check_demo_json("stack --json", out, demo.script, pid)
+        rc, out, err = run([j, "stack", str(pid), "--python"])
+        py = [f for f in parse_mixed(out) if isinstance(f, tuple)]
+        want = [w for w in expected_stack(demo.script) if isinstance(w, tuple)]
+        if rc != 0 or py != want or re.search(r"^#\d", out, re.M):
+            fail("--python: exit %d, want only %r:\n%s%s" % (rc, want, out, err))
+        print("ok: stack --python: %d Python frames, no native ones" % len(py))
+        rc, out, err = run([j, "stack", str(pid), "--threads", str(pid), "--locals"])
+        if rc != 0 or "Thread %d" % pid not in out:
+            fail("--threads/--locals: exit %d:\n%s%s" % (rc, out, err))
+        print("ok: stack --threads %d --locals" % pid)
+        rc, out, err = run([j, "stack", str(pid), "--threads", "1"])
+        if rc != 1 or "none of --threads" not in err:
+            fail("--threads of another process: exit %d, %r" % (rc, err))
+        assert_running(pid, "after every command")
+        demo.release()
+        print("ok: the demo ran on to the end after 5 stacks")
+    finally:
+        demo.kill()
+
+
+THREADS_SCRIPT = """\
+import os, sys, threading, time
+gate = sys.argv[1]
+ready = threading.Barrier(9)
+
+
+def make(i):
+    def spin():
+        ready.wait()
+        while os.path.exists(gate):
+            time.sleep(0.01)
+    name = "worker_%d" % i
+    spin.__code__ = spin.__code__.replace(co_name=name, co_qualname=name)
+    return spin
+
+
+def recurse(n, fn):
+    if n == 0:
+        return fn()
+    return recurse(n - 1, fn)
+
+
+threads = [threading.Thread(target=recurse, args=(20, make(i))) for i in range(8)]
+for t in threads:
+    t.start()
+ready.wait()
+open(gate + ".ready", "w").close()
+for t in threads:
+    t.join()
+print("threads: done")
+"""
+
+
+def start_script(python, args, script_text, work, name):
+    script = os.path.join(work, name)
+    with open(script, "w") as f:
+        f.write(script_text)
+    gate = os.path.join(work, name + ".gate")
+    if os.path.exists(gate + ".ready"):
+        os.unlink(gate + ".ready")  # a previous interpreter's
+    open(gate, "w").close()
+    proc = subprocess.Popen([python] + args + [script, gate], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    wait_for(gate + ".ready", proc, "%s to start" % name)
+    return proc, gate
+
+
+def check_threads(build, work, python, args, label):
+    j = tool(build)
+    proc, gate = start_script(python, args, THREADS_SCRIPT, work, "threads.py")
+    try:
+        t0 = time.time()
+        rc, out, err = run([j, "stack", str(proc.pid), "--json"])
+        took = time.time() - t0
+        if rc != 0:
+            fail("%s: exit %d: %s\n%s" % (label, rc, err, out[-3000:]))
+        doc = json.loads(out)
+        threads = doc["threads"]
+        perf = "perf" in args
+        if len(threads) != 9:
+            fail("%s: %d threads, want 9" % (label, len(threads)))
+        seen = set()
+        for t in threads:
+            py = [f["function"] for f in t["frames"] if f["kind"] == "python"]
+            natives = [f for f in t["frames"] if f["kind"] == "native"]
+            if not natives or t["stop_reason"] != "end of stack":
+                fail("%s: thread %d: no complete native stack (%s)" % (
+                    label, t["tid"], t["stop_reason"]))
+            if t["tid"] == proc.pid:
+                continue
+            if not py or not py[0].startswith("worker_") or py.count("recurse") != 21:
+                fail("%s: thread %d: Python frames %r" % (label, t["tid"], py))
+            if any(f["anchor"] is None for f in t["frames"] if f["kind"] == "python"):
+                fail("%s: thread %d: Python frames without a native eval loop" % (label, t["tid"]))
+            if perf and not any(f["range"] and f["range"]["kind"] == "trampoline"
+                                and f["name"].startswith("py::") for f in t["frames"]
+                                if f["kind"] == "native"):
+                fail("%s: thread %d: -X perf, but no trampoline frame" % (label, t["tid"]))
+            seen.add(py[0])
+        if seen != {"worker_%d" % i for i in range(8)}:
+            fail("%s: workers seen %r" % (label, sorted(seen)))
+        assert_running(proc.pid, label)
+        os.unlink(gate)
+        out, _ = proc.communicate(timeout=60)
+        if "threads: done" not in out:
+            fail("%s: the target did not finish: %s" % (label, out))
+        print("ok: %s: 9 threads, each worker's 22 Python frames anchored%s (%.2f s)" % (
+            label, ", through perf trampolines" if perf else "", took))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def mode_core(build, work):
+    j = tool(build)
+    setup = demo_setup(build)
+    if setup is None:
+        return SKIP
+    python, demo, env = setup
+    env = dict(env, JITBED_ABORT_AT_CHECKPOINT="1")
+    # The kernel writes "core" in the working directory (core_pattern "core").
+    with open("/proc/sys/kernel/core_pattern") as f:
+        pattern = f.read().strip()
+    if pattern.startswith("|"):
+        print("SKIP: core_pattern pipes cores to %s" % pattern)
+        return SKIP
+    import resource
+    proc = subprocess.Popen([python, demo], env=env, cwd=work, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT,
+                            preexec_fn=lambda: resource.setrlimit(
+                                resource.RLIMIT_CORE, (resource.RLIM_INFINITY,) * 2))
+    proc.communicate(timeout=120)
+    cores = [os.path.join(work, n) for n in os.listdir(work) if n.startswith("core")]
+    if not cores:
+        print("SKIP: no core was written (core_pattern %r)" % pattern)
+        return SKIP
+    core = cores[0]
+    try:
+        rc, out, err = run([j, "stack", "--core", core, "--exe", python])
+        if rc != 0:
+            fail("stack --core: exit %d: %s\n%s" % (rc, err, out))
+        check_demo_text("stack --core", out, demo, live=False)
+        if "Thread %d" % proc.pid not in out:
+            fail("stack --core: the thread is not the dumped process's %d" % proc.pid)
+        rc, out, err = run([j, "stack", "--core", core, "--json"])
+        doc = json.loads(out)
+        if rc != 0 or doc["target"]["core"] != core or doc["target"]["pid"] != proc.pid:
+            fail("stack --core --json: exit %d, target %r" % (rc, doc["target"]))
+        print("ok: stack --core --json")
+        other = next((p for p in ("/root/.pyenv/versions/3.11.7/bin/python3.11", "/bin/sh",
+                                  "/usr/bin/env") if os.path.exists(p)
+                      and os.path.realpath(p) != os.path.realpath(python)), None)
+        rc, out, err = run([j, "stack", "--core", core, "--exe", other])
+        if rc != 7 or out or len(err.splitlines()) != 1 or "does not match" not in err:
+            fail("wrong --exe: exit %d, stdout %r, stderr %r" % (rc, out, err))
+        print("ok: wrong --exe %s: exit 7, %s" % (other, err.strip()))
+        rc, out, err = run([j, "stack", "--core", demo])
+        if rc != 7 or len(err.splitlines()) != 1 or "not an ELF" not in err:
+            fail("a core that is not one: exit %d, %r" % (rc, err))
+        rc, out, err = run([j, "stack", "--core", os.path.join(work, "absent")])
+        if rc != 2 or len(err.splitlines()) != 1:
+            fail("a missing core: exit %d, %r" % (rc, err))
+        print("ok: not a core: exit 7; a missing core: exit 2")
+    finally:
+        os.unlink(core)
+    return 0
+
+
+PTRACE_SEIZE, PTRACE_DETACH = 0x4206, 17
+
+# A program that looks like CPython 3.10 to the locator: it defines
+# _PyRuntime and a Py_Version of 3.10.0 (which 3.10 itself did not have).
+FAKE_PY310 = r"""
+#include <unistd.h>
+__attribute__((used)) char _PyRuntime[4096];
+__attribute__((used)) const unsigned long Py_Version = 0x030a00f0;
+int main(void) { write(1, "ready\n", 6); pause(); return 0; }
+"""
+
+
+def check_unsupported_version(j, work):
+    src, exe = os.path.join(work, "fake310.c"), os.path.join(work, "fake310")
+    with open(src, "w") as f:
+        f.write(FAKE_PY310)
+    if subprocess.run(["cc", "-O0", "-o", exe, src]).returncode != 0:
+        fail("could not compile the fake interpreter")
+    proc = subprocess.Popen([exe], stdout=subprocess.PIPE, text=True)
+    try:
+        proc.stdout.readline()
+        rc, out, err = run([j, "stack", str(proc.pid)])
+        if rc != 5 or out or "3.10" not in err or "not supported" not in err \
+                or len(err.splitlines()) != 1:
+            fail("an unsupported version: exit %d, %r %r" % (rc, out, err))
+        print("ok: an unsupported version: exit 5, %s" % err.strip())
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def mode_errors(build, work):
+    j = tool(build)
+    checks = [
+        ([j], 1, "no command"),
+        ([j, "stack"], 1, "give a PID"),
+        ([j, "stack", "abc"], 1, "not a process id"),
+        ([j, "stack", "1", "--bogus"], 1, "--bogus"),
+        ([j, "stack", "--core", "x", "--python"], 1, "--python"),
+        ([j, "stack", "0x10"], 1, "not a process id"),
+        ([j, "frobnicate", "1"], 1, "unknown command"),
+        ([j, "stack", "4194303"], 2, "no process 4194303"),
+    ]
+    for cmd, code, text in checks:
+        rc, out, err = run(cmd)
+        if rc != code or text not in err or out or not err.startswith("jitunwind: "):
+            fail("%r: want exit %d and %r, got %d %r %r" % (cmd[1:], code, text, rc, out, err))
+    print("ok: %d bad command lines: exit codes 1 and 2, one line and the usage" % len(checks))
+    rc, out, err = run([j, "--help"])
+    if rc != 0 or "Exit codes" not in out or "--nonblocking" not in out:
+        fail("--help: %d %r" % (rc, out))
+    rc, out, _ = run([j, "--version"])
+    if rc != 0 or not re.match(r"jitunwind \d+\.\d+\.\d+$", out.strip()):
+        fail("--version: %r" % out)
+    sleeper = subprocess.Popen(["sleep", "60"])
+    try:
+        rc, out, err = run([j, "stack", str(sleeper.pid)])
+        if rc != 4 or out or "not a Python process" not in err or len(err.splitlines()) != 1:
+            fail("non-Python process: exit %d, %r %r" % (rc, out, err))
+        print("ok: a non-Python process: exit 4, %s" % err.strip())
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    check_unsupported_version(j, work)
+    # Another tracer holds the target: PTRACE_SEIZE is refused with EPERM.
+    demo = WaitingDemo(build, work)
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+    try:
+        pid = demo.proc.pid
+        if libc.ptrace(PTRACE_SEIZE, pid, None, None) != 0:
+            fail("the test could not seize the demo: errno %d" % ctypes.get_errno())
+        rc, out, err = run([j, "stack", str(pid)])
+        if rc != 3 or out or "already traced by process %d" % os.getpid() not in err \
+                or len(err.splitlines()) != 1:
+            fail("ptrace refused: exit %d, %r %r" % (rc, out, err))
+        print("ok: ptrace refused: exit 3, %s" % err.strip())
+        rc, out, err = run([j, "stack", str(pid), "--python"])
+        if rc != 0 or "[py] leaf at" not in out:
+            fail("--python on a traced process: exit %d %r %r" % (rc, out, err))
+        print("ok: --python still reads it (no ptrace)")
+    finally:
+        demo.kill()
+    return 0
+
+
+def jit_enabled(python, args):
+    out = subprocess.run([python] + args + ["-c", "import sys; j = getattr(sys, '_jit', None); "
+                          "print(bool(j and j.is_enabled()))"],
+                         stdout=subprocess.PIPE, text=True, timeout=60).stdout.strip()
+    return out == "True"
+
+
+HOT_SCRIPT = JIT_SCRIPT.replace("for _ in range(20):", "while os.path.exists(GATE):").replace(
+    "import os\n", "import os, sys\nGATE = sys.argv[1]\nopen(GATE + '.ready', 'w').close()\n", 1)
+
+
+def check_jit(build, work, python, args, label):
+    """A JIT build: some stack taken while the hot loop runs shows the
+    executor as a JIT frame named after its code, and the walk goes on
+    through it to the eval loop and _start."""
+    j = tool(build)
+    proc, gate = start_script(python, args, HOT_SCRIPT, work, "hot.py")
+    try:
+        for attempt in range(200):
+            rc, out, err = run([j, "stack", str(proc.pid)])
+            frames = parse_mixed(out)
+            jit = [f for f in frames if isinstance(f, str) and f.startswith("py::jit:hot")]
+            if rc == 0 and jit and "_start" in frames:
+                names = [f for f in frames if isinstance(f, tuple)]
+                if [n[1] for n in names] != ["hot", "caller", "<module>"]:
+                    fail("%s: Python frames %r\n%s" % (label, names, out))
+                print("ok: %s: executor frame %r after %d stacks" % (label, jit[0], attempt + 1))
+                break
+            assert_running(proc.pid, label)
+        else:
+            fail("%s: no stack of 200 showed a JIT frame; last:\n%s%s" % (label, out, err))
+    finally:
+        if os.path.exists(gate):
+            os.unlink(gate)
+        proc.wait(timeout=60)
+
+
+def mode_real(build, work, spec):
+    python, args = spec[0], spec[1:]
+    pythons = [[python] + args]
+    if python == "extra":
+        pythons = [[p] for p in os.environ.get("JITUNWIND_EXTRA_PYTHONS", "").split(":") if p]
+        if not pythons:
+            print("SKIP: JITUNWIND_EXTRA_PYTHONS is not set (colon-separated interpreter paths)")
+            return SKIP
+    present = [p for p in pythons if os.access(p[0], os.X_OK)]
+    if not present:
+        print("SKIP: no interpreter at %s" % ", ".join(p[0] for p in pythons))
+        return SKIP
+    for p in present:
+        label = " ".join(p)
+        check_threads(build, work, p[0], p[1:], label)
+        if jit_enabled(p[0], p[1:]):
+            check_jit(build, work, p[0], p[1:], label + " (JIT)")
+    return 0
+
+
+HOT_PROFILE_SCRIPT = """\
+import os, sys, time
+GATE = sys.argv[1]
+
+
+def hot_function(n):
+    total = 0
+    for i in range(n):
+        total += i * i
+    return total
+
+
+def cold_function():
+    # CPU work too (a tenth of hot_function's): waiting for a CPU on a loaded
+    # machine after a sleep would count against it in wall-clock samples.
+    total = 0
+    for i in range(10000):
+        total += i
+    return total
+
+
+def main():
+    open(GATE + ".ready", "w").close()
+    while os.path.exists(GATE):
+        hot_function(100000)
+        cold_function()
+
+
+main()
+"""
+
+
+def parse_collapsed(text):
+    """{stack tuple (root first): count}; every line must be `a;b;c N`."""
+    stacks = {}
+    for line in text.splitlines():
+        m = re.match(r"^(.+) (\d+)$", line)
+        if not m:
+            fail("collapsed: a line that does not parse: %r" % line)
+        stacks[tuple(m.group(1).split(";"))] = int(m.group(2))
+    if not stacks:
+        fail("collapsed: no stacks")
+    return stacks
+
+
+PY_LABEL = re.compile(r"^(.+) \((.+):(\d+)\)$")
+
+
+def python_leaves(stacks):
+    """{innermost Python function: count} (native frames above it skipped)."""
+    out = {}
+    for s, n in stacks.items():
+        names = [m.group(1) for m in map(PY_LABEL.match, s) if m]
+        if names:
+            out[names[-1]] = out.get(names[-1], 0) + n
+    return out
+
+
+def dominates(label, leaves, name="hot_function", other="cold_function"):
+    """`name` is the innermost Python function of most samples, far ahead of
+    `other` (on a loaded machine the share itself varies)."""
+    total = sum(leaves.values())
+    hot, cold = leaves.get(name, 0), leaves.get(other, 0)
+    if hot != max(leaves.values()) or hot < 2 * cold or hot < 0.4 * total:
+        fail("%s: %s does not dominate: %r" % (label, name, leaves))
+    return hot / total
+
+
+def check_speedscope(path):
+    """The fields speedscope's file-format schema requires, and their types."""
+    doc = json.load(open(path))
+    if doc.get("$schema") != "https://www.speedscope.app/file-format-schema.json":
+        fail("speedscope: $schema %r" % doc.get("$schema"))
+    frames = doc["shared"]["frames"]
+    if not frames or not all(isinstance(f.get("name"), str) for f in frames):
+        fail("speedscope: frames need a name: %r" % frames[:3])
+    (prof,) = doc["profiles"]
+    for key in ("type", "name", "unit", "startValue", "endValue", "samples", "weights"):
+        if key not in prof:
+            fail("speedscope: profile has no %r" % key)
+    if prof["type"] != "sampled" or prof["unit"] not in ("seconds", "none", "milliseconds"):
+        fail("speedscope: %r %r" % (prof["type"], prof["unit"]))
+    if len(prof["samples"]) != len(prof["weights"]) or not prof["samples"]:
+        fail("speedscope: %d samples, %d weights" % (len(prof["samples"]), len(prof["weights"])))
+    for sample in prof["samples"]:
+        if not all(isinstance(i, int) and 0 <= i < len(frames) for i in sample):
+            fail("speedscope: a sample names a frame that does not exist: %r" % sample)
+    if abs(sum(prof["weights"]) - prof["endValue"]) > 1e-3:
+        fail("speedscope: endValue %r is not the weights' sum" % prof["endValue"])
+    hot = sum(w for s, w in zip(prof["samples"], prof["weights"])
+              if frames[s[-1]]["name"] == "hot_function")
+    return hot / sum(prof["weights"])
+
+
+def read_varint(data, at):
+    """(value, next offset) of the base-128 varint at data[at]."""
+    value = shift = 0
+    while True:
+        b = data[at]
+        at += 1
+        value |= (b & 0x7f) << shift
+        shift += 7
+        if not b & 0x80:
+            return value, at
+
+
+def protobuf_fields(data):
+    """(field number, wire type, value) of a protobuf message: varints as
+    ints, length-delimited fields as bytes (a small decoder of the wire
+    format, for pprof)."""
+    out, at = [], 0
+    while at < len(data):
+        key, at = read_varint(data, at)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, at = read_varint(data, at)
+            out.append((number, 0, value))
+        elif wire == 2:
+            n, at = read_varint(data, at)
+            out.append((number, 2, data[at:at + n]))
+            at += n
+        elif wire in (1, 5):
+            size = 8 if wire == 1 else 4
+            out.append((number, wire, data[at:at + size]))
+            at += size
+        else:
+            fail("pprof: wire type %d" % wire)
+    return out
+
+
+def packed(fields, number):
+    """A repeated scalar field, packed (proto3) or not."""
+    values = []
+    for n, wire, v in fields:
+        if n != number:
+            continue
+        if wire == 0:
+            values.append(v)
+            continue
+        at = 0
+        while at < len(v):
+            value, at = read_varint(v, at)
+            values.append(value)
+    return values
+
+
+def check_pprof(path):
+    """Decode the gzipped profile.proto: string table, functions, locations
+    and samples must refer to each other; the hot function's share of the
+    samples is returned."""
+    import gzip
+    data = gzip.open(path).read()
+    top = protobuf_fields(data)
+    strings = [v.decode() for n, w, v in top if n == 6]
+    if not strings or strings[0] != "":
+        fail("pprof: string_table[0] must be empty: %r" % strings[:3])
+    functions, locations, samples = {}, {}, []
+    for n, w, v in top:
+        f = protobuf_fields(v) if w == 2 and n in (2, 4, 5) else None
+        if n == 5:
+            d = {k: val for k, _, val in f}
+            functions[d[1]] = strings[d[2]]
+        elif n == 4:
+            d = {k: val for k, _, val in f if k != 4}
+            lines = [dict((k, val) for k, _, val in protobuf_fields(l)) for k, _, l in f if k == 4]
+            locations[d[1]] = [l[1] for l in lines]
+        elif n == 2:
+            samples.append((packed(f, 1), packed(f, 2)))
+    if not functions or not locations or not samples:
+        fail("pprof: %d functions, %d locations, %d samples" % (
+            len(functions), len(locations), len(samples)))
+    types = [dict((k, val) for k, _, val in protobuf_fields(v)) for n, w, v in top if n == 1]
+    if [(strings[t[1]], strings[t[2]]) for t in types] != [("samples", "count"),
+                                                          ("cpu", "nanoseconds")]:
+        fail("pprof: sample types %r" % types)
+    hot = total = 0
+    for locs, values in samples:
+        if len(values) != 2 or not locs:
+            fail("pprof: sample %r %r" % (locs, values))
+        for l in locs:
+            if l not in locations or any(fid not in functions for fid in locations[l]):
+                fail("pprof: location %d or its function is not in the profile" % l)
+        total += values[0]
+        if functions[locations[locs[0]][0]] == "hot_function":  # the leaf comes first
+            hot += values[0]
+    if subprocess.run(["sh", "-c", "command -v protoc"], stdout=subprocess.PIPE).returncode == 0:
+        p = subprocess.run(["protoc", "--decode_raw"], input=data, stdout=subprocess.PIPE)
+        if p.returncode != 0:
+            fail("pprof: protoc --decode_raw refused the profile")
+    return hot / total
+
+
+def mode_record(build, work):
+    j = tool(build)
+    python = "/usr/bin/python3.11"
+    proc, gate = start_script(python, [], HOT_PROFILE_SCRIPT, work, "hot_profile.py")
+    try:
+        out_path = os.path.join(work, "profile.txt")
+        rc, out, err = run([j, "record", str(proc.pid), "-d", "2", "--nonblocking", "-o",
+                            out_path])
+        if rc != 0 or not re.search(r"\d+ samples, [\d.]+ Hz, \d+ errors", err):
+            fail("record --nonblocking: exit %d, progress %r" % (rc, err))
+        stacks = parse_collapsed(open(out_path).read())
+        share = dominates("record --nonblocking", python_leaves(stacks))
+        print("ok: record --nonblocking: collapsed parses, hot_function %.0f%% of %d samples"
+              % (100 * share, sum(stacks.values())))
+        rc, out, err = run([j, "record", str(proc.pid), "-d", "2", "-o", out_path])
+        stacks = parse_collapsed(open(out_path).read())
+        share = dominates("record (mixed)", python_leaves(stacks))
+        natives = {f for s in stacks for f in s if not PY_LABEL.match(f)}
+        if rc != 0 or "_start" not in natives or any(s[0] != "_start" for s in stacks):
+            fail("record (mixed): exit %d, stacks do not start at _start: %r" % (
+                rc, sorted(natives)[:10]))
+        assert_running(proc.pid, "record (mixed)")
+        print("ok: record (mixed): every stack from _start; hot_function the innermost "
+              "Python function of %.0f%%" % (100 * share))
+        path = os.path.join(work, "profile.speedscope.json")
+        rc, out, err = run([j, "record", str(proc.pid), "-d", "1", "--nonblocking",
+                            "--format", "speedscope", "-o", path])
+        share = check_speedscope(path)
+        if rc != 0 or share < 0.4:
+            fail("speedscope: exit %d, hot_function %.0f%%" % (rc, 100 * share))
+        print("ok: speedscope: the schema's required fields; hot_function %.0f%%" % (100 * share))
+        path = os.path.join(work, "profile.pb.gz")
+        rc, out, err = run([j, "record", str(proc.pid), "-d", "1", "--nonblocking",
+                            "--format", "pprof", "-o", path])
+        share = check_pprof(path)
+        if rc != 0 or share < 0.4:
+            fail("pprof: exit %d, hot_function %.0f%%" % (rc, 100 * share))
+        print("ok: pprof: gzipped profile.proto decoded; hot_function %.0f%%" % (100 * share))
+        # Ctrl-C: a run without -d ends cleanly, writes its profile, releases.
+        p = subprocess.Popen([j, "record", str(proc.pid), "-o", out_path],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        seen, deadline = b"", time.time() + 60
+        while b" samples" not in seen and time.time() < deadline:  # sampling has begun
+            seen += os.read(p.stderr.fileno(), 4096)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+        err = (seen + err).decode(errors="replace")
+        if p.returncode != 0 or not parse_collapsed(open(out_path).read()):
+            fail("record + SIGINT: exit %d: %s" % (p.returncode, err))
+        assert_running(proc.pid, "record interrupted")
+        print("ok: record interrupted by SIGINT: exit 0, profile written, target running")
+        rc, out, err = run([j, "top", str(proc.pid), "-d", "1", "--nonblocking"])
+        m = re.search(r"^ *([\d.]+)% +[\d.]+% +hot_function \(", out, re.M)
+        if rc != 0 or not m or float(m.group(1)) < 40:
+            fail("top: exit %d:\n%s" % (rc, out))
+        print("ok: top: hot_function on top with %s%% own" % m.group(1))
+    finally:
+        if os.path.exists(gate):
+            os.unlink(gate)
+        proc.wait(timeout=60)
+    return 0
+
+
+def reads_per_sample(err):
+    stats = dict(re.findall(r"^(\w[\w ]*): (\d+)$", err, re.M))
+    return int(stats["reads"]) / int(stats["samples"]), stats
+
+
+def mode_cache(build, work):
+    """The code cache: the same stacks with and without it on a target that
+    does not move (the demo at its checkpoint), with fewer reads."""
+    j = tool(build)
+    demo = WaitingDemo(build, work)
+    try:
+        runs = {}
+        for label, extra in (("cache", []), ("no cache", ["--no-cache"])):
+            for blocking in ([], ["--nonblocking"]):
+                path = os.path.join(work, "cache.txt")
+                rc, out, err = run([j, "record", str(demo.proc.pid), "-d", "1", "--stats",
+                                    "-o", path] + extra + blocking)
+                if rc != 0:
+                    fail("record %s: exit %d: %s" % (extra, rc, err))
+                runs[(label, bool(blocking))] = (set(parse_collapsed(open(path).read())),
+                                                 reads_per_sample(err))
+        for blocking in (False, True):
+            (with_stacks, (with_reads, stats)) = runs[("cache", blocking)]
+            (without_stacks, (without_reads, _)) = runs[("no cache", blocking)]
+            mode = "nonblocking" if blocking else "mixed"
+            if with_stacks != without_stacks or len(with_stacks) != 1:
+                fail("%s: stacks differ with the cache:\n%r\n%r" % (
+                    mode, with_stacks, without_stacks))
+            if not with_reads < without_reads or int(stats["reads saved"]) == 0:
+                fail("%s: %.1f reads/sample with the cache, %.1f without (%r)" % (
+                    mode, with_reads, without_reads, stats))
+            print("ok: %s: the same stack with and without the cache; %.1f reads/sample with "
+                  "it, %.1f without (%s reads saved)" % (mode, with_reads, without_reads,
+                                                          stats["reads saved"]))
+        demo.release()
+    finally:
+        demo.kill()
+    return 0
+
+
+def main():
+    if len(sys.argv) < 4:
+        print(__doc__)
+        return 2
+    build, mode = os.path.abspath(sys.argv[1]), sys.argv[3]
+    work = tempfile.mkdtemp(prefix="ju-cli-", dir=build)
+    try:
+        if mode == "demo":
+            mode_demo(build, work)
+            return 0
+        if mode == "threads":
+            check_threads(build, work, "/usr/bin/python3.11", [], "threads (Debian 3.11)")
+            return 0
+        if mode == "core":
+            return mode_core(build, work)
+        if mode == "errors":
+            return mode_errors(build, work)
+        if mode == "record":
+            return mode_record(build, work)
+        if mode == "cache":
+            return mode_cache(build, work)
+        if mode == "real":
+            return mode_real(build, work, sys.argv[4:])
+        print("unknown mode %s" % mode)
+        return 2
+    finally:
+        import shutil
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    sys.exit(main())

@@ -1,0 +1,199 @@
+/* The jitunwind command: what its files share. Every file holds one
+ * concern (main.c: arguments and dispatch; target.c: opening a process or
+ * a core; threads.c: /proc listing; ptrace_regs.c / core_regs.c: registers;
+ * build_ids.c: --exe against a core; stack.c: one thread's mixed stack;
+ * stack_command.c: `stack`; labels.c, output_text.c, output_json.c:
+ * printing; record_command.c: `record` and `top`; profile.c and
+ * output_{collapsed,speedscope,pprof}.c: the recorded profile).
+ * Unwinding and decoding are the library's. */
+#ifndef JITUNWIND_CLI_H
+#define JITUNWIND_CLI_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "jitunwind/jitunwind.h"
+
+/* Exit codes (docs/cli.md, the man page). */
+enum cli_exit {
+    CLI_OK = 0,
+    CLI_USAGE = 1,        /* bad arguments */
+    CLI_NO_TARGET = 2,    /* no such process or core file */
+    CLI_PERMISSION = 3,   /* memory or ptrace access refused */
+    CLI_NOT_PYTHON = 4,   /* no CPython runtime in the target */
+    CLI_VERSION = 5,      /* a CPython version the library has no layout for */
+    CLI_PARTIAL = 6,      /* a result was printed, but some of it is missing */
+    CLI_MISMATCH = 7      /* the core is not the --exe's, or is not a usable core */
+};
+
+#define CLI_MAX_TIDS 4096u
+#define CLI_MAX_NATIVE 4096u  /* native frames per thread */
+#define CLI_MAX_PY 2048u      /* Python frames per thread */
+#define CLI_MAX_NOTES 8
+#define CLI_NOTE_MAX 320
+#define CLI_SYMBOL_MAX 256
+
+struct cli_options {
+    const char *command; /* "stack", "record", "top" */
+    int pid;
+    const char *core;
+    const char *exe;
+    int python_only;  /* --python: no ptrace, Python frames only */
+    int native_all;   /* --native-all */
+    int json;
+    int locals;
+    int tids[64];     /* --threads */
+    size_t n_tids;
+    /* record / top */
+    double hz;
+    double duration;  /* seconds; 0: until interrupted */
+    const char *output;
+    const char *format; /* collapsed, speedscope, pprof */
+    int nonblocking;
+    int no_cache;
+    int stats;
+};
+
+/* Set by SIGINT/SIGTERM/SIGHUP: finish what is under way (detach), then stop. */
+extern volatile sig_atomic_t cli_interrupted;
+void cli_install_signal_handlers(void);
+
+/* --- target.c --- */
+struct cli_target {
+    int live;
+    int pid;               /* live: the process; core: the one it was dumped from, or 0 */
+    const char *core_path;
+    int arch;
+    jitunwind_process_reader *proc;
+    jitunwind_core_reader *core;
+    struct jitunwind_memory mem;   /* counts its reads into `reads`, then `raw` */
+    struct jitunwind_memory raw;
+    uint64_t reads;                /* reads of the target (block fills included) */
+    struct cli_blocks *blocks;     /* record's per-sample read cache, or NULL */
+    jitunwind_modules *mods;
+    jitunwind_registry *reg;
+    jitunwind_pyreader *py;
+    struct jitunwind_py_location loc;
+    uint64_t eval_start, eval_end;
+    char notes[CLI_MAX_NOTES][CLI_NOTE_MAX];
+    int n_notes;
+};
+
+/* Open the target of `opt` (a PID or a core): memory, modules, ranges and
+ * the Python reader. Returns CLI_OK or an exit code after printing one
+ * line on stderr. `need_native`: modules and ranges are loaded. */
+int cli_target_open(struct cli_target *t, const struct cli_options *opt, int need_native);
+void cli_target_close(struct cli_target *t);
+void cli_target_note(struct cli_target *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* record: serve reads from 4 KiB blocks read once each until
+ * cli_target_forget_reads (a sample of a running target, or one stopped
+ * thread): a thread's frames and stack words lie together, so a sample
+ * makes a few large reads instead of many small ones. */
+int cli_target_cache_reads(struct cli_target *t);
+void cli_target_forget_reads(struct cli_target *t);
+/* Re-read the ranges (a live target's JIT keeps registering). */
+void cli_target_load_ranges(struct cli_target *t);
+
+/* --- threads.c --- */
+struct cli_thread {
+    int tid;
+    char name[32];
+    struct jitunwind_regs regs;
+    int have_regs;
+    char error[160];  /* why there are no registers */
+};
+/* The threads of live process `pid` (/proc/PID/task), at most `max`. */
+int cli_list_threads(int pid, struct cli_thread *out, size_t max, size_t *count);
+/* t->name from /proc/PID/task/TID/comm ("" when gone). */
+void cli_thread_name(int pid, struct cli_thread *t);
+int cli_tid_wanted(const struct cli_options *opt, int tid);
+
+/* --- ptrace_regs.c --- */
+/* Stop thread `tid` (PTRACE_SEIZE + PTRACE_INTERRUPT), read its registers
+ * into t->regs. 0, or -errno with t->error set. On success the thread stays
+ * stopped until cli_ptrace_release. */
+int cli_ptrace_stop(struct cli_thread *t);
+/* Detach (re-injecting a signal that arrived meanwhile): always call after
+ * a successful stop. */
+void cli_ptrace_release(struct cli_thread *t);
+
+/* --- core_regs.c --- */
+/* The threads of a core (NT_PRSTATUS notes), with their registers. */
+int cli_core_threads(const char *core_path, struct cli_thread *out, size_t max, size_t *count,
+                     char *err, size_t err_len);
+/* The process id a core was dumped from (NT_PRPSINFO), or 0. */
+int cli_core_pid(const char *core_path);
+
+/* --- build_ids.c --- */
+/* The GNU build id of the executable a core was dumped from (its first
+ * page as the core or the mapped file holds it) and of a file: 0 with
+ * hex in `out`, or -1 when unknown. */
+int cli_core_exe_build_id(const struct cli_target *t, const char *exe_name, char *out,
+                          size_t len);
+int cli_file_build_id(const char *path, char *out, size_t len);
+
+/* --- stack.c --- */
+struct cli_native {
+    struct jitunwind_frame f;
+    uint32_t role;
+    int hidden;                /* interpreter-internal, not shown without --native-all */
+    struct jitunwind_range range; /* valid when has_range; name points into range_name */
+    int has_range;
+    char range_name[JITUNWIND_NAME_MAX];
+    char symbol[CLI_SYMBOL_MAX];
+    uint64_t offset;           /* from the symbol */
+    const char *module;        /* valid while the target lives */
+    char jit_label[CLI_SYMBOL_MAX]; /* a CPython executor's uop label, or "" */
+};
+
+struct cli_stack {
+    struct cli_thread thread;
+    struct cli_native native[CLI_MAX_NATIVE];
+    size_t n_native;
+    int stop_reason;
+    struct jitunwind_py_frame py[CLI_MAX_PY];
+    size_t n_py;
+    int py_status;             /* of the frame chain (0, or ELOOP/ELIMIT/EREAD/...) */
+    char py_error[JITUNWIND_ERROR_MESSAGE_MAX + 32];
+    struct jitunwind_mixed_item items[CLI_MAX_NATIVE + CLI_MAX_PY];
+    size_t n_items;
+    int python_thread;         /* a Python thread state runs on it */
+    int holds_gil;
+    size_t hidden;
+    int partial;               /* something is missing: regs, chain, anchors */
+};
+
+/* Fill s->py with the Python frames of OS thread `tid` (all thread states
+ * that run on it, joined). */
+void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s);
+/* The whole stack of `th` (its registers set, or not: then Python frames
+ * only). */
+void cli_stack_build(struct cli_target *t, const struct cli_thread *th,
+                     const struct cli_options *opt, struct cli_stack *s);
+
+/* --- output_text.c, output_json.c --- */
+const char *cli_rule_name(uint32_t rule);
+const char *cli_kind_name(uint32_t kind);
+const char *cli_origin_name(uint32_t origin);
+const char *cli_role_name(uint32_t role);
+/* "py::jit:leaf [jit fp-preserving]": how a frame in a range is named. */
+void cli_native_label(const struct cli_native *n, char *buf, size_t len);
+
+void cli_text_header(FILE *out, const struct cli_target *t);
+void cli_text_stack(FILE *out, struct cli_target *t, const struct cli_stack *s,
+                    const struct cli_options *opt);
+void cli_text_footer(FILE *out, const struct cli_target *t);
+void cli_json_begin(FILE *out, const struct cli_target *t);
+void cli_json_stack(FILE *out, struct cli_target *t, const struct cli_stack *s,
+                    const struct cli_options *opt, int first);
+void cli_json_end(FILE *out, const struct cli_target *t, int exit_code);
+void cli_json_string(FILE *out, const char *s);
+
+/* --- commands --- */
+int cli_stack_command(const struct cli_options *opt);
+int cli_record_command(const struct cli_options *opt);
+
+#endif

@@ -1,0 +1,204 @@
+/* jitunwind: mixed native + Python stacks of a live process or a core,
+ * without a debugger, and a sampling profiler. Arguments and dispatch. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage_text[] =
+    "usage: jitunwind stack PID [--python] [--native-all] [--json] [--locals] [--threads TID,...]\n"
+    "       jitunwind stack --core CORE [--exe PYTHON] [--native-all] [--json] [--locals]\n"
+    "                       [--threads TID,...]\n"
+    "       jitunwind record PID [-F HZ] [-d SECONDS] [-o FILE]\n"
+    "                       [--format collapsed|speedscope|pprof] [--nonblocking] [--no-cache]\n"
+    "                       [--stats]\n"
+    "       jitunwind top PID [-F HZ] [-d SECONDS] [--nonblocking]\n"
+    "       jitunwind --help | --version\n";
+
+static const char help_text[] =
+    "\n"
+    "Show every thread's stack, native and Python frames interleaved, through\n"
+    "CPython's JIT executors and perf trampolines (and any JIT that registers with\n"
+    "libjitunwind); each native frame says how it was found (initial, rule, cfi,\n"
+    "fp, lr) and a frame in JIT or trampoline code names its range and rule.\n"
+    "\n"
+    "stack options:\n"
+    "  --core CORE      read a core file instead of a live process\n"
+    "  --exe PYTHON     the executable the core was dumped from (checked by build id)\n"
+    "  --python         Python frames only: no ptrace, the process is never stopped\n"
+    "  --native-all     also show the interpreter's own native frames between eval loops\n"
+    "  --json           one JSON document (schema in docs/cli.md)\n"
+    "  --locals         each Python frame's arguments and locals (repr, bounded)\n"
+    "  --threads LIST   only these thread ids (comma-separated)\n"
+    "\n"
+    "record / top options:\n"
+    "  -F HZ            samples per second (default 100)\n"
+    "  -d SECONDS       how long (default: until Ctrl-C)\n"
+    "  -o FILE          output file (record; default: stdout)\n"
+    "  --format F       collapsed (default), speedscope or pprof (gzipped protobuf)\n"
+    "  --nonblocking    Python stacks only, read without stopping the process\n"
+    "  --no-cache       do not cache code objects and line tables between samples\n"
+    "  --stats          print the reads made and saved by the cache at the end\n"
+    "\n"
+    "A live process is stopped one thread at a time (PTRACE_SEIZE + PTRACE_INTERRUPT)\n"
+    "and always released, also on Ctrl-C. Exit codes: 0 ok, 1 usage, 2 no such\n"
+    "process or file, 3 permission or ptrace refused, 4 not a Python process,\n"
+    "5 unsupported CPython version, 6 partial result, 7 core unusable or not the\n"
+    "--exe's.\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "jitunwind: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n%s", usage_text);
+    return CLI_USAGE;
+}
+
+static int parse_int(const char *s, int *out)
+{
+    char *end;
+    long v;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v <= 0 || v > 0x7fffffff)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    double v;
+    errno = 0;
+    v = strtod(s, &end);
+    if (errno || end == s || *end || !(v > 0) || v > 1e6)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_tids(const char *s, struct cli_options *opt)
+{
+    char buf[1024], *save = NULL, *tok;
+    snprintf(buf, sizeof buf, "%s", s);
+    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (opt->n_tids >= sizeof opt->tids / sizeof opt->tids[0] ||
+            parse_int(tok, &opt->tids[opt->n_tids]) < 0)
+            return -1;
+        opt->n_tids++;
+    }
+    return opt->n_tids ? 0 : -1;
+}
+
+/* The value of option argv[*i], or NULL (a usage error was printed). */
+static const char *value(int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc) {
+        usage_error("%s needs a value", argv[*i]);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int parse(int argc, char **argv, struct cli_options *opt)
+{
+    int i, is_stack = strcmp(opt->command, "stack") == 0;
+    opt->hz = 100;
+    opt->format = "collapsed";
+    for (i = 2; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (strcmp(a, "--core") == 0 && is_stack) {
+            if (!(opt->core = value(argc, argv, &i)))
+                return CLI_USAGE;
+        } else if (strcmp(a, "--exe") == 0 && is_stack) {
+            if (!(opt->exe = value(argc, argv, &i)))
+                return CLI_USAGE;
+        } else if (strcmp(a, "--python") == 0 && is_stack) {
+            opt->python_only = 1;
+        } else if (strcmp(a, "--native-all") == 0 && is_stack) {
+            opt->native_all = 1;
+        } else if (strcmp(a, "--json") == 0 && is_stack) {
+            opt->json = 1;
+        } else if (strcmp(a, "--locals") == 0 && is_stack) {
+            opt->locals = 1;
+        } else if (strcmp(a, "--threads") == 0 && is_stack) {
+            if (!(v = value(argc, argv, &i)))
+                return CLI_USAGE;
+            if (parse_tids(v, opt) < 0)
+                return usage_error("--threads wants thread ids separated by commas, not %s", v);
+        } else if (strcmp(a, "-F") == 0 && !is_stack) {
+            if (!(v = value(argc, argv, &i)))
+                return CLI_USAGE;
+            if (parse_double(v, &opt->hz) < 0 || opt->hz > 10000)
+                return usage_error("-F wants a rate from 1 to 10000 Hz, not %s", v);
+        } else if (strcmp(a, "-d") == 0 && !is_stack) {
+            if (!(v = value(argc, argv, &i)))
+                return CLI_USAGE;
+            if (parse_double(v, &opt->duration) < 0)
+                return usage_error("-d wants a positive number of seconds, not %s", v);
+        } else if (strcmp(a, "-o") == 0 && !is_stack) {
+            if (!(opt->output = value(argc, argv, &i)))
+                return CLI_USAGE;
+        } else if (strcmp(a, "--format") == 0 && !is_stack) {
+            if (!(v = value(argc, argv, &i)))
+                return CLI_USAGE;
+            if (strcmp(v, "collapsed") && strcmp(v, "speedscope") && strcmp(v, "pprof"))
+                return usage_error("--format is collapsed, speedscope or pprof, not %s", v);
+            opt->format = v;
+        } else if (strcmp(a, "--nonblocking") == 0 && !is_stack) {
+            opt->nonblocking = 1;
+        } else if (strcmp(a, "--no-cache") == 0 && !is_stack) {
+            opt->no_cache = 1;
+        } else if (strcmp(a, "--stats") == 0 && !is_stack) {
+            opt->stats = 1;
+        } else if (a[0] != '-' && !opt->pid) {
+            if (parse_int(a, &opt->pid) < 0)
+                return usage_error("%s is not a process id", a);
+        } else {
+            return usage_error("unknown or misplaced argument %s", a);
+        }
+    }
+    if (opt->core && opt->pid)
+        return usage_error("%s", "give a PID or --core, not both");
+    if (opt->exe && !opt->core)
+        return usage_error("%s", "--exe goes with --core");
+    if (opt->core && opt->python_only)
+        return usage_error("%s", "--python is for live processes (a core never runs)");
+    if (!opt->core && !opt->pid)
+        return usage_error("%s", is_stack ? "give a PID or --core CORE" : "give a PID");
+    return CLI_OK;
+}
+
+int main(int argc, char **argv)
+{
+    struct cli_options opt;
+    int code;
+    memset(&opt, 0, sizeof opt);
+    if (argc < 2)
+        return usage_error("%s", "no command");
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        printf("%s%s", usage_text, help_text);
+        return CLI_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("jitunwind %s\n", jitunwind_version_string());
+        return CLI_OK;
+    }
+    opt.command = argv[1];
+    if (strcmp(opt.command, "stack") && strcmp(opt.command, "record") &&
+        strcmp(opt.command, "top"))
+        return usage_error("unknown command %s", opt.command);
+    if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+        printf("%s%s", usage_text, help_text);
+        return CLI_OK;
+    }
+    if ((code = parse(argc, argv, &opt)) != CLI_OK)
+        return code;
+    if (strcmp(opt.command, "stack") == 0)
+        return cli_stack_command(&opt);
+    return cli_record_command(&opt);
+}

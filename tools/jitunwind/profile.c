@@ -1,0 +1,168 @@
+/* See profile.h: two open-addressing hash tables over growable arrays. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return h;
+}
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return mix(h, 0xff);
+}
+
+void profile_init(struct profile *p, double hz)
+{
+    memset(p, 0, sizeof *p);
+    p->hz = hz;
+}
+
+void profile_free(struct profile *p)
+{
+    size_t i;
+    for (i = 0; i < p->n_frames; i++) {
+        free(p->frames[i].name);
+        free(p->frames[i].file);
+    }
+    for (i = 0; i < p->n_stacks; i++)
+        free(p->stacks[i].frames);
+    free(p->frames);
+    free(p->frame_slots);
+    free(p->stacks);
+    free(p->stack_slots);
+    memset(p, 0, sizeof *p);
+}
+
+static uint64_t frame_hash(uint32_t kind, const char *name, const char *file, int32_t line)
+{
+    return hash_str(hash_str(mix(kind, (uint64_t)(uint32_t)line), name), file);
+}
+
+/* Double a hash table when it is half full, re-inserting with `rehash`. */
+static int grow_slots(uint32_t **slots, size_t *count, size_t used,
+                      uint64_t (*key)(const struct profile *, uint32_t), const struct profile *p)
+{
+    size_t n = *count ? *count * 2 : 1024, i;
+    uint32_t *fresh;
+    if (used * 2 < *count)
+        return 0;
+    if (!(fresh = calloc(n, sizeof *fresh)))
+        return -1;
+    for (i = 0; i < *count; i++) {
+        if ((*slots)[i]) {
+            size_t at = key(p, (*slots)[i] - 1) & (n - 1);
+            while (fresh[at])
+                at = (at + 1) & (n - 1);
+            fresh[at] = (*slots)[i];
+        }
+    }
+    free(*slots);
+    *slots = fresh;
+    *count = n;
+    return 0;
+}
+
+static uint64_t frame_key(const struct profile *p, uint32_t id)
+{
+    const struct profile_frame *f = &p->frames[id];
+    return frame_hash(f->kind, f->name, f->file, f->line);
+}
+
+static uint64_t stack_hash(const uint32_t *ids, uint32_t depth)
+{
+    uint64_t h = depth;
+    uint32_t i;
+    for (i = 0; i < depth; i++)
+        h = mix(h, ids[i]);
+    return h;
+}
+
+static uint64_t stack_key(const struct profile *p, uint32_t id)
+{
+    return stack_hash(p->stacks[id].frames, p->stacks[id].depth);
+}
+
+uint32_t profile_frame(struct profile *p, uint32_t kind, const char *name, const char *file,
+                       int32_t line)
+{
+    size_t at;
+    struct profile_frame *f;
+    if (grow_slots(&p->frame_slots, &p->frame_slot_count, p->n_frames, frame_key, p) < 0)
+        return UINT32_MAX;
+    at = frame_hash(kind, name, file, line) & (p->frame_slot_count - 1);
+    while (p->frame_slots[at]) {
+        f = &p->frames[p->frame_slots[at] - 1];
+        if (f->kind == kind && f->line == line && strcmp(f->name, name) == 0 &&
+            strcmp(f->file, file) == 0)
+            return p->frame_slots[at] - 1;
+        at = (at + 1) & (p->frame_slot_count - 1);
+    }
+    if (p->n_frames == p->cap_frames) {
+        size_t cap = p->cap_frames ? p->cap_frames * 2 : 256;
+        struct profile_frame *fresh = realloc(p->frames, cap * sizeof *fresh);
+        if (!fresh)
+            return UINT32_MAX;
+        p->frames = fresh;
+        p->cap_frames = cap;
+    }
+    f = &p->frames[p->n_frames];
+    f->kind = kind;
+    f->line = line;
+    f->name = strdup(name);
+    f->file = strdup(file);
+    if (!f->name || !f->file) {
+        free(f->name);
+        free(f->file);
+        return UINT32_MAX;
+    }
+    p->frame_slots[at] = (uint32_t)++p->n_frames;
+    return (uint32_t)(p->n_frames - 1);
+}
+
+int profile_add(struct profile *p, const uint32_t *ids, uint32_t depth)
+{
+    size_t at;
+    struct profile_stack *s;
+    if (grow_slots(&p->stack_slots, &p->stack_slot_count, p->n_stacks, stack_key, p) < 0)
+        return -1;
+    at = stack_hash(ids, depth) & (p->stack_slot_count - 1);
+    p->stacks_seen++;
+    while (p->stack_slots[at]) {
+        s = &p->stacks[p->stack_slots[at] - 1];
+        if (s->depth == depth && memcmp(s->frames, ids, depth * sizeof *ids) == 0) {
+            s->count++;
+            return 0;
+        }
+        at = (at + 1) & (p->stack_slot_count - 1);
+    }
+    if (p->n_stacks == p->cap_stacks) {
+        size_t cap = p->cap_stacks ? p->cap_stacks * 2 : 256;
+        struct profile_stack *fresh = realloc(p->stacks, cap * sizeof *fresh);
+        if (!fresh)
+            return -1;
+        p->stacks = fresh;
+        p->cap_stacks = cap;
+    }
+    s = &p->stacks[p->n_stacks];
+    if (!(s->frames = malloc((depth ? depth : 1) * sizeof *ids)))
+        return -1;
+    memcpy(s->frames, ids, depth * sizeof *ids);
+    s->depth = depth;
+    s->count = 1;
+    p->stack_slots[at] = (uint32_t)++p->n_stacks;
+    return 0;
+}
+
+void profile_frame_label(const struct profile_frame *f, char *buf, size_t len)
+{
+    if (f->kind == PROFILE_PYTHON)
+        snprintf(buf, len, "%s (%s:%d)", f->name, f->file, f->line);
+    else
+        snprintf(buf, len, "%s", f->name);
+}

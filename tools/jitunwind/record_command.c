@@ -1,0 +1,351 @@
+/* `jitunwind record` and `jitunwind top`: sample a live process at a rate.
+ * --nonblocking reads Python stacks without ever stopping it; otherwise each
+ * sample stops each thread briefly (as `stack` does: seize, interrupt, read,
+ * detach) for the mixed native + Python stack. Ctrl-C ends the run after
+ * the thread being read is released, and the profile is still written. */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "profile.h"
+
+#define CODE_CACHE_ENTRIES 4096u
+
+struct sampler {
+    const struct cli_options *opt;
+    struct cli_target t;
+    struct profile prof;
+    struct cli_stack *s;
+    struct cli_thread threads[CLI_MAX_TIDS];
+    size_t n_threads;
+    double listed_at;
+    uint64_t errors;
+    int gone;
+    uint32_t ids[CLI_MAX_NATIVE + CLI_MAX_PY];
+};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint32_t native_id(struct sampler *sm, const struct cli_native *n)
+{
+    char label[JITUNWIND_NAME_MAX + CLI_SYMBOL_MAX];
+    const char *module = n->module ? n->module : "";
+    const char *base = strrchr(module, '/');
+    base = base ? base + 1 : module;
+    if (n->has_range) {
+        cli_native_label(n, label, sizeof label);
+        return profile_frame(&sm->prof, n->role == JITUNWIND_ROLE_JIT ? PROFILE_JIT
+                                                                      : PROFILE_TRAMPOLINE,
+                             label, "", 0);
+    }
+    if (n->symbol[0])
+        return profile_frame(&sm->prof, PROFILE_NATIVE, n->symbol, module, 0);
+    snprintf(label, sizeof label, "?? (%s)", base[0] ? base : "anonymous");
+    return profile_frame(&sm->prof, PROFILE_NATIVE, label, module, 0);
+}
+
+static uint32_t python_id(struct sampler *sm, const struct jitunwind_py_frame *f)
+{
+    return profile_frame(&sm->prof, PROFILE_PYTHON, f->qualname[0] ? f->qualname : "<unknown>",
+                         f->filename, f->line);
+}
+
+/* One thread's stack into the profile, root first. The eval loop's own
+ * frames are left out (the Python frames they run stand for them), and so
+ * are the interpreter's internal calls between them, as `stack` hides them. */
+static void record_stack(struct sampler *sm, const struct cli_stack *s)
+{
+    uint32_t depth = 0, id;
+    size_t i;
+    for (i = s->n_items; i-- > 0;) {
+        const struct jitunwind_mixed_item *it = &s->items[i];
+        if (it->kind == JITUNWIND_MIXED_NATIVE) {
+            const struct cli_native *n = &s->native[it->index];
+            if (n->hidden || n->role == JITUNWIND_ROLE_EVAL)
+                continue;
+            id = native_id(sm, n);
+        } else {
+            id = python_id(sm, &s->py[it->index]);
+        }
+        if (id != UINT32_MAX)
+            sm->ids[depth++] = id;
+    }
+    if (depth)
+        profile_add(&sm->prof, sm->ids, depth);
+}
+
+/* --nonblocking: every Python thread's frames, read while it runs. */
+static void sample_python(struct sampler *sm)
+{
+    static struct jitunwind_py_thread pts[JITUNWIND_PY_MAX_THREADS];
+    size_t n = 0, i;
+    if (jitunwind_pyreader_threads(sm->t.py, pts, JITUNWIND_PY_MAX_THREADS, &n) < 0)
+        sm->errors++;
+    for (i = 0; i < n; i++) {
+        struct cli_stack *s = sm->s;
+        size_t got = 0;
+        if (!pts[i].current_frame)
+            continue;
+        /* A thread that runs on changes its chain under the reader: a
+         * chain cut short is counted as an error and recorded as read. */
+        if (jitunwind_pyreader_frames(sm->t.py, pts[i].current_frame, s->py, CLI_MAX_PY,
+                                      &got) < 0)
+            sm->errors++;
+        s->n_py = got;
+        s->n_native = 0;
+        jitunwind_mix(NULL, 0, s->py, s->n_py, s->items, sizeof s->items / sizeof s->items[0],
+                      &s->n_items);
+        record_stack(sm, s);
+    }
+}
+
+/* Blocking: each thread stopped in turn for its mixed stack. */
+static void sample_mixed(struct sampler *sm, double t)
+{
+    size_t i;
+    if (t - sm->listed_at > 1.0 || sm->n_threads == 0) {
+        if (cli_list_threads(sm->t.pid, sm->threads, CLI_MAX_TIDS, &sm->n_threads) < 0) {
+            sm->gone = 1;
+            return;
+        }
+        sm->listed_at = t;
+    }
+    for (i = 0; i < sm->n_threads && !cli_interrupted; i++) {
+        struct cli_thread *th = &sm->threads[i];
+        int rc = cli_ptrace_stop(th);
+        if (rc == -ESRCH)
+            continue;
+        if (rc < 0) {
+            sm->errors++;
+            continue;
+        }
+        cli_target_forget_reads(&sm->t); /* the others ran: their memory moved */
+        cli_stack_build(&sm->t, th, sm->opt, sm->s);
+        cli_ptrace_release(th);
+        if (sm->s->py_status < 0 || sm->s->stop_reason != JITUNWIND_STOP_END)
+            sm->errors++;
+        record_stack(sm, sm->s);
+    }
+}
+
+static void progress(struct sampler *sm, double elapsed, int final)
+{
+    struct jitunwind_py_cache_stats cs;
+    fprintf(stderr, "\rjitunwind: %.1f s, %llu samples, %.1f Hz, %llu errors, %.0f reads/sample",
+            elapsed, (unsigned long long)sm->prof.samples,
+            elapsed > 0 ? (double)sm->prof.samples / elapsed : 0.0,
+            (unsigned long long)sm->errors,
+            sm->prof.samples ? (double)sm->t.reads / (double)sm->prof.samples : 0.0);
+    if (jitunwind_pyreader_cache_stats(sm->t.py, &cs) == 0 && (cs.hits || cs.misses))
+        fprintf(stderr, ", cache %.0f%% hits, %llu reads saved",
+                100.0 * (double)cs.hits / (double)(cs.hits + cs.misses),
+                (unsigned long long)cs.reads_saved);
+    fprintf(stderr, final ? "\n" : "   ");
+    fflush(stderr);
+}
+
+static void stats(struct sampler *sm)
+{
+    struct jitunwind_py_cache_stats cs = {0};
+    jitunwind_pyreader_cache_stats(sm->t.py, &cs);
+    fprintf(stderr, "samples: %llu\nstacks: %llu\nerrors: %llu\nreads: %llu\n"
+                    "cache hits: %llu\ncache misses: %llu\ncache invalidated: %llu\n"
+                    "reads saved: %llu\n",
+            (unsigned long long)sm->prof.samples, (unsigned long long)sm->prof.stacks_seen,
+            (unsigned long long)sm->errors, (unsigned long long)sm->t.reads,
+            (unsigned long long)cs.hits, (unsigned long long)cs.misses,
+            (unsigned long long)cs.invalidated, (unsigned long long)cs.reads_saved);
+}
+
+/* The output is opened before sampling starts, so that a path that cannot
+ * be written is said at once rather than after the run. */
+static int write_profile(struct sampler *sm, FILE *out)
+{
+    const struct cli_options *opt = sm->opt;
+    int rc;
+    if (strcmp(opt->format, "speedscope") == 0)
+        rc = output_speedscope(out, &sm->prof);
+    else if (strcmp(opt->format, "pprof") == 0)
+        rc = output_pprof(out, &sm->prof);
+    else
+        rc = output_collapsed(out, &sm->prof);
+    if (fflush(out) != 0)
+        rc = -1;
+    if (rc < 0)
+        fprintf(stderr, "jitunwind: writing the profile failed\n");
+    return rc;
+}
+
+struct hot {
+    uint32_t frame;
+    uint64_t self, total;
+};
+
+static int by_self(const void *a, const void *b)
+{
+    const struct hot *x = a, *y = b;
+    if (x->self != y->self)
+        return x->self < y->self ? 1 : -1;
+    return x->total < y->total ? 1 : x->total > y->total ? -1 : 0;
+}
+
+/* `top`: the functions seen most, innermost (own) and anywhere on a stack
+ * (total), since the start; a Python function's lines are added up. */
+static void show_top(struct sampler *sm, double elapsed)
+{
+    const struct profile *p = &sm->prof;
+    struct profile funcs;
+    struct hot *h = NULL;
+    uint32_t *fid = calloc(p->n_frames + 1, sizeof *fid), *seen = NULL;
+    size_t i, shown;
+    uint32_t d;
+    profile_init(&funcs, 0);
+    for (i = 0; fid && i < p->n_frames; i++)
+        fid[i] = profile_frame(&funcs, p->frames[i].kind, p->frames[i].name, p->frames[i].file, 0);
+    if (!fid || !(h = calloc(funcs.n_frames + 1, sizeof *h)) ||
+        !(seen = calloc(funcs.n_frames + 1, sizeof *seen)))
+        goto done;
+    for (i = 0; i < funcs.n_frames; i++)
+        h[i].frame = (uint32_t)i;
+    for (i = 0; i < p->n_stacks; i++) {
+        const struct profile_stack *s = &p->stacks[i];
+        if (!s->depth || fid[s->frames[s->depth - 1]] == UINT32_MAX)
+            continue;
+        h[fid[s->frames[s->depth - 1]]].self += s->count;
+        for (d = 0; d < s->depth; d++) {
+            uint32_t f = fid[s->frames[d]];
+            if (f == UINT32_MAX || seen[f] == i + 1)
+                continue; /* recursion counts once per stack */
+            seen[f] = (uint32_t)(i + 1);
+            h[f].total += s->count;
+        }
+    }
+    qsort(h, funcs.n_frames, sizeof *h, by_self);
+    if (isatty(STDOUT_FILENO))
+        printf("\033[H\033[2J");
+    printf("jitunwind top: process %d, %.1f s, %llu samples, %llu stacks, %llu errors\n\n",
+           sm->t.pid, elapsed, (unsigned long long)p->samples,
+           (unsigned long long)p->stacks_seen, (unsigned long long)sm->errors);
+    printf("%7s %7s  %s\n", "%Own", "%Total", "Function");
+    for (shown = 0; shown < funcs.n_frames && shown < 25; shown++) {
+        const struct profile_frame *f = &funcs.frames[h[shown].frame];
+        double n = p->stacks_seen ? (double)p->stacks_seen : 1.0;
+        if (!h[shown].self && !h[shown].total)
+            break;
+        printf("%6.1f%% %6.1f%%  %s%s%s%s\n", 100.0 * (double)h[shown].self / n,
+               100.0 * (double)h[shown].total / n, f->name,
+               f->kind == PROFILE_PYTHON ? " (" : "", f->kind == PROFILE_PYTHON ? f->file : "",
+               f->kind == PROFILE_PYTHON ? ")" : "");
+    }
+    fflush(stdout);
+done:
+    profile_free(&funcs);
+    free(fid);
+    free(h);
+    free(seen);
+}
+
+int cli_record_command(const struct cli_options *opt)
+{
+    struct sampler *sm = calloc(1, sizeof *sm);
+    FILE *out = stdout;
+    double start, next, period = 1.0 / opt->hz, last_shown = 0;
+    int code, top = strcmp(opt->command, "top") == 0;
+    if (!sm || !(sm->s = calloc(1, sizeof *sm->s))) {
+        fprintf(stderr, "jitunwind: out of memory\n");
+        free(sm);
+        return CLI_NO_TARGET;
+    }
+    sm->opt = opt;
+    cli_install_signal_handlers();
+    profile_init(&sm->prof, opt->hz);
+    if ((code = cli_target_open(&sm->t, opt, !opt->nonblocking)) != CLI_OK)
+        goto done;
+    if (!opt->no_cache && (jitunwind_pyreader_cache_code(sm->t.py, CODE_CACHE_ENTRIES) < 0 ||
+                           cli_target_cache_reads(&sm->t) < 0))
+        fprintf(stderr, "jitunwind: no memory for the caches; reading without them\n");
+    if (!opt->nonblocking) {
+        /* Find out now whether ptrace is allowed, rather than at each sample. */
+        struct cli_thread probe;
+        memset(&probe, 0, sizeof probe);
+        probe.tid = sm->t.pid;
+        if (cli_ptrace_stop(&probe) == -EPERM) {
+            fprintf(stderr, "jitunwind: cannot ptrace process %d: %s; --nonblocking samples "
+                            "Python stacks without it\n", sm->t.pid, probe.error);
+            code = CLI_PERMISSION;
+            goto done;
+        }
+        if (probe.have_regs)
+            cli_ptrace_release(&probe);
+    }
+    if (!top && opt->output && !(out = fopen(opt->output, "we"))) {
+        fprintf(stderr, "jitunwind: cannot write %s: %s\n", opt->output, strerror(errno));
+        out = stdout;
+        code = CLI_NO_TARGET;
+        goto done;
+    }
+    start = next = last_shown = now();
+    while (!cli_interrupted && !sm->gone) {
+        double t = now();
+        struct timespec ts;
+        if (opt->duration > 0 && t - start >= opt->duration)
+            break;
+        if (kill(sm->t.pid, 0) != 0 && errno == ESRCH) {
+            sm->gone = 1;
+            break;
+        }
+        sm->prof.samples++;
+        if (!opt->no_cache) {
+            jitunwind_pyreader_cache_next_sample(sm->t.py);
+            cli_target_forget_reads(&sm->t);
+        }
+        if (opt->nonblocking)
+            sample_python(sm);
+        else
+            sample_mixed(sm, t);
+        t = now();
+        if (t - last_shown >= (top ? 1.0 : 0.5)) {
+            last_shown = t;
+            if (top)
+                show_top(sm, t - start);
+            else
+                progress(sm, t - start, 0);
+        }
+        next += period;
+        if (next < t)
+            next = t; /* behind: no burst to catch up, the achieved rate says so */
+        ts.tv_sec = (time_t)next;
+        ts.tv_nsec = (long)((next - (double)ts.tv_sec) * 1e9);
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+    }
+    sm->prof.seconds = now() - start;
+    if (top)
+        show_top(sm, sm->prof.seconds);
+    progress(sm, sm->prof.seconds, 1);
+    if (sm->gone)
+        fprintf(stderr, "jitunwind: process %d exited; the profile holds what was sampled\n",
+                sm->t.pid);
+    if (opt->stats)
+        stats(sm);
+    code = CLI_OK;
+    if (!top && write_profile(sm, out) < 0)
+        code = CLI_NO_TARGET;
+done:
+    if (out != stdout)
+        fclose(out);
+    profile_free(&sm->prof);
+    cli_target_close(&sm->t);
+    free(sm->s);
+    free(sm);
+    return code;
+}

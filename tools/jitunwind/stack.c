@@ -1,0 +1,208 @@
+/* One thread's mixed stack: its native frames unwound by the library
+ * (ranges' rules, CFI, frame pointers), each named (symbol, range, or a
+ * CPython executor's uop), its Python frames decoded, and the two
+ * interleaved by jitunwind_mix. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static struct jitunwind_py_thread py_threads[JITUNWIND_PY_MAX_THREADS];
+
+void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s)
+{
+    size_t n = 0, i;
+    int rc = jitunwind_pyreader_threads(t->py, py_threads, JITUNWIND_PY_MAX_THREADS, &n);
+    s->n_py = 0;
+    s->py_status = 0;
+    s->py_error[0] = '\0';
+    s->holds_gil = -1;
+    if (rc < 0) {
+        s->py_status = rc;
+        snprintf(s->py_error, sizeof s->py_error, "thread list: %s",
+                 jitunwind_pyreader_last_error(t->py)->message);
+    }
+    /* A thread that entered subinterpreters has a thread state in each:
+     * their chains are joined in interpreter-list order. */
+    for (i = 0; i < n; i++) {
+        size_t got = 0;
+        if ((int)py_threads[i].native_thread_id != tid)
+            continue;
+        s->python_thread = 1;
+        if (py_threads[i].holds_gil >= 0)
+            s->holds_gil = py_threads[i].holds_gil;
+        if (!py_threads[i].current_frame || s->n_py >= CLI_MAX_PY)
+            continue;
+        rc = jitunwind_pyreader_frames(t->py, py_threads[i].current_frame, s->py + s->n_py,
+                                       CLI_MAX_PY - s->n_py, &got);
+        s->n_py += got;
+        if (rc < 0 && !s->py_status) {
+            s->py_status = rc;
+            snprintf(s->py_error, sizeof s->py_error, "%s",
+                     jitunwind_pyreader_last_error(t->py)->message);
+        }
+    }
+}
+
+/* Native names by address: a symbol table search is linear, and a sampler
+ * meets the same return addresses at every sample. The modules of a target
+ * do not change while it is open; one cache serves one target at a time. */
+#define SYMBOL_CACHE 4096u
+struct symbol_entry {
+    const jitunwind_modules *mods;
+    uint64_t at;    /* lookup address + 1; 0: empty */
+    uint64_t offset;
+    int found;
+    char symbol[CLI_SYMBOL_MAX];
+};
+static struct symbol_entry symbol_cache[SYMBOL_CACHE];
+
+static int symbolize(struct cli_target *t, uint64_t at, char *buf, size_t len, uint64_t *off)
+{
+    struct symbol_entry *e = &symbol_cache[(at >> 2) % SYMBOL_CACHE];
+    if (e->at != at + 1 || e->mods != t->mods) {
+        e->mods = t->mods;
+        e->at = at + 1;
+        e->offset = 0;
+        e->found = jitunwind_modules_symbolize(t->mods, at, e->symbol, sizeof e->symbol,
+                                               &e->offset) == 0;
+    }
+    if (!e->found)
+        return -1;
+    snprintf(buf, len, "%s", e->symbol);
+    *off = e->offset;
+    return 0;
+}
+
+static void name_native(struct cli_target *t, struct cli_native *nf, int innermost)
+{
+    uint64_t pc = nf->f.regs.pc, at = jitunwind_lookup_address(t->arch, pc, innermost), off = 0;
+    const struct jitunwind_range *r = jitunwind_registry_lookup(t->reg, at);
+    long m = jitunwind_modules_find(t->mods, at);
+    nf->symbol[0] = nf->jit_label[0] = '\0';
+    nf->has_range = r != NULL;
+    nf->module = NULL;
+    if (r) {
+        nf->range = *r;
+        snprintf(nf->range_name, sizeof nf->range_name, "%s", r->name ? r->name : "??");
+        nf->range.name = nf->range_name;
+        nf->role = r->kind == JITUNWIND_KIND_JIT ? JITUNWIND_ROLE_JIT : JITUNWIND_ROLE_TRAMPOLINE;
+        if (r->kind == JITUNWIND_KIND_JIT && r->origin == JITUNWIND_ORIGIN_INTERPRETER && t->py) {
+            static struct jitunwind_py_jit_pc where;
+            if (jitunwind_pyreader_jit_pc(t->py, at, 0, &where) == 0)
+                jitunwind_py_jit_pc_label(&where, nf->jit_label, sizeof nf->jit_label);
+        }
+        return;
+    }
+    if (m >= 0) {
+        struct jitunwind_module_info info;
+        if (jitunwind_modules_info(t->mods, (size_t)m, &info) == 0)
+            nf->module = info.path;
+    }
+    if (symbolize(t, at, nf->symbol, sizeof nf->symbol, &off) == 0)
+        nf->offset = off + (pc - at);
+    nf->role = jitunwind_native_role_from_symbol(nf->symbol) == JITUNWIND_ROLE_EVAL
+                   ? JITUNWIND_ROLE_EVAL : JITUNWIND_ROLE_OTHER;
+}
+
+/* Without --native-all, the interpreter's own native frames between the
+ * innermost and the outermost eval loop (calls, vectorcalls) are hidden:
+ * the Python frames say the same. */
+static void hide_interpreter_frames(struct cli_target *t, struct cli_stack *s)
+{
+    size_t i, first = s->n_native, last = 0;
+    for (i = 0; i < s->n_native; i++) {
+        if (s->native[i].role == JITUNWIND_ROLE_EVAL) {
+            if (first == s->n_native)
+                first = i;
+            last = i;
+        }
+    }
+    for (i = first + 1; i < last; i++) {
+        struct cli_native *nf = &s->native[i];
+        if (nf->role == JITUNWIND_ROLE_OTHER && nf->module &&
+            strcmp(nf->module, t->loc.module) == 0) {
+            nf->hidden = 1;
+            s->hidden++;
+        }
+    }
+}
+
+static void unwind_native(struct cli_target *t, const struct cli_thread *th, struct cli_stack *s)
+{
+    static struct jitunwind_frame frames[CLI_MAX_NATIVE];
+    int n = jitunwind_unwind(t->arch, t->reg, t->mods, &t->mem, &th->regs, frames,
+                             CLI_MAX_NATIVE, 0, &s->stop_reason);
+    size_t i;
+    s->n_native = n > 0 ? (size_t)n : 0;
+    for (i = 0; i < s->n_native; i++) {
+        memset(&s->native[i], 0, sizeof s->native[i]);
+        s->native[i].f = frames[i];
+        s->native[i].f.range = NULL; /* the registry may change: kept as a copy */
+        name_native(t, &s->native[i], i == 0);
+    }
+}
+
+/* The innermost Python frame of an eval loop that called JIT code may show
+ * a lagging line; the uop at the innermost JIT frame of the run above that
+ * eval loop, looked up in the frame's code, gives the exact one. */
+static void exact_lines(struct cli_target *t, struct cli_stack *s)
+{
+    static struct jitunwind_py_jit_pc where;
+    size_t i;
+    for (i = 0; i < s->n_items; i++) {
+        const struct jitunwind_mixed_item *it = &s->items[i];
+        struct jitunwind_py_frame *f;
+        size_t first;
+        if (it->kind != JITUNWIND_MIXED_PYTHON || !(it->flags & JITUNWIND_MIXED_LINE_MAY_LAG))
+            continue;
+        f = &s->py[it->index];
+        f->flags |= JITUNWIND_PYFRAME_LINE_MAY_LAG;
+        if (it->anchor == JITUNWIND_MIXED_NO_ANCHOR || it->anchor == 0 || !t->py)
+            continue;
+        for (first = it->anchor; first > 0 && s->native[first - 1].role == JITUNWIND_ROLE_JIT;)
+            first--;
+        if (first == it->anchor)
+            continue;
+        if (jitunwind_pyreader_jit_pc(t->py, jitunwind_lookup_address(
+                                                 t->arch, s->native[first].f.regs.pc, first == 0),
+                                      f->code, &where) == 0 &&
+            where.region == JITUNWIND_JIT_REGION_UOP && where.uop.line > 0) {
+            f->line = where.uop.line;
+            f->flags &= ~(uint32_t)JITUNWIND_PYFRAME_LINE_MAY_LAG;
+        }
+    }
+}
+
+void cli_stack_build(struct cli_target *t, const struct cli_thread *th,
+                     const struct cli_options *opt, struct cli_stack *s)
+{
+    static uint32_t roles[CLI_MAX_NATIVE];
+    size_t i;
+    s->thread = *th;
+    s->n_native = s->n_items = s->hidden = 0;
+    s->stop_reason = JITUNWIND_STOP_NONE;
+    s->python_thread = 0;
+    s->partial = 0;
+    if (th->have_regs && !opt->python_only)
+        unwind_native(t, th, s);
+    else if (!opt->python_only)
+        s->partial = 1;
+    cli_python_frames(t, th->tid, s);
+    for (i = 0; i < s->n_native; i++)
+        roles[i] = s->native[i].role;
+    if (jitunwind_mix(roles, s->n_native, s->py, s->n_py, s->items,
+                      sizeof s->items / sizeof s->items[0], &s->n_items) < 0)
+        s->partial = 1;
+    exact_lines(t, s);
+    if (!opt->native_all)
+        hide_interpreter_frames(t, s);
+    if (s->py_status < 0)
+        s->partial = 1;
+    for (i = 0; i < s->n_items && s->n_native; i++)
+        if (s->items[i].kind == JITUNWIND_MIXED_PYTHON &&
+            s->items[i].anchor == JITUNWIND_MIXED_NO_ANCHOR)
+            s->partial = 1; /* Python frames no native frame was found to run */
+    if (s->n_native && s->stop_reason != JITUNWIND_STOP_END)
+        s->partial = 1;
+}

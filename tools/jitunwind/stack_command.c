@@ -1,0 +1,154 @@
+/* `jitunwind stack`: every thread of a live process or a core, one at a
+ * time: stop it (live), unwind, decode, print, release. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static int tracer_of(int pid)
+{
+    char path[64], line[256];
+    int tracer = 0;
+    FILE *f;
+    snprintf(path, sizeof path, "/proc/%d/status", pid);
+    if (!(f = fopen(path, "re")))
+        return 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "TracerPid: %d", &tracer) == 1)
+            break;
+    fclose(f);
+    return tracer;
+}
+
+static void ptrace_refused(int pid, int err)
+{
+    int tracer = tracer_of(pid);
+    if (tracer > 0)
+        fprintf(stderr, "jitunwind: cannot ptrace process %d: it is already traced by process "
+                        "%d (a debugger?); --python reads Python frames without ptrace\n",
+                pid, tracer);
+    else
+        fprintf(stderr, "jitunwind: cannot ptrace process %d: %s (run as its user or root; "
+                        "see /proc/sys/kernel/yama/ptrace_scope); --python reads Python frames "
+                        "without ptrace\n", pid, strerror(err));
+}
+
+/* --python: the OS threads that run a Python thread state. */
+static size_t python_threads(struct cli_target *t, struct cli_thread *out, size_t max)
+{
+    static struct jitunwind_py_thread pts[JITUNWIND_PY_MAX_THREADS];
+    size_t n = 0, i, j, count = 0;
+    jitunwind_pyreader_threads(t->py, pts, JITUNWIND_PY_MAX_THREADS, &n);
+    for (i = 0; i < n && count < max; i++) {
+        int tid = (int)pts[i].native_thread_id;
+        for (j = 0; j < count && out[j].tid != tid; j++)
+            ;
+        if (j < count)
+            continue;
+        memset(&out[count], 0, sizeof out[count]);
+        out[count].tid = tid;
+        if (t->live)
+            cli_thread_name(t->pid, &out[count]);
+        count++;
+    }
+    return count;
+}
+
+static size_t list_threads(struct cli_target *t, const struct cli_options *opt,
+                           struct cli_thread *out, size_t max, int *code)
+{
+    size_t n = 0;
+    char err[256];
+    *code = CLI_OK;
+    if (opt->python_only)
+        return python_threads(t, out, max);
+    if (!t->live) {
+        if (cli_core_threads(t->core_path, out, max, &n, err, sizeof err) < 0) {
+            fprintf(stderr, "jitunwind: %s\n", err);
+            *code = CLI_MISMATCH;
+        }
+        return n;
+    }
+    if (cli_list_threads(t->pid, out, max, &n) < 0) {
+        fprintf(stderr, "jitunwind: no process %d\n", t->pid);
+        *code = CLI_NO_TARGET;
+    }
+    return n;
+}
+
+int cli_stack_command(const struct cli_options *opt)
+{
+    static struct cli_thread threads[CLI_MAX_TIDS];
+    struct cli_target t;
+    struct cli_stack *s = NULL;
+    size_t n, i, shown = 0, stopped = 0;
+    int code, partial = 0, refused = 0;
+    cli_install_signal_handlers();
+    if ((code = cli_target_open(&t, opt, !opt->python_only)) != CLI_OK)
+        goto done;
+    n = list_threads(&t, opt, threads, CLI_MAX_TIDS, &code);
+    if (code != CLI_OK)
+        goto done;
+    if (!(s = calloc(1, sizeof *s))) {
+        fprintf(stderr, "jitunwind: out of memory\n");
+        code = CLI_NO_TARGET;
+        goto done;
+    }
+    for (i = 0; i < n && !cli_interrupted; i++) {
+        struct cli_thread *th = &threads[i];
+        int held = 0;
+        if (!cli_tid_wanted(opt, th->tid))
+            continue;
+        if (t.live && !opt->python_only) {
+            int rc = cli_ptrace_stop(th);
+            if (rc == -ESRCH)
+                continue; /* the thread ended since the listing */
+            if (rc == -EPERM && stopped == 0) {
+                refused = 1; /* every thread of the process will refuse alike */
+                ptrace_refused(t.pid, EPERM);
+                break;
+            }
+            held = rc == 0;
+            stopped += held;
+        }
+        cli_stack_build(&t, th, opt, s);
+        if (shown == 0) {
+            if (opt->json)
+                cli_json_begin(stdout, &t);
+            else
+                cli_text_header(stdout, &t);
+        }
+        if (opt->json)
+            cli_json_stack(stdout, &t, s, opt, shown == 0);
+        else
+            cli_text_stack(stdout, &t, s, opt);
+        if (held)
+            cli_ptrace_release(th);
+        shown++;
+        partial |= s->partial;
+    }
+    if (refused) {
+        code = CLI_PERMISSION;
+        goto done;
+    }
+    if (shown == 0) {
+        fprintf(stderr, "jitunwind: no thread to show%s\n",
+                opt->n_tids ? " (none of --threads exists)" : "");
+        code = opt->n_tids ? CLI_USAGE : CLI_NO_TARGET;
+        goto done;
+    }
+    code = partial || cli_interrupted ? CLI_PARTIAL : CLI_OK;
+    if (cli_interrupted)
+        fprintf(stderr, "jitunwind: interrupted; the threads shown were released\n");
+    if (opt->json)
+        cli_json_end(stdout, &t, code);
+    else
+        cli_text_footer(stdout, &t);
+done:
+    fflush(stdout);
+    free(s);
+    cli_target_close(&t);
+    return code;
+}

@@ -1,0 +1,324 @@
+/* Opening a target: its memory (a live process or a core), its native
+ * modules (CFI, symbols), its JIT and trampoline ranges in the library's
+ * order of trust (docs/design.md), and the CPython reader. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define EVAL_FUNCTION "_PyEval_EvalFrameDefault"
+
+void cli_target_note(struct cli_target *t, const char *fmt, ...)
+{
+    va_list ap;
+    if (t->n_notes >= CLI_MAX_NOTES)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(t->notes[t->n_notes++], CLI_NOTE_MAX, fmt, ap);
+    va_end(ap);
+}
+
+static const char *last_message(void)
+{
+    const struct jitunwind_error *e = jitunwind_last_error();
+    return e->message[0] ? e->message : jitunwind_strerror(e->code);
+}
+
+/* The runtime address of `name` in the module at `path`, or 0. */
+static uint64_t module_symbol(const jitunwind_modules *mods, const char *path, const char *name,
+                              uint64_t *size)
+{
+    size_t i, n = jitunwind_modules_count(mods);
+    for (i = 0; i < n; i++) {
+        struct jitunwind_module_info info;
+        uint64_t value, sz;
+        if (jitunwind_modules_info(mods, i, &info) < 0 || !info.path)
+            continue;
+        if (path && strcmp(info.path, path) != 0)
+            continue;
+        if (jitunwind_elf_symbol(info.path, name, &value, &sz) == 0 && value) {
+            if (size)
+                *size = sz;
+            return value + info.bias;
+        }
+        if (path)
+            break;
+    }
+    return 0;
+}
+
+static void load_perf_map(struct cli_target *t)
+{
+    char path[64];
+    size_t added = 0, skipped = 0;
+    int rc;
+    snprintf(path, sizeof path, "/tmp/perf-%d.map", t->pid);
+    if (access(path, F_OK) != 0)
+        return;
+    rc = jitunwind_registry_load_perf_map(t->reg, path, t->arch, &t->mem, &added, &skipped);
+    if (rc < 0)
+        cli_target_note(t, "%s: %s", path, jitunwind_registry_last_error(t->reg)->message);
+    else if (skipped)
+        cli_target_note(t, "%s: %zu lines skipped", path, skipped);
+}
+
+static void load_guesses(struct cli_target *t)
+{
+    struct jitunwind_mapping *maps = calloc(JITUNWIND_MAX_MAPPINGS, sizeof *maps);
+    size_t n = 0, added = 0;
+    int rc;
+    if (!maps)
+        return;
+    rc = t->live ? jitunwind_anonymous_exec_mappings(t->pid, maps, JITUNWIND_MAX_MAPPINGS, &n)
+                 : jitunwind_core_anonymous_exec_mappings(t->core_path, maps,
+                                                          JITUNWIND_MAX_MAPPINGS, &n);
+    if (rc == 0 && n)
+        rc = jitunwind_registry_add_guesses(t->reg, &t->mem, t->arch, maps, n, &added);
+    if (rc < 0)
+        cli_target_note(t, "anonymous mappings: %s", jitunwind_strerror(rc));
+    else if (added) {
+        cli_target_note(t, "no JIT metadata found: %zu ranges GUESSED from anonymous "
+                           "executable mappings", added);
+        if (t->eval_end && t->arch == JITUNWIND_ARCH_X86_64)
+            jitunwind_registry_scan_guesses(t->reg, t->eval_start, t->eval_end);
+    }
+    free(maps);
+}
+
+void cli_target_load_ranges(struct cli_target *t)
+{
+    uint64_t addr;
+    jitunwind_registry_clear(t->reg);
+    if ((addr = module_symbol(t->mods, NULL, "jitunwind_jit_descriptor", NULL))) {
+        struct jitunwind_jit_read_info info;
+        int rc = jitunwind_jit_read_descriptor(t->reg, &t->mem, addr, &info);
+        if (rc < 0)
+            cli_target_note(t, "descriptor at %#llx: %s", (unsigned long long)addr,
+                            jitunwind_registry_last_error(t->reg)->message);
+        else if (info.torn)
+            cli_target_note(t, "descriptor was mid-update when read");
+    }
+    if ((addr = module_symbol(t->mods, t->loc.module, JITUNWIND_GDB_JIT_DESCRIPTOR_SYMBOL, NULL)))
+        jitunwind_registry_load_gdb_jit(t->reg, &t->mem, addr, t->arch, NULL, NULL);
+    /* A core's perf map is the dumped process's, if it is still there (its
+     * code is checked against the core's bytes, so a stale one is skipped). */
+    if (t->pid)
+        load_perf_map(t);
+    if (t->py) {
+        int rc = jitunwind_pyreader_executor_ranges(t->py, t->reg, t->arch, t->eval_start,
+                                                    t->eval_end, NULL);
+        if (rc < 0 && rc != JITUNWIND_EUNSUPPORTED && rc != JITUNWIND_ENOTFOUND)
+            cli_target_note(t, "JIT executors: %s", jitunwind_pyreader_last_error(t->py)->message);
+        rc = jitunwind_pyreader_trampoline_ranges(t->py, t->reg, t->arch, NULL);
+        if (rc < 0 && rc != JITUNWIND_EUNSUPPORTED && rc != JITUNWIND_ENOTFOUND)
+            cli_target_note(t, "trampoline arenas: %s",
+                            jitunwind_pyreader_last_error(t->py)->message);
+    }
+    if (jitunwind_registry_count(t->reg) == 0)
+        load_guesses(t);
+}
+
+#define BLOCK 4096u /* a page: a block read never crosses into another mapping */
+#define BLOCKS 128u
+
+struct cli_blocks {
+    uint64_t base[BLOCKS]; /* block address + 1; 0: empty */
+    uint8_t data[BLOCKS][BLOCK];
+};
+
+static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
+{
+    struct cli_target *t = arg;
+    struct cli_blocks *b = t->blocks;
+    uint64_t base = addr & ~(uint64_t)(BLOCK - 1);
+    if (b && len <= BLOCK && addr + len >= addr && addr + len <= base + BLOCK) {
+        unsigned slot = (unsigned)((base / BLOCK) % BLOCKS);
+        if (b->base[slot] != base + 1) {
+            t->reads++;
+            if (t->raw.read(t->raw.arg, base, b->data[slot], BLOCK) < 0) {
+                b->base[slot] = 0;
+                goto direct; /* the page is unreadable: the read fails as asked */
+            }
+            b->base[slot] = base + 1;
+        }
+        memcpy(dst, b->data[slot] + (addr - base), len);
+        return 0;
+    }
+direct:
+    t->reads++;
+    return t->raw.read(t->raw.arg, addr, dst, len);
+}
+
+int cli_target_cache_reads(struct cli_target *t)
+{
+    if (!t->blocks && !(t->blocks = calloc(1, sizeof *t->blocks)))
+        return -1;
+    return 0;
+}
+
+void cli_target_forget_reads(struct cli_target *t)
+{
+    if (t->blocks)
+        memset(t->blocks->base, 0, sizeof t->blocks->base);
+}
+
+/* Every read of the target goes through a counter (record --stats). */
+static int count_reads(struct cli_target *t)
+{
+    t->raw = t->mem;
+    t->mem.read = counted_read;
+    t->mem.arg = t;
+    return CLI_OK;
+}
+
+static int open_memory(struct cli_target *t, const struct cli_options *opt)
+{
+    char path[64];
+    if (!t->live) {
+        if (access(opt->core, R_OK) != 0) {
+            fprintf(stderr, "jitunwind: %s: %s\n", opt->core, strerror(errno));
+            return CLI_NO_TARGET;
+        }
+        if (jitunwind_core_reader_new(&t->core, opt->core) < 0) {
+            fprintf(stderr, "jitunwind: %s\n", last_message());
+            return CLI_MISMATCH;
+        }
+        t->mem = jitunwind_core_reader_memory(t->core);
+        return count_reads(t);
+    }
+    snprintf(path, sizeof path, "/proc/%d", t->pid);
+    if (t->pid <= 0 || access(path, F_OK) != 0) {
+        fprintf(stderr, "jitunwind: no process %d\n", t->pid);
+        return CLI_NO_TARGET;
+    }
+    if (jitunwind_process_reader_new(&t->proc, t->pid) < 0) {
+        fprintf(stderr, "jitunwind: process %d: %s\n", t->pid, last_message());
+        return CLI_NO_TARGET;
+    }
+    t->mem = jitunwind_process_reader_memory(t->proc);
+    return count_reads(t);
+}
+
+/* Whether memory of the process can be read at all (ptrace access mode). */
+static int check_access(struct cli_target *t)
+{
+    uint64_t word;
+    if (!t->live || t->mem.read(t->mem.arg, t->loc.runtime_addr, &word, sizeof word) == 0)
+        return CLI_OK;
+    fprintf(stderr, "jitunwind: cannot read the memory of process %d: permission denied "
+                    "(run as its user or root; see /proc/sys/kernel/yama/ptrace_scope)\n",
+            t->pid);
+    return CLI_PERMISSION;
+}
+
+static int check_exe(struct cli_target *t, const char *exe)
+{
+    char in_core[128], in_file[128];
+    if (access(exe, R_OK) != 0) {
+        fprintf(stderr, "jitunwind: --exe %s: %s\n", exe, strerror(errno));
+        return CLI_NO_TARGET;
+    }
+    if (cli_file_build_id(exe, in_file, sizeof in_file) < 0) {
+        fprintf(stderr, "jitunwind: --exe %s is not an ELF executable with a build id\n", exe);
+        return CLI_MISMATCH;
+    }
+    if (cli_core_exe_build_id(t, exe, in_core, sizeof in_core) < 0) {
+        cli_target_note(t, "the core does not say which executable it was dumped from; "
+                           "--exe %s not checked", exe);
+        return CLI_OK;
+    }
+    if (strcmp(in_core, in_file) != 0) {
+        fprintf(stderr, "jitunwind: the core does not match the executable: %s has build id "
+                        "%s, the core's executable %s\n", exe, in_file, in_core);
+        return CLI_MISMATCH;
+    }
+    return CLI_OK;
+}
+
+static void find_eval_range(struct cli_target *t)
+{
+    uint64_t size = 0;
+    t->eval_start = module_symbol(t->mods, t->loc.module, EVAL_FUNCTION, &size);
+    t->eval_end = t->eval_start ? t->eval_start + size : 0;
+}
+
+static int open_python(struct cli_target *t)
+{
+    int rc = jitunwind_pyreader_new_for_module(&t->py, &t->mem, t->loc.runtime_addr,
+                                               t->loc.version_hex, t->loc.module);
+    if (rc == 0) {
+        const char *name = jitunwind_pyreader_layout_name(t->py);
+        if (name && strstr(name, "assumed"))
+            cli_target_note(t, "reading it as %s", name);
+        return CLI_OK;
+    }
+    fprintf(stderr, "jitunwind: %s (CPython %u.%u): %s\n", t->loc.module,
+            t->loc.version_hex >> 24, (t->loc.version_hex >> 16) & 0xff, last_message());
+    if (rc == JITUNWIND_EVERSION)
+        return CLI_VERSION;
+    return rc == JITUNWIND_EREAD && t->live ? CLI_PERMISSION : CLI_NOT_PYTHON;
+}
+
+int cli_target_open(struct cli_target *t, const struct cli_options *opt, int need_native)
+{
+    int code;
+    memset(t, 0, sizeof *t);
+    t->live = opt->core == NULL;
+    t->pid = opt->pid;
+    t->core_path = opt->core;
+    t->arch = jitunwind_host_arch();
+    if ((code = open_memory(t, opt)) != CLI_OK)
+        return code;
+    if (jitunwind_modules_new(&t->mods) < 0 || jitunwind_registry_new(&t->reg) < 0) {
+        fprintf(stderr, "jitunwind: out of memory\n");
+        return CLI_NO_TARGET;
+    }
+    if (!t->live && opt->exe && (code = check_exe(t, opt->exe)) != CLI_OK)
+        return code;
+    if (!t->live)
+        t->pid = cli_core_pid(t->core_path);
+    if (t->live ? jitunwind_py_locate_live(t->pid, &t->loc) < 0
+                : jitunwind_py_locate_core(t->core_path, &t->loc) < 0) {
+        if (t->live)
+            fprintf(stderr, "jitunwind: process %d is not a Python process (no _PyRuntime in "
+                            "its mapped files)\n", t->pid);
+        else
+            fprintf(stderr, "jitunwind: %s: no Python runtime (no _PyRuntime in the files "
+                            "its NT_FILE note names: %s)\n", t->core_path, last_message());
+        return CLI_NOT_PYTHON;
+    }
+    if (!jitunwind_py_version_supported(t->loc.version_hex)) {
+        fprintf(stderr, "jitunwind: CPython %u.%u (%s) is not supported\n",
+                t->loc.version_hex >> 24, (t->loc.version_hex >> 16) & 0xff, t->loc.module);
+        return CLI_VERSION;
+    }
+    if ((code = check_access(t)) != CLI_OK)
+        return code;
+    if ((code = open_python(t)) != CLI_OK)
+        return code;
+    if (!need_native)
+        return CLI_OK;
+    if ((t->live ? jitunwind_modules_load_proc(t->mods, t->pid)
+                 : jitunwind_modules_load_core(t->mods, t->core_path)) < 0)
+        cli_target_note(t, "native modules: %s", jitunwind_modules_last_error(t->mods)->message);
+    find_eval_range(t);
+    cli_target_load_ranges(t);
+    return CLI_OK;
+}
+
+void cli_target_close(struct cli_target *t)
+{
+    jitunwind_pyreader_free(t->py);
+    jitunwind_registry_free(t->reg);
+    jitunwind_modules_free(t->mods);
+    jitunwind_process_reader_free(t->proc);
+    jitunwind_core_reader_free(t->core);
+    free(t->blocks);
+    memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,63 @@
+/* The threads of a live process, from /proc/PID/task, with their names. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static int by_tid(const void *a, const void *b)
+{
+    const struct cli_thread *x = a, *y = b;
+    return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+void cli_thread_name(int pid, struct cli_thread *t)
+{
+    char path[96];
+    FILE *f;
+    snprintf(path, sizeof path, "/proc/%d/task/%d/comm", pid, t->tid);
+    t->name[0] = '\0';
+    if (!(f = fopen(path, "re")))
+        return;
+    if (fgets(t->name, sizeof t->name, f))
+        t->name[strcspn(t->name, "\n")] = '\0';
+    fclose(f);
+}
+
+int cli_list_threads(int pid, struct cli_thread *out, size_t max, size_t *count)
+{
+    char path[64];
+    DIR *d;
+    struct dirent *e;
+    size_t n = 0;
+    snprintf(path, sizeof path, "/proc/%d/task", pid);
+    *count = 0;
+    if (!(d = opendir(path)))
+        return -1;
+    while ((e = readdir(d)) && n < max) {
+        char *end;
+        long tid = strtol(e->d_name, &end, 10);
+        if (*end || tid <= 0)
+            continue;
+        memset(&out[n], 0, sizeof out[n]);
+        out[n].tid = (int)tid;
+        cli_thread_name(pid, &out[n]);
+        n++;
+    }
+    closedir(d);
+    qsort(out, n, sizeof *out, by_tid); /* the main thread (tid == pid) first */
+    *count = n;
+    return 0;
+}
+
+int cli_tid_wanted(const struct cli_options *opt, int tid)
+{
+    size_t i;
+    if (opt->n_tids == 0)
+        return 1;
+    for (i = 0; i < opt->n_tids; i++)
+        if (opt->tids[i] == tid)
+            return 1;
+    return 0;
+}
