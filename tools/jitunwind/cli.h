@@ -175,9 +175,6 @@ void cli_stack_build(struct cli_target *t, const struct cli_thread *th,
                      const struct cli_options *opt, struct cli_stack *s);
 
 /* --- output_text.c, output_json.c --- */
-const char *cli_rule_name(uint32_t rule);
-const char *cli_kind_name(uint32_t kind);
-const char *cli_origin_name(uint32_t origin);
 const char *cli_role_name(uint32_t role);
 /* "py::jit:leaf [jit fp-preserving]": how a frame in a range is named. */
 void cli_native_label(const struct cli_native *n, char *buf, size_t len);

@@ -4,39 +4,6 @@
 
 #include "cli.h"
 
-const char *cli_rule_name(uint32_t rule)
-{
-    switch (rule) {
-    case JITUNWIND_RULE_FP_PRESERVING: return "fp-preserving";
-    case JITUNWIND_RULE_TRAMPOLINE_FRAMED: return "framed";
-    case JITUNWIND_RULE_TRAMPOLINE_SUB8: return "sub8";
-    case JITUNWIND_RULE_SCAN: return "fp-or-scan";
-    default: return "?";
-    }
-}
-
-const char *cli_kind_name(uint32_t kind)
-{
-    switch (kind) {
-    case JITUNWIND_KIND_JIT: return "jit";
-    case JITUNWIND_KIND_TRAMPOLINE: return "trampoline";
-    case JITUNWIND_KIND_OTHER: return "other";
-    default: return "?";
-    }
-}
-
-const char *cli_origin_name(uint32_t origin)
-{
-    switch (origin) {
-    case JITUNWIND_ORIGIN_USER: return "user";
-    case JITUNWIND_ORIGIN_DESCRIPTOR: return "descriptor";
-    case JITUNWIND_ORIGIN_PERF_MAP: return "perf-map";
-    case JITUNWIND_ORIGIN_INTERPRETER: return "interpreter";
-    case JITUNWIND_ORIGIN_GUESS: return "guess";
-    default: return "?";
-    }
-}
-
 const char *cli_role_name(uint32_t role)
 {
     switch (role) {
@@ -54,7 +21,7 @@ void cli_native_label(const struct cli_native *n, char *buf, size_t len)
         snprintf(buf, len, "%s", n->symbol[0] ? n->symbol : "??");
         return;
     }
-    snprintf(rule, sizeof rule, "%s", cli_rule_name(n->range.rule));
+    snprintf(rule, sizeof rule, "%s", jitunwind_range_rule_string(n->range.rule));
     if (n->range.rule == JITUNWIND_RULE_FP_PRESERVING && n->range.frame_size &&
         n->range.frame_size != 16)
         snprintf(rule + strlen(rule), sizeof rule - strlen(rule), "/%u", n->range.frame_size);
@@ -64,8 +31,12 @@ void cli_native_label(const struct cli_native *n, char *buf, size_t len)
         const char *place = strstr(n->range_name, " (");
         int head = place ? (int)(place - n->range_name) : (int)strlen(n->range_name);
         snprintf(buf, len, "%.*s %s%s [%s %s]", head, n->range_name, n->jit_label,
-                 place ? place : "", cli_kind_name(n->range.kind), rule);
+                 place ? place : "", jitunwind_range_kind_string(n->range.kind), rule);
         return;
     }
-    snprintf(buf, len, "%s [%s %s]", n->range_name, cli_kind_name(n->range.kind), rule);
+    {
+        struct jitunwind_range named = n->range;
+        named.name = n->range_name;
+        jitunwind_range_label(&named, buf, len);
+    }
 }

@@ -89,8 +89,8 @@ static void native_json(FILE *out, const struct cli_native *n, size_t index)
     fprintf(out, ", ");
     hex(out, "end", n->range.end);
     fprintf(out, ", \"kind\": \"%s\", \"rule\": \"%s\", \"origin\": \"%s\", \"uop\": ",
-            cli_kind_name(n->range.kind), cli_rule_name(n->range.rule),
-            cli_origin_name(n->range.origin));
+            jitunwind_range_kind_string(n->range.kind), jitunwind_range_rule_string(n->range.rule),
+            jitunwind_range_origin_string(n->range.origin));
     if (n->jit_label[0])
         cli_json_string(out, n->jit_label);
     else

@@ -77,6 +77,13 @@ enum jitunwind_range_origin {
     JITUNWIND_ORIGIN_GUESS = 4       /* classified from memory mappings: a guess */
 };
 
+/* The words outputs use for a range's kind, rule and origin ("jit",
+ * "fp-preserving", "perf-map", ...; "?" for an unknown value). Static
+ * strings. */
+JITUNWIND_API const char *jitunwind_range_kind_string(uint32_t kind);
+JITUNWIND_API const char *jitunwind_range_rule_string(uint32_t rule);
+JITUNWIND_API const char *jitunwind_range_origin_string(uint32_t origin);
+
 /* One range [start, end). `stride` applies to trampoline rules: a range may
  * hold several copies of the trampoline at that stride (0 = one copy at
  * `start`). `frame_size` applies to FP_PRESERVING: 0, or a multiple of 8
