@@ -24,11 +24,12 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lldb_under_test import LLDB, MISSING, has_frame_providers  # noqa: E402
 from demo_stack import (EVAL, JIT_SCRIPT, as_guessed, check_stack, demo_setup,  # noqa: E402
                         expected_py_bt, expected_stack, fail, markers, parse_mixed, parse_py_bt)
 
 SKIP = 77
-LLDB = shutil.which("lldb-19") or shutil.which("lldb")
 PERF_MAPS = []
 
 
@@ -263,7 +264,7 @@ def main():
         return 2
     build, repo, mode = sys.argv[1:]
     if not LLDB:
-        print("SKIP: lldb is not installed (apt-get install lldb-19 python3-lldb-19)")
+        print("SKIP: " + MISSING)
         return SKIP
     setup = demo_setup(build)
     if setup is None:

@@ -10,16 +10,16 @@ Usage: test_lldb_values.py BUILD_DIR REPO_DIR PYTHON[,ARG...]
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
+sys.path.insert(0, HERE)
+from lldb_under_test import LLDB, MISSING  # noqa: E402
 from values_target import BUILTIN_CALL, SKIP, Checker, Target, gcore, run_all  # noqa: E402
 
-LLDB = shutil.which("lldb-19") or shutil.which("lldb")
 failures = []
 
 COMMANDS = [("bt", "bt"), ("py-bt-full", "py-bt-full"), ("py-up", "py-up"), ("frame", "frame info"),
@@ -103,7 +103,7 @@ def check_builtin_line(repo, env, spec, label):
 def main():
     build, repo, specs = sys.argv[1], sys.argv[2], sys.argv[3:]
     if LLDB is None:
-        print("SKIP: no lldb")
+        print("SKIP: " + MISSING)
         return SKIP
     return run_all(specs, lambda spec: run(build, repo, spec), failures)
 
