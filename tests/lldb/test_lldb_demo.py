@@ -72,6 +72,7 @@ def check_plugin(label, out, demo):
         fail("%s: the native walk did not reach the end of the stack:\n%s" % (label, mixed))
     print("ok: %s mixed-bt: every frame says how it was found (%d by rule, %d by CFI)" % (
         label, sources.count("rule"), sources.count("cfi")))
+    check_inlined(label, mixed)
     got_py = parse_py_bt(section(out, "py-bt"))
     if got_py != expected_py_bt(demo):
         fail("%s: py-bt\n  expected %r\n  got      %r" % (label, expected_py_bt(demo), got_py))
@@ -91,6 +92,24 @@ def check_plugin(label, out, demo):
             fail("%s: py-bt %s has no thread header:\n%s" % (label, flag,
                                                               section(out, "py-bt " + flag)))
 
+
+    if section(out, "py-bt").startswith("Thread "):
+        fail("%s: py-bt without -a has a thread header:\n%s" % (label, section(out, "py-bt")))
+
+
+def check_inlined(label, mixed):
+    """Inlined calls are frames of their own, as gdb lists them: the inlined
+    function at its own line, then the function it was inlined into, at the
+    same pc, at the call's line (Debian's python3.11 inlines
+    _PyObject_VectorcallTstate, pycore_call.h, into PyObject_Vectorcall)."""
+    lines = re.findall(r"^#\d+ +(0x[0-9a-f]+) in (\S+) at (\S+):(\d+)( \(\w+\))?$", mixed, re.M)
+    pairs = [(a, b) for a, b in zip(lines, lines[1:]) if a[0] == b[0] and not a[4] and b[4]]
+    if not any(a[1] == "_PyObject_VectorcallTstate" and a[2].endswith("/pycore_call.h") and
+               b[1] == "PyObject_Vectorcall" and b[2].endswith("/Objects/call.c") for a, b in pairs):
+        fail("%s: mixed-bt does not list the inlined _PyObject_VectorcallTstate as a frame "
+             "above PyObject_Vectorcall at call.c:\n%s" % (label, mixed))
+    print("ok: %s mixed-bt: %d inlined calls listed as frames, each above its caller at the "
+          "call's line" % (label, len(pairs)))
 
 
 PERF_SCRIPT = ("import os\n\ndef leaf():\n    os.getppid()  # @leaf\n\n"
