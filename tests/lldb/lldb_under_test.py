@@ -56,3 +56,12 @@ def has_frame_providers(env=None, lldb=LLDB):
                          env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                          timeout=120).stdout
     return "HAS_PROVIDER True" in out
+
+
+def work_dir(build):
+    """A folder under the build folder for this LLDB's files (cores,
+    scripts): the lldb.* and lldb22.* runs of a test may run at once."""
+    version = lldb_version() if LLDB else None
+    path = os.path.join(build, "lldb-tests-%s" % (version[0] if version else "unknown"))
+    os.makedirs(path, exist_ok=True)
+    return path

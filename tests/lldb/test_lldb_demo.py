@@ -25,7 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lldb_under_test import LLDB, MISSING, has_frame_providers  # noqa: E402
+from lldb_under_test import LLDB, MISSING, has_frame_providers, work_dir  # noqa: E402
 from demo_stack import (EVAL, JIT_SCRIPT, as_guessed, check_stack, demo_setup,  # noqa: E402
                         expected_py_bt, expected_stack, fail, markers, parse_mixed, parse_py_bt)
 
@@ -289,8 +289,7 @@ def main():
     if setup is None:
         return SKIP
     python, demo, env = setup
-    work = os.path.join(build, "lldb-tests")
-    os.makedirs(work, exist_ok=True)
+    work = work_dir(build)
 
     if mode == "live":
         out = run(lldb_cmd(repo, True, STOP + PLUGIN_COMMANDS + ["kill"], ["--", python, demo]), env)
@@ -308,8 +307,11 @@ def main():
             out = run(lldb_cmd(repo, True, ["target create %s --core %s" % (other, core),
                                             "py-bt", "jit-ranges"], []), env)
             want = "the core does not match the executable: %s has build id" % other
-            if not section(out, "py-bt").startswith("jitunwind: py-bt: " + want) or \
-                    section(out, "jit-ranges").count(want) != 1:
+            # LLDB 22+ may load the core's own executable instead (by build
+            # id): then the frames are right, and must be shown.
+            right = parse_py_bt(section(out, "py-bt")) == expected_py_bt(demo)
+            if not right and (not section(out, "py-bt").startswith("jitunwind: py-bt: " + want)
+                              or section(out, "jit-ranges").count(want) != 1):
                 fail("core opened with %s: want one line naming the build ids:\n%s"
                      % (other, out[-3000:]))
             print("ok: a core opened with the wrong executable says so, by build id")
@@ -345,10 +347,14 @@ def main():
         print(bt.rstrip())
         if not frames or frames[0] != "jitbed_checkpoint":
             fail("stock lldb did not stop at jitbed_checkpoint")
-        if frames.count(EVAL) >= expected_stack(demo).count(EVAL) and "_start" in frames:
+        # LLDB 22+ gets through the test bed's frame-pointer-keeping JIT on
+        # its own, but cannot name the JIT and trampoline frames.
+        unnamed = re.findall(r"frame #\d+: 0x[0-9a-f]+ *$", bt, re.M)
+        if frames.count(EVAL) >= expected_stack(demo).count(EVAL) and "_start" in frames \
+                and not unnamed:
             fail("stock lldb got through on its own: the plugin test would prove nothing")
-        print("ok: stock lldb stops after %d frames; the plugin's mixed-bt walks the whole stack"
-              % len(frames))
+        print("ok: stock lldb: %d frames, %d of them without a name; the plugin's mixed-bt "
+              "walks and names the whole stack" % (len(frames), len(unnamed)))
         return 0
 
     if mode == "recognizer":
@@ -373,19 +379,21 @@ def main():
         return 0
 
     if mode == "provider":
-        out = run([LLDB, "--no-lldbinit", "--batch", "-o",
-                   "script import lldb; print('HAS_PROVIDER', "
-                   "hasattr(lldb.SBTarget, 'RegisterScriptedFrameProvider'))"], env)
-        if "HAS_PROVIDER True" not in out:
-            version = run([LLDB, "--version"], env).strip().splitlines()[0]
-            print("SKIP: %s has no SBTarget.RegisterScriptedFrameProvider (LLDB 22+); "
-                  "the plugin detects this and does not register a provider" % version)
-            return SKIP
-        out = run(lldb_cmd(repo, True, STOP + ["target frame-provider list", "bt", "kill"],
-                           ["--", python, demo]), env)
-        if "MixedFrameProvider" not in out:
-            fail("frame provider not registered:\n" + out[-3000:])
-        print("ok: frame provider registered")
+        # Registered where LLDB has frame providers (22+; tests/lldb/
+        # test_lldb_provider.py checks what they show); elsewhere silently not.
+        out = run(lldb_cmd(repo, True, STOP + ["kill"], ["--", python, demo]), env)
+        if has_frame_providers(env):
+            out = run(lldb_cmd(repo, True, STOP + ["target frame-provider list", "kill"],
+                               ["--", python, demo]), env)
+            if "jitunwind_lldb.provider.MixedFrameProvider" not in \
+                    section(out, "target frame-provider list"):
+                fail("frame provider not registered:\n" + out[-3000:])
+            print("ok: the frame provider is registered")
+        else:
+            if "frame-provider" in out or "error" in out.split("(lldb) run")[0]:
+                fail("LLDB without frame providers: the plugin said something about them:\n"
+                     + out[-3000:])
+            print("ok: this LLDB has no frame providers: none registered, nothing said")
         return 0
 
     if mode == "extra":
