@@ -204,7 +204,7 @@ def check_errors(repo, env, python, demo):
     from jitunwind.ui.commands import COMMANDS
     specs = [spec for spec, _ in COMMANDS]
     names = [spec.lldb_name for spec in specs]
-    bad_args = ["--bogus", "-z", "abc", "0x10", "-5", "0", "5 extra", '"unbalanced']
+    bad_args = ["--bogus", "-z", "-x", "foo", "abc", "0x10", "-5", "0", "5 extra", '"unbalanced']
     cmds = ["%s %s" % (n, bad) for n in names for bad in bad_args]
     out = run(lldb_cmd(repo, True, cmds, []), env)
     no_leaks("bad arguments", out)

@@ -122,29 +122,34 @@ def check_interpreter(repo, env, spec):
     stop = ["breakpoint set -n getppid", "run"]
     check(label, repo, env, [python] + extra + [script], script, stop,
           ["break getppid", "run"], getppid_want(script, version, perf))
-    if jit:
+    if jit and not perf:
         check_jit(repo, env, python)
     return 0
 
 
 def check_jit(repo, env, python):
-    """A CPython JIT executor, named by its trace, between the C call and
-    the eval loop that runs `hot`."""
-    script = os.path.join(work_dir(BUILD), "provider_jit.py")
+    """Through a CPython JIT executor, named by its trace's call uop and
+    line, and the shim that entered it, to the eval loop that runs `hot`
+    and on to _start; live and on a core."""
+    script = os.path.join(work_dir(BUILD), "provider_jit_%s.py" % os.path.basename(python))
     with open(script, "w") as f:
         f.write(JIT_SCRIPT)
     at = markers(script)
-    out = run(lldb_cmd(repo, True, ["breakpoint set -n getppid", "run",
-                                    "breakpoint modify -i 5000 1", "continue", "bt", "kill"],
-                       ["--", python, script]), env)
-    got = [f for _, f in parse_bt(section(out, "bt"))]
-    jit = [i for i, f in enumerate(got) if isinstance(f, str) and f.startswith("py::jit:hot")]
-    hot = got.index(("py", "hot", at["hot"])) if ("py", "hot", at["hot"]) in got else -1
-    if not jit or hot < 0 or not jit[0] < hot or got[hot - 1] != EVAL or "_start" not in got:
-        fail("%s JIT: bt wants py::jit:hot, then the eval loop with hot above it, down to "
-             "_start:\n%s" % (python, section(out, "bt")))
-    print("ok: %s JIT: bt names the executor and runs on through hot's eval loop to _start"
-          % python)
+    want = ["py::jit:hot [uop CALL] (%s:%d) [jit fp-or-scan]" % (script, at["hot"]),
+            "py::jit:hot [shim] (%s:%d) [jit fp-or-scan]" % (script, at["hot_def"]),
+            EVAL, ("py", "hot", at["hot"]), ("py", "caller", at["caller"]),
+            ("py", "<module>", at["module"]), "_start"]
+    stop = ["breakpoint set -n getppid", "run", "breakpoint modify -i 5000 1", "continue"]
+    live = run(lldb_cmd(repo, True, stop + ["bt", "kill"], ["--", python, script]), env)
+    core = os.path.join(work_dir(BUILD), "provider-jit-%d.core" % os.getpid())
+    gcore_at(env, [python, script], ["break getppid", "run", "ignore 1 5000", "continue"], core)
+    from_core = run(lldb_cmd(repo, True, ["target create %s --core %s" % (python, core), "bt"],
+                             []), env)
+    os.unlink(core)
+    for kind, out in (("live", live), ("core", from_core)):
+        got = [re.sub(r"\[uop \d+/\d+ _\w*CALL\w*\]", "[uop CALL]", f) if isinstance(f, str)
+               else f for _, f in parse_bt(section(out, "bt"))]
+        check_stack("%s JIT %s bt" % (python, kind), got, want)
 
 
 BUILD = None
