@@ -36,7 +36,10 @@ def lldb(repo, env, target_args, commands=COMMANDS):
     out = subprocess.run(cmd + target_args, env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True, timeout=300).stdout
     sections = {}
-    for m in re.finditer(r"<<([^>]+)>>\n\(lldb\) [^\n]*\n(.*?)(?=^\(lldb\) |\Z)", out, re.S | re.M):
+    # LLDB 22+ may print its attach stop report late, between a marker and
+    # the next command: skip such lines.
+    for m in re.finditer(r"<<([^>]+)>>\n(?:(?!\(lldb\) )[^\n]*\n)*?\(lldb\) [^\n]*\n(.*?)"
+                         r"(?=^\(lldb\) |\Z)", out, re.S | re.M):
         sections[m.group(1)] = m.group(2).rstrip("\n").splitlines()
     return sections, out
 
@@ -50,7 +53,13 @@ def check(label, sections, target, raw, perf):
     # Debian's LTO python3.11, itself: where its own `bt` has no eval loop,
     # py-up cannot select one and must say so; elsewhere it must select it.
     lldb_reaches_eval = any("_PyEval_EvalFrameDefault" in l for l in ck.need("bt"))
-    if lldb_reaches_eval and (not_selected or "_PyEval_EvalFrameDefault" not in frame):
+    # LLDB 22+ with the frame provider lists Python frames: py-up selects
+    # the caller's own frame there.
+    if any(" [Python] at " in l for l in ck.need("bt")):
+        m = re.search(r", in (\S+) \(", " ".join(up))
+        if not_selected or not m or "%s [Python] at " % m.group(1) not in frame:
+            ck.fail("py-up did not select the caller's Python frame: %s / %s" % (up, frame))
+    elif lldb_reaches_eval and (not_selected or "_PyEval_EvalFrameDefault" not in frame):
         ck.fail("py-up did not select the eval loop: %s / %s" % (up, frame))
     if not lldb_reaches_eval and not not_selected:
         ck.fail("py-up claims a selection LLDB cannot make: %s / %s" % (up, frame))
