@@ -95,14 +95,19 @@ if available():
             return self._frames[index] if index < len(self._frames) else None
 
         def _input_index(self):
-            """(pc, sp) -> LLDB's frame indexes (inlined calls, then the
-            concrete frame)."""
-            by_key = {}
+            """(pc, sp) -> LLDB's frame indexes for that frame of the walk:
+            the calls inlined there, then the concrete frame. LLDB gives an
+            inlined call's callers the pc of their call site, so a group is
+            keyed by its first frame."""
+            by_key, group = {}, []
             for i in range(INPUT_FRAMES_READ):
                 frame = self.input_frames.GetFrameAtIndex(i)
                 if not frame or not frame.IsValid():
                     break
-                by_key.setdefault((frame.GetPC(), frame.GetSP()), []).append(i)
+                group.append((i, frame.GetPC(), frame.GetSP()))
+                if not frame.IsInlined():
+                    by_key.setdefault(group[0][1:], [j for j, _, _ in group])
+                    group = []
             return by_key
 
         def _mixed_frames(self):
@@ -143,8 +148,12 @@ if available():
                 context = lldb.SBSymbolContext(level.context)
                 if level.file is not None and level.line > 0:
                     context.SetLineEntry(_line_entry(level.file, level.line))
+                # LLDB names a frame after its block: the inlined call's, or
+                # the function's own for the concrete frame.
                 if level.block is not None:
                     context.SetBlock(level.block)
+                elif context.GetFunction().IsValid():
+                    context.SetBlock(context.GetFunction().GetBlock())
                 frames.append(_Frame(self.thread, first + i, native.pc,
                                      level.name or group[-1].label, context,
                                      inlined=level.block is not None))

@@ -48,8 +48,12 @@ def code_levels(target, pc, innermost):
     site of the outermost inlined one."""
     addr = target.ResolveLoadAddress(lookup_pc(pc, innermost))
     ctx = target.ResolveSymbolContextForAddress(addr, lldb.eSymbolContextEverything)
-    sym = ctx.GetSymbol()
-    name = sym.GetName() if sym and sym.IsValid() else None
+    # The function's name in the debug information, as LLDB's own frames
+    # and gdb show it (cfunction_vectorcall_NOARGS, not its symbol
+    # cfunction_vectorcall_NOARGS.lto_priv.0); else the symbol's.
+    function, sym = ctx.GetFunction(), ctx.GetSymbol()
+    name = function.GetName() if function and function.IsValid() else \
+        sym.GetName() if sym and sym.IsValid() else None
     entry = ctx.GetLineEntry()
     file, line = (entry.GetFileSpec(), entry.GetLine()) if entry.IsValid() else (None, 0)
     levels = []

@@ -21,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
 from demo_stack import (EVAL, JIT_SCRIPT, check_stack, demo_setup, expected_stack,  # noqa: E402
-                        fail, markers)
+                        fail, markers, parse_mixed)
 from lldb_under_test import LLDB, MISSING, has_frame_providers, work_dir  # noqa: E402
 from test_lldb_demo import (PERF_MAPS, PERF_SCRIPT, STOP, STOP_GDB, gcore_at,  # noqa: E402
                             interpreter_facts, lldb_cmd, run, section)
@@ -54,6 +54,29 @@ def parse_block(text):
     return out
 
 
+def plain(name):
+    """A function name without GCC's clone suffixes (.lto_priv.0, .cold):
+    LLDB's frames show the function, mixed-bt the symbol."""
+    return re.sub(r"(\.(?:lto_priv|constprop|isra|part|cold)(?:\.\d+)?)+$", "", name) \
+        if isinstance(name, str) else name
+
+
+def same_frames(label, bt, mixed):
+    """`bt` through the provider lists what `mixed-bt` lists, frame for frame
+    (inlined calls and Python frames included), under the same numbers, down
+    to the outermost Python frame. (Below it, where LLDB's own frames are
+    reused, LLDB may group an LTO build's inlined calls otherwise: Debian's
+    python3.11 lists PyEval_EvalCode as run_eval_code_obj.)"""
+    got, want = [plain(f) for _, f in bt], [plain(f) for f in mixed]
+    last = max((i for i, f in enumerate(want) if isinstance(f, tuple)), default=len(want) - 1)
+    got, want = got[:last + 1], want[:last + 1]
+    if got != want:
+        diff = next(i for i, (a, b) in enumerate(zip(got + [None], want + [None])) if a != b)
+        fail("%s: bt and mixed-bt differ at frame #%d: %r / %r\n  bt:       %r\n  mixed-bt: %r"
+             % (label, diff, got[diff:diff + 1], want[diff:diff + 1], got, want))
+    print("ok: %s: bt lists the same %d frames as mixed-bt" % (label, len(got)))
+
+
 def check_navigation(label, repo, env, stop, args, frames, script):
     """`frame select` on the first Python frame shows its source line and
     `frame info` says Python; `up` leaves it, `down` comes back."""
@@ -79,7 +102,8 @@ def check_navigation(label, repo, env, stop, args, frames, script):
 def check(label, repo, env, python_args, script, stop, stop_gdb, want):
     """bt live and on a core, then navigation live."""
     args = ["--"] + python_args
-    live = run(lldb_cmd(repo, True, stop + ["bt", "kill"], args), env)
+    live = run(lldb_cmd(repo, True, stop + ["bt", "mixed-bt", "kill"], args), env)
+    same_frames(label, parse_bt(section(live, "bt")), parse_mixed(section(live, "mixed-bt")))
     core = os.path.join(work_dir(BUILD), "provider-%d.core" % os.getpid())
     gcore_at(env, python_args, stop_gdb, core)
     from_core = run(lldb_cmd(repo, True, ["target create %s --core %s" % (python_args[0], core),
