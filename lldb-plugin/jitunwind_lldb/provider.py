@@ -99,16 +99,17 @@ if available():
             the calls inlined there, then the concrete frame. LLDB gives an
             inlined call's callers the pc of their call site, so a group is
             keyed by its first frame."""
-            by_key, group = {}, []
+            by_key, keys, group = {}, {}, []
             for i in range(INPUT_FRAMES_READ):
                 frame = self.input_frames.GetFrameAtIndex(i)
                 if not frame or not frame.IsValid():
                     break
-                group.append((i, frame.GetPC(), frame.GetSP()))
+                keys[i] = (frame.GetPC(), frame.GetSP())
+                group.append(i)
                 if not frame.IsInlined():
-                    by_key.setdefault(group[0][1:], [j for j, _, _ in group])
+                    by_key.setdefault(keys[group[0]], group)
                     group = []
-            return by_key
+            return by_key, keys
 
         def _mixed_frames(self):
             state = tgt.state_for(self.process)
@@ -117,8 +118,9 @@ if available():
                 return list(range(self.input_frames.GetSize()))
             tid = self.thread.GetThreadID()
             entries, _ = mixed_stack(state, views, lambda: state.python_frames(tid))
-            inputs = self._input_index()
+            inputs, keys = self._input_index()
             out, group, used = [], [], -1
+            shown = set()  # (pc, sp) of LLDB's frames listed: a group may hold a caller
             for entry in entries:
                 if entry.pyframe is not None:
                     out.append(self._python_frame(len(out), entry))
@@ -128,9 +130,12 @@ if available():
                     continue
                 native = entry.native
                 mine = [i for i in inputs.get((native.pc, native.sp), ()) if i > used]
-                if mine and entry.rng is None:  # JIT code: named by its range
+                if entry.rng is None and (native.pc, native.sp) in shown:
+                    pass  # in LLDB's previous group already (LLDB's own inlining view)
+                elif entry.rng is None and mine:  # LLDB's frames (JIT code: by its range)
                     out.extend(mine)
                     used = mine[-1]
+                    shown.update(keys[i] for i in mine)
                 else:
                     out.extend(self._native_frames(len(out), group, state))
                 group = []

@@ -104,6 +104,10 @@ def check(label, repo, env, python_args, script, stop, stop_gdb, want):
     args = ["--"] + python_args
     live = run(lldb_cmd(repo, True, stop + ["bt", "mixed-bt", "kill"], args), env)
     same_frames(label, parse_bt(section(live, "bt")), parse_mixed(section(live, "mixed-bt")))
+    listed = re.findall(r"frame #\d+: (0x[0-9a-f]+ \S+?)[( ]", section(live, "bt"))
+    twice = [a for a, b in zip(listed, listed[1:]) if a == b]
+    if twice:
+        fail("%s: bt lists a frame twice: %s\n%s" % (label, twice, section(live, "bt")))
     core = os.path.join(work_dir(BUILD), "provider-%d.core" % os.getpid())
     gcore_at(env, python_args, stop_gdb, core)
     from_core = run(lldb_cmd(repo, True, ["target create %s --core %s" % (python_args[0], core),
