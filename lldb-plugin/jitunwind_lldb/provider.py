@@ -139,6 +139,10 @@ if available():
                 else:
                     out.extend(self._native_frames(len(out), group, state))
                 group = []
+            # Where the walk ends on one of LLDB's frames and LLDB went on
+            # (the library stopped early), LLDB's further frames follow.
+            if out and isinstance(out[-1], int):
+                out.extend(range(out[-1] + 1, len(keys)))
             return out
 
         def _native_frames(self, first, group, state):

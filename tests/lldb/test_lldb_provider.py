@@ -180,6 +180,18 @@ def check_jit(repo, env, python):
         check_stack("%s JIT %s bt" % (python, kind), got, want)
 
 
+def check_not_python(repo, env):
+    """A program without Python or JIT code: the same `bt` as LLDB's own."""
+    cmds = ["breakpoint set -n clock_nanosleep", "run", "bt", "kill"]
+    stock, ours = [[f for _, f in parse_bt(section(run(lldb_cmd(repo, plugin, cmds,
+                                                                 ["--", "/bin/sleep", "0.1"]),
+                                                        env), "bt"))]
+                   for plugin in (False, True)]
+    if not stock or ours != stock:
+        fail("/bin/sleep: bt with the provider %r, LLDB's own %r" % (ours, stock))
+    print("ok: /bin/sleep: bt with the provider is LLDB's own (%d frames)" % len(ours))
+
+
 BUILD = None
 
 
@@ -201,6 +213,7 @@ def main():
         return SKIP
     if target == "demo":
         check("demo", repo, env, [python, demo], demo, STOP, STOP_GDB, expected_stack(demo))
+        check_not_python(repo, env)
         return 0
     if target == "extra":
         pythons = [p for p in os.environ.get("JITUNWIND_EXTRA_PYTHONS", "").split(":")
