@@ -65,3 +65,16 @@ def work_dir(build):
     path = os.path.join(build, "lldb-tests-%s" % (version[0] if version else "unknown"))
     os.makedirs(path, exist_ok=True)
     return path
+
+
+def demo_setup_or_skip(build):
+    """(python, demo script, environment) as demo_stack.demo_setup gives
+    them, or None after printing why this LLDB or the demo is missing (the
+    caller exits 77)."""
+    if not LLDB:
+        print("SKIP: " + MISSING)
+        return None
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+    from demo_stack import demo_setup
+    return demo_setup(build)

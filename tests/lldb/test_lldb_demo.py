@@ -25,8 +25,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lldb_under_test import LLDB, MISSING, has_frame_providers, work_dir  # noqa: E402
-from demo_stack import (EVAL, JIT_SCRIPT, as_guessed, check_stack, demo_setup,  # noqa: E402
+from lldb_under_test import LLDB, demo_setup_or_skip, has_frame_providers, work_dir  # noqa: E402
+from demo_stack import (EVAL, JIT_SCRIPT, as_guessed, check_stack,  # noqa: E402
                         expected_py_bt, expected_stack, fail, markers, parse_mixed, parse_py_bt)
 
 SKIP = 77
@@ -282,10 +282,7 @@ def main():
         print(__doc__)
         return 2
     build, repo, mode = sys.argv[1:]
-    if not LLDB:
-        print("SKIP: " + MISSING)
-        return SKIP
-    setup = demo_setup(build)
+    setup = demo_setup_or_skip(build)
     if setup is None:
         return SKIP
     python, demo, env = setup

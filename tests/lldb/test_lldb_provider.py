@@ -20,9 +20,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
-from demo_stack import (EVAL, JIT_SCRIPT, check_stack, demo_setup, expected_stack,  # noqa: E402
+from demo_stack import (EVAL, JIT_SCRIPT, check_stack, expected_stack,  # noqa: E402
                         fail, markers, parse_mixed)
-from lldb_under_test import LLDB, MISSING, has_frame_providers, work_dir  # noqa: E402
+from lldb_under_test import LLDB, demo_setup_or_skip, has_frame_providers, work_dir  # noqa: E402
 from test_lldb_demo import (PERF_MAPS, PERF_SCRIPT, STOP, STOP_GDB, gcore_at,  # noqa: E402
                             interpreter_facts, lldb_cmd, run, section)
 
@@ -201,10 +201,7 @@ def main():
         print(__doc__)
         return 2
     BUILD, repo, target = sys.argv[1:]
-    if not LLDB:
-        print("SKIP: " + MISSING)
-        return SKIP
-    setup = demo_setup(BUILD)
+    setup = demo_setup_or_skip(BUILD)
     if setup is None:
         return SKIP
     python, demo, env = setup
