@@ -132,7 +132,7 @@ if available():
                 mine = [i for i in inputs.get((native.pc, native.sp), ()) if i > used]
                 if entry.rng is None and (native.pc, native.sp) in shown:
                     pass  # in LLDB's previous group already (LLDB's own inlining view)
-                elif entry.rng is None and mine:  # LLDB's frames (JIT code: by its range)
+                elif entry.rng is None and mine:  # LLDB's own (never for JIT code: its label)
                     out.extend(mine)
                     used = mine[-1]
                     shown.update(keys[i] for i in mine)
@@ -194,10 +194,14 @@ class RegisterOnStop:
     def __init__(self, target, extra_args, internal_dict):
         self.package = extra_args.GetValueForKey("package").GetStringValue(200) \
             if extra_args and extra_args.IsValid() else "jitunwind_lldb"
+        self.registered = set()  # targets (by LLDB's unique id) done
 
     def handle_stop(self, exe_ctx, stream):
         try:
-            register(exe_ctx.GetTarget(), self.package)
+            target = exe_ctx.GetTarget()
+            if target.GetGloballyUniqueID() not in self.registered and \
+                    register(target, self.package):
+                self.registered.add(target.GetGloballyUniqueID())
         except Exception:  # a stop hook must never raise into lldb
             pass
         return True
