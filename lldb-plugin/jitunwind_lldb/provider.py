@@ -96,20 +96,21 @@ if available():
 
         def _input_index(self):
             """(pc, sp) -> LLDB's frame indexes for that frame of the walk:
-            the calls inlined there, then the concrete frame. LLDB gives an
+            the calls inlined there, then the concrete frame (LLDB gives an
             inlined call's callers the pc of their call site, so a group is
-            keyed by its first frame."""
-            by_key, keys, group = {}, {}, []
+            keyed by its first frame); each index's (pc, sp); its function."""
+            by_key, keys, names, group = {}, {}, {}, []
             for i in range(INPUT_FRAMES_READ):
                 frame = self.input_frames.GetFrameAtIndex(i)
                 if not frame or not frame.IsValid():
                     break
                 keys[i] = (frame.GetPC(), frame.GetSP())
+                names[i] = frame.GetFunctionName()
                 group.append(i)
                 if not frame.IsInlined():
                     by_key.setdefault(keys[group[0]], group)
                     group = []
-            return by_key, keys
+            return by_key, keys, names
 
         def _mixed_frames(self):
             state = tgt.state_for(self.process)
@@ -118,7 +119,7 @@ if available():
                 return list(range(self.input_frames.GetSize()))
             tid = self.thread.GetThreadID()
             entries, _ = mixed_stack(state, views, lambda: state.python_frames(tid))
-            inputs, keys = self._input_index()
+            inputs, keys, names = self._input_index()
             out, group, used = [], [], -1
             shown = set()  # (pc, sp) of LLDB's frames listed: a group may hold a caller
             for entry in entries:
@@ -130,9 +131,15 @@ if available():
                     continue
                 native = entry.native
                 mine = [i for i in inputs.get((native.pc, native.sp), ()) if i > used]
+                # LLDB's own frames where they name the same functions as
+                # the walk (never for JIT code: its label names it). LLDB
+                # 23 sometimes drops the function an inlined call ends in
+                # (PyObject_Vectorcall under _PyObject_VectorcallTstate):
+                # then the walk's frames are shown.
                 if entry.rng is None and (native.pc, native.sp) in shown:
-                    pass  # in LLDB's previous group already (LLDB's own inlining view)
-                elif entry.rng is None and mine:  # LLDB's own (never for JIT code: its label)
+                    pass  # LLDB listed it already
+                elif entry.rng is None and [names[i] for i in mine] == \
+                        [e.native.symbol for e in group]:
                     out.extend(mine)
                     used = mine[-1]
                     shown.update(keys[i] for i in mine)
