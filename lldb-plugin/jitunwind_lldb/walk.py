@@ -83,12 +83,12 @@ def native_frames(state, thread, limit=DEFAULT_LIMIT):
     views = []
     for i, f in enumerate(native):
         if f.range is not None:  # JIT code: named by its range (jitunwind.ui.stack)
-            views.append(NativeView(f.pc, f.sp, None, "", f.source, fp=f.fp))
+            views.append(NativeView(f.pc, f.sp, None, "", f.source))
             continue
         for level in code_levels(state.target, f.pc, i == 0):
             inlined = level.block is not None
             views.append(NativeView(f.pc, f.sp, level.name, level.where,
-                                    None if inlined else f.source, inlined=inlined, fp=f.fp))
+                                    None if inlined else f.source, inlined=inlined))
     return views[:limit], ["native walk: %d frames, stopped: %s" % (len(native), stop)]
 
 

@@ -21,12 +21,12 @@ class NativeView:
     (None when unknown), `where` is " at file:line", " from library" or "",
     `source` says how the frame was found (LLDB's library walk) or is None.
     `inlined`: a function inlined into the next (outer) frame, which has the
-    same pc and sp, as gdb lists one; `fp`: the frame pointer, when known."""
-    __slots__ = ("pc", "sp", "symbol", "where", "source", "inlined", "fp")
+    same pc and sp, as gdb lists one."""
+    __slots__ = ("pc", "sp", "symbol", "where", "source", "inlined")
 
-    def __init__(self, pc, sp=None, symbol=None, where="", source=None, inlined=False, fp=None):
+    def __init__(self, pc, sp=None, symbol=None, where="", source=None, inlined=False):
         self.pc, self.sp, self.symbol, self.where, self.source = pc, sp, symbol, where, source
-        self.inlined, self.fp = inlined, fp
+        self.inlined = inlined
 
 
 class Session:
