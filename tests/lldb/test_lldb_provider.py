@@ -55,8 +55,8 @@ def parse_block(text):
 
 
 def plain(name):
-    """A function name without GCC's clone suffixes (.lto_priv.0, .cold):
-    LLDB's frames show the function, mixed-bt the symbol."""
+    """A function name without GCC's clone suffixes (.lto_priv.0, .cold),
+    which a frame named by its symbol (no debug information) keeps."""
     return re.sub(r"(\.(?:lto_priv|constprop|isra|part|cold)(?:\.\d+)?)+$", "", name) \
         if isinstance(name, str) else name
 
@@ -104,11 +104,9 @@ def check(label, repo, env, python_args, script, stop, stop_gdb, want):
     from_core = run(lldb_cmd(repo, True, ["target create %s --core %s" % (python_args[0], core),
                                           "bt"], []), env)
     os.unlink(core)
-    frames = None
     for kind, out in (("live", live), ("core", from_core)):
-        frames = parse_bt(section(out, "bt")) if kind == "live" else frames
         check_stack("%s %s bt" % (label, kind), [f for _, f in parse_bt(section(out, "bt"))], want)
-    check_navigation(label + " live", repo, env, stop, args, frames, script)
+    check_navigation(label + " live", repo, env, stop, args, parse_bt(section(live, "bt")), script)
 
 
 def getppid_want(script, version, perf):
