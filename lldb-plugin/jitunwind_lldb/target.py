@@ -43,7 +43,16 @@ class LldbTarget(TargetAdapter):
             return None
         err = lldb.SBError()
         data = self.target.ReadMemory(address, size, err)
-        return data if err.Success() else None
+        if err.Success():
+            return data
+        # LLDB 22+ reads a core's target memory from the core only: read the
+        # bytes the section has in its file (never a .bss: no file bytes).
+        section, offset = address.GetSection(), address.GetOffset()
+        if not section.IsValid() or offset + size > section.GetFileByteSize():
+            return None
+        err = lldb.SBError()
+        data = section.GetSectionData(offset, size).ReadRawData(err, 0, size)
+        return data if err.Success() and data is not None and len(data) == size else None
 
     def pid(self):
         """The target's OS process id (names /tmp/perf-PID.map). A remote stub

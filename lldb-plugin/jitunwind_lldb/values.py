@@ -6,6 +6,7 @@ JIT code) is matched to LLDB's frames by pc and stack pointer."""
 
 from jitunwind.ui import values as shared
 
+from . import provider
 from .commands import LldbSession, _command_class
 
 
@@ -47,6 +48,27 @@ class LldbValuesSession(LldbSession, shared.ValuesSession):
             return False
         thread.thread.SetSelectedFrame(found)
         return True
+
+    def selected_python(self, thread):
+        selected = thread.thread.GetSelectedFrame().GetFrameID()
+        listed = python_frame_ids(thread.thread)
+        return listed.index(selected) if selected in listed else None
+
+    def select_python(self, thread, index):
+        listed = python_frame_ids(thread.thread)
+        if index >= len(listed):
+            return False
+        thread.thread.SetSelectedFrame(listed[index])
+        return True
+
+
+def python_frame_ids(thread):
+    """LLDB's frame numbers of the Python frames the frame provider (22+)
+    listed, innermost first; [] without it."""
+    if not provider.available():
+        return []
+    return [f.GetFrameID() for f in thread
+            if f.IsSynthetic() and (f.GetFunctionName() or "").endswith(provider.PYTHON_MARK)]
 
 
 CLASSES = [_command_class(spec, run, LldbValuesSession, shared.invoke)

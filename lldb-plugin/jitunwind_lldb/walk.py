@@ -2,11 +2,15 @@
 (range rules, CFI, frame pointers; each frame says which found it), then
 interleaved with Python frames by the shared code (jitunwind.ui.stack)."""
 
+import lldb
+
 import jitunwind as ju
 from jitunwind.ui.commands import NativeView
+from jitunwind.ui.labels import NO_NAME
 from jitunwind.ui.stack import lookup_pc, mixed_stack
 
 DEFAULT_LIMIT = 1024
+MAX_INLINE_DEPTH = 64  # inlined scopes listed at one pc (DWARF from the target's files)
 
 
 def _registers(state, frame):
@@ -19,22 +23,58 @@ def _registers(state, frame):
     return pc, sp, fp, lr
 
 
-def _describe(state, pc, innermost):
-    """(symbol or None, " at file:line" / " from library" / "")."""
-    addr = state.target.ResolveLoadAddress(lookup_pc(pc, innermost, state.arch))
-    sym = addr.GetSymbol()
-    name = sym.GetName() if sym and sym.IsValid() else None
-    entry = addr.GetLineEntry()
-    if entry and entry.IsValid() and entry.GetFileSpec().IsValid():
-        return name, " at %s:%d" % (entry.GetFileSpec().fullpath, entry.GetLine())
+class Level:
+    """One function running at a pc: `name` (None: unknown), its source
+    `file` (an SBFileSpec, or None) and `line`, its inlined SBBlock (None for
+    the concrete function), `library` (the shared object, when no line is
+    known) and the address's SBSymbolContext `context`."""
+    __slots__ = ("name", "file", "line", "block", "library", "context")
+
+    def __init__(self, name, file, line, block, library, context):
+        self.name, self.file, self.line, self.block = name, file, line, block
+        self.library, self.context = library, context
+
+    @property
+    def where(self):
+        """" at file:line", " from library" or ""."""
+        if self.file is not None and self.file.IsValid() and self.line > 0:
+            return " at %s:%d" % (self.file.fullpath, self.line)
+        return " from %s" % self.library if self.library else ""
+
+
+def code_levels(state, pc, innermost):
+    """What runs at `pc`, innermost first, as gdb lists it: each function
+    inlined there at its own line, then the concrete function at the call
+    site of the outermost inlined one."""
+    target = state.target
+    addr = target.ResolveLoadAddress(lookup_pc(pc, innermost, state.arch))
+    ctx = target.ResolveSymbolContextForAddress(addr, lldb.eSymbolContextEverything)
+    # The function's name in the debug information, as LLDB's own frames
+    # and gdb show it (cfunction_vectorcall_NOARGS, not its symbol
+    # cfunction_vectorcall_NOARGS.lto_priv.0); else the symbol's.
+    function, sym = ctx.GetFunction(), ctx.GetSymbol()
+    name = function.GetName() if function and function.IsValid() else \
+        sym.GetName() if sym and sym.IsValid() else None
+    entry = ctx.GetLineEntry()
+    file, line = (entry.GetFileSpec(), entry.GetLine()) if entry.IsValid() else (None, 0)
+    levels = []
+    block = ctx.GetBlock().GetContainingInlinedBlock() if ctx.GetBlock().IsValid() else None
+    while block is not None and block.IsValid() and len(levels) < MAX_INLINE_DEPTH:
+        levels.append(Level(block.GetInlinedName() or NO_NAME, file, line, block, None, ctx))
+        file, line = block.GetInlinedCallSiteFile(), block.GetInlinedCallSiteLine()
+        parent = block.GetParent()
+        block = parent.GetContainingInlinedBlock() if parent.IsValid() else None
+    library = None
     module = addr.GetModule()
-    if module and module.IsValid() and module != state.target.GetModuleAtIndex(0):
-        return name, " from %s" % module.GetFileSpec().fullpath
-    return name, ""
+    if not levels and module and module.IsValid() and module != target.GetModuleAtIndex(0):
+        library = module.GetFileSpec().fullpath
+    levels.append(Level(name, file, line, None, library, ctx))
+    return levels
 
 
 def native_frames(state, thread, limit=DEFAULT_LIMIT):
-    """(NativeViews, notes) of `thread`, innermost first."""
+    """(NativeViews, notes) of `thread`, innermost first: each frame of the
+    library's walk, preceded by the functions inlined at its pc."""
     frame0 = thread.GetFrameAtIndex(0)
     if not frame0.IsValid() or state.arch is None:
         return [], ["no registers for thread %d" % thread.GetThreadID()]
@@ -43,9 +83,14 @@ def native_frames(state, thread, limit=DEFAULT_LIMIT):
                              pc, sp, fp, lr, limit)
     views = []
     for i, f in enumerate(native):
-        symbol, where = _describe(state, f.pc, i == 0)
-        views.append(NativeView(f.pc, f.sp, symbol, where if f.range is None else "", f.source))
-    return views, ["native walk: %d frames, stopped: %s" % (len(native), stop)]
+        if f.range is not None:  # JIT code: named by its range (jitunwind.ui.stack)
+            views.append(NativeView(f.pc, f.sp, None, "", f.source))
+            continue
+        for level in code_levels(state, f.pc, i == 0):
+            inlined = level.block is not None
+            views.append(NativeView(f.pc, f.sp, level.name, level.where,
+                                    None if inlined else f.source, inlined=inlined))
+    return views[:limit], ["native walk: %d frames, stopped: %s" % (len(native), stop)]
 
 
 def walk_thread(state, thread, limit=DEFAULT_LIMIT):

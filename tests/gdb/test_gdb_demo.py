@@ -95,7 +95,7 @@ def shared_specs(repo, jit=False):
 
 
 
-BAD_ARGUMENTS = ["--bogus", "-z", "abc", "0x10", "1e3", "-5", "0", "5 extra", '"unbalanced']
+BAD_ARGUMENTS = ["--bogus", "-z", "-x", "foo", "abc", "0x10", "1e3", "-5", "0", "5 extra", '"unbalanced']
 
 
 def check_bad_arguments(repo, env):

@@ -24,12 +24,13 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from extra_pythons import WHY_NONE, extra_pythons, present  # noqa: E402
-from demo_stack import (EVAL, JIT_SCRIPT, accepted_by_parser, as_guessed, check_stack, demo_setup,  # noqa: E402
+from lldb_under_test import LLDB, demo_setup_or_skip, has_frame_providers, work_dir  # noqa: E402
+from demo_stack import (EVAL, JIT_SCRIPT, accepted_by_parser, as_guessed, check_stack,  # noqa: E402
                         expected_py_bt, expected_stack, fail, markers, parse_mixed, parse_py_bt)
 
 SKIP = 77
-LLDB = shutil.which("lldb-19") or shutil.which("lldb")
 PERF_MAPS = []
 
 
@@ -72,6 +73,7 @@ def check_plugin(label, out, demo):
         fail("%s: the native walk did not reach the end of the stack:\n%s" % (label, mixed))
     print("ok: %s mixed-bt: every frame says how it was found (%d by rule, %d by CFI)" % (
         label, sources.count("rule"), sources.count("cfi")))
+    check_inlined(label, mixed)
     got_py = parse_py_bt(section(out, "py-bt"))
     if got_py != expected_py_bt(demo):
         fail("%s: py-bt\n  expected %r\n  got      %r" % (label, expected_py_bt(demo), got_py))
@@ -91,6 +93,24 @@ def check_plugin(label, out, demo):
             fail("%s: py-bt %s has no thread header:\n%s" % (label, flag,
                                                               section(out, "py-bt " + flag)))
 
+
+    if section(out, "py-bt").startswith("Thread "):
+        fail("%s: py-bt without -a has a thread header:\n%s" % (label, section(out, "py-bt")))
+
+
+def check_inlined(label, mixed):
+    """Inlined calls are frames of their own, as gdb lists them: the inlined
+    function at its own line, then the function it was inlined into, at the
+    same pc, at the call's line (Debian's python3.11 inlines
+    _PyObject_VectorcallTstate, pycore_call.h, into PyObject_Vectorcall)."""
+    lines = re.findall(r"^#\d+ +(0x[0-9a-f]+) in (\S+) at (\S+):(\d+)( \(\w+\))?$", mixed, re.M)
+    pairs = [(a, b) for a, b in zip(lines, lines[1:]) if a[0] == b[0] and not a[4] and b[4]]
+    if not any(a[1] == "_PyObject_VectorcallTstate" and a[2].endswith("/pycore_call.h") and
+               b[1] == "PyObject_Vectorcall" and b[2].endswith("/Objects/call.c") for a, b in pairs):
+        fail("%s: mixed-bt does not list the inlined _PyObject_VectorcallTstate as a frame "
+             "above PyObject_Vectorcall at call.c:\n%s" % (label, mixed))
+    print("ok: %s mixed-bt: %d inlined calls listed as frames, each above its caller at the "
+          "call's line" % (label, len(pairs)))
 
 
 PERF_SCRIPT = ("import os\n\ndef leaf():\n    os.getppid()  # @leaf\n\n"
@@ -185,7 +205,7 @@ def check_errors(repo, env, python, demo):
     from jitunwind.ui.commands import COMMANDS
     from jitunwind.ui.jit_specs import JIT_SPECS
     specs = [spec for spec, _ in COMMANDS] + JIT_SPECS
-    bad_args = ["--bogus", "-z", "abc", "0x10", "-5", "0", "5 extra", '"unbalanced']
+    bad_args = ["--bogus", "-z", "-x", "foo", "abc", "0x10", "-5", "0", "5 extra", '"unbalanced']
     cmds = ["%s %s" % (s.lldb_name, bad) for s in specs for bad in bad_args]
     out = run(lldb_cmd(repo, True, cmds, []), env)
     no_leaks("bad arguments", out)
@@ -265,15 +285,11 @@ def main():
         print(__doc__)
         return 2
     build, repo, mode = sys.argv[1:]
-    if not LLDB:
-        print("SKIP: lldb is not installed (apt-get install lldb-19 python3-lldb-19)")
-        return SKIP
-    setup = demo_setup(build)
+    setup = demo_setup_or_skip(build)
     if setup is None:
         return SKIP
     python, demo, env = setup
-    work = os.path.join(build, "lldb-tests")
-    os.makedirs(work, exist_ok=True)
+    work = work_dir(build)
 
     if mode == "live":
         out = run(lldb_cmd(repo, True, STOP + PLUGIN_COMMANDS + ["kill"], ["--", python, demo]), env)
@@ -291,8 +307,11 @@ def main():
             out = run(lldb_cmd(repo, True, ["target create %s --core %s" % (other, core),
                                             "py-bt", "jit-ranges"], []), env)
             want = "the core does not match the executable: %s has build id" % other
-            if not section(out, "py-bt").startswith("jitunwind: py-bt: " + want) or \
-                    section(out, "jit-ranges").count(want) != 1:
+            # LLDB 22+ may load the core's own executable instead (by build
+            # id): then the frames are right, and must be shown.
+            right = parse_py_bt(section(out, "py-bt")) == expected_py_bt(demo)
+            if not right and (not section(out, "py-bt").startswith("jitunwind: py-bt: " + want)
+                              or section(out, "jit-ranges").count(want) != 1):
                 fail("core opened with %s: want one line naming the build ids:\n%s"
                      % (other, out[-3000:]))
             print("ok: a core opened with the wrong executable says so, by build id")
@@ -328,10 +347,14 @@ def main():
         print(bt.rstrip())
         if not frames or frames[0] != "jitbed_checkpoint":
             fail("stock lldb did not stop at jitbed_checkpoint")
-        if frames.count(EVAL) >= expected_stack(demo).count(EVAL) and "_start" in frames:
+        # LLDB 22+ gets through the test bed's frame-pointer-keeping JIT on
+        # its own, but cannot name the JIT and trampoline frames.
+        unnamed = re.findall(r"frame #\d+: 0x[0-9a-f]+ *$", bt, re.M)
+        if frames.count(EVAL) >= expected_stack(demo).count(EVAL) and "_start" in frames \
+                and not unnamed:
             fail("stock lldb got through on its own: the plugin test would prove nothing")
-        print("ok: stock lldb stops after %d frames; the plugin's mixed-bt walks the whole stack"
-              % len(frames))
+        print("ok: stock lldb: %d frames, %d of them without a name; the plugin's mixed-bt "
+              "walks and names the whole stack" % (len(frames), len(unnamed)))
         return 0
 
     if mode == "recognizer":
@@ -356,19 +379,21 @@ def main():
         return 0
 
     if mode == "provider":
-        out = run([LLDB, "--no-lldbinit", "--batch", "-o",
-                   "script import lldb; print('HAS_PROVIDER', "
-                   "hasattr(lldb.SBTarget, 'RegisterScriptedFrameProvider'))"], env)
-        if "HAS_PROVIDER True" not in out:
-            version = run([LLDB, "--version"], env).strip().splitlines()[0]
-            print("SKIP: %s has no SBTarget.RegisterScriptedFrameProvider (LLDB 22+); "
-                  "the plugin detects this and does not register a provider" % version)
-            return SKIP
-        out = run(lldb_cmd(repo, True, STOP + ["target frame-provider list", "bt", "kill"],
-                           ["--", python, demo]), env)
-        if "MixedFrameProvider" not in out:
-            fail("frame provider not registered:\n" + out[-3000:])
-        print("ok: frame provider registered")
+        # Registered where LLDB has frame providers (22+; tests/lldb/
+        # test_lldb_provider.py checks what they show); elsewhere silently not.
+        out = run(lldb_cmd(repo, True, STOP + ["kill"], ["--", python, demo]), env)
+        if has_frame_providers(env):
+            out = run(lldb_cmd(repo, True, STOP + ["target frame-provider list", "kill"],
+                               ["--", python, demo]), env)
+            if "jitunwind_lldb.provider.MixedFrameProvider" not in \
+                    section(out, "target frame-provider list"):
+                fail("frame provider not registered:\n" + out[-3000:])
+            print("ok: the frame provider is registered")
+        else:
+            if "frame-provider" in out or "error" in out.split("(lldb) run")[0]:
+                fail("LLDB without frame providers: the plugin said something about them:\n"
+                     + out[-3000:])
+            print("ok: this LLDB has no frame providers: none registered, nothing said")
         return 0
 
     if mode == "extra":

@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "support"))
 from demo_stack import JIT_SCRIPT, fail, markers  # noqa: E402
 from test_gdb_jitview_real import EIGHT_SCRIPT, LOOPS  # noqa: E402
 from extra_pythons import WHY_NO_JIT, jit_pythons  # noqa: E402
+from lldb_under_test import LLDB, MISSING  # noqa: E402
 from test_lldb_demo import lldb_cmd, run, section  # noqa: E402
 
 SKIP = 77
@@ -66,6 +67,9 @@ def check(repo, env, python, work):
 
 def main():
     build, repo = sys.argv[1:3]
+    if not LLDB:
+        print("SKIP: " + MISSING)
+        return SKIP
     pythons = jit_pythons()
     if not pythons:
         print("SKIP: " + WHY_NO_JIT)

@@ -10,16 +10,16 @@ Usage: test_lldb_values.py BUILD_DIR REPO_DIR PYTHON[,ARG...]
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
+sys.path.insert(0, HERE)
+from lldb_under_test import LLDB, MISSING  # noqa: E402
 from values_target import BUILTIN_CALL, SKIP, Checker, Target, gcore, run_all  # noqa: E402
 
-LLDB = shutil.which("lldb-19") or shutil.which("lldb")
 failures = []
 
 COMMANDS = [("bt", "bt"), ("py-bt-full", "py-bt-full"), ("py-up", "py-up"), ("frame", "frame info"),
@@ -36,7 +36,10 @@ def lldb(repo, env, target_args, commands=COMMANDS):
     out = subprocess.run(cmd + target_args, env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True, timeout=300).stdout
     sections = {}
-    for m in re.finditer(r"<<([^>]+)>>\n\(lldb\) [^\n]*\n(.*?)(?=^\(lldb\) |\Z)", out, re.S | re.M):
+    # LLDB 22+ may print its attach stop report late, between a marker and
+    # the next command: skip such lines.
+    for m in re.finditer(r"<<([^>]+)>>\n(?:(?!\(lldb\) )[^\n]*\n)*?\(lldb\) [^\n]*\n(.*?)"
+                         r"(?=^\(lldb\) |\Z)", out, re.S | re.M):
         sections[m.group(1)] = m.group(2).rstrip("\n").splitlines()
     return sections, out
 
@@ -50,7 +53,13 @@ def check(label, sections, target, raw, perf):
     # Debian's LTO python3.11, itself: where its own `bt` has no eval loop,
     # py-up cannot select one and must say so; elsewhere it must select it.
     lldb_reaches_eval = any("_PyEval_EvalFrameDefault" in l for l in ck.need("bt"))
-    if lldb_reaches_eval and (not_selected or "_PyEval_EvalFrameDefault" not in frame):
+    # LLDB 22+ with the frame provider lists Python frames: py-up selects
+    # the caller's own frame there.
+    if any(" [Python] at " in l for l in ck.need("bt")):
+        m = re.search(r", in (\S+) \(", " ".join(up))
+        if not_selected or not m or "%s [Python] at " % m.group(1) not in frame:
+            ck.fail("py-up did not select the caller's Python frame: %s / %s" % (up, frame))
+    elif lldb_reaches_eval and (not_selected or "_PyEval_EvalFrameDefault" not in frame):
         ck.fail("py-up did not select the eval loop: %s / %s" % (up, frame))
     if not lldb_reaches_eval and not not_selected:
         ck.fail("py-up claims a selection LLDB cannot make: %s / %s" % (up, frame))
@@ -103,7 +112,7 @@ def check_builtin_line(repo, env, spec, label):
 def main():
     build, repo, specs = sys.argv[1], sys.argv[2], sys.argv[3:]
     if LLDB is None:
-        print("SKIP: no lldb")
+        print("SKIP: " + MISSING)
         return SKIP
     return run_all(specs, lambda spec: run(build, repo, spec), failures)
 

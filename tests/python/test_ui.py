@@ -28,11 +28,14 @@ def check_parser(ui_spec, commands):
     a = parse(mixed, " -a  12 ")
     if (a.every, a.count) != (True, 12):
         fail("mixed-bt -a 12 parsed as %r" % vars(a))
+    if parse(mixed, "3").count != 3:  # a frame count, as gdb's `bt 3`
+        fail("mixed-bt 3 parsed as %r" % vars(parse(mixed, "3")))
     a = parse(pybt, "--limit=6000")
     if (a.every, a.limit) != (False, 6000):
         fail("py-bt --limit=6000 parsed as %r" % vars(a))
     for spec, text in ((mixed, "abc"), (mixed, "0x10"), (mixed, "1e3"), (mixed, "-5"),
-                       (mixed, "0"), (mixed, "5 extra"), (mixed, "--bogus"), (pybt, "garbage"),
+                       (mixed, "0"), (mixed, "5 extra"), (mixed, "--bogus"), (mixed, "-x"), (pybt, "garbage"),
+                       (pybt, "foo"),
                        (pybt, "-n"), (pybt, "-n 0"), (pybt, '"open'), (commands.JIT_RANGES, "-z")):
         try:
             parse(spec, text)
@@ -42,7 +45,7 @@ def check_parser(ui_spec, commands):
                 fail("%s %s: %r" % (spec.name, text, str(exc)))
             continue
         fail("%s %r was accepted" % (spec.name, text))
-    print("ok: the parser accepts flags and counts, refuses 12 bad inputs with the usage line")
+    print("ok: the parser accepts flags and counts, refuses 14 bad inputs with the usage line")
 
 
 def check_word_argument(ui_spec, jit_specs):

@@ -19,11 +19,14 @@ class NoTarget(RuntimeError):
 class NativeView:
     """One native frame as a debugger sees it: `symbol` names its function
     (None when unknown), `where` is " at file:line", " from library" or "",
-    `source` says how the frame was found (LLDB's library walk) or is None."""
-    __slots__ = ("pc", "sp", "symbol", "where", "source")
+    `source` says how the frame was found (LLDB's library walk) or is None.
+    `inlined`: a function inlined into the next (outer) frame, which has the
+    same pc and sp, as gdb lists one."""
+    __slots__ = ("pc", "sp", "symbol", "where", "source", "inlined")
 
-    def __init__(self, pc, sp=None, symbol=None, where="", source=None):
+    def __init__(self, pc, sp=None, symbol=None, where="", source=None, inlined=False):
         self.pc, self.sp, self.symbol, self.where, self.source = pc, sp, symbol, where, source
+        self.inlined = inlined
 
 
 class Session:

@@ -136,8 +136,14 @@ def mixed_stack(state, natives, python_frames, first_index=0, mixer=None):
     the next batch to continue a stack; `mixer.leftovers()` are the Python
     frames no frame so far runs, `mixer.error` why the chain is short."""
     mixer = mixer or Interleaver(python_frames)
-    classified = [classify(state, f.pc, first_index + i == 0, f.symbol)
-                  for i, f in enumerate(natives)]
+    # The innermost frame's pc is not a return address; nor is that of the
+    # functions inlined into it, listed before it with the same pc.
+    concrete_seen = getattr(mixer, "concrete_seen", first_index > 0)
+    classified = []
+    for f in natives:
+        classified.append(classify(state, f.pc, not concrete_seen, f.symbol))
+        concrete_seen = concrete_seen or not getattr(f, "inlined", False)
+    mixer.concrete_seen = concrete_seen
     groups = mixer.feed([c[0] for c in classified])
     _exact_lines(state, natives, first_index, classified, groups, mixer)
     entries = []

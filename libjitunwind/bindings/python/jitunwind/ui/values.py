@@ -27,6 +27,17 @@ class ValuesSession(Session):
         debugger has no such frame (its own unwinding stopped earlier)."""
         raise NotImplementedError
 
+    def selected_python(self, thread):
+        """Where the debugger lists Python frames as frames of their own
+        (LLDB 22+'s frame provider): k when its selected frame is the k-th
+        of them, innermost first; else None."""
+        return None
+
+    def select_python(self, thread, index):
+        """Select the debugger's frame for the index-th Python frame; False
+        where it lists none."""
+        return False
+
 
 PY_LOCALS = Spec(
     "py-locals", "Print the local variables of the selected Python frame.",
@@ -104,6 +115,9 @@ class _Stack:
 
     def current(self):
         """The index of the selected Python frame."""
+        listed = self.session.selected_python(self.thread)
+        if listed is not None and listed < len(self.frames):
+            return listed
         saved = _selection.get(self.thread.tid)
         native = self.session.selected_native(self.thread, self.natives)
         # py-up/py-down's choice stands while the debugger's selection is
@@ -119,8 +133,9 @@ class _Stack:
     def select(self, index):
         """Select Python frame `index` and its native frame: False when the
         debugger could not select that native frame."""
-        done = self.anchors[index] is not None and \
-            self.session.select_native(self.thread, self.natives, self.anchors[index])
+        done = self.anchors[index] is not None and (
+            self.session.select_python(self.thread, index) or
+            self.session.select_native(self.thread, self.natives, self.anchors[index]))
         _selection[self.thread.tid] = (self.fingerprint, index,
                                        self.session.selected_native(self.thread, self.natives))
         return done
