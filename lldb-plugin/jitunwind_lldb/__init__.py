@@ -34,6 +34,6 @@ def __lldb_init_module(debugger, internal_dict):
         values.register(debugger, __name__)
         provider.register_if_available(debugger, __name__)
         from . import images  # LLDB 19-21: stock bt through an ELF image of the ranges
-        images.register(debugger, __name__)
+        images.register(debugger, __name__, stop_hook=not provider.available())
     except Exception as exc:  # never raise into lldb
         print("jitunwind: plugin not loaded: %s" % exc)

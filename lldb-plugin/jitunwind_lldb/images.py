@@ -245,9 +245,15 @@ class JitImageCommand:
             result.AppendMessage("jitunwind: jit-image: %s" % exc)
 
 
-def register(debugger, package):
+def register(debugger, package, stop_hook=True):
+    """`jit-image`, and with `stop_hook` the image refreshed at every stop
+    (LLDB 19-21; LLDB 22+ has the frame provider, whose walk needs no
+    image, and with both LLDB's own frames would name the ranges by the
+    image's symbols)."""
     debugger.HandleCommand("command script add -o -c %s.images.JitImageCommand jit-image"
                            % package)
+    if not stop_hook:
+        return
     hook = "%s.images.StopHook" % package
     if hook not in _run(debugger, "target stop-hook list"):
         _run(debugger, "target stop-hook add -P %s" % hook)
