@@ -164,6 +164,45 @@ struct jitunwind_py_cache_stats {
 JITUNWIND_API int jitunwind_pyreader_cache_stats(const jitunwind_pyreader *reader,
                                                  struct jitunwind_py_cache_stats *out);
 
+/* --- A sampler's frame chains ---
+ *
+ * Between two samples of a thread, the outer part of its frame chain is
+ * usually unchanged. A chain cache keeps each thread's last complete chain
+ * (up to its outermost `frames` frames, decoded) for `threads` threads; the
+ * caller owns it and names a thread by any key (its tstate address).
+ * jitunwind_pyreader_frames_reusing walks like jitunwind_pyreader_frames but
+ * stops at the first frame that has the same address, code object,
+ * instruction pointer, owner and previous-frame pointer as in the thread's
+ * cached chain: that frame and everything outer are taken from the cache,
+ * not read. A frame at a reused address with another code object or
+ * instruction pointer is read, and so is everything inner of the boundary.
+ * (The check cannot see an outer frame popped and re-pushed identically at
+ * the same address, exactly where the boundary frame was; a sampler accepts
+ * that. CPython 3.15's last_profiled_frame marker would need the reader to
+ * write into the target; this reader never writes.) Only chains walked to
+ * the end without error are kept. All memory is allocated by
+ * jitunwind_py_chains_new; a walk allocates nothing. */
+typedef struct jitunwind_py_chains jitunwind_py_chains;
+#define JITUNWIND_PY_MAX_CHAIN_THREADS 4096u
+/* NULL on ENOMEM or sizes of 0 or above the maxima (JITUNWIND_PY_MAX_FRAMES). */
+JITUNWIND_API jitunwind_py_chains *jitunwind_py_chains_new(size_t threads, size_t frames);
+JITUNWIND_API void jitunwind_py_chains_free(jitunwind_py_chains *chains);
+/* As jitunwind_pyreader_frames, reusing `thread_key`'s cached chain (the
+ * least recently used thread's slot is taken for a new key). */
+JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *reader,
+                                                    jitunwind_py_chains *chains,
+                                                    uint64_t thread_key, uint64_t frame_addr,
+                                                    struct jitunwind_py_frame *out, size_t max,
+                                                    size_t *count);
+struct jitunwind_py_chain_stats {
+    uint64_t walks;         /* calls of jitunwind_pyreader_frames_reusing */
+    uint64_t reused_walks;  /* of those, walks that reused a cached outer part */
+    uint64_t frames_reused; /* frames taken from the cache */
+    uint64_t reads_saved;   /* target reads those frames cost when last read */
+};
+JITUNWIND_API int jitunwind_py_chains_stats(const jitunwind_py_chains *chains,
+                                            struct jitunwind_py_chain_stats *out);
+
 /* --- Build-specific facts from the interpreter's own file --- */
 
 /* What the DWARF of the interpreter's file contributed. */

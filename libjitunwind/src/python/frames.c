@@ -1,24 +1,39 @@
 /* The _PyInterpreterFrame chain of a thread, innermost first. The walk is
  * bounded by the caller's array and JITUNWIND_PY_MAX_FRAMES, and checks for
- * cycles with Brent's algorithm (constant memory). */
-#include "python/pyreader.h"
+ * cycles with Brent's algorithm (constant memory). With a chain cache
+ * (frame_chains.h) it stops at the first frame unchanged since the thread's
+ * last walk and takes the rest from the cache. */
+#include "python/frame_chains.h"
 
-JITUNWIND_API int jitunwind_pyreader_frames(jitunwind_pyreader *r, uint64_t frame_addr,
-                                            struct jitunwind_py_frame *out, size_t max,
-                                            size_t *count)
+/* Reads through a counter, so the chain cache knows what each frame cost. */
+struct counted {
+    struct jitunwind_memory inner;
+    uint32_t reads;
+};
+
+static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
+{
+    struct counted *c = arg;
+    c->reads++;
+    return c->inner.read(c->inner.arg, addr, dst, len);
+}
+
+static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_frame *out,
+                size_t max, size_t *count, struct ju_chain_walk *w, const struct counted *reads)
 {
     const struct ju_py_layout *L;
     uint64_t addr = frame_addr, tortoise = 0;
     size_t n = 0, steps = 0, power = 1, lam = 0;
+    uint32_t reads_before = 0;
+    int unreadable_code = 0; /* a chain with such a frame is not kept: try it again */
     uint8_t raw[JU_PY_FRAME_COPY];
-    if (!r || (!out && max) || !count)
-        return JITUNWIND_EINVAL;
     L = r->layout;
     *count = 0;
     ju_clear_error(&r->err);
     while (addr != 0) {
         struct jitunwind_py_frame *f;
-        uint64_t code;
+        uint64_t code, instr;
+        int32_t tlbc;
         uint8_t owner;
         if (addr == tortoise)
             return ju_fail(&r->err, JITUNWIND_ELOOP, addr,
@@ -45,6 +60,32 @@ JITUNWIND_API int jitunwind_pyreader_frames(jitunwind_pyreader *r, uint64_t fram
             addr = ju_py_get(L, JU_PYF_fr_previous, raw, L->fr_size);
             continue;
         }
+        code = ju_py_get(L, JU_PYF_fr_code, raw, L->fr_size);
+        instr = ju_py_get(L, JU_PYF_fr_instr, raw, L->fr_size);
+        tlbc = L->fr_tlbc_index != JU_PY_NONE
+                   ? (int32_t)ju_py_get(L, JU_PYF_fr_tlbc_index, raw, L->fr_size)
+                   : -1;
+        if (w) {
+            struct ju_chain_key key;
+            long at;
+            key.address = addr;
+            key.code = code;
+            key.instr = instr;
+            key.previous = ju_py_get(L, JU_PYF_fr_previous, raw, L->fr_size);
+            key.aux = owner | (uint64_t)(uint32_t)tlbc << 8;
+            if ((at = ju_chain_find(w, &key)) >= 0) {
+                int rc = ju_chain_reuse(w, at, out, n, max, count);
+                if (rc < 0)
+                    return ju_fail(&r->err, rc, addr, "more frames than the %zu asked for",
+                                   max);
+                if (unreadable_code)
+                    ju_chain_forget(w);
+                else
+                    ju_chain_store(w, out, at);
+                return 0;
+            }
+            ju_chain_note(w, &key, 0);
+        }
         if (n >= max) {
             *count = n;
             return ju_fail(&r->err, JITUNWIND_ELIMIT, addr, "more frames than the %zu asked for",
@@ -58,16 +99,53 @@ JITUNWIND_API int jitunwind_pyreader_frames(jitunwind_pyreader *r, uint64_t fram
             f->flags |= JITUNWIND_PYFRAME_GENERATOR;
         if (ju_py_get(L, JU_PYF_fr_is_entry, raw, L->fr_size))
             f->flags |= JITUNWIND_PYFRAME_ENTRY;
-        code = ju_py_get(L, JU_PYF_fr_code, raw, L->fr_size) & ~L->code_tag_mask;
-        ju_py_decode_code(r, code, ju_py_get(L, JU_PYF_fr_instr, raw, L->fr_size),
-                          L->fr_tlbc_index != JU_PY_NONE
-                              ? (int32_t)ju_py_get(L, JU_PYF_fr_tlbc_index, raw, L->fr_size)
-                              : -1,
-                          f);
+        ju_py_decode_code(r, code & ~L->code_tag_mask, instr, tlbc, f);
+        unreadable_code |= (f->flags & JITUNWIND_PYFRAME_BAD_CODE) != 0;
+        if (w) {
+            w->chains->ring_reads[(w->fresh - 1) % w->chains->frames] =
+                reads->reads - reads_before;
+            reads_before = reads->reads;
+        }
         n++;
         *count = n;
         addr = ju_py_get(L, JU_PYF_fr_previous, raw, L->fr_size);
     }
+    if (w && !unreadable_code)
+        ju_chain_store(w, out, -1);
+    else if (w)
+        ju_chain_forget(w);
     ju_clear_error(&r->err);
     return 0;
+}
+
+JITUNWIND_API int jitunwind_pyreader_frames(jitunwind_pyreader *r, uint64_t frame_addr,
+                                            struct jitunwind_py_frame *out, size_t max,
+                                            size_t *count)
+{
+    if (!r || (!out && max) || !count)
+        return JITUNWIND_EINVAL;
+    return walk(r, frame_addr, out, max, count, NULL, NULL);
+}
+
+JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *r,
+                                                    jitunwind_py_chains *chains,
+                                                    uint64_t thread_key, uint64_t frame_addr,
+                                                    struct jitunwind_py_frame *out, size_t max,
+                                                    size_t *count)
+{
+    struct ju_chain_walk w;
+    struct counted reads;
+    int rc;
+    if (!r || !chains || (!out && max) || !count)
+        return JITUNWIND_EINVAL;
+    ju_chain_begin(&w, chains, thread_key);
+    reads.inner = r->mem;
+    reads.reads = 0;
+    r->mem.read = counted_read;
+    r->mem.arg = &reads;
+    rc = walk(r, frame_addr, out, max, count, &w, &reads);
+    r->mem = reads.inner;
+    if (rc < 0)
+        ju_chain_forget(&w);
+    return rc;
 }

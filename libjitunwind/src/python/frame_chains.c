@@ -1,0 +1,170 @@
+/* See frame_chains.h. A thread's slot keeps its chain outermost first, so a
+ * walk that reuses the outer part writes only the new inner frames after it
+ * and moves nothing. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "python/frame_chains.h"
+
+static size_t hash_of(const struct jitunwind_py_chains *c, uint64_t address)
+{
+    return (size_t)((address >> 3) * 0x9e3779b97f4a7c15ull) & (c->index_size - 1);
+}
+
+JITUNWIND_API jitunwind_py_chains *jitunwind_py_chains_new(size_t threads, size_t frames)
+{
+    struct jitunwind_py_chains *c;
+    size_t i;
+    if (threads == 0 || threads > JITUNWIND_PY_MAX_CHAIN_THREADS || frames == 0 ||
+        frames > JITUNWIND_PY_MAX_FRAMES)
+        return NULL;
+    if (!(c = calloc(1, sizeof *c)))
+        return NULL;
+    c->threads = threads;
+    c->frames = frames;
+    for (c->index_size = 1; c->index_size < 2 * frames; c->index_size *= 2)
+        ;
+    c->slots = calloc(threads, sizeof *c->slots);
+    c->ring = calloc(frames, sizeof *c->ring);
+    c->ring_reads = calloc(frames, sizeof *c->ring_reads);
+    if (!c->slots || !c->ring || !c->ring_reads) {
+        jitunwind_py_chains_free(c);
+        return NULL;
+    }
+    for (i = 0; i < threads; i++) {
+        c->slots[i].entries = calloc(frames, sizeof *c->slots[i].entries);
+        c->slots[i].index = calloc(c->index_size, sizeof *c->slots[i].index);
+        if (!c->slots[i].entries || !c->slots[i].index) {
+            jitunwind_py_chains_free(c);
+            return NULL;
+        }
+    }
+    return c;
+}
+
+JITUNWIND_API void jitunwind_py_chains_free(jitunwind_py_chains *c)
+{
+    size_t i;
+    if (!c)
+        return;
+    for (i = 0; c->slots && i < c->threads; i++) {
+        free(c->slots[i].entries);
+        free(c->slots[i].index);
+    }
+    free(c->slots);
+    free(c->ring);
+    free(c->ring_reads);
+    free(c);
+}
+
+JITUNWIND_API int jitunwind_py_chains_stats(const jitunwind_py_chains *c,
+                                            struct jitunwind_py_chain_stats *out)
+{
+    if (!c || !out)
+        return JITUNWIND_EINVAL;
+    *out = c->stats;
+    return 0;
+}
+
+/* The thread's slot, else the least recently used one, emptied. */
+static struct ju_chain_slot *slot_for(struct jitunwind_py_chains *c, uint64_t thread_key)
+{
+    struct ju_chain_slot *oldest = &c->slots[0];
+    size_t i;
+    c->clock++;
+    for (i = 0; i < c->threads; i++) {
+        struct ju_chain_slot *s = &c->slots[i];
+        if (s->used && s->thread_key == thread_key) {
+            s->used = c->clock;
+            return s;
+        }
+        if (s->used < oldest->used)
+            oldest = s;
+    }
+    oldest->thread_key = thread_key;
+    oldest->used = c->clock;
+    oldest->count = 0;
+    memset(oldest->index, 0, c->index_size * sizeof *oldest->index);
+    return oldest;
+}
+
+void ju_chain_begin(struct ju_chain_walk *w, struct jitunwind_py_chains *c, uint64_t thread_key)
+{
+    memset(w, 0, sizeof *w);
+    w->chains = c;
+    w->slot = slot_for(c, thread_key);
+    c->stats.walks++;
+}
+
+long ju_chain_find(const struct ju_chain_walk *w, const struct ju_chain_key *key)
+{
+    const struct jitunwind_py_chains *c = w->chains;
+    size_t h = hash_of(c, key->address), probes;
+    for (probes = 0; probes < c->index_size; probes++, h = (h + 1) & (c->index_size - 1)) {
+        uint32_t e = w->slot->index[h];
+        const struct ju_chain_entry *entry;
+        if (e == 0 || e > w->slot->count)
+            return -1;
+        entry = &w->slot->entries[e - 1];
+        if (entry->key.address == key->address)
+            return memcmp(&entry->key, key, sizeof *key) == 0 ? (long)(e - 1) : -1;
+    }
+    return -1;
+}
+
+int ju_chain_reuse(struct ju_chain_walk *w, long at, struct jitunwind_py_frame *out, size_t n,
+                   size_t max, size_t *count)
+{
+    struct jitunwind_py_chains *c = w->chains;
+    long i;
+    c->stats.reused_walks++;
+    for (i = at; i >= 0; i--, n++) {
+        const struct ju_chain_entry *e = &w->slot->entries[i];
+        if (n >= max) {
+            *count = n;
+            return JITUNWIND_ELIMIT;
+        }
+        out[n] = e->frame;
+        c->stats.frames_reused++;
+        c->stats.reads_saved += e->reads;
+    }
+    *count = n;
+    return 0;
+}
+
+void ju_chain_note(struct ju_chain_walk *w, const struct ju_chain_key *key, uint32_t reads)
+{
+    struct jitunwind_py_chains *c = w->chains;
+    c->ring[w->fresh % c->frames] = *key;
+    c->ring_reads[w->fresh % c->frames] = reads;
+    w->fresh++;
+}
+
+void ju_chain_forget(struct ju_chain_walk *w)
+{
+    w->slot->count = 0;
+    memset(w->slot->index, 0, w->chains->index_size * sizeof *w->slot->index);
+}
+
+void ju_chain_store(struct ju_chain_walk *w, const struct jitunwind_py_frame *out, long reused_at)
+{
+    struct jitunwind_py_chains *c = w->chains;
+    struct ju_chain_slot *s = w->slot;
+    size_t kept = reused_at >= 0 ? (size_t)reused_at + 1 : 0, i, j;
+    /* The fresh frames, outermost first, while there is room: those the
+     * ring still holds (the last c->frames read) are the outermost. */
+    for (j = w->fresh; j-- > 0 && kept < c->frames;) {
+        struct ju_chain_entry *e = &s->entries[kept++];
+        e->key = c->ring[j % c->frames];
+        e->reads = c->ring_reads[j % c->frames];
+        e->frame = out[j];
+    }
+    s->count = kept;
+    memset(s->index, 0, c->index_size * sizeof *s->index);
+    for (i = 0; i < kept; i++) {
+        size_t h = hash_of(c, s->entries[i].key.address);
+        while (s->index[h] != 0)
+            h = (h + 1) & (c->index_size - 1);
+        s->index[h] = (uint32_t)(i + 1);
+    }
+}
