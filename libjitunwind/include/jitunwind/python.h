@@ -168,20 +168,20 @@ JITUNWIND_API int jitunwind_pyreader_cache_stats(const jitunwind_pyreader *reade
  *
  * Between two samples of a thread, the outer part of its frame chain is
  * usually unchanged. A chain cache keeps each thread's last complete chain
- * (up to its outermost `frames` frames, decoded) for `threads` threads; the
+ * (its outermost `frames` frames, decoded) for `threads` threads; the
  * caller owns it and names a thread by any key (its tstate address).
- * jitunwind_pyreader_frames_reusing walks like jitunwind_pyreader_frames but
- * stops at the first frame that has the same address, code object,
- * instruction pointer, owner and previous-frame pointer as in the thread's
- * cached chain: that frame and everything outer are taken from the cache,
- * not read. A frame at a reused address with another code object or
- * instruction pointer is read, and so is everything inner of the boundary.
- * (The check cannot see an outer frame popped and re-pushed identically at
- * the same address, exactly where the boundary frame was; a sampler accepts
- * that. CPython 3.15's last_profiled_frame marker would need the reader to
- * write into the target; this reader never writes.) Only chains walked to
- * the end without error are kept. All memory is allocated by
- * jitunwind_py_chains_new; a walk allocates nothing. */
+ * jitunwind_pyreader_frames_reusing walks like jitunwind_pyreader_frames,
+ * but reads the memory the cached chain spans (up to 64 KiB) in one read,
+ * and a frame whose address, code object, instruction pointer, owner and
+ * previous pointer are those cached is not decoded again (no code-object,
+ * name or line-table reads): its qualname, file and line come from the
+ * cache. Every frame is still visited: an inner frame cannot vouch for the
+ * outer ones (a helper called from two callers of the same size has the
+ * same address, code, instruction and previous pointer under both).
+ * CPython 3.15's last_profiled_frame marker would let a walk stop early, but
+ * the profiler must write it into the target, and this reader never writes.
+ * Only chains walked to the end without error are kept. All memory is
+ * allocated by jitunwind_py_chains_new; a walk allocates nothing. */
 typedef struct jitunwind_py_chains jitunwind_py_chains;
 #define JITUNWIND_PY_MAX_CHAIN_THREADS 4096u
 /* NULL on ENOMEM or sizes of 0 or above the maxima (JITUNWIND_PY_MAX_FRAMES). */

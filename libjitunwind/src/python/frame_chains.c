@@ -1,6 +1,5 @@
-/* See frame_chains.h. A thread's slot keeps its chain outermost first, so a
- * walk that reuses the outer part writes only the new inner frames after it
- * and moves nothing. */
+/* See frame_chains.h. A thread's slot keeps its chain outermost first: the
+ * outermost frames are the ones kept when a chain does not fit. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +26,8 @@ JITUNWIND_API jitunwind_py_chains *jitunwind_py_chains_new(size_t threads, size_
     c->slots = calloc(threads, sizeof *c->slots);
     c->ring = calloc(frames, sizeof *c->ring);
     c->ring_reads = calloc(frames, sizeof *c->ring_reads);
-    if (!c->slots || !c->ring || !c->ring_reads) {
+    c->batch = malloc(JU_CHAIN_BATCH_MAX);
+    if (!c->slots || !c->ring || !c->ring_reads || !c->batch) {
         jitunwind_py_chains_free(c);
         return NULL;
     }
@@ -54,6 +54,7 @@ JITUNWIND_API void jitunwind_py_chains_free(jitunwind_py_chains *c)
     free(c->slots);
     free(c->ring);
     free(c->ring_reads);
+    free(c->batch);
     free(c);
 }
 
@@ -112,24 +113,37 @@ long ju_chain_find(const struct ju_chain_walk *w, const struct ju_chain_key *key
     return -1;
 }
 
-int ju_chain_reuse(struct ju_chain_walk *w, long at, struct jitunwind_py_frame *out, size_t n,
-                   size_t max, size_t *count)
+void ju_chain_read_batch(struct ju_chain_walk *w, const struct jitunwind_memory *mem)
 {
-    struct jitunwind_py_chains *c = w->chains;
-    long i;
-    c->stats.reused_walks++;
-    for (i = at; i >= 0; i--, n++) {
-        const struct ju_chain_entry *e = &w->slot->entries[i];
-        if (n >= max) {
-            *count = n;
-            return JITUNWIND_ELIMIT;
-        }
-        out[n] = e->frame;
-        c->stats.frames_reused++;
-        c->stats.reads_saved += e->reads;
-    }
-    *count = n;
-    return 0;
+    struct ju_chain_slot *s = w->slot;
+    size_t len;
+    if (s->count == 0 || s->span_hi <= s->span_lo)
+        return;
+    len = (size_t)(s->span_hi - s->span_lo);
+    if (ju_read(mem, s->span_lo, w->chains->batch, len) < 0)
+        return;
+    w->batch_lo = s->span_lo;
+    w->batch_len = len;
+}
+
+int ju_chain_from_batch(struct ju_chain_walk *w, uint64_t addr, void *dst, size_t len)
+{
+    if (w->batch_len == 0 || addr < w->batch_lo || len > w->batch_len ||
+        addr - w->batch_lo > w->batch_len - len)
+        return 0;
+    memcpy(dst, w->chains->batch + (addr - w->batch_lo), len);
+    w->served++;
+    return 1;
+}
+
+uint32_t ju_chain_reuse(struct ju_chain_walk *w, long at, struct jitunwind_py_frame *f)
+{
+    const struct ju_chain_entry *e = &w->slot->entries[at];
+    *f = e->frame;
+    f->flags &= ~JITUNWIND_PYFRAME_ENTRY;
+    w->chains->stats.frames_reused++;
+    w->chains->stats.reads_saved += e->reads;
+    return e->reads;
 }
 
 void ju_chain_note(struct ju_chain_walk *w, const struct ju_chain_key *key, uint32_t reads)
@@ -146,13 +160,14 @@ void ju_chain_forget(struct ju_chain_walk *w)
     memset(w->slot->index, 0, w->chains->index_size * sizeof *w->slot->index);
 }
 
-void ju_chain_store(struct ju_chain_walk *w, const struct jitunwind_py_frame *out, long reused_at)
+void ju_chain_store(struct ju_chain_walk *w, const struct jitunwind_py_frame *out,
+                    size_t frame_size)
 {
     struct jitunwind_py_chains *c = w->chains;
     struct ju_chain_slot *s = w->slot;
-    size_t kept = reused_at >= 0 ? (size_t)reused_at + 1 : 0, i, j;
-    /* The fresh frames, outermost first, while there is room: those the
-     * ring still holds (the last c->frames read) are the outermost. */
+    size_t kept = 0, i, j;
+    /* Outermost first, while there is room: the ring holds the last
+     * c->frames keys noted, which are the outermost. */
     for (j = w->fresh; j-- > 0 && kept < c->frames;) {
         struct ju_chain_entry *e = &s->entries[kept++];
         e->key = c->ring[j % c->frames];
@@ -160,11 +175,21 @@ void ju_chain_store(struct ju_chain_walk *w, const struct jitunwind_py_frame *ou
         e->frame = out[j];
     }
     s->count = kept;
+    s->span_lo = s->span_hi = 0;
     memset(s->index, 0, c->index_size * sizeof *s->index);
     for (i = 0; i < kept; i++) {
-        size_t h = hash_of(c, s->entries[i].key.address);
+        uint64_t a = s->entries[i].key.address, lo, hi;
+        size_t h = hash_of(c, a);
         while (s->index[h] != 0)
             h = (h + 1) & (c->index_size - 1);
         s->index[h] = (uint32_t)(i + 1);
+        /* The batch: the outermost frames whose memory lies close together. */
+        lo = s->span_hi ? (a < s->span_lo ? a : s->span_lo) : a;
+        hi = s->span_hi ? (a + frame_size > s->span_hi ? a + frame_size : s->span_hi)
+                        : a + frame_size;
+        if (hi - lo <= JU_CHAIN_BATCH_MAX) {
+            s->span_lo = lo;
+            s->span_hi = hi;
+        }
     }
 }

@@ -1,6 +1,11 @@
 /* A sampler's cache of thread frame chains (frame_chains.c), used by the
  * walk in frames.c: each thread's last complete chain, outermost first, and
- * what identifies each frame in it. */
+ * what identifies each frame in it. The walk still visits every frame (an
+ * outer frame cannot be trusted from an inner one alone: the same helper
+ * called from two callers of the same size has the same address, code,
+ * instruction and previous pointer under both), but reads the memory the
+ * cached chain spans in one batch and takes a frame whose key is unchanged
+ * decoded from the cache. */
 #ifndef JITUNWIND_PY_FRAME_CHAINS_H
 #define JITUNWIND_PY_FRAME_CHAINS_H
 
@@ -15,7 +20,7 @@ struct ju_chain_key {
 
 struct ju_chain_entry {
     struct ju_chain_key key;
-    uint32_t reads; /* target reads this frame cost when it was last read */
+    uint32_t reads; /* target reads its decoding cost when it was last decoded */
     struct jitunwind_py_frame frame;
 };
 
@@ -23,6 +28,7 @@ struct ju_chain_slot {
     uint64_t thread_key;
     uint64_t used;   /* the cache's clock at the last walk; 0: empty */
     size_t count;    /* entries held, outermost first */
+    uint64_t span_lo, span_hi; /* the memory of the entries batched together */
     struct ju_chain_entry *entries;
     uint32_t *index; /* by address, open addressing: entry + 1, 0 empty */
 };
@@ -32,9 +38,13 @@ struct ju_chain_slot {
 struct ju_chain_walk {
     struct jitunwind_py_chains *chains;
     struct ju_chain_slot *slot;
-    size_t fresh; /* frames read in this walk */
-    uint32_t reads; /* the reader's reads so far (counted by the caller) */
+    size_t fresh;     /* frames noted in this walk */
+    uint64_t batch_lo; /* the batch holds [batch_lo, batch_lo + batch_len) */
+    size_t batch_len;
+    size_t served;    /* frames the batch served */
 };
+
+#define JU_CHAIN_BATCH_MAX 65536u /* bytes of frames read in one batch */
 
 struct jitunwind_py_chains {
     size_t threads, frames, index_size;
@@ -42,6 +52,7 @@ struct jitunwind_py_chains {
     struct ju_chain_slot *slots;
     struct ju_chain_key *ring;
     uint32_t *ring_reads;
+    uint8_t *batch; /* JU_CHAIN_BATCH_MAX bytes */
     struct jitunwind_py_chain_stats stats;
 };
 
@@ -50,17 +61,21 @@ JU_HIDDEN void ju_chain_begin(struct ju_chain_walk *w, struct jitunwind_py_chain
                               uint64_t thread_key);
 /* The cached position (outermost first) of the frame with this key, or -1. */
 JU_HIDDEN long ju_chain_find(const struct ju_chain_walk *w, const struct ju_chain_key *key);
-/* Copy the cached frames from position `at` outward into out[n..max):
- * their number is added to *count; ELIMIT when they did not all fit. */
-JU_HIDDEN int ju_chain_reuse(struct ju_chain_walk *w, long at, struct jitunwind_py_frame *out,
-                             size_t n, size_t max, size_t *count);
+/* Read the span of the thread's cached chain in one read (no batch when
+ * there is none or it is unreadable). */
+JU_HIDDEN void ju_chain_read_batch(struct ju_chain_walk *w, const struct jitunwind_memory *mem);
+/* Copy `len` bytes at `addr` from the batch: 1, or 0 when not all there. */
+JU_HIDDEN int ju_chain_from_batch(struct ju_chain_walk *w, uint64_t addr, void *dst, size_t len);
+/* The decoded frame at cached position `at` into *f (ENTRY left for the
+ * walk to set again); counted as reused. Returns its decoding reads. */
+JU_HIDDEN uint32_t ju_chain_reuse(struct ju_chain_walk *w, long at, struct jitunwind_py_frame *f);
 /* Note the key of the walk's n-th frame, read at a cost of `reads`. */
 JU_HIDDEN void ju_chain_note(struct ju_chain_walk *w, const struct ju_chain_key *key,
                              uint32_t reads);
-/* After a complete walk: keep out[0..fresh) and, when `reused_at` >= 0, the
- * cached frames from there outward, as the thread's chain. */
+/* After a complete walk: keep out[0..fresh) (the outermost that fit) as
+ * the thread's chain. */
 JU_HIDDEN void ju_chain_store(struct ju_chain_walk *w, const struct jitunwind_py_frame *out,
-                              long reused_at);
+                              size_t frame_size);
 /* Forget the thread's chain (a walk that failed). */
 JU_HIDDEN void ju_chain_forget(struct ju_chain_walk *w);
 

@@ -1,8 +1,8 @@
 /* The _PyInterpreterFrame chain of a thread, innermost first. The walk is
  * bounded by the caller's array and JITUNWIND_PY_MAX_FRAMES, and checks for
  * cycles with Brent's algorithm (constant memory). With a chain cache
- * (frame_chains.h) it stops at the first frame unchanged since the thread's
- * last walk and takes the rest from the cache. */
+ * (frame_chains.h) the frames the thread's last chain spans are read in one
+ * batch, and a frame unchanged since then is not decoded again. */
 #include "python/frame_chains.h"
 
 /* Reads through a counter, so the chain cache knows what each frame cost. */
@@ -32,6 +32,8 @@ static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_
     ju_clear_error(&r->err);
     while (addr != 0) {
         struct jitunwind_py_frame *f;
+        struct ju_chain_key key;
+        long at = -1;
         uint64_t code, instr;
         int32_t tlbc;
         uint8_t owner;
@@ -49,7 +51,9 @@ static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_
         if ((addr & 7) != 0)
             return ju_fail(&r->err, JITUNWIND_ECORRUPT, addr, "misaligned frame pointer %#llx",
                            (unsigned long long)addr);
-        if (L->fr_size > sizeof raw || ju_read(&r->mem, addr, raw, L->fr_size) < 0)
+        if (L->fr_size > sizeof raw ||
+            (!(w && ju_chain_from_batch(w, addr, raw, L->fr_size)) &&
+             ju_read(&r->mem, addr, raw, L->fr_size) < 0))
             return ju_fail(&r->err, JITUNWIND_EREAD, addr, "frame %#llx is unreadable",
                            (unsigned long long)addr);
         owner = (uint8_t)ju_py_get(L, JU_PYF_fr_owner, raw, L->fr_size);
@@ -65,33 +69,29 @@ static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_
         tlbc = L->fr_tlbc_index != JU_PY_NONE
                    ? (int32_t)ju_py_get(L, JU_PYF_fr_tlbc_index, raw, L->fr_size)
                    : -1;
-        if (w) {
-            struct ju_chain_key key;
-            long at;
-            key.address = addr;
-            key.code = code;
-            key.instr = instr;
-            key.previous = ju_py_get(L, JU_PYF_fr_previous, raw, L->fr_size);
-            key.aux = owner | (uint64_t)(uint32_t)tlbc << 8;
-            if ((at = ju_chain_find(w, &key)) >= 0) {
-                int rc = ju_chain_reuse(w, at, out, n, max, count);
-                if (rc < 0)
-                    return ju_fail(&r->err, rc, addr, "more frames than the %zu asked for",
-                                   max);
-                if (unreadable_code)
-                    ju_chain_forget(w);
-                else
-                    ju_chain_store(w, out, at);
-                return 0;
-            }
-            ju_chain_note(w, &key, 0);
-        }
         if (n >= max) {
             *count = n;
             return ju_fail(&r->err, JITUNWIND_ELIMIT, addr, "more frames than the %zu asked for",
                            max);
         }
         f = &out[n];
+        if (w) {
+            key.address = addr;
+            key.code = code;
+            key.instr = instr;
+            key.previous = ju_py_get(L, JU_PYF_fr_previous, raw, L->fr_size);
+            key.aux = owner | (uint64_t)(uint32_t)tlbc << 8;
+            at = ju_chain_find(w, &key);
+        }
+        if (at >= 0) {
+            ju_chain_note(w, &key, ju_chain_reuse(w, at, f));
+            if (ju_py_get(L, JU_PYF_fr_is_entry, raw, L->fr_size))
+                f->flags |= JITUNWIND_PYFRAME_ENTRY;
+            n++;
+            *count = n;
+            addr = key.previous;
+            continue;
+        }
         memset(f, 0, sizeof *f);
         f->address = addr;
         f->owner = owner;
@@ -99,19 +99,17 @@ static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_
             f->flags |= JITUNWIND_PYFRAME_GENERATOR;
         if (ju_py_get(L, JU_PYF_fr_is_entry, raw, L->fr_size))
             f->flags |= JITUNWIND_PYFRAME_ENTRY;
+        reads_before = reads ? reads->reads : 0;
         ju_py_decode_code(r, code & ~L->code_tag_mask, instr, tlbc, f);
         unreadable_code |= (f->flags & JITUNWIND_PYFRAME_BAD_CODE) != 0;
-        if (w) {
-            w->chains->ring_reads[(w->fresh - 1) % w->chains->frames] =
-                reads->reads - reads_before;
-            reads_before = reads->reads;
-        }
+        if (w)
+            ju_chain_note(w, &key, reads->reads - reads_before);
         n++;
         *count = n;
         addr = ju_py_get(L, JU_PYF_fr_previous, raw, L->fr_size);
     }
     if (w && !unreadable_code)
-        ju_chain_store(w, out, -1);
+        ju_chain_store(w, out, L->fr_size);
     else if (w)
         ju_chain_forget(w);
     ju_clear_error(&r->err);
@@ -135,16 +133,23 @@ JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *r,
 {
     struct ju_chain_walk w;
     struct counted reads;
+    uint64_t reused_before;
     int rc;
     if (!r || !chains || (!out && max) || !count)
         return JITUNWIND_EINVAL;
     ju_chain_begin(&w, chains, thread_key);
+    reused_before = chains->stats.frames_reused;
     reads.inner = r->mem;
     reads.reads = 0;
+    ju_chain_read_batch(&w, &r->mem);
     r->mem.read = counted_read;
     r->mem.arg = &reads;
     rc = walk(r, frame_addr, out, max, count, &w, &reads);
     r->mem = reads.inner;
+    if (w.served > 1)
+        chains->stats.reads_saved += w.served - 1; /* frame reads the one batch read made */
+    if (chains->stats.frames_reused != reused_before)
+        chains->stats.reused_walks++;
     if (rc < 0)
         ju_chain_forget(&w);
     return rc;
