@@ -350,9 +350,37 @@ def mode_core(build, work):
         if rc != 2 or len(err.splitlines()) != 1:
             fail("a missing core: exit %d, %r" % (rc, err))
         print("ok: not a core: exit 7; a missing core: exit 2")
+        check_partial_core(j, work, core, doc)
     finally:
         os.unlink(core)
     return 0
+
+
+def check_partial_core(j, work, core, doc):
+    """Exit 6: a core cut short before the segment of the thread's stack
+    (its notes, and so its registers, kept) gives the thread's frames up to
+    the unreadable stack, says where the walk stopped, and exits 6."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gdb"))
+    from test_gdb_demo import truncate_before
+    frames = doc["threads"][0]["frames"]
+    sp = next(int(f["sp"], 16) for f in frames if f["kind"] == "native" and f.get("sp"))
+    cut = os.path.join(work, "core.cut")
+    if not truncate_before(core, sp, cut):
+        fail("no segment of the core holds the stack pointer %#x" % sp)
+    try:
+        rc, out, err = run([j, "stack", "--core", cut])
+        stopped = [line for line in out.splitlines() if "cut short" in line]
+        if rc != 6 or err.strip() or len(stopped) != 1 or "native stack cut short" not in out:
+            fail("a core without the thread's stack: exit %d, stderr %r, output:\n%s" % (
+                rc, err, out))
+        rc, out, err = run([j, "stack", "--core", cut, "--json"])
+        thread = json.loads(out)["threads"][0]
+        if rc != 6 or thread["partial"] is not True or thread["stop_reason"] == "end of stack":
+            fail("--json of a core without the thread's stack: exit %d, %r" % (
+                rc, {k: v for k, v in thread.items() if k != "frames"}))
+        print("ok: a core without the thread's stack: exit 6, %s" % stopped[0].strip())
+    finally:
+        os.unlink(cut)
 
 
 PTRACE_SEIZE, PTRACE_DETACH = 0x4206, 17
