@@ -1,9 +1,19 @@
 /* See frame_chains.h. A thread's slot keeps its chain outermost first: the
  * outermost frames are the ones kept when a chain does not fit. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "python/frame_chains.h"
+
+/* A decoded frame without its unused name bytes: most of the struct's
+ * 1.3 KiB is empty buffer, and a sampler copies frames at every sample. */
+static void copy_frame(struct jitunwind_py_frame *dst, const struct jitunwind_py_frame *src)
+{
+    memcpy(dst, src, offsetof(struct jitunwind_py_frame, qualname));
+    ju_strlcpy(dst->qualname, src->qualname, sizeof dst->qualname);
+    ju_strlcpy(dst->filename, src->filename, sizeof dst->filename);
+}
 
 static size_t hash_of(const struct jitunwind_py_chains *c, uint64_t address)
 {
@@ -26,8 +36,9 @@ JITUNWIND_API jitunwind_py_chains *jitunwind_py_chains_new(size_t threads, size_
     c->slots = calloc(threads, sizeof *c->slots);
     c->ring = calloc(frames, sizeof *c->ring);
     c->ring_reads = calloc(frames, sizeof *c->ring_reads);
+    c->ring_from = calloc(frames, sizeof *c->ring_from);
     c->batch = malloc(JU_CHAIN_BATCH_MAX);
-    if (!c->slots || !c->ring || !c->ring_reads || !c->batch) {
+    if (!c->slots || !c->ring || !c->ring_reads || !c->ring_from || !c->batch) {
         jitunwind_py_chains_free(c);
         return NULL;
     }
@@ -54,6 +65,7 @@ JITUNWIND_API void jitunwind_py_chains_free(jitunwind_py_chains *c)
     free(c->slots);
     free(c->ring);
     free(c->ring_reads);
+    free(c->ring_from);
     free(c->batch);
     free(c);
 }
@@ -139,18 +151,20 @@ int ju_chain_from_batch(struct ju_chain_walk *w, uint64_t addr, void *dst, size_
 uint32_t ju_chain_reuse(struct ju_chain_walk *w, long at, struct jitunwind_py_frame *f)
 {
     const struct ju_chain_entry *e = &w->slot->entries[at];
-    *f = e->frame;
+    copy_frame(f, &e->frame);
     f->flags &= ~JITUNWIND_PYFRAME_ENTRY;
     w->chains->stats.frames_reused++;
     w->chains->stats.reads_saved += e->reads;
     return e->reads;
 }
 
-void ju_chain_note(struct ju_chain_walk *w, const struct ju_chain_key *key, uint32_t reads)
+void ju_chain_note(struct ju_chain_walk *w, const struct ju_chain_key *key, uint32_t reads,
+                   long from)
 {
     struct jitunwind_py_chains *c = w->chains;
     c->ring[w->fresh % c->frames] = *key;
     c->ring_reads[w->fresh % c->frames] = reads;
+    c->ring_from[w->fresh % c->frames] = from;
     w->fresh++;
 }
 
@@ -168,11 +182,13 @@ void ju_chain_store(struct ju_chain_walk *w, const struct jitunwind_py_frame *ou
     size_t kept = 0, i, j;
     /* Outermost first, while there is room: the ring holds the last
      * c->frames keys noted, which are the outermost. */
-    for (j = w->fresh; j-- > 0 && kept < c->frames;) {
-        struct ju_chain_entry *e = &s->entries[kept++];
+    for (j = w->fresh; j-- > 0 && kept < c->frames; kept++) {
+        struct ju_chain_entry *e = &s->entries[kept];
+        if (c->ring_from[j % c->frames] == (long)kept)
+            continue; /* the unchanged outer part stays where it is */
         e->key = c->ring[j % c->frames];
         e->reads = c->ring_reads[j % c->frames];
-        e->frame = out[j];
+        copy_frame(&e->frame, &out[j]);
     }
     s->count = kept;
     s->span_lo = s->span_hi = 0;

@@ -84,7 +84,7 @@ static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_
             at = ju_chain_find(w, &key);
         }
         if (at >= 0) {
-            ju_chain_note(w, &key, ju_chain_reuse(w, at, f));
+            ju_chain_note(w, &key, ju_chain_reuse(w, at, f), at);
             if (ju_py_get(L, JU_PYF_fr_is_entry, raw, L->fr_size))
                 f->flags |= JITUNWIND_PYFRAME_ENTRY;
             n++;
@@ -103,7 +103,7 @@ static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_
         ju_py_decode_code(r, code & ~L->code_tag_mask, instr, tlbc, f);
         unreadable_code |= (f->flags & JITUNWIND_PYFRAME_BAD_CODE) != 0;
         if (w)
-            ju_chain_note(w, &key, reads->reads - reads_before);
+            ju_chain_note(w, &key, reads->reads - reads_before, -1);
         n++;
         *count = n;
         addr = ju_py_get(L, JU_PYF_fr_previous, raw, L->fr_size);
