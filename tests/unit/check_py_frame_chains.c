@@ -8,32 +8,10 @@
 
 #include "py_image.h"
 #include "python/pyreader.h"
+#include "py_sampling.h"
 #include "suite.h"
 
-static const uint32_t VERSIONS[] = {0x030b02f0u, 0x030c01f0u, 0x030d00f0u, 0x030e07f0u};
-
 #define DEPTH 12 /* main, rec x 10, leaf */
-
-struct counting {
-    struct jitunwind_memory inner;
-    unsigned long reads;
-};
-
-static int counting_read(void *arg, uint64_t addr, void *dst, size_t len)
-{
-    struct counting *c = arg;
-    c->reads++;
-    return c->inner.read(c->inner.arg, addr, dst, len);
-}
-
-#define EVERY_VERSION(name)                                                                  \
-    START_TEST(name)                                                                         \
-    {                                                                                        \
-        size_t v;                                                                            \
-        for (v = 0; v < sizeof VERSIONS / sizeof VERSIONS[0]; v++)                           \
-            name##_on(VERSIONS[v]);                                                          \
-    }                                                                                        \
-    END_TEST
 
 static struct py_image P;
 static struct counting C;
@@ -91,20 +69,6 @@ static void replace_frame(uint64_t at, uint64_t code, uint64_t previous, int las
 
 static struct jitunwind_py_frame PLAIN[32], CACHED[32];
 
-static void same_frames(size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++) {
-        ck_assert_uint_eq(PLAIN[i].address, CACHED[i].address);
-        ck_assert_uint_eq(PLAIN[i].code, CACHED[i].code);
-        ck_assert_str_eq(PLAIN[i].qualname, CACHED[i].qualname);
-        ck_assert_str_eq(PLAIN[i].filename, CACHED[i].filename);
-        ck_assert_int_eq(PLAIN[i].line, CACHED[i].line);
-        ck_assert_int_eq(PLAIN[i].lasti, CACHED[i].lasti);
-        ck_assert_uint_eq(PLAIN[i].flags, CACHED[i].flags);
-    }
-}
-
 /* A plain walk and a reusing one from `top`: the same frames; returns the
  * reads of the reusing walk. */
 static unsigned long compare(uint64_t top, size_t expect)
@@ -116,7 +80,7 @@ static unsigned long compare(uint64_t top, size_t expect)
     ck_assert_int_eq(jitunwind_pyreader_frames_reusing(R, K, 1, top, CACHED, 32, &n_cached), 0);
     ck_assert_uint_eq(n_plain, expect);
     ck_assert_uint_eq(n_cached, expect);
-    same_frames(expect);
+    same_frames(PLAIN, CACHED, expect);
     return C.reads - before;
 }
 

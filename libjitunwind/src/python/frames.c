@@ -5,21 +5,9 @@
  * batch, and a frame unchanged since then is not decoded again. */
 #include "python/frame_chains.h"
 
-/* Reads through a counter, so the chain cache knows what each frame cost. */
-struct counted {
-    struct jitunwind_memory inner;
-    uint32_t reads;
-};
-
-static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
-{
-    struct counted *c = arg;
-    c->reads++;
-    return c->inner.read(c->inner.arg, addr, dst, len);
-}
-
 static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_frame *out,
-                size_t max, size_t *count, struct ju_chain_walk *w, const struct counted *reads)
+                size_t max, size_t *count, struct ju_chain_walk *w,
+                const struct ju_counted *reads)
 {
     const struct ju_py_layout *L;
     uint64_t addr = frame_addr, tortoise = 0;
@@ -132,7 +120,7 @@ JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *r,
                                                     size_t *count)
 {
     struct ju_chain_walk w;
-    struct counted reads;
+    struct ju_counted reads; /* so that the chain cache knows what each frame cost */
     uint64_t reused_before;
     int rc;
     if (!r || !chains || (!out && max) || !count)
@@ -142,7 +130,7 @@ JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *r,
     reads.inner = r->mem;
     reads.reads = 0;
     ju_chain_read_batch(&w, &r->mem);
-    r->mem.read = counted_read;
+    r->mem.read = ju_counted_read;
     r->mem.arg = &reads;
     rc = walk(r, frame_addr, out, max, count, &w, &reads);
     r->mem = reads.inner;
