@@ -196,9 +196,10 @@ JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *reader,
                                                     size_t *count);
 struct jitunwind_py_chain_stats {
     uint64_t walks;         /* calls of jitunwind_pyreader_frames_reusing */
-    uint64_t reused_walks;  /* of those, walks that reused a cached outer part */
-    uint64_t frames_reused; /* frames taken from the cache */
-    uint64_t reads_saved;   /* target reads those frames cost when last read */
+    uint64_t reused_walks;  /* of those, walks that took a frame from the cache */
+    uint64_t frames_reused; /* frames not decoded again: no code-object, name or
+                             * line-table reads for them */
+    uint64_t reads_saved;   /* frame reads the one batch read of each walk replaced */
 };
 JITUNWIND_API int jitunwind_py_chains_stats(const jitunwind_py_chains *chains,
                                             struct jitunwind_py_chain_stats *out);

@@ -49,6 +49,19 @@ static void decode_names(struct jitunwind_pyreader *r, uint64_t qualname, uint64
         out->flags |= JITUNWIND_PYFRAME_SHIM;
 }
 
+/* Reads through a counter, so an entry knows what a hit on it saves. */
+struct counted {
+    struct jitunwind_memory inner;
+    uint32_t reads;
+};
+
+static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
+{
+    struct counted *c = arg;
+    c->reads++;
+    return c->inner.read(c->inner.arg, addr, dst, len);
+}
+
 /* Decode the names of `code` and keep them, with its line table (up to
  * JU_CODE_CACHE_TABLE_MAX bytes), in its cache entry; the reads are counted
  * so that a hit knows what it saved. An unreadable name is not kept: the
@@ -59,13 +72,13 @@ static struct ju_code_cache_entry *decode_and_fill(struct jitunwind_pyreader *r,
                                                    struct jitunwind_py_frame *out)
 {
     struct ju_code_cache_entry *e = NULL;
-    struct ju_counted counter; /* so that an entry knows what a hit on it saves */
+    struct counted counter;
     uint32_t name_reads;
     size_t len = 0;
     int trunc = 0;
     counter.inner = r->mem;
     counter.reads = 0;
-    r->mem.read = ju_counted_read;
+    r->mem.read = counted_read;
     r->mem.arg = &counter;
     decode_names(r, qualname, filename, out);
     name_reads = counter.reads;

@@ -35,10 +35,9 @@ JITUNWIND_API jitunwind_py_chains *jitunwind_py_chains_new(size_t threads, size_
         ;
     c->slots = calloc(threads, sizeof *c->slots);
     c->ring = calloc(frames, sizeof *c->ring);
-    c->ring_reads = calloc(frames, sizeof *c->ring_reads);
     c->ring_from = calloc(frames, sizeof *c->ring_from);
     c->batch = malloc(JU_CHAIN_BATCH_MAX);
-    if (!c->slots || !c->ring || !c->ring_reads || !c->ring_from || !c->batch) {
+    if (!c->slots || !c->ring || !c->ring_from || !c->batch) {
         jitunwind_py_chains_free(c);
         return NULL;
     }
@@ -64,7 +63,6 @@ JITUNWIND_API void jitunwind_py_chains_free(jitunwind_py_chains *c)
     }
     free(c->slots);
     free(c->ring);
-    free(c->ring_reads);
     free(c->ring_from);
     free(c->batch);
     free(c);
@@ -148,22 +146,17 @@ int ju_chain_from_batch(struct ju_chain_walk *w, uint64_t addr, void *dst, size_
     return 1;
 }
 
-uint32_t ju_chain_reuse(struct ju_chain_walk *w, long at, struct jitunwind_py_frame *f)
+void ju_chain_reuse(struct ju_chain_walk *w, long at, struct jitunwind_py_frame *f)
 {
-    const struct ju_chain_entry *e = &w->slot->entries[at];
-    copy_frame(f, &e->frame);
+    copy_frame(f, &w->slot->entries[at].frame);
     f->flags &= ~JITUNWIND_PYFRAME_ENTRY;
     w->chains->stats.frames_reused++;
-    w->chains->stats.reads_saved += e->reads;
-    return e->reads;
 }
 
-void ju_chain_note(struct ju_chain_walk *w, const struct ju_chain_key *key, uint32_t reads,
-                   long from)
+void ju_chain_note(struct ju_chain_walk *w, const struct ju_chain_key *key, long from)
 {
     struct jitunwind_py_chains *c = w->chains;
     c->ring[w->fresh % c->frames] = *key;
-    c->ring_reads[w->fresh % c->frames] = reads;
     c->ring_from[w->fresh % c->frames] = from;
     w->fresh++;
 }
@@ -187,7 +180,6 @@ void ju_chain_store(struct ju_chain_walk *w, const struct jitunwind_py_frame *ou
         if (c->ring_from[j % c->frames] == (long)kept)
             continue; /* the unchanged outer part stays where it is */
         e->key = c->ring[j % c->frames];
-        e->reads = c->ring_reads[j % c->frames];
         copy_frame(&e->frame, &out[j]);
     }
     s->count = kept;

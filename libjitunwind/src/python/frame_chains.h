@@ -20,7 +20,6 @@ struct ju_chain_key {
 
 struct ju_chain_entry {
     struct ju_chain_key key;
-    uint32_t reads; /* target reads its decoding cost when it was last decoded */
     struct jitunwind_py_frame frame;
 };
 
@@ -51,7 +50,6 @@ struct jitunwind_py_chains {
     uint64_t clock;
     struct ju_chain_slot *slots;
     struct ju_chain_key *ring;
-    uint32_t *ring_reads;
     long *ring_from;  /* the cached position a noted frame came from, or -1 */
     uint8_t *batch; /* JU_CHAIN_BATCH_MAX bytes */
     struct jitunwind_py_chain_stats stats;
@@ -68,12 +66,11 @@ JU_HIDDEN void ju_chain_read_batch(struct ju_chain_walk *w, const struct jitunwi
 /* Copy `len` bytes at `addr` from the batch: 1, or 0 when not all there. */
 JU_HIDDEN int ju_chain_from_batch(struct ju_chain_walk *w, uint64_t addr, void *dst, size_t len);
 /* The decoded frame at cached position `at` into *f (ENTRY left for the
- * walk to set again); counted as reused. Returns its decoding reads. */
-JU_HIDDEN uint32_t ju_chain_reuse(struct ju_chain_walk *w, long at, struct jitunwind_py_frame *f);
-/* Note the key of the walk's n-th frame, decoded at a cost of `reads`, or
- * taken from cached position `from` (else -1). */
-JU_HIDDEN void ju_chain_note(struct ju_chain_walk *w, const struct ju_chain_key *key,
-                             uint32_t reads, long from);
+ * walk to set again); counted as reused. */
+JU_HIDDEN void ju_chain_reuse(struct ju_chain_walk *w, long at, struct jitunwind_py_frame *f);
+/* Note the key of the walk's n-th frame, decoded, or taken from cached
+ * position `from` (else -1). */
+JU_HIDDEN void ju_chain_note(struct ju_chain_walk *w, const struct ju_chain_key *key, long from);
 /* After a complete walk: keep out[0..fresh) (the outermost that fit) as
  * the thread's chain. */
 JU_HIDDEN void ju_chain_store(struct ju_chain_walk *w, const struct jitunwind_py_frame *out,

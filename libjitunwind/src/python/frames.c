@@ -6,13 +6,11 @@
 #include "python/frame_chains.h"
 
 static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_frame *out,
-                size_t max, size_t *count, struct ju_chain_walk *w,
-                const struct ju_counted *reads)
+                size_t max, size_t *count, struct ju_chain_walk *w)
 {
     const struct ju_py_layout *L;
     uint64_t addr = frame_addr, tortoise = 0;
     size_t n = 0, steps = 0, power = 1, lam = 0;
-    uint32_t reads_before = 0;
     int unreadable_code = 0; /* a chain with such a frame is not kept: try it again */
     uint8_t raw[JU_PY_FRAME_COPY];
     L = r->layout;
@@ -72,7 +70,8 @@ static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_
             at = ju_chain_find(w, &key);
         }
         if (at >= 0) {
-            ju_chain_note(w, &key, ju_chain_reuse(w, at, f), at);
+            ju_chain_reuse(w, at, f);
+            ju_chain_note(w, &key, at);
             if (ju_py_get(L, JU_PYF_fr_is_entry, raw, L->fr_size))
                 f->flags |= JITUNWIND_PYFRAME_ENTRY;
             n++;
@@ -87,11 +86,10 @@ static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_
             f->flags |= JITUNWIND_PYFRAME_GENERATOR;
         if (ju_py_get(L, JU_PYF_fr_is_entry, raw, L->fr_size))
             f->flags |= JITUNWIND_PYFRAME_ENTRY;
-        reads_before = reads ? reads->reads : 0;
         ju_py_decode_code(r, code & ~L->code_tag_mask, instr, tlbc, f);
         unreadable_code |= (f->flags & JITUNWIND_PYFRAME_BAD_CODE) != 0;
         if (w)
-            ju_chain_note(w, &key, reads->reads - reads_before, -1);
+            ju_chain_note(w, &key, -1);
         n++;
         *count = n;
         addr = ju_py_get(L, JU_PYF_fr_previous, raw, L->fr_size);
@@ -110,7 +108,7 @@ JITUNWIND_API int jitunwind_pyreader_frames(jitunwind_pyreader *r, uint64_t fram
 {
     if (!r || (!out && max) || !count)
         return JITUNWIND_EINVAL;
-    return walk(r, frame_addr, out, max, count, NULL, NULL);
+    return walk(r, frame_addr, out, max, count, NULL);
 }
 
 JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *r,
@@ -120,20 +118,14 @@ JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *r,
                                                     size_t *count)
 {
     struct ju_chain_walk w;
-    struct ju_counted reads; /* so that the chain cache knows what each frame cost */
     uint64_t reused_before;
     int rc;
     if (!r || !chains || (!out && max) || !count)
         return JITUNWIND_EINVAL;
     ju_chain_begin(&w, chains, thread_key);
     reused_before = chains->stats.frames_reused;
-    reads.inner = r->mem;
-    reads.reads = 0;
     ju_chain_read_batch(&w, &r->mem);
-    r->mem.read = ju_counted_read;
-    r->mem.arg = &reads;
-    rc = walk(r, frame_addr, out, max, count, &w, &reads);
-    r->mem = reads.inner;
+    rc = walk(r, frame_addr, out, max, count, &w);
     if (w.served > 1)
         chains->stats.reads_saved += w.served - 1; /* frame reads the one batch read made */
     if (chains->stats.frames_reused != reused_before)

@@ -63,20 +63,6 @@ struct jitunwind_pyreader {
     struct ju_code_cache *code_cache; /* code objects kept between calls (code_cache.c), or NULL */
 };
 
-/* Reads through a counter: a reader's `mem` is swapped for one of these
- * while a piece of work runs, so that a cache knows what the work cost. */
-struct ju_counted {
-    struct jitunwind_memory inner;
-    uint32_t reads;
-};
-
-static inline int ju_counted_read(void *arg, uint64_t addr, void *dst, size_t len)
-{
-    struct ju_counted *c = arg;
-    c->reads++;
-    return c->inner.read(c->inner.arg, addr, dst, len);
-}
-
 /* Brent's cycle check over a linked list of target addresses, in constant
  * memory: start with {0, 1, 0}; cycle_seen() is 1 once an address repeats. */
 struct ju_cycle {
