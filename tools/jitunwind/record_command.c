@@ -159,8 +159,9 @@ static void progress(struct sampler *sm, double elapsed, int final)
         fprintf(stderr, ", cache %.0f%% hits, %llu reads saved",
                 100.0 * (double)cs.hits / (double)(cs.hits + cs.misses),
                 (unsigned long long)cs.reads_saved);
-    if (jitunwind_py_chains_stats(sm->t.chains, &ch) == 0 && ch.walks)
-        fprintf(stderr, ", %.0f frames/sample reused", (double)ch.frames_reused / (double)ch.walks);
+    if (jitunwind_py_chains_stats(sm->t.chains, &ch) == 0 && ch.walks && sm->prof.samples)
+        fprintf(stderr, ", %.0f frames/sample reused",
+                (double)ch.frames_reused / (double)sm->prof.samples);
     fprintf(stderr, final ? "\n" : "   ");
     fflush(stderr);
 }
