@@ -12,6 +12,8 @@ Usage: test_cli.py BUILD_DIR REPO_DIR MODE [PYTHON [ARG...]]
                 tracer (3), not a Python process (4), each with one line
   MODE real PYTHON [ARG...]   a live stack on a real interpreter ("extra":
                 $JITUNWIND_EXTRA_PYTHONS; JIT builds must show executor frames)
+  MODE chains   record on a 100-deep recursion with a hot leaf: the same stacks
+                with the frame-chain cache as without, fewer reads per sample
 Exit 0 on success, 1 on failure, 77 to skip.
 """
 
@@ -348,9 +350,37 @@ def mode_core(build, work):
         if rc != 2 or len(err.splitlines()) != 1:
             fail("a missing core: exit %d, %r" % (rc, err))
         print("ok: not a core: exit 7; a missing core: exit 2")
+        check_partial_core(j, work, core, doc)
     finally:
         os.unlink(core)
     return 0
+
+
+def check_partial_core(j, work, core, doc):
+    """Exit 6: a core cut short before the segment of the thread's stack
+    (its notes, and so its registers, kept) gives the thread's frames up to
+    the unreadable stack, says where the walk stopped, and exits 6."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gdb"))
+    from test_gdb_demo import truncate_before
+    frames = doc["threads"][0]["frames"]
+    sp = next(int(f["sp"], 16) for f in frames if f["kind"] == "native" and f.get("sp"))
+    cut = os.path.join(work, "core.cut")
+    if not truncate_before(core, sp, cut):
+        fail("no segment of the core holds the stack pointer %#x" % sp)
+    try:
+        rc, out, err = run([j, "stack", "--core", cut])
+        stopped = [line for line in out.splitlines() if "cut short" in line]
+        if rc != 6 or err.strip() or len(stopped) != 1 or "native stack cut short" not in out:
+            fail("a core without the thread's stack: exit %d, stderr %r, output:\n%s" % (
+                rc, err, out))
+        rc, out, err = run([j, "stack", "--core", cut, "--json"])
+        thread = json.loads(out)["threads"][0]
+        if rc != 6 or thread["partial"] is not True or thread["stop_reason"] == "end of stack":
+            fail("--json of a core without the thread's stack: exit %d, %r" % (
+                rc, {k: v for k, v in thread.items() if k != "frames"}))
+        print("ok: a core without the thread's stack: exit 6, %s" % stopped[0].strip())
+    finally:
+        os.unlink(cut)
 
 
 PTRACE_SEIZE, PTRACE_DETACH = 0x4206, 17
@@ -779,15 +809,98 @@ def mode_cache(build, work):
             if with_stacks != without_stacks or len(with_stacks) != 1:
                 fail("%s: stacks differ with the cache:\n%r\n%r" % (
                     mode, with_stacks, without_stacks))
-            if not with_reads < without_reads or int(stats["reads saved"]) == 0:
+            saved = int(stats["reads saved"]) + int(stats["chain reads saved"])
+            if not with_reads < without_reads or saved == 0:
                 fail("%s: %.1f reads/sample with the cache, %.1f without (%r)" % (
                     mode, with_reads, without_reads, stats))
             print("ok: %s: the same stack with and without the cache; %.1f reads/sample with "
-                  "it, %.1f without (%s reads saved)" % (mode, with_reads, without_reads,
-                                                          stats["reads saved"]))
+                  "it, %.1f without (%d reads saved)" % (mode, with_reads, without_reads,
+                                                          saved))
         demo.release()
     finally:
         demo.kill()
+    return 0
+
+
+DEEP_SCRIPT = """\
+import os, sys
+GATE = sys.argv[1]
+sys.setrecursionlimit(1000)
+
+
+def hot_leaf():
+    total = 0
+    for i in range(2000):
+        total += i * i
+    return total
+
+
+def descend(n):
+    if n == 0:
+        open(GATE + ".ready", "w").close()
+        while os.path.exists(GATE):
+            hot_leaf()
+        return 0
+    return descend(n - 1)
+
+
+descend(100)
+"""
+DEEP_PATH = ("<module>",) + ("descend",) * 101 + ("hot_leaf",)
+
+
+def mode_chains(build, work):
+    """The frame-chain cache: on a deep recursion whose leaf runs on, every
+    stack is (a prefix of) the one Python stack, the same with and without
+    the cache, and a sample makes fewer reads with it."""
+    j = tool(build)
+    proc, gate = start_script("/usr/bin/python3.11", [], DEEP_SCRIPT, work, "deep.py")
+    try:
+        runs = {}
+        for label, extra in (("chains", []), ("no chains", ["--no-chain-cache"]),
+                             ("no cache", ["--no-cache"])):
+            for blocking in ([], ["--nonblocking"]):
+                path = os.path.join(work, "deep.txt")
+                rc, out, err = run([j, "record", str(proc.pid), "-d", "1", "--stats",
+                                    "-o", path] + extra + blocking)
+                if rc != 0:
+                    fail("record %s %s: exit %d: %s" % (extra, blocking, rc, err))
+                runs[(label, bool(blocking))] = (parse_collapsed(open(path).read()),
+                                                 reads_per_sample(err))
+        for (label, blocking), (stacks, _) in sorted(runs.items()):
+            paths = {}
+            for s, n in stacks.items():
+                py = [PY_LABEL.match(f) for f in s]
+                py = [(m.group(1), int(m.group(3))) for m in py if m]
+                names = tuple(name for name, _ in py)
+                # The leaf may be another callee of the loop (os.path.exists).
+                if names[:102] != DEEP_PATH[:min(len(names), 102)] or len(names) > 103:
+                    fail("%s: a stack off the recursion: %r" % (label, names))
+                lines = [line for name, line in py if name == "descend"]
+                if lines and (set(lines[:-1]) - {19} or lines[-1] not in (16, 17)):
+                    fail("%s: descend's lines: %r" % (label, lines))
+                paths[names] = paths.get(names, 0) + n
+            top = max(paths, key=paths.get)
+            if top != DEEP_PATH or paths[top] < 0.5 * sum(paths.values()):
+                fail("%s: the full recursion is not the dominant stack: %r" % (
+                    label, {len(p): n for p, n in paths.items()}))
+        for blocking in (False, True):
+            mode = "nonblocking" if blocking else "mixed"
+            with_reads, stats = runs[("chains", blocking)][1]
+            without_reads, _ = runs[("no chains", blocking)][1]
+            uncached_reads, _ = runs[("no cache", blocking)][1]
+            reused = int(stats["chain frames reused"]) / int(stats["chain walks"])
+            if not with_reads < without_reads < uncached_reads or reused < 90:
+                fail("%s: %.1f reads/sample with the chain cache, %.1f without, %.1f with no "
+                     "cache; %.1f frames reused per walk" % (
+                         mode, with_reads, without_reads, uncached_reads, reused))
+            print("ok: %s: the same 103-frame stack; %.1f reads/sample with the chain cache, "
+                  "%.1f without it, %.1f with no cache; %.0f frames reused per walk" % (
+                      mode, with_reads, without_reads, uncached_reads, reused))
+    finally:
+        if os.path.exists(gate):
+            os.unlink(gate)
+        proc.wait(timeout=60)
     return 0
 
 
@@ -812,6 +925,8 @@ def main():
             return mode_record(build, work)
         if mode == "cache":
             return mode_cache(build, work)
+        if mode == "chains":
+            return mode_chains(build, work)
         if mode == "real":
             return mode_real(build, work, sys.argv[4:])
         print("unknown mode %s" % mode)

@@ -53,6 +53,7 @@ struct cli_options {
     const char *format; /* collapsed, speedscope, pprof */
     int nonblocking;
     int no_cache;
+    int no_chain_cache;
     int stats;
 };
 
@@ -75,6 +76,7 @@ struct cli_target {
     jitunwind_modules *mods;
     jitunwind_registry *reg;
     jitunwind_pyreader *py;
+    jitunwind_py_chains *chains;   /* record's per-thread frame chains, or NULL */
     struct jitunwind_py_location loc;
     uint64_t eval_start, eval_end;
     char notes[CLI_MAX_NOTES][CLI_NOTE_MAX];

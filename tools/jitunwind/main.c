@@ -13,7 +13,7 @@ static const char usage_text[] =
     "                       [--threads TID,...]\n"
     "       jitunwind record PID [-F HZ] [-d SECONDS] [-o FILE]\n"
     "                       [--format collapsed|speedscope|pprof] [--nonblocking] [--no-cache]\n"
-    "                       [--stats]\n"
+    "                       [--no-chain-cache] [--stats]\n"
     "       jitunwind top PID [-F HZ] [-d SECONDS] [--nonblocking]\n"
     "       jitunwind --help | --version\n";
 
@@ -39,8 +39,11 @@ static const char help_text[] =
     "  -o FILE          output file (record; default: stdout)\n"
     "  --format F       collapsed (default), speedscope or pprof (gzipped protobuf)\n"
     "  --nonblocking    Python stacks only, read without stopping the process\n"
-    "  --no-cache       do not cache code objects and line tables between samples\n"
-    "  --stats          print the reads made and saved by the cache at the end\n"
+    "  --no-cache       do not cache code objects, line tables or frame chains between\n"
+    "                   samples\n"
+    "  --no-chain-cache keep the other caches, but do not reuse a thread's unchanged\n"
+    "                   frames between samples\n"
+    "  --stats          print the reads made and saved by the caches at the end\n"
     "\n"
     "A live process is stopped one thread at a time (PTRACE_SEIZE + PTRACE_INTERRUPT)\n"
     "and always released, also on Ctrl-C. Exit codes: 0 ok, 1 usage, 2 no such\n"
@@ -152,6 +155,8 @@ static int parse(int argc, char **argv, struct cli_options *opt)
             opt->nonblocking = 1;
         } else if (strcmp(a, "--no-cache") == 0 && !is_stack) {
             opt->no_cache = 1;
+        } else if (strcmp(a, "--no-chain-cache") == 0 && !is_stack) {
+            opt->no_chain_cache = 1;
         } else if (strcmp(a, "--stats") == 0 && !is_stack) {
             opt->stats = 1;
         } else if (a[0] != '-' && !opt->pid) {

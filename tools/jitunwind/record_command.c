@@ -15,6 +15,10 @@
 #include "profile.h"
 
 #define CODE_CACHE_ENTRIES 4096u
+/* Frame chains kept: the outermost CHAIN_FRAMES frames of CHAIN_THREADS
+ * threads (about 1.4 KiB a frame: 11 MiB). */
+#define CHAIN_THREADS 32u
+#define CHAIN_FRAMES 256u
 
 struct sampler {
     const struct cli_options *opt;
@@ -98,8 +102,12 @@ static void sample_python(struct sampler *sm)
             continue;
         /* A thread that runs on changes its chain under the reader: a
          * chain cut short is counted as an error and recorded as read. */
-        if (jitunwind_pyreader_frames(sm->t.py, pts[i].current_frame, s->py, CLI_MAX_PY,
-                                      &got) < 0)
+        if ((sm->t.chains ? jitunwind_pyreader_frames_reusing(sm->t.py, sm->t.chains,
+                                                              pts[i].tstate,
+                                                              pts[i].current_frame, s->py,
+                                                              CLI_MAX_PY, &got)
+                          : jitunwind_pyreader_frames(sm->t.py, pts[i].current_frame, s->py,
+                                                      CLI_MAX_PY, &got)) < 0)
             sm->errors++;
         s->n_py = got;
         s->n_native = 0;
@@ -141,6 +149,7 @@ static void sample_mixed(struct sampler *sm, double t)
 static void progress(struct sampler *sm, double elapsed, int final)
 {
     struct jitunwind_py_cache_stats cs;
+    struct jitunwind_py_chain_stats ch;
     fprintf(stderr, "\rjitunwind: %.1f s, %llu samples, %.1f Hz, %llu errors, %.0f reads/sample",
             elapsed, (unsigned long long)sm->prof.samples,
             elapsed > 0 ? (double)sm->prof.samples / elapsed : 0.0,
@@ -150,6 +159,9 @@ static void progress(struct sampler *sm, double elapsed, int final)
         fprintf(stderr, ", cache %.0f%% hits, %llu reads saved",
                 100.0 * (double)cs.hits / (double)(cs.hits + cs.misses),
                 (unsigned long long)cs.reads_saved);
+    if (jitunwind_py_chains_stats(sm->t.chains, &ch) == 0 && ch.walks && sm->prof.samples)
+        fprintf(stderr, ", %.0f frames/sample reused",
+                (double)ch.frames_reused / (double)sm->prof.samples);
     fprintf(stderr, final ? "\n" : "   ");
     fflush(stderr);
 }
@@ -157,14 +169,20 @@ static void progress(struct sampler *sm, double elapsed, int final)
 static void stats(struct sampler *sm)
 {
     struct jitunwind_py_cache_stats cs = {0};
+    struct jitunwind_py_chain_stats ch = {0};
     jitunwind_pyreader_cache_stats(sm->t.py, &cs);
+    if (sm->t.chains)
+        jitunwind_py_chains_stats(sm->t.chains, &ch);
     fprintf(stderr, "samples: %llu\nstacks: %llu\nerrors: %llu\nreads: %llu\n"
                     "cache hits: %llu\ncache misses: %llu\ncache invalidated: %llu\n"
-                    "reads saved: %llu\n",
+                    "reads saved: %llu\n"
+                    "chain walks: %llu\nchain frames reused: %llu\nchain reads saved: %llu\n",
             (unsigned long long)sm->prof.samples, (unsigned long long)sm->prof.stacks_seen,
             (unsigned long long)sm->errors, (unsigned long long)sm->t.reads,
             (unsigned long long)cs.hits, (unsigned long long)cs.misses,
-            (unsigned long long)cs.invalidated, (unsigned long long)cs.reads_saved);
+            (unsigned long long)cs.invalidated, (unsigned long long)cs.reads_saved,
+            (unsigned long long)ch.walks, (unsigned long long)ch.frames_reused,
+            (unsigned long long)ch.reads_saved);
 }
 
 /* The output is opened before sampling starts, so that a path that cannot
@@ -274,6 +292,9 @@ int cli_record_command(const struct cli_options *opt)
     if (!opt->no_cache && (jitunwind_pyreader_cache_code(sm->t.py, CODE_CACHE_ENTRIES) < 0 ||
                            cli_target_cache_reads(&sm->t) < 0))
         fprintf(stderr, "jitunwind: no memory for the caches; reading without them\n");
+    if (!opt->no_cache && !opt->no_chain_cache &&
+        !(sm->t.chains = jitunwind_py_chains_new(CHAIN_THREADS, CHAIN_FRAMES)))
+        fprintf(stderr, "jitunwind: no memory for the frame-chain cache; reading without it\n");
     if (!opt->nonblocking) {
         /* Find out now whether ptrace is allowed, rather than at each sample. */
         struct cli_thread probe;
@@ -344,6 +365,7 @@ done:
     if (out != stdout)
         fclose(out);
     profile_free(&sm->prof);
+    jitunwind_py_chains_free(sm->t.chains);
     cli_target_close(&sm->t);
     free(sm->s);
     free(sm);

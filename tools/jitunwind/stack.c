@@ -33,8 +33,13 @@ void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s)
             s->holds_gil = py_threads[i].holds_gil;
         if (!py_threads[i].current_frame || s->n_py >= CLI_MAX_PY)
             continue;
-        rc = jitunwind_pyreader_frames(t->py, py_threads[i].current_frame, s->py + s->n_py,
-                                       CLI_MAX_PY - s->n_py, &got);
+        if (t->chains)
+            rc = jitunwind_pyreader_frames_reusing(t->py, t->chains, py_threads[i].tstate,
+                                                   py_threads[i].current_frame, s->py + s->n_py,
+                                                   CLI_MAX_PY - s->n_py, &got);
+        else
+            rc = jitunwind_pyreader_frames(t->py, py_threads[i].current_frame,
+                                           s->py + s->n_py, CLI_MAX_PY - s->n_py, &got);
         s->n_py += got;
         if (rc < 0 && !s->py_status) {
             s->py_status = rc;

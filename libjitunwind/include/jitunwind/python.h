@@ -164,6 +164,46 @@ struct jitunwind_py_cache_stats {
 JITUNWIND_API int jitunwind_pyreader_cache_stats(const jitunwind_pyreader *reader,
                                                  struct jitunwind_py_cache_stats *out);
 
+/* --- A sampler's frame chains ---
+ *
+ * Between two samples of a thread, the outer part of its frame chain is
+ * usually unchanged. A chain cache keeps each thread's last complete chain
+ * (its outermost `frames` frames, decoded) for `threads` threads; the
+ * caller owns it and names a thread by any key (its tstate address).
+ * jitunwind_pyreader_frames_reusing walks like jitunwind_pyreader_frames,
+ * but reads the memory the cached chain spans (up to 64 KiB) in one read,
+ * and a frame whose address, code object, instruction pointer, owner and
+ * previous pointer are those cached is not decoded again (no code-object,
+ * name or line-table reads): its qualname, file and line come from the
+ * cache. Every frame is still visited: an inner frame cannot vouch for the
+ * outer ones (a helper called from two callers of the same size has the
+ * same address, code, instruction and previous pointer under both).
+ * CPython 3.15's last_profiled_frame marker would let a walk stop early, but
+ * the profiler must write it into the target, and this reader never writes.
+ * Only chains walked to the end without error are kept. All memory is
+ * allocated by jitunwind_py_chains_new; a walk allocates nothing. */
+typedef struct jitunwind_py_chains jitunwind_py_chains;
+#define JITUNWIND_PY_MAX_CHAIN_THREADS 4096u
+/* NULL on ENOMEM or sizes of 0 or above the maxima (JITUNWIND_PY_MAX_FRAMES). */
+JITUNWIND_API jitunwind_py_chains *jitunwind_py_chains_new(size_t threads, size_t frames);
+JITUNWIND_API void jitunwind_py_chains_free(jitunwind_py_chains *chains);
+/* As jitunwind_pyreader_frames, reusing `thread_key`'s cached chain (the
+ * least recently used thread's slot is taken for a new key). */
+JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *reader,
+                                                    jitunwind_py_chains *chains,
+                                                    uint64_t thread_key, uint64_t frame_addr,
+                                                    struct jitunwind_py_frame *out, size_t max,
+                                                    size_t *count);
+struct jitunwind_py_chain_stats {
+    uint64_t walks;         /* calls of jitunwind_pyreader_frames_reusing */
+    uint64_t reused_walks;  /* of those, walks that took a frame from the cache */
+    uint64_t frames_reused; /* frames not decoded again: no code-object, name or
+                             * line-table reads for them */
+    uint64_t reads_saved;   /* frame reads the one batch read of each walk replaced */
+};
+JITUNWIND_API int jitunwind_py_chains_stats(const jitunwind_py_chains *chains,
+                                            struct jitunwind_py_chain_stats *out);
+
 /* --- Build-specific facts from the interpreter's own file --- */
 
 /* What the DWARF of the interpreter's file contributed. */

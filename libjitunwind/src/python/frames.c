@@ -1,24 +1,27 @@
 /* The _PyInterpreterFrame chain of a thread, innermost first. The walk is
  * bounded by the caller's array and JITUNWIND_PY_MAX_FRAMES, and checks for
- * cycles with Brent's algorithm (constant memory). */
-#include "python/pyreader.h"
+ * cycles with Brent's algorithm (constant memory). With a chain cache
+ * (frame_chains.h) the frames the thread's last chain spans are read in one
+ * batch, and a frame unchanged since then is not decoded again. */
+#include "python/frame_chains.h"
 
-JITUNWIND_API int jitunwind_pyreader_frames(jitunwind_pyreader *r, uint64_t frame_addr,
-                                            struct jitunwind_py_frame *out, size_t max,
-                                            size_t *count)
+static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_frame *out,
+                size_t max, size_t *count, struct ju_chain_walk *w)
 {
     const struct ju_py_layout *L;
     uint64_t addr = frame_addr, tortoise = 0;
     size_t n = 0, steps = 0, power = 1, lam = 0;
+    int unreadable_code = 0; /* a chain with such a frame is not kept: try it again */
     uint8_t raw[JU_PY_FRAME_COPY];
-    if (!r || (!out && max) || !count)
-        return JITUNWIND_EINVAL;
     L = r->layout;
     *count = 0;
     ju_clear_error(&r->err);
     while (addr != 0) {
         struct jitunwind_py_frame *f;
-        uint64_t code;
+        struct ju_chain_key key;
+        long at = -1;
+        uint64_t code, instr;
+        int32_t tlbc;
         uint8_t owner;
         if (addr == tortoise)
             return ju_fail(&r->err, JITUNWIND_ELOOP, addr,
@@ -34,7 +37,9 @@ JITUNWIND_API int jitunwind_pyreader_frames(jitunwind_pyreader *r, uint64_t fram
         if ((addr & 7) != 0)
             return ju_fail(&r->err, JITUNWIND_ECORRUPT, addr, "misaligned frame pointer %#llx",
                            (unsigned long long)addr);
-        if (L->fr_size > sizeof raw || ju_read(&r->mem, addr, raw, L->fr_size) < 0)
+        if (L->fr_size > sizeof raw ||
+            (!(w && ju_chain_from_batch(w, addr, raw, L->fr_size)) &&
+             ju_read(&r->mem, addr, raw, L->fr_size) < 0))
             return ju_fail(&r->err, JITUNWIND_EREAD, addr, "frame %#llx is unreadable",
                            (unsigned long long)addr);
         owner = (uint8_t)ju_py_get(L, JU_PYF_fr_owner, raw, L->fr_size);
@@ -45,12 +50,35 @@ JITUNWIND_API int jitunwind_pyreader_frames(jitunwind_pyreader *r, uint64_t fram
             addr = ju_py_get(L, JU_PYF_fr_previous, raw, L->fr_size);
             continue;
         }
+        code = ju_py_get(L, JU_PYF_fr_code, raw, L->fr_size);
+        instr = ju_py_get(L, JU_PYF_fr_instr, raw, L->fr_size);
+        tlbc = L->fr_tlbc_index != JU_PY_NONE
+                   ? (int32_t)ju_py_get(L, JU_PYF_fr_tlbc_index, raw, L->fr_size)
+                   : -1;
         if (n >= max) {
             *count = n;
             return ju_fail(&r->err, JITUNWIND_ELIMIT, addr, "more frames than the %zu asked for",
                            max);
         }
         f = &out[n];
+        if (w) {
+            key.address = addr;
+            key.code = code;
+            key.instr = instr;
+            key.previous = ju_py_get(L, JU_PYF_fr_previous, raw, L->fr_size);
+            key.aux = owner | (uint64_t)(uint32_t)tlbc << 8;
+            at = ju_chain_find(w, &key);
+        }
+        if (at >= 0) {
+            ju_chain_reuse(w, at, f);
+            ju_chain_note(w, &key, at);
+            if (ju_py_get(L, JU_PYF_fr_is_entry, raw, L->fr_size))
+                f->flags |= JITUNWIND_PYFRAME_ENTRY;
+            n++;
+            *count = n;
+            addr = key.previous;
+            continue;
+        }
         memset(f, 0, sizeof *f);
         f->address = addr;
         f->owner = owner;
@@ -58,16 +86,51 @@ JITUNWIND_API int jitunwind_pyreader_frames(jitunwind_pyreader *r, uint64_t fram
             f->flags |= JITUNWIND_PYFRAME_GENERATOR;
         if (ju_py_get(L, JU_PYF_fr_is_entry, raw, L->fr_size))
             f->flags |= JITUNWIND_PYFRAME_ENTRY;
-        code = ju_py_get(L, JU_PYF_fr_code, raw, L->fr_size) & ~L->code_tag_mask;
-        ju_py_decode_code(r, code, ju_py_get(L, JU_PYF_fr_instr, raw, L->fr_size),
-                          L->fr_tlbc_index != JU_PY_NONE
-                              ? (int32_t)ju_py_get(L, JU_PYF_fr_tlbc_index, raw, L->fr_size)
-                              : -1,
-                          f);
+        ju_py_decode_code(r, code & ~L->code_tag_mask, instr, tlbc, f);
+        unreadable_code |= (f->flags & JITUNWIND_PYFRAME_BAD_CODE) != 0;
+        if (w)
+            ju_chain_note(w, &key, -1);
         n++;
         *count = n;
         addr = ju_py_get(L, JU_PYF_fr_previous, raw, L->fr_size);
     }
+    if (w && !unreadable_code)
+        ju_chain_store(w, out, L->fr_size);
+    else if (w)
+        ju_chain_forget(w);
     ju_clear_error(&r->err);
     return 0;
+}
+
+JITUNWIND_API int jitunwind_pyreader_frames(jitunwind_pyreader *r, uint64_t frame_addr,
+                                            struct jitunwind_py_frame *out, size_t max,
+                                            size_t *count)
+{
+    if (!r || (!out && max) || !count)
+        return JITUNWIND_EINVAL;
+    return walk(r, frame_addr, out, max, count, NULL);
+}
+
+JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *r,
+                                                    jitunwind_py_chains *chains,
+                                                    uint64_t thread_key, uint64_t frame_addr,
+                                                    struct jitunwind_py_frame *out, size_t max,
+                                                    size_t *count)
+{
+    struct ju_chain_walk w;
+    uint64_t reused_before;
+    int rc;
+    if (!r || !chains || (!out && max) || !count)
+        return JITUNWIND_EINVAL;
+    ju_chain_begin(&w, chains, thread_key);
+    reused_before = chains->stats.frames_reused;
+    ju_chain_read_batch(&w, &r->mem);
+    rc = walk(r, frame_addr, out, max, count, &w);
+    if (w.served > 1)
+        chains->stats.reads_saved += w.served - 1; /* frame reads the one batch read made */
+    if (chains->stats.frames_reused != reused_before)
+        chains->stats.reused_walks++;
+    if (rc < 0)
+        ju_chain_forget(&w);
+    return rc;
 }

@@ -1,0 +1,81 @@
+/* A sampler's cache of thread frame chains (frame_chains.c), used by the
+ * walk in frames.c: each thread's last complete chain, outermost first, and
+ * what identifies each frame in it. The walk still visits every frame (an
+ * outer frame cannot be trusted from an inner one alone: the same helper
+ * called from two callers of the same size has the same address, code,
+ * instruction and previous pointer under both), but reads the memory the
+ * cached chain spans in one batch and takes a frame whose key is unchanged
+ * decoded from the cache. */
+#ifndef JITUNWIND_PY_FRAME_CHAINS_H
+#define JITUNWIND_PY_FRAME_CHAINS_H
+
+#include "python/pyreader.h"
+
+/* What a frame's own memory says; a frame whose key is unchanged runs the
+ * same code at the same place with the same caller. */
+struct ju_chain_key {
+    uint64_t address, code, instr, previous;
+    uint64_t aux; /* owner | tlbc_index << 8 */
+};
+
+struct ju_chain_entry {
+    struct ju_chain_key key;
+    struct jitunwind_py_frame frame;
+};
+
+struct ju_chain_slot {
+    uint64_t thread_key;
+    uint64_t used;   /* the cache's clock at the last walk; 0: empty */
+    size_t count;    /* entries held, outermost first */
+    uint64_t span_lo, span_hi; /* the memory of the entries batched together */
+    struct ju_chain_entry *entries;
+    uint32_t *index; /* by address, open addressing: entry + 1, 0 empty */
+};
+
+/* One walk's state: the slot, and the keys of the frames read so far (a
+ * ring of the last `frames`, which are the outermost when the walk ends). */
+struct ju_chain_walk {
+    struct jitunwind_py_chains *chains;
+    struct ju_chain_slot *slot;
+    size_t fresh;     /* frames noted in this walk */
+    uint64_t batch_lo; /* the batch holds [batch_lo, batch_lo + batch_len) */
+    size_t batch_len;
+    size_t served;    /* frames the batch served */
+};
+
+#define JU_CHAIN_BATCH_MAX 65536u /* bytes of frames read in one batch */
+
+struct jitunwind_py_chains {
+    size_t threads, frames, index_size;
+    uint64_t clock;
+    struct ju_chain_slot *slots;
+    struct ju_chain_key *ring;
+    long *ring_from;  /* the cached position a noted frame came from, or -1 */
+    uint8_t *batch; /* JU_CHAIN_BATCH_MAX bytes */
+    struct jitunwind_py_chain_stats stats;
+};
+
+/* Start a walk of `thread_key`'s chain. */
+JU_HIDDEN void ju_chain_begin(struct ju_chain_walk *w, struct jitunwind_py_chains *c,
+                              uint64_t thread_key);
+/* The cached position (outermost first) of the frame with this key, or -1. */
+JU_HIDDEN long ju_chain_find(const struct ju_chain_walk *w, const struct ju_chain_key *key);
+/* Read the span of the thread's cached chain in one read (no batch when
+ * there is none or it is unreadable). */
+JU_HIDDEN void ju_chain_read_batch(struct ju_chain_walk *w, const struct jitunwind_memory *mem);
+/* Copy `len` bytes at `addr` from the batch: 1, or 0 when not all there. */
+JU_HIDDEN int ju_chain_from_batch(struct ju_chain_walk *w, uint64_t addr, void *dst, size_t len);
+/* The decoded frame at cached position `at` into *f (ENTRY left for the
+ * walk to set again); counted as reused. */
+JU_HIDDEN void ju_chain_reuse(struct ju_chain_walk *w, long at, struct jitunwind_py_frame *f);
+/* Note the key of the walk's n-th frame, decoded, or taken from cached
+ * position `from` (else -1). */
+JU_HIDDEN void ju_chain_note(struct ju_chain_walk *w, const struct ju_chain_key *key, long from);
+/* After a complete walk: keep out[0..fresh) (the outermost that fit) as
+ * the thread's chain. */
+JU_HIDDEN void ju_chain_store(struct ju_chain_walk *w, const struct jitunwind_py_frame *out,
+                              size_t frame_size);
+/* Forget the thread's chain (a walk that failed). */
+JU_HIDDEN void ju_chain_forget(struct ju_chain_walk *w);
+
+#endif
