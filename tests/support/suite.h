@@ -4,6 +4,7 @@
 #define JU_TEST_SUITE_H
 
 #include <check.h>
+#include <stdint.h>
 
 /* CTest's SKIP_RETURN_CODE for the unit suites (tests/CMakeLists.txt). */
 #define JU_SKIP_EXIT 77
@@ -19,5 +20,13 @@ int ju_run_tests(const char *name, const TTest *const *tests);
 void ju_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #define JU_TESTS(...) ((const TTest *const[]){__VA_ARGS__, NULL})
+
+/* A reproducible pseudo-random sequence for randomised tests (an LCG: the
+ * low bits are poor, so the top 53 are returned). */
+static inline uint64_t ju_next_random(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return *state >> 11;
+}
 
 #endif

@@ -17,11 +17,6 @@ struct model {
     size_t n;
 };
 
-static uint64_t next_random(uint64_t *state)
-{
-    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
-    return *state >> 11;
-}
 
 static struct jitunwind_range R(uint64_t start, uint64_t end)
 {
@@ -59,7 +54,7 @@ static void model_remove(struct model *m, size_t i)
  * anywhere in the cluster. */
 static uint64_t probe(const struct model *m, uint64_t *state, uint64_t base, uint64_t space)
 {
-    uint64_t r = next_random(state);
+    uint64_t r = ju_next_random(state);
     if (m->n && r % 4 != 0) {
         size_t i = (size_t)(r >> 8) % m->n;
         switch ((r >> 4) % 6) {
@@ -94,7 +89,7 @@ static void check_lookup(jitunwind_registry *reg, const struct model *m, uint64_
  * from the typical distance leaves some ranges spanning many buckets. */
 static uint64_t random_size(uint64_t *state)
 {
-    uint64_t r = next_random(state);
+    uint64_t r = ju_next_random(state);
     switch (r % 8) {
     case 0: return 1;
     case 1: return 1 + (r >> 8) % 16;
@@ -113,7 +108,7 @@ static void random_sequence(uint64_t seed, uint64_t base2, int ops)
     m.n = 0;
     ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
     for (op = 0; op < ops; op++) {
-        uint64_t r = next_random(&state);
+        uint64_t r = ju_next_random(&state);
         int burst = (int)(r % 7 == 0 ? 600 : 3); /* enough lookups to build the index */
         if (r % 50 == 0) {
             jitunwind_registry_clear(reg);
@@ -130,7 +125,7 @@ static void random_sequence(uint64_t seed, uint64_t base2, int ops)
                 size_t i = (size_t)(r >> 12) % m.n;
                 start = (r >> 30) & 1 ? m.end[i] : m.start[i] - size;
             } else {
-                start = base + next_random(&state) % space;
+                start = base + ju_next_random(&state) % space;
             }
             range = R(start, start + size);
             rc = jitunwind_registry_add(reg, &range);

@@ -16,11 +16,6 @@ struct model {
     size_t n;
 };
 
-static uint64_t next_random(uint64_t *state)
-{
-    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
-    return *state >> 11;
-}
 
 static int model_overlaps(const struct model *m, uint64_t start, uint64_t end)
 {
@@ -128,7 +123,7 @@ START_TEST(random_operations_match_a_model)
     int op;
     m.n = 0;
     for (op = 0; op < 60000; op++) {
-        uint64_t r = next_random(&state);
+        uint64_t r = ju_next_random(&state);
         if (m.n && r % 3 == 0) { /* remove a live span, or miss */
             if (r % 17 == 0)
                 remove_checked(&set, &m, (r >> 8) % 0x1000000);
@@ -180,7 +175,7 @@ START_TEST(many_registrations_round_trip)
         n_live++;
     }
     for (i = 0; i < 4 * N; i++) {
-        size_t k = (size_t)(next_random(&state) % N);
+        size_t k = (size_t)(ju_next_random(&state) % N);
         char *at = arena + (N - 1 - k) * 16;
         if (live[k]) {
             ck_assert_int_eq(jitunwind_jit_unregister(ids[k]), 0);
