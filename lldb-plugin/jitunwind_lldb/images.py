@@ -26,6 +26,7 @@ import lldb
 import jitunwind as ju
 
 from . import target as tgt
+from .commands import _run
 from .walk import _registers
 
 _images = {}  # target's unique key -> TargetImage
@@ -119,12 +120,6 @@ class TargetImage:
                 pass
             self.path = None
         self.digest = None
-
-
-def _run(debugger, command):
-    result = lldb.SBCommandReturnObject()
-    debugger.GetCommandInterpreter().HandleCommand(command, result)
-    return (result.GetOutput() or "") + (result.GetError() or "")
 
 
 def _run_on(target, command):

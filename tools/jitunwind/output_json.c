@@ -130,7 +130,7 @@ static void python_json(FILE *out, struct cli_target *t, const struct jitunwind_
         {JITUNWIND_PYFRAME_ENTRY, "entry"}, {JITUNWIND_PYFRAME_GENERATOR, "generator"},
         {JITUNWIND_PYFRAME_SHIM, "shim"}, {JITUNWIND_PYFRAME_NAME_TRUNCATED, "name-truncated"},
         {JITUNWIND_PYFRAME_NO_LINE, "no-line"}, {JITUNWIND_PYFRAME_LINE_MAY_LAG, "line-may-lag"},
-        {JITUNWIND_PYFRAME_BAD_CODE, "bad-code"}};
+        {JITUNWIND_PYFRAME_BAD_CODE, "bad-code"}, {JITUNWIND_PYFRAME_IN_JIT, "in-jit"}};
     size_t i;
     int first = 1;
     fprintf(out, "{\"kind\": \"python\", \"function\": ");

@@ -328,7 +328,8 @@ int cli_record_command(const struct cli_options *opt)
         sm->prof.samples++;
         if (!opt->no_cache) {
             jitunwind_pyreader_cache_next_sample(sm->t.py);
-            cli_target_forget_reads(&sm->t);
+            if (opt->nonblocking) /* sample_mixed forgets before each thread itself */
+                cli_target_forget_reads(&sm->t);
         }
         if (opt->nonblocking)
             sample_python(sm);

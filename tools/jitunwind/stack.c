@@ -83,7 +83,7 @@ static void name_native(struct cli_target *t, struct cli_native *nf, int innermo
 {
     uint64_t pc = nf->f.regs.pc, at = jitunwind_lookup_address(t->arch, pc, innermost), off = 0;
     const struct jitunwind_range *r = jitunwind_registry_lookup(t->reg, at);
-    long m = jitunwind_modules_find(t->mods, at);
+    long m;
     nf->symbol[0] = nf->jit_label[0] = '\0';
     nf->has_range = r != NULL;
     nf->module = NULL;
@@ -99,6 +99,7 @@ static void name_native(struct cli_target *t, struct cli_native *nf, int innermo
         }
         return;
     }
+    m = jitunwind_modules_find(t->mods, at); /* only frames outside every range */
     if (m >= 0) {
         struct jitunwind_module_info info;
         if (jitunwind_modules_info(t->mods, (size_t)m, &info) == 0)
@@ -162,7 +163,8 @@ static void exact_lines(struct cli_target *t, struct cli_stack *s)
         if (it->kind != JITUNWIND_MIXED_PYTHON || !(it->flags & JITUNWIND_MIXED_LINE_MAY_LAG))
             continue;
         f = &s->py[it->index];
-        f->flags |= JITUNWIND_PYFRAME_LINE_MAY_LAG;
+        /* as the binding's mix(): the values may be stale even once the line is exact */
+        f->flags |= JITUNWIND_PYFRAME_LINE_MAY_LAG | JITUNWIND_PYFRAME_IN_JIT;
         if (it->anchor == JITUNWIND_MIXED_NO_ANCHOR || it->anchor == 0 || !t->py)
             continue;
         for (first = it->anchor; first > 0 && s->native[first - 1].role == JITUNWIND_ROLE_JIT;)

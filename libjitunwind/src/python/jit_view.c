@@ -553,7 +553,8 @@ JITUNWIND_API int jitunwind_pyreader_jit_pc(jitunwind_pyreader *r, uint64_t pc, 
     out->pc = pc;
     if ((rc = ju_py_find_executor(r, 0, pc, &ex)) < 0)
         return rc;
-    if ((rc = jitunwind_pyreader_executor_detail(r, ex.address, &d)) < 0)
+    memset(&d, 0, sizeof d);
+    if ((rc = fill_detail(r, &ex, &d)) < 0) /* the executor just found: no second search */
         return rc;
     out->executor = ex.address;
     out->jit_code = ex.jit_code;

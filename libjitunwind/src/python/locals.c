@@ -200,9 +200,8 @@ int jitunwind_pyreader_frame_variables(jitunwind_pyreader *reader,
     return rc;
 }
 
-int jitunwind_pyreader_frame_lookup(jitunwind_pyreader *reader,
-                                    const struct jitunwind_py_frame *frame, const char *name,
-                                    uint64_t *value, int *scope)
+static int lookup(jitunwind_pyreader *reader, const struct jitunwind_py_frame *frame,
+                  const char *name, uint64_t *value, int *scope)
 {
     struct slot_reader s;
     uint64_t dict;
@@ -234,4 +233,20 @@ int jitunwind_pyreader_frame_lookup(jitunwind_pyreader *reader,
     }
     return ju_fail(&reader->err, JITUNWIND_ENOTFOUND, frame->address, "name '%s' is not defined",
                    name);
+}
+
+/* Through the read cache, as frame_variables: globals and builtins are
+ * dicts whose keys it reads one by one (hold_reads keeps them). */
+int jitunwind_pyreader_frame_lookup(jitunwind_pyreader *reader,
+                                    const struct jitunwind_py_frame *frame, const char *name,
+                                    uint64_t *value, int *scope)
+{
+    struct ju_read_cache cache;
+    int rc;
+    if (!reader || !frame || !name || !value || !scope)
+        return JITUNWIND_EINVAL;
+    ju_read_cache_install(&cache, reader);
+    rc = lookup(reader, frame, name, value, scope);
+    ju_read_cache_remove(&cache, reader);
+    return rc;
 }

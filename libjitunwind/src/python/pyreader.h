@@ -125,9 +125,6 @@ JU_HIDDEN int ju_py_debug_offsets_confirmed(uint32_t version_hex);
 /* "3.15.0rc1", "3.16.0a2", "3.14.7" for a PY_VERSION_HEX. */
 JU_HIDDEN void ju_py_release_name(uint32_t version_hex, char *buf, size_t size);
 JU_HIDDEN int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out);
-/* ECORRUPT naming the first code, frame or str field the decoders' fixed
- * copies would not hold (python/layout_fits.c). */
-JU_HIDDEN int ju_py_layout_fits(const struct ju_py_layout *L, struct jitunwind_error *err);
 /* The inverse, for synthetic targets in tests: a _Py_DebugOffsets block for
  * `version_hex` describing L, into buf (*len bytes). */
 JU_HIDDEN int ju_py_encode_debug_offsets(uint32_t version_hex, const struct ju_py_layout *L,

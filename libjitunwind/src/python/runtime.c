@@ -368,6 +368,7 @@ JITUNWIND_API int jitunwind_pyreader_threads(jitunwind_pyreader *r,
                                              size_t *count)
 {
     const struct ju_py_layout *L;
+    const struct ju_py_value_layout *V;
     struct ju_interp_walk interps = JU_INTERP_WALK_INIT;
     uint64_t interp, gil_holder = 0;
     size_t n = 0;
@@ -375,6 +376,7 @@ JITUNWIND_API int jitunwind_pyreader_threads(jitunwind_pyreader *r,
     if (!r || (!out && max) || !count)
         return JITUNWIND_EINVAL;
     L = r->layout;
+    V = ju_py_value_layout_for(L);
     *count = 0;
     ju_clear_error(&r->err);
     if (L->rt_gil_holder != JU_PY_NONE &&
@@ -392,9 +394,8 @@ JITUNWIND_API int jitunwind_pyreader_threads(jitunwind_pyreader *r,
             id = -1;
         if (L->interp_gil_ptr != JU_PY_NONE) { /* 3.12+: each interpreter's GIL in use */
             uint64_t gil = 0;
-            gil_holder = 0;
-            const struct ju_py_value_layout *V = ju_py_value_layout_for(L);
             uint32_t locked = 1;
+            gil_holder = 0;
             if (ju_py_fetch(&r->mem, L, interp, JU_PYF_interp_gil_ptr, &gil) < 0 || gil == 0 ||
                 ju_py_fetch(&r->mem, L, gil, JU_PYF_gil_last_holder, &gil_holder) < 0)
                 gil_holder = 0;

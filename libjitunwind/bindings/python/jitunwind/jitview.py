@@ -327,31 +327,3 @@ def jit_frame_label(where, rng):
     from . import KIND_NAMES
     from .ui.labels import rule_text
     return "%s [%s %s]" % (frame_label(where), KIND_NAMES.get(rng.kind, "?"), rule_text(rng))
-
-
-def exact_lines(reader, mixed, roles, lookup_pcs, pyframes):
-    """The innermost Python frame of an eval loop that called JIT code has a
-    line that may lag; the uop at the JIT frame's PC, looked up in that
-    frame's code object, gives the exact one. Updates `pyframes` in place
-    (line set, LINE_MAY_LAG cleared) and returns {native index: JitPc} of
-    the JIT frames that gave a line."""
-    from . import MIXED_PYTHON, ROLE_JIT, PYFRAME_LINE_MAY_LAG
-    used = {}
-    for kind, index, anchor in mixed:
-        if kind != MIXED_PYTHON or not anchor or roles[anchor - 1] != ROLE_JIT:
-            continue
-        f = pyframes[index]
-        if not f.flags & PYFRAME_LINE_MAY_LAG:
-            continue
-        # The JIT frames right above the eval loop: the shim, then the trace
-        # (a side exit's trace runs on the first trace's frame); the
-        # innermost of them runs the uop.
-        first = anchor - 1
-        while first > 0 and roles[first - 1] == ROLE_JIT:
-            first -= 1
-        where = try_jit_pc(reader, lookup_pcs[first], f.code)
-        if where is not None and where.region == REGION_UOP and where.uop.line > 0:
-            pyframes[index] = f._replace(line=where.uop.line,
-                                         flags=f.flags & ~PYFRAME_LINE_MAY_LAG)
-            used[first] = where
-    return used

@@ -80,18 +80,6 @@ def py_bt_lines(frames, err):
     return out
 
 
-def py_bt_full_lines(frames, err):
-    out = []
-    for i, f in enumerate(frames):
-        flags = python_flags_text(f)
-        out.append("#%d Frame %#x, code %#x, for file %s, line %s, in %s%s" % (
-            i, f.address, f.code, f.filename, line_text(f.line), f.qualname,
-            " [%s]" % flags if flags else ""))
-    if err is not None:
-        out.append("(Python frame chain cut short: %s)" % err)
-    return out
-
-
 def native_line(index, pc, name, where, source=None):
     """One native frame of mixed-bt: `where` is " at file:line", " from
     library" or ""; `source` says how the frame was found, when known."""
