@@ -6,7 +6,6 @@ Usage: test_cli.py BUILD_DIR REPO_DIR MODE [PYTHON [ARG...]]
                 (Python functions in order, JIT and trampoline frames named by
                 their ranges and rules), --json, --python, --threads, and the
                 target running on afterwards
-  MODE threads  every thread of an 8-thread process, each in its own function
   MODE core     the demo's core: the same stack; a wrong --exe refused (exit 7)
   MODE errors   usage (1), no such process (2), ptrace refused by another
                 tracer (3), not a Python process (4), each with one line
@@ -913,9 +912,6 @@ def main():
     try:
         if mode == "demo":
             mode_demo(build, work)
-            return 0
-        if mode == "threads":
-            check_threads(build, work, "/usr/bin/python3.11", [], "threads (Debian 3.11)")
             return 0
         if mode == "core":
             return mode_core(build, work)

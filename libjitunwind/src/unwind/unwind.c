@@ -75,11 +75,11 @@ static int pc_fits(const struct jitunwind_range *range, uint64_t pc, int innermo
     return pc >= range->start && (innermost ? pc < range->end : pc <= range->end);
 }
 
-/* jitunwind_step_range, also telling whether the link register was used. */
-static int step_range(int arch, const jitunwind_registry *registry,
-                      const struct jitunwind_range *range,
-                      const struct jitunwind_memory *mem, const struct jitunwind_regs *in,
-                      int innermost, struct jitunwind_regs *out, int *stop_reason, int *used_lr)
+JITUNWIND_API int jitunwind_step_range_in(int arch, const jitunwind_registry *registry,
+                                          const struct jitunwind_range *range,
+                                          const struct jitunwind_memory *mem,
+                                          const struct jitunwind_regs *in, int innermost,
+                                          struct jitunwind_regs *out, int *stop_reason)
 {
     struct ju_step s = {mem, in, out, innermost, JITUNWIND_STOP_NONE, 0, registry};
     int rc;
@@ -89,8 +89,6 @@ static int step_range(int arch, const jitunwind_registry *registry,
     rc = apply_rule(arch, &s, range);
     if (stop_reason)
         *stop_reason = rc < 0 ? s.stop : JITUNWIND_STOP_NONE;
-    if (used_lr)
-        *used_lr = rc == 0 && s.used_lr;
     return rc;
 }
 
@@ -99,16 +97,7 @@ JITUNWIND_API int jitunwind_step_range(int arch, const struct jitunwind_range *r
                                        const struct jitunwind_regs *in, int innermost,
                                        struct jitunwind_regs *out, int *stop_reason)
 {
-    return step_range(arch, NULL, range, mem, in, innermost, out, stop_reason, NULL);
-}
-
-JITUNWIND_API int jitunwind_step_range_in(int arch, const jitunwind_registry *registry,
-                                          const struct jitunwind_range *range,
-                                          const struct jitunwind_memory *mem,
-                                          const struct jitunwind_regs *in, int innermost,
-                                          struct jitunwind_regs *out, int *stop_reason)
-{
-    return step_range(arch, registry, range, mem, in, innermost, out, stop_reason, NULL);
+    return jitunwind_step_range_in(arch, NULL, range, mem, in, innermost, out, stop_reason);
 }
 
 /* Outside registered ranges: the frame record at fp. Besides the record
