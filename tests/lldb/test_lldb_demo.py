@@ -44,12 +44,19 @@ def lldb_cmd(repo, plugin, commands, args):
     return cmd + args
 
 
+# LLDB prints a process's stop asynchronously ("* thread #1, ... stop reason = ...",
+# frame #0, numbered source lines with a caret line, maybe a blank line): on a core it
+# may land inside any later command's output. `bt` indents its own frame lines with "  * frame", so they stay.
+ASYNC_STOP_REPORT = re.compile(r"^\* thread #\d+[^\n]*stop reason = [^\n]*\n"
+                               r"    frame #0: [^\n]*\n(?:(?:->| *) *\d+ +\t[^\n]*\n| +\t\^\n)*\n?", re.M)
+
+
 def run(cmd, env):
     proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True, timeout=300)
     PERF_MAPS.extend("/tmp/perf-%s.map" % pid
                      for pid in re.findall(r"Process (\d+) launched", proc.stdout))
-    return proc.stdout
+    return ASYNC_STOP_REPORT.sub("", proc.stdout)
 
 
 def section(text, command):
