@@ -38,6 +38,7 @@ from demo_stack import (EVAL, check_stack, expected_py_bt, expected_stack,  # no
                         fail, markers, parse_mixed, parse_py_bt)
 from test_gdb_demo import parse_bt, section, with_sections  # noqa: E402
 import test_lldb_demo  # noqa: E402
+from lldb_under_test import without_stop_reports  # noqa: E402
 
 SKIP = 77
 QEMU = "qemu-aarch64-static"
@@ -209,8 +210,9 @@ def lldb(setup, commands, core=None, guest=None):
     cmd += ["-o", "command script import %s/lldb-plugin/jitunwind_lldb" % setup.repo]
     for c in commands + ([] if core else ["kill"]):
         cmd += ["-o", c]
-    return subprocess.run(cmd, env=setup.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, timeout=600).stdout
+    return without_stop_reports(subprocess.run(cmd, env=setup.env, stdout=subprocess.PIPE,
+                                               stderr=subprocess.STDOUT, text=True,
+                                               timeout=600).stdout)
 
 
 def demo_path(setup):

@@ -78,3 +78,17 @@ def demo_setup_or_skip(build):
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
     from demo_stack import demo_setup
     return demo_setup(build)
+
+
+# LLDB prints a process's stop asynchronously ("* thread #1, ... stop reason = ...",
+# frame #0, numbered source lines with a caret line, maybe a blank line): on a core it
+# may land inside any later command's output. `bt` marks its own frame #0 "  * frame",
+# so a backtrace stays.
+_ASYNC_STOP_REPORT = re.compile(r"^\* thread #\d+[^\n]*stop reason = [^\n]*\n"
+                                r"    frame #0: [^\n]*\n"
+                                r"(?:(?:->| *) *\d+ +\t[^\n]*\n| +\t\^\n)*\n?", re.M)
+
+
+def without_stop_reports(text):
+    """LLDB batch output without its asynchronous stop reports."""
+    return _ASYNC_STOP_REPORT.sub("", text)

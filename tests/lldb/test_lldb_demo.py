@@ -26,7 +26,8 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from extra_pythons import WHY_NONE, extra_pythons, present  # noqa: E402
-from lldb_under_test import LLDB, demo_setup_or_skip, has_frame_providers, work_dir  # noqa: E402
+from lldb_under_test import (LLDB, demo_setup_or_skip, has_frame_providers,  # noqa: E402
+                             without_stop_reports, work_dir)
 from demo_stack import (EVAL, JIT_SCRIPT, accepted_by_parser, as_guessed, check_stack,  # noqa: E402
                         expected_py_bt, expected_stack, fail, markers, parse_mixed, parse_py_bt)
 
@@ -44,19 +45,12 @@ def lldb_cmd(repo, plugin, commands, args):
     return cmd + args
 
 
-# LLDB prints a process's stop asynchronously ("* thread #1, ... stop reason = ...",
-# frame #0, numbered source lines with a caret line, maybe a blank line): on a core it
-# may land inside any later command's output. `bt` indents its own frame lines with "  * frame", so they stay.
-ASYNC_STOP_REPORT = re.compile(r"^\* thread #\d+[^\n]*stop reason = [^\n]*\n"
-                               r"    frame #0: [^\n]*\n(?:(?:->| *) *\d+ +\t[^\n]*\n| +\t\^\n)*\n?", re.M)
-
-
 def run(cmd, env):
     proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True, timeout=300)
     PERF_MAPS.extend("/tmp/perf-%s.map" % pid
                      for pid in re.findall(r"Process (\d+) launched", proc.stdout))
-    return ASYNC_STOP_REPORT.sub("", proc.stdout)
+    return without_stop_reports(proc.stdout)
 
 
 def section(text, command):
