@@ -13,6 +13,11 @@ Usage: test_lldb_images.py BUILD_DIR REPO_DIR MODE
                  (LLDB 19 loses its way in python3.11's own frames before any
                  JIT frame; docs/lldb.md), and every JIT or trampoline frame it
                  reaches is named
+  MODE demo-fp   the same demo, its module built for the extended matrix's
+                 3.12 and 3.13 builds with frame pointers (whose C frames LLDB
+                 19 unwinds): live and on a core `bt` names every JIT and
+                 trampoline frame in order and reaches _start; `frame select`,
+                 `up` and `finish` go through them; skipped when no such build
   MODE pyenv     pyenv 3.12.1 and 3.13.0 with -X perf: no worse than stock; on
                  3.13.0 `bt` reaches _start naming every trampoline (3.12.1's
                  eval loop already stops stock LLDB, trampolines or not)
@@ -30,9 +35,12 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
-from demo_stack import JIT_SCRIPT, demo_setup, fail, markers  # noqa: E402
-from test_lldb_demo import (LLDB, PERF_SCRIPT, SKIP, gcore_at, interpreter_facts,  # noqa: E402
-                            lldb_cmd, run, section)
+from demo_stack import (JIT_SCRIPT, demo_setup, expected_stack, fail, interesting,  # noqa: E402
+                        markers)
+from extra_pythons import WHY_NONE, extra_pythons, present  # noqa: E402
+from test_lldb_demo import (LLDB, PERF_MAPS, PERF_SCRIPT, SKIP, gcore_at,  # noqa: E402
+                            interpreter_facts, lldb_cmd, run, section)
+from testbed_for import testbed_for  # noqa: E402
 
 TRAMP = "jit:tramp [trampoline sub8]"
 FP_CODE = "jit:fp_code [jit fp-preserving]"
@@ -150,6 +158,85 @@ def check_demo(build, repo):
     return 0
 
 
+def frame_pointer_builds():
+    """The extended matrix's CPython 3.12 and 3.13 built with frame pointers
+    (the test bed's module builds for them; 3.14's JIT builds are
+    check_extra's)."""
+    picked = []
+    for python in present(extra_pythons()):
+        out = subprocess.run([python, "-c", "import sys, sysconfig; print(sys.version_info[:2] "
+                              "in ((3, 12), (3, 13)) and '-fno-omit-frame-pointer' in "
+                              "(sysconfig.get_config_var('CFLAGS') or ''))"],
+                             stdout=subprocess.PIPE, text=True, timeout=60).stdout.strip()
+        if out == "True":
+            picked.append(python)
+    return picked
+
+
+def check_demo_stack(label, out, demo):
+    """`bt` names the demo's every JIT and trampoline frame, with the eval
+    loops between them, in order, down to _start."""
+    want = [f for f in expected_stack(demo) if not isinstance(f, tuple)]
+    got = [f for f in names(section(out, "bt")) if interesting(f)]
+    if got != want:
+        fail("%s: bt's frames\n  want %r\n  got  %r\n%s" % (label, want, got, out[-4000:]))
+    print("ok: %s: bt names the 2 executors and 4 trampolines in order and reaches _start (%d "
+          "frames)" % (label, len(names(section(out, "bt")))))
+
+
+def check_demo_fp(build, repo):
+    pythons = frame_pointer_builds()
+    if not pythons:
+        print("SKIP: %s" % (WHY_NONE if not extra_pythons() else
+                            "JITUNWIND_EXTRA_PYTHONS names no CPython 3.12 or 3.13 built with "
+                            "frame pointers"))
+        return SKIP
+    work = os.path.join(build, "lldb-tests")
+    for python in pythons:
+        folder, why = testbed_for(build, python, work)
+        if folder is None:
+            fail(why)
+        demo = os.path.join(folder, "demo.py")
+        env = dict(os.environ, PYTHONPATH=folder,
+                   JITUNWIND_LIBRARY=os.path.join(build, "libjitunwind", "libjitunwind.so"))
+        stop = ["breakpoint set -n jitbed_checkpoint", "run"]
+        stock = run(lldb_cmd(repo, False, stop + ["bt", "kill"], ["--", python, demo]), env)
+        stock_frames = bt_frames(section(stock, "bt"))
+        unnamed = sum(1 for _, module in stock_frames if module is None)
+        if not unnamed:
+            fail("%s: stock lldb names every frame without the image: the test proves nothing"
+                 % python)
+        live = run(lldb_cmd(repo, True, stop + ["bt", "kill"], ["--", python, demo]), env)
+        no_image_errors(python, live)
+        check_demo_stack("%s live" % python, live, demo)
+        print("   (stock bt without the plugin: %d frames, %d of them unnamed)"
+              % (len(stock_frames), unnamed))
+        frames = names(section(live, "bt"))
+        jit = frames.index("py::jit:leaf [jit fp-preserving]")
+        callee = jit - 1  # the C function the JIT code called (PyObject_CallNoArgs)
+        moves = run(lldb_cmd(repo, True, stop + [
+            "frame select %d" % jit, "up", "frame select %d" % callee, "finish", "bt 1", "kill"],
+            ["--", python, demo]), env)
+        if "py::jit:leaf" not in section(moves, "frame select %d" % jit):
+            fail("%s: frame select %d does not select the JIT frame:\n%s"
+                 % (python, jit, section(moves, "frame select %d" % jit)))
+        if "executor_call" not in section(moves, "up"):
+            fail("%s: up from the JIT frame is not executor_call:\n%s"
+                 % (python, section(moves, "up")))
+        if names(section(moves, "bt 1"))[:1] != ["py::jit:leaf [jit fp-preserving]"]:
+            fail("%s: finish from %s does not return into the JIT code:\n%s"
+                 % (python, frames[callee], moves[-3000:]))
+        print("ok: %s: frame select, up and finish go through the JIT frames" % python)
+        core = os.path.join(work, "demo-fp.core")
+        gcore_at(env, [python, demo], ["break jitbed_checkpoint", "run"], core)
+        out = run(lldb_cmd(repo, True, ["target create %s --core %s" % (python, core),
+                                        "jit-image refresh", "bt"], []), env)
+        os.unlink(core)
+        no_image_errors(python + " core", out)
+        check_demo_stack("%s core" % python, out, demo)
+    return 0
+
+
 def perf_run(repo, python, script, plugin):
     return run(lldb_cmd(repo, plugin, ["breakpoint set -n getppid", "run", "bt", "kill"],
                         ["--", python, "-X", "perf", script]), dict(os.environ))
@@ -239,8 +326,13 @@ def main():
         return SKIP
     version = subprocess.run([LLDB, "--version"], stdout=subprocess.PIPE, text=True).stdout
     print(version.strip().splitlines()[0] if version else LLDB)
-    return {"jithost": check_jithost, "demo": check_demo, "pyenv": check_pyenv,
-            "extra": check_extra}[mode](build, repo)
+    try:
+        return {"jithost": check_jithost, "demo": check_demo, "demo-fp": check_demo_fp,
+                "pyenv": check_pyenv, "extra": check_extra}[mode](build, repo)
+    finally:
+        for path in PERF_MAPS:
+            if os.path.exists(path):
+                os.unlink(path)
 
 
 if __name__ == "__main__":

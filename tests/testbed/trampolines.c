@@ -17,6 +17,15 @@
 #include "jitbed.h"
 #include "internal/pycore_frame.h"
 
+/* The test bed builds against 3.11 (CMake) and, for the LLDB image tests, the
+ * extended matrix's 3.12 and 3.13 (tests/support/testbed_for.py): 3.13 names
+ * the frame's code object f_executable. */
+#if PY_VERSION_HEX >= 0x030d0000
+#define FRAME_CODE(frame) ((PyCodeObject *)(frame)->f_executable)
+#else
+#define FRAME_CODE(frame) ((frame)->f_code)
+#endif
+
 #define ARENA_SIZE (64 * 1024)
 
 /* Each architecture's two template layouts (trampoline.S, trampoline_aarch64.S):
@@ -123,14 +132,14 @@ static void *new_trampoline(PyCodeObject *co)
 
 static PyObject *eval_hook(PyThreadState *ts, _PyInterpreterFrame *frame, int throwflag)
 {
-    PyObject *co = (PyObject *)frame->f_code;
+    PyObject *co = (PyObject *)FRAME_CODE(frame);
     void *tramp = NULL;
     if (_PyCode_GetExtra(co, extra_index, &tramp) < 0) {
         PyErr_Clear();
         tramp = NULL;
     }
     if (!tramp) {
-        tramp = new_trampoline(frame->f_code);
+        tramp = new_trampoline(FRAME_CODE(frame));
         if (tramp && _PyCode_SetExtra(co, extra_index, tramp) < 0)
             PyErr_Clear();
     }
