@@ -16,7 +16,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 PYTHON = "/usr/bin/python3.11"

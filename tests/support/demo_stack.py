@@ -49,6 +49,7 @@ def fail(msg):
 
 
 def markers(demo):
+    """{marker: line} for every `# @marker` comment of a script file."""
     out = {}
     with open(demo) as f:
         for n, line in enumerate(f, 1):
@@ -159,12 +160,6 @@ def caller():
 
 caller()  # @module
 """
-
-
-def markers(script):
-    """{marker: line} for every `# @marker` comment of a script file."""
-    return {m.group(1): n for n, l in enumerate(open(script), 1)
-            for m in [re.search(r"# @(\w+)", l)] if m}
 
 
 def accepted_by_parser(spec, bad):

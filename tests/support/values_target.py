@@ -6,9 +6,9 @@ import json
 import os
 import re
 import subprocess
-import sys
 
 from extra_pythons import WHY_NONE, extra_pythons
+from extra_pythons import present as present_pythons
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, "..", "values", "corpus_target.py")
@@ -90,6 +90,7 @@ def interpreters(specs):
         if not specs:
             print("SKIP: " + WHY_NONE)
             return None
+        return present_pythons(specs)  # a named build that is missing fails
     present = []
     for spec in specs:
         if os.access(spec.split(",")[0], os.X_OK):
