@@ -28,12 +28,14 @@ def __lldb_init_module(debugger, internal_dict):
         for note in jitunwind.load_notes():
             print("jitunwind: %s" % note)
         from . import commands, provider, recognizer, values  # noqa: F401 (lldb resolves classes by name)
-        from . import jitview_commands
+        from . import images, jitview_commands
+        if not provider.available():  # LLDB 19-21: before the eval-loop recognizer
+            images.register_first_frame(debugger, __name__)
         commands.register(debugger, __name__)
         jitview_commands.register(debugger, __name__)
         values.register(debugger, __name__)
         provider.register_if_available(debugger, __name__)
-        from . import images  # LLDB 19-21: stock bt through an ELF image of the ranges
+        # LLDB 19-21: stock bt through an ELF image of the ranges
         images.register(debugger, __name__, stop_hook=not provider.available())
     except Exception as exc:  # never raise into lldb
         print("jitunwind: plugin not loaded: %s" % exc)

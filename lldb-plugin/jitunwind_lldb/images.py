@@ -162,6 +162,7 @@ def refresh_target(target, force=False):
 
 
 _enabled = True
+_in_use = []  # [True] once register() installed the stop hook (no frame provider)
 
 
 class StopHook:
@@ -178,6 +179,27 @@ class StopHook:
             if problem and problem != "no stopped process":
                 stream.Print("jitunwind: jit-image: %s\n" % problem)
         return True  # never resumes the process
+
+
+def ensure_image(target):
+    """Load the image once for a process no stop hook has seen: a core makes
+    no stop event, so without this its first `bt` would run without it."""
+    if _in_use and _enabled and image_for(target).generation == 0:
+        refresh_target(target)
+
+
+class FirstFrameRecognizer:
+    """A frame recognizer on every function (LLDB 19-21). LLDB asks the
+    recognizers about frame 0 before it unwinds past it, so an image loaded
+    here serves the `bt` that asked. The eval-loop recognizer, which LLDB
+    prefers for its frames, calls ensure_image too."""
+
+    def get_recognized_arguments(self, frame):
+        try:
+            ensure_image(frame.GetThread().GetProcess().GetTarget())
+        except Exception:  # noqa: BLE001 (a recognizer must never raise into lldb)
+            pass
+        return []
 
 
 USAGE = "usage: jit-image [status | refresh | write FILE | on | off]"
@@ -249,6 +271,16 @@ def register(debugger, package, stop_hook=True):
                            % package)
     if not stop_hook:
         return
+    _in_use[:] = [True]
     hook = "%s.images.StopHook" % package
     if hook not in _run(debugger, "target stop-hook list"):
         _run(debugger, "target stop-hook add -P %s" % hook)
+
+
+def register_first_frame(debugger, package):
+    """The FirstFrameRecognizer, added before the eval-loop recognizer: LLDB
+    tries the most recently added recognizer first, and this one matches
+    every function."""
+    recognizer = "%s.images.FirstFrameRecognizer" % package
+    if recognizer not in _run(debugger, "frame recognizer list"):
+        debugger.HandleCommand("frame recognizer add -x -f false -l %s -n . -s ." % recognizer)

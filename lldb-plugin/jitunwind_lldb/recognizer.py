@@ -9,6 +9,7 @@ import lldb
 
 from jitunwind.ui.labels import python_name
 
+from . import images
 from . import target as tgt
 from .walk import walk_thread
 
@@ -24,6 +25,7 @@ class EvalFrameRecognizer:
         try:
             thread = frame.GetThread()
             target = thread.GetProcess().GetTarget()
+            images.ensure_image(target)  # this recognizer shadows FirstFrameRecognizer here
             entries, _ = walk_thread(tgt.state_for(thread.GetProcess()), thread)
             anchor = None
             for e in entries:
