@@ -99,7 +99,7 @@ def _python_header(session, state, thread, every):
     from .. import values
     try:
         reader = state.pyreader()
-        mine = [t for t in reader.threads()[0] if t.native_thread_id == thread.tid]
+        mine = state.python_thread_states(thread.tid)
         gc = [values.gc_collecting(reader, t.interp) for t in mine]
     except Exception:  # no Python in this target: the header without it
         mine, gc = [], []

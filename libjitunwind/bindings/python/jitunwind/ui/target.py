@@ -189,6 +189,7 @@ class TargetState:
         self._pyreader = None
         self._pyerror = None
         self._thread_map = None
+        self._frames_read = {}  # (OS thread id, limit) -> python_frames' answer
 
     # --- symbols (safe contexts only) ---
     def resolve(self):
@@ -285,14 +286,20 @@ class TargetState:
             return None
 
     def _threads_by_os_id(self):
+        """({OS thread id: [thread states]}, error), read once per stop: every
+        thread state, with Python frames or not."""
         if self._thread_map is None:
             threads, err = self.pyreader().threads()
             by_id = {}
             for t in threads:
-                if t.current_frame:
-                    by_id.setdefault(t.native_thread_id, []).append(t)
+                by_id.setdefault(t.native_thread_id, []).append(t)
             self._thread_map = (by_id, err)
         return self._thread_map
+
+    def python_thread_states(self, os_thread_id):
+        """The thread states (jitunwind.PyThread) of one OS thread, one per
+        interpreter it entered; [] when it has none."""
+        return list(self._threads_by_os_id()[0].get(os_thread_id, ()))
 
     def python_frames(self, os_thread_id, limit=None):
         """(frames, error) of the thread whose OS id (LWP, tid) is given,
@@ -300,10 +307,19 @@ class TargetState:
         that entered subinterpreters has a thread state in each; their chains
         are joined in interpreter-list order (newest first). Raises
         PythonUnavailable when the target has no readable Python."""
+        key = (os_thread_id, limit)
+        if key not in self._frames_read:
+            self._frames_read[key] = self._read_python_frames(os_thread_id, limit)
+        frames, err = self._frames_read[key]
+        return list(frames), err
+
+    def _read_python_frames(self, os_thread_id, limit):
         by_id, err = self._threads_by_os_id()
         reader = self.pyreader()
         frames = []
         for t in by_id.get(os_thread_id, ()):
+            if not t.current_frame:
+                continue
             chain, chain_err = reader.frames(t.current_frame, limit)
             frames += chain
             err = err or chain_err
