@@ -8,6 +8,8 @@ import gdb
 from jitunwind.ui import commands as shared
 from jitunwind.ui.commands import NativeView, NoTarget, Session
 
+from .state import arch_of
+
 CATEGORIES = {"stack": gdb.COMMAND_STACK, "status": gdb.COMMAND_STATUS, "data": gdb.COMMAND_DATA}
 
 
@@ -96,6 +98,17 @@ class GdbSession(Session):
 
     def write(self, line):
         print(line)
+
+    def address(self, text):
+        return int(gdb.parse_and_eval(text))
+
+    def selected_pc(self):
+        frame = gdb.selected_frame()
+        return frame.pc(), frame.level() == 0, arch_of(frame)
+
+    def disassemble(self, start, end):
+        arch = gdb.selected_inferior().architecture()
+        return [(insn["addr"], insn["asm"]) for insn in arch.disassemble(start, end - 1)]
 
 
 def _command_class(spec, run, session_class=GdbSession, invoke=shared.invoke):

@@ -21,6 +21,7 @@ class LldbSession(Session):
     debugger = "lldb"
 
     def __init__(self, exe_ctx, result):
+        self._exe_ctx = exe_ctx
         self._process = exe_ctx.GetProcess()
         self._result = result
         self._state = None
@@ -54,6 +55,38 @@ class LldbSession(Session):
 
     def write(self, line):
         self._result.AppendMessage(line)
+
+    def address(self, text):
+        frame = self._exe_ctx.GetFrame()
+        value = frame.EvaluateExpression(text) if frame and frame.IsValid() else None
+        if value is not None and value.IsValid() and value.GetError().Success():
+            return value.GetValueAsUnsigned()
+        try:
+            return int(text, 0)
+        except ValueError:
+            raise ValueError("not an address or an expression LLDB can evaluate: %r"
+                             % text) from None
+
+    def selected_pc(self):
+        frame = self._exe_ctx.GetFrame()
+        if not frame or not frame.IsValid():
+            raise NoTarget("no frame selected")
+        return frame.GetPC(), frame.GetFrameID() == 0, self.state().arch
+
+    def disassemble(self, start, end):
+        import lldb
+        target = self._exe_ctx.GetTarget()
+        error = lldb.SBError()
+        code = self._process.ReadMemory(start, end - start, error)
+        if not error.Success():
+            raise RuntimeError("cannot read the code at %#x: %s" % (start, error.GetCString()))
+        out = []
+        for insn in target.GetInstructions(lldb.SBAddress(start, target), code):
+            address = insn.GetAddress().GetLoadAddress(target)
+            if address == lldb.LLDB_INVALID_ADDRESS:
+                address = start + insn.GetAddress().GetOffset()
+            out.append((address, "%s %s" % (insn.GetMnemonic(target), insn.GetOperands(target))))
+        return out
 
 
 def _command_class(spec, run, session_class=LldbSession, invoke=shared.invoke):

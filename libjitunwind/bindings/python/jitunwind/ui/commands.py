@@ -51,6 +51,20 @@ class Session:
     def write(self, line):
         raise NotImplementedError
 
+    # The JIT commands (jit_specs.py) also need:
+    def address(self, text):
+        """The address an expression (`$pc`, `0x7f...`, a symbol) evaluates to."""
+        raise NotImplementedError
+
+    def selected_pc(self):
+        """(pc, innermost, arch) of the selected frame: `innermost` when it is
+        frame 0 (a caller's pc is a return address)."""
+        raise NotImplementedError
+
+    def disassemble(self, start, end):
+        """[(address, instruction text)] of the code in [start, end)."""
+        raise NotImplementedError
+
 
 ALL = Flag("-a", "--all", "every", "every thread, each under a header line")
 LIMIT = Flag("-n", "--limit", "limit", "read at most N Python frames a thread (default 4096)",
