@@ -1,9 +1,13 @@
 /* The JIT view on synthetic targets laid out with the 3.13 and 3.14 tables
- * (GIL and free-threaded): executors with traces, exits and vm_data, a
- * stencil table and uop names. Every uop boundary, a PC in the shim, in
- * _FATAL_ERROR and past it; targets found each way; and damaged data
- * (garbage trace pointer, huge counts, missing or implausible tables)
- * giving the fallback with a one-line reason, never a crash. */
+ * (GIL and free-threaded) and with the 3.15 layout, every offset of which
+ * comes from the DWARF of 3.15-shaped declarations (shapes/py315_jit.c,
+ * read as a libpython's): executors with traces, exits and vm_data, a
+ * stencil table and uop names. Every uop boundary, a PC in the shim (3.13,
+ * 3.14; 3.15 executors have none), in _FATAL_ERROR and past it; targets
+ * found each way; and damaged data (garbage trace pointer, huge counts,
+ * missing or implausible tables, a 3.15 executor array that lies, DWARF
+ * without a field) giving the fallback with a one-line reason, never a
+ * crash. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,14 +57,29 @@ static const uint8_t WANT_SOURCE[N_UOPS] = {
 
 struct target {
     struct py_image p;
+    struct ju_py_layout dwarf_layout; /* 3.15: the table completed from DWARF */
+    const struct ju_py_layout *L;     /* the layout the target is written with */
     const struct ju_py_jit_layout *J;
     uint64_t interp, code, ex, other, trace, stencils, names;
 };
 
+/* dwarf: the module whose DWARF places the executors (3.15: all of their
+ * layout), or NULL for the table alone with the list offset set. 3.15 has
+ * no free-threaded JIT build (configure refuses it). */
 static const struct {
     uint32_t version;
     int free_threaded;
-} BUILDS[] = {{0x030d00f0, 0}, {0x030d00f0, 1}, {0x030e07f0, 0}, {0x030e07f0, 1}};
+    const char *dwarf;
+} BUILDS[] = {{0x030d00f0, 0, NULL},
+              {0x030d00f0, 1, NULL},
+              {0x030e07f0, 0, NULL},
+              {0x030e07f0, 1, NULL},
+              {0x030f00f0, 0, PY315_DWARF}};
+#define V315 4 /* BUILDS[V315] */
+
+/* The shim's bytes before the first uop: none where the layout has no
+ * side entry (3.15). Set by build(). */
+static uint32_t shim_bytes = SHIM;
 
 static void put_bits(struct target *t, uint64_t ex, const struct ju_py_jit_bits *b, uint32_t v)
 {
@@ -77,14 +96,15 @@ static void put_bits(struct target *t, uint64_t ex, const struct ju_py_jit_bits 
 static uint64_t make_executor(struct target *t, uint64_t next, uint64_t code, uint64_t jit_code,
                               uint64_t trace, uint32_t uops, uint32_t exits)
 {
-    const struct ju_py_layout *L = t->p.L;
+    const struct ju_py_layout *L = t->L;
     const struct ju_py_jit_layout *J = t->J;
     uint64_t ex = pyi_alloc(&t->p, J->ex_exits + 16 * 4);
     ju_builder_u64(t->p.b, ex + L->ex_links_next, next);
     ju_builder_u64(t->p.b, ex + L->ex_code, code);
     ju_builder_u64(t->p.b, ex + L->ex_jit_code, jit_code);
     ju_builder_u64(t->p.b, ex + L->ex_jit_size, jit_code ? JIT_SIZE : 0);
-    ju_builder_u64(t->p.b, ex + J->ex_side_entry, jit_code ? jit_code + SHIM : 0);
+    if (J->ex_side_entry != JU_PY_NONE)
+        ju_builder_u64(t->p.b, ex + J->ex_side_entry, jit_code ? jit_code + SHIM : 0);
     ju_builder_u64(t->p.b, ex + J->ex_trace, trace);
     ju_builder_u32(t->p.b, ex + J->ex_code_size, uops);
     ju_builder_u32(t->p.b, ex + J->ex_exit_count, exits);
@@ -103,10 +123,22 @@ static void build(struct target *t, int which)
     int i;
     memset(t, 0, sizeof *t);
     pyi_init_build(&t->p, BUILDS[which].version, BUILDS[which].free_threaded);
-    t->J = J = &t->p.L->jit;
-    ck_assert_int_eq(J->known, 1);
     t->interp = pyi_interp(&t->p, 0, 0);
     pyi_set_interpreters(&t->p, t->interp);
+    t->L = t->p.L;
+    if (BUILDS[which].dwarf) { /* the layout the reader will have: write the target with it */
+        struct jitunwind_memory mem = ju_builder_memory(t->p.b);
+        jitunwind_pyreader *r;
+        int rc = jitunwind_pyreader_new_for_module(&r, &mem, t->p.runtime,
+                                                   BUILDS[which].version, BUILDS[which].dwarf);
+        ck_assert_msg(rc == 0, "open: %s", jitunwind_pyreader_last_error(r)->message);
+        t->dwarf_layout = *r->layout;
+        t->L = &t->dwarf_layout;
+        jitunwind_pyreader_free(r);
+    }
+    t->J = J = &t->L->jit;
+    ck_assert_int_eq(J->known, 1);
+    shim_bytes = J->ex_side_entry == JU_PY_NONE ? 0 : SHIM;
     t->code = pyi_code(&t->p, "hot", "/app.py", 10, 8); /* unit i: line 10 + i */
     /* The interpreter's tables. */
     t->stencils = pyi_alloc(&t->p, (size_t)J->stencil_size * N_OPS);
@@ -140,18 +172,32 @@ static void build(struct target *t, int which)
     ju_builder_u32(t->p.b, t->ex + J->ex_exits + J->exit_target, 2);
     ju_builder_u64(t->p.b, t->ex + J->ex_exits + J->exit_executor, t->other);
     ju_builder_u32(t->p.b, t->ex + J->ex_exits + J->exit_size + J->exit_target, 3);
-    ju_builder_u64(t->p.b, t->interp + LIST_OFFSET, t->ex);
+    if (t->L->interp_executor_array != JU_PY_NONE) { /* 3.15: executor_ptrs[], count */
+        uint64_t array = pyi_alloc(&t->p, 16);
+        ju_builder_u64(t->p.b, array, t->ex);
+        ju_builder_u64(t->p.b, array + 8, t->other);
+        ju_builder_u64(t->p.b, t->interp + t->L->interp_executor_array, array);
+        ju_builder_u64(t->p.b, t->interp + t->L->interp_executor_count, 2);
+        ju_builder_u64(t->p.b, t->other + t->L->ex_links_next, 0);
+    } else {
+        ju_builder_u64(t->p.b, t->interp + LIST_OFFSET, t->ex);
+    }
 }
 
 /* A reader with the tables a JIT build's symbols would give (set as
- * runtime.c does) and the list offset its DWARF would give. */
+ * runtime.c does) and the list offset its DWARF would give, or (3.15) the
+ * layout the build's DWARF gives. */
 static jitunwind_pyreader *open_reader(struct target *t, int which, int with_tables)
 {
     struct jitunwind_memory mem = ju_builder_memory(t->p.b);
     jitunwind_pyreader *r;
-    int rc = jitunwind_pyreader_new(&r, &mem, t->p.runtime, BUILDS[which].version);
+    int rc = BUILDS[which].dwarf
+                 ? jitunwind_pyreader_new_for_module(&r, &mem, t->p.runtime,
+                                                     BUILDS[which].version, BUILDS[which].dwarf)
+                 : jitunwind_pyreader_new(&r, &mem, t->p.runtime, BUILDS[which].version);
     ck_assert_msg(rc == 0, "open: %s", jitunwind_pyreader_last_error(r)->message);
-    r->from_target.interp_executor_list = LIST_OFFSET;
+    if (!BUILDS[which].dwarf)
+        r->from_target.interp_executor_list = LIST_OFFSET;
     ck_assert_ptr_eq(r->layout, &r->from_target);
     if (with_tables) {
         r->jit.stencils = t->stencils;
@@ -164,7 +210,7 @@ static jitunwind_pyreader *open_reader(struct target *t, int which, int with_tab
 
 static uint32_t stencil_offset(int uop)
 {
-    uint32_t off = SHIM;
+    uint32_t off = shim_bytes;
     int i;
     for (i = 0; i < uop; i++)
         off += SIZES[TRACE[i].op];
@@ -177,9 +223,10 @@ START_TEST(every_uop_boundary_and_region)
     struct jitunwind_py_jit_pc w;
     jitunwind_pyreader *r;
     char label[128];
-    uint32_t fatal = stencil_offset(N_UOPS);
+    uint32_t fatal;
     int i;
     build(&t, _i);
+    fatal = stencil_offset(N_UOPS); /* after build(): it sets the shim's size */
     r = open_reader(&t, _i, 1);
     for (i = 0; i < N_UOPS; i++) {
         uint32_t off = stencil_offset(i), size = SIZES[TRACE[i].op];
@@ -204,7 +251,12 @@ START_TEST(every_uop_boundary_and_region)
     jitunwind_py_jit_pc_label(&w, label, sizeof label);
     ck_assert_str_eq(label, "[uop 3/9 _CALL_BUILTIN_FAST]");
     ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + 5, 0, &w), 0);
-    ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_SHIM);
+    ck_assert_uint_eq(w.region, shim_bytes ? JITUNWIND_JIT_REGION_SHIM   /* 3.13, 3.14 */
+                                           : JITUNWIND_JIT_REGION_UOP);  /* 3.15: _SET_IP */
+    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE, 0, &w), 0);
+    ck_assert_uint_eq(w.region, shim_bytes ? JITUNWIND_JIT_REGION_SHIM : JITUNWIND_JIT_REGION_UOP);
+    if (!shim_bytes) /* _START_EXECUTOR emits nothing: jit_code is _SET_IP's first byte */
+        ck_assert_uint_eq(w.uop.index, 1);
     ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + fatal, 0, &w), 0);
     ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_FATAL);
     ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + fatal + SIZES[OP_FATAL] - 1, 0, &w),
@@ -249,21 +301,17 @@ START_TEST(trace_exits_and_vm_data)
     ck_assert_uint_eq(u[7].operand0, 3);
     ck_assert_int_eq(d.fatal_offset, (int32_t)stencil_offset(N_UOPS));
     ck_assert_uint_eq(d.fatal_size, SIZES[OP_FATAL]);
-    ck_assert_uint_eq(d.shim_size, SHIM);
+    ck_assert_uint_eq(d.shim_size, shim_bytes);
+    ck_assert_uint_eq(d.jit_side_entry, JIT_CODE + shim_bytes);
     ck_assert_uint_eq(d.uop_count, N_UOPS);
     ck_assert_uint_eq(d.exit_count, 2);
     ck_assert_uint_eq(d.have_stencils, 1);
     ck_assert_int_eq(d.enter_index, 4);
     ck_assert_int_eq(d.enter_line, 14);
     ck_assert_int_eq(d.valid, 1);
-    ck_assert_int_eq(d.linked, 1);
-    if (t.J->vm_chain_depth.width) { /* 3.14: bit-fields */
-        ck_assert_int_eq(d.chain_depth, 2);
-        ck_assert_int_eq(d.warm, 1);
-    } else { /* 3.13 has neither */
-        ck_assert_int_eq(d.chain_depth, -1);
-        ck_assert_int_eq(d.warm, -1);
-    }
+    ck_assert_int_eq(d.linked, t.J->vm_linked.width ? 1 : -1); /* 3.15 has no `linked` */
+    ck_assert_int_eq(d.chain_depth, t.J->vm_chain_depth.width ? 2 : -1); /* not in 3.13 */
+    ck_assert_int_eq(d.warm, t.J->vm_warm.width ? 1 : -1); /* 3.14 only */
     ck_assert_int_eq(jitunwind_pyreader_executor_exits(r, t.ex, x, 4, &n), 0);
     ck_assert_uint_eq(n, 2);
     ck_assert_int_eq(x[0].target, 2);
@@ -291,8 +339,10 @@ static void expect_fallback(struct target *t, jitunwind_pyreader *r, const char 
     ck_assert_msg(w.region == JITUNWIND_JIT_REGION_UNKNOWN, "build %d, %s: region %u claimed",
                   which, why, w.region);
     ck_assert_msg(w.missing[0] != 0, "build %d, %s: nothing said missing", which, why);
-    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + 3, 0, &w), 0);
-    ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_SHIM);
+    if (shim_bytes) {
+        ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + 3, 0, &w), 0);
+        ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_SHIM);
+    }
 }
 
 START_TEST(damaged_data_falls_back)
