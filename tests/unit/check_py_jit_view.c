@@ -539,6 +539,254 @@ START_TEST(shim_is_its_own_frame)
 }
 END_TEST
 
+/* 3.15: the layout is the DWARF's, field by field (the offsets of
+ * shapes/py315_jit.c on LP64), where 3.14's table would have put
+ * vm_data.index at 36, vm_data.code at 88, jit_code at 112 and a side
+ * entry at 120. */
+START_TEST(py315_layout_comes_from_dwarf)
+{
+    struct target t;
+    jitunwind_pyreader *r;
+    const struct ju_py_layout *L;
+    const struct ju_py_jit_layout *J;
+    build(&t, V315);
+    r = open_reader(&t, V315, 1);
+    L = r->layout;
+    J = &L->jit;
+    ck_assert_str_eq(r->executors_missing, "");
+    ck_assert_str_eq(r->jit.dwarf.missing, "");
+    ck_assert_uint_eq(r->jit.dwarf.adopted, 0);
+    ck_assert_uint_ge(r->jit.dwarf.derived, 19);
+    ck_assert_uint_eq(L->interp_executor_list, JU_PY_NONE);
+    ck_assert_uint_eq(L->interp_executor_array, 3072 + 8);
+    ck_assert_uint_eq(L->interp_executor_count, 3072 + 16);
+    ck_assert_uint_eq(L->interp_executor_deleted, 3072 + 32);
+    ck_assert_uint_eq(L->interp_cold_executor, 3072 + 40);
+    ck_assert_uint_eq(L->interp_cold_dynamic, 3072 + 48);
+    ck_assert_uint_eq(L->ex_size, 112);
+    ck_assert_uint_eq(L->ex_links_next, 48);
+    ck_assert_uint_eq(L->ex_code, 64);
+    ck_assert_uint_eq(L->ex_jit_size, 80);
+    ck_assert_uint_eq(L->ex_jit_code, 88);
+    ck_assert_uint_eq(L->ex_rule_x86_64, JITUNWIND_RULE_FP_PRESERVING);
+    ck_assert_uint_eq(J->ex_trace, 24);
+    ck_assert_uint_eq(J->vm_opcode, 32);
+    ck_assert_uint_eq(J->vm_oparg, 33);
+    ck_assert_uint_eq(J->vm_valid.offset, 34);
+    ck_assert_uint_eq(J->vm_valid.width, 8);
+    ck_assert_uint_eq(J->vm_chain_depth.offset, 35);
+    ck_assert_uint_eq(J->vm_linked.width, 0);
+    ck_assert_uint_eq(J->vm_warm.width, 0);
+    ck_assert_uint_eq(J->vm_index, 40);
+    ck_assert_uint_eq(J->ex_exit_count, 72);
+    ck_assert_uint_eq(J->ex_code_size, 76);
+    ck_assert_uint_eq(J->ex_exits, 96);
+    ck_assert_uint_eq(J->ex_side_entry, JU_PY_NONE);
+    ck_assert_uint_eq(J->uop_size, 24);
+    ck_assert_uint_eq(J->uop_target, 4);
+    ck_assert_uint_eq(J->uop_operand1, 16);
+    ck_assert_uint_eq(J->exit_size, 16);
+    ck_assert_uint_eq(J->exit_executor, 8);
+    ck_assert_uint_eq(J->stencil_size, 40);
+    ck_assert_uint_eq(J->stencil_code_size, 8);
+    jitunwind_pyreader_free(r);
+    pyi_free(&t.p);
+}
+END_TEST
+
+/* 3.15: the array, then the deletion list, then the interpreter's shared
+ * cold executors; each executor's code is registered with the
+ * frame-pointer rule (3.15's stencils never write it), so no eval-loop
+ * range is needed to scan for. */
+START_TEST(py315_array_deleted_and_cold_executors)
+{
+    struct target t;
+    struct jitunwind_py_executor e[8];
+    struct jitunwind_py_jit_pc w;
+    jitunwind_pyreader *r;
+    jitunwind_registry *reg;
+    const struct jitunwind_range *rg;
+    uint64_t deleted, cold;
+    size_t n, added;
+    build(&t, V315);
+    deleted = make_executor(&t, 0, t.code, JIT_CODE + 0x20000, t.trace, N_UOPS, 0);
+    cold = make_executor(&t, 0, 0, JIT_CODE + 0x30000, t.trace, 1, 0);
+    ju_builder_u64(t.p.b, t.interp + t.L->interp_executor_deleted, deleted);
+    ju_builder_u64(t.p.b, t.interp + t.L->interp_cold_executor, cold);
+    r = open_reader(&t, V315, 1);
+    ck_assert_int_eq(jitunwind_pyreader_executors(r, e, 8, &n), 0);
+    ck_assert_uint_eq(n, 4);
+    ck_assert_uint_eq(e[0].address, t.ex);
+    ck_assert_uint_eq(e[0].jit_code, JIT_CODE);
+    ck_assert_uint_eq(e[0].jit_size, JIT_SIZE);
+    ck_assert_str_eq(e[0].qualname, "hot");
+    ck_assert_uint_eq(e[0].interp, t.interp);
+    ck_assert_uint_eq(e[1].address, t.other);
+    ck_assert_uint_eq(e[2].address, deleted);
+    ck_assert_uint_ne(e[2].flags & JITUNWIND_PYEXEC_DELETED, 0);
+    ck_assert_uint_eq(e[3].address, cold);
+    ck_assert_uint_ne(e[3].flags & JITUNWIND_PYEXEC_COLD_EXIT, 0);
+    ck_assert_int_eq(jitunwind_pyreader_executors(r, e, 3, &n), JITUNWIND_ELIMIT);
+    ck_assert_uint_eq(n, 3);
+    /* A PC in the deleted executor's code: found, and its uop named. */
+    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + 0x20000 + stencil_offset(3), 0, &w),
+                     0);
+    ck_assert_uint_eq(w.executor, deleted);
+    ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_UOP);
+    ck_assert_uint_eq(w.uop.index, 3);
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_pyreader_executor_ranges(r, reg, JITUNWIND_ARCH_X86_64, 0, 0,
+                                                        &added), 0);
+    ck_assert_uint_eq(added, 4);
+    rg = jitunwind_registry_lookup(reg, JIT_CODE + 0x10);
+    ck_assert_ptr_nonnull(rg);
+    ck_assert_uint_eq(rg->rule, JITUNWIND_RULE_FP_PRESERVING);
+    ck_assert_str_eq(rg->name, "py::jit:hot (/app.py:10)");
+    rg = jitunwind_registry_lookup(reg, JIT_CODE + 0x30000);
+    ck_assert_ptr_nonnull(rg);
+    ck_assert_str_eq(rg->name, "py::jit:<cold exit>");
+    jitunwind_registry_free(reg);
+    jitunwind_pyreader_free(r);
+    pyi_free(&t.p);
+}
+END_TEST
+
+/* An executor array that lies: the walk ends with a clear status, keeping
+ * the executors before the damage; a PC in the intact first executor is
+ * still found. */
+static const struct {
+    int rc;
+    size_t kept;
+    const char *says;
+} ARRAY_DAMAGE[] = {
+    {JITUNWIND_ECORRUPT, 0, "claims 1099511627776 executors"}, /* a huge count */
+    {JITUNWIND_ECORRUPT, 0, "executors in an array at 0"},     /* no array, a count */
+    {JITUNWIND_EREAD, 0, "executor_ptrs[0] of interpreter"},   /* the array unmapped */
+    {JITUNWIND_ECORRUPT, 1, "not an executor"},                /* a misaligned element */
+    {JITUNWIND_EREAD, 1, "is unreadable"},                     /* an element unmapped */
+};
+
+START_TEST(py315_a_lying_executor_array)
+{
+    struct target t;
+    struct jitunwind_py_executor e[4];
+    jitunwind_pyreader *r;
+    uint64_t array;
+    size_t n = 99;
+    int rc;
+    build(&t, V315);
+    array = 0;
+    {
+        struct jitunwind_memory mem = ju_builder_memory(t.p.b);
+        ck_assert_int_eq(ju_read(&mem, t.interp + t.L->interp_executor_array, &array, 8), 0);
+    }
+    switch (_i) {
+    case 0:
+        ju_builder_u64(t.p.b, t.interp + t.L->interp_executor_count, 1ull << 40);
+        break;
+    case 1:
+        ju_builder_u64(t.p.b, t.interp + t.L->interp_executor_array, 0);
+        break;
+    case 2:
+        ju_builder_u64(t.p.b, t.interp + t.L->interp_executor_array, 0x5a5a5a5a5a58ull);
+        break;
+    case 3:
+        ju_builder_u64(t.p.b, array + 8, 0x5a5a5a5a5a5a5a5bull);
+        break;
+    default:
+        ju_builder_u64(t.p.b, array + 8, 0x5a5a5a5a5a58ull);
+        break;
+    }
+    r = open_reader(&t, V315, 1);
+    rc = jitunwind_pyreader_executors(r, e, 4, &n);
+    ck_assert_msg(rc == ARRAY_DAMAGE[_i].rc, "case %d: %s (%s)", _i, jitunwind_strerror(rc),
+                  jitunwind_pyreader_last_error(r)->message);
+    ck_assert_uint_eq(n, ARRAY_DAMAGE[_i].kept);
+    ck_assert_msg(strstr(jitunwind_pyreader_last_error(r)->message, ARRAY_DAMAGE[_i].says),
+                  "case %d: %s", _i, jitunwind_pyreader_last_error(r)->message);
+    if (ARRAY_DAMAGE[_i].kept) {
+        struct jitunwind_py_jit_pc w;
+        ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + stencil_offset(3), 0, &w), 0);
+        ck_assert_uint_eq(w.uop.index, 3);
+    }
+    jitunwind_pyreader_free(r);
+    pyi_free(&t.p);
+}
+END_TEST
+
+/* DWARF without a field the JIT view needs (_PyExecutorObject.trace): the
+ * executors are still listed and found (their own fields are there); the
+ * view gives them no uop and says, in one line, what was missing. */
+START_TEST(py315_dwarf_without_a_field_falls_back)
+{
+    static const char want[] =
+        "CPython 3.15: executor layout only from DWARF, which has no _PyExecutorObject.ex_trace";
+    struct target t;
+    struct jitunwind_memory mem;
+    struct jitunwind_py_executor e[4];
+    struct jitunwind_py_executor_detail d;
+    struct jitunwind_py_jit_pc w;
+    struct jitunwind_py_uop u[16];
+    jitunwind_pyreader *r;
+    size_t n = 99;
+    build(&t, V315);
+    mem = ju_builder_memory(t.p.b);
+    ck_assert_int_eq(jitunwind_pyreader_new_for_module(&r, &mem, t.p.runtime, 0x030f00f0,
+                                                       PY315_DWARF_NO_TRACE), 0);
+    ck_assert_str_eq(r->jit.dwarf.missing, "_PyExecutorObject.ex_trace");
+    ck_assert_int_eq(r->layout->jit.known, 0);
+    ck_assert_int_eq(jitunwind_pyreader_executors(r, e, 4, &n), 0);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + stencil_offset(3), 0, &w), 0);
+    ck_assert_uint_eq(w.executor, t.ex);
+    ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_UNKNOWN);
+    ck_assert_str_eq(w.missing, want);
+    ck_assert_int_eq(jitunwind_pyreader_executor_detail(r, t.ex, &d), 0);
+    ck_assert_str_eq(d.missing, want);
+    ck_assert_uint_eq(d.uop_count, 0);
+    ck_assert_int_eq(jitunwind_pyreader_executor_trace(r, t.ex, 0, u, 16, &n, NULL),
+                     JITUNWIND_EUNSUPPORTED);
+    ck_assert_str_eq(jitunwind_pyreader_last_error(r)->message, want);
+    jitunwind_pyreader_free(r);
+    pyi_free(&t.p);
+}
+END_TEST
+
+/* 3.15 without the interpreter's DWARF: executors are known only as GDB
+ * JIT interface ranges; each call says so in one line, naming the first
+ * thing only DWARF could have given. */
+START_TEST(py315_without_dwarf_only_gdb_jit_ranges)
+{
+    static const char want[] =
+        "CPython 3.15: executors are placed only by the interpreter's DWARF, and none was found "
+        "(needed first: PyInterpreterState.interp_executor_array): they are known only as GDB "
+        "JIT interface ranges";
+    struct target t;
+    struct jitunwind_memory mem;
+    struct jitunwind_py_executor e[4];
+    struct jitunwind_py_jit_pc w;
+    jitunwind_pyreader *r;
+    jitunwind_registry *reg;
+    size_t n = 99, added = 99;
+    build(&t, V315);
+    mem = ju_builder_memory(t.p.b);
+    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, t.p.runtime, 0x030f00f0), 0);
+    ck_assert_int_eq(jitunwind_pyreader_executors(r, e, 4, &n), JITUNWIND_EUNSUPPORTED);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_str_eq(jitunwind_pyreader_last_error(r)->message, want);
+    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + stencil_offset(3), 0, &w),
+                     JITUNWIND_EUNSUPPORTED);
+    ck_assert_str_eq(jitunwind_pyreader_last_error(r)->message, want);
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_pyreader_executor_ranges(r, reg, JITUNWIND_ARCH_X86_64, 0, 0,
+                                                        &added), JITUNWIND_EUNSUPPORTED);
+    ck_assert_uint_eq(added, 0);
+    jitunwind_registry_free(reg);
+    jitunwind_pyreader_free(r);
+    pyi_free(&t.p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("py_jit_view");
@@ -553,6 +801,12 @@ int main(void)
     tcase_add_loop_test(tc, a_layout_field_past_its_object_takes_the_view_away, 0,
                         (int)(sizeof REFUSED / sizeof REFUSED[0]));
     tcase_add_test(tc, versions_without_traces_say_so);
+    tcase_add_test(tc, py315_layout_comes_from_dwarf);
+    tcase_add_test(tc, py315_array_deleted_and_cold_executors);
+    tcase_add_loop_test(tc, py315_a_lying_executor_array, 0,
+                        (int)(sizeof ARRAY_DAMAGE / sizeof ARRAY_DAMAGE[0]));
+    tcase_add_test(tc, py315_dwarf_without_a_field_falls_back);
+    tcase_add_test(tc, py315_without_dwarf_only_gdb_jit_ranges);
     tcase_add_test(tc, shim_is_its_own_frame);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);

@@ -202,13 +202,16 @@ static int walk_all(jitunwind_pyreader *r, struct walk *w)
     uint64_t interp;
     int rc;
     ju_clear_error(&r->err);
+    if (r->executors_missing[0] && r->dwarf.source[0])
+        return ju_fail(&r->err, JITUNWIND_EUNSUPPORTED, 0,
+                       "%s: executors are placed only by the interpreter's DWARF, and that of "
+                       "%s has no %s: they are known only as GDB JIT interface ranges",
+                       L->name, r->dwarf.source, r->executors_missing);
     if (r->executors_missing[0])
         return ju_fail(&r->err, JITUNWIND_EUNSUPPORTED, 0,
-                       "%s: where executors are and how they are laid out is known only from "
-                       "the interpreter's DWARF, and %s has no %s; the executors are known only "
-                       "as GDB JIT interface ranges (py::jit:executor)", L->name,
-                       r->dwarf.source[0] ? r->dwarf.source : "no DWARF was found: it",
-                       r->executors_missing);
+                       "%s: executors are placed only by the interpreter's DWARF, and none was "
+                       "found (needed first: %s): they are known only as GDB JIT interface "
+                       "ranges", L->name, r->executors_missing);
     if (L->ex_jit_code == JU_PY_NONE || L->ex_jit_size == JU_PY_NONE)
         return ju_fail(&r->err, JITUNWIND_EUNSUPPORTED, 0,
                        "%s has no JIT executors to walk (3.13 and later have)", L->name);

@@ -6,8 +6,8 @@
  * to the reader as a real libpython's would be (jitunwind_pyreader_new_
  * for_module): the 3.15 layout takes every executor offset from it.
  *
- * -DPY315_WITHOUT_TRACE leaves out _PyExecutorObject.trace: a build whose
- * DWARF lacks a field the JIT view needs. PyInterpreterState keeps only
+ * -DPY315_WITHOUT_TRACE renames _PyExecutorObject.trace (keeping every
+ * offset): a build whose DWARF lacks a field the JIT view needs. PyInterpreterState keeps only
  * the executor members, after padding that keeps them clear of what the
  * synthetic images write into an interpreter. */
 #include <stdbool.h>
@@ -65,7 +65,9 @@ typedef struct {
 
 typedef struct _PyExecutorObject {
     PyVarObject ob_base;
-#ifndef PY315_WITHOUT_TRACE
+#ifdef PY315_WITHOUT_TRACE
+    const void *not_the_trace; /* the same room under another name: no `trace` */
+#else
     const _PyUOpInstruction *trace;
 #endif
     _PyVMData vm_data;
