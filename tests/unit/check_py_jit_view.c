@@ -787,6 +787,50 @@ START_TEST(py315_without_dwarf_only_gdb_jit_ranges)
 }
 END_TEST
 
+/* 3.15: the GDB JIT interface registered the executor's code first, as
+ * `py::jit:executor`; the interpreter's own ranges add only what it did not
+ * cover, and a PC in the GDB JIT range is matched to its executor by code
+ * address (what the frame labels do, jitview.range_frame_label). */
+START_TEST(py315_gdb_jit_ranges_matched_by_code_address)
+{
+    struct target t;
+    struct jitunwind_range gdb = {0};
+    struct jitunwind_py_jit_pc w;
+    const struct jitunwind_range *rg;
+    jitunwind_pyreader *r;
+    jitunwind_registry *reg;
+    size_t added;
+    build(&t, V315);
+    r = open_reader(&t, V315, 1);
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    gdb.start = JIT_CODE;
+    gdb.end = JIT_CODE + JIT_SIZE;
+    gdb.kind = JITUNWIND_KIND_JIT;
+    gdb.rule = JITUNWIND_RULE_FP_PRESERVING;
+    gdb.origin = JITUNWIND_ORIGIN_INTERPRETER;
+    gdb.name = "py::jit:executor";
+    ck_assert_int_eq(jitunwind_registry_add(reg, &gdb), 0);
+    ck_assert_int_eq(jitunwind_pyreader_executor_ranges(r, reg, JITUNWIND_ARCH_X86_64, 0, 0,
+                                                        &added), 0);
+    ck_assert_uint_eq(added, 1); /* the second executor: the first one's code overlaps */
+    rg = jitunwind_registry_lookup(reg, JIT_CODE + stencil_offset(3));
+    ck_assert_ptr_nonnull(rg);
+    ck_assert_str_eq(rg->name, "py::jit:executor");
+    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + stencil_offset(3), 0, &w), 0);
+    ck_assert_uint_eq(w.executor, t.ex);
+    ck_assert_uint_eq(w.jit_code, rg->start);
+    ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_UOP);
+    ck_assert_str_eq(w.uop.name, "_CALL_BUILTIN_FAST");
+    ck_assert_int_eq(w.uop.line, 13);
+    rg = jitunwind_registry_lookup(reg, JIT_CODE + 0x10000);
+    ck_assert_ptr_nonnull(rg);
+    ck_assert_str_eq(rg->name, "py::jit:hot (/app.py:10)");
+    jitunwind_registry_free(reg);
+    jitunwind_pyreader_free(r);
+    pyi_free(&t.p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("py_jit_view");
@@ -807,6 +851,7 @@ int main(void)
                         (int)(sizeof ARRAY_DAMAGE / sizeof ARRAY_DAMAGE[0]));
     tcase_add_test(tc, py315_dwarf_without_a_field_falls_back);
     tcase_add_test(tc, py315_without_dwarf_only_gdb_jit_ranges);
+    tcase_add_test(tc, py315_gdb_jit_ranges_matched_by_code_address);
     tcase_add_test(tc, shim_is_its_own_frame);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
