@@ -426,14 +426,35 @@ static const struct {
      "_PyExecutorObject"},
 };
 
+/* A JIT view that reads nothing with its layout: jit_pc names the executor
+ * but no uop, detail and trace say `want` and read no trace. *d gets the
+ * detail. */
+static void expect_view_refused(struct target *t, jitunwind_pyreader *r, const char *want,
+                                struct jitunwind_py_executor_detail *d)
+{
+    struct jitunwind_py_jit_pc w;
+    struct jitunwind_py_uop u[16];
+    size_t n = 99;
+    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + stencil_offset(3), 0, &w), 0);
+    ck_assert_uint_eq(w.executor, t->ex);
+    ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_UNKNOWN);
+    ck_assert_str_eq(w.missing, want);
+    ck_assert_int_eq(jitunwind_pyreader_executor_detail(r, t->ex, d), 0);
+    ck_assert_str_eq(d->missing, want);
+    ck_assert_uint_eq(d->uop_count, 0);
+    ck_assert_uint_eq(d->trace, 0);
+    ck_assert_int_eq(jitunwind_pyreader_executor_trace(r, t->ex, 0, u, 16, &n, NULL),
+                     JITUNWIND_EUNSUPPORTED);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_str_eq(jitunwind_pyreader_last_error(r)->message, want);
+}
+
 START_TEST(a_layout_field_past_its_object_takes_the_view_away)
 {
     const int which = 2; /* 3.14, GIL */
     const char *want = REFUSED[_i].missing;
     struct target t;
-    struct jitunwind_py_jit_pc w;
     struct jitunwind_py_executor_detail d;
-    struct jitunwind_py_uop u[16];
     struct jitunwind_py_jit_exit x[4];
     jitunwind_pyreader *r;
     size_t n = 99;
@@ -441,18 +462,7 @@ START_TEST(a_layout_field_past_its_object_takes_the_view_away)
     r = open_reader(&t, which, 1);
     memcpy((char *)&r->from_target + ju_py_fields[REFUSED[_i].field].slot, &REFUSED[_i].value,
            sizeof REFUSED[_i].value);
-    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + stencil_offset(3), 0, &w), 0);
-    ck_assert_uint_eq(w.executor, t.ex);
-    ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_UNKNOWN);
-    ck_assert_str_eq(w.missing, want);
-    ck_assert_int_eq(jitunwind_pyreader_executor_detail(r, t.ex, &d), 0);
-    ck_assert_str_eq(d.missing, want);
-    ck_assert_uint_eq(d.uop_count, 0);
-    ck_assert_uint_eq(d.trace, 0);
-    ck_assert_int_eq(jitunwind_pyreader_executor_trace(r, t.ex, 0, u, 16, &n, NULL),
-                     JITUNWIND_EUNSUPPORTED);
-    ck_assert_uint_eq(n, 0);
-    ck_assert_str_eq(jitunwind_pyreader_last_error(r)->message, want);
+    expect_view_refused(&t, r, want, &d);
     d.exit_count = 2; /* a caller's own detail: still nothing read with the layout */
     ck_assert_int_eq(jitunwind_pyreader_detail_exits(r, &d, x, 4, &n), JITUNWIND_EUNSUPPORTED);
     ck_assert_uint_eq(n, 0);
@@ -543,12 +553,33 @@ END_TEST
  * shapes/py315_jit.c on LP64), where 3.14's table would have put
  * vm_data.index at 36, vm_data.code at 88, jit_code at 112 and a side
  * entry at 120. */
+static const struct {
+    enum ju_py_field_id field;
+    uint32_t value;
+} WANT_315[] = {
+    {JU_PYF_interp_executor_list, JU_PY_NONE},  {JU_PYF_interp_executor_array, 3072 + 8},
+    {JU_PYF_interp_executor_count, 3072 + 16},  {JU_PYF_interp_executor_deleted, 3072 + 32},
+    {JU_PYF_interp_cold_executor, 3072 + 40},   {JU_PYF_interp_cold_dynamic, 3072 + 48},
+    {JU_PYF_ex_size, 112},                      {JU_PYF_ex_links_next, 48},
+    {JU_PYF_ex_code, 64},                       {JU_PYF_ex_jit_size, 80},
+    {JU_PYF_ex_jit_code, 88},                   {JU_PYF_jit_ex_trace, 24},
+    {JU_PYF_jit_vm_opcode, 32},                 {JU_PYF_jit_vm_oparg, 33},
+    {JU_PYF_jit_vm_valid, 34},                  {JU_PYF_jit_vm_chain_depth, 35},
+    {JU_PYF_jit_vm_index, 40},                  {JU_PYF_jit_ex_exit_count, 72},
+    {JU_PYF_jit_ex_code_size, 76},              {JU_PYF_jit_ex_exits, 96},
+    {JU_PYF_jit_ex_side_entry, JU_PY_NONE},     {JU_PYF_jit_uop_size, 24},
+    {JU_PYF_jit_uop_target, 4},                 {JU_PYF_jit_uop_operand1, 16},
+    {JU_PYF_jit_exit_size, 16},                 {JU_PYF_jit_exit_executor, 8},
+    {JU_PYF_jit_stencil_size, 40},              {JU_PYF_jit_stencil_code_size, 8},
+};
+
 START_TEST(py315_layout_comes_from_dwarf)
 {
     struct target t;
     jitunwind_pyreader *r;
     const struct ju_py_layout *L;
     const struct ju_py_jit_layout *J;
+    size_t i;
     build(&t, V315);
     r = open_reader(&t, V315, 1);
     L = r->layout;
@@ -557,42 +588,29 @@ START_TEST(py315_layout_comes_from_dwarf)
     ck_assert_str_eq(r->jit.dwarf.missing, "");
     ck_assert_uint_eq(r->jit.dwarf.adopted, 0);
     ck_assert_uint_ge(r->jit.dwarf.derived, 19);
-    ck_assert_uint_eq(L->interp_executor_list, JU_PY_NONE);
-    ck_assert_uint_eq(L->interp_executor_array, 3072 + 8);
-    ck_assert_uint_eq(L->interp_executor_count, 3072 + 16);
-    ck_assert_uint_eq(L->interp_executor_deleted, 3072 + 32);
-    ck_assert_uint_eq(L->interp_cold_executor, 3072 + 40);
-    ck_assert_uint_eq(L->interp_cold_dynamic, 3072 + 48);
-    ck_assert_uint_eq(L->ex_size, 112);
-    ck_assert_uint_eq(L->ex_links_next, 48);
-    ck_assert_uint_eq(L->ex_code, 64);
-    ck_assert_uint_eq(L->ex_jit_size, 80);
-    ck_assert_uint_eq(L->ex_jit_code, 88);
+    for (i = 0; i < sizeof WANT_315 / sizeof WANT_315[0]; i++)
+        ck_assert_msg(ju_py_offset(L, WANT_315[i].field) == WANT_315[i].value, "%s: %u, not %u",
+                      ju_py_fields[WANT_315[i].field].name, ju_py_offset(L, WANT_315[i].field),
+                      WANT_315[i].value);
     ck_assert_uint_eq(L->ex_rule_x86_64, JITUNWIND_RULE_FP_PRESERVING);
-    ck_assert_uint_eq(J->ex_trace, 24);
-    ck_assert_uint_eq(J->vm_opcode, 32);
-    ck_assert_uint_eq(J->vm_oparg, 33);
-    ck_assert_uint_eq(J->vm_valid.offset, 34);
     ck_assert_uint_eq(J->vm_valid.width, 8);
-    ck_assert_uint_eq(J->vm_chain_depth.offset, 35);
+    ck_assert_uint_eq(J->vm_chain_depth.width, 8);
     ck_assert_uint_eq(J->vm_linked.width, 0);
     ck_assert_uint_eq(J->vm_warm.width, 0);
-    ck_assert_uint_eq(J->vm_index, 40);
-    ck_assert_uint_eq(J->ex_exit_count, 72);
-    ck_assert_uint_eq(J->ex_code_size, 76);
-    ck_assert_uint_eq(J->ex_exits, 96);
-    ck_assert_uint_eq(J->ex_side_entry, JU_PY_NONE);
-    ck_assert_uint_eq(J->uop_size, 24);
-    ck_assert_uint_eq(J->uop_target, 4);
-    ck_assert_uint_eq(J->uop_operand1, 16);
-    ck_assert_uint_eq(J->exit_size, 16);
-    ck_assert_uint_eq(J->exit_executor, 8);
-    ck_assert_uint_eq(J->stencil_size, 40);
-    ck_assert_uint_eq(J->stencil_code_size, 8);
     jitunwind_pyreader_free(r);
     pyi_free(&t.p);
 }
 END_TEST
+
+/* The range registered at pc, which must be there and be named `name`. */
+static const struct jitunwind_range *range_named(jitunwind_registry *reg, uint64_t pc,
+                                                 const char *name)
+{
+    const struct jitunwind_range *rg = jitunwind_registry_lookup(reg, pc);
+    ck_assert_msg(rg != NULL, "no range at %#llx", (unsigned long long)pc);
+    ck_assert_str_eq(rg->name, name);
+    return rg;
+}
 
 /* 3.15: the array, then the deletion list, then the interpreter's shared
  * cold executors; each executor's code is registered with the
@@ -638,13 +656,9 @@ START_TEST(py315_array_deleted_and_cold_executors)
     ck_assert_int_eq(jitunwind_pyreader_executor_ranges(r, reg, JITUNWIND_ARCH_X86_64, 0, 0,
                                                         &added), 0);
     ck_assert_uint_eq(added, 4);
-    rg = jitunwind_registry_lookup(reg, JIT_CODE + 0x10);
-    ck_assert_ptr_nonnull(rg);
+    rg = range_named(reg, JIT_CODE + 0x10, "py::jit:hot (/app.py:10)");
     ck_assert_uint_eq(rg->rule, JITUNWIND_RULE_FP_PRESERVING);
-    ck_assert_str_eq(rg->name, "py::jit:hot (/app.py:10)");
-    rg = jitunwind_registry_lookup(reg, JIT_CODE + 0x30000);
-    ck_assert_ptr_nonnull(rg);
-    ck_assert_str_eq(rg->name, "py::jit:<cold exit>");
+    range_named(reg, JIT_CODE + 0x30000, "py::jit:<cold exit>");
     jitunwind_registry_free(reg);
     jitunwind_pyreader_free(r);
     pyi_free(&t.p);
@@ -725,8 +739,6 @@ START_TEST(py315_dwarf_without_a_field_falls_back)
     struct jitunwind_memory mem;
     struct jitunwind_py_executor e[4];
     struct jitunwind_py_executor_detail d;
-    struct jitunwind_py_jit_pc w;
-    struct jitunwind_py_uop u[16];
     jitunwind_pyreader *r;
     size_t n = 99;
     build(&t, V315);
@@ -737,16 +749,7 @@ START_TEST(py315_dwarf_without_a_field_falls_back)
     ck_assert_int_eq(r->layout->jit.known, 0);
     ck_assert_int_eq(jitunwind_pyreader_executors(r, e, 4, &n), 0);
     ck_assert_uint_eq(n, 2);
-    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + stencil_offset(3), 0, &w), 0);
-    ck_assert_uint_eq(w.executor, t.ex);
-    ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_UNKNOWN);
-    ck_assert_str_eq(w.missing, want);
-    ck_assert_int_eq(jitunwind_pyreader_executor_detail(r, t.ex, &d), 0);
-    ck_assert_str_eq(d.missing, want);
-    ck_assert_uint_eq(d.uop_count, 0);
-    ck_assert_int_eq(jitunwind_pyreader_executor_trace(r, t.ex, 0, u, 16, &n, NULL),
-                     JITUNWIND_EUNSUPPORTED);
-    ck_assert_str_eq(jitunwind_pyreader_last_error(r)->message, want);
+    expect_view_refused(&t, r, want, &d);
     jitunwind_pyreader_free(r);
     pyi_free(&t.p);
 }
@@ -794,7 +797,11 @@ END_TEST
 START_TEST(py315_gdb_jit_ranges_matched_by_code_address)
 {
     struct target t;
-    struct jitunwind_range gdb = {0};
+    const struct jitunwind_range gdb = {.start = JIT_CODE, .end = JIT_CODE + JIT_SIZE,
+                                        .kind = JITUNWIND_KIND_JIT,
+                                        .rule = JITUNWIND_RULE_FP_PRESERVING,
+                                        .origin = JITUNWIND_ORIGIN_INTERPRETER,
+                                        .name = "py::jit:executor"};
     struct jitunwind_py_jit_pc w;
     const struct jitunwind_range *rg;
     jitunwind_pyreader *r;
@@ -803,28 +810,20 @@ START_TEST(py315_gdb_jit_ranges_matched_by_code_address)
     build(&t, V315);
     r = open_reader(&t, V315, 1);
     ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
-    gdb.start = JIT_CODE;
-    gdb.end = JIT_CODE + JIT_SIZE;
-    gdb.kind = JITUNWIND_KIND_JIT;
-    gdb.rule = JITUNWIND_RULE_FP_PRESERVING;
-    gdb.origin = JITUNWIND_ORIGIN_INTERPRETER;
-    gdb.name = "py::jit:executor";
     ck_assert_int_eq(jitunwind_registry_add(reg, &gdb), 0);
     ck_assert_int_eq(jitunwind_pyreader_executor_ranges(r, reg, JITUNWIND_ARCH_X86_64, 0, 0,
                                                         &added), 0);
     ck_assert_uint_eq(added, 1); /* the second executor: the first one's code overlaps */
-    rg = jitunwind_registry_lookup(reg, JIT_CODE + stencil_offset(3));
-    ck_assert_ptr_nonnull(rg);
-    ck_assert_str_eq(rg->name, "py::jit:executor");
+    rg = range_named(reg, JIT_CODE + stencil_offset(3), "py::jit:executor");
+
     ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + stencil_offset(3), 0, &w), 0);
     ck_assert_uint_eq(w.executor, t.ex);
     ck_assert_uint_eq(w.jit_code, rg->start);
     ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_UOP);
     ck_assert_str_eq(w.uop.name, "_CALL_BUILTIN_FAST");
     ck_assert_int_eq(w.uop.line, 13);
-    rg = jitunwind_registry_lookup(reg, JIT_CODE + 0x10000);
-    ck_assert_ptr_nonnull(rg);
-    ck_assert_str_eq(rg->name, "py::jit:hot (/app.py:10)");
+    range_named(reg, JIT_CODE + 0x10000, "py::jit:hot (/app.py:10)");
+
     jitunwind_registry_free(reg);
     jitunwind_pyreader_free(r);
     pyi_free(&t.p);
