@@ -312,9 +312,11 @@ JU_HIDDEN int ju_py_fields_check(const struct ju_py_layout *L, enum ju_py_field_
                                  enum ju_py_field_id end, char *why, size_t size);
 
 /* Turn every JU_PY_FROM_DWARF left in L (main and JIT fields) into
- * JU_PY_NONE. Returns how many there were; the first one's name
- * ("_PyExecutorObject.jit_code") goes to main_missing or jit_missing
- * (empty when none). A JIT field left makes the JIT view unknown. */
+ * JU_PY_NONE (a vm_data flag also gets width 0). Returns how many there
+ * were; the first main and the first JIT one are named, holder and layout
+ * field ("_PyExecutorObject.ex_jit_code"), in main_missing and jit_missing
+ * (size bytes each; empty when none). A JIT field left makes the JIT view
+ * unknown (L->jit.known 0). */
 JU_HIDDEN int ju_py_layout_settle(struct ju_py_layout *L, char *main_missing,
                                   char *jit_missing, size_t size);
 

@@ -90,7 +90,8 @@
  * executor code unwinds by the frame-pointer rule on both architectures. */
 #define EXECUTORS_3_15_TO_3_16                                                          \
     .interp_executor_list = JU_PY_NONE, .interp_executor_deleted = JU_PY_NONE,           \
-    .interp_executor_array = JU_PY_FROM_DWARF, .interp_executor_count = JU_PY_FROM_DWARF, \
+    .interp_executor_array = JU_PY_FROM_DWARF,                                           \
+    .interp_executor_count = JU_PY_FROM_DWARF,                                           \
     .interp_cold_executor = JU_PY_NONE, .interp_cold_dynamic = JU_PY_NONE,               \
     .ex_size = JU_PY_FROM_DWARF, .ex_links_next = JU_PY_FROM_DWARF,                      \
     .ex_code = JU_PY_FROM_DWARF, .ex_jit_size = JU_PY_FROM_DWARF,                        \
@@ -99,12 +100,13 @@
     .ex_rule_aarch64 = JITUNWIND_RULE_FP_PRESERVING
 #define DW JU_PY_FROM_DWARF /* shorthand for the 3.15+ JIT view below */
 #define JIT_3_15_TO_3_16                                                                \
-    {.known = 1, .opcode_bits = 15, .format_jump = 1, .format_exit = 0xff, .uop_size = DW, \
-     .uop_oparg = DW, .uop_target = DW, .uop_operand0 = DW, .uop_operand1 = DW,              \
-     .ex_trace = DW, .ex_exit_count = DW, .ex_code_size = DW, .ex_side_entry = JU_PY_NONE,   \
-     .ex_exits = DW, .exit_size = DW, .exit_target = DW, .exit_executor = DW, .vm_opcode = DW, \
-     .vm_oparg = DW, .vm_index = DW, .vm_valid = {DW, 0, 8}, .vm_linked = {JU_PY_NONE, 0, 0}, \
-     .vm_chain_depth = {DW, 0, 8}, .vm_warm = {JU_PY_NONE, 0, 0}, .stencil_size = DW,       \
+    {.known = 1, .opcode_bits = 15, .format_jump = 1, .format_exit = 0xff,               \
+     .uop_size = DW, .uop_oparg = DW, .uop_target = DW, .uop_operand0 = DW,              \
+     .uop_operand1 = DW, .ex_trace = DW, .ex_exit_count = DW, .ex_code_size = DW,        \
+     .ex_side_entry = JU_PY_NONE, .ex_exits = DW, .exit_size = DW, .exit_target = DW,    \
+     .exit_executor = DW, .vm_opcode = DW, .vm_oparg = DW, .vm_index = DW,               \
+     .vm_valid = {DW, 0, 8}, .vm_linked = {JU_PY_NONE, 0, 0},                           \
+     .vm_chain_depth = {DW, 0, 8}, .vm_warm = {JU_PY_NONE, 0, 0}, .stencil_size = DW,     \
      .stencil_code_size = DW}
 
 /* 3.11 but for the runtime's GIL holder (gilstate.tstate_current, after

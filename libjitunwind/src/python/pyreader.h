@@ -54,8 +54,9 @@ struct jitunwind_pyreader {
     int assumed;             /* JITUNWIND_PYREADER_ASSUME_LAYOUT took effect */
     uint32_t debug_offsets_confirmed; /* debug-offset fields DWARF agreed with */
     char assumed_name[128];
-    char executors_missing[JU_PY_FIELD_NAME_MAX]; /* the first JU_PY_FROM_DWARF executor field DWARF did
-                                 * not give ("" when none): executors unknown */
+    /* the first JU_PY_FROM_DWARF executor field DWARF did not give ("" when
+     * none): then the executors are unknown (ju_py_layout_settle) */
+    char executors_missing[JU_PY_FIELD_NAME_MAX];
     uint64_t cold_exits;     /* 3.13: address of the static cold-exit array, or 0 */
     uint32_t cold_exit_count;
     struct jitunwind_error err;
