@@ -659,6 +659,13 @@ START_TEST(py315_array_deleted_and_cold_executors)
     rg = range_named(reg, JIT_CODE + 0x10, "py::jit:hot (/app.py:10)");
     ck_assert_uint_eq(rg->rule, JITUNWIND_RULE_FP_PRESERVING);
     range_named(reg, JIT_CODE + 0x30000, "py::jit:<cold exit>");
+    /* AArch64: the frame is the shim's 96 bytes, as CPython's CFI says. */
+    jitunwind_registry_clear(reg);
+    ck_assert_int_eq(jitunwind_pyreader_executor_ranges(r, reg, JITUNWIND_ARCH_AARCH64, 0, 0,
+                                                        &added), 0);
+    rg = range_named(reg, JIT_CODE + 0x10, "py::jit:hot (/app.py:10)");
+    ck_assert_uint_eq(rg->rule, JITUNWIND_RULE_FP_PRESERVING);
+    ck_assert_uint_eq(rg->frame_size, 96);
     jitunwind_registry_free(reg);
     jitunwind_pyreader_free(r);
     pyi_free(&t.p);

@@ -282,6 +282,8 @@ static int add_range(jitunwind_pyreader *r, struct walk *w, const struct jitunwi
     range.kind = JITUNWIND_KIND_JIT;
     range.rule = w->arch == JITUNWIND_ARCH_X86_64 ? r->layout->ex_rule_x86_64
                                                   : r->layout->ex_rule_aarch64;
+    if (w->arch == JITUNWIND_ARCH_AARCH64 && range.rule == JITUNWIND_RULE_FP_PRESERVING)
+        range.frame_size = r->layout->ex_frame_aarch64;
     range.origin = JITUNWIND_ORIGIN_INTERPRETER;
     range.cookie = e->code;
     range.name = name;

@@ -132,6 +132,7 @@ struct ju_py_layout {
     const char *cold_exits_symbol;     /* static array of executors (3.13), or NULL */
     uint8_t ex_rule_x86_64;            /* unwind rule of executor code (enum jitunwind_rule) */
     uint8_t ex_rule_aarch64;
+    uint16_t ex_frame_aarch64;         /* FP rule on AArch64: caller sp = x29 + this (0: 16) */
 
     /* JIT view (jit_view.c) */
     struct ju_py_jit_layout jit;

@@ -87,7 +87,11 @@
  * and target/jump formats; vm_data's valid and chain_depth are whole
  * bytes (offset from DWARF, bit 0, 8 wide), `linked` and `warm` are gone.
  * The shim keeps a frame pointer and stencils never write it (RBP, x29), so
- * executor code unwinds by the frame-pointer rule on both architectures. */
+ * executor code unwinds by the frame-pointer rule on both architectures;
+ * on AArch64 the frame is the shim's whole 96 bytes (CPython's own CFI for
+ * executors: CFA = x29 + 96, derived when CPython is built; the GDB JIT
+ * interface's ranges carry each build's own value and are registered
+ * first). */
 #define EXECUTORS_3_15_TO_3_16                                                          \
     .interp_executor_list = JU_PY_NONE, .interp_executor_deleted = JU_PY_NONE,           \
     .interp_executor_array = JU_PY_FROM_DWARF,                                           \
@@ -97,7 +101,7 @@
     .ex_code = JU_PY_FROM_DWARF, .ex_jit_size = JU_PY_FROM_DWARF,                        \
     .ex_jit_code = JU_PY_FROM_DWARF, .cold_exits_symbol = NULL,                          \
     .ex_rule_x86_64 = JITUNWIND_RULE_FP_PRESERVING,                                      \
-    .ex_rule_aarch64 = JITUNWIND_RULE_FP_PRESERVING
+    .ex_rule_aarch64 = JITUNWIND_RULE_FP_PRESERVING, .ex_frame_aarch64 = 96
 #define DW JU_PY_FROM_DWARF /* shorthand for the 3.15+ JIT view below */
 #define JIT_3_15_TO_3_16                                                                \
     {.known = 1, .opcode_bits = 15, .format_jump = 1, .format_exit = 0xff,               \
