@@ -207,8 +207,8 @@ int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
         unsigned width = ju_py_fields[f->id].width;
         uint64_t value, type_size;
         if (dwarf_value(types, f, &value) < 0 || value >= JU_PY_NONE) {
-            if (!r->assumed || *slot == JU_PY_NONE)
-                continue; /* this build has no such member: keep the table */
+            if (!r->assumed || *slot == JU_PY_NONE || *slot == JU_PY_FROM_DWARF)
+                continue; /* no such member: keep the table (FROM_DWARF: settle names it) */
             if (f->kind == OPTIONAL || f->kind == BUILD_SPECIFIC) {
                 *slot = JU_PY_NONE;
                 continue;
