@@ -213,6 +213,17 @@ START_TEST(a_newer_version_is_read_only_by_opt_in_with_dwarf)
     ck_assert_int_eq(jitunwind_pyreader_dwarf_report(r, &rep), 0);
     ck_assert_uint_gt(rep.adopted, 10); /* most offsets differ from the newest table's */
     expect_target(r, frame);
+    {
+        /* This DWARF describes no executors: with the newest table's
+         * executor layout (DWARF only), they are said to be unknown, and why. */
+        struct jitunwind_py_executor e[1];
+        size_t n = 9;
+        ck_assert_int_eq(jitunwind_pyreader_executors(r, e, 1, &n), JITUNWIND_EUNSUPPORTED);
+        ck_assert_uint_eq(n, 0);
+        ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_last_error(r)->message,
+                                     "has no PyInterpreterState.interp_executor_array: they are "
+                                     "known only as GDB JIT interface ranges"));
+    }
     jitunwind_pyreader_free(r);
     pyi_free(&p);
 }

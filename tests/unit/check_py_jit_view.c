@@ -1,9 +1,13 @@
 /* The JIT view on synthetic targets laid out with the 3.13 and 3.14 tables
- * (GIL and free-threaded): executors with traces, exits and vm_data, a
- * stencil table and uop names. Every uop boundary, a PC in the shim, in
- * _FATAL_ERROR and past it; targets found each way; and damaged data
- * (garbage trace pointer, huge counts, missing or implausible tables)
- * giving the fallback with a one-line reason, never a crash. */
+ * (GIL and free-threaded) and with the 3.15 layout, every offset of which
+ * comes from the DWARF of 3.15-shaped declarations (shapes/py315_jit.c,
+ * read as a libpython's): executors with traces, exits and vm_data, a
+ * stencil table and uop names. Every uop boundary, a PC in the shim (3.13,
+ * 3.14; 3.15 executors have none), in _FATAL_ERROR and past it; targets
+ * found each way; and damaged data (garbage trace pointer, huge counts,
+ * missing or implausible tables, a 3.15 executor array that lies, DWARF
+ * without a field) giving the fallback with a one-line reason, never a
+ * crash. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,14 +57,29 @@ static const uint8_t WANT_SOURCE[N_UOPS] = {
 
 struct target {
     struct py_image p;
+    struct ju_py_layout dwarf_layout; /* 3.15: the table completed from DWARF */
+    const struct ju_py_layout *L;     /* the layout the target is written with */
     const struct ju_py_jit_layout *J;
     uint64_t interp, code, ex, other, trace, stencils, names;
 };
 
+/* dwarf: the module whose DWARF places the executors (3.15: all of their
+ * layout), or NULL for the table alone with the list offset set. 3.15 has
+ * no free-threaded JIT build (configure refuses it). */
 static const struct {
     uint32_t version;
     int free_threaded;
-} BUILDS[] = {{0x030d00f0, 0}, {0x030d00f0, 1}, {0x030e07f0, 0}, {0x030e07f0, 1}};
+    const char *dwarf;
+} BUILDS[] = {{0x030d00f0, 0, NULL},
+              {0x030d00f0, 1, NULL},
+              {0x030e07f0, 0, NULL},
+              {0x030e07f0, 1, NULL},
+              {0x030f00f0, 0, PY315_DWARF}};
+#define V315 4 /* BUILDS[V315] */
+
+/* The shim's bytes before the first uop: none where the layout has no
+ * side entry (3.15). Set by build(). */
+static uint32_t shim_bytes = SHIM;
 
 static void put_bits(struct target *t, uint64_t ex, const struct ju_py_jit_bits *b, uint32_t v)
 {
@@ -77,14 +96,15 @@ static void put_bits(struct target *t, uint64_t ex, const struct ju_py_jit_bits 
 static uint64_t make_executor(struct target *t, uint64_t next, uint64_t code, uint64_t jit_code,
                               uint64_t trace, uint32_t uops, uint32_t exits)
 {
-    const struct ju_py_layout *L = t->p.L;
+    const struct ju_py_layout *L = t->L;
     const struct ju_py_jit_layout *J = t->J;
     uint64_t ex = pyi_alloc(&t->p, J->ex_exits + 16 * 4);
     ju_builder_u64(t->p.b, ex + L->ex_links_next, next);
     ju_builder_u64(t->p.b, ex + L->ex_code, code);
     ju_builder_u64(t->p.b, ex + L->ex_jit_code, jit_code);
     ju_builder_u64(t->p.b, ex + L->ex_jit_size, jit_code ? JIT_SIZE : 0);
-    ju_builder_u64(t->p.b, ex + J->ex_side_entry, jit_code ? jit_code + SHIM : 0);
+    if (J->ex_side_entry != JU_PY_NONE)
+        ju_builder_u64(t->p.b, ex + J->ex_side_entry, jit_code ? jit_code + SHIM : 0);
     ju_builder_u64(t->p.b, ex + J->ex_trace, trace);
     ju_builder_u32(t->p.b, ex + J->ex_code_size, uops);
     ju_builder_u32(t->p.b, ex + J->ex_exit_count, exits);
@@ -103,10 +123,22 @@ static void build(struct target *t, int which)
     int i;
     memset(t, 0, sizeof *t);
     pyi_init_build(&t->p, BUILDS[which].version, BUILDS[which].free_threaded);
-    t->J = J = &t->p.L->jit;
-    ck_assert_int_eq(J->known, 1);
     t->interp = pyi_interp(&t->p, 0, 0);
     pyi_set_interpreters(&t->p, t->interp);
+    t->L = t->p.L;
+    if (BUILDS[which].dwarf) { /* the layout the reader will have: write the target with it */
+        struct jitunwind_memory mem = ju_builder_memory(t->p.b);
+        jitunwind_pyreader *r;
+        int rc = jitunwind_pyreader_new_for_module(&r, &mem, t->p.runtime,
+                                                   BUILDS[which].version, BUILDS[which].dwarf);
+        ck_assert_msg(rc == 0, "open: %s", jitunwind_pyreader_last_error(r)->message);
+        t->dwarf_layout = *r->layout;
+        t->L = &t->dwarf_layout;
+        jitunwind_pyreader_free(r);
+    }
+    t->J = J = &t->L->jit;
+    ck_assert_int_eq(J->known, 1);
+    shim_bytes = J->ex_side_entry == JU_PY_NONE ? 0 : SHIM;
     t->code = pyi_code(&t->p, "hot", "/app.py", 10, 8); /* unit i: line 10 + i */
     /* The interpreter's tables. */
     t->stencils = pyi_alloc(&t->p, (size_t)J->stencil_size * N_OPS);
@@ -140,18 +172,32 @@ static void build(struct target *t, int which)
     ju_builder_u32(t->p.b, t->ex + J->ex_exits + J->exit_target, 2);
     ju_builder_u64(t->p.b, t->ex + J->ex_exits + J->exit_executor, t->other);
     ju_builder_u32(t->p.b, t->ex + J->ex_exits + J->exit_size + J->exit_target, 3);
-    ju_builder_u64(t->p.b, t->interp + LIST_OFFSET, t->ex);
+    if (t->L->interp_executor_array != JU_PY_NONE) { /* 3.15: executor_ptrs[], count */
+        uint64_t array = pyi_alloc(&t->p, 16);
+        ju_builder_u64(t->p.b, array, t->ex);
+        ju_builder_u64(t->p.b, array + 8, t->other);
+        ju_builder_u64(t->p.b, t->interp + t->L->interp_executor_array, array);
+        ju_builder_u64(t->p.b, t->interp + t->L->interp_executor_count, 2);
+        ju_builder_u64(t->p.b, t->other + t->L->ex_links_next, 0);
+    } else {
+        ju_builder_u64(t->p.b, t->interp + LIST_OFFSET, t->ex);
+    }
 }
 
 /* A reader with the tables a JIT build's symbols would give (set as
- * runtime.c does) and the list offset its DWARF would give. */
+ * runtime.c does) and the list offset its DWARF would give, or (3.15) the
+ * layout the build's DWARF gives. */
 static jitunwind_pyreader *open_reader(struct target *t, int which, int with_tables)
 {
     struct jitunwind_memory mem = ju_builder_memory(t->p.b);
     jitunwind_pyreader *r;
-    int rc = jitunwind_pyreader_new(&r, &mem, t->p.runtime, BUILDS[which].version);
+    int rc = BUILDS[which].dwarf
+                 ? jitunwind_pyreader_new_for_module(&r, &mem, t->p.runtime,
+                                                     BUILDS[which].version, BUILDS[which].dwarf)
+                 : jitunwind_pyreader_new(&r, &mem, t->p.runtime, BUILDS[which].version);
     ck_assert_msg(rc == 0, "open: %s", jitunwind_pyreader_last_error(r)->message);
-    r->from_target.interp_executor_list = LIST_OFFSET;
+    if (!BUILDS[which].dwarf)
+        r->from_target.interp_executor_list = LIST_OFFSET;
     ck_assert_ptr_eq(r->layout, &r->from_target);
     if (with_tables) {
         r->jit.stencils = t->stencils;
@@ -164,7 +210,7 @@ static jitunwind_pyreader *open_reader(struct target *t, int which, int with_tab
 
 static uint32_t stencil_offset(int uop)
 {
-    uint32_t off = SHIM;
+    uint32_t off = shim_bytes;
     int i;
     for (i = 0; i < uop; i++)
         off += SIZES[TRACE[i].op];
@@ -177,9 +223,10 @@ START_TEST(every_uop_boundary_and_region)
     struct jitunwind_py_jit_pc w;
     jitunwind_pyreader *r;
     char label[128];
-    uint32_t fatal = stencil_offset(N_UOPS);
+    uint32_t fatal;
     int i;
     build(&t, _i);
+    fatal = stencil_offset(N_UOPS); /* after build(): it sets the shim's size */
     r = open_reader(&t, _i, 1);
     for (i = 0; i < N_UOPS; i++) {
         uint32_t off = stencil_offset(i), size = SIZES[TRACE[i].op];
@@ -204,7 +251,12 @@ START_TEST(every_uop_boundary_and_region)
     jitunwind_py_jit_pc_label(&w, label, sizeof label);
     ck_assert_str_eq(label, "[uop 3/9 _CALL_BUILTIN_FAST]");
     ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + 5, 0, &w), 0);
-    ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_SHIM);
+    ck_assert_uint_eq(w.region, shim_bytes ? JITUNWIND_JIT_REGION_SHIM   /* 3.13, 3.14 */
+                                           : JITUNWIND_JIT_REGION_UOP);  /* 3.15: _SET_IP */
+    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE, 0, &w), 0);
+    ck_assert_uint_eq(w.region, shim_bytes ? JITUNWIND_JIT_REGION_SHIM : JITUNWIND_JIT_REGION_UOP);
+    if (!shim_bytes) /* _START_EXECUTOR emits nothing: jit_code is _SET_IP's first byte */
+        ck_assert_uint_eq(w.uop.index, 1);
     ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + fatal, 0, &w), 0);
     ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_FATAL);
     ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + fatal + SIZES[OP_FATAL] - 1, 0, &w),
@@ -249,21 +301,17 @@ START_TEST(trace_exits_and_vm_data)
     ck_assert_uint_eq(u[7].operand0, 3);
     ck_assert_int_eq(d.fatal_offset, (int32_t)stencil_offset(N_UOPS));
     ck_assert_uint_eq(d.fatal_size, SIZES[OP_FATAL]);
-    ck_assert_uint_eq(d.shim_size, SHIM);
+    ck_assert_uint_eq(d.shim_size, shim_bytes);
+    ck_assert_uint_eq(d.jit_side_entry, JIT_CODE + shim_bytes);
     ck_assert_uint_eq(d.uop_count, N_UOPS);
     ck_assert_uint_eq(d.exit_count, 2);
     ck_assert_uint_eq(d.have_stencils, 1);
     ck_assert_int_eq(d.enter_index, 4);
     ck_assert_int_eq(d.enter_line, 14);
     ck_assert_int_eq(d.valid, 1);
-    ck_assert_int_eq(d.linked, 1);
-    if (t.J->vm_chain_depth.width) { /* 3.14: bit-fields */
-        ck_assert_int_eq(d.chain_depth, 2);
-        ck_assert_int_eq(d.warm, 1);
-    } else { /* 3.13 has neither */
-        ck_assert_int_eq(d.chain_depth, -1);
-        ck_assert_int_eq(d.warm, -1);
-    }
+    ck_assert_int_eq(d.linked, t.J->vm_linked.width ? 1 : -1); /* 3.15 has no `linked` */
+    ck_assert_int_eq(d.chain_depth, t.J->vm_chain_depth.width ? 2 : -1); /* not in 3.13 */
+    ck_assert_int_eq(d.warm, t.J->vm_warm.width ? 1 : -1); /* 3.14 only */
     ck_assert_int_eq(jitunwind_pyreader_executor_exits(r, t.ex, x, 4, &n), 0);
     ck_assert_uint_eq(n, 2);
     ck_assert_int_eq(x[0].target, 2);
@@ -291,8 +339,10 @@ static void expect_fallback(struct target *t, jitunwind_pyreader *r, const char 
     ck_assert_msg(w.region == JITUNWIND_JIT_REGION_UNKNOWN, "build %d, %s: region %u claimed",
                   which, why, w.region);
     ck_assert_msg(w.missing[0] != 0, "build %d, %s: nothing said missing", which, why);
-    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + 3, 0, &w), 0);
-    ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_SHIM);
+    if (shim_bytes) {
+        ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + 3, 0, &w), 0);
+        ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_SHIM);
+    }
 }
 
 START_TEST(damaged_data_falls_back)
@@ -376,14 +426,35 @@ static const struct {
      "_PyExecutorObject"},
 };
 
+/* A JIT view that reads nothing with its layout: jit_pc names the executor
+ * but no uop, detail and trace say `want` and read no trace. *d gets the
+ * detail. */
+static void expect_view_refused(struct target *t, jitunwind_pyreader *r, const char *want,
+                                struct jitunwind_py_executor_detail *d)
+{
+    struct jitunwind_py_jit_pc w;
+    struct jitunwind_py_uop u[16];
+    size_t n = 99;
+    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + stencil_offset(3), 0, &w), 0);
+    ck_assert_uint_eq(w.executor, t->ex);
+    ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_UNKNOWN);
+    ck_assert_str_eq(w.missing, want);
+    ck_assert_int_eq(jitunwind_pyreader_executor_detail(r, t->ex, d), 0);
+    ck_assert_str_eq(d->missing, want);
+    ck_assert_uint_eq(d->uop_count, 0);
+    ck_assert_uint_eq(d->trace, 0);
+    ck_assert_int_eq(jitunwind_pyreader_executor_trace(r, t->ex, 0, u, 16, &n, NULL),
+                     JITUNWIND_EUNSUPPORTED);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_str_eq(jitunwind_pyreader_last_error(r)->message, want);
+}
+
 START_TEST(a_layout_field_past_its_object_takes_the_view_away)
 {
     const int which = 2; /* 3.14, GIL */
     const char *want = REFUSED[_i].missing;
     struct target t;
-    struct jitunwind_py_jit_pc w;
     struct jitunwind_py_executor_detail d;
-    struct jitunwind_py_uop u[16];
     struct jitunwind_py_jit_exit x[4];
     jitunwind_pyreader *r;
     size_t n = 99;
@@ -391,18 +462,7 @@ START_TEST(a_layout_field_past_its_object_takes_the_view_away)
     r = open_reader(&t, which, 1);
     memcpy((char *)&r->from_target + ju_py_fields[REFUSED[_i].field].slot, &REFUSED[_i].value,
            sizeof REFUSED[_i].value);
-    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + stencil_offset(3), 0, &w), 0);
-    ck_assert_uint_eq(w.executor, t.ex);
-    ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_UNKNOWN);
-    ck_assert_str_eq(w.missing, want);
-    ck_assert_int_eq(jitunwind_pyreader_executor_detail(r, t.ex, &d), 0);
-    ck_assert_str_eq(d.missing, want);
-    ck_assert_uint_eq(d.uop_count, 0);
-    ck_assert_uint_eq(d.trace, 0);
-    ck_assert_int_eq(jitunwind_pyreader_executor_trace(r, t.ex, 0, u, 16, &n, NULL),
-                     JITUNWIND_EUNSUPPORTED);
-    ck_assert_uint_eq(n, 0);
-    ck_assert_str_eq(jitunwind_pyreader_last_error(r)->message, want);
+    expect_view_refused(&t, r, want, &d);
     d.exit_count = 2; /* a caller's own detail: still nothing read with the layout */
     ck_assert_int_eq(jitunwind_pyreader_detail_exits(r, &d, x, 4, &n), JITUNWIND_EUNSUPPORTED);
     ck_assert_uint_eq(n, 0);
@@ -489,6 +549,294 @@ START_TEST(shim_is_its_own_frame)
 }
 END_TEST
 
+/* 3.15: the layout is the DWARF's, field by field (the offsets of
+ * shapes/py315_jit.c on LP64), where 3.14's table would have put
+ * vm_data.index at 36, vm_data.code at 88, jit_code at 112 and a side
+ * entry at 120. */
+static const struct {
+    enum ju_py_field_id field;
+    uint32_t value;
+} WANT_315[] = {
+    {JU_PYF_interp_executor_list, JU_PY_NONE},  {JU_PYF_interp_executor_array, 3072 + 8},
+    {JU_PYF_interp_executor_count, 3072 + 16},  {JU_PYF_interp_executor_deleted, 3072 + 32},
+    {JU_PYF_interp_cold_executor, 3072 + 40},   {JU_PYF_interp_cold_dynamic, 3072 + 48},
+    {JU_PYF_ex_size, 112},                      {JU_PYF_ex_links_next, 48},
+    {JU_PYF_ex_code, 64},                       {JU_PYF_ex_jit_size, 80},
+    {JU_PYF_ex_jit_code, 88},                   {JU_PYF_jit_ex_trace, 24},
+    {JU_PYF_jit_vm_opcode, 32},                 {JU_PYF_jit_vm_oparg, 33},
+    {JU_PYF_jit_vm_valid, 34},                  {JU_PYF_jit_vm_chain_depth, 35},
+    {JU_PYF_jit_vm_index, 40},                  {JU_PYF_jit_ex_exit_count, 72},
+    {JU_PYF_jit_ex_code_size, 76},              {JU_PYF_jit_ex_exits, 96},
+    {JU_PYF_jit_ex_side_entry, JU_PY_NONE},     {JU_PYF_jit_uop_size, 24},
+    {JU_PYF_jit_uop_target, 4},                 {JU_PYF_jit_uop_operand1, 16},
+    {JU_PYF_jit_exit_size, 16},                 {JU_PYF_jit_exit_executor, 8},
+    {JU_PYF_jit_stencil_size, 40},              {JU_PYF_jit_stencil_code_size, 8},
+};
+
+START_TEST(py315_layout_comes_from_dwarf)
+{
+    struct target t;
+    jitunwind_pyreader *r;
+    const struct ju_py_layout *L;
+    const struct ju_py_jit_layout *J;
+    size_t i;
+    build(&t, V315);
+    r = open_reader(&t, V315, 1);
+    L = r->layout;
+    J = &L->jit;
+    ck_assert_str_eq(r->executors_missing, "");
+    ck_assert_str_eq(r->jit.dwarf.missing, "");
+    ck_assert_uint_eq(r->jit.dwarf.adopted, 0);
+    ck_assert_uint_ge(r->jit.dwarf.derived, 19);
+    for (i = 0; i < sizeof WANT_315 / sizeof WANT_315[0]; i++)
+        ck_assert_msg(ju_py_offset(L, WANT_315[i].field) == WANT_315[i].value, "%s: %u, not %u",
+                      ju_py_fields[WANT_315[i].field].name, ju_py_offset(L, WANT_315[i].field),
+                      WANT_315[i].value);
+    ck_assert_uint_eq(L->ex_rule_x86_64, JITUNWIND_RULE_FP_PRESERVING);
+    ck_assert_uint_eq(J->vm_valid.width, 8);
+    ck_assert_uint_eq(J->vm_chain_depth.width, 8);
+    ck_assert_uint_eq(J->vm_linked.width, 0);
+    ck_assert_uint_eq(J->vm_warm.width, 0);
+    jitunwind_pyreader_free(r);
+    pyi_free(&t.p);
+}
+END_TEST
+
+/* The range registered at pc, which must be there and be named `name`. */
+static const struct jitunwind_range *range_named(jitunwind_registry *reg, uint64_t pc,
+                                                 const char *name)
+{
+    const struct jitunwind_range *rg = jitunwind_registry_lookup(reg, pc);
+    ck_assert_msg(rg != NULL, "no range at %#llx", (unsigned long long)pc);
+    ck_assert_str_eq(rg->name, name);
+    return rg;
+}
+
+/* 3.15: the array, then the deletion list, then the interpreter's shared
+ * cold executors; each executor's code is registered with the
+ * frame-pointer rule (3.15's stencils never write it), so no eval-loop
+ * range is needed to scan for. */
+START_TEST(py315_array_deleted_and_cold_executors)
+{
+    struct target t;
+    struct jitunwind_py_executor e[8];
+    struct jitunwind_py_jit_pc w;
+    jitunwind_pyreader *r;
+    jitunwind_registry *reg;
+    const struct jitunwind_range *rg;
+    uint64_t deleted, cold;
+    size_t n, added;
+    build(&t, V315);
+    deleted = make_executor(&t, 0, t.code, JIT_CODE + 0x20000, t.trace, N_UOPS, 0);
+    cold = make_executor(&t, 0, 0, JIT_CODE + 0x30000, t.trace, 1, 0);
+    ju_builder_u64(t.p.b, t.interp + t.L->interp_executor_deleted, deleted);
+    ju_builder_u64(t.p.b, t.interp + t.L->interp_cold_executor, cold);
+    r = open_reader(&t, V315, 1);
+    ck_assert_int_eq(jitunwind_pyreader_executors(r, e, 8, &n), 0);
+    ck_assert_uint_eq(n, 4);
+    ck_assert_uint_eq(e[0].address, t.ex);
+    ck_assert_uint_eq(e[0].jit_code, JIT_CODE);
+    ck_assert_uint_eq(e[0].jit_size, JIT_SIZE);
+    ck_assert_str_eq(e[0].qualname, "hot");
+    ck_assert_uint_eq(e[0].interp, t.interp);
+    ck_assert_uint_eq(e[1].address, t.other);
+    ck_assert_uint_eq(e[2].address, deleted);
+    ck_assert_uint_ne(e[2].flags & JITUNWIND_PYEXEC_DELETED, 0);
+    ck_assert_uint_eq(e[3].address, cold);
+    ck_assert_uint_ne(e[3].flags & JITUNWIND_PYEXEC_COLD_EXIT, 0);
+    ck_assert_int_eq(jitunwind_pyreader_executors(r, e, 3, &n), JITUNWIND_ELIMIT);
+    ck_assert_uint_eq(n, 3);
+    /* A PC in the deleted executor's code: found, and its uop named. */
+    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + 0x20000 + stencil_offset(3), 0, &w),
+                     0);
+    ck_assert_uint_eq(w.executor, deleted);
+    ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_UOP);
+    ck_assert_uint_eq(w.uop.index, 3);
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_pyreader_executor_ranges(r, reg, JITUNWIND_ARCH_X86_64, 0, 0,
+                                                        &added), 0);
+    ck_assert_uint_eq(added, 4);
+    rg = range_named(reg, JIT_CODE + 0x10, "py::jit:hot (/app.py:10)");
+    ck_assert_uint_eq(rg->rule, JITUNWIND_RULE_FP_PRESERVING);
+    range_named(reg, JIT_CODE + 0x30000, "py::jit:<cold exit>");
+    /* AArch64: the frame is the shim's 96 bytes, as CPython's CFI says. */
+    jitunwind_registry_clear(reg);
+    ck_assert_int_eq(jitunwind_pyreader_executor_ranges(r, reg, JITUNWIND_ARCH_AARCH64, 0, 0,
+                                                        &added), 0);
+    rg = range_named(reg, JIT_CODE + 0x10, "py::jit:hot (/app.py:10)");
+    ck_assert_uint_eq(rg->rule, JITUNWIND_RULE_FP_PRESERVING);
+    ck_assert_uint_eq(rg->frame_size, 96);
+    jitunwind_registry_free(reg);
+    jitunwind_pyreader_free(r);
+    pyi_free(&t.p);
+}
+END_TEST
+
+/* An executor array that lies: the walk ends with a clear status, keeping
+ * the executors before the damage; a PC in the intact first executor is
+ * still found. */
+static const struct {
+    int rc;
+    size_t kept;
+    const char *says;
+} ARRAY_DAMAGE[] = {
+    {JITUNWIND_ECORRUPT, 0, "claims 1099511627776 executors"}, /* a huge count */
+    {JITUNWIND_ECORRUPT, 0, "executors in an array at 0"},     /* no array, a count */
+    {JITUNWIND_EREAD, 0, "executor_ptrs[0] of interpreter"},   /* the array unmapped */
+    {JITUNWIND_ECORRUPT, 1, "not an executor"},                /* a misaligned element */
+    {JITUNWIND_EREAD, 1, "is unreadable"},                     /* an element unmapped */
+};
+
+START_TEST(py315_a_lying_executor_array)
+{
+    struct target t;
+    struct jitunwind_py_executor e[4];
+    jitunwind_pyreader *r;
+    uint64_t array;
+    size_t n = 99;
+    int rc;
+    build(&t, V315);
+    array = 0;
+    {
+        struct jitunwind_memory mem = ju_builder_memory(t.p.b);
+        ck_assert_int_eq(ju_read(&mem, t.interp + t.L->interp_executor_array, &array, 8), 0);
+    }
+    switch (_i) {
+    case 0:
+        ju_builder_u64(t.p.b, t.interp + t.L->interp_executor_count, 1ull << 40);
+        break;
+    case 1:
+        ju_builder_u64(t.p.b, t.interp + t.L->interp_executor_array, 0);
+        break;
+    case 2:
+        ju_builder_u64(t.p.b, t.interp + t.L->interp_executor_array, 0x5a5a5a5a5a58ull);
+        break;
+    case 3:
+        ju_builder_u64(t.p.b, array + 8, 0x5a5a5a5a5a5a5a5bull);
+        break;
+    default:
+        ju_builder_u64(t.p.b, array + 8, 0x5a5a5a5a5a58ull);
+        break;
+    }
+    r = open_reader(&t, V315, 1);
+    rc = jitunwind_pyreader_executors(r, e, 4, &n);
+    ck_assert_msg(rc == ARRAY_DAMAGE[_i].rc, "case %d: %s (%s)", _i, jitunwind_strerror(rc),
+                  jitunwind_pyreader_last_error(r)->message);
+    ck_assert_uint_eq(n, ARRAY_DAMAGE[_i].kept);
+    ck_assert_msg(strstr(jitunwind_pyreader_last_error(r)->message, ARRAY_DAMAGE[_i].says),
+                  "case %d: %s", _i, jitunwind_pyreader_last_error(r)->message);
+    if (ARRAY_DAMAGE[_i].kept) {
+        struct jitunwind_py_jit_pc w;
+        ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + stencil_offset(3), 0, &w), 0);
+        ck_assert_uint_eq(w.uop.index, 3);
+    }
+    jitunwind_pyreader_free(r);
+    pyi_free(&t.p);
+}
+END_TEST
+
+/* DWARF without a field the JIT view needs (_PyExecutorObject.trace): the
+ * executors are still listed and found (their own fields are there); the
+ * view gives them no uop and says, in one line, what was missing. */
+START_TEST(py315_dwarf_without_a_field_falls_back)
+{
+    static const char want[] =
+        "CPython 3.15: executor layout only from DWARF, which has no _PyExecutorObject.ex_trace";
+    struct target t;
+    struct jitunwind_memory mem;
+    struct jitunwind_py_executor e[4];
+    struct jitunwind_py_executor_detail d;
+    jitunwind_pyreader *r;
+    size_t n = 99;
+    build(&t, V315);
+    mem = ju_builder_memory(t.p.b);
+    ck_assert_int_eq(jitunwind_pyreader_new_for_module(&r, &mem, t.p.runtime, 0x030f00f0,
+                                                       PY315_DWARF_NO_TRACE), 0);
+    ck_assert_str_eq(r->jit.dwarf.missing, "_PyExecutorObject.ex_trace");
+    ck_assert_int_eq(r->layout->jit.known, 0);
+    ck_assert_int_eq(jitunwind_pyreader_executors(r, e, 4, &n), 0);
+    ck_assert_uint_eq(n, 2);
+    expect_view_refused(&t, r, want, &d);
+    jitunwind_pyreader_free(r);
+    pyi_free(&t.p);
+}
+END_TEST
+
+/* 3.15 without the interpreter's DWARF: executors are known only as GDB
+ * JIT interface ranges; each call says so in one line, naming the first
+ * thing only DWARF could have given. */
+START_TEST(py315_without_dwarf_only_gdb_jit_ranges)
+{
+    static const char want[] =
+        "CPython 3.15: executors are placed only by the interpreter's DWARF, and none was found "
+        "(needed first: PyInterpreterState.interp_executor_array): they are known only as GDB "
+        "JIT interface ranges";
+    struct target t;
+    struct jitunwind_memory mem;
+    struct jitunwind_py_executor e[4];
+    struct jitunwind_py_jit_pc w;
+    jitunwind_pyreader *r;
+    jitunwind_registry *reg;
+    size_t n = 99, added = 99;
+    build(&t, V315);
+    mem = ju_builder_memory(t.p.b);
+    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, t.p.runtime, 0x030f00f0), 0);
+    ck_assert_int_eq(jitunwind_pyreader_executors(r, e, 4, &n), JITUNWIND_EUNSUPPORTED);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_str_eq(jitunwind_pyreader_last_error(r)->message, want);
+    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + stencil_offset(3), 0, &w),
+                     JITUNWIND_EUNSUPPORTED);
+    ck_assert_str_eq(jitunwind_pyreader_last_error(r)->message, want);
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_pyreader_executor_ranges(r, reg, JITUNWIND_ARCH_X86_64, 0, 0,
+                                                        &added), JITUNWIND_EUNSUPPORTED);
+    ck_assert_uint_eq(added, 0);
+    jitunwind_registry_free(reg);
+    jitunwind_pyreader_free(r);
+    pyi_free(&t.p);
+}
+END_TEST
+
+/* 3.15: the GDB JIT interface registered the executor's code first, as
+ * `py::jit:executor`; the interpreter's own ranges add only what it did not
+ * cover, and a PC in the GDB JIT range is matched to its executor by code
+ * address (what the frame labels do, jitview.range_frame_label). */
+START_TEST(py315_gdb_jit_ranges_matched_by_code_address)
+{
+    struct target t;
+    const struct jitunwind_range gdb = {.start = JIT_CODE, .end = JIT_CODE + JIT_SIZE,
+                                        .kind = JITUNWIND_KIND_JIT,
+                                        .rule = JITUNWIND_RULE_FP_PRESERVING,
+                                        .origin = JITUNWIND_ORIGIN_INTERPRETER,
+                                        .name = "py::jit:executor"};
+    struct jitunwind_py_jit_pc w;
+    const struct jitunwind_range *rg;
+    jitunwind_pyreader *r;
+    jitunwind_registry *reg;
+    size_t added;
+    build(&t, V315);
+    r = open_reader(&t, V315, 1);
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_registry_add(reg, &gdb), 0);
+    ck_assert_int_eq(jitunwind_pyreader_executor_ranges(r, reg, JITUNWIND_ARCH_X86_64, 0, 0,
+                                                        &added), 0);
+    ck_assert_uint_eq(added, 1); /* the second executor: the first one's code overlaps */
+    rg = range_named(reg, JIT_CODE + stencil_offset(3), "py::jit:executor");
+
+    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + stencil_offset(3), 0, &w), 0);
+    ck_assert_uint_eq(w.executor, t.ex);
+    ck_assert_uint_eq(w.jit_code, rg->start);
+    ck_assert_uint_eq(w.region, JITUNWIND_JIT_REGION_UOP);
+    ck_assert_str_eq(w.uop.name, "_CALL_BUILTIN_FAST");
+    ck_assert_int_eq(w.uop.line, 13);
+    range_named(reg, JIT_CODE + 0x10000, "py::jit:hot (/app.py:10)");
+
+    jitunwind_registry_free(reg);
+    jitunwind_pyreader_free(r);
+    pyi_free(&t.p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("py_jit_view");
@@ -503,6 +851,13 @@ int main(void)
     tcase_add_loop_test(tc, a_layout_field_past_its_object_takes_the_view_away, 0,
                         (int)(sizeof REFUSED / sizeof REFUSED[0]));
     tcase_add_test(tc, versions_without_traces_say_so);
+    tcase_add_test(tc, py315_layout_comes_from_dwarf);
+    tcase_add_test(tc, py315_array_deleted_and_cold_executors);
+    tcase_add_loop_test(tc, py315_a_lying_executor_array, 0,
+                        (int)(sizeof ARRAY_DAMAGE / sizeof ARRAY_DAMAGE[0]));
+    tcase_add_test(tc, py315_dwarf_without_a_field_falls_back);
+    tcase_add_test(tc, py315_without_dwarf_only_gdb_jit_ranges);
+    tcase_add_test(tc, py315_gdb_jit_ranges_matched_by_code_address);
     tcase_add_test(tc, shim_is_its_own_frame);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);

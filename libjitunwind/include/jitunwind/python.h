@@ -317,12 +317,13 @@ JITUNWIND_API int jitunwind_pyreader_executor_ranges(jitunwind_pyreader *reader,
                                                      uint64_t eval_start, uint64_t eval_end,
                                                      size_t *added);
 
-/* --- JIT developer view (3.13, 3.14): from a PC to executor, uop,
+/* --- JIT developer view (3.13 and later): from a PC to executor, uop,
  * bytecode instruction and line --- *
  *
  * An executor's machine code is laid out as [shim][stencil of trace[0]] ...
  * [stencil of trace[n-1]][_FATAL_ERROR][3.14 AArch64: trampolines][data]:
- * the shim is jit_side_entry - jit_code bytes, each stencil
+ * the shim is jit_side_entry - jit_code bytes (3.15+ executors have no
+ * shim of their own: jit_side_entry == jit_code, shim_size 0), each stencil
  * stencil_groups[opcode].code_size (a static table of the interpreter,
  * found by symbol), uop names are _PyOpcode_uop_name[opcode]. The trace,
  * exits and vm_data are read with the version's layout, checked against

@@ -12,7 +12,9 @@
  * A provisional debug-offsets field list (debug_offsets.c) loses: any
  * disagreement refuses the target, since the list itself may be wrong.
  * Build-specific fields (executor lists, trampoline arenas) always come from
- * DWARF when it has them.
+ * DWARF when it has them, as do fields a table marks JU_PY_FROM_DWARF (3.15's
+ * executors); the latter, when DWARF lacks them, are left for
+ * ju_py_layout_settle.
  *
  * An assumed layout (a version newer than every table, by opt-in) is read
  * strictly: every field the decoder needs must come from DWARF; optional
@@ -82,6 +84,10 @@ static const struct dwarf_field FIELDS[] = {
     F(interp_executor_list, BUILD_SPECIFIC, 0, "PyInterpreterState", "executor_list_head"),
     F(interp_executor_deleted, BUILD_SPECIFIC, 0, "PyInterpreterState",
       "executor_deletion_list_head"),
+    F(interp_executor_array, BUILD_SPECIFIC, 0, "PyInterpreterState", "executor_ptrs"),
+    F(interp_executor_count, BUILD_SPECIFIC, 0, "PyInterpreterState", "executor_count"),
+    F(interp_cold_executor, BUILD_SPECIFIC, 0, "PyInterpreterState", "cold_executor"),
+    F(interp_cold_dynamic, BUILD_SPECIFIC, 0, "PyInterpreterState", "cold_dynamic_executor"),
     F(ex_size, BUILD_SPECIFIC, 0, "_PyExecutorObject", NULL),
     F(ex_links_next, OPTIONAL, 0, "_PyExecutorObject", "vm_data.links.next"),
     F(ex_code, OPTIONAL, 0, "_PyExecutorObject", "vm_data.code"),
@@ -201,8 +207,8 @@ int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
         unsigned width = ju_py_fields[f->id].width;
         uint64_t value, type_size;
         if (dwarf_value(types, f, &value) < 0 || value >= JU_PY_NONE) {
-            if (!r->assumed || *slot == JU_PY_NONE)
-                continue; /* this build has no such member: keep the table */
+            if (!r->assumed || *slot == JU_PY_NONE || *slot == JU_PY_FROM_DWARF)
+                continue; /* no such member: keep the table (FROM_DWARF: settle names it) */
             if (f->kind == OPTIONAL || f->kind == BUILD_SPECIFIC) {
                 *slot = JU_PY_NONE;
                 continue;
@@ -219,7 +225,7 @@ int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
                            "sizeof(%s), %llu",
                            report->source, f->type, f->name, (unsigned long long)value, width,
                            f->type, (unsigned long long)type_size);
-        if (f->kind == BUILD_SPECIFIC) {
+        if (f->kind == BUILD_SPECIFIC || *slot == JU_PY_FROM_DWARF) {
             *slot = (uint32_t)value;
             report->derived++;
             continue;

@@ -1,13 +1,18 @@
-/* JIT executors of CPython 3.13 and 3.14, found from the interpreter's own
- * lists:
- *   interp->executor_list_head          live executors, through
+/* JIT executors of CPython 3.13 and later, found from the interpreter's own
+ * structures (which of them a version has is its layout's business):
+ *   interp->executor_list_head          (3.13, 3.14) live executors, through
  *                                        vm_data.links.next
- *   interp->executor_deletion_list_head (3.14) invalidated executors whose
+ *   interp->executor_ptrs[0..executor_count)
+ *                                        (3.15+) live executors, an array
+ *   interp->executor_deletion_list_head (3.14+) invalidated executors whose
  *                                        code a thread may still be running
+ *   interp->cold_executor, cold_dynamic_executor
+ *                                        (3.15+) the shared cold exits
  *   COLD_EXITS[]                         (3.13, tier-2 builds) a static array
  *                                        of executors, each JIT-compiled
- * Each compiled executor owns [jit_code, jit_code + jit_size). The offsets
- * of the lists are build-specific, so they come from DWARF (dwarf_layout.c).
+ * Each compiled executor owns [jit_code, jit_code + jit_size). Where the
+ * interpreter keeps them is build-specific, so it comes from DWARF
+ * (dwarf_layout.c); so does all of 3.15's executor layout.
  */
 #include <stdio.h>
 
@@ -105,6 +110,74 @@ static int walk_list(jitunwind_pyreader *r, struct walk *w, uint64_t interp,
     return 0;
 }
 
+/* executor_ptrs[0..executor_count) of one interpreter, read in chunks. */
+static int walk_array(jitunwind_pyreader *r, struct walk *w, uint64_t interp)
+{
+    const struct ju_py_layout *L = r->layout;
+    uint64_t array, count, i, chunk[64];
+    int rc;
+    if (ju_py_fetch(&r->mem, L, interp, JU_PYF_interp_executor_array, &array) < 0 ||
+        ju_py_fetch(&r->mem, L, interp, JU_PYF_interp_executor_count, &count) < 0)
+        return ju_fail(&r->err, JITUNWIND_EREAD, interp,
+                       "the executor array of interpreter %#llx is unreadable",
+                       (unsigned long long)interp);
+    if (count > JITUNWIND_PY_MAX_EXECUTORS)
+        return ju_fail(&r->err, JITUNWIND_ECORRUPT, interp,
+                       "interpreter %#llx claims %llu executors (at most %u are read): not an "
+                       "executor count", (unsigned long long)interp, (unsigned long long)count,
+                       JITUNWIND_PY_MAX_EXECUTORS);
+    if (count && (array == 0 || array & 7))
+        return ju_fail(&r->err, JITUNWIND_ECORRUPT, interp,
+                       "interpreter %#llx has %llu executors in an array at %#llx",
+                       (unsigned long long)interp, (unsigned long long)count,
+                       (unsigned long long)array);
+    for (i = 0; i < count; i++) {
+        uint64_t k = i % 64, ex;
+        if (k == 0) {
+            uint64_t n = count - i < 64 ? count - i : 64;
+            if (ju_read(&r->mem, array + 8 * i, chunk, 8 * n) < 0)
+                return ju_fail(&r->err, JITUNWIND_EREAD, array + 8 * i,
+                               "executor_ptrs[%llu] of interpreter %#llx is unreadable",
+                               (unsigned long long)i, (unsigned long long)interp);
+        }
+        ex = chunk[k];
+        if (ex == 0 || ex & 7)
+            return ju_fail(&r->err, JITUNWIND_ECORRUPT, array + 8 * i,
+                           "executor_ptrs[%llu] of interpreter %#llx is %#llx: not an executor",
+                           (unsigned long long)i, (unsigned long long)interp,
+                           (unsigned long long)ex);
+        if ((rc = read_executor(r, w, ex, interp, 0, NULL)) != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* One interpreter's shared cold executors (3.15+), where the layout has them. */
+static int walk_cold_executors(jitunwind_pyreader *r, struct walk *w, uint64_t interp)
+{
+    static const enum ju_py_field_id fields[] = {JU_PYF_interp_cold_executor,
+                                                 JU_PYF_interp_cold_dynamic};
+    size_t i;
+    int rc;
+    for (i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        uint64_t ex;
+        if (ju_py_offset(r->layout, fields[i]) == JU_PY_NONE)
+            continue;
+        if (ju_py_fetch(&r->mem, r->layout, interp, fields[i], &ex) < 0)
+            return ju_fail(&r->err, JITUNWIND_EREAD, interp,
+                           "the cold executors of interpreter %#llx are unreadable",
+                           (unsigned long long)interp);
+        if (ex == 0)
+            continue; /* not made yet */
+        if (ex & 7)
+            return ju_fail(&r->err, JITUNWIND_ECORRUPT, ex, "misaligned cold executor %#llx",
+                           (unsigned long long)ex);
+        if ((rc = read_executor(r, w, ex, interp, JITUNWIND_PYEXEC_COLD_EXIT, NULL)) != 0)
+            return rc;
+    }
+    return 0;
+}
+
 static int walk_cold_exits(jitunwind_pyreader *r, struct walk *w)
 {
     uint32_t i;
@@ -121,7 +194,7 @@ static int walk_cold_exits(jitunwind_pyreader *r, struct walk *w)
     return 0;
 }
 
-/* Every list of every interpreter, then the cold exits. */
+/* Every list or array of every interpreter, then the cold exits. */
 static int walk_all(jitunwind_pyreader *r, struct walk *w)
 {
     const struct ju_py_layout *L = r->layout;
@@ -129,19 +202,31 @@ static int walk_all(jitunwind_pyreader *r, struct walk *w)
     uint64_t interp;
     int rc;
     ju_clear_error(&r->err);
-    if (L->ex_jit_code == JU_PY_NONE || L->ex_jit_size == JU_PY_NONE ||
-        L->ex_links_next == JU_PY_NONE)
+    if (r->executors_missing[0] && r->dwarf.source[0])
         return ju_fail(&r->err, JITUNWIND_EUNSUPPORTED, 0,
-                       "%s has no JIT executor lists to walk (3.13 and 3.14 have; 3.15+ "
-                       "registers executors with the GDB JIT interface)", L->name);
-    if (L->interp_executor_list == JU_PY_NONE)
+                       "%s: executors are placed only by the interpreter's DWARF, and that of "
+                       "%s has no %s: they are known only as GDB JIT interface ranges",
+                       L->name, r->dwarf.source, r->executors_missing);
+    if (r->executors_missing[0])
+        return ju_fail(&r->err, JITUNWIND_EUNSUPPORTED, 0,
+                       "%s: executors are placed only by the interpreter's DWARF, and none was "
+                       "found (needed first: %s): they are known only as GDB JIT interface "
+                       "ranges", L->name, r->executors_missing);
+    if (L->ex_jit_code == JU_PY_NONE || L->ex_jit_size == JU_PY_NONE)
+        return ju_fail(&r->err, JITUNWIND_EUNSUPPORTED, 0,
+                       "%s has no JIT executors to walk (3.13 and later have)", L->name);
+    if (L->interp_executor_list == JU_PY_NONE && L->interp_executor_array == JU_PY_NONE)
         return ju_fail(&r->err, JITUNWIND_ENOTFOUND, 0,
-                       "where this %s build keeps its executor lists is build-specific and "
-                       "was not found: it needs the interpreter's DWARF", L->name);
+                       "where this %s build keeps its executors is build-specific and was not "
+                       "found: it needs the interpreter's DWARF", L->name);
     while ((rc = ju_py_next_interp(r, &interps, &interp)) > 0) {
-        if ((rc = walk_list(r, w, interp, JU_PYF_interp_executor_list, 0)) != 0 ||
-            (rc = walk_list(r, w, interp, JU_PYF_interp_executor_deleted,
-                            JITUNWIND_PYEXEC_DELETED)) != 0)
+        if ((L->interp_executor_list != JU_PY_NONE &&
+             (rc = walk_list(r, w, interp, JU_PYF_interp_executor_list, 0)) != 0) ||
+            (L->interp_executor_array != JU_PY_NONE && (rc = walk_array(r, w, interp)) != 0) ||
+            (L->ex_links_next != JU_PY_NONE &&
+             (rc = walk_list(r, w, interp, JU_PYF_interp_executor_deleted,
+                             JITUNWIND_PYEXEC_DELETED)) != 0) ||
+            (rc = walk_cold_executors(r, w, interp)) != 0)
             return rc;
     }
     return rc < 0 ? rc : walk_cold_exits(r, w);
@@ -197,6 +282,8 @@ static int add_range(jitunwind_pyreader *r, struct walk *w, const struct jitunwi
     range.kind = JITUNWIND_KIND_JIT;
     range.rule = w->arch == JITUNWIND_ARCH_X86_64 ? r->layout->ex_rule_x86_64
                                                   : r->layout->ex_rule_aarch64;
+    if (w->arch == JITUNWIND_ARCH_AARCH64 && range.rule == JITUNWIND_RULE_FP_PRESERVING)
+        range.frame_size = r->layout->ex_frame_aarch64;
     range.origin = JITUNWIND_ORIGIN_INTERPRETER;
     range.cookie = e->code;
     range.name = name;

@@ -3,7 +3,10 @@
  * (_PyUOpInstruction: its size differs between versions and Py_STATS
  * builds), its exits and the stencil table's element. No debug offset
  * describes these, so DWARF wins every disagreement with the table; a
- * field the build's DWARF lacks keeps the table's value. Bit widths are
+ * field the build's DWARF lacks keeps the table's value. Fields a table
+ * marks JU_PY_FROM_DWARF (3.15: every one) are taken from DWARF alone;
+ * one DWARF lacks stays so, and ju_py_layout_settle then takes the view
+ * away, naming it. Bit widths are
  * the table's (only positions are compared). The result, whatever its
  * source, is held to ju_py_jit_layout_check before the view reads with it. */
 #include <stdio.h>
@@ -88,11 +91,22 @@ void ju_py_jit_apply_dwarf(jitunwind_dwarf_types *types, struct ju_py_jit_layout
             struct ju_py_jit_bits *b = (struct ju_py_jit_bits *)slot;
             if (b->width == 0)
                 continue; /* the table says this version has no such flag */
+            if (b->offset == JU_PY_FROM_DWARF) { /* only DWARF knows: taken, not compared */
+                b->offset = (uint32_t)(value / 8);
+                b->bit = (uint8_t)(value % 8);
+                report->derived++;
+                continue;
+            }
             have = (uint64_t)b->offset * 8 + b->bit;
         } else {
             have = *(uint32_t *)slot;
             if (have == JU_PY_NONE)
                 continue;
+            if (have == JU_PY_FROM_DWARF) {
+                *(uint32_t *)slot = (uint32_t)value;
+                report->derived++;
+                continue;
+            }
         }
         report->checked++;
         if (have == value)

@@ -1,11 +1,11 @@
-/* The JIT developer view (3.13, 3.14): an executor's trace, exits and
+/* The JIT developer view (3.13 and later): an executor's trace, exits and
  * vm_data, where each uop's stencil sits in its machine code, and from a
  * PC the uop, bytecode instruction and line it runs (python.h).
  *
  * The code layout follows CPython's Python/jit.c (_PyJIT_Compile):
- * [shim: jit_side_entry - jit_code][stencil_groups[trace[i].opcode]
- * .code_size for each uop][stencil_groups[_FATAL_ERROR]][trampolines,
- * data]. The tables are the interpreter's own static arrays, found by
+ * [shim: jit_side_entry - jit_code (3.13, 3.14; none in 3.15+, whose
+ * layout has no side entry)][stencil_groups[trace[i].opcode].code_size for
+ * each uop][stencil_groups[_FATAL_ERROR]][trampolines, data]. The tables are the interpreter's own static arrays, found by
  * symbol (runtime.c) and read once per reader. A uop's bytecode target:
  * uops of format "target" carry it; after the trace is prepared, uops that
  * can exit or fail carry {jump, error} indices of stubs instead, whose own
@@ -56,9 +56,13 @@ static int layout_ok(jitunwind_pyreader *r)
     if (T->layout_ok)
         return T->layout_ok > 0;
     T->layout_ok = -1;
-    if (!r->layout->jit.known)
+    if (!r->layout->jit.known && T->dwarf.missing[0])
+        snprintf(T->missing, sizeof T->missing, "%.32s: executor layout only from DWARF, %s "
+                 "%.64s", r->layout->name, r->dwarf.source[0] ? "which has no" :
+                 "none found; needed first:", T->dwarf.missing);
+    else if (!r->layout->jit.known)
         snprintf(T->missing, sizeof T->missing,
-                 "%s has no executor traces to read (3.13 and 3.14 have)", r->layout->name);
+                 "%s has no executor traces to read (3.13 and later have)", r->layout->name);
     else if (ju_py_jit_layout_check(r->layout, why, sizeof why) < 0)
         ju_strlcpy(T->missing, why, sizeof T->missing);
     else
@@ -210,10 +214,12 @@ static int fill_detail(jitunwind_pyreader *r, const struct jitunwind_py_executor
         set_missing(d->missing, r->jit.missing);
     if (!layout_ok(r))
         return 0;
+    side = e->jit_code; /* no shim of its own (3.15+): the first uop starts at jit_code */
     if (ju_py_fetch(&r->mem, L, executor, JU_PYF_jit_ex_trace, &d->trace) < 0 ||
         ju_py_fetch(&r->mem, L, executor, JU_PYF_jit_ex_code_size, &uops) < 0 ||
         ju_py_fetch(&r->mem, L, executor, JU_PYF_jit_ex_exit_count, &exits) < 0 ||
-        ju_py_fetch(&r->mem, L, executor, JU_PYF_jit_ex_side_entry, &side) < 0)
+        (ju_py_offset(L, JU_PYF_jit_ex_side_entry) != JU_PY_NONE &&
+         ju_py_fetch(&r->mem, L, executor, JU_PYF_jit_ex_side_entry, &side) < 0))
         return ju_fail(&r->err, JITUNWIND_EREAD, executor, "executor %#llx is unreadable",
                        (unsigned long long)executor);
     d->uop_count = (uint32_t)uops; /* 4-byte fields */

@@ -12,9 +12,17 @@
 #include "internal.h"
 
 #define JU_PY_NONE UINT32_MAX
+/* In a static table only: this version has the member, and only the
+ * build's DWARF says where (3.15's executors: no build was at hand to take
+ * offsets from). ju_py_apply_dwarf and ju_py_jit_apply_dwarf replace it
+ * with DWARF's value; ju_py_layout_settle turns what is left into
+ * JU_PY_NONE before any decoder reads with the layout. */
+#define JU_PY_FROM_DWARF (UINT32_MAX - 1)
 
-/* JIT developer view (3.13, 3.14): executors' traces, exits, vm_data and
+/* JIT developer view (3.13 to 3.16): executors' traces, exits, vm_data and
  * the stencil table (jit_view.c). `known` is 0 for versions without them.
+ * ex_side_entry NONE: the executor has no shim of its own (3.15+), its
+ * first uop's code starts at jit_code.
  * Offsets into _PyExecutorObject are from the executor; vm_data's flags
  * are {byte offset, bit, width} (width 0: absent). Checked against and
  * completed from DWARF by jit_layout.c. */
@@ -105,11 +113,17 @@ struct ju_py_layout {
     uint8_t st_ascii_bit;
     uint8_t st_ready_bit;        /* 3.11 only; 0xff = none */
 
-    /* JIT executors (3.13, 3.14): _PyExecutorObject, and where each
-     * interpreter keeps its lists. The list offsets are build-specific (not
-     * in _Py_DebugOffsets): NONE in the tables, found from DWARF. */
-    uint32_t interp_executor_list;     /* executor_list_head */
-    uint32_t interp_executor_deleted;  /* executor_deletion_list_head (3.14), or NONE */
+    /* JIT executors (3.13+): _PyExecutorObject, and where each interpreter
+     * keeps them: 3.13 and 3.14 on a list, 3.15+ in an array of pointers
+     * (executor_ptrs[0..executor_count)), both with a deletion list. The
+     * interpreter offsets are build-specific (not in _Py_DebugOffsets):
+     * NONE or FROM_DWARF in the tables, found from DWARF. */
+    uint32_t interp_executor_list;     /* executor_list_head (3.13, 3.14), or NONE */
+    uint32_t interp_executor_deleted;  /* executor_deletion_list_head (3.14+), or NONE */
+    uint32_t interp_executor_array;    /* executor_ptrs (3.15+), or NONE */
+    uint32_t interp_executor_count;    /* executor_count (size_t) (3.15+), or NONE */
+    uint32_t interp_cold_executor;     /* cold_executor (3.15+), or NONE */
+    uint32_t interp_cold_dynamic;      /* cold_dynamic_executor (3.15+), or NONE */
     uint32_t ex_size;                  /* sizeof(_PyExecutorObject): the array stride */
     uint32_t ex_links_next;            /* vm_data.links.next */
     uint32_t ex_code;                  /* vm_data.code: the code object, or NULL */
@@ -118,6 +132,7 @@ struct ju_py_layout {
     const char *cold_exits_symbol;     /* static array of executors (3.13), or NULL */
     uint8_t ex_rule_x86_64;            /* unwind rule of executor code (enum jitunwind_rule) */
     uint8_t ex_rule_aarch64;
+    uint16_t ex_frame_aarch64;         /* FP rule on AArch64: caller sp = x29 + this (0: 16) */
 
     /* JIT view (jit_view.c) */
     struct ju_py_jit_layout jit;
@@ -174,6 +189,10 @@ struct ju_py_layout {
     X(str_legacy_data, UNICODE, 8, NONE)                                                \
     X(interp_executor_list, INTERP, 8, NONE)                                            \
     X(interp_executor_deleted, INTERP, 8, NONE)                                         \
+    X(interp_executor_array, INTERP, 8, NONE)                                           \
+    X(interp_executor_count, INTERP, 8, NONE)                                           \
+    X(interp_cold_executor, INTERP, 8, NONE)                                            \
+    X(interp_cold_dynamic, INTERP, 8, NONE)                                             \
     X(ex_size, EXECUTOR, 0, NONE)                                                       \
     X(ex_links_next, EXECUTOR, 8, NONE)                                                 \
     X(ex_code, EXECUTOR, 8, NONE)                                                       \
@@ -269,7 +288,8 @@ static inline uint64_t ju_py_get(const struct ju_py_layout *L, enum ju_py_field_
     uint32_t off = ju_py_offset(L, id);
     unsigned width = ju_py_fields[id].width;
     uint64_t v = 0;
-    if (off == JU_PY_NONE || width == 0 || width > sizeof v || off > len || width > len - off)
+    if (off >= JU_PY_FROM_DWARF || width == 0 || width > sizeof v || off > len ||
+        width > len - off)
         return 0;
     memcpy(&v, buf + off, width); /* little-endian targets only */
     return v;
@@ -291,6 +311,15 @@ JU_HIDDEN int ju_py_layout_check(const struct ju_py_layout *L, char *why, size_t
  * (the main fields) and ju_py_jit_layout_check (the JIT view's) run. */
 JU_HIDDEN int ju_py_fields_check(const struct ju_py_layout *L, enum ju_py_field_id first,
                                  enum ju_py_field_id end, char *why, size_t size);
+
+/* Turn every JU_PY_FROM_DWARF left in L (main and JIT fields) into
+ * JU_PY_NONE (a vm_data flag also gets width 0). Returns how many there
+ * were; the first main and the first JIT one are named, holder and layout
+ * field ("_PyExecutorObject.ex_jit_code"), in main_missing and jit_missing
+ * (size bytes each; empty when none). A JIT field left makes the JIT view
+ * unknown (L->jit.known 0). */
+JU_HIDDEN int ju_py_layout_settle(struct ju_py_layout *L, char *main_missing,
+                                  char *jit_missing, size_t size);
 
 /* The check of L->jit (jit_layout.c): its fields as above, the strides the
  * view steps by present, vm_data's flags inside their 32-bit word. 0 (also

@@ -48,7 +48,7 @@ int ju_py_fetch(const struct jitunwind_memory *mem, const struct ju_py_layout *L
     uint32_t off = ju_py_offset(L, id);
     unsigned width = ju_py_fields[id].width;
     *out = 0;
-    if (off == JU_PY_NONE || width == 0)
+    if (off >= JU_PY_FROM_DWARF || width == 0)
         return JITUNWIND_ENOTFOUND;
     return ju_read(mem, obj + off, out, width); /* little-endian: zero-extended */
 }
@@ -79,8 +79,8 @@ int ju_py_fields_check(const struct ju_py_layout *L, enum ju_py_field_id first,
         const struct ju_py_field_desc *f = &ju_py_fields[i];
         const struct ju_py_holder_desc *h = &ju_py_holders[f->holder];
         uint32_t off = ju_py_offset(L, (enum ju_py_field_id)i);
-        if (off == JU_PY_NONE)
-            continue;
+        if (off == JU_PY_NONE || off == JU_PY_FROM_DWARF)
+            continue; /* absent (FROM_DWARF: absent until DWARF says, see settle) */
         if ((uint64_t)off + f->width > JU_PY_MAX_STRUCT) {
             snprintf(why, size, "%s: %s.%s (offset %u) lies past any plausible %s", L->name,
                      h->type, f->name, off, h->type);
@@ -103,4 +103,30 @@ int ju_py_fields_check(const struct ju_py_layout *L, enum ju_py_field_id first,
 int ju_py_layout_check(const struct ju_py_layout *L, char *why, size_t size)
 {
     return ju_py_fields_check(L, 0, JU_PYF_MAIN_END, why, size);
+}
+
+int ju_py_layout_settle(struct ju_py_layout *L, char *main_missing, char *jit_missing,
+                        size_t size)
+{
+    size_t i;
+    int left = 0;
+    main_missing[0] = jit_missing[0] = 0;
+    for (i = 0; i < JU_PYF_COUNT; i++) {
+        const struct ju_py_field_desc *f = &ju_py_fields[i];
+        char *slot = (char *)L + f->slot, *missing = i < JU_PYF_MAIN_END ? main_missing
+                                                                          : jit_missing;
+        uint32_t none = JU_PY_NONE;
+        if (ju_py_offset(L, (enum ju_py_field_id)i) != JU_PY_FROM_DWARF)
+            continue;
+        if (!missing[0])
+            snprintf(missing, size, "%s.%s", ju_py_holders[f->holder].type, f->name);
+        memcpy(slot, &none, sizeof none);
+        left++;
+        if (i >= JU_PYF_MAIN_END)
+            L->jit.known = 0;
+        if (i == JU_PYF_jit_vm_valid || i == JU_PYF_jit_vm_linked ||
+            i == JU_PYF_jit_vm_chain_depth || i == JU_PYF_jit_vm_warm)
+            ((struct ju_py_jit_bits *)slot)->width = 0;
+    }
+    return left;
 }

@@ -17,10 +17,14 @@
 #include "python/layout.h"
 
 /* No JIT before 3.13. */
+#define NO_EXECUTOR_ARRAY                                                               \
+    .interp_executor_array = JU_PY_NONE, .interp_executor_count = JU_PY_NONE,            \
+    .interp_cold_executor = JU_PY_NONE, .interp_cold_dynamic = JU_PY_NONE
 #define NO_EXECUTORS                                                                    \
-    .interp_executor_list = JU_PY_NONE, .interp_executor_deleted = JU_PY_NONE,           \
-    .ex_size = JU_PY_NONE, .ex_links_next = JU_PY_NONE, .ex_code = JU_PY_NONE,           \
-    .ex_jit_size = JU_PY_NONE, .ex_jit_code = JU_PY_NONE
+    NO_EXECUTOR_ARRAY, .interp_executor_list = JU_PY_NONE,                               \
+    .interp_executor_deleted = JU_PY_NONE, .ex_size = JU_PY_NONE,                        \
+    .ex_links_next = JU_PY_NONE, .ex_code = JU_PY_NONE, .ex_jit_size = JU_PY_NONE,       \
+    .ex_jit_code = JU_PY_NONE
 
 /* _PyExecutorObject of 3.13 and 3.14 (DWARF of pyenv's 3.13.0 and of a
  * 3.14.7 JIT build agree). x86-64 JIT code of both does not keep RBP (3.13
@@ -28,7 +32,8 @@
  * caller is found by the fp-or-scan rule; AArch64 stencils keep x29 frame
  * records. The list heads are build-specific: DWARF gives them. */
 #define EXECUTORS_3_13_TO_3_14                                                          \
-    .interp_executor_list = JU_PY_NONE, .interp_executor_deleted = JU_PY_NONE,           \
+    NO_EXECUTOR_ARRAY, .interp_executor_list = JU_PY_NONE,                               \
+    .interp_executor_deleted = JU_PY_NONE,                                               \
     .ex_size = 144, .ex_links_next = 72, .ex_code = 88, .ex_jit_size = 104,              \
     .ex_jit_code = 112, .ex_rule_x86_64 = JITUNWIND_RULE_SCAN,                           \
     .ex_rule_aarch64 = JITUNWIND_RULE_FP_PRESERVING
@@ -36,7 +41,8 @@
 /* The same behind the 16 bytes longer object header of free-threaded builds
  * (DWARF of a 3.14.7t build). */
 #define EXECUTORS_3_13_TO_3_14_FREE_THREADED                                            \
-    .interp_executor_list = JU_PY_NONE, .interp_executor_deleted = JU_PY_NONE,           \
+    NO_EXECUTOR_ARRAY, .interp_executor_list = JU_PY_NONE,                               \
+    .interp_executor_deleted = JU_PY_NONE,                                               \
     .ex_size = 160, .ex_links_next = 88, .ex_code = 104, .ex_jit_size = 120,             \
     .ex_jit_code = 128, .ex_rule_x86_64 = JITUNWIND_RULE_SCAN,                           \
     .ex_rule_aarch64 = JITUNWIND_RULE_FP_PRESERVING
@@ -65,6 +71,47 @@
      .vm_index = 36 + (ob), .vm_valid = {34 + (ob), 0, 1}, .vm_linked = {34 + (ob), 1, 1}, \
      .vm_chain_depth = {34 + (ob), 2, 6}, .vm_warm = {35 + (ob), 0, 8},                   \
      .stencil_size = 40, .stencil_code_size = 8}
+
+/* 3.15 and 3.16: executors in an array of pointers per interpreter
+ * (executor_ptrs[0..executor_count), gh-144888), the deletion list through
+ * vm_data.links.next, and two shared cold executors (cold_executor,
+ * cold_dynamic_executor); no list of live executors. No JIT build of 3.15
+ * was at hand, so every offset and size of these structs is left to the
+ * build's DWARF (JU_PY_FROM_DWARF; without it the executors are known only
+ * from the GDB JIT interface). What is fixed here follows the shape of
+ * CPython's main-branch headers after gh-144888 (Include/internal/
+ * pycore_optimizer.h, pycore_uop.h; Python/optimizer.c, Python/jit.c):
+ * executor code starts with the first uop's stencil (one process-wide
+ * shim, _PyJIT_Entry, replaced the per-executor one, and jit_side_entry is
+ * gone: ex_side_entry NONE); _PyUOpInstruction keeps 3.14's 15-bit opcode
+ * and target/jump formats; vm_data's valid and chain_depth are whole
+ * bytes (offset from DWARF, bit 0, 8 wide), `linked` and `warm` are gone.
+ * The shim keeps a frame pointer and stencils never write it (RBP, x29), so
+ * executor code unwinds by the frame-pointer rule on both architectures;
+ * on AArch64 the frame is the shim's whole 96 bytes (CPython's own CFI for
+ * executors: CFA = x29 + 96, derived when CPython is built; the GDB JIT
+ * interface's ranges carry each build's own value and are registered
+ * first). */
+#define EXECUTORS_3_15_TO_3_16                                                          \
+    .interp_executor_list = JU_PY_NONE, .interp_executor_deleted = JU_PY_NONE,           \
+    .interp_executor_array = JU_PY_FROM_DWARF,                                           \
+    .interp_executor_count = JU_PY_FROM_DWARF,                                           \
+    .interp_cold_executor = JU_PY_NONE, .interp_cold_dynamic = JU_PY_NONE,               \
+    .ex_size = JU_PY_FROM_DWARF, .ex_links_next = JU_PY_FROM_DWARF,                      \
+    .ex_code = JU_PY_FROM_DWARF, .ex_jit_size = JU_PY_FROM_DWARF,                        \
+    .ex_jit_code = JU_PY_FROM_DWARF, .cold_exits_symbol = NULL,                          \
+    .ex_rule_x86_64 = JITUNWIND_RULE_FP_PRESERVING,                                      \
+    .ex_rule_aarch64 = JITUNWIND_RULE_FP_PRESERVING, .ex_frame_aarch64 = 96
+#define DW JU_PY_FROM_DWARF /* shorthand for the 3.15+ JIT view below */
+#define JIT_3_15_TO_3_16                                                                \
+    {.known = 1, .opcode_bits = 15, .format_jump = 1, .format_exit = 0xff,               \
+     .uop_size = DW, .uop_oparg = DW, .uop_target = DW, .uop_operand0 = DW,              \
+     .uop_operand1 = DW, .ex_trace = DW, .ex_exit_count = DW, .ex_code_size = DW,        \
+     .ex_side_entry = JU_PY_NONE, .ex_exits = DW, .exit_size = DW, .exit_target = DW,    \
+     .exit_executor = DW, .vm_opcode = DW, .vm_oparg = DW, .vm_index = DW,               \
+     .vm_valid = {DW, 0, 8}, .vm_linked = {JU_PY_NONE, 0, 0},                           \
+     .vm_chain_depth = {DW, 0, 8}, .vm_warm = {JU_PY_NONE, 0, 0}, .stencil_size = DW,     \
+     .stencil_code_size = DW}
 
 /* 3.11 but for the runtime's GIL holder (gilstate.tstate_current, after
  * ceval.gil and its two mutexes and two condition variables). */
@@ -323,16 +370,15 @@ static const struct ju_py_layout PY313T = {
  * thread holds_gil that says who holds the GIL better than the GIL's
  * last holder does. The offsets below are placeholders that the target's
  * _Py_DebugOffsets always replace (their field list: debug_offsets.c).
- * JIT executors moved from linked lists to arrays in 3.15 and are found
- * through the GDB JIT interface instead; the trampoline arenas' place is
- * left to DWARF. */
+ * JIT executors: see EXECUTORS_3_15_TO_3_16; the trampoline arenas' place
+ * is left to DWARF. */
 #define SEMANTICS_3_15_TO_3_16                                                          \
     .rt_interpreters_head = 936, .rt_gil_holder = JU_PY_NONE,                            \
     .rt_perf_code_arena = JU_PY_NONE, .interp_next = 7264, .interp_id = 7272,            \
     .interp_threads_head = 7328, .ts_next = 8, .ts_interp = 16, .ts_thread_id = 176,     \
     .ts_native_thread_id = 184, .ts_current_frame = 72, .ts_cframe = JU_PY_NONE,        \
     .cframe_current_frame = JU_PY_NONE, FRAMES_3_13_TO_3_14, .fr_size = 88,              \
-    .code_tag_mask = 3, NO_EXECUTORS, .cold_exits_symbol = NULL
+    .code_tag_mask = 3, EXECUTORS_3_15_TO_3_16, .jit = JIT_3_15_TO_3_16
 #define GIL_3_15_TO_3_16                                                                \
     .interp_gil_ptr = 16, .gil_last_holder = 8, .ts_holds_gil = 36, .fr_owner = 74,     \
     .fr_tlbc_index = JU_PY_NONE, .co_size = 216, .co_filename = 112, .co_name = 120,     \

@@ -12,9 +12,13 @@ struct ju_code_cache;
 #define JU_PY_HELD_BLOCKS 256u  /* blocks kept by jitunwind_pyreader_hold_reads */
 
 /* JIT view: what DWARF said of struct ju_py_jit_layout (jit_layout.c). */
+#define JU_PY_FIELD_NAME_MAX 96u /* "Type.field" in messages */
+
 struct ju_py_jit_report {
     uint32_t checked, adopted;
-    char first[160]; /* the first disagreement, DWARF's value adopted */
+    uint32_t derived; /* JU_PY_FROM_DWARF fields DWARF gave */
+    char first[160];  /* the first disagreement, DWARF's value adopted */
+    char missing[JU_PY_FIELD_NAME_MAX]; /* the first JU_PY_FROM_DWARF field DWARF did not give */
 };
 JU_HIDDEN void ju_py_jit_apply_dwarf(jitunwind_dwarf_types *types, struct ju_py_jit_layout *J,
                                      struct ju_py_jit_report *report);
@@ -50,6 +54,9 @@ struct jitunwind_pyreader {
     int assumed;             /* JITUNWIND_PYREADER_ASSUME_LAYOUT took effect */
     uint32_t debug_offsets_confirmed; /* debug-offset fields DWARF agreed with */
     char assumed_name[128];
+    /* the first JU_PY_FROM_DWARF executor field DWARF did not give ("" when
+     * none): then the executors are unknown (ju_py_layout_settle) */
+    char executors_missing[JU_PY_FIELD_NAME_MAX];
     uint64_t cold_exits;     /* 3.13: address of the static cold-exit array, or 0 */
     uint32_t cold_exit_count;
     struct jitunwind_error err;

@@ -182,6 +182,16 @@ static int init_reader(jitunwind_pyreader *r, const struct jitunwind_memory *mem
                        release, module && *module ? " for " : "", module ? module : "");
     }
     {
+        /* Fields only DWARF could give and did not are absent from here on;
+         * the first of each part is named when its feature is asked for. */
+        struct ju_py_layout settled = *r->layout;
+        if (ju_py_layout_settle(&settled, r->executors_missing, r->jit.dwarf.missing,
+                                sizeof r->executors_missing) > 0) {
+            r->from_target = settled;
+            r->layout = &r->from_target;
+        }
+    }
+    {
         /* The one check of the finished layout (table, debug offsets, DWARF):
          * the decoders read no field it has not passed. */
         char why[JITUNWIND_ERROR_MESSAGE_MAX];

@@ -633,7 +633,7 @@ class PyReader(_Owned):
                              _text(r.first_mismatch))
 
     def executors(self):
-        """(executors, error): the JIT executors (3.13, 3.14); error is a
+        """(executors, error): the JIT executors (3.13+; 3.15 needs DWARF); error is a
         JitunwindError when the list is unavailable or truncated."""
         arr = (_ffi.PyExecutor * self.MAX_EXECUTORS)()
         n = ctypes.c_size_t()

@@ -1,4 +1,4 @@
-"""The JIT developer view (CPython 3.13, 3.14) for the debugger plugins:
+"""The JIT developer view (CPython 3.13+; 3.15 from DWARF) for the debugger plugins:
 executors, their traces and exits, and which uop / bytecode instruction /
 line a PC is in. The library computes everything (python.h, jit_view.c);
 this module converts and formats, shared by the GDB and LLDB commands."""
@@ -215,8 +215,10 @@ def format_executor(reader, address, code=0):
     xs, xerr = exits(reader, address)
     out = ["Executor %#x: %s" % (d.address, ("%s (%s:%d)" % (d.qualname, d.filename, d.first_line))
                                   if d.code else "<no code object>"),
-           "  code %#x-%#x (%d bytes), shim %d bytes, side entry %#x" % (
-               d.jit_code, d.jit_code + d.jit_size, d.jit_size, d.shim_size, d.jit_side_entry),
+           "  code %#x-%#x (%d bytes), %s" % (
+               d.jit_code, d.jit_code + d.jit_size, d.jit_size,
+               "shim %d bytes, side entry %#x" % (d.shim_size, d.jit_side_entry) if d.shim_size
+               else "no shim of its own (uops from jit_code)"),
            "  vm_data: %s, linked=%s, chain depth=%s, warm=%s, ENTER_EXECUTOR at %s%s" % (
                _state(d), _flag(d.linked), _flag(d.chain_depth), _flag(d.warm),
                d.enter_index if d.enter_index >= 0 else "-",

@@ -14,7 +14,7 @@ _TARGET = ("ADDR|N", "an executor's address (or any address in its code; one wor
 
 JIT_EXECUTORS = Spec(
     "info jit-executors",
-    "List the CPython JIT's executors (3.13, 3.14).",
+    "List the CPython JIT's executors (3.13, 3.14; 3.15 with its DWARF).",
     "One line each: number, executor address, uops in its trace, bytes of\n"
     "machine code and their range, state (valid / invalidated / cold exit), the\n"
     "ENTER_EXECUTOR instruction's index, exits linked/total, and the code object\n"
