@@ -132,23 +132,27 @@ class Memory:
         return ctypes.byref(self.struct)
 
 
-class ProcessMemory:
-    """The library's own live-process reader (process_vm_readv)."""
+class _ReaderMemory:
+    """One of the library's ready-made readers: `kind` names its functions
+    (jitunwind_<kind>_reader_new/_memory/_free), `source` what it opens."""
 
-    def __init__(self, pid):
+    _kind = None
+
+    def __init__(self, source, what):
         lib = library()
         self._handle = ctypes.c_void_p()
-        rc = lib.jitunwind_process_reader_new(ctypes.byref(self._handle), pid)
+        rc = getattr(lib, "jitunwind_%s_reader_new" % self._kind)(ctypes.byref(self._handle),
+                                                                  source)
         if rc < 0:
-            raise JitunwindError(rc, "process %d" % pid)
-        self.struct = lib.jitunwind_process_reader_memory(self._handle)
+            raise JitunwindError(rc, what)
+        self.struct = getattr(lib, "jitunwind_%s_reader_memory" % self._kind)(self._handle)
 
     def ref(self):
         return ctypes.byref(self.struct)
 
     def close(self):
         if self._handle:
-            library().jitunwind_process_reader_free(self._handle)
+            getattr(library(), "jitunwind_%s_reader_free" % self._kind)(self._handle)
             self._handle = ctypes.c_void_p()
 
     def __del__(self):
@@ -156,6 +160,25 @@ class ProcessMemory:
             self.close()
         except Exception:
             pass
+
+
+class ProcessMemory(_ReaderMemory):
+    """The library's own live-process reader (process_vm_readv)."""
+
+    _kind = "process"
+
+    def __init__(self, pid):
+        super().__init__(pid, "process %d" % pid)
+
+
+class CoreMemory(_ReaderMemory):
+    """The library's core-file reader: the core's segments, and the mapped
+    files of its NT_FILE note for what the core left out."""
+
+    _kind = "core"
+
+    def __init__(self, path):
+        super().__init__(path.encode(), "core %s" % path)
 
 
 class _Owned:

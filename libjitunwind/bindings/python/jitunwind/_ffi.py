@@ -244,6 +244,9 @@ def _declare(lib):
     _fn(lib, "jitunwind_process_reader_new", i, P(vp), i)
     _fn(lib, "jitunwind_process_reader_free", None, vp)
     _fn(lib, "jitunwind_process_reader_memory", Memory, vp)
+    _fn(lib, "jitunwind_core_reader_new", i, P(vp), ctypes.c_char_p)
+    _fn(lib, "jitunwind_core_reader_free", None, vp)
+    _fn(lib, "jitunwind_core_reader_memory", Memory, vp)
     _fn(lib, "jitunwind_elf_symbol", i, ctypes.c_char_p, ctypes.c_char_p, P(u64), P(u64))
     # python
     _fn(lib, "jitunwind_py_locate_live", i, i, P(PyLocation))
