@@ -63,7 +63,7 @@ void pyo_init(struct pyo *o, struct py_image *p)
 {
     memset(o, 0, sizeof *o);
     o->p = p;
-    o->V = ju_py_value_layout_for(p->L);
+    o->V = ju_py_value_table(p->L->version);
     if (!o->V)
         abort();
     o->head = p->L->ob_type + 8;

@@ -574,7 +574,7 @@ START_TEST(a_released_gil_has_no_holder)
             int collecting = -1;
             ck_assert_int_eq(jitunwind_pyreader_gc_collecting(t.r, interp, &collecting), 0);
             ck_assert_int_eq(collecting, 0);
-            ju_builder_u32(t.p.b, interp + t.o.V->interp_gc_collecting[0], 1);
+            ju_builder_u32(t.p.b, interp + t.o.V->interp_gc_collecting, 1);
             ck_assert_int_eq(jitunwind_pyreader_gc_collecting(t.r, interp, &collecting), 0);
             ck_assert_int_eq(collecting, 1);
             ck_assert_int_eq(jitunwind_pyreader_gc_collecting(t.r, 0xdead0000ull, &collecting),

@@ -47,6 +47,13 @@ def check(what, ours, flags, theirs, exact):
 
 def check_reader(reader, data, pid, tag):
     """Every comparison of the corpus and the frames, over one reader."""
+    report, status = reader.values_report()
+    if status:
+        failures.append("%s: value layout refused (%d)" % (tag, status))
+    if report.source and (report.checked < 30 or report.mismatches):
+        # the tables (and 3.13+ debug offsets) against the build's DWARF
+        failures.append("%s: value layout vs DWARF of %s: %d checked, %d differ, first %s" % (
+            tag, report.source, report.checked, report.mismatches, report.first_mismatch))
     for name, addr in data["ids"].items():
         expected = data["reprs"][name]
         text, flags = values.repr_object(reader, addr)
@@ -95,7 +102,8 @@ def check_reader(reader, data, pid, tag):
         if values.arguments_text(reader, inner) != \
                 "arg=7, flag=True, rest=(1, 2), kw={'extra': 'kw'}":
             failures.append("%s: arguments %r" % (tag, values.arguments_text(reader, inner)))
-    print("%s: %d values, %d frames checked" % (tag, len(data["ids"]), len(data["frames"])))
+    print("%s: %d values, %d frames checked; value layout: %d fields checked against DWARF" % (
+        tag, len(data["ids"]), len(data["frames"]), report.checked))
 
 
 def run(python, extra_args):

@@ -585,6 +585,11 @@ PyExecutor = collections.namedtuple(
     "PyExecutor", "address interp jit_code jit_size code flags first_line qualname filename")
 
 
+def _dwarf_report(r):
+    return PyDwarfReport(_text(r.source), r.checked, r.mismatches, r.adopted, r.derived,
+                         _text(r.first_mismatch))
+
+
 class PyReader(_Owned):
     _FREE = "jitunwind_pyreader_free"
     MAX_THREADS = 4096
@@ -652,8 +657,16 @@ class PyReader(_Owned):
     def dwarf_report(self):
         r = _ffi.PyDwarfReport()
         self._lib.jitunwind_pyreader_dwarf_report(self._handle, ctypes.byref(r))
-        return PyDwarfReport(_text(r.source), r.checked, r.mismatches, r.adopted, r.derived,
-                             _text(r.first_mismatch))
+        return _dwarf_report(r)
+
+    def values_report(self):
+        """(report, status): what DWARF said of the value layout, and 0 or
+        the status the value functions return."""
+        r = _ffi.PyDwarfReport()
+        status = ctypes.c_int()
+        self._lib.jitunwind_pyreader_values_report(self._handle, ctypes.byref(r),
+                                                   ctypes.byref(status))
+        return _dwarf_report(r), status.value
 
     def executors(self):
         """(executors, error): the JIT executors (3.13, 3.14); error is a

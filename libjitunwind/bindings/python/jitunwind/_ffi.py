@@ -256,6 +256,7 @@ def _declare(lib):
     _fn(lib, "jitunwind_pyreader_new_for_module", i, P(vp), P(Memory), u64, u32,
         ctypes.c_char_p)
     _fn(lib, "jitunwind_pyreader_dwarf_report", i, vp, P(PyDwarfReport))
+    _fn(lib, "jitunwind_pyreader_values_report", i, vp, P(PyDwarfReport), P(i))
     _fn(lib, "jitunwind_pyreader_new_with_dwarf", i, P(vp), P(Memory), u64, u32, ctypes.c_char_p,
         vp)
     _fn(lib, "jitunwind_pyreader_open", i, P(vp), P(Memory), u64, u32, ctypes.c_char_p, vp, u32)
