@@ -258,3 +258,9 @@ uint64_t pyo_cell(struct pyo *o, uint64_t ref)
     ju_builder_u64(o->p->b, c + o->head + o->V->cell_ref, ref);
     return c;
 }
+
+void pyo_target_close(struct pyo_target *t)
+{
+    jitunwind_pyreader_free(t->r);
+    pyi_free(&t->p);
+}

@@ -73,11 +73,16 @@ static void sweep_python_decoding(uint32_t version, int free_threaded)
     pyi_free(&p);
 }
 
-START_TEST(python_decoding_survives_any_failed_read)
+static void for_each_build(void (*sweep)(uint32_t version, int free_threaded))
 {
     size_t i;
     for (i = 0; i < sizeof BUILDS / sizeof BUILDS[0]; i++)
-        sweep_python_decoding(BUILDS[i].version, BUILDS[i].free_threaded);
+        sweep(BUILDS[i].version, BUILDS[i].free_threaded);
+}
+
+START_TEST(python_decoding_survives_any_failed_read)
+{
+    for_each_build(sweep_python_decoding);
 }
 END_TEST
 
@@ -140,9 +145,7 @@ static void sweep_value_rendering(uint32_t version, int free_threaded)
 
 START_TEST(value_rendering_survives_any_failed_read)
 {
-    size_t i;
-    for (i = 0; i < sizeof BUILDS / sizeof BUILDS[0]; i++)
-        sweep_value_rendering(BUILDS[i].version, BUILDS[i].free_threaded);
+    for_each_build(sweep_value_rendering);
 }
 END_TEST
 

@@ -25,17 +25,10 @@ typedef struct {
 } PyFloatObject;
 PyFloatObject stand_in_float;
 
-struct target {
-    struct py_image p;
-    struct pyo o;
-    struct jitunwind_memory mem;
-    jitunwind_pyreader *r;
-    uint32_t version;
-};
 
 /* A target of `version` whose _Py_DebugOffsets (3.13+) describe the value
  * layout V, with one interpreter and thread; objects built with V. */
-static void build(struct target *t, uint32_t version, int free_threaded,
+static void build(struct pyo_target *t, uint32_t version, int free_threaded,
                   const struct ju_py_value_layout *V)
 {
     uint64_t interp;
@@ -66,7 +59,18 @@ static const char *self_path(void)
     return path;
 }
 
-static const char *render(struct target *t, uint64_t obj)
+/* Open t's reader with this file's DWARF: the values status, *rep its report. */
+static int open_with_dwarf(struct pyo_target *t, struct jitunwind_py_dwarf_report *rep)
+{
+    int status = -1;
+    ck_assert_msg(jitunwind_pyreader_new_for_module(&t->r, &t->mem, t->p.runtime, t->version,
+                                                    self_path()) == 0,
+                  "%s", jitunwind_pyreader_last_error(t->r)->message);
+    ck_assert_int_eq(jitunwind_pyreader_values_report(t->r, rep, &status), 0);
+    return status;
+}
+
+static const char *render(struct pyo_target *t, uint64_t obj)
 {
     static char buf[256];
     ck_assert_msg(jitunwind_pyreader_repr(t->r, obj, NULL, buf, sizeof buf, NULL) == 0, "%s",
@@ -74,11 +78,6 @@ static const char *render(struct target *t, uint64_t obj)
     return buf;
 }
 
-static void close_target(struct target *t)
-{
-    jitunwind_pyreader_free(t->r);
-    pyi_free(&t->p);
-}
 
 /* Every build with _Py_DebugOffsets: a float's ob_fval and a tuple's items
  * moved 8 bytes on, an int's digits 8 bytes on; the renderer reads them
@@ -92,7 +91,7 @@ START_TEST(debug_offsets_move_value_fields_and_the_renderer_follows)
     size_t b;
     for (b = 0; b < sizeof BUILDS / sizeof BUILDS[0]; b++) {
         struct ju_py_value_layout V = *ju_py_value_table(BUILDS[b].version);
-        struct target t;
+        struct pyo_target t;
         uint64_t items[2];
         int status = -1;
         struct jitunwind_py_dwarf_report rep;
@@ -107,7 +106,7 @@ START_TEST(debug_offsets_move_value_fields_and_the_renderer_follows)
         items[1] = pyo_int(&t.o, -123456789012345);
         ck_assert_str_eq(render(&t, pyo_float(&t.o, 2.5)), "2.5");
         ck_assert_str_eq(render(&t, pyo_tuple(&t.o, 2, items)), "(1, -123456789012345)");
-        close_target(&t);
+        pyo_target_close(&t);
     }
 }
 END_TEST
@@ -118,7 +117,7 @@ END_TEST
 START_TEST(a_debug_offset_past_its_struct_refuses_the_values_by_name)
 {
     struct ju_py_value_layout V = *ju_py_value_table(0x030d00f0);
-    struct target t;
+    struct pyo_target t;
     struct jitunwind_py_thread th[2];
     size_t n;
     uint64_t before, f;
@@ -140,7 +139,7 @@ START_TEST(a_debug_offset_past_its_struct_refuses_the_values_by_name)
                      "ends past sizeof(PyFloatObject), 16384");
     ck_assert_int_eq(jitunwind_pyreader_threads(t.r, th, 2, &n), 0);
     ck_assert_uint_eq(n, 1);
-    close_target(&t);
+    pyo_target_close(&t);
 }
 END_TEST
 
@@ -149,23 +148,18 @@ END_TEST
 START_TEST(dwarf_disagreeing_with_the_table_wins_and_is_reported)
 {
     struct ju_py_value_layout V = *ju_py_value_table(0x030b07f0);
-    struct target t;
+    struct pyo_target t;
     struct jitunwind_py_dwarf_report rep;
-    int status = -1;
     stand_in_float.ob_fval = 1;
     V.float_value = 8; /* the objects as that build lays them out */
     build(&t, 0x030b07f0, 0, &V);
-    ck_assert_msg(jitunwind_pyreader_new_for_module(&t.r, &t.mem, t.p.runtime, t.version,
-                                                    self_path()) == 0,
-                  "%s", jitunwind_pyreader_last_error(t.r)->message);
-    ck_assert_int_eq(jitunwind_pyreader_values_report(t.r, &rep, &status), 0);
-    ck_assert_int_eq(status, 0);
+    ck_assert_int_eq(open_with_dwarf(&t, &rep), 0);
     ck_assert_uint_eq(rep.checked, 1);
     ck_assert_uint_eq(rep.mismatches, 1);
     ck_assert_uint_eq(rep.adopted, 1);
     ck_assert_str_eq(rep.first_mismatch, "PyFloatObject.float_value: table 16, DWARF 24");
     ck_assert_str_eq(render(&t, pyo_float(&t.o, -0.75)), "-0.75");
-    close_target(&t);
+    pyo_target_close(&t);
 }
 END_TEST
 
@@ -174,20 +168,15 @@ END_TEST
  * the difference is reported, not adopted. */
 START_TEST(the_targets_debug_offsets_win_over_dwarf_and_it_is_reported)
 {
-    struct target t;
+    struct pyo_target t;
     struct jitunwind_py_dwarf_report rep;
-    int status = -1;
     build(&t, 0x030d00f0, 0, ju_py_value_table(0x030d00f0));
-    ck_assert_msg(jitunwind_pyreader_new_for_module(&t.r, &t.mem, t.p.runtime, t.version,
-                                                    self_path()) == 0,
-                  "%s", jitunwind_pyreader_last_error(t.r)->message);
-    ck_assert_int_eq(jitunwind_pyreader_values_report(t.r, &rep, &status), 0);
-    ck_assert_int_eq(status, 0);
+    ck_assert_int_eq(open_with_dwarf(&t, &rep), 0);
     ck_assert_uint_eq(rep.mismatches, 1);
     ck_assert_uint_eq(rep.adopted, 0);
     ck_assert_str_eq(rep.first_mismatch, "PyFloatObject.float_value: debug offsets 16, DWARF 24");
     ck_assert_str_eq(render(&t, pyo_float(&t.o, 1.5)), "1.5");
-    close_target(&t);
+    pyo_target_close(&t);
 }
 END_TEST
 
@@ -195,7 +184,7 @@ END_TEST
  * and without DWARF the first needed field they do not is named. */
 START_TEST(a_version_without_a_table_names_the_first_unknown_field)
 {
-    struct target t;
+    struct pyo_target t;
     char buf[64];
     build(&t, 0x030f00f0, 0, ju_py_value_table_newest());
     ck_assert_int_eq(jitunwind_pyreader_new(&t.r, &t.mem, t.p.runtime, t.version), 0);
@@ -205,7 +194,7 @@ START_TEST(a_version_without_a_table_names_the_first_unknown_field)
                      "CPython 3.15.0 has no value table, and PyDictObject.dict_used is neither in "
                      "its _Py_DebugOffsets nor in any DWARF (none was found): its objects cannot "
                      "be read");
-    close_target(&t);
+    pyo_target_close(&t);
 }
 END_TEST
 

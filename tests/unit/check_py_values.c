@@ -18,15 +18,8 @@ static const struct {
               {0x030e07f0, 0}, {0x030e07f0, 1}};
 #define NBUILDS (sizeof BUILDS / sizeof BUILDS[0])
 
-struct target {
-    struct py_image p;
-    struct pyo o;
-    struct jitunwind_memory mem;
-    jitunwind_pyreader *r;
-    uint32_t version;
-};
 
-static void open_target(struct target *t, size_t build)
+static void open_target(struct pyo_target *t, size_t build)
 {
     uint64_t interp;
     t->version = BUILDS[build].version;
@@ -39,13 +32,8 @@ static void open_target(struct target *t, size_t build)
     ck_assert_int_eq(jitunwind_pyreader_new(&t->r, &t->mem, t->p.runtime, t->version), 0);
 }
 
-static void close_target(struct target *t)
-{
-    jitunwind_pyreader_free(t->r);
-    pyi_free(&t->p);
-}
 
-static const char *render_with(struct target *t, uint64_t obj,
+static const char *render_with(struct pyo_target *t, uint64_t obj,
                                const struct jitunwind_py_repr_options *opt, uint32_t *flags)
 {
     static char buf[8192];
@@ -54,7 +42,7 @@ static const char *render_with(struct target *t, uint64_t obj,
     return buf;
 }
 
-static const char *render(struct target *t, uint64_t obj)
+static const char *render(struct pyo_target *t, uint64_t obj)
 {
     uint32_t flags;
     return render_with(t, obj, NULL, &flags);
@@ -68,7 +56,7 @@ START_TEST(scalars_render_as_repr)
 {
     size_t b;
     for (b = 0; b < NBUILDS; b++) {
-        struct target t;
+        struct pyo_target t;
         struct pyo *o = &t.o;
         uint32_t big[3] = {0, 0, 1}; /* 2**60 */
         uint32_t latin[] = {'c', 'a', 'f', 0xe9, 0xa0}, ucs2[] = {0x20ac, 0x4e2d, 0x2028, '\''};
@@ -95,7 +83,7 @@ START_TEST(scalars_render_as_repr)
         CHECK_REPR(&t, pyo_str_cps(o, ucs4, 2, 4), "'\xf0\x9f\x98\x80\\udc80'");
         CHECK_REPR(&t, pyo_bytes(o, "a'\0\xff", 4), "b\"a'\\x00\\xff\"");
         CHECK_REPR(&t, 0, "<NULL>");
-        close_target(&t);
+        pyo_target_close(&t);
     }
 }
 END_TEST
@@ -112,7 +100,7 @@ START_TEST(objects_render_as_repr)
 {
     size_t b;
     for (b = 0; b < NBUILDS; b++) {
-        struct target t;
+        struct pyo_target t;
         struct pyo *o;
         uint64_t f, cell, thing_type, thing, k[3], v[3], d, l, inner_list;
         open_target(&t, b);
@@ -161,14 +149,14 @@ START_TEST(objects_render_as_repr)
             uint8_t order[2] = {1, 0}; /* y was set first */
             CHECK_REPR(&t, pyo_split_dict(o, 2, sk, sv, order), "{'y': 2, 'x': 1}");
         }
-        close_target(&t);
+        pyo_target_close(&t);
     }
 }
 END_TEST
 
 START_TEST(limits_and_cycles)
 {
-    struct target t;
+    struct pyo_target t;
     struct pyo *o;
     struct pyo_adversarial a;
     uint64_t items[12], l;
@@ -194,7 +182,7 @@ START_TEST(limits_and_cycles)
     pyo_adversarial(o, &a);
     ck_assert_str_eq(render(&t, a.self_list), "[1, [...]]");
     ck_assert_str_eq(render(&t, a.self_dict), "{'self': {...}}");
-    close_target(&t);
+    pyo_target_close(&t);
 }
 END_TEST
 
@@ -204,7 +192,7 @@ START_TEST(adversarial_objects_are_bounded)
 {
     size_t b;
     for (b = 0; b < NBUILDS; b++) {
-        struct target t;
+        struct pyo_target t;
         struct pyo_adversarial a;
         uint64_t before;
         uint32_t flags;
@@ -249,7 +237,7 @@ START_TEST(adversarial_objects_are_bounded)
         /* a dict whose keys object claims 2**40 entries */
         snprintf(expect, sizeof expect, "<unreadable 0x%llx>", (unsigned long long)a.huge_dict);
         ck_assert_str_eq(render(&t, a.huge_dict), expect);
-        close_target(&t);
+        pyo_target_close(&t);
     }
 }
 END_TEST
@@ -260,7 +248,7 @@ START_TEST(every_failed_read_is_survived)
 {
     size_t b;
     for (b = 0; b < NBUILDS; b++) {
-        struct target t;
+        struct pyo_target t;
         struct pyo *o;
         struct ju_faulty f = {0};
         struct jitunwind_memory mem;
@@ -305,7 +293,7 @@ START_TEST(every_failed_read_is_survived)
         ck_assert_msg(strstr(full, ", 2.5, {-5}], -5: <function f at 0x") != NULL, "%s", full);
         ck_assert_msg(strstr(full, ">, (-5,): b'xy'}") != NULL, "%s", full);
         jitunwind_pyreader_free(r);
-        close_target(&t);
+        pyo_target_close(&t);
     }
 }
 END_TEST
@@ -313,7 +301,7 @@ END_TEST
 /* Output buffers of every size from 32 up: never overrun, always terminated. */
 START_TEST(small_buffers_are_respected)
 {
-    struct target t;
+    struct pyo_target t;
     uint64_t items[20];
     char buf[512];
     size_t i, size;
@@ -330,13 +318,13 @@ START_TEST(small_buffers_are_respected)
     }
     ck_assert_int_eq(jitunwind_pyreader_repr(t.r, items[0], NULL, buf, 16, &flags),
                      JITUNWIND_EINVAL);
-    close_target(&t);
+    pyo_target_close(&t);
 }
 END_TEST
 
 /* A code object with names (arg a, arg *rest, local x, unbound local y,
  * cell c, free v) and kinds, and a frame whose localsplus holds them. */
-static uint64_t variables_frame(struct target *t, struct jitunwind_py_frame *out)
+static uint64_t variables_frame(struct pyo_target *t, struct jitunwind_py_frame *out)
 {
     struct pyo *o = &t->o;
     const struct ju_py_value_layout *V = o->V;
@@ -373,7 +361,7 @@ START_TEST(frame_variables_in_order)
 {
     size_t b;
     for (b = 0; b < NBUILDS; b++) {
-        struct target t;
+        struct pyo_target t;
         struct jitunwind_py_frame fr;
         struct jitunwind_py_variable v[8];
         size_t n, i;
@@ -419,14 +407,14 @@ START_TEST(frame_variables_in_order)
         fr.flags = JITUNWIND_PYFRAME_BAD_CODE;
         ck_assert_int_lt(jitunwind_pyreader_frame_variables(t.r, &fr, v, 8, &n), 0);
         ck_assert_uint_eq(n, 0);
-        close_target(&t);
+        pyo_target_close(&t);
     }
 }
 END_TEST
 
 START_TEST(lookup_reads_globals_then_builtins)
 {
-    struct target t;
+    struct pyo_target t;
     struct jitunwind_py_frame fr;
     uint64_t frame, gk, gv, bk[2], bv[2], value;
     int scope;
@@ -447,7 +435,7 @@ START_TEST(lookup_reads_globals_then_builtins)
     ck_assert_int_eq(scope, JITUNWIND_PYSCOPE_BUILTIN);
     ck_assert_int_eq(jitunwind_pyreader_frame_lookup(t.r, &fr, "nope", &value, &scope),
                      JITUNWIND_ENOTFOUND);
-    close_target(&t);
+    pyo_target_close(&t);
 }
 END_TEST
 
@@ -455,7 +443,7 @@ END_TEST
  * for a stopped target); without holding, every call reads afresh. */
 START_TEST(held_reads_are_reused_until_released)
 {
-    struct target t;
+    struct pyo_target t;
     uint64_t obj;
     uint64_t before;
     open_target(&t, 2);
@@ -472,7 +460,7 @@ START_TEST(held_reads_are_reused_until_released)
     ju_builder_u32(t.p.b, obj + t.o.head + t.o.V->long_digits, 7);
     CHECK_REPR(&t, obj, "7");
     ck_assert_int_eq(jitunwind_pyreader_hold_reads(NULL, 1), JITUNWIND_EINVAL);
-    close_target(&t);
+    pyo_target_close(&t);
 }
 END_TEST
 
@@ -482,7 +470,7 @@ START_TEST(a_released_gil_has_no_holder)
 {
     size_t b;
     for (b = 1; b < NBUILDS; b++) {
-        struct target t;
+        struct pyo_target t;
         struct jitunwind_py_thread th[4];
         uint64_t interp, ts, gil;
         size_t n;
@@ -514,7 +502,7 @@ START_TEST(a_released_gil_has_no_holder)
             ck_assert_int_eq(jitunwind_pyreader_gc_collecting(t.r, 0xdead0000ull, &collecting),
                              JITUNWIND_EREAD);
         }
-        close_target(&t);
+        pyo_target_close(&t);
     }
 }
 END_TEST

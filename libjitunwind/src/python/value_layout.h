@@ -165,9 +165,7 @@ JU_HIDDEN extern const struct ju_pyv_holder_desc ju_pyv_holders[JU_PYVH_COUNT];
 /* Field `id` of V: its offset, or JU_PY_NONE. */
 static inline uint32_t ju_pyv_offset(const struct ju_py_value_layout *V, enum ju_pyv_field_id id)
 {
-    uint32_t v;
-    memcpy(&v, (const char *)V + ju_pyv_fields[id].slot, sizeof v);
-    return v;
+    return ju_py_slot(V, ju_pyv_fields[id].slot);
 }
 
 /* Bytes before a holder's fields: the object header (L) for objects. */
