@@ -131,10 +131,14 @@ void ju_py_values_set(struct ju_py_values *s, const struct ju_py_layout *L,
                       enum ju_pyv_field_id id, uint64_t offset, int source)
 {
     uint32_t base = ju_pyv_base(L, ju_pyv_fields[id].holder);
-    /* an offset inside the header cannot be a value field: left for the check */
-    *slot_of(s, id) = offset >= base && offset - base < JU_PY_NONE ? (uint32_t)(offset - base)
-                                                                  : JU_PY_MAX_STRUCT;
     s->source[id] |= (uint8_t)source;
+    if (offset < base) { /* inside the object header: no value field is; the check says so */
+        *slot_of(s, id) = 0;
+        s->source[id] |= JU_PYV_IN_HEADER;
+        return;
+    }
+    *slot_of(s, id) = offset - base < JU_PY_MAX_STRUCT ? (uint32_t)(offset - base)
+                                                       : JU_PY_MAX_STRUCT;
 }
 
 void ju_py_values_holder_size(struct ju_py_values *s, enum ju_pyv_holder h, uint64_t size)
@@ -153,8 +157,9 @@ void ju_py_values_apply_dwarf(struct ju_py_values *s, const struct ju_py_layout 
         return;
     s->dwarf_seen = 1;
     ju_strlcpy(report->source, jitunwind_dwarf_types_source(types), sizeof report->source);
-    for (i = 0; i < JU_PYVH_COUNT; i++)
-        if (jitunwind_dwarf_type_size(types, ju_pyv_holders[i].type, &size) == 0)
+    for (i = 0; i < JU_PYVH_COUNT; i++) /* the target's own sizes, when it gave them, stand */
+        if (!s->holder_size[i] &&
+            jitunwind_dwarf_type_size(types, ju_pyv_holders[i].type, &size) == 0)
             ju_py_values_holder_size(s, (enum ju_pyv_holder)i, size);
     for (i = 0; i < JU_PYV_COUNT; i++) {
         const struct ju_pyv_field_desc *f = &ju_pyv_fields[i];
@@ -194,6 +199,11 @@ int ju_py_values_check(const struct ju_py_values *s, const struct ju_py_layout *
         uint32_t holder = s->holder_size[f->holder];
         if (off == JU_PY_NONE)
             continue;
+        if (s->source[i] & JU_PYV_IN_HEADER) {
+            snprintf(why, size, "values of %s: %s.%s lies inside the %u-byte object header",
+                     L->name, type, f->name, ju_pyv_base(L, f->holder));
+            return JITUNWIND_ECORRUPT;
+        }
         if (end > JU_PY_MAX_STRUCT) {
             snprintf(why, size, "values of %s: %s.%s (offset %llu) lies past any plausible %s",
                      L->name, type, f->name, (unsigned long long)at, type);

@@ -133,7 +133,10 @@ enum ju_pyv_holder {
 #define JU_PY_DICT_KEYS_COPY 64u /* bytes of a keys object's header the decoder copies */
 
 /* Where a reader's value field came from (bits of ju_py_values.source). */
-enum { JU_PYV_FROM_TABLE = 1, JU_PYV_FROM_DEBUG_OFFSETS = 2, JU_PYV_FROM_DWARF = 4 };
+enum {
+    JU_PYV_FROM_TABLE = 1, JU_PYV_FROM_DEBUG_OFFSETS = 2, JU_PYV_FROM_DWARF = 4,
+    JU_PYV_IN_HEADER = 8 /* the target gave an offset inside the object header */
+};
 
 /* A reader's value layout, being built and then checked. */
 struct ju_py_values {
