@@ -169,8 +169,14 @@ void ju_py_values_apply_dwarf(struct ju_py_values *s, const struct ju_py_layout 
         if (ju_py_dwarf_lookup(types, ju_pyv_holders[f->holder].type, f->paths, 0, &value) < 0 ||
             value < base || value >= JU_PY_NONE)
             continue;
-        if (*slot == JU_PY_NONE && f->kind != BUILD)
-            continue; /* a member this version's decoder does not use */
+        if (*slot == JU_PY_NONE) {
+            if (f->kind == BUILD) { /* build-specific, unknown until now */
+                *slot = (uint32_t)(value - base);
+                s->source[i] |= JU_PYV_FROM_DWARF;
+                report->derived++;
+            }
+            continue; /* else a member this version's decoder does not use */
+        }
         report->checked++;
         s->source[i] |= JU_PYV_FROM_DWARF;
         if (*slot == value - base)

@@ -75,7 +75,7 @@ struct ju_py_value_layout {
     X(long_digits, LONG, 4, NEEDED, "long_value.ob_digit|ob_digit")                     \
     X(float_value, FLOAT, 8, NEEDED, "ob_fval")                                         \
     X(var_size, TUPLE, 8, NEEDED, "ob_base.ob_size")                                    \
-    X(tuple_items, TUPLE, 0, NEEDED, "ob_item") /* the items' start */                                      \
+    X(tuple_items, TUPLE, 0, NEEDED, "ob_item") /* the items' start */                 \
     X(list_items, LIST, 8, NEEDED, "ob_item")                                           \
     X(dict_used, DICT, 8, NEEDED, "ma_used")                                            \
     X(dict_keys, DICT, 8, NEEDED, "ma_keys")                                            \
@@ -103,11 +103,11 @@ struct ju_py_value_layout {
     X(dk_log2_index_bytes, DICTKEYS, 1, NEEDED, "dk_log2_index_bytes")                  \
     X(dk_kind, DICTKEYS, 1, NEEDED, "dk_kind")                                          \
     X(dk_nentries, DICTKEYS, 8, NEEDED, "dk_nentries")                                  \
-    X(dk_indices, DICTKEYS, 0, NEEDED, "dk_indices") /* the keys' header the decoder copies */ \
+    X(dk_indices, DICTKEYS, 0, NEEDED, "dk_indices") /* = the header copied */         \
     X(dv_values, DICTVALUES, 8, NEEDED, "values")                                       \
     X(fr_globals, FRAME, 8, NEEDED, "f_globals")                                        \
     X(fr_builtins, FRAME, 8, NEEDED, "f_builtins")                                      \
-    X(fr_localsplus, FRAME, 0, NEEDED, "localsplus") /* the slots' start */                                  \
+    X(fr_localsplus, FRAME, 0, NEEDED, "localsplus") /* the slots' start */            \
     X(gil_locked, GIL, 4, OPTIONAL, "locked")                                           \
     X(interp_gc_collecting, INTERP, 4, BUILD, "gc.collecting")
 
