@@ -27,7 +27,8 @@ PyFloatObject stand_in_float;
 
 
 /* A target of `version` whose _Py_DebugOffsets (3.13+) describe the value
- * layout V, with one interpreter and thread; objects built with V. */
+ * layout V (NULL: the version's table), with one interpreter and thread;
+ * objects built with V. */
 static void build(struct pyo_target *t, uint32_t version, int free_threaded,
                   const struct ju_py_value_layout *V)
 {
@@ -42,7 +43,8 @@ static void build(struct pyo_target *t, uint32_t version, int free_threaded,
         ju_builder_write(t->p.b, t->p.runtime, block, len);
     }
     pyo_init(&t->o, &t->p);
-    t->o.V = V;
+    if (V)
+        t->o.V = V;
     interp = pyi_interp(&t->p, 0, 0);
     pyi_thread(&t->p, interp, 0, 1);
     pyi_set_interpreters(&t->p, interp);
@@ -108,6 +110,35 @@ START_TEST(debug_offsets_move_value_fields_and_the_renderer_follows)
         ck_assert_str_eq(render(&t, pyo_tuple(&t.o, 2, items)), "(1, -123456789012345)");
         pyo_target_close(&t);
     }
+}
+END_TEST
+
+/* Free-threaded builds: the tables do not say where gc.collecting is; the
+ * target's debug offsets (interpreter_state.gc + gc.collecting) do. */
+START_TEST(debug_offsets_give_free_threaded_builds_their_gc_state)
+{
+    struct ju_py_value_layout V = *ju_py_value_table(0x030e07f0);
+    struct pyo_target t;
+    uint64_t interp;
+    int collecting = -1;
+    V.interp_gc_collecting = 6000;
+    build(&t, 0x030e07f0, 1, &V);
+    ck_assert_int_eq(jitunwind_pyreader_new(&t.r, &t.mem, t.p.runtime, t.version), 0);
+    t.mem.read(t.mem.arg, t.p.runtime + t.p.L->rt_interpreters_head, &interp, 8);
+    ju_builder_u32(t.p.b, interp + 6000, 1);
+    ck_assert_int_eq(jitunwind_pyreader_gc_collecting(t.r, interp, &collecting), 0);
+    ck_assert_int_eq(collecting, 1);
+    ju_builder_u32(t.p.b, interp + 6000, 0);
+    ck_assert_int_eq(jitunwind_pyreader_gc_collecting(t.r, interp, &collecting), 0);
+    ck_assert_int_eq(collecting, 0);
+    pyo_target_close(&t);
+    /* the same build without them in the block: not known, said so */
+    build(&t, 0x030e07f0, 1, NULL);
+    ck_assert_int_eq(jitunwind_pyreader_new(&t.r, &t.mem, t.p.runtime, t.version), 0);
+    t.mem.read(t.mem.arg, t.p.runtime + t.p.L->rt_interpreters_head, &interp, 8);
+    ck_assert_int_eq(jitunwind_pyreader_gc_collecting(t.r, interp, &collecting),
+                     JITUNWIND_EUNSUPPORTED);
+    pyo_target_close(&t);
 }
 END_TEST
 
@@ -202,6 +233,7 @@ int main(void)
 {
     return ju_run_tests("py_value_layout",
                         JU_TESTS(debug_offsets_move_value_fields_and_the_renderer_follows,
+                                 debug_offsets_give_free_threaded_builds_their_gc_state,
                                  a_debug_offset_past_its_struct_refuses_the_values_by_name,
                                  dwarf_disagreeing_with_the_table_wins_and_is_reported,
                                  the_targets_debug_offsets_win_over_dwarf_and_it_is_reported,
