@@ -2,7 +2,8 @@
  * layout is: the version's table, then the target's _Py_DebugOffsets
  * (3.13+), then the interpreter's DWARF, then one check of each field
  * against its width and its holder. Synthetic targets: debug offsets that
- * move a field (the renderer follows), one that does not fit its struct
+ * move a field (the renderer follows), give a free-threaded build its GC
+ * state, one that does not fit its struct
  * (refused by name, nothing read), DWARF that disagrees with the table
  * (DWARF wins, and the values report says so) or with the target's own
  * debug offsets (they win, reported too), a 3.15 target whose fields are
