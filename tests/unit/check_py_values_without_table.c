@@ -14,7 +14,12 @@
 
 #define V315 0x030f00f0u
 
-typedef struct { char h[16]; long ma_used; unsigned long long ma_version; void *ma_keys, *ma_values; } PyDictObject;
+typedef struct {
+    char h[16];
+    long ma_used;
+    unsigned long long ma_version;
+    void *ma_keys, *ma_values;
+} PyDictObject;
 typedef struct { char h[40]; void *func_qualname; } PyFunctionObject;
 typedef struct { char h[16]; void *m_ml, *m_self; } PyCFunctionObject;
 typedef struct { char h[16]; void *im_func, *im_self; } PyMethodObject;
@@ -37,8 +42,17 @@ typedef struct {
     long dk_nentries;
     char dk_indices[];
 } PyDictKeysObject;
-typedef struct { unsigned char capacity, size, embedded, valid; char p[4]; void *values[1]; } PyDictValues;
-struct _PyInterpreterFrame { char h[24]; void *f_globals, *f_builtins; char p[40]; void *localsplus[1]; };
+typedef struct {
+    unsigned char capacity, size, embedded, valid;
+    char p[4];
+    void *values[1];
+} PyDictValues;
+struct _PyInterpreterFrame {
+    char h[24];
+    void *f_globals, *f_builtins;
+    char p[40];
+    void *localsplus[1];
+};
 
 PyDictObject s1; PyFunctionObject s2; PyCFunctionObject s3; PyMethodObject s4; PyModuleObject s5;
 PyCellObject s6; PyTypeObject s7; PyHeapTypeObject s8; PyCodeObject s9; PyDictKeysObject s10;
@@ -76,7 +90,8 @@ START_TEST(debug_offsets_and_dwarf_read_a_version_without_a_table)
     ck_assert_int_eq(jitunwind_pyreader_repr(r, d, NULL, buf, sizeof buf, NULL), 0);
     ck_assert_str_eq(buf, "{'name': [-7, 0.5]}");
     fn = pyo_function(&o, "outer.<locals>.f");
-    snprintf(expect, sizeof expect, "<function outer.<locals>.f at 0x%llx>", (unsigned long long)fn);
+    snprintf(expect, sizeof expect, "<function outer.<locals>.f at 0x%llx>",
+             (unsigned long long)fn);
     ck_assert_int_eq(jitunwind_pyreader_repr(r, fn, NULL, buf, sizeof buf, NULL), 0);
     ck_assert_str_eq(buf, expect);
     jitunwind_pyreader_free(r);
