@@ -1,7 +1,8 @@
 /* Prints the library's layout table for a CPython build, one line per field
  * that the headers describe: "name kind type paths value", for
  * test_layout_headers.py. Usage: dump_py_layout VERSION_HEX FREE_THREADED ARCH
- * (ARCH: x86_64 or aarch64). Exits 2 when there is no such table. */
+ * (ARCH: x86_64 or aarch64). Then the value layout's fields ("values.NAME",
+ * offsets from the struct's start). Exits 2 when there is no such table. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,5 +33,20 @@ int main(int argc, char **argv)
             printf("%s %s %s %s %u\n", f.name,
                    f.build_specific ? "build-specific" : f.size_of ? "sizeof" : "member", f.type,
                    f.paths ? f.paths : "-", f.value);
+    {
+        /* the value layout a reader starts from (no debug offsets, no
+         * DWARF): object fields from the object's start */
+        struct ju_py_values values;
+        ju_py_values_start(&values, L, L->version);
+        if (values.borrowed)
+            return 0; /* another version's table: nothing of this one to compare */
+        for (i = 0; i < JU_PYV_COUNT; i++) {
+            const struct ju_pyv_field_desc *v = &ju_pyv_fields[i];
+            uint32_t off = ju_pyv_offset(&values.V, (enum ju_pyv_field_id)i);
+            if (off != JU_PY_NONE)
+                printf("values.%s member %s %s %u\n", v->name, ju_pyv_holders[v->holder].type,
+                       v->paths, off + ju_pyv_base(L, v->holder));
+        }
+    }
     return 0;
 }

@@ -3,8 +3,9 @@
 For each interpreter (the arguments, then $JITUNWIND_EXTRA_PYTHONS), the
 installed headers (Python.h and Include/internal) are compiled with clang-19
 for both architectures, with one offsetof/sizeof per field the library's
-table gives (dump_py_layout lists them); each value must equal the table's
-for that version, build kind and architecture. Build-specific fields (the
+table gives (dump_py_layout lists them, the value renderer's as
+"values.NAME"); each value must equal the table's for that version, build
+kind and architecture. Build-specific fields (the
 trampoline arenas' and executor lists' places) are reported, not asserted.
 
 Exit 77 (skip) when clang-19 or the AArch64 C library headers are missing,
@@ -28,7 +29,8 @@ ARCH_FLAGS = {
 }
 # Headers that declare what the decoder reads; absent ones are skipped.
 HEADERS = ["internal/pycore_runtime.h", "internal/pycore_interp.h", "internal/pycore_frame.h",
-           "internal/pycore_interpframe.h", "internal/pycore_optimizer.h"]
+           "internal/pycore_interpframe.h", "internal/pycore_optimizer.h",
+           "internal/pycore_dict.h", "internal/pycore_moduleobject.h", "internal/pycore_gil.h"]
 MIN_FIELDS = 25  # fewer compared means the probe itself failed
 
 

@@ -37,7 +37,7 @@ void pyi_init_arch(struct py_image *p, uint32_t version_hex, int free_threaded, 
         size_t len;
         if (p->layout.rt_interpreters_head < sizeof block)
             p->layout.rt_interpreters_head = sizeof block;
-        if (ju_py_encode_debug_offsets(version_hex, p->L, block, sizeof block, &len) < 0)
+        if (ju_py_encode_debug_offsets(version_hex, p->L, NULL, block, sizeof block, &len) < 0)
             abort();
         ju_builder_write(p->b, RUNTIME, block, len);
     }

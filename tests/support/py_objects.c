@@ -63,9 +63,9 @@ void pyo_init(struct pyo *o, struct py_image *p)
 {
     memset(o, 0, sizeof *o);
     o->p = p;
-    o->V = ju_py_value_layout_for(p->L);
+    o->V = ju_py_value_table(p->L->version); /* 3.15+: the newest, as the reader starts */
     if (!o->V)
-        abort();
+        o->V = ju_py_value_table_newest();
     o->head = p->L->ob_type + 8;
     o->t_type = pyo_type(o, "type", 0, NULL);
     o->t_str = pyo_type(o, "str", 0, NULL);
@@ -257,4 +257,10 @@ uint64_t pyo_cell(struct pyo *o, uint64_t ref)
     uint64_t c = pyo_object(o, o->t_cell, 8);
     ju_builder_u64(o->p->b, c + o->head + o->V->cell_ref, ref);
     return c;
+}
+
+void pyo_target_close(struct pyo_target *t)
+{
+    jitunwind_pyreader_free(t->r);
+    pyi_free(&t->p);
 }

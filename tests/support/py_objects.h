@@ -40,4 +40,15 @@ uint64_t pyo_set(struct pyo *o, int frozen, size_t n, const uint64_t *items);
 uint64_t pyo_function(struct pyo *o, const char *qualname);
 uint64_t pyo_cell(struct pyo *o, uint64_t ref);
 
+/* A synthetic target, its objects, and a reader over it (the test opens it). */
+struct pyo_target {
+    struct py_image p;
+    struct pyo o;
+    struct jitunwind_memory mem;
+    jitunwind_pyreader *r;
+    uint32_t version;
+};
+/* Free the reader (if any) and the image. */
+void pyo_target_close(struct pyo_target *t);
+
 #endif

@@ -1,10 +1,11 @@
 /* Every read of an operation fails once, in turn: each operation must end
  * with a status (never a crash or a hang) and never claim more than the
- * fault-free run found. */
+ * fault-free run found. Operations: opening a reader and walking threads
+ * and frames, rendering hostile values, reading the JIT descriptor. */
 #include <stdlib.h>
 
 #include "faulty.h"
-#include "py_image.h"
+#include "py_adversarial.h"
 #include "suite.h"
 
 /* Every version and build kind whose layout needs no DWARF. */
@@ -72,11 +73,79 @@ static void sweep_python_decoding(uint32_t version, int free_threaded)
     pyi_free(&p);
 }
 
-START_TEST(python_decoding_survives_any_failed_read)
+static void for_each_build(void (*sweep)(uint32_t version, int free_threaded))
 {
     size_t i;
     for (i = 0; i < sizeof BUILDS / sizeof BUILDS[0]; i++)
-        sweep_python_decoding(BUILDS[i].version, BUILDS[i].free_threaded);
+        sweep(BUILDS[i].version, BUILDS[i].free_threaded);
+}
+
+START_TEST(python_decoding_survives_any_failed_read)
+{
+    for_each_build(sweep_python_decoding);
+}
+END_TEST
+
+/* The value renderer over every hostile object (py_adversarial.h) at once,
+ * a list of them rendered three levels deep, with each of its reads
+ * failing in turn: status 0, a terminated text inside the buffer, and a
+ * flag whenever the text differs from the fault-free one. A build whose
+ * value layout is refused (3.15 without DWARF) says so and reads nothing. */
+static void sweep_value_rendering(uint32_t version, int free_threaded)
+{
+    static char full[16384], buf[16384];
+    const struct jitunwind_py_repr_options deep = {3, 0, 0, 0};
+    struct py_image p;
+    struct pyo o;
+    struct pyo_adversarial a;
+    struct ju_faulty f = {0};
+    struct jitunwind_memory mem;
+    struct jitunwind_py_dwarf_report rep;
+    jitunwind_pyreader *r;
+    uint64_t interp, k, total = 0;
+    uint32_t flags;
+    int status;
+    pyi_init_build(&p, version, free_threaded);
+    pyo_init(&o, &p);
+    pyo_adversarial(&o, &a);
+    interp = pyi_interp(&p, 0, 0);
+    pyi_thread(&p, interp, 0, 1);
+    pyi_set_interpreters(&p, interp);
+    f.inner = ju_builder_memory(p.b);
+    mem = ju_faulty_memory(&f);
+    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, p.runtime, version), 0);
+    ck_assert_int_eq(jitunwind_pyreader_values_report(r, &rep, &status), 0);
+    for (k = 0;; k++) { /* k = 0: the fault-free run, counting its reads */
+        int rc;
+        f.fail_at = k;
+        f.reads = 0;
+        memset(buf, 'Z', sizeof buf);
+        rc = jitunwind_pyreader_repr(r, a.all, &deep, k ? buf : full, sizeof buf, &flags);
+        if (status < 0) {
+            ck_assert_int_eq(rc, status);
+            ck_assert_uint_eq(f.reads, 0);
+            break;
+        }
+        ck_assert_msg(rc == 0, "%s, read %llu failed: %d", p.L->name, (unsigned long long)k, rc);
+        if (k == 0) {
+            total = f.reads;
+            ck_assert_uint_lt(strlen(full), sizeof full);
+            ck_assert_msg(strncmp(full, "[[1, ", 5) == 0, "%s: %s", p.L->name, full);
+            continue;
+        }
+        ck_assert_uint_lt(strlen(buf), sizeof buf);
+        ck_assert_msg(flags != 0 || strcmp(buf, full) == 0, "%s: read %llu failed silently: %s",
+                      p.L->name, (unsigned long long)k, buf);
+        if (k >= total)
+            break;
+    }
+    jitunwind_pyreader_free(r);
+    pyi_free(&p);
+}
+
+START_TEST(value_rendering_survives_any_failed_read)
+{
+    for_each_build(sweep_value_rendering);
 }
 END_TEST
 
@@ -136,5 +205,6 @@ END_TEST
 int main(void)
 {
     return ju_run_tests("fault_sweep", JU_TESTS(python_decoding_survives_any_failed_read,
+                                                value_rendering_survives_any_failed_read,
                                                 descriptor_reading_survives_any_failed_read));
 }

@@ -178,7 +178,8 @@ static void build_with_debug_offsets(struct py_image *p, const struct ju_py_layo
     uint8_t block[2048];
     size_t len;
     build(p, L, V316, frame);
-    ck_assert_int_eq(ju_py_encode_debug_offsets(V316, debug_offsets, block, sizeof block, &len), 0);
+    ck_assert_int_eq(
+        ju_py_encode_debug_offsets(V316, debug_offsets, NULL, block, sizeof block, &len), 0);
     ck_assert_uint_lt(len, offsetof(_PyRuntimeState, interpreters));
     ju_builder_write(p->b, p->runtime, block, len);
 }

@@ -29,7 +29,7 @@ static int open_with(const struct ju_py_layout *layout, char *msg, size_t cap)
     pyi_init(&p, V313);
     p.layout = *layout;
     p.layout.rt_interpreters_head = sizeof block;
-    ck_assert_int_eq(ju_py_encode_debug_offsets(V313, p.L, block, sizeof block, &len), 0);
+    ck_assert_int_eq(ju_py_encode_debug_offsets(V313, p.L, NULL, block, sizeof block, &len), 0);
     ju_builder_write(p.b, p.runtime, block, len);
     frame = pyi_frame(&p, pyi_code(&p, "f", "/f.py", 1, 4), 0, 1, 0, 0);
     interp = pyi_interp(&p, 0, 0);

@@ -144,7 +144,7 @@ START_TEST(a_free_threaded_provisional_list_confirmed_by_dwarf)
     ck_assert_int_gt(got, 0);
     self_path[got] = 0;
     pyi_init_from(&p, &L, V316);
-    ck_assert_int_eq(ju_py_encode_debug_offsets(V316, &L, block, sizeof block, &len), 0);
+    ck_assert_int_eq(ju_py_encode_debug_offsets(V316, &L, NULL, block, sizeof block, &len), 0);
     ju_builder_write(p.b, p.runtime, block, len);
     code = pyi_code(&p, "x", "/ft.py", 50, 8);
     ju_builder_u64(p.b, code + L.co_qualname, pyi_str_kind(&p, NAME, 4, 1));

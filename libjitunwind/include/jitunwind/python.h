@@ -270,6 +270,16 @@ JITUNWIND_API const char *jitunwind_pyreader_layout_name(const jitunwind_pyreade
 
 JITUNWIND_API int jitunwind_pyreader_dwarf_report(const jitunwind_pyreader *reader,
                                                   struct jitunwind_py_dwarf_report *out);
+/* The same for the layout of the objects the value functions read (ints,
+ * containers, types, code variables, frame globals): the fields DWARF
+ * checked, how many differed, how many of those took DWARF's offset (all
+ * but those the target's own _Py_DebugOffsets give, 3.13+), the first
+ * difference; *status (may be NULL): 0 when that layout passed its check,
+ * else the status every value function returns (its message, naming the
+ * field, is the reader's last error after such a call). */
+JITUNWIND_API int jitunwind_pyreader_values_report(const jitunwind_pyreader *reader,
+                                                   struct jitunwind_py_dwarf_report *out,
+                                                   int *status);
 
 /* --- JIT executors (3.13, 3.14) --- */
 

@@ -19,7 +19,10 @@
  * The values replace the offsets of the version's static table (the GIL or
  * the free-threaded one, as the block's free_threaded word says), after
  * checks: the cookie, the version against the one the caller found,
- * plausible struct sizes, and every offset inside its struct. */
+ * plausible struct sizes, and every offset inside its struct. The fields
+ * of objects the value renderer reads (ints, floats, tuples, lists, dicts,
+ * sets (3.14+), type flags, code variables, localsplus, gc.collecting) go
+ * to the reader's value layout (value_layout.h), which checks them itself. */
 #include <stdio.h>
 
 #include "python/pyreader.h"
@@ -37,48 +40,62 @@ enum field {
     BY_SIZE, BY_OB_SIZE, BY_OB_SVAL,
     UN_SIZE, UN_STATE, UN_LENGTH, UN_ASCII_SIZE, UN_COMPACT_SIZE,
     TS_HOLDS_GIL,
+    /* the value renderer's (value_layout.h) */
+    IS_GC, FR_LOCALSPLUS, CO_ARGCOUNT, CO_LOCALSPLUSNAMES, CO_LOCALSPLUSKINDS, TP_FLAGS,
+    TU_SIZE, TU_OB_ITEM, TU_OB_SIZE, LI_SIZE, LI_OB_ITEM, LI_OB_SIZE,
+    SE_SIZE, SE_USED, SE_TABLE, SE_MASK, DI_SIZE, DI_MA_KEYS, DI_MA_VALUES,
+    FL_SIZE, FL_OB_FVAL, LO_SIZE, LO_LV_TAG, LO_OB_DIGIT, GC_SIZE, GC_COLLECTING,
     N_FIELDS
 };
 
 #define HEADER 24u /* cookie, version, free_threaded */
 #define MAX_STRUCT JU_PY_MAX_STRUCT
 
+/* The object groups between type_object and bytes_object (3.14 added set). */
+#define VALUE_OBJECTS_313                                                               \
+    TU_SIZE, TU_OB_ITEM, TU_OB_SIZE, LI_SIZE, LI_OB_ITEM, LI_OB_SIZE, DI_SIZE, DI_MA_KEYS, \
+        DI_MA_VALUES, FL_SIZE, FL_OB_FVAL, LO_SIZE, LO_LV_TAG, LO_OB_DIGIT
+#define VALUE_OBJECTS_314                                                               \
+    TU_SIZE, TU_OB_ITEM, TU_OB_SIZE, LI_SIZE, LI_OB_ITEM, LI_OB_SIZE, SE_SIZE, SE_USED,   \
+        SE_TABLE, SE_MASK, DI_SIZE, DI_MA_KEYS, DI_MA_VALUES, FL_SIZE, FL_OB_FVAL, LO_SIZE, \
+        LO_LV_TAG, LO_OB_DIGIT
+
 static const uint8_t FIELDS_313[] = {
     RT_SIZE, SKIP /* finalizing */, RT_INTERPRETERS_HEAD,
-    IS_SIZE, IS_ID, IS_NEXT, IS_THREADS_HEAD, SKIP /* gc */, SKIP /* imports_modules */,
+    IS_SIZE, IS_ID, IS_NEXT, IS_THREADS_HEAD, IS_GC, SKIP /* imports_modules */,
     SKIP /* sysdict */, SKIP /* builtins */, IS_CEVAL_GIL, SKIP, SKIP, SKIP, SKIP /* gil_runtime_* */,
     TS_SIZE, SKIP /* prev */, TS_NEXT, TS_INTERP, TS_CURRENT_FRAME, TS_THREAD_ID,
     TS_NATIVE_THREAD_ID, SKIP /* datastack_chunk */, SKIP /* status */,
-    FR_SIZE, FR_PREVIOUS, FR_EXECUTABLE, FR_INSTR_PTR, SKIP /* localsplus */, FR_OWNER,
+    FR_SIZE, FR_PREVIOUS, FR_EXECUTABLE, FR_INSTR_PTR, FR_LOCALSPLUS, FR_OWNER,
     CO_SIZE, CO_FILENAME, CO_NAME, CO_QUALNAME, CO_LINETABLE, CO_FIRSTLINENO,
-    SKIP /* argcount */, SKIP /* localsplusnames */, SKIP /* localspluskinds */, CO_CODE_ADAPTIVE,
+    CO_ARGCOUNT, CO_LOCALSPLUSNAMES, CO_LOCALSPLUSKINDS, CO_CODE_ADAPTIVE,
     OB_SIZE, OB_TYPE,
-    TP_SIZE, TP_NAME, SKIP /* tp_repr */, SKIP /* tp_flags */,
-    SKIP, SKIP, SKIP /* tuple */, SKIP, SKIP, SKIP /* list */, SKIP, SKIP, SKIP /* dict */,
-    SKIP, SKIP /* float */, SKIP, SKIP, SKIP /* long */,
+    TP_SIZE, TP_NAME, SKIP /* tp_repr */, TP_FLAGS,
+    VALUE_OBJECTS_313,
     BY_SIZE, BY_OB_SIZE, BY_OB_SVAL,
     UN_SIZE, UN_STATE, UN_LENGTH, UN_ASCII_SIZE,
+    GC_SIZE, GC_COLLECTING,
 };
 
 static const uint8_t FIELDS_314[] = {
     RT_SIZE, SKIP /* finalizing */, RT_INTERPRETERS_HEAD,
-    IS_SIZE, IS_ID, IS_NEXT, IS_THREADS_HEAD, SKIP /* threads_main */, SKIP /* gc */,
+    IS_SIZE, IS_ID, IS_NEXT, IS_THREADS_HEAD, SKIP /* threads_main */, IS_GC,
     SKIP /* imports_modules */, SKIP /* sysdict */, SKIP /* builtins */, IS_CEVAL_GIL,
     SKIP, SKIP, SKIP, SKIP /* gil_runtime_* */, SKIP /* code_object_generation */,
     SKIP /* tlbc_generation */,
     TS_SIZE, SKIP /* prev */, TS_NEXT, TS_INTERP, TS_CURRENT_FRAME, TS_THREAD_ID,
     TS_NATIVE_THREAD_ID, SKIP /* datastack_chunk */, SKIP /* status */,
-    FR_SIZE, FR_PREVIOUS, FR_EXECUTABLE, FR_INSTR_PTR, SKIP /* localsplus */, FR_OWNER,
+    FR_SIZE, FR_PREVIOUS, FR_EXECUTABLE, FR_INSTR_PTR, FR_LOCALSPLUS, FR_OWNER,
     SKIP /* stackpointer */, FR_TLBC_INDEX,
     CO_SIZE, CO_FILENAME, CO_NAME, CO_QUALNAME, CO_LINETABLE, CO_FIRSTLINENO,
-    SKIP /* argcount */, SKIP /* localsplusnames */, SKIP /* localspluskinds */, CO_CODE_ADAPTIVE,
+    CO_ARGCOUNT, CO_LOCALSPLUSNAMES, CO_LOCALSPLUSKINDS, CO_CODE_ADAPTIVE,
     CO_TLBC,
     OB_SIZE, OB_TYPE,
-    TP_SIZE, TP_NAME, SKIP /* tp_repr */, SKIP /* tp_flags */,
-    SKIP, SKIP, SKIP /* tuple */, SKIP, SKIP, SKIP /* list */, SKIP, SKIP, SKIP, SKIP /* set */,
-    SKIP, SKIP, SKIP /* dict */, SKIP, SKIP /* float */, SKIP, SKIP, SKIP /* long */,
+    TP_SIZE, TP_NAME, SKIP /* tp_repr */, TP_FLAGS,
+    VALUE_OBJECTS_314,
     BY_SIZE, BY_OB_SIZE, BY_OB_SVAL,
     UN_SIZE, UN_STATE, UN_LENGTH, UN_ASCII_SIZE,
+    GC_SIZE, GC_COLLECTING,
 };
 
 /* 3.14's, with thread-state fields inserted after current_frame and
@@ -86,7 +103,7 @@ static const uint8_t FIELDS_314[] = {
  * members (type_object, unicode_object). */
 static const uint8_t FIELDS_315[] = {
     RT_SIZE, SKIP /* finalizing */, RT_INTERPRETERS_HEAD,
-    IS_SIZE, IS_ID, IS_NEXT, IS_THREADS_HEAD, SKIP /* threads_main */, SKIP /* gc */,
+    IS_SIZE, IS_ID, IS_NEXT, IS_THREADS_HEAD, SKIP /* threads_main */, IS_GC,
     SKIP /* imports_modules */, SKIP /* sysdict */, SKIP /* builtins */, IS_CEVAL_GIL,
     SKIP, SKIP, SKIP, SKIP /* gil_runtime_* */, SKIP /* code_object_generation */,
     SKIP /* tlbc_generation */,
@@ -95,18 +112,18 @@ static const uint8_t FIELDS_315[] = {
     TS_NATIVE_THREAD_ID, SKIP /* datastack_chunk */, SKIP /* status */, TS_HOLDS_GIL,
     SKIP /* gil_requested */, SKIP /* current_exception */, SKIP /* exc_state */,
     SKIP /* err_stackitem.exc_value */,
-    FR_SIZE, FR_PREVIOUS, FR_EXECUTABLE, FR_INSTR_PTR, SKIP /* localsplus */, FR_OWNER,
+    FR_SIZE, FR_PREVIOUS, FR_EXECUTABLE, FR_INSTR_PTR, FR_LOCALSPLUS, FR_OWNER,
     SKIP /* stackpointer */, FR_TLBC_INDEX,
     CO_SIZE, CO_FILENAME, CO_NAME, CO_QUALNAME, CO_LINETABLE, CO_FIRSTLINENO,
-    SKIP /* argcount */, SKIP /* localsplusnames */, SKIP /* localspluskinds */, CO_CODE_ADAPTIVE,
+    CO_ARGCOUNT, CO_LOCALSPLUSNAMES, CO_LOCALSPLUSKINDS, CO_CODE_ADAPTIVE,
     CO_TLBC,
     OB_SIZE, OB_TYPE,
-    TP_SIZE, TP_NAME, SKIP /* tp_repr */, SKIP /* tp_flags */, SKIP /* tp_basicsize */,
+    TP_SIZE, TP_NAME, SKIP /* tp_repr */, TP_FLAGS, SKIP /* tp_basicsize */,
     SKIP /* tp_dictoffset */, SKIP, SKIP /* heap_type_object */,
-    SKIP, SKIP, SKIP /* tuple */, SKIP, SKIP, SKIP /* list */, SKIP, SKIP, SKIP, SKIP /* set */,
-    SKIP, SKIP, SKIP /* dict */, SKIP, SKIP /* float */, SKIP, SKIP, SKIP /* long */,
+    VALUE_OBJECTS_314,
     BY_SIZE, BY_OB_SIZE, BY_OB_SVAL,
     UN_SIZE, UN_STATE, UN_LENGTH, UN_ASCII_SIZE, UN_COMPACT_SIZE,
+    GC_SIZE, GC_COLLECTING, /* then frame, generation_stats_size, generation_stats */
 };
 
 struct field_list {
@@ -162,6 +179,31 @@ static const struct {
     {UN_COMPACT_SIZE, UN_SIZE, JU_PYF_str_compact_size},
 };
 
+/* The value layout's fields they give, each with the field giving the size
+ * of the struct it lies in (the holder's size for ju_py_values_check,
+ * which judges them: a value field that does not fit costs the values,
+ * not the reader). */
+static const struct {
+    uint8_t offset, size, field; /* enum field, enum field, enum ju_pyv_field_id */
+} VALUES[] = {
+    {LO_LV_TAG, LO_SIZE, JU_PYV_long_tag},
+    {LO_OB_DIGIT, LO_SIZE, JU_PYV_long_digits},
+    {FL_OB_FVAL, FL_SIZE, JU_PYV_float_value},
+    {TU_OB_SIZE, TU_SIZE, JU_PYV_var_size},
+    {TU_OB_ITEM, TU_SIZE, JU_PYV_tuple_items},
+    {LI_OB_ITEM, LI_SIZE, JU_PYV_list_items},
+    {DI_MA_KEYS, DI_SIZE, JU_PYV_dict_keys},
+    {DI_MA_VALUES, DI_SIZE, JU_PYV_dict_values},
+    {SE_USED, SE_SIZE, JU_PYV_set_used},
+    {SE_TABLE, SE_SIZE, JU_PYV_set_table},
+    {SE_MASK, SE_SIZE, JU_PYV_set_mask},
+    {TP_FLAGS, TP_SIZE, JU_PYV_tp_flags},
+    {CO_ARGCOUNT, CO_SIZE, JU_PYV_co_argcount},
+    {CO_LOCALSPLUSNAMES, CO_SIZE, JU_PYV_co_localsplusnames},
+    {CO_LOCALSPLUSKINDS, CO_SIZE, JU_PYV_co_localspluskinds},
+    {FR_LOCALSPLUS, FR_SIZE, JU_PYV_fr_localsplus},
+};
+
 /* Every offset inside its struct, with its width: 0, or ECORRUPT naming
  * the first that is not. */
 static int check_inside(jitunwind_pyreader *r, const uint64_t *v)
@@ -208,14 +250,31 @@ static const struct field_list *list_for(uint32_t version_hex)
 /* The struct sizes an encoded block claims: past every offset it names. */
 #define ENCODED_STRUCT_SIZE 0x4000u
 
-int ju_py_encode_debug_offsets(uint32_t version_hex, const struct ju_py_layout *L, uint8_t *buf,
-                               size_t cap, size_t *len)
+int ju_py_encode_debug_offsets(uint32_t version_hex, const struct ju_py_layout *L,
+                               const struct ju_py_value_layout *V, uint8_t *buf, size_t cap,
+                               size_t *len)
 {
     const struct field_list *list = list_for(version_hex);
     uint64_t v[N_FIELDS] = {0};
-    size_t pos;
+    size_t pos, i;
+    int gc_known = 1;
     if (!list || cap < HEADER + 8 * list->count)
         return JITUNWIND_EINVAL;
+    if (!V) { /* the tables give GIL builds' gc.collecting only */
+        gc_known = !L->free_threaded;
+        if (!(V = ju_py_value_table(version_hex)))
+            V = ju_py_value_table_newest();
+    }
+    for (i = 0; i < sizeof VALUES / sizeof VALUES[0]; i++) {
+        uint32_t off = ju_pyv_offset(V, (enum ju_pyv_field_id)VALUES[i].field);
+        v[VALUES[i].size] = ENCODED_STRUCT_SIZE;
+        if (off != JU_PY_NONE)
+            v[VALUES[i].offset] = off + ju_pyv_base(L, ju_pyv_fields[VALUES[i].field].holder);
+    }
+    if (gc_known && V->interp_gc_collecting != JU_PY_NONE) {
+        v[IS_GC] = V->interp_gc_collecting;
+        v[GC_SIZE] = 8;
+    }
     v[RT_SIZE] = v[IS_SIZE] = v[TS_SIZE] = v[CO_SIZE] = v[OB_SIZE] = v[TP_SIZE] = v[BY_SIZE] =
         v[UN_SIZE] = ENCODED_STRUCT_SIZE;
     v[FR_SIZE] = L->fr_size;
@@ -309,6 +368,29 @@ int ju_py_debug_offsets_confirmed(uint32_t version_hex)
     return list && list->confirmed_from && version_hex >= list->confirmed_from;
 }
 
+/* Start the reader's value layout from the version's table (out: the
+ * finished frame layout, whose header size counts) and set what the block
+ * gives of it. */
+static void apply_values(jitunwind_pyreader *r, const struct field_list *list, const uint64_t *v,
+                         const struct ju_py_layout *out)
+{
+    size_t i;
+    ju_py_values_start(&r->values, out, r->version_hex);
+    for (i = 0; i < sizeof VALUES / sizeof VALUES[0]; i++) {
+        enum ju_pyv_field_id id = (enum ju_pyv_field_id)VALUES[i].field;
+        if (!list_has(list, (enum field)VALUES[i].offset))
+            continue;
+        ju_py_values_set(&r->values, out, id, v[VALUES[i].offset], JU_PYV_FROM_DEBUG_OFFSETS);
+        ju_py_values_holder_size(&r->values, (enum ju_pyv_holder)ju_pyv_fields[id].holder,
+                                 v[VALUES[i].size]);
+    }
+    if (list_has(list, GC_COLLECTING) && v[GC_SIZE]) {
+        ju_py_values_set(&r->values, out, JU_PYV_interp_gc_collecting,
+                         v[IS_GC] + v[GC_COLLECTING], JU_PYV_FROM_DEBUG_OFFSETS);
+        ju_py_values_holder_size(&r->values, JU_PYVH_INTERP, v[IS_SIZE]);
+    }
+}
+
 int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
 {
     const struct field_list *list = list_for(r->version_hex);
@@ -383,5 +465,6 @@ int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
         out->fr_tlbc_index = (uint32_t)v[FR_TLBC_INDEX];
         out->co_tlbc = (uint32_t)v[CO_TLBC];
     }
+    apply_values(r, list, v, out);
     return 0;
 }

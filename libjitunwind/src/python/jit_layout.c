@@ -55,23 +55,8 @@ static const struct jit_field JIT_FIELDS[] = {
  * BITS), or ENOTFOUND. */
 static int lookup(jitunwind_dwarf_types *types, const struct jit_field *f, uint64_t *value)
 {
-    char path[64];
-    const char *p = f->paths;
-    if (f->kind == SIZE_OF)
-        return jitunwind_dwarf_type_size(types, f->type, value);
-    while (p && *p) {
-        const char *bar = strchr(p, '|');
-        size_t len = bar ? (size_t)(bar - p) : strlen(p);
-        if (len < sizeof path) {
-            memcpy(path, p, len);
-            path[len] = 0;
-            if ((f->kind == BITS ? jitunwind_dwarf_member_bit_offset(types, f->type, path, value)
-                                 : jitunwind_dwarf_member_offset(types, f->type, path, value)) == 0)
-                return 0;
-        }
-        p = bar ? bar + 1 : NULL;
-    }
-    return JITUNWIND_ENOTFOUND;
+    return ju_py_dwarf_lookup(types, f->type, f->kind == SIZE_OF ? NULL : f->paths,
+                              f->kind == BITS, value);
 }
 
 void ju_py_jit_apply_dwarf(jitunwind_dwarf_types *types, struct ju_py_jit_layout *J,

@@ -271,12 +271,18 @@ struct ju_py_holder_desc {
 JU_HIDDEN extern const struct ju_py_field_desc ju_py_fields[JU_PYF_COUNT];
 JU_HIDDEN extern const struct ju_py_holder_desc ju_py_holders[JU_PYH_COUNT];
 
+/* The uint32 at byte `slot` of a layout table (any of them). */
+static inline uint32_t ju_py_slot(const void *table, size_t slot)
+{
+    uint32_t v;
+    memcpy(&v, (const char *)table + slot, sizeof v);
+    return v;
+}
+
 /* The offset (or size) a layout gives field `id`; JU_PY_NONE when absent. */
 static inline uint32_t ju_py_offset(const struct ju_py_layout *L, enum ju_py_field_id id)
 {
-    uint32_t v;
-    memcpy(&v, (const char *)L + ju_py_fields[id].slot, sizeof v);
-    return v;
+    return ju_py_slot(L, ju_py_fields[id].slot);
 }
 
 /* Field `id` of an object copied into buf (len bytes): its width's bytes,

@@ -150,8 +150,7 @@ static int open_slots(jitunwind_pyreader *reader, const struct jitunwind_py_fram
 {
     int rc;
     if ((rc = ju_py_objects_init(&s->o, reader)) < 0)
-        return ju_fail(&reader->err, rc, 0, "values: no object layout for %s",
-                       reader->layout->name);
+        return rc; /* the reason, naming the field, is in reader->err */
     s->kinds_from = s->kinds_count = 0;
     if ((rc = read_code(&s->o, frame, &s->fc)) < 0)
         return ju_fail(&reader->err, rc, frame->code, "frame %#llx: code object unreadable",

@@ -25,9 +25,11 @@ int ju_py_objects_init(struct ju_py_objects *o, struct jitunwind_pyreader *r)
     memset(o, 0, sizeof *o);
     o->r = r;
     o->L = r->layout;
-    o->V = ju_py_value_layout_for(r->layout);
+    o->V = &r->values.V;
     o->head = r->layout->ob_type + 8;
-    return o->V ? 0 : JITUNWIND_EUNSUPPORTED;
+    if (r->values.status < 0)
+        return ju_fail(&r->err, r->values.status, 0, "%s", r->values.why);
+    return 0;
 }
 
 /* A C string of the target, cut at size - 1 bytes; stops at the first
@@ -153,7 +155,7 @@ int ju_py_type_display(struct ju_py_objects *o, const struct ju_py_type_info *in
 int ju_py_dict_iter_init(struct ju_py_objects *o, uint64_t dict, struct ju_py_dict_iter *it)
 {
     const struct ju_py_value_layout *V = o->V;
-    uint8_t keys_head[64];
+    uint8_t keys_head[JU_PY_DICT_KEYS_COPY];
     uint64_t used, keys, values, nentries;
     uint8_t log2_size, log2_index_bytes, kind;
     int rc;

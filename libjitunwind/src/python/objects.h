@@ -38,7 +38,9 @@ struct ju_py_objects {
     struct ju_py_type_info types[JU_PY_TYPE_CACHE];
 };
 
-/* EUNSUPPORTED for versions without a value layout. */
+/* 0, or the status of the reader's value layout when it failed (ECORRUPT:
+ * a field that does not fit; EUNSUPPORTED: a version whose needed fields
+ * are not all known), recorded in r->err with the field's name. */
 JU_HIDDEN int ju_py_objects_init(struct ju_py_objects *o, struct jitunwind_pyreader *r);
 /* The type of `obj`: 0 with *info set, or EREAD when the object or its type
  * cannot be read (a garbage pointer). */

@@ -3,6 +3,7 @@
 #define JITUNWIND_PYREADER_H
 
 #include "python/layout.h"
+#include "python/value_layout.h"
 
 struct ju_code_cache;
 
@@ -51,6 +52,7 @@ struct jitunwind_pyreader {
     int arch;           /* enum jitunwind_arch of the target: from its module, else the host's */
     uint64_t code_type; /* address of PyCode_Type once seen, else 0 */
     struct jitunwind_py_dwarf_report dwarf;
+    struct ju_py_values values;   /* the value renderer's layout (value_layout.h) */
     int assumed;             /* JITUNWIND_PYREADER_ASSUME_LAYOUT took effect */
     uint32_t debug_offsets_confirmed; /* debug-offset fields DWARF agreed with */
     char assumed_name[128];
@@ -116,6 +118,12 @@ struct ju_py_field_info {
  * the real headers. */
 JU_HIDDEN int ju_py_layout_field(const struct ju_py_layout *L, size_t i,
                                  struct ju_py_field_info *out);
+/* The one DWARF lookup of the layouts (frame, JIT view, values): the first
+ * of `paths` ('|' between alternatives) that `type` has, as a byte offset
+ * (a bit offset when `bits`), or sizeof(type) when paths is NULL: 0, or
+ * ENOTFOUND. */
+JU_HIDDEN int ju_py_dwarf_lookup(jitunwind_dwarf_types *types, const char *type,
+                                 const char *paths, int bits, uint64_t *value);
 JU_HIDDEN int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
                                 struct ju_py_layout *L, struct jitunwind_py_dwarf_report *report);
 /* The free_threaded word of the target's _Py_DebugOffsets header (0 or 1)
@@ -133,9 +141,11 @@ JU_HIDDEN int ju_py_debug_offsets_confirmed(uint32_t version_hex);
 JU_HIDDEN void ju_py_release_name(uint32_t version_hex, char *buf, size_t size);
 JU_HIDDEN int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out);
 /* The inverse, for synthetic targets in tests: a _Py_DebugOffsets block for
- * `version_hex` describing L, into buf (*len bytes). */
+ * `version_hex` describing L and the value layout V (NULL: the version's
+ * table, else the newest), into buf (*len bytes). */
 JU_HIDDEN int ju_py_encode_debug_offsets(uint32_t version_hex, const struct ju_py_layout *L,
-                                         uint8_t *buf, size_t cap, size_t *len);
+                                         const struct ju_py_value_layout *V, uint8_t *buf,
+                                         size_t cap, size_t *len);
 
 /* Decode the str at `addr` as UTF-8 into buf (NUL-terminated). *truncated
  * is set when the string did not fit or exceeded JU_PY_MAX_STR_CHARS.

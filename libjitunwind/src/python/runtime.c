@@ -5,7 +5,6 @@
 
 #include "python/code_cache.h"
 #include "python/pyreader.h"
-#include "python/value_layout.h"
 
 JITUNWIND_API int jitunwind_py_version_supported(uint32_t version_hex)
 {
@@ -80,6 +79,8 @@ static int use_module(jitunwind_pyreader *r, const char *module, jitunwind_dwarf
         }
         ju_strlcpy(r->dwarf.source, jitunwind_dwarf_types_source(types), sizeof r->dwarf.source);
         rc = ju_py_apply_dwarf(r, types, &r->from_target, &r->dwarf);
+        ju_py_values_apply_dwarf(&r->values, r->layout, types,
+                                 !r->assumed && ju_py_debug_offsets_confirmed(r->version_hex));
         ju_py_jit_apply_dwarf(types, &r->from_target.jit, &r->jit.dwarf);
         if (types != given)
             jitunwind_dwarf_types_free(types);
@@ -163,8 +164,10 @@ static int init_reader(jitunwind_pyreader *r, const struct jitunwind_memory *mem
     if (!r->assumed && ju_py_debug_offsets_supported(version_hex)) {
         r->from_target = *r->layout;
         if ((rc = ju_py_apply_debug_offsets(r, &r->from_target)) < 0)
-            return rc;
+            return rc; /* it starts the value layout too */
         r->layout = &r->from_target;
+    } else {
+        ju_py_values_start(&r->values, r->layout, version_hex);
     }
     if (module && *module && (rc = use_module(r, module, types, open_types, &type)) < 0)
         return rc;
@@ -195,8 +198,13 @@ static int init_reader(jitunwind_pyreader *r, const struct jitunwind_memory *mem
         /* The one check of the finished layout (table, debug offsets, DWARF):
          * the decoders read no field it has not passed. */
         char why[JITUNWIND_ERROR_MESSAGE_MAX];
+        char release[32];
         if (ju_py_layout_check(r->layout, why, sizeof why) < 0)
             return ju_fail(&r->err, JITUNWIND_ECORRUPT, runtime_addr, "%s", why);
+        /* The value layout's own check: failing it costs the values only
+         * (ju_py_objects_init reports it), not the stacks. */
+        ju_py_release_name(version_hex, release, sizeof release);
+        ju_py_values_finish(&r->values, r->layout, release);
     }
     if (type && (rc = check_object_header(r, type)) < 0)
         return rc;
@@ -285,16 +293,26 @@ JITUNWIND_API int jitunwind_pyreader_dwarf_report(const jitunwind_pyreader *r,
     return 0;
 }
 
+JITUNWIND_API int jitunwind_pyreader_values_report(const jitunwind_pyreader *r,
+                                                   struct jitunwind_py_dwarf_report *out,
+                                                   int *status)
+{
+    if (!r || !out)
+        return JITUNWIND_EINVAL;
+    *out = r->values.dwarf;
+    if (status)
+        *status = r->values.status;
+    return 0;
+}
+
 JITUNWIND_API int jitunwind_pyreader_gc_collecting(jitunwind_pyreader *r, uint64_t interp,
                                                    int *collecting)
 {
-    const struct ju_py_value_layout *V;
     uint32_t offset, value;
     int rc;
     if (!r || !collecting || !interp)
         return JITUNWIND_EINVAL;
-    V = ju_py_value_layout_for(r->layout);
-    offset = V ? V->interp_gc_collecting[r->layout->free_threaded ? 1 : 0] : JU_PY_NONE;
+    offset = r->values.status == 0 ? r->values.V.interp_gc_collecting : JU_PY_NONE;
     if (offset == JU_PY_NONE)
         return ju_fail(&r->err, JITUNWIND_EUNSUPPORTED, interp,
                        "where %s keeps its GC state is not known", r->layout->name);
@@ -386,7 +404,7 @@ JITUNWIND_API int jitunwind_pyreader_threads(jitunwind_pyreader *r,
     if (!r || (!out && max) || !count)
         return JITUNWIND_EINVAL;
     L = r->layout;
-    V = ju_py_value_layout_for(L);
+    V = r->values.status == 0 ? &r->values.V : NULL;
     *count = 0;
     ju_clear_error(&r->err);
     if (L->rt_gil_holder != JU_PY_NONE &&

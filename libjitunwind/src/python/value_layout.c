@@ -7,7 +7,18 @@
  * in a padding byte; the frame's fields before localsplus are unchanged).
  * The GIL's `locked` and the interpreter's gc.collecting: gdb on the same
  * builds and on Debian's 3.11.2 (release and debug), 3.12.0, 3.13.0 and
- * 3.14.7 debug builds, which agree; not known for free-threaded builds. */
+ * 3.14.7 debug builds, which agree (free-threaded builds: from the target's
+ * _Py_DebugOffsets, or DWARF).
+ *
+ * These tables are where a reader's value layout starts (ju_py_values_start);
+ * the target's _Py_DebugOffsets (debug_offsets.c) and the build's DWARF
+ * then override them, and ju_py_values_check holds the result to each
+ * field's width and holder before any decoder reads with it. A version
+ * without a table (3.15+) starts from the newest one, borrowed: every
+ * needed field must then come from the target or DWARF. */
+#include <stdio.h>
+
+#include "python/pyreader.h"
 #include "python/value_layout.h"
 
 #define OBJECTS_COMMON                                                                  \
@@ -26,7 +37,7 @@ static const struct ju_py_value_layout VALUES_311 = {
     .dv_values = 0, .dv_order_before = 1,
     .fr_globals = 8, .fr_builtins = 16, .fr_localsplus = 72,
     .gil_locked = JU_PY_NONE, /* 3.11: the runtime's current thread state says it */
-    .interp_gc_collecting = {848, JU_PY_NONE},
+    .interp_gc_collecting = 848,
 };
 
 static const struct ju_py_value_layout VALUES_312 = {
@@ -35,7 +46,7 @@ static const struct ju_py_value_layout VALUES_312 = {
     .co_argcount = 36, .co_kwonlyargcount = 44, .co_nlocalsplus = 56,
     .dv_values = 0, .dv_order_before = 1,
     .fr_globals = 24, .fr_builtins = 32, .fr_localsplus = 72, .gil_locked = 16,
-    .interp_gc_collecting = {312, JU_PY_NONE},
+    .interp_gc_collecting = 312,
 };
 
 static const struct ju_py_value_layout VALUES_313 = {
@@ -44,7 +55,7 @@ static const struct ju_py_value_layout VALUES_313 = {
     .co_argcount = 36, .co_kwonlyargcount = 44, .co_nlocalsplus = 56,
     .dv_values = 8, .dv_order_before = 0,
     .fr_globals = 24, .fr_builtins = 32, .fr_localsplus = 72, .gil_locked = 16,
-    .interp_gc_collecting = {7600, JU_PY_NONE},
+    .interp_gc_collecting = 7600,
 };
 
 static const struct ju_py_value_layout VALUES_314 = {
@@ -53,16 +64,195 @@ static const struct ju_py_value_layout VALUES_314 = {
     .ht_qualname = 856, .co_argcount = 36, .co_kwonlyargcount = 44, .co_nlocalsplus = 56,
     .dv_values = 8, .dv_order_before = 0,
     .fr_globals = 24, .fr_builtins = 32, .fr_localsplus = 80, .gil_locked = 16,
-    .interp_gc_collecting = {7600, JU_PY_NONE},
+    .interp_gc_collecting = 7600,
 };
 
-const struct ju_py_value_layout *ju_py_value_layout_for(const struct ju_py_layout *L)
+static const struct ju_py_value_layout *const TABLES[] = {&VALUES_311, &VALUES_312,
+                                                          &VALUES_313, &VALUES_314};
+#define N_TABLES (sizeof TABLES / sizeof TABLES[0])
+
+const struct ju_py_value_layout *ju_py_value_table(uint32_t version_hex)
 {
-    static const struct ju_py_value_layout *const TABLES[] = {&VALUES_311, &VALUES_312,
-                                                              &VALUES_313, &VALUES_314};
     size_t i;
-    for (i = 0; i < sizeof TABLES / sizeof TABLES[0]; i++)
-        if (TABLES[i]->version == (L->version & 0xffff0000u))
+    for (i = 0; i < N_TABLES; i++)
+        if (TABLES[i]->version == (version_hex & 0xffff0000u))
             return TABLES[i];
     return NULL;
+}
+
+const struct ju_py_value_layout *ju_py_value_table_newest(void)
+{
+    return TABLES[N_TABLES - 1];
+}
+
+enum field_kind { NEEDED, OPTIONAL, BUILD };
+
+const struct ju_pyv_field_desc ju_pyv_fields[JU_PYV_COUNT] = {
+#define JU_PYV_DESC(field, holder, width, kind, paths)                                  \
+    [JU_PYV_##field] = {#field, paths, offsetof(struct ju_py_value_layout, field), width, \
+                        JU_PYVH_##holder, kind},
+    JU_PY_VALUE_FIELDS(JU_PYV_DESC)
+#undef JU_PYV_DESC
+};
+
+const struct ju_pyv_holder_desc ju_pyv_holders[JU_PYVH_COUNT] = {
+    [JU_PYVH_LONG] = {"PyLongObject"},          [JU_PYVH_FLOAT] = {"PyFloatObject"},
+    [JU_PYVH_TUPLE] = {"PyTupleObject"},        [JU_PYVH_LIST] = {"PyListObject"},
+    [JU_PYVH_DICT] = {"PyDictObject"},          [JU_PYVH_SET] = {"PySetObject"},
+    [JU_PYVH_FUNCTION] = {"PyFunctionObject"},  [JU_PYVH_CFUNCTION] = {"PyCFunctionObject"},
+    [JU_PYVH_METHOD] = {"PyMethodObject"},      [JU_PYVH_MODULE] = {"PyModuleObject"},
+    [JU_PYVH_CELL] = {"PyCellObject"},          [JU_PYVH_TYPE] = {"PyTypeObject"},
+    [JU_PYVH_HEAPTYPE] = {"PyHeapTypeObject"},  [JU_PYVH_CODE] = {"PyCodeObject"},
+    [JU_PYVH_DICTKEYS] = {"PyDictKeysObject"},  [JU_PYVH_DICTVALUES] = {"PyDictValues"},
+    [JU_PYVH_FRAME] = {"_PyInterpreterFrame"}, [JU_PYVH_GIL] = {"_gil_runtime_state"},
+    [JU_PYVH_INTERP] = {"PyInterpreterState"},
+};
+
+static uint32_t *slot_of(struct ju_py_values *s, enum ju_pyv_field_id id)
+{
+    return (uint32_t *)((char *)&s->V + ju_pyv_fields[id].slot);
+}
+
+void ju_py_values_start(struct ju_py_values *s, const struct ju_py_layout *L,
+                        uint32_t version_hex)
+{
+    const struct ju_py_value_layout *table = ju_py_value_table(version_hex);
+    size_t i;
+    memset(s, 0, sizeof *s);
+    s->borrowed = table == NULL;
+    s->V = table ? *table : *ju_py_value_table_newest();
+    if (L->free_threaded) /* the tables give GIL builds' */
+        s->V.interp_gc_collecting = JU_PY_NONE;
+    for (i = 0; i < JU_PYV_COUNT; i++)
+        s->source[i] = *slot_of(s, (enum ju_pyv_field_id)i) != JU_PY_NONE ? JU_PYV_FROM_TABLE : 0;
+}
+
+void ju_py_values_set(struct ju_py_values *s, const struct ju_py_layout *L,
+                      enum ju_pyv_field_id id, uint64_t offset, int source)
+{
+    uint32_t base = ju_pyv_base(L, ju_pyv_fields[id].holder);
+    s->source[id] |= (uint8_t)source;
+    if (offset < base) { /* inside the object header: no value field is; the check says so */
+        *slot_of(s, id) = 0;
+        s->source[id] |= JU_PYV_IN_HEADER;
+        return;
+    }
+    *slot_of(s, id) = offset - base < JU_PY_MAX_STRUCT ? (uint32_t)(offset - base)
+                                                       : JU_PY_MAX_STRUCT;
+}
+
+void ju_py_values_holder_size(struct ju_py_values *s, enum ju_pyv_holder h, uint64_t size)
+{
+    if (size)
+        s->holder_size[h] = size < JU_PY_NONE ? (uint32_t)size : JU_PY_NONE - 1;
+}
+
+void ju_py_values_apply_dwarf(struct ju_py_values *s, const struct ju_py_layout *L,
+                              jitunwind_dwarf_types *types, int debug_offsets_win)
+{
+    struct jitunwind_py_dwarf_report *report = &s->dwarf;
+    size_t i;
+    uint64_t size;
+    if (!types)
+        return;
+    s->dwarf_seen = 1;
+    ju_strlcpy(report->source, jitunwind_dwarf_types_source(types), sizeof report->source);
+    for (i = 0; i < JU_PYVH_COUNT; i++) /* the target's own sizes, when it gave them, stand */
+        if (!s->holder_size[i] &&
+            jitunwind_dwarf_type_size(types, ju_pyv_holders[i].type, &size) == 0)
+            ju_py_values_holder_size(s, (enum ju_pyv_holder)i, size);
+    for (i = 0; i < JU_PYV_COUNT; i++) {
+        const struct ju_pyv_field_desc *f = &ju_pyv_fields[i];
+        uint32_t *slot = slot_of(s, (enum ju_pyv_field_id)i);
+        uint32_t base = ju_pyv_base(L, f->holder);
+        uint64_t value;
+        if (ju_py_dwarf_lookup(types, ju_pyv_holders[f->holder].type, f->paths, 0, &value) < 0 ||
+            value < base || value >= JU_PY_NONE)
+            continue;
+        if (*slot == JU_PY_NONE) {
+            if (f->kind == BUILD) { /* build-specific, unknown until now */
+                *slot = (uint32_t)(value - base);
+                s->source[i] |= JU_PYV_FROM_DWARF;
+                report->derived++;
+            }
+            continue; /* else a member this version's decoder does not use */
+        }
+        report->checked++;
+        s->source[i] |= JU_PYV_FROM_DWARF;
+        if (*slot == value - base)
+            continue;
+        if (report->mismatches++ == 0)
+            snprintf(report->first_mismatch, sizeof report->first_mismatch,
+                     "%s.%s: %s %llu, DWARF %llu", ju_pyv_holders[f->holder].type, f->name,
+                     s->source[i] & JU_PYV_FROM_DEBUG_OFFSETS ? "debug offsets" : "table",
+                     (unsigned long long)*slot + base, (unsigned long long)value);
+        if (debug_offsets_win && (s->source[i] & JU_PYV_FROM_DEBUG_OFFSETS))
+            continue;
+        *slot = (uint32_t)(value - base);
+        report->adopted++;
+    }
+}
+
+int ju_py_values_check(const struct ju_py_values *s, const struct ju_py_layout *L, char *why,
+                       size_t size)
+{
+    size_t i;
+    for (i = 0; i < JU_PYV_COUNT; i++) {
+        const struct ju_pyv_field_desc *f = &ju_pyv_fields[i];
+        const char *type = ju_pyv_holders[f->holder].type;
+        uint32_t off = ju_pyv_offset(&s->V, (enum ju_pyv_field_id)i);
+        uint64_t at = (uint64_t)off + ju_pyv_base(L, f->holder), end = at + f->width;
+        uint32_t holder = s->holder_size[f->holder];
+        if (off == JU_PY_NONE)
+            continue;
+        if (s->source[i] & JU_PYV_IN_HEADER) {
+            snprintf(why, size, "values of %s: %s.%s lies inside the %u-byte object header",
+                     L->name, type, f->name, ju_pyv_base(L, f->holder));
+            return JITUNWIND_ECORRUPT;
+        }
+        if (end > JU_PY_MAX_STRUCT) {
+            snprintf(why, size, "values of %s: %s.%s (offset %llu) lies past any plausible %s",
+                     L->name, type, f->name, (unsigned long long)at, type);
+            return JITUNWIND_ECORRUPT;
+        }
+        if (holder && end > holder) {
+            snprintf(why, size,
+                     "values of %s: %s.%s (offset %llu, %u bytes) ends past sizeof(%s), %u",
+                     L->name, type, f->name, (unsigned long long)at, f->width, type, holder);
+            return JITUNWIND_ECORRUPT;
+        }
+        if (f->holder == JU_PYVH_DICTKEYS &&
+            (s->V.dk_indices > JU_PY_DICT_KEYS_COPY || (f->width && end > s->V.dk_indices))) {
+            snprintf(why, size,
+                     "values of %s: PyDictKeysObject.%s (offset %u) lies outside the %u-byte "
+                     "header before dk_indices (%u) that the decoder copies",
+                     L->name, f->name, off, JU_PY_DICT_KEYS_COPY, s->V.dk_indices);
+            return JITUNWIND_ECORRUPT;
+        }
+    }
+    return 0;
+}
+
+void ju_py_values_finish(struct ju_py_values *s, const struct ju_py_layout *L,
+                         const char *release)
+{
+    size_t i;
+    for (i = 0; s->borrowed && i < JU_PYV_COUNT; i++) {
+        const struct ju_pyv_field_desc *f = &ju_pyv_fields[i];
+        uint32_t *slot = slot_of(s, (enum ju_pyv_field_id)i);
+        if (*slot == JU_PY_NONE || (s->source[i] & ~JU_PYV_FROM_TABLE))
+            continue;
+        if (f->kind != NEEDED) {
+            *slot = JU_PY_NONE; /* a detail not known for this version: left out */
+            continue;
+        }
+        s->status = JITUNWIND_EUNSUPPORTED;
+        snprintf(s->why, sizeof s->why,
+                 "CPython %s has no value table, and %s.%s is neither in its _Py_DebugOffsets "
+                 "nor in %s: its objects cannot be read",
+                 release, ju_pyv_holders[f->holder].type, f->name,
+                 s->dwarf_seen ? "its DWARF" : "any DWARF (none was found)");
+        return;
+    }
+    s->status = ju_py_values_check(s, L, s->why, sizeof s->why);
 }

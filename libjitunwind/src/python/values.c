@@ -436,8 +436,7 @@ int jitunwind_pyreader_repr(jitunwind_pyreader *reader, uint64_t object,
     buf[0] = '\0';
     memset(&g, 0, offsetof(struct renderer, stack));
     if ((rc = ju_py_objects_init(&g.o, reader)) < 0)
-        return ju_fail(&reader->err, rc, 0, "values: no object layout for %s",
-                       reader->layout->name);
+        return rc; /* the reason, naming the field, is in reader->err */
     g.max_depth = options && options->max_depth ? options->max_depth : DEFAULT_DEPTH;
     if (g.max_depth > MAX_DEPTH)
         g.max_depth = MAX_DEPTH;

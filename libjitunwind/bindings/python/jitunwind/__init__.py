@@ -132,23 +132,27 @@ class Memory:
         return ctypes.byref(self.struct)
 
 
-class ProcessMemory:
-    """The library's own live-process reader (process_vm_readv)."""
+class _ReaderMemory:
+    """One of the library's ready-made readers: `kind` names its functions
+    (jitunwind_<kind>_reader_new/_memory/_free), `source` what it opens."""
 
-    def __init__(self, pid):
+    _kind = None
+
+    def __init__(self, source, what):
         lib = library()
         self._handle = ctypes.c_void_p()
-        rc = lib.jitunwind_process_reader_new(ctypes.byref(self._handle), pid)
+        rc = getattr(lib, "jitunwind_%s_reader_new" % self._kind)(ctypes.byref(self._handle),
+                                                                  source)
         if rc < 0:
-            raise JitunwindError(rc, "process %d" % pid)
-        self.struct = lib.jitunwind_process_reader_memory(self._handle)
+            raise JitunwindError(rc, what)
+        self.struct = getattr(lib, "jitunwind_%s_reader_memory" % self._kind)(self._handle)
 
     def ref(self):
         return ctypes.byref(self.struct)
 
     def close(self):
         if self._handle:
-            library().jitunwind_process_reader_free(self._handle)
+            getattr(library(), "jitunwind_%s_reader_free" % self._kind)(self._handle)
             self._handle = ctypes.c_void_p()
 
     def __del__(self):
@@ -156,6 +160,25 @@ class ProcessMemory:
             self.close()
         except Exception:
             pass
+
+
+class ProcessMemory(_ReaderMemory):
+    """The library's own live-process reader (process_vm_readv)."""
+
+    _kind = "process"
+
+    def __init__(self, pid):
+        super().__init__(pid, "process %d" % pid)
+
+
+class CoreMemory(_ReaderMemory):
+    """The library's core-file reader: the core's segments, and the mapped
+    files of its NT_FILE note for what the core left out."""
+
+    _kind = "core"
+
+    def __init__(self, path):
+        super().__init__(path.encode(), "core %s" % path)
 
 
 class _Owned:
@@ -562,6 +585,11 @@ PyExecutor = collections.namedtuple(
     "PyExecutor", "address interp jit_code jit_size code flags first_line qualname filename")
 
 
+def _dwarf_report(r):
+    return PyDwarfReport(_text(r.source), r.checked, r.mismatches, r.adopted, r.derived,
+                         _text(r.first_mismatch))
+
+
 class PyReader(_Owned):
     _FREE = "jitunwind_pyreader_free"
     MAX_THREADS = 4096
@@ -629,8 +657,16 @@ class PyReader(_Owned):
     def dwarf_report(self):
         r = _ffi.PyDwarfReport()
         self._lib.jitunwind_pyreader_dwarf_report(self._handle, ctypes.byref(r))
-        return PyDwarfReport(_text(r.source), r.checked, r.mismatches, r.adopted, r.derived,
-                             _text(r.first_mismatch))
+        return _dwarf_report(r)
+
+    def values_report(self):
+        """(report, status): what DWARF said of the value layout, and 0 or
+        the status the value functions return."""
+        r = _ffi.PyDwarfReport()
+        status = ctypes.c_int()
+        self._lib.jitunwind_pyreader_values_report(self._handle, ctypes.byref(r),
+                                                   ctypes.byref(status))
+        return _dwarf_report(r), status.value
 
     def executors(self):
         """(executors, error): the JIT executors (3.13+; 3.15 needs DWARF); error is a

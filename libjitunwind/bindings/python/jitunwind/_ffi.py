@@ -244,6 +244,9 @@ def _declare(lib):
     _fn(lib, "jitunwind_process_reader_new", i, P(vp), i)
     _fn(lib, "jitunwind_process_reader_free", None, vp)
     _fn(lib, "jitunwind_process_reader_memory", Memory, vp)
+    _fn(lib, "jitunwind_core_reader_new", i, P(vp), ctypes.c_char_p)
+    _fn(lib, "jitunwind_core_reader_free", None, vp)
+    _fn(lib, "jitunwind_core_reader_memory", Memory, vp)
     _fn(lib, "jitunwind_elf_symbol", i, ctypes.c_char_p, ctypes.c_char_p, P(u64), P(u64))
     # python
     _fn(lib, "jitunwind_py_locate_live", i, i, P(PyLocation))
@@ -253,6 +256,7 @@ def _declare(lib):
     _fn(lib, "jitunwind_pyreader_new_for_module", i, P(vp), P(Memory), u64, u32,
         ctypes.c_char_p)
     _fn(lib, "jitunwind_pyreader_dwarf_report", i, vp, P(PyDwarfReport))
+    _fn(lib, "jitunwind_pyreader_values_report", i, vp, P(PyDwarfReport), P(i))
     _fn(lib, "jitunwind_pyreader_new_with_dwarf", i, P(vp), P(Memory), u64, u32, ctypes.c_char_p,
         vp)
     _fn(lib, "jitunwind_pyreader_open", i, P(vp), P(Memory), u64, u32, ctypes.c_char_p, vp, u32)
