@@ -105,6 +105,11 @@ def normalise(line, repo):
     return " ".join(line.split())
 
 
+def _indented(text, like):
+    """`text` indented as the line `like` (an elision among indented lines)."""
+    return like[:len(like) - len(like.lstrip())] + text
+
+
 def excerpt(text, options, repo):
     lines = [l.rstrip() for l in text.replace(repo.rstrip("/") + "/", "").splitlines()]
     start, end = 0, len(lines)
@@ -137,11 +142,11 @@ def excerpt(text, options, repo):
         shown, last = [], -1
         for i in sorted(kept):
             if i != last + 1:
-                shown.append(ELISION)
+                shown.append(_indented(ELISION, chosen[i]))
             shown.append(chosen[i])
             last = i
         if last != n - 1:
-            shown.append(ELISION)
+            shown.append(_indented(ELISION, chosen[last] if last >= 0 else ""))
         chosen = shown
     elif end < len(lines) and "to" in options and options.get("more") != "no":
         chosen.append(ELISION)
@@ -207,10 +212,12 @@ def main():
                 continue
             missing = contains_in_order(lines[start:end], real, repo)
             if mode == "refresh":
-                # A block the run still confirms is left as it is: its
-                # addresses and ids would only churn.
-                if missing is not None:
-                    lines[start:end] = excerpt(real, options, repo)
+                # A block equal to the new excerpt but for addresses and
+                # ids is left as it is: they would only churn.
+                new = excerpt(real, options, repo)
+                if [normalise(l, repo) for l in new] != \
+                        [normalise(l, repo) for l in lines[start:end]]:
+                    lines[start:end] = new
                     print("refreshed: %s:%d (%s)" % (rel, marker + 1, scenario))
                 continue
             checked += 1
