@@ -204,17 +204,24 @@ def main():
             if scenario not in outputs:
                 try:
                     outputs[scenario] = SCENARIOS[scenario](build, repo)
-                except Skip as why:
+                except (Skip, RuntimeError, OSError, subprocess.SubprocessError) as why:
                     outputs[scenario] = why
             real = outputs[scenario]
             if isinstance(real, Skip):
                 skipped.append("%s:%d (%s: %s)" % (rel, marker + 1, scenario, real))
                 continue
+            try:
+                if isinstance(real, Exception):
+                    raise ValueError("the run failed: %s" % real)
+                new = excerpt(real, options, repo)
+            except (ValueError, re.error) as why:
+                failures += 1
+                print("FAIL: %s:%d (%s): %s" % (rel, marker + 1, scenario, why))
+                continue
             missing = contains_in_order(lines[start:end], real, repo)
             if mode == "refresh":
                 # A block equal to the new excerpt but for addresses and
                 # ids is left as it is: they would only churn.
-                new = excerpt(real, options, repo)
                 if [normalise(l, repo) for l in new] != \
                         [normalise(l, repo) for l in lines[start:end]]:
                     lines[start:end] = new
