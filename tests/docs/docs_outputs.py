@@ -10,19 +10,21 @@ A fenced block right after a marker line is a real command's output:
     ...lines...
     ```
 
-SCENARIO names a command in SCENARIOS below (one run per scenario, shared
-by every block that names it). `from`/`to` (inclusive, the first match of
-each, in order; or up to the line before the first match of `before`)
-choose the lines; `head=N`, `tail=N` and `keep=REGEX` (no
-spaces: `\s`) then keep only the first N, the last N and the matching
-lines of them (and the `to` line); a line `...` stands for lines left
-out. A plain `from`/`to` range that stops before the end of the output
-ends with `...` unless `more=no`.
+SCENARIO names a run in SCENARIOS below or in the scenarios_*.py beside
+it (one run per scenario, shared by every block that names it).
+`from`/`to` (inclusive, the first match of each, in order; or up to the
+line before the first match of `before`) choose the lines; `head=N`,
+`tail=N` and `keep=REGEX` (no spaces: `\s`) then keep only the first N,
+the last N and the matching lines of them (and the `to` line); a line
+`...` stands for lines left out. A plain `from`/`to` range that stops
+before the end of the output ends with `...` unless `more=no`. A run
+whose prerequisite is missing skips its blocks, saying why.
 
   docs_outputs.py BUILD REPO check     every shown line (addresses, ids and
                                         the repository path normalised) must
                                         appear, in order, in the real output
-  docs_outputs.py BUILD REPO refresh   rewrite each block from a real run
+  docs_outputs.py BUILD REPO refresh   rewrite each block that differs
+                                        (but for those) from a real run
 
 Exit 0, 1 on a mismatch, 77 when a scenario cannot run here (it says why).
 """
