@@ -26,12 +26,12 @@ class Skip(Exception):
     pass
 
 
-def run(cmd, env=None, timeout=300, cwd=None):
+def run(cmd, env=None, timeout=300):
     """stdout and stderr of `cmd`, with `env` added to this environment."""
     full_env = dict(os.environ)
     full_env.update(env or {})
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=full_env,
-                          timeout=timeout, universal_newlines=True, errors="replace", cwd=cwd)
+                          timeout=timeout, universal_newlines=True, errors="replace")
     return proc.stdout
 
 
