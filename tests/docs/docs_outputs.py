@@ -4,19 +4,27 @@ from) real runs.
 
 A fenced block right after a marker line is a real command's output:
 
-    <!-- output: SCENARIO [from=REGEX] [to=REGEX] [tail=N] -->
+    <!-- output: SCENARIO [from=REGEX] [to=REGEX|before=REGEX] [head=N] [tail=N]
+                 [keep=REGEX] [more=no] -->   (on one line)
     ```
     ...lines...
     ```
 
-SCENARIO names a command in SCENARIOS below. `from`/`to` (inclusive, the
-first match of each, in order) and `tail` choose the excerpt shown; a line
-`...` stands for lines left out.
+SCENARIO names a run in SCENARIOS below or in the scenarios_*.py beside
+it (one run per scenario, shared by every block that names it).
+`from`/`to` (inclusive, the first match of each, in order; or up to the
+line before the first match of `before`) choose the lines; `head=N`,
+`tail=N` and `keep=REGEX` (no spaces: `\s`) then keep only the first N,
+the last N and the matching lines of them (and the `to` line); a line
+`...` stands for lines left out. A plain `from`/`to` range that stops
+before the end of the output ends with `...` unless `more=no`. A run
+whose prerequisite is missing skips its blocks, saying why.
 
   docs_outputs.py BUILD REPO check     every shown line (addresses, ids and
                                         the repository path normalised) must
                                         appear, in order, in the real output
-  docs_outputs.py BUILD REPO refresh   rewrite each block from a real run
+  docs_outputs.py BUILD REPO refresh   rewrite each block that differs
+                                        (but for those) from a real run
 
 Exit 0, 1 on a mismatch, 77 when a scenario cannot run here (it says why).
 """
@@ -27,26 +35,15 @@ import re
 import subprocess
 import sys
 
+from doc_runs import Skip, need as _need, run as _run
+import scenarios_aarch64
+import scenarios_jit
+import scenarios_lldb
+import scenarios_values
+
 SKIP = 77
 MARKER = re.compile(r"^<!-- output: (\S+)((?:\s+\w+=\S+)*)\s*-->\s*$")
 ELISION = "..."
-
-
-class Skip(Exception):
-    pass
-
-
-def _run(cmd, env=None, timeout=300):
-    full_env = dict(os.environ)
-    full_env.update(env or {})
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=full_env,
-                          timeout=timeout, universal_newlines=True, errors="replace")
-    return proc.stdout
-
-
-def _need(path, why):
-    if not os.path.exists(path):
-        raise Skip("%s not found (%s)" % (path, why))
 
 
 def demo(build, repo):
@@ -90,6 +87,8 @@ SCENARIOS = {
     "cli-stack-demo": cli_stack_demo,
     "python-m-jitunwind-help": python_module_help,
 }
+for _module in (scenarios_lldb, scenarios_values, scenarios_jit, scenarios_aarch64):
+    SCENARIOS.update(_module.SCENARIOS)
 
 
 def normalise(line, repo):
@@ -100,7 +99,17 @@ def normalise(line, repo):
     line = re.sub(r"0x[0-9a-f]+", "0x?", line)
     line = re.sub(r"\b(pid|tid|LWP|Thread 0x\?|process|perf-|Process|Thread)[ =]?\d+", r"\1 N",
                   line)
+    # Folders made per run (the lldb plugin's image folder, mkdtemp) or per
+    # build of an interpreter (pyenv's build folder, named in its DWARF).
+    line = re.sub(r"/tmp/(jitunwind-lldb-|python-build\.)[\w.]+/", r"/tmp/\1N/", line)
+    # Arguments a release build does not keep (a register's leftover value).
+    line = re.sub(r"=-?\d{7,}\b", "=N", line)
     return " ".join(line.split())
+
+
+def _indented(text, like):
+    """`text` indented as the line `like` (an elision among indented lines)."""
+    return like[:len(like) - len(like.lstrip())] + text
 
 
 def excerpt(text, options, repo):
@@ -117,12 +126,31 @@ def excerpt(text, options, repo):
         if stop is None:
             raise ValueError("no line matches to=%s" % options["to"])
         end = stop + 1
+    elif "before" in options:
+        rx = re.compile(options["before"])
+        end = next((i for i in range(start, len(lines)) if rx.search(lines[i])), None)
+        if end is None:
+            raise ValueError("no line matches before=%s" % options["before"])
     chosen = lines[start:end]
-    if "tail" in options:
-        n = int(options["tail"])
-        if len(chosen) > n:
-            chosen = [ELISION] + chosen[-n:]
-    elif end < len(lines) and "to" in options:
+    if any(k in options for k in ("head", "tail", "keep")):
+        n = len(chosen)
+        kept = set(range(min(int(options.get("head", 0)), n)))
+        kept |= set(range(max(n - int(options.get("tail", 0)), 0), n))
+        if "to" in options:
+            kept.add(n - 1)
+        if "keep" in options:
+            rx = re.compile(options["keep"])
+            kept |= {i for i, l in enumerate(chosen) if rx.search(l)}
+        shown, last = [], -1
+        for i in sorted(kept):
+            if i != last + 1:
+                shown.append(_indented(ELISION, chosen[i]))
+            shown.append(chosen[i])
+            last = i
+        if last != n - 1:
+            shown.append(_indented(ELISION, chosen[last] if last >= 0 else ""))
+        chosen = shown
+    elif end < len(lines) and "to" in options and options.get("more") != "no":
         chosen.append(ELISION)
     return chosen
 
@@ -178,16 +206,29 @@ def main():
             if scenario not in outputs:
                 try:
                     outputs[scenario] = SCENARIOS[scenario](build, repo)
-                except Skip as why:
+                except (Skip, RuntimeError, OSError, subprocess.SubprocessError) as why:
                     outputs[scenario] = why
             real = outputs[scenario]
             if isinstance(real, Skip):
                 skipped.append("%s:%d (%s: %s)" % (rel, marker + 1, scenario, real))
                 continue
-            if mode == "refresh":
-                lines[start:end] = excerpt(real, options, repo)
+            try:
+                if isinstance(real, Exception):
+                    raise ValueError("the run failed: %s" % real)
+                new = excerpt(real, options, repo)
+            except (ValueError, re.error) as why:
+                failures += 1
+                print("FAIL: %s:%d (%s): %s" % (rel, marker + 1, scenario, why))
                 continue
             missing = contains_in_order(lines[start:end], real, repo)
+            if mode == "refresh":
+                # A block equal to the new excerpt but for addresses and
+                # ids is left as it is: they would only churn.
+                if [normalise(l, repo) for l in new] != \
+                        [normalise(l, repo) for l in lines[start:end]]:
+                    lines[start:end] = new
+                    print("refreshed: %s:%d (%s)" % (rel, marker + 1, scenario))
+                continue
             checked += 1
             if missing is not None:
                 failures += 1

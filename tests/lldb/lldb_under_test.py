@@ -13,9 +13,11 @@ import shutil
 import subprocess
 
 
-def lldb_binary():
-    """(path, None), or (None, why there is no LLDB to test: one line)."""
-    named = os.environ.get("JITUNWIND_LLDB")
+def lldb_binary(env=None):
+    """(path, None), or (None, why there is no LLDB to test: one line);
+    `env` (default: this process's environment) names it as CMake does."""
+    env = os.environ if env is None else env
+    named = env.get("JITUNWIND_LLDB")
     if not named:
         found = shutil.which("lldb-19") or shutil.which("lldb")
         return (found, None) if found else (
@@ -25,7 +27,7 @@ def lldb_binary():
     if os.access(named, os.X_OK):
         return named, None
     why = ""
-    why_file = os.environ.get("JITUNWIND_LLDB_WHY")
+    why_file = env.get("JITUNWIND_LLDB_WHY")
     if why_file and os.path.exists(why_file):
         with open(why_file) as f:
             why = ": " + " ".join(f.read().split())

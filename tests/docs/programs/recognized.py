@@ -1,0 +1,7 @@
+import _jitbed
+
+def g():
+    _jitbed.checkpoint()
+    return len('abc')  # @call
+
+g()  # @module
