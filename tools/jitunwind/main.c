@@ -153,7 +153,7 @@ static int parse(int argc, char **argv, struct cli_options *opt)
             opt->format = v;
         } else if (strcmp(a, "--nonblocking") == 0 && !is_stack) {
             opt->nonblocking = 1;
-        } else if (strcmp(a, "--no-cache") == 0 && !is_stack) {
+        } else if (strcmp(a, "--no-cache") == 0) {
             opt->no_cache = 1;
         } else if (strcmp(a, "--no-chain-cache") == 0 && !is_stack) {
             opt->no_chain_cache = 1;
