@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "jitunwind/dwarf.h"
 
 #define JU_DWARF_ANSWERS_VERSION 1
 #define JU_DWARF_ANSWERS_MAX 256
@@ -75,5 +76,9 @@ JU_HIDDEN int ju_dwarf_answers_format(const struct ju_dwarf_answers *a, char *ou
 /* Write *a as its key's entry under `dir` (created, mode 0700, if
  * missing): to a temporary file in `dir`, then renamed over the entry. */
 JU_HIDDEN int ju_dwarf_answers_save(const struct ju_dwarf_answers *a, const char *dir);
+
+/* Whether the handle has opened its DWARF (libdw) yet: 0 while a cache
+ * entry answered every query (dwarf_types.c; for tests). */
+JU_HIDDEN int ju_dwarf_types_read_dwarf(const jitunwind_dwarf_types *t);
 
 #endif

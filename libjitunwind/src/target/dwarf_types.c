@@ -241,6 +241,11 @@ JITUNWIND_API void jitunwind_dwarf_types_free(jitunwind_dwarf_types *t)
     free(t);
 }
 
+int ju_dwarf_types_read_dwarf(const jitunwind_dwarf_types *t)
+{
+    return t && t->dwarf != NULL;
+}
+
 JITUNWIND_API const char *jitunwind_dwarf_types_source(const jitunwind_dwarf_types *t)
 {
     return t ? t->source : NULL;
@@ -466,6 +471,18 @@ static int ask_dwarf(jitunwind_dwarf_types *t, int kind, const char *type_name,
     return 0;
 }
 
+/* Is member_path well formed: 1 to MAX_PATH_PARTS non-empty names? */
+static int path_well_formed(const char *path)
+{
+    int parts = 1;
+    if (!*path || *path == '.')
+        return 0;
+    for (; *path; path++)
+        if (*path == '.' && (path[1] == '.' || path[1] == 0 || ++parts > MAX_PATH_PARTS))
+            return 0;
+    return 1;
+}
+
 /* One query: the cached answer when there is one, else the DWARF's
  * (recorded when it is a fact of the file rather than of the arguments). */
 static int ask(jitunwind_dwarf_types *t, int kind, const char *type_name,
@@ -474,15 +491,17 @@ static int ask(jitunwind_dwarf_types *t, int kind, const char *type_name,
     const struct ju_dwarf_answer *x;
     uint64_t v = 0;
     int rc;
-    if (!t || !type_name || !value || (kind != JU_DWARF_TYPE_SIZE && (!member_path || !*member_path)))
-        return JITUNWIND_EINVAL;
+    if (!t || !type_name || !value || strlen(type_name) >= NAME_MAX_LEN ||
+        (kind != JU_DWARF_TYPE_SIZE && (!member_path || !path_well_formed(member_path))))
+        return JITUNWIND_EINVAL; /* said without the DWARF, so also when cached */
     if (t->memo && (x = ju_dwarf_answers_find(t->memo, kind, type_name, member_path))) {
         if (x->rc == 0)
             *value = x->value;
         return x->rc;
     }
     rc = ask_dwarf(t, kind, type_name, member_path, &v);
-    if (t->memo && (rc == 0 || rc == JITUNWIND_ENOTFOUND || rc == JITUNWIND_EUNSUPPORTED)) {
+    if (t->memo && (rc == 0 || rc == JITUNWIND_ENOTFOUND || rc == JITUNWIND_EUNSUPPORTED ||
+                    rc == JITUNWIND_ELIMIT)) {
         ju_dwarf_answers_add(t->memo, kind, type_name, member_path, rc, v);
         t->dirty = 1;
     }
