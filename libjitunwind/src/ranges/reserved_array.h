@@ -11,6 +11,9 @@
  * of registering a million ranges. A table under 2 MiB (the pages made
  * writable do not cover a whole aligned 2 MiB) stays in 4 KiB pages.
  *
+ * The address space is not free everywhere: it counts against RLIMIT_AS
+ * (ulimit -v), so the caller asks for less when a reservation fails.
+ *
  * The reservation lives as long as the process. Clearing it (on
  * jitunwind_jit_reset) zeroes the first JU_RESERVED_KEEP bytes written and
  * gives the rest back to the system, as a heap keeps its top: refilling a
