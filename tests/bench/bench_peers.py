@@ -9,7 +9,8 @@ interpreter present (Debian 3.11, pyenv 3.12 -X perf, pyenv 3.13, the test
 bed's JIT on Debian 3.11, and the first JIT build of
 $JITUNWIND_EXTRA_PYTHONS):
 
-  stack: `jitunwind stack PID` vs `pystack remote --native PID` vs
+  stack: `jitunwind stack PID` (its layout cache filled by a first, untimed
+         run; `--no-cache` reads the interpreter's DWARF every time) vs `pystack remote --native PID` vs
          `py-spy dump --native --pid PID` on a process of 8 threads, each
          100 Python frames deep, sleeping (on the JIT build: each running a
          loop the JIT compiles): the median wall time of N runs, and what
@@ -197,10 +198,18 @@ def count_pyspy(out):
 def bench_stack(build, spy, pystack, runs, work):
     ours = os.path.join(build, "tools", "jitunwind", "jitunwind")
     rows = []
+    # jitunwind's layout cache (docs/cli.md) in a directory of this run: filled
+    # by one untimed run per interpreter; --no-cache times the DWARF read.
+    os.environ["XDG_CACHE_HOME"] = os.path.join(work, "cache")
+    os.environ.pop("JITUNWIND_NO_CACHE", None)
     for label, cmd, env in interpreters(build):
         proc, gate = start(cmd, env, work)
         try:
+            subprocess.run([ours, "stack", str(proc.pid)], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=120)
             tools = [("jitunwind stack", [ours, "stack", str(proc.pid)], count_ours),
+                     ("jitunwind stack --no-cache", [ours, "stack", "--no-cache", str(proc.pid)],
+                      count_ours),
                      ("pystack remote --native", [pystack, "remote", "--native", str(proc.pid)],
                       count_pystack),
                      ("py-spy dump --native", [spy, "dump", "--native", "--pid", str(proc.pid)],

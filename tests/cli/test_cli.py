@@ -11,6 +11,11 @@ Usage: test_cli.py BUILD_DIR REPO_DIR MODE [PYTHON [ARG...]]
                 tracer (3), not a Python process (4), each with one line
   MODE real PYTHON [ARG...]   a live stack on a real interpreter ("extra":
                 $JITUNWIND_EXTRA_PYTHONS; JIT builds must show executor frames)
+  MODE layout-cache  stack on Debian's 3.11 (separate, compressed DWARF): the
+                same output cold, warm (the entry written under
+                $XDG_CACHE_HOME/jitunwind), with JITUNWIND_NO_CACHE=1 and
+                --no-cache (nothing written), and after the entry is damaged,
+                cut short or another build's (ignored, then rewritten)
   MODE chains   record on a 100-deep recursion with a hot leaf: the same stacks
                 with the frame-chain cache as without, fewer reads per sample
 Exit 0 on success, 1 on failure, 77 to skip.
@@ -20,6 +25,7 @@ import ctypes
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -903,6 +909,116 @@ def mode_chains(build, work):
     return 0
 
 
+BLOCKED_SCRIPT = """\
+import sys, threading
+gate = sys.argv[1]
+ready, release = threading.Barrier(9), threading.Event()
+
+
+def recurse(n):
+    if n == 0:
+        ready.wait()
+        return release.wait()
+    return recurse(n - 1)
+
+
+threads = [threading.Thread(target=recurse, args=(30,)) for i in range(8)]
+for t in threads:
+    t.start()
+ready.wait()
+open(gate + ".ready", "w").close()
+release.wait(600)
+"""
+
+
+def mode_layout_cache(build, work):
+    """Every thread blocked in a lock: the output of each run is the same
+    bytes when the layout is."""
+    python = "/usr/bin/python3.11"
+    if not os.access(python, os.X_OK):
+        print("SKIP: no %s" % python)
+        return SKIP
+    j = tool(build)
+    cache = os.path.join(work, "xdg")
+    entries = os.path.join(cache, "jitunwind")
+    proc, gate = start_script(python, [], BLOCKED_SCRIPT, work, "blocked.py")
+
+    def stack(label, *extra, env_extra=None):
+        env = dict(os.environ, XDG_CACHE_HOME=cache)
+        env.pop("JITUNWIND_NO_CACHE", None)
+        env.update(env_extra or {})
+        p = subprocess.run([j, "stack", str(proc.pid), "--json"] + list(extra),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                           timeout=120)
+        if p.returncode != 0:
+            fail("%s: exit %d: %s" % (label, p.returncode, p.stderr))
+        doc = json.loads(p.stdout)
+        if len(doc["threads"]) != 9:
+            fail("%s: %d threads, want 9" % (label, len(doc["threads"])))
+        return p.stdout
+
+    def entry():
+        names = os.listdir(entries) if os.path.isdir(entries) else []
+        if len(names) != 1 or not names[0].startswith("dwarf-"):
+            fail("the cache holds %r, want one dwarf-BUILDID entry" % names)
+        path = os.path.join(entries, names[0])
+        with open(path) as f:
+            return path, f.read()
+
+    try:
+        cold = stack("cold")
+        if not os.path.isdir(entries):
+            note = subprocess.run(["readelf", "-n", python], stdout=subprocess.PIPE,
+                                  text=True).stdout
+            m = re.search(r"Build ID: ([0-9a-f]+)", note)
+            if m and not os.path.exists("/usr/lib/debug/.build-id/%s/%s.debug" % (
+                    m.group(1)[:2], m.group(1)[2:])):
+                print("SKIP: %s has no separate DWARF (install python3.11-dbg)" % python)
+                return SKIP
+            fail("cold: no cache entry written under %s" % entries)
+        path, written = entry()
+        source = written.splitlines()[2].split(" ", 3)[3]
+        if not written.startswith("jitunwind-dwarf-answers 1\n") or not os.path.exists(source):
+            fail("the entry is not one: %r" % written[:300])
+        if stack("warm") != cold:
+            fail("warm: the output differs from the cold run's")
+        if entry()[1] != written:
+            fail("warm: the entry changed")
+        print("ok: cold and warm give the same stack; the entry %s names %s" % (
+            os.path.basename(path), source))
+        shutil.rmtree(entries)
+        for label, extra, env in (("JITUNWIND_NO_CACHE=1", [], {"JITUNWIND_NO_CACHE": "1"}),
+                                  ("--no-cache", ["--no-cache"], None)):
+            if stack(label, *extra, env_extra=env) != cold:
+                fail("%s: the output differs from the cached runs'" % label)
+            if os.path.exists(entries):
+                fail("%s: the cache was written: %r" % (label, os.listdir(entries)))
+        print("ok: JITUNWIND_NO_CACHE=1 and --no-cache: the same stack, nothing written")
+        stack("refill")
+        lines = written.splitlines(True)
+        answer = next(i for i, l in enumerate(lines) if l.startswith("answer 1 0 "))
+        damaged = lines[:]
+        damaged[answer] = re.sub(r"^answer 1 0 (\d+)", lambda m: "answer 1 0 %d" % (
+            int(m.group(1)) + 8), lines[answer])
+        foreign = written.replace(os.path.basename(path)[len("dwarf-"):], "ab" * 20)
+        for label, text in (("a damaged answer", "".join(damaged)),
+                            ("cut short", written[:len(written) // 2]),
+                            ("another build's entry", foreign),
+                            ("not text", "\0\xff" * 100)):
+            with open(path, "w") as f:
+                f.write(text)
+            if stack(label) != cold:
+                fail("%s: the output differs: the entry was trusted" % label)
+            if entry()[1] != written:
+                fail("%s: the entry was not rewritten" % label)
+            print("ok: %s: ignored, the same stack, the entry rewritten" % label)
+        assert_running(proc.pid, "after the cached runs")
+    finally:
+        proc.kill()
+        proc.wait()
+    return 0
+
+
 def main():
     if len(sys.argv) < 4:
         print(__doc__)
@@ -923,6 +1039,8 @@ def main():
             return mode_cache(build, work)
         if mode == "chains":
             return mode_chains(build, work)
+        if mode == "layout-cache":
+            return mode_layout_cache(build, work)
         if mode == "real":
             return mode_real(build, work, sys.argv[4:])
         print("unknown mode %s" % mode)

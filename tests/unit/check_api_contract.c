@@ -54,6 +54,8 @@ START_TEST(constructors_reject_null_out)
     ck_assert_int_eq(jitunwind_process_reader_new(NULL, getpid()), JITUNWIND_EINVAL);
     ck_assert_int_eq(jitunwind_core_reader_new(NULL, "/proc/self/exe"), JITUNWIND_EINVAL);
     ck_assert_int_eq(jitunwind_dwarf_types_open(NULL, "/proc/self/exe"), JITUNWIND_EINVAL);
+    ck_assert_int_eq(jitunwind_dwarf_types_open_cached(NULL, "/proc/self/exe", "/tmp"),
+                     JITUNWIND_EINVAL);
     ck_assert_int_eq(jitunwind_pyreader_new(NULL, &mem, 0x1000, 0x030c00f0), JITUNWIND_EINVAL);
     ck_assert_int_eq(jitunwind_pyreader_open(NULL, &mem, 0x1000, 0x030c00f0, NULL, NULL, 0),
                      JITUNWIND_EINVAL);

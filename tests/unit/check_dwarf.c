@@ -9,6 +9,7 @@
 
 #include "jitunwind/dwarf.h"
 #include "py_image.h"
+#include "target/dwarf_answers.h"
 #include "suite.h"
 
 struct links_probe {
@@ -153,6 +154,90 @@ static int run(const char *cmd)
     return rc == 0 ? 0 : -1;
 }
 
+/* The one entry under dir: its path into out. */
+static void entry_path(const char *dir, char *out, size_t size)
+{
+    char key[JU_BUILD_ID_HEX_MAX], cmd[600];
+    FILE *ls;
+    snprintf(cmd, sizeof cmd, "ls %s | grep '^dwarf-' | sed 's/^dwarf-//'", dir);
+    ls = popen(cmd, "r");
+    ck_assert_ptr_nonnull(ls);
+    ck_assert_ptr_nonnull(fgets(key, sizeof key, ls));
+    pclose(ls);
+    key[strcspn(key, "\n")] = 0;
+    ck_assert_int_eq(ju_dwarf_answers_file(out, size, dir, key), 0);
+}
+
+/* Open self with the cache, check every answer against the compiler, and
+ * say whether the DWARF itself had to be read. */
+static int cached_run(const char *dir)
+{
+    jitunwind_dwarf_types *t = NULL;
+    int read_dwarf;
+    ck_assert_int_eq(jitunwind_dwarf_types_open_cached(&t, self_path, dir), 0);
+    ck_assert_str_eq(jitunwind_dwarf_types_source(t), self_path);
+    check_offsets(t);
+    read_dwarf = ju_dwarf_types_read_dwarf(t);
+    jitunwind_dwarf_types_free(t);
+    return read_dwarf;
+}
+
+START_TEST(answers_cached_between_runs)
+{
+    char top[] = "/tmp/ju-dwarf-cache-XXXXXX", dir[128], file[1200], cmd[1400];
+    struct ju_dwarf_answers *a = malloc(sizeof *a);
+    jitunwind_dwarf_types *t = NULL;
+    uint64_t off = 0;
+    FILE *f;
+    find_self();
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(mkdtemp(top));
+    snprintf(dir, sizeof dir, "%s/made/by/us", top); /* created on the way */
+    ck_assert_int_eq(cached_run(dir), 1);             /* cold: from the DWARF */
+    entry_path(dir, file, sizeof file);
+    ck_assert_int_eq(cached_run(dir), 0); /* warm: the same answers, no DWARF read */
+    /* A query the entry lacks opens the DWARF, and the entry then has it. */
+    ck_assert_int_eq(jitunwind_dwarf_types_open_cached(&t, self_path, dir), 0);
+    ck_assert_int_eq(jitunwind_dwarf_member_offset(t, "vm_data_probe", "code", &off), 0);
+    ck_assert_uint_eq(off, offsetof(vm_data_probe, code));
+    ck_assert_int_eq(ju_dwarf_types_read_dwarf(t), 1);
+    jitunwind_dwarf_types_free(t);
+    ck_assert_int_eq(jitunwind_dwarf_types_open_cached(&t, self_path, dir), 0);
+    ck_assert_int_eq(jitunwind_dwarf_member_offset(t, "vm_data_probe", "code", &off), 0);
+    ck_assert_uint_eq(off, offsetof(vm_data_probe, code));
+    ck_assert_int_eq(ju_dwarf_types_read_dwarf(t), 0);
+    jitunwind_dwarf_types_free(t);
+    /* A damaged entry (one answer's digit changed) is not used, and is rewritten. */
+    snprintf(cmd, sizeof cmd, "sed -i '0,/^answer 1 0 /s/^answer 1 0 \\([0-9]\\)/answer 1 0 9\\1/' %s",
+             file);
+    ck_assert_int_eq(run(cmd), 0);
+    ck_assert_int_eq(ju_dwarf_answers_load(a, dir, strrchr(file, '-') + 1), JITUNWIND_ECORRUPT);
+    ck_assert_int_eq(cached_run(dir), 1);
+    ck_assert_int_eq(ju_dwarf_answers_load(a, dir, strrchr(file, '-') + 1), 0);
+    ck_assert_int_eq(cached_run(dir), 0);
+    /* A whole entry whose debug file has since changed (its size here) is stale. */
+    a->source_size++;
+    ck_assert_int_eq(ju_dwarf_answers_save(a, dir), 0);
+    ck_assert_int_eq(cached_run(dir), 1);
+    ck_assert_int_eq(cached_run(dir), 0);
+    /* Truncated: not used, rewritten. */
+    ck_assert_int_eq(truncate(file, 100), 0);
+    ck_assert_int_eq(cached_run(dir), 1);
+    ck_assert_int_eq(cached_run(dir), 0);
+    /* No cache directory: nothing written. */
+    snprintf(cmd, sizeof cmd, "rm -rf %s/made", top);
+    ck_assert_int_eq(run(cmd), 0);
+    ck_assert_int_eq(jitunwind_dwarf_types_open_cached(&t, self_path, NULL), 0);
+    check_offsets(t);
+    jitunwind_dwarf_types_free(t);
+    f = fopen(file, "r");
+    ck_assert_ptr_null(f);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", top);
+    run(cmd);
+    free(a);
+}
+END_TEST
+
 START_TEST(separate_debug_file_through_debuglink)
 {
     char dir[] = "/tmp/ju-dwarf-XXXXXX", cmd[16384], bin[256], dbg[256];
@@ -246,6 +331,7 @@ END_TEST
 int main(void)
 {
     return ju_run_tests("dwarf", JU_TESTS(offsets_match_the_compiler,
+                                           answers_cached_between_runs,
                                            separate_debug_file_through_debuglink, bad_files,
                                            a_build_that_differs_from_the_table_is_read_with_its_dwarf));
 }

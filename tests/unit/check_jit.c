@@ -135,6 +135,53 @@ START_TEST(slot_reuse_growth_and_stale_ids)
 }
 END_TEST
 
+START_TEST(the_slot_array_never_moves_and_reset_frees_every_slot)
+{
+    /* Grown well past what a reset keeps (reserved_array.h), the published
+     * array stays where it was (a reader's old pointer stays good, nothing
+     * is copied), its capacity doubling; after a reset and a refill every
+     * slot past the ones written reads free, nothing of before shows. */
+    enum { N = 20000 };
+    static jitunwind_jit_id ids[N];
+    static char ranges_code[N * 16];
+    const struct jitunwind_jit_entry *e;
+    uint64_t first;
+    jitunwind_registry *reg;
+    struct jitunwind_jit_read_info info;
+    int i, round;
+    jitunwind_jit_reset();
+    for (round = 0; round < 2; round++) {
+        for (i = 0; i < N; i++) {
+            ck_assert_int_eq(jitunwind_jit_register(ranges_code + i * 16, 16, JITUNWIND_KIND_JIT,
+                                                    JITUNWIND_RULE_FP_PRESERVING,
+                                                    round ? "second" : "first", 0, &ids[i]), 0);
+            if (i == 0 && round == 0)
+                first = jitunwind_jit_descriptor.entries;
+            ck_assert_uint_eq(jitunwind_jit_descriptor.entries, first);
+        }
+        ck_assert_uint_ge(jitunwind_jit_descriptor.capacity, N);
+        ck_assert_uint_lt(jitunwind_jit_descriptor.capacity, 2 * N);
+        e = (const struct jitunwind_jit_entry *)(uintptr_t)first;
+        for (i = N; i < (int)jitunwind_jit_descriptor.capacity; i++)
+            ck_assert_uint_eq(e[i].size, 0);
+        ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+        ck_assert_int_eq(jitunwind_jit_read_descriptor(reg, &SELF, desc_addr(), &info), 0);
+        ck_assert_uint_eq(info.added, N);
+        ck_assert_str_eq(jitunwind_registry_lookup(reg, (uint64_t)(uintptr_t)ranges_code + 16 * (N - 1))->name,
+                         round ? "second" : "first");
+        jitunwind_registry_free(reg);
+        /* Half unregistered before the reset: the free lists go too. */
+        for (i = 0; i < N; i += 2)
+            ck_assert_int_eq(jitunwind_jit_unregister(ids[i]), 0);
+        jitunwind_jit_reset();
+        ck_assert_uint_eq(jitunwind_jit_descriptor.entries, 0);
+        ck_assert_uint_eq(jitunwind_jit_descriptor.capacity, 0);
+        ck_assert_uint_eq(jitunwind_jit_descriptor.count, 0);
+        ck_assert_int_eq(jitunwind_jit_unregister(ids[1]), JITUNWIND_ENOTFOUND);
+    }
+}
+END_TEST
+
 /* A synthetic descriptor in a builder image, for corrupt and torn cases. */
 #define D 0x10000ull
 #define SLOTS 0x20000ull
@@ -548,7 +595,9 @@ END_TEST
 int main(void)
 {
     return ju_run_tests("jit", JU_TESTS(round_trip_through_memory, register_validates_and_rejects_overlap,
-                                        slot_reuse_growth_and_stale_ids, corrupt_and_torn_descriptors,
+                                        slot_reuse_growth_and_stale_ids,
+                                        the_slot_array_never_moves_and_reset_frees_every_slot,
+                                        corrupt_and_torn_descriptors,
                                         moving_and_stopped_writers,
                                         invalid_slots_are_skipped_and_names_bounded,
                                         overlap_checks_match_a_model,

@@ -99,6 +99,10 @@ void cli_target_forget_reads(struct cli_target *t);
 /* Re-read the ranges (a live target's JIT keeps registering). */
 void cli_target_load_ranges(struct cli_target *t);
 
+/* --- cache_dir.c --- */
+/* The layout cache's directory into buf, or NULL when caching is off. */
+const char *cli_cache_dir(const struct cli_options *opt, char *buf, size_t size);
+
 /* --- threads.c --- */
 struct cli_thread {
     int tid;

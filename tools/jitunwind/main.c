@@ -9,8 +9,9 @@
 
 static const char usage_text[] =
     "usage: jitunwind stack PID [--python] [--native-all] [--json] [--locals] [--threads TID,...]\n"
+    "                       [--no-cache]\n"
     "       jitunwind stack --core CORE [--exe PYTHON] [--native-all] [--json] [--locals]\n"
-    "                       [--threads TID,...]\n"
+    "                       [--threads TID,...] [--no-cache]\n"
     "       jitunwind record PID [-F HZ] [-d SECONDS] [-o FILE]\n"
     "                       [--format collapsed|speedscope|pprof] [--nonblocking] [--no-cache]\n"
     "                       [--no-chain-cache] [--stats]\n"
@@ -32,6 +33,9 @@ static const char help_text[] =
     "  --json           one JSON document (schema in docs/cli.md)\n"
     "  --locals         each Python frame's arguments and locals (repr, bounded)\n"
     "  --threads LIST   only these thread ids (comma-separated)\n"
+    "  --no-cache       read the interpreter's DWARF again rather than the answers kept\n"
+    "                   in $XDG_CACHE_HOME/jitunwind (or ~/.cache/jitunwind); the same\n"
+    "                   as JITUNWIND_NO_CACHE=1\n"
     "\n"
     "record / top options:\n"
     "  -F HZ            samples per second (default 100)\n"
@@ -40,7 +44,7 @@ static const char help_text[] =
     "  --format F       collapsed (default), speedscope or pprof (gzipped protobuf)\n"
     "  --nonblocking    Python stacks only, read without stopping the process\n"
     "  --no-cache       do not cache code objects, line tables or frame chains between\n"
-    "                   samples\n"
+    "                   samples, nor the interpreter's DWARF answers on disk\n"
     "  --no-chain-cache keep the other caches, but do not reuse a thread's unchanged\n"
     "                   frames between samples\n"
     "  --stats          print the reads made and saved by the caches at the end\n"
@@ -153,7 +157,7 @@ static int parse(int argc, char **argv, struct cli_options *opt)
             opt->format = v;
         } else if (strcmp(a, "--nonblocking") == 0 && !is_stack) {
             opt->nonblocking = 1;
-        } else if (strcmp(a, "--no-cache") == 0 && !is_stack) {
+        } else if (strcmp(a, "--no-cache") == 0) {
             opt->no_cache = 1;
         } else if (strcmp(a, "--no-chain-cache") == 0 && !is_stack) {
             opt->no_chain_cache = 1;

@@ -248,10 +248,20 @@ static void find_eval_range(struct cli_target *t)
     t->eval_end = t->eval_start ? t->eval_start + size : 0;
 }
 
-static int open_python(struct cli_target *t)
+/* The reader, with the interpreter's DWARF answers cached between runs
+ * (cache_dir.c): the same layout either way, without reading the debug
+ * file again. */
+static int open_python(struct cli_target *t, const struct cli_options *opt)
 {
-    int rc = jitunwind_pyreader_new_for_module(&t->py, &t->mem, t->loc.runtime_addr,
-                                               t->loc.version_hex, t->loc.module);
+    char dir[1024];
+    jitunwind_dwarf_types *types = NULL;
+    int rc;
+    if (jitunwind_dwarf_types_open_cached(&types, t->loc.module,
+                                          cli_cache_dir(opt, dir, sizeof dir)) < 0)
+        types = NULL; /* no DWARF: the tables alone, as without a cache */
+    rc = jitunwind_pyreader_new_with_dwarf(&t->py, &t->mem, t->loc.runtime_addr,
+                                           t->loc.version_hex, t->loc.module, types);
+    jitunwind_dwarf_types_free(types);
     if (rc == 0) {
         const char *name = jitunwind_pyreader_layout_name(t->py);
         if (name && strstr(name, "assumed"))
@@ -300,7 +310,7 @@ int cli_target_open(struct cli_target *t, const struct cli_options *opt, int nee
     }
     if ((code = check_access(t)) != CLI_OK)
         return code;
-    if ((code = open_python(t)) != CLI_OK)
+    if ((code = open_python(t, opt)) != CLI_OK)
         return code;
     if (!need_native)
         return CLI_OK;

@@ -24,6 +24,18 @@ typedef struct jitunwind_dwarf_types jitunwind_dwarf_types;
  * the file has no DWARF and no separate debug file was found, EIO/EELF when
  * it cannot be read. On failure *out is NULL. */
 JITUNWIND_API int jitunwind_dwarf_types_open(jitunwind_dwarf_types **out, const char *elf_path);
+/* The same, with the answers kept in `cache_dir` (NULL: none) between
+ * runs, per build id of the file at elf_path: when an entry for that build
+ * is there, whole, and the debug file it names is still the one that
+ * answered (path, build id, size), queries are answered from it and the
+ * DWARF is opened only for a query it lacks; otherwise the DWARF is read
+ * as jitunwind_dwarf_types_open does and the entry is (re)written when the
+ * handle is freed (to a temporary file renamed over it; the directory is
+ * created, mode 0700). The answers are the same either way. A file without
+ * a build id is not cached. */
+JITUNWIND_API int jitunwind_dwarf_types_open_cached(jitunwind_dwarf_types **out,
+                                                    const char *elf_path,
+                                                    const char *cache_dir);
 JITUNWIND_API void jitunwind_dwarf_types_free(jitunwind_dwarf_types *types); /* NULL ok */
 
 /* The file the DWARF was read from (elf_path or the separate debug file). */

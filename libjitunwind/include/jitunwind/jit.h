@@ -10,9 +10,9 @@
  * Consistency: writers (serialised by a mutex) make `seq` odd, mutate, then
  * make it even again. A reader copies the table between two reads of `seq`
  * and retries when they differ or are odd. Because each slot is published by
- * writing its `size` last (and retired by zeroing `size` first) and neither
- * a replaced slot array nor a name is freed before jitunwind_jit_reset(), a
- * process stopped in the
+ * writing its `size` last (and retired by zeroing `size` first), the slot
+ * array never moves (it grows in place) and no name is freed before
+ * jitunwind_jit_reset(), a process stopped in the
  * middle of a write still shows a table whose non-empty slots are complete;
  * a reader that sees an odd `seq` on a stopped process may use it (and says
  * so). The format uses fixed-width fields so that a debugger of any word
@@ -66,8 +66,8 @@ struct jitunwind_jit_entry {
 /* The descriptor itself. A debugger reads it from the target's memory. In
  * the same process (tests, tools, a profiler thread), read it with
  * jitunwind_jit_read_self(), which races with no writer. A plain memcpy
- * reader of this process never touches freed memory either (retired slot
- * arrays and names stay allocated until jitunwind_jit_reset()), but is a
+ * reader of this process never touches freed memory either (the slot array
+ * and the names stay where they are until jitunwind_jit_reset()), but is a
  * data race in C11's terms. jitunwind_jit_reset() must not run while an
  * in-process reader is reading. */
 JITUNWIND_API extern struct jitunwind_jit_descriptor jitunwind_jit_descriptor;

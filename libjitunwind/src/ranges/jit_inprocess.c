@@ -3,13 +3,16 @@
  * Writers are serialised by a mutex; readers (debuggers) follow the seqlock
  * protocol of jit.h and never block a writer. The published slot array is
  * unordered: a slot is appended or reused from a free list and patched in
- * place, and the array is copied only when it doubles (amortised O(1)).
+ * place.
  *
  * Readers in this same process (jit.h allows them) may hold any pointer
  * they read from the descriptor for as long as they like, so nothing a
  * reader can reach is freed before jitunwind_jit_reset():
- *  - a slot array replaced by a larger one is retired, not freed (all the
- *    retired arrays together are smaller than the current one);
+ *  - the slot array never moves (reserved_array.h: address space for
+ *    JITUNWIND_JIT_MAX_SLOTS slots, made writable as the published capacity
+ *    doubles), nor does the private state array beside it: nothing is
+ *    copied or retired when they grow, and a slot costs memory only once
+ *    written;
  *  - a name lives in a buffer owned by its slot for good: each slot belongs
  *    to one name-size class (no name, or 16, 32, ... 512 bytes), is only
  *    reused for names of its class, and keeps its buffer. A slot's `name` is
@@ -39,6 +42,7 @@
 
 #include "internal.h"
 #include "ranges/jit_hook.h"
+#include "ranges/reserved_array.h"
 #include "ranges/span_set.h"
 
 JITUNWIND_API struct jitunwind_jit_descriptor jitunwind_jit_descriptor = {
@@ -64,16 +68,10 @@ struct name_block {
     char bytes[];
 };
 
-/* Slot arrays replaced by larger ones: kept for readers until reset. */
-struct retired {
-    struct retired *next;
-    struct jitunwind_jit_entry *slots;
-};
-
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct jitunwind_jit_entry *slots; /* published as descriptor.entries */
 static struct slot_state *state;
-static struct retired *retired;
+static struct ju_reserved_array slot_array, state_array; /* slots and state live in */
 static uint32_t free_head[NAME_CLASSES] = {NO_SLOT, NO_SLOT, NO_SLOT, NO_SLOT,
                                            NO_SLOT, NO_SLOT, NO_SLOT};
 static size_t capacity, used;             /* used: slots ever handed out */
@@ -101,45 +99,50 @@ static void end_write(void)
                      __ATOMIC_RELEASE);
 }
 
-/* Grow the arrays fourfold: the retired slot arrays, each copied once and
- * kept for readers, then add a third of the final array's size (doubling
- * would add all of it), and a new array's untouched tail costs no memory
- * until used. The new slot array is published (its address before its
- * capacity, so that a torn read of the two never pairs an old array with
- * the new capacity) and the old one retired, never freed while readers may
- * hold it. Called with the lock held, outside a write section. */
+/* Reserve the address space of both arrays once per process: room for
+ * JITUNWIND_JIT_MAX_SLOTS slots, or fewer where the address space is short
+ * (a 32-bit process, ulimit -v). */
+static int reserve(void)
+{
+    size_t n;
+    for (n = JITUNWIND_JIT_MAX_SLOTS; n >= 256; n /= 4) {
+        if (ju_reserved_array_open(&slot_array, n * sizeof *slots) < 0)
+            continue;
+        if (ju_reserved_array_open(&state_array, n * sizeof *state) == 0) {
+            slots = slot_array.base;
+            state = state_array.base;
+            return 0;
+        }
+        ju_reserved_array_close(&slot_array);
+    }
+    return JITUNWIND_ENOMEM;
+}
+
+/* Double the capacity: both arrays' next pages made writable (they read as
+ * zero: free slots), then the capacity published (the array's address
+ * first, when there was none, so that a torn read of the two never pairs
+ * no array with a capacity). Called with the lock held, outside a write
+ * section. */
 static int grow(void)
 {
-    size_t ncap = capacity ? capacity * 4 : 256;
-    struct jitunwind_jit_entry *nslots;
-    struct slot_state *nstate;
-    struct retired *old = NULL;
+    size_t ncap = capacity ? capacity * 2 : 256;
+    int rc;
+    if (!slot_array.base && reserve() < 0)
+        return JITUNWIND_ENOMEM;
     if (ncap > JITUNWIND_JIT_MAX_SLOTS)
         ncap = JITUNWIND_JIT_MAX_SLOTS;
+    if (ncap > slot_array.reserved / sizeof *slots)
+        ncap = slot_array.reserved / sizeof *slots;
     if (ncap <= capacity)
         return JITUNWIND_ELIMIT;
-    if (capacity && !(old = malloc(sizeof *old)))
-        return JITUNWIND_ENOMEM;
-    nslots = calloc(ncap, sizeof *nslots);
-    nstate = nslots ? realloc(state, ncap * sizeof *nstate) : NULL;
-    if (!nstate) {
-        free(nslots);
-        free(old);
-        return JITUNWIND_ENOMEM;
-    }
-    state = nstate; /* new entries are set when handed out (take_slot) */
-    if (capacity) /* only writers write slots: a plain copy */
-        memcpy(nslots, slots, capacity * sizeof *slots);
+    if ((rc = ju_reserved_array_grow(&slot_array, ncap * sizeof *slots)) < 0 ||
+        (rc = ju_reserved_array_grow(&state_array, ncap * sizeof *state)) < 0)
+        return rc;
     begin_write();
-    PUBLISH(jitunwind_jit_descriptor.entries, (uint64_t)(uintptr_t)nslots);
+    if (!capacity)
+        PUBLISH(jitunwind_jit_descriptor.entries, (uint64_t)(uintptr_t)slots);
     __atomic_store_n(&jitunwind_jit_descriptor.capacity, (uint64_t)ncap, __ATOMIC_RELEASE);
     end_write();
-    if (old) {
-        old->slots = slots;
-        old->next = retired;
-        retired = old;
-    }
-    slots = nslots;
     capacity = ncap;
     return 0;
 }
@@ -329,17 +332,9 @@ JITUNWIND_API void jitunwind_jit_reset(void)
     }
     memset(name_left, 0, sizeof name_left);
     memset(name_block_size, 0, sizeof name_block_size);
-    while (retired) {
-        struct retired *next = retired->next;
-        free(retired->slots);
-        free(retired);
-        retired = next;
-    }
-    free(slots);
-    free(state);
+    ju_reserved_array_clear(&slot_array); /* every slot free (zero) again */
+    ju_reserved_array_clear(&state_array);
     ju_span_set_free(&spans);
-    slots = NULL;
-    state = NULL;
     for (i = 0; i < NAME_CLASSES; i++)
         free_head[i] = NO_SLOT;
     capacity = used = 0;

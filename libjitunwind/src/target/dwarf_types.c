@@ -8,8 +8,10 @@
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "internal.h"
+#include "target/dwarf_answers.h"
 
 #define CACHE_SLOTS 32
 #define NAME_MAX_LEN 128
@@ -31,6 +33,12 @@ struct jitunwind_dwarf_types {
     char source[1024];
     struct cached_type cache[CACHE_SLOTS];
     unsigned cache_next;
+    /* With a cache directory: the answers kept for this build, consulted
+     * before the DWARF, which is opened only when one is missing (dwarf
+     * stays NULL until then); `dirty` when the DWARF added some. */
+    struct ju_dwarf_answers *memo;
+    char cache_dir[1024];
+    int dirty;
 };
 
 static int open_dwarf(struct jitunwind_dwarf_types *t, const char *path)
@@ -108,19 +116,10 @@ static int try_separate(struct jitunwind_dwarf_types *t, Elf *elf, const char *p
     return JITUNWIND_ENOTFOUND;
 }
 
-JITUNWIND_API int jitunwind_dwarf_types_open(jitunwind_dwarf_types **out, const char *elf_path)
+/* The DWARF of elf_path, or of its separate debug file, into *t. */
+static int open_types(struct jitunwind_dwarf_types *t, const char *elf_path)
 {
-    struct jitunwind_dwarf_types *t;
-    int rc;
-    if (!out)
-        return JITUNWIND_EINVAL;
-    if (!elf_path)
-        return ju_constructed((void **)out, NULL, JITUNWIND_EINVAL, NULL);
-    t = calloc(1, sizeof *t);
-    if (!t)
-        return ju_constructed((void **)out, NULL, JITUNWIND_ENOMEM, NULL);
-    t->fd = -1;
-    rc = open_dwarf(t, elf_path);
+    int rc = open_dwarf(t, elf_path);
     if (rc == JITUNWIND_ENOTFOUND) {
         Elf *elf = t->elf;
         int fd = t->fd;
@@ -132,20 +131,119 @@ JITUNWIND_API int jitunwind_dwarf_types_open(jitunwind_dwarf_types **out, const 
         rc = try_separate(t, elf, elf_path);
         ju_elf_close(fd, elf);
     }
+    return rc;
+}
+
+/* The GNU build id of the ELF file at path, in hex: 0 or ENOTFOUND. */
+static int file_build_id(const char *path, char *hex, size_t size)
+{
+    const void *id;
+    ssize_t n, i;
+    int fd;
+    Elf *elf;
+    if (ju_elf_open(path, &fd, &elf) < 0)
+        return JITUNWIND_ENOTFOUND;
+    n = dwelf_elf_gnu_build_id(elf, &id);
+    if (n > 0 && (size_t)n * 2 < size)
+        for (i = 0; i < n; i++)
+            snprintf(hex + 2 * i, size - 2 * (size_t)i, "%02x", ((const uint8_t *)id)[i]);
+    ju_elf_close(fd, elf);
+    return n > 0 && (size_t)n * 2 < size ? 0 : JITUNWIND_ENOTFOUND;
+}
+
+/* Does the file an entry names still hold the DWARF that answered? */
+static int source_unchanged(const struct ju_dwarf_answers *a)
+{
+    char id[JU_BUILD_ID_HEX_MAX];
+    struct stat st;
+    return stat(a->source, &st) == 0 && S_ISREG(st.st_mode) &&
+           (uint64_t)st.st_size == a->source_size &&
+           file_build_id(a->source, id, sizeof id) == 0 && strcmp(id, a->source_id) == 0;
+}
+
+/* Set up the answers of elf_path's build under cache_dir: 1 when a valid
+ * entry was found (the DWARF need not be opened), 0 when answers are to be
+ * collected, ENOMEM. A file without a build id gets no cache. */
+static int use_cache(struct jitunwind_dwarf_types *t, const char *elf_path, const char *cache_dir)
+{
+    char key[JU_BUILD_ID_HEX_MAX];
+    if (file_build_id(elf_path, key, sizeof key) < 0 ||
+        strlen(cache_dir) >= sizeof t->cache_dir)
+        return 0;
+    t->memo = malloc(sizeof *t->memo);
+    if (!t->memo)
+        return JITUNWIND_ENOMEM;
+    ju_strlcpy(t->cache_dir, cache_dir, sizeof t->cache_dir);
+    if (ju_dwarf_answers_load(t->memo, cache_dir, key) == 0 && source_unchanged(t->memo)) {
+        ju_strlcpy(t->source, t->memo->source, sizeof t->source);
+        return 1;
+    }
+    memset(t->memo, 0, sizeof *t->memo); /* absent, corrupt or stale: rewritten */
+    ju_strlcpy(t->memo->key, key, sizeof t->memo->key);
+    return 0;
+}
+
+/* After the DWARF was found: which file answers, for the entry. */
+static void note_source(struct jitunwind_dwarf_types *t)
+{
+    struct stat st;
+    struct ju_dwarf_answers *a = t->memo;
+    if (!a)
+        return;
+    if (stat(t->source, &st) < 0 ||
+        file_build_id(t->source, a->source_id, sizeof a->source_id) < 0) {
+        free(a); /* a file without a build id cannot be checked again */
+        t->memo = NULL;
+        return;
+    }
+    a->source_size = (uint64_t)st.st_size;
+    ju_strlcpy(a->source, t->source, sizeof a->source);
+}
+
+JITUNWIND_API int jitunwind_dwarf_types_open_cached(jitunwind_dwarf_types **out,
+                                                    const char *elf_path,
+                                                    const char *cache_dir)
+{
+    struct jitunwind_dwarf_types *t;
+    int rc = 0;
+    if (!out)
+        return JITUNWIND_EINVAL;
+    if (!elf_path)
+        return ju_constructed((void **)out, NULL, JITUNWIND_EINVAL, NULL);
+    t = calloc(1, sizeof *t);
+    if (!t)
+        return ju_constructed((void **)out, NULL, JITUNWIND_ENOMEM, NULL);
+    t->fd = -1;
+    if (cache_dir && *cache_dir)
+        rc = use_cache(t, elf_path, cache_dir);
+    if (rc == 0 && (rc = open_types(t, elf_path)) == 0)
+        note_source(t);
     if (rc < 0) {
-        close_dwarf(t);
-        free(t);
+        jitunwind_dwarf_types_free(t);
         t = NULL;
     }
     return ju_constructed((void **)out, t, rc < 0 ? rc : 0, NULL);
+}
+
+JITUNWIND_API int jitunwind_dwarf_types_open(jitunwind_dwarf_types **out, const char *elf_path)
+{
+    return jitunwind_dwarf_types_open_cached(out, elf_path, NULL);
 }
 
 JITUNWIND_API void jitunwind_dwarf_types_free(jitunwind_dwarf_types *t)
 {
     if (!t)
         return;
+    if (t->memo && t->dirty)
+        (void)ju_dwarf_answers_save(t->memo, t->cache_dir); /* a cache: best effort */
+    free(t->memo);
     close_dwarf(t);
     free(t);
+}
+
+int ju_dwarf_types_read_dwarf(const jitunwind_dwarf_types *t)
+{
+    return t && t->dwarf != NULL;
 }
 
 JITUNWIND_API const char *jitunwind_dwarf_types_source(const jitunwind_dwarf_types *t)
@@ -344,38 +442,89 @@ static int member_bits(jitunwind_dwarf_types *t, const char *type_name, const ch
     return 0;
 }
 
+/* One query straight from the DWARF (opened now if a cache answered so
+ * far). */
+static int ask_dwarf(jitunwind_dwarf_types *t, int kind, const char *type_name,
+                     const char *member_path, uint64_t *value)
+{
+    Dwarf_Die agg;
+    Dwarf_Word bytes;
+    uint64_t bits;
+    int rc;
+    if (!t->dwarf) {
+        char source[sizeof t->source];
+        ju_strlcpy(source, t->source, sizeof source);
+        if ((rc = try_path(t, source)) < 0)
+            return rc;
+    }
+    if (kind != JU_DWARF_TYPE_SIZE) {
+        rc = member_bits(t, type_name, member_path, kind == JU_DWARF_MEMBER_BITS, &bits);
+        if (rc == 0)
+            *value = kind == JU_DWARF_MEMBER_BITS ? bits : bits / 8;
+        return rc;
+    }
+    if ((rc = find_type(t, type_name, &agg)) < 0)
+        return rc;
+    if (dwarf_aggregate_size(&agg, &bytes) != 0)
+        return JITUNWIND_EUNSUPPORTED;
+    *value = bytes;
+    return 0;
+}
+
+/* Is member_path well formed: 1 to MAX_PATH_PARTS non-empty names? */
+static int path_well_formed(const char *path)
+{
+    int parts = 1;
+    if (!*path || *path == '.')
+        return 0;
+    for (; *path; path++)
+        if (*path == '.' && (path[1] == '.' || path[1] == 0 || ++parts > MAX_PATH_PARTS))
+            return 0;
+    return 1;
+}
+
+/* One query: the cached answer when there is one, else the DWARF's
+ * (recorded when it is a fact of the file rather than of the arguments). */
+static int ask(jitunwind_dwarf_types *t, int kind, const char *type_name,
+               const char *member_path, uint64_t *value)
+{
+    const struct ju_dwarf_answer *x;
+    uint64_t v = 0;
+    int rc;
+    if (!t || !type_name || !value || strlen(type_name) >= NAME_MAX_LEN ||
+        (kind != JU_DWARF_TYPE_SIZE && (!member_path || !path_well_formed(member_path))))
+        return JITUNWIND_EINVAL; /* said without the DWARF, so also when cached */
+    if (t->memo && (x = ju_dwarf_answers_find(t->memo, kind, type_name, member_path))) {
+        if (x->rc == 0)
+            *value = x->value;
+        return x->rc;
+    }
+    rc = ask_dwarf(t, kind, type_name, member_path, &v);
+    if (t->memo && (rc == 0 || rc == JITUNWIND_ENOTFOUND || rc == JITUNWIND_EUNSUPPORTED ||
+                    rc == JITUNWIND_ELIMIT)) {
+        ju_dwarf_answers_add(t->memo, kind, type_name, member_path, rc, v);
+        t->dirty = 1;
+    }
+    if (rc == 0)
+        *value = v;
+    return rc;
+}
+
 JITUNWIND_API int jitunwind_dwarf_member_offset(jitunwind_dwarf_types *t, const char *type_name,
                                                 const char *member_path, uint64_t *offset)
 {
-    uint64_t bits;
-    int rc;
-    if (!offset)
-        return JITUNWIND_EINVAL;
-    rc = member_bits(t, type_name, member_path, 0, &bits);
-    if (rc == 0)
-        *offset = bits / 8;
-    return rc;
+    return ask(t, JU_DWARF_MEMBER_OFFSET, type_name, member_path, offset);
 }
 
 JITUNWIND_API int jitunwind_dwarf_member_bit_offset(jitunwind_dwarf_types *t,
                                                     const char *type_name,
                                                     const char *member_path, uint64_t *bit_offset)
 {
-    return member_bits(t, type_name, member_path, 1, bit_offset);
+    return ask(t, JU_DWARF_MEMBER_BITS, type_name, member_path, bit_offset);
 }
 
 JITUNWIND_API int jitunwind_dwarf_type_size(jitunwind_dwarf_types *t, const char *type_name,
                                             uint64_t *size)
 {
-    Dwarf_Die agg;
-    Dwarf_Word bytes;
-    int rc;
-    if (!t || !type_name || !size)
-        return JITUNWIND_EINVAL;
-    if ((rc = find_type(t, type_name, &agg)) < 0)
-        return rc;
-    if (dwarf_aggregate_size(&agg, &bytes) != 0)
-        return JITUNWIND_EUNSUPPORTED;
-    *size = bytes;
-    return 0;
+    return ask(t, JU_DWARF_TYPE_SIZE, type_name, "", size);
 }

@@ -1,0 +1,69 @@
+/* The never-moving arrays of ranges/reserved_array.h: growing keeps the
+ * address and what was written; clearing leaves every byte zero, keeps
+ * the first JU_RESERVED_KEEP bytes writable and takes the rest back. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ranges/reserved_array.h"
+#include "suite.h"
+
+static int all_zero(const unsigned char *p, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (p[i])
+            return 0;
+    return 1;
+}
+
+START_TEST(grow_clear_and_grow_again)
+{
+    struct ju_reserved_array a = {0};
+    const size_t big = 4u * 1024u * 1024u; /* past KEEP, and two huge pages' worth */
+    unsigned char *base;
+    ck_assert_int_eq(ju_reserved_array_open(&a, 64u * 1024u * 1024u), 0);
+    base = a.base;
+    ck_assert_uint_eq(a.writable, 0);
+    ck_assert_int_eq(ju_reserved_array_grow(&a, 100), 0);
+    ck_assert_uint_ge(a.writable, 100);
+    memset(base, 0xab, 100);
+    ck_assert_int_eq(ju_reserved_array_grow(&a, big), 0);
+    ck_assert_ptr_eq(a.base, base); /* never moves */
+    ck_assert_uint_eq(base[99], 0xab); /* what was written stays */
+    ck_assert(all_zero(base + 100, big - 100));
+    memset(base, 0xcd, big);
+    ju_reserved_array_clear(&a);
+    ck_assert_ptr_eq(a.base, base);
+    ck_assert_uint_eq(a.writable, JU_RESERVED_KEEP);
+    ck_assert(all_zero(base, JU_RESERVED_KEEP)); /* kept, zeroed */
+    ck_assert_int_eq(ju_reserved_array_grow(&a, big), 0);
+    ck_assert(all_zero(base, big)); /* given back: zero when made writable again */
+    ck_assert_int_eq(ju_reserved_array_grow(&a, a.reserved + 1), JITUNWIND_ELIMIT);
+    ck_assert_int_eq(ju_reserved_array_grow(&a, a.reserved), 0);
+    ju_reserved_array_close(&a);
+    ck_assert_ptr_null(a.base);
+    ju_reserved_array_clear(&a); /* nothing reserved: nothing to do */
+}
+END_TEST
+
+START_TEST(a_small_array_is_cleared_whole)
+{
+    struct ju_reserved_array a = {0};
+    unsigned char *base;
+    ck_assert_int_eq(ju_reserved_array_open(&a, 1u << 20), 0);
+    base = a.base;
+    ck_assert_int_eq(ju_reserved_array_grow(&a, 5000), 0);
+    memset(base, 1, 5000);
+    ju_reserved_array_clear(&a);
+    ck_assert_uint_le(a.writable, JU_RESERVED_KEEP);
+    ck_assert_int_eq(ju_reserved_array_grow(&a, 5000), 0);
+    ck_assert(all_zero(base, 5000));
+    ju_reserved_array_close(&a);
+}
+END_TEST
+
+int main(void)
+{
+    return ju_run_tests("reserved_array",
+                        JU_TESTS(grow_clear_and_grow_again, a_small_array_is_cleared_whole));
+}
