@@ -215,13 +215,15 @@ THREADS_SCRIPT = """\
 import os, sys, threading, time
 gate = sys.argv[1]
 ready = threading.Barrier(9)
+release, releaser = os.pipe()
 
 
 def make(i):
+    # Blocked in C (os.read), never in a Python helper: a sample must find
+    # worker_N innermost whenever it is taken.
     def spin():
         ready.wait()
-        while os.path.exists(gate):
-            time.sleep(0.01)
+        os.read(release, 1)
     name = "worker_%d" % i
     spin.__code__ = spin.__code__.replace(co_name=name, co_qualname=name)
     return spin
@@ -238,6 +240,9 @@ for t in threads:
     t.start()
 ready.wait()
 open(gate + ".ready", "w").close()
+while os.path.exists(gate):
+    time.sleep(0.01)
+os.write(releaser, b"x" * len(threads))
 for t in threads:
     t.join()
 print("threads: done")
