@@ -2,7 +2,8 @@
  * bounded by the caller's array and JITUNWIND_PY_MAX_FRAMES, and checks for
  * cycles with Brent's algorithm (constant memory). With a chain cache
  * (frame_chains.h) the frames the thread's last chain spans are read in one
- * batch, and a frame unchanged since then is not decoded again. */
+ * batch, and a frame unchanged since then is not decoded again; with frame
+ * markers (frame_chains_markers.c) the walk may stop at the marked frame. */
 #include "python/frame_chains.h"
 
 static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_frame *out,
@@ -76,9 +77,19 @@ static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_
                 f->flags |= JITUNWIND_PYFRAME_ENTRY;
             n++;
             *count = n;
+            if (addr == w->stop_at) { /* the marked frame, as cached: the rest is too */
+                int rc = ju_chain_marker_splice(w, at, out, n, max, steps, count);
+                if (rc < 0)
+                    return ju_fail(&r->err, rc, addr, "more frames than the %zu asked for",
+                                   max);
+                n = *count;
+                break;
+            }
             addr = key.previous;
             continue;
         }
+        if (w && addr == w->stop_at)
+            w->chains->stats.marker_misses++; /* not the frame cached: walk on */
         memset(f, 0, sizeof *f);
         f->address = addr;
         f->owner = owner;
@@ -124,7 +135,10 @@ JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *r,
         return JITUNWIND_EINVAL;
     ju_chain_begin(&w, chains, thread_key);
     reused_before = chains->stats.frames_reused;
-    ju_chain_read_batch(&w, &r->mem);
+    if (chains->marking == r)
+        ju_chain_marker_plan(&w, r);
+    if (!w.stop_at) /* a walk that stops at the marker reads a few frames only */
+        ju_chain_read_batch(&w, &r->mem);
     rc = walk(r, frame_addr, out, max, count, &w);
     if (w.served > 1)
         chains->stats.reads_saved += w.served - 1; /* frame reads the one batch read made */
@@ -132,5 +146,7 @@ JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *r,
         chains->stats.reused_walks++;
     if (rc < 0)
         ju_chain_forget(&w);
+    else if (w.slot->count) /* the chain was kept */
+        ju_chain_marker_write(&w, r, frame_addr);
     return rc;
 }
