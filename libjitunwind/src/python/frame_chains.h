@@ -89,6 +89,10 @@ JU_HIDDEN void ju_chain_forget(struct ju_chain_walk *w);
 /* Markers (frame_chains_markers.c). Before a walk: read the thread's marker
  * and set w->stop_at when it names a frame this cache holds. */
 JU_HIDDEN void ju_chain_marker_plan(struct ju_chain_walk *w, jitunwind_pyreader *r);
+/* The cached position of the marked frame whose key is `key`, or -1: the
+ * same address, code object, owner and caller (its instruction moves on
+ * while it runs: it is decoded again, not compared). */
+JU_HIDDEN long ju_chain_marked(const struct ju_chain_walk *w, const struct ju_chain_key *key);
 /* At the marker, the frame there has cached position `at`: append the
  * cached frames beyond it to out[n..max), their keys noted. The number
  * appended, or ELIMIT (max or JITUNWIND_PY_MAX_FRAMES reached: `n + the

@@ -12,9 +12,9 @@
  * frame and every frame beyond it is unchanged. A walk from the current
  * frame that reaches it may stop there and take the rest from the cache.
  *
- * What this cache adds to that: the marked frame itself is still read and
- * must have its cached key (address, code, instruction, owner, previous),
- * so a marker naming another frame, garbage, or a frame not on the chain
+ * What this cache adds to that: the marked frame itself is still read (its
+ * line moves on) and must have the cached address, code object, owner and
+ * caller, so a marker naming another frame, garbage, or a frame not on the chain
  * only costs the early stop: the walk goes on to the end (never a short
  * stack). Without a sequence field (none of the supported layouts lacks
  * it today), any cached frame the marker names is a place to stop. */
@@ -79,6 +79,16 @@ void ju_chain_marker_plan(struct ju_chain_walk *w, jitunwind_pyreader *r)
     } else if (cached_position(s, w->seen_marker) >= 0) {
         w->stop_at = w->seen_marker;
     }
+}
+
+long ju_chain_marked(const struct ju_chain_walk *w, const struct ju_chain_key *key)
+{
+    long at = cached_position(w->slot, key->address);
+    const struct ju_chain_key *k;
+    if (at < 0)
+        return -1;
+    k = &w->slot->entries[at].key;
+    return k->code == key->code && k->previous == key->previous && k->aux == key->aux ? at : -1;
 }
 
 int ju_chain_marker_splice(struct ju_chain_walk *w, long at, struct jitunwind_py_frame *out,

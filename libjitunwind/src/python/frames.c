@@ -75,34 +75,34 @@ static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_
             ju_chain_note(w, &key, at);
             if (ju_py_get(L, JU_PYF_fr_is_entry, raw, L->fr_size))
                 f->flags |= JITUNWIND_PYFRAME_ENTRY;
-            n++;
-            *count = n;
-            if (addr == w->stop_at) { /* the marked frame, as cached: the rest is too */
-                int rc = ju_chain_marker_splice(w, at, out, n, max, steps, count);
+        } else {
+            memset(f, 0, sizeof *f);
+            f->address = addr;
+            f->owner = owner;
+            if (owner == L->owner_generator)
+                f->flags |= JITUNWIND_PYFRAME_GENERATOR;
+            if (ju_py_get(L, JU_PYF_fr_is_entry, raw, L->fr_size))
+                f->flags |= JITUNWIND_PYFRAME_ENTRY;
+            ju_py_decode_code(r, code & ~L->code_tag_mask, instr, tlbc, f);
+            unreadable_code |= (f->flags & JITUNWIND_PYFRAME_BAD_CODE) != 0;
+            if (w)
+                ju_chain_note(w, &key, -1);
+        }
+        n++;
+        *count = n;
+        if (w && addr == w->stop_at) { /* the marked frame */
+            long from = ju_chain_marked(w, &key);
+            if (from >= 0) { /* the one cached: so are the frames beyond it */
+                int rc = ju_chain_marker_splice(w, from, out, n, max, steps, count);
                 if (rc < 0)
-                    return ju_fail(&r->err, rc, addr, "more frames than the %zu asked for",
-                                   max);
+                    return ju_fail(&r->err, rc, addr, "more than %zu frames",
+                                   max < JITUNWIND_PY_MAX_FRAMES ? max
+                                                                 : (size_t)JITUNWIND_PY_MAX_FRAMES);
                 n = *count;
                 break;
             }
-            addr = key.previous;
-            continue;
-        }
-        if (w && addr == w->stop_at)
             w->chains->stats.marker_misses++; /* not the frame cached: walk on */
-        memset(f, 0, sizeof *f);
-        f->address = addr;
-        f->owner = owner;
-        if (owner == L->owner_generator)
-            f->flags |= JITUNWIND_PYFRAME_GENERATOR;
-        if (ju_py_get(L, JU_PYF_fr_is_entry, raw, L->fr_size))
-            f->flags |= JITUNWIND_PYFRAME_ENTRY;
-        ju_py_decode_code(r, code & ~L->code_tag_mask, instr, tlbc, f);
-        unreadable_code |= (f->flags & JITUNWIND_PYFRAME_BAD_CODE) != 0;
-        if (w)
-            ju_chain_note(w, &key, -1);
-        n++;
-        *count = n;
+        }
         addr = ju_py_get(L, JU_PYF_fr_previous, raw, L->fr_size);
     }
     if (w && !unreadable_code)
