@@ -246,6 +246,27 @@ START_TEST(bad_markers_walk_on)
 }
 END_TEST
 
+/* ABA: the marked frame and its caller return, a new caller and a new
+ * frame take their addresses (the same code at the top, the same caller
+ * address), and the marker names that address again (another profiler
+ * wrote it). Only the sequence tells the frames apart. */
+START_TEST(a_reused_address_is_told_by_the_sequence)
+{
+    target(V315, 1, 0);
+    ck_assert_int_eq(jitunwind_py_chains_mark_frames(K, R), 1);
+    sample(FRAME[0], DEPTH);
+    pop_marked(FRAME[1]);
+    pop_marked(FRAME[2]);
+    replace_frame(FRAME[1], CODE_OTHER, FRAME[2], 5);
+    replace_frame(FRAME[0], CODE_LEAF, FRAME[1], 1);
+    ju_builder_u64(P.b, TS + R->layout->ts_last_profiled_frame, FRAME[0]);
+    sample(FRAME[0], DEPTH);
+    ck_assert_str_eq(MARKED[1].qualname, "other");
+    ck_assert_uint_eq(stats().marker_stops, 0);
+    teardown();
+}
+END_TEST
+
 START_TEST(a_stop_keeps_the_limits)
 {
     size_t n = 0;
@@ -307,6 +328,7 @@ int main(void)
     (void)counting_read; /* py_sampling.h's reader: this suite counts writes too */
     return ju_run_tests("py_frame_chains_markers",
                         JU_TESTS(same_stacks_fewer_reads, stale_marker_of_another_profiler_is_cleared,
-                                 bad_markers_walk_on, a_stop_keeps_the_limits,
+                                 bad_markers_walk_on, a_reused_address_is_told_by_the_sequence,
+                                 a_stop_keeps_the_limits,
                                  no_writes_without_the_opt_in, no_writes_into_a_read_only_target));
 }
