@@ -104,7 +104,8 @@ static uint64_t tstate_u64(uint32_t offset)
 static void pop_marked(uint64_t caller)
 {
     ju_builder_u64(P.b, TS + R->layout->ts_last_profiled_frame, caller);
-    ju_builder_u64(P.b, TS + R->layout->ts_last_profiled_seq, SEQ() + 1);
+    if (R->layout->ts_last_profiled_seq != JU_PY_NONE)
+        ju_builder_u64(P.b, TS + R->layout->ts_last_profiled_seq, SEQ() + 1);
 }
 
 static void replace_frame(uint64_t at, uint64_t code, uint64_t previous, int lasti)
@@ -267,6 +268,30 @@ START_TEST(a_reused_address_is_told_by_the_sequence)
 }
 END_TEST
 
+/* A layout without the sequence (an assumed layout whose DWARF lacks it):
+ * the marker may have moved to any cached frame, which is where the walk
+ * stops, the marked frame still checked. */
+START_TEST(without_a_sequence_any_cached_frame_is_a_stop)
+{
+    target(V315, 1, 0);
+    ck_assert_ptr_eq(R->layout, &R->from_target);
+    R->from_target.ts_last_profiled_seq = JU_PY_NONE;
+    ck_assert_int_eq(jitunwind_py_chains_mark_frames(K, R), 1);
+    sample(FRAME[0], DEPTH);
+    pop_marked(FRAME[1]);
+    sample(FRAME[1], DEPTH - 1);
+    ck_assert_uint_eq(stats().marker_stops, 1);
+    ck_assert_uint_eq(stats().marker_frames, DEPTH - 2);
+    /* The caller there changed: walked on. */
+    pop_marked(FRAME[2]);
+    replace_frame(FRAME[2], CODE_REC, FRAME[4], 5);
+    sample(FRAME[2], DEPTH - 3);
+    ck_assert_uint_eq(stats().marker_stops, 1);
+    ck_assert_uint_eq(stats().marker_misses, 1);
+    teardown();
+}
+END_TEST
+
 START_TEST(a_stop_keeps_the_limits)
 {
     size_t n = 0;
@@ -329,6 +354,7 @@ int main(void)
     return ju_run_tests("py_frame_chains_markers",
                         JU_TESTS(same_stacks_fewer_reads, stale_marker_of_another_profiler_is_cleared,
                                  bad_markers_walk_on, a_reused_address_is_told_by_the_sequence,
+                                 without_a_sequence_any_cached_frame_is_a_stop,
                                  a_stop_keeps_the_limits,
                                  no_writes_without_the_opt_in, no_writes_into_a_read_only_target));
 }
