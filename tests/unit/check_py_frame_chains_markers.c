@@ -51,23 +51,10 @@ static struct jitunwind_py_frame PLAIN[32], MARKED[32], BATCHED[32];
 static void target(uint32_t version, int writable, int spread)
 {
     struct jitunwind_memory mem;
-    uint64_t code_main, interp;
-    size_t i;
+    struct recursion_codes codes;
     pyi_init(&P, version);
-    code_main = pyi_code(&P, "main", "/src/main.py", 1, 16);
-    CODE_REC = pyi_code(&P, "rec", "/src/r.py", 10, 16);
-    CODE_LEAF = pyi_code(&P, "leaf", "/src/l.py", 30, 16);
-    CODE_OTHER = pyi_code(&P, "other", "/src/o.py", 50, 16);
-    FRAME[DEPTH - 1] = pyi_frame(&P, code_main, 0, 2, 0, 1);
-    for (i = DEPTH - 1; i-- > 1;) {
-        if (spread)
-            pyi_alloc(&P, SPREAD);
-        FRAME[i] = pyi_frame(&P, CODE_REC, FRAME[i + 1], 5, 0, 0);
-    }
-    FRAME[0] = pyi_frame(&P, CODE_LEAF, FRAME[1], 1, 0, 0);
-    interp = pyi_interp(&P, 0, 0);
-    TS = pyi_thread(&P, interp, FRAME[0], 7);
-    pyi_set_interpreters(&P, interp);
+    TS = recursion_thread(&P, FRAME, DEPTH, spread ? SPREAD : 0, &codes);
+    CODE_REC = codes.rec, CODE_LEAF = codes.leaf, CODE_OTHER = codes.other;
     memset(&M, 0, sizeof M);
     M.inner = ju_builder_memory(P.b);
     M.b = P.b;
@@ -110,12 +97,7 @@ static void pop_marked(uint64_t caller)
 
 static void replace_frame(uint64_t at, uint64_t code, uint64_t previous, int lasti)
 {
-    uint8_t bytes[512];
-    uint64_t fresh = pyi_frame(&P, code, previous, lasti, 0, 0);
-    size_t size = R->layout->fr_size;
-    ck_assert_uint_le(size, sizeof bytes);
-    ck_assert_int_eq(M.inner.read(M.inner.arg, fresh, bytes, size), 0);
-    ju_builder_write(P.b, at, bytes, size);
+    replace_frame_of(&P, at, code, previous, lasti);
 }
 
 struct sample {
@@ -150,6 +132,15 @@ static struct jitunwind_py_chain_stats stats(void)
     struct jitunwind_py_chain_stats st;
     ck_assert_int_eq(jitunwind_py_chains_stats(K, &st), 0);
     return st;
+}
+
+/* Markers on, the thread sampled once: its top frame is marked. */
+static void marked_target(void)
+{
+    target(V315, 1, 0);
+    ck_assert_int_eq(jitunwind_py_chains_mark_frames(K, R), 1);
+    sample(FRAME[0], DEPTH);
+    ck_assert_uint_eq(MARKER(), FRAME[0]);
 }
 
 START_TEST(same_stacks_fewer_reads)
@@ -217,9 +208,7 @@ END_TEST
 
 START_TEST(bad_markers_walk_on)
 {
-    target(V315, 1, 0);
-    ck_assert_int_eq(jitunwind_py_chains_mark_frames(K, R), 1);
-    sample(FRAME[0], DEPTH);
+    marked_target();
     /* Garbage in the marker: no stop. */
     ju_builder_u64(P.b, TS + R->layout->ts_last_profiled_frame, 0xdead0000ull);
     sample(FRAME[0], DEPTH);
@@ -253,9 +242,7 @@ END_TEST
  * wrote it). Only the sequence tells the frames apart. */
 START_TEST(a_reused_address_is_told_by_the_sequence)
 {
-    target(V315, 1, 0);
-    ck_assert_int_eq(jitunwind_py_chains_mark_frames(K, R), 1);
-    sample(FRAME[0], DEPTH);
+    marked_target();
     pop_marked(FRAME[1]);
     pop_marked(FRAME[2]);
     replace_frame(FRAME[1], CODE_OTHER, FRAME[2], 5);
@@ -296,9 +283,7 @@ START_TEST(a_stop_keeps_the_limits)
 {
     size_t n = 0;
     struct jitunwind_py_frame few[4];
-    target(V315, 1, 0);
-    ck_assert_int_eq(jitunwind_py_chains_mark_frames(K, R), 1);
-    sample(FRAME[0], DEPTH);
+    marked_target();
     ck_assert_int_eq(jitunwind_pyreader_frames_reusing(R, K, TS, FRAME[0], few, 4, &n),
                      JITUNWIND_ELIMIT);
     ck_assert_uint_eq(n, 4);
