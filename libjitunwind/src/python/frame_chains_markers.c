@@ -2,22 +2,28 @@
  * chain cache only when its caller asked (jitunwind_py_chains_mark_frames),
  * because it is a write into the target.
  *
- * The contract, from CPython's side (Python/ceval.c, the
- * _PyThreadState_UpdateLastProfiledFrame macro, read at python/cpython
- * 0bcfbf259c29, Modules/_remote_debugging/frames.c): a profiler writes the
- * address of the frame it sampled; when that frame is popped, the
- * interpreter moves the marker to its caller and bumps
- * last_profiled_frame_seq (PR #151614). So, while the sequence is the one
- * seen when the marker was written, the marked frame is the same live
- * frame and every frame beyond it is unchanged. A walk from the current
- * frame that reaches it may stop there and take the rest from the cache.
+ * The contract, as CPython's own profiler uses it (read in
+ * Modules/_remote_debugging/frames.c of python/cpython 0bcfbf259c29:
+ * set_last_profiled_frame, clear_last_profiled_frames, process_frame_chain)
+ * and as PRs #142137 and #151614 describe the interpreter's side: a
+ * profiler writes the address of the frame it sampled; when that frame is
+ * popped, the interpreter moves the marker to its caller and bumps
+ * last_profiled_frame_seq. So, while the sequence is the one seen when the
+ * marker was written, the marked frame is the same live frame and every
+ * frame beyond it is unchanged. A walk from the current frame that reaches
+ * it may stop there and take the rest from the cache. A new profiler clears
+ * every thread's marker and leaves the sequence alone.
  *
  * What this cache adds to that: the marked frame itself is still read (its
  * line moves on) and must have the cached address, code object, owner and
- * caller, so a marker naming another frame, garbage, or a frame not on the chain
- * only costs the early stop: the walk goes on to the end (never a short
- * stack). Without a sequence field (none of the supported layouts lacks
- * it today), any cached frame the marker names is a place to stop. */
+ * caller, so a marker naming another frame, garbage, or a frame not on the
+ * chain only costs the early stop: the walk goes on to the end (never a
+ * short stack). What neither side can rule out: a thread that runs on while
+ * it is sampled (--nonblocking) may return from the sampled frame and call
+ * another at the same address, with the same code and caller, before the
+ * marker is written; the next walk then trusts the frames beyond it, as
+ * CPython's profiler would. Without a sequence field (an assumed layout
+ * whose DWARF has none), any cached frame the marker names is a stop. */
 #include <stdlib.h>
 
 #include "python/frame_chains.h"

@@ -65,7 +65,9 @@ struct ju_py_layout {
     uint32_t ts_holds_gil;       /* int: this thread holds its GIL (3.15+ GIL builds), or NONE */
     uint32_t ts_cframe;          /* pointer to a _PyCFrame (3.11, 3.12), or NONE */
     uint32_t ts_last_profiled_frame; /* a profiler's frame marker (3.15+), or NONE */
-    uint32_t ts_last_profiled_seq;   /* bumped when the interpreter moves it (3.15+), or NONE */
+    uint32_t ts_last_profiled_seq;   /* bumped when the interpreter moves it (3.15+), or NONE;
+                                      * read as 8 bytes (the debug offsets give no width: a
+                                      * wider read only compares more, costing early stops) */
     uint32_t cframe_current_frame;
 
     /* _PyInterpreterFrame */
