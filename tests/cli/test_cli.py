@@ -859,6 +859,31 @@ descend(100)
 DEEP_PATH = ("<module>",) + ("descend",) * 101 + ("hot_leaf",)
 
 
+def check_mark_frames_refused(j, pid, work):
+    """--mark-frames on an interpreter without the 3.15 marker: one line
+    says so, nothing is written, the stacks are the chain cache's; and it
+    needs the chain cache."""
+    path = os.path.join(work, "marked.txt")
+    rc, out, err = run([j, "record", str(pid), "-d", "0.5", "--stats", "--nonblocking",
+                        "--mark-frames", "-o", path])
+    if rc != 0:
+        fail("record --mark-frames: exit %d: %s" % (rc, err))
+    _, stats = reads_per_sample(err)
+    if ("--mark-frames: CPython 3.11 has no frame marker" not in err
+            or stats.get("marker writes") != "0" or stats.get("marker stops") != "0"):
+        fail("record --mark-frames on 3.11: %s" % err)
+    top = max(parse_collapsed(open(path).read()).items(), key=lambda kv: kv[1])[0]
+    names = tuple(m.group(1) for m in (PY_LABEL.match(f) for f in top) if m)
+    if names[:102] != DEEP_PATH[:102]:
+        fail("record --mark-frames on 3.11: the dominant stack is %r" % (names,))
+    for extra in (["--no-cache"], ["--no-chain-cache"]):
+        rc, _, err = run([j, "record", str(pid), "-d", "0.1", "--mark-frames"] + extra)
+        if rc != 1 or "--mark-frames needs the frame-chain cache" not in err:
+            fail("record --mark-frames %s: exit %d: %s" % (extra[0], rc, err))
+    print("ok: --mark-frames on 3.11: refused in one line, no writes, the same stack; "
+          "refused without the chain cache")
+
+
 def mode_chains(build, work):
     """The frame-chain cache: on a deep recursion whose leaf runs on, every
     stack is (a prefix of) the one Python stack, the same with and without
@@ -907,6 +932,7 @@ def mode_chains(build, work):
             print("ok: %s: the same 103-frame stack; %.1f reads/sample with the chain cache, "
                   "%.1f without it, %.1f with no cache; %.0f frames reused per walk" % (
                       mode, with_reads, without_reads, uncached_reads, reused))
+        check_mark_frames_refused(j, proc.pid, work)
     finally:
         if os.path.exists(gate):
             os.unlink(gate)

@@ -1,6 +1,7 @@
 /* The live-process reader: this process and a child, all-or-nothing reads
  * at page boundaries, a process that went away, and the /proc/PID/mem
- * fallback when process_vm_readv is refused (forced with a seccomp filter). */
+ * fallback when process_vm_readv is refused (forced with a seccomp filter);
+ * writes only through the writable memory, into a child. */
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -63,6 +64,30 @@ static int check_own_memory(const struct jitunwind_memory *mem)
     return bad;
 }
 
+/* A child that waits to be killed, after filling `pattern` with `seed`
+ * (0: leaving it as it is). */
+static pid_t paused_child(uint8_t seed)
+{
+    int ready[2];
+    char c;
+    pid_t child;
+    ck_assert_int_eq(pipe(ready), 0);
+    child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        if (seed)
+            fill(pattern, PATTERN_LEN, seed);
+        if (write(ready[1], "r", 1) != 1)
+            _exit(1);
+        for (;;)
+            pause();
+    }
+    ck_assert_int_eq(read(ready[0], &c, 1), 1);
+    close(ready[0]);
+    close(ready[1]);
+    return child;
+}
+
 START_TEST(reads_this_process)
 {
     jitunwind_process_reader *pr;
@@ -80,25 +105,12 @@ END_TEST
 
 START_TEST(reads_a_child_process)
 {
-    int ready[2];
     pid_t child;
-    char c;
     jitunwind_process_reader *pr;
     struct jitunwind_memory mem;
     uint8_t *buf = malloc(PATTERN_LEN), *want = malloc(PATTERN_LEN);
-    ck_assert_int_eq(pipe(ready), 0);
     fill(pattern, PATTERN_LEN, 1);
-    child = fork();
-    ck_assert_int_ge(child, 0);
-    if (child == 0) {
-        /* Same address, different contents: the parent must see these. */
-        fill(pattern, PATTERN_LEN, 99);
-        if (write(ready[1], "r", 1) != 1)
-            _exit(1);
-        for (;;)
-            pause();
-    }
-    ck_assert_int_eq(read(ready[0], &c, 1), 1);
+    child = paused_child(99); /* same address, different contents: the parent must see these */
     ck_assert_int_eq(jitunwind_process_reader_new(&pr, child), 0);
     mem = jitunwind_process_reader_memory(pr);
     ck_assert_int_eq(ju_read(&mem, (uint64_t)(uintptr_t)pattern, buf, PATTERN_LEN), 0);
@@ -110,10 +122,34 @@ START_TEST(reads_a_child_process)
     ck_assert_int_eq(waitpid(child, NULL, 0), child);
     ck_assert_int_eq(ju_read(&mem, (uint64_t)(uintptr_t)pattern, buf, 8), JITUNWIND_EREAD);
     jitunwind_process_reader_free(pr);
-    close(ready[0]);
-    close(ready[1]);
     free(buf);
     free(want);
+}
+END_TEST
+
+/* The writable memory writes into the child (process_vm_writev); the
+ * plain memory has no write operation; a gone child fails cleanly. */
+START_TEST(writes_a_child_process_only_when_asked)
+{
+    static volatile uint64_t word = 1;
+    pid_t child = paused_child(0);
+    uint64_t value = 0x1234567890abcdefull, back = 0;
+    jitunwind_process_reader *pr;
+    struct jitunwind_memory mem;
+    ck_assert_int_eq(jitunwind_process_reader_new(&pr, child), 0);
+    ck_assert_ptr_null(jitunwind_process_reader_memory(pr).write);
+    mem = jitunwind_process_reader_writable_memory(pr);
+    ck_assert_ptr_eq(mem.read, jitunwind_process_reader_memory(pr).read);
+    ck_assert_int_eq(mem.write(mem.arg, (uint64_t)(uintptr_t)&word, &value, sizeof value), 0);
+    ck_assert_int_eq(ju_read(&mem, (uint64_t)(uintptr_t)&word, &back, sizeof back), 0);
+    ck_assert_uint_eq(back, value);
+    ck_assert_uint_eq(word, 1); /* the child's copy, not ours */
+    ck_assert_int_eq(mem.write(mem.arg, 0x1000, &value, sizeof value), JITUNWIND_EIO);
+    kill(child, SIGKILL);
+    ck_assert_int_eq(waitpid(child, NULL, 0), child);
+    ck_assert_int_eq(mem.write(mem.arg, (uint64_t)(uintptr_t)&word, &value, sizeof value),
+                     JITUNWIND_EIO);
+    jitunwind_process_reader_free(pr);
 }
 END_TEST
 
@@ -169,5 +205,6 @@ END_TEST
 int main(void)
 {
     return ju_run_tests("process_reader", JU_TESTS(reads_this_process, reads_a_child_process,
+                                                   writes_a_child_process_only_when_asked,
                                                    falls_back_to_proc_mem_when_refused));
 }

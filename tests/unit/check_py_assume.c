@@ -131,6 +131,8 @@ static struct ju_py_layout layout_of_this_build(void)
     L.interp_gil_ptr = offsetof(PyInterpreterState, ceval.gil);
     L.gil_last_holder = offsetof(struct _gil_runtime_state, last_holder);
     L.ts_holds_gil = offsetof(PyThreadState, holds_gil);
+    L.ts_last_profiled_frame = offsetof(PyThreadState, last_profiled_frame);
+    L.ts_last_profiled_seq = offsetof(PyThreadState, last_profiled_frame_seq);
     return L;
 }
 

@@ -24,20 +24,11 @@ static uint64_t FRAME[DEPTH]; /* innermost first */
 static void target(uint32_t version, size_t slots)
 {
     struct jitunwind_memory mem;
-    uint64_t code_main, interp;
-    size_t i;
+    struct recursion_codes codes;
     pyi_init(&P, version);
-    code_main = pyi_code(&P, "main", "/src/main.py", 1, 16);
-    CODE_REC = pyi_code(&P, "rec", "/src/r.py", 10, 16);
-    CODE_LEAF = pyi_code(&P, "leaf", "/src/l.py", 30, 16);
-    CODE_OTHER = pyi_code(&P, "other", "/src/o.py", 50, 16);
-    FRAME[DEPTH - 1] = pyi_frame(&P, code_main, 0, 2, 0, 1);
-    for (i = DEPTH - 1; i-- > 1;)
-        FRAME[i] = pyi_frame(&P, CODE_REC, FRAME[i + 1], 5, 0, 0);
-    FRAME[0] = pyi_frame(&P, CODE_LEAF, FRAME[1], 1, 0, 0);
-    interp = pyi_interp(&P, 0, 0);
-    pyi_thread(&P, interp, FRAME[0], 7);
-    pyi_set_interpreters(&P, interp);
+    recursion_thread(&P, FRAME, DEPTH, 0, &codes);
+    CODE_REC = codes.rec, CODE_LEAF = codes.leaf, CODE_OTHER = codes.other;
+    memset(&mem, 0, sizeof mem); /* no write operation */
     C.inner = ju_builder_memory(P.b);
     C.reads = 0;
     mem.read = counting_read;
@@ -55,16 +46,9 @@ static void teardown(void)
     pyi_free(&P);
 }
 
-/* Overwrite the frame at `at` with a new one (as the target reusing the
- * address for another call would). */
 static void replace_frame(uint64_t at, uint64_t code, uint64_t previous, int lasti)
 {
-    uint8_t bytes[512];
-    uint64_t fresh = pyi_frame(&P, code, previous, lasti, 0, 0);
-    size_t size = R->layout->fr_size;
-    ck_assert_uint_le(size, sizeof bytes);
-    ck_assert_int_eq(C.inner.read(C.inner.arg, fresh, bytes, size), 0);
-    ju_builder_write(P.b, at, bytes, size);
+    replace_frame_of(&P, at, code, previous, lasti);
 }
 
 static struct jitunwind_py_frame PLAIN[32], CACHED[32];

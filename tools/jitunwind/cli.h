@@ -54,6 +54,7 @@ struct cli_options {
     int nonblocking;
     int no_cache;
     int no_chain_cache;
+    int mark_frames;  /* --mark-frames: write CPython 3.15's frame marker */
     int stats;
 };
 
@@ -72,6 +73,7 @@ struct cli_target {
     struct jitunwind_memory mem;   /* counts its reads into `reads`, then `raw` */
     struct jitunwind_memory raw;
     uint64_t reads;                /* reads of the target (block fills included) */
+    uint64_t writes;               /* writes into it (--mark-frames only) */
     struct cli_blocks *blocks;     /* record's per-sample read cache, or NULL */
     jitunwind_modules *mods;
     jitunwind_registry *reg;

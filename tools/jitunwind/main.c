@@ -14,7 +14,7 @@ static const char usage_text[] =
     "                       [--threads TID,...] [--no-cache]\n"
     "       jitunwind record PID [-F HZ] [-d SECONDS] [-o FILE]\n"
     "                       [--format collapsed|speedscope|pprof] [--nonblocking] [--no-cache]\n"
-    "                       [--no-chain-cache] [--stats]\n"
+    "                       [--no-chain-cache] [--mark-frames] [--stats]\n"
     "       jitunwind top PID [-F HZ] [-d SECONDS] [--nonblocking]\n"
     "       jitunwind --help | --version\n";
 
@@ -47,6 +47,11 @@ static const char help_text[] =
     "                   samples, nor the interpreter's DWARF answers on disk\n"
     "  --no-chain-cache keep the other caches, but do not reuse a thread's unchanged\n"
     "                   frames between samples\n"
+    "  --mark-frames    CPython 3.15+: let the frame-chain cache stop at the frame\n"
+    "                   the interpreter keeps marked for profilers. This WRITES into\n"
+    "                   the process: one pointer per thread per sample\n"
+    "                   (tstate->last_profiled_frame), as CPython's own profiler does;\n"
+    "                   every thread's marker is cleared first. Off by default\n"
     "  --stats          print the reads made and saved by the caches at the end\n"
     "\n"
     "A live process is stopped one thread at a time (PTRACE_SEIZE + PTRACE_INTERRUPT)\n"
@@ -161,6 +166,8 @@ static int parse(int argc, char **argv, struct cli_options *opt)
             opt->no_cache = 1;
         } else if (strcmp(a, "--no-chain-cache") == 0 && !is_stack) {
             opt->no_chain_cache = 1;
+        } else if (strcmp(a, "--mark-frames") == 0 && !is_stack) {
+            opt->mark_frames = 1;
         } else if (strcmp(a, "--stats") == 0 && !is_stack) {
             opt->stats = 1;
         } else if (a[0] != '-' && !opt->pid) {
@@ -172,6 +179,8 @@ static int parse(int argc, char **argv, struct cli_options *opt)
     }
     if (opt->core && opt->pid)
         return usage_error("%s", "give a PID or --core, not both");
+    if (opt->mark_frames && (opt->no_cache || opt->no_chain_cache))
+        return usage_error("%s", "--mark-frames needs the frame-chain cache");
     if (opt->exe && !opt->core)
         return usage_error("%s", "--exe goes with --core");
     if (opt->core && opt->python_only)

@@ -162,6 +162,8 @@ static void progress(struct sampler *sm, double elapsed, int final)
     if (jitunwind_py_chains_stats(sm->t.chains, &ch) == 0 && ch.walks && sm->prof.samples)
         fprintf(stderr, ", %.0f frames/sample reused",
                 (double)ch.frames_reused / (double)sm->prof.samples);
+    if (ch.marker_writes)
+        fprintf(stderr, ", %llu reads saved at markers", (unsigned long long)ch.marker_frames);
     fprintf(stderr, final ? "\n" : "   ");
     fflush(stderr);
 }
@@ -183,6 +185,11 @@ static void stats(struct sampler *sm)
             (unsigned long long)cs.invalidated, (unsigned long long)cs.reads_saved,
             (unsigned long long)ch.walks, (unsigned long long)ch.frames_reused,
             (unsigned long long)ch.reads_saved);
+    if (sm->opt->mark_frames)
+        fprintf(stderr, "marker stops: %llu\nmarker frames unread: %llu\nmarker misses: %llu\n"
+                        "marker writes: %llu\n",
+                (unsigned long long)ch.marker_stops, (unsigned long long)ch.marker_frames,
+                (unsigned long long)ch.marker_misses, (unsigned long long)ch.marker_writes);
 }
 
 /* The output is opened before sampling starts, so that a path that cannot
@@ -295,6 +302,18 @@ int cli_record_command(const struct cli_options *opt)
     if (!opt->no_cache && !opt->no_chain_cache &&
         !(sm->t.chains = jitunwind_py_chains_new(CHAIN_THREADS, CHAIN_FRAMES)))
         fprintf(stderr, "jitunwind: no memory for the frame-chain cache; reading without it\n");
+    if (opt->mark_frames && sm->t.chains) {
+        int cleared = jitunwind_py_chains_mark_frames(sm->t.chains, sm->t.py);
+        const struct jitunwind_error *e = jitunwind_pyreader_last_error(sm->t.py);
+        if (cleared < 0)
+            fprintf(stderr, "jitunwind: --mark-frames: %s; sampling without frame markers\n",
+                    e->code == cleared && e->message[0] ? e->message
+                                                        : jitunwind_strerror(cleared));
+        else
+            fprintf(stderr, "jitunwind: frame markers on: %d thread%s' marker cleared; one "
+                            "pointer per thread per sample is written into process %d\n",
+                    cleared, cleared == 1 ? "" : "s", sm->t.pid);
+    }
     if (!opt->nonblocking) {
         /* Find out now whether ptrace is allowed, rather than at each sample. */
         struct cli_thread probe;

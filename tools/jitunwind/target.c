@@ -169,10 +169,25 @@ void cli_target_forget_reads(struct cli_target *t)
 }
 
 /* Every read of the target goes through a counter (record --stats). */
+/* A write (record --mark-frames only) goes to the target, and the cached
+ * blocks it touches are dropped. */
+static int counted_write(void *arg, uint64_t addr, const void *src, size_t len)
+{
+    struct cli_target *t = arg;
+    uint64_t base;
+    if (t->blocks && len > 0 && addr + len > addr)
+        for (base = addr & ~(uint64_t)(BLOCK - 1); base < addr + len; base += BLOCK)
+            if (t->blocks->base[(base / BLOCK) % BLOCKS] == base + 1)
+                t->blocks->base[(base / BLOCK) % BLOCKS] = 0;
+    t->writes++;
+    return t->raw.write(t->raw.arg, addr, src, len);
+}
+
 static int count_reads(struct cli_target *t)
 {
     t->raw = t->mem;
     t->mem.read = counted_read;
+    t->mem.write = t->raw.write ? counted_write : NULL;
     t->mem.arg = t;
     return CLI_OK;
 }
@@ -201,7 +216,9 @@ static int open_memory(struct cli_target *t, const struct cli_options *opt)
         fprintf(stderr, "jitunwind: process %d: %s\n", t->pid, last_message());
         return CLI_NO_TARGET;
     }
-    t->mem = jitunwind_process_reader_memory(t->proc);
+    /* Only record --mark-frames writes into the process. */
+    t->mem = opt->mark_frames ? jitunwind_process_reader_writable_memory(t->proc)
+                              : jitunwind_process_reader_memory(t->proc);
     return count_reads(t);
 }
 

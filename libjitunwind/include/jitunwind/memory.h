@@ -13,8 +13,16 @@
  *     into the library. It may be called many times per operation and from
  *     the thread that called the library only.
  *
+ *   write(arg, addr, src, len)   (optional; NULL: the target is read-only)
+ *     Copy exactly `len` bytes from `src` to target address `addr` and return
+ *     0, or return a negative jitunwind_status. The library calls it only
+ *     where a caller asked for a write by name (jitunwind_py_chains_mark_frames:
+ *     one pointer per thread per sample); nothing else ever writes. Readers of
+ *     dead targets (cores, images) have none.
+ *
  * The struct is copied by value into the handles that use it; `arg` must stay
- * valid for as long as those handles do.
+ * valid for as long as those handles do. Zero it before filling it in: a
+ * member left unset must read as NULL or 0.
  *
  * Ready-made readers (a live process, an in-memory image, a core file) are in
  * readers.h. */
@@ -31,6 +39,7 @@ extern "C" {
 #define JITUNWIND_READ_MAX (16u * 1024u * 1024u)
 
 typedef int (*jitunwind_read_fn)(void *arg, uint64_t addr, void *dst, size_t len);
+typedef int (*jitunwind_write_fn)(void *arg, uint64_t addr, const void *src, size_t len);
 
 struct jitunwind_memory {
     jitunwind_read_fn read;
@@ -40,6 +49,8 @@ struct jitunwind_memory {
      * from saved return addresses. 0 means the architecture's default (48-bit
      * user addresses: bits 48-63). Ignored on x86-64. */
     uint64_t pac_mask;
+    /* Writes into the target, or NULL (see above). */
+    jitunwind_write_fn write;
 };
 
 #ifdef __cplusplus

@@ -178,10 +178,11 @@ JITUNWIND_API int jitunwind_pyreader_cache_stats(const jitunwind_pyreader *reade
  * cache. Every frame is still visited: an inner frame cannot vouch for the
  * outer ones (a helper called from two callers of the same size has the
  * same address, code, instruction and previous pointer under both).
- * CPython 3.15's last_profiled_frame marker would let a walk stop early, but
- * the profiler must write it into the target, and this reader never writes.
- * Only chains walked to the end without error are kept. All memory is
- * allocated by jitunwind_py_chains_new; a walk allocates nothing. */
+ * CPython 3.15's last_profiled_frame marker lets a walk stop early, but
+ * the profiler must write it into the target: that is opt-in
+ * (jitunwind_py_chains_mark_frames below). Only chains walked to the end
+ * without error are kept. All memory is allocated by jitunwind_py_chains_new;
+ * a walk allocates nothing. */
 typedef struct jitunwind_py_chains jitunwind_py_chains;
 #define JITUNWIND_PY_MAX_CHAIN_THREADS 4096u
 /* NULL on ENOMEM or sizes of 0 or above the maxima (JITUNWIND_PY_MAX_FRAMES). */
@@ -199,10 +200,38 @@ struct jitunwind_py_chain_stats {
     uint64_t reused_walks;  /* of those, walks that took a frame from the cache */
     uint64_t frames_reused; /* frames not decoded again: no code-object, name or
                              * line-table reads for them */
-    uint64_t reads_saved;   /* frame reads the one batch read of each walk replaced */
+    uint64_t reads_saved;   /* frame reads the one batch read of each walk, or a
+                             * stop at the marker, replaced */
+    /* With frame markers (jitunwind_py_chains_mark_frames): */
+    uint64_t marker_stops;   /* walks that stopped at the marker */
+    uint64_t marker_frames;  /* frames beyond it taken from the cache unread */
+    uint64_t marker_misses;  /* walks that reached the marker but walked on
+                              * (the frame there was not the one cached) */
+    uint64_t marker_writes;  /* pointers written into the target (clears included) */
 };
 JITUNWIND_API int jitunwind_py_chains_stats(const jitunwind_py_chains *chains,
                                             struct jitunwind_py_chain_stats *out);
+
+/* Opt-in: use CPython 3.15's frame marker, as CPython's own sampling
+ * profiler does. This WRITES INTO THE TARGET: one pointer per thread per
+ * sample (tstate->last_profiled_frame), through the write operation of the
+ * reader's memory, which must have one (a live process's writable memory;
+ * never a core). The interpreter keeps the marker on a live frame (it moves
+ * it to the caller when that frame returns, and bumps
+ * last_profiled_frame_seq). From then on, jitunwind_pyreader_frames_reusing
+ * with `reader` must be given the thread state's address as `thread_key`;
+ * it reads the marker, walks from the current frame until it reaches the
+ * marker, and, when the frame there is the cached one (same key as today,
+ * and the same marker sequence), takes the frames beyond it from the cache
+ * without reading them; otherwise it walks on (never a short stack). After a
+ * complete walk it writes the walked top frame as the new marker (not when
+ * unchanged). Turning it on first clears every thread's marker (a marker
+ * left by another profiler would name a frame this cache never saw).
+ * Returns the number of threads cleared, or EVERSION (the layout has no
+ * last_profiled_frame), EUNSUPPORTED (the memory has no write operation),
+ * EINVAL, EREAD/ELOOP/ELIMIT (the thread list), or the write's status. */
+JITUNWIND_API int jitunwind_py_chains_mark_frames(jitunwind_py_chains *chains,
+                                                  jitunwind_pyreader *reader);
 
 /* --- Build-specific facts from the interpreter's own file --- */
 

@@ -21,6 +21,11 @@ JITUNWIND_API int jitunwind_process_reader_new(jitunwind_process_reader **out, i
 JITUNWIND_API void jitunwind_process_reader_free(jitunwind_process_reader *r);
 JITUNWIND_API struct jitunwind_memory
 jitunwind_process_reader_memory(jitunwind_process_reader *r);
+/* The same, with a write operation (process_vm_writev; no /proc/PID/mem
+ * fallback): for a caller that asks the library to write into the target
+ * (jitunwind_py_chains_mark_frames). The memory above has none. */
+JITUNWIND_API struct jitunwind_memory
+jitunwind_process_reader_writable_memory(jitunwind_process_reader *r);
 
 /* A core file: its dumped PT_LOAD segments and, for file-backed mappings
  * the core left out (read-only code and data), the mapped files themselves

@@ -39,7 +39,7 @@ enum field {
     TP_SIZE, TP_NAME,
     BY_SIZE, BY_OB_SIZE, BY_OB_SVAL,
     UN_SIZE, UN_STATE, UN_LENGTH, UN_ASCII_SIZE, UN_COMPACT_SIZE,
-    TS_HOLDS_GIL,
+    TS_HOLDS_GIL, TS_LAST_PROFILED_FRAME, TS_LAST_PROFILED_SEQ,
     /* the value renderer's (value_layout.h) */
     IS_GC, FR_LOCALSPLUS, CO_ARGCOUNT, CO_LOCALSPLUSNAMES, CO_LOCALSPLUSKINDS, TP_FLAGS,
     TU_SIZE, TU_OB_ITEM, TU_OB_SIZE, LI_SIZE, LI_OB_ITEM, LI_OB_SIZE,
@@ -108,7 +108,7 @@ static const uint8_t FIELDS_315[] = {
     SKIP, SKIP, SKIP, SKIP /* gil_runtime_* */, SKIP /* code_object_generation */,
     SKIP /* tlbc_generation */,
     TS_SIZE, SKIP /* prev */, TS_NEXT, TS_INTERP, TS_CURRENT_FRAME, SKIP /* base_frame */,
-    SKIP /* last_profiled_frame */, SKIP /* last_profiled_frame_seq */, TS_THREAD_ID,
+    TS_LAST_PROFILED_FRAME, TS_LAST_PROFILED_SEQ, TS_THREAD_ID,
     TS_NATIVE_THREAD_ID, SKIP /* datastack_chunk */, SKIP /* status */, TS_HOLDS_GIL,
     SKIP /* gil_requested */, SKIP /* current_exception */, SKIP /* exc_state */,
     SKIP /* err_stackitem.exc_value */,
@@ -157,6 +157,8 @@ static const struct {
     {TS_THREAD_ID, TS_SIZE, JU_PYF_ts_thread_id},
     {TS_NATIVE_THREAD_ID, TS_SIZE, JU_PYF_ts_native_thread_id},
     {TS_HOLDS_GIL, TS_SIZE, JU_PYF_ts_holds_gil},
+    {TS_LAST_PROFILED_FRAME, TS_SIZE, JU_PYF_ts_last_profiled_frame},
+    {TS_LAST_PROFILED_SEQ, TS_SIZE, JU_PYF_ts_last_profiled_seq},
     {FR_PREVIOUS, FR_SIZE, JU_PYF_fr_previous},
     {FR_EXECUTABLE, FR_SIZE, JU_PYF_fr_code},
     {FR_INSTR_PTR, FR_SIZE, JU_PYF_fr_instr},
@@ -308,6 +310,9 @@ int ju_py_encode_debug_offsets(uint32_t version_hex, const struct ju_py_layout *
     v[UN_ASCII_SIZE] = L->str_ascii_size;
     v[UN_COMPACT_SIZE] = L->str_compact_size;
     v[TS_HOLDS_GIL] = L->ts_holds_gil != JU_PY_NONE ? L->ts_holds_gil : 0;
+    v[TS_LAST_PROFILED_FRAME] =
+        L->ts_last_profiled_frame != JU_PY_NONE ? L->ts_last_profiled_frame : 0;
+    v[TS_LAST_PROFILED_SEQ] = L->ts_last_profiled_seq != JU_PY_NONE ? L->ts_last_profiled_seq : 0;
     if (L->free_threaded && L->fr_tlbc_index != JU_PY_NONE) {
         v[FR_TLBC_INDEX] = L->fr_tlbc_index;
         v[CO_TLBC] = L->co_tlbc;
@@ -461,6 +466,12 @@ int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
     out->str_legacy_data = out->str_compact_size;
     if (out->ts_holds_gil != JU_PY_NONE) /* NONE: no such field, or no GIL (free-threaded) */
         out->ts_holds_gil = list_has(list, TS_HOLDS_GIL) ? (uint32_t)v[TS_HOLDS_GIL] : JU_PY_NONE;
+    /* The profiler's frame marker (3.15+: frame_chains_markers.c). */
+    out->ts_last_profiled_frame = list_has(list, TS_LAST_PROFILED_FRAME)
+                                      ? (uint32_t)v[TS_LAST_PROFILED_FRAME]
+                                      : JU_PY_NONE;
+    out->ts_last_profiled_seq =
+        list_has(list, TS_LAST_PROFILED_SEQ) ? (uint32_t)v[TS_LAST_PROFILED_SEQ] : JU_PY_NONE;
     if (out->fr_tlbc_index != JU_PY_NONE) { /* free-threaded with thread-local bytecode */
         out->fr_tlbc_index = (uint32_t)v[FR_TLBC_INDEX];
         out->co_tlbc = (uint32_t)v[CO_TLBC];

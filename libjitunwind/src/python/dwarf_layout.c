@@ -58,6 +58,8 @@ static const struct dwarf_field FIELDS[] = {
     F(ts_current_frame, CHECKED, 1, "PyThreadState", "current_frame"),
     F(ts_holds_gil, OPTIONAL, 1, "PyThreadState", "holds_gil"),
     F(ts_cframe, CHECKED, 0, "PyThreadState", "cframe"),
+    F(ts_last_profiled_frame, OPTIONAL, 1, "PyThreadState", "last_profiled_frame"),
+    F(ts_last_profiled_seq, OPTIONAL, 1, "PyThreadState", "last_profiled_frame_seq"),
     F(cframe_current_frame, CHECKED, 0, "_PyCFrame", "current_frame"),
     F(fr_code, CHECKED, 1, "_PyInterpreterFrame", "f_executable|f_code"),
     F(fr_previous, CHECKED, 1, "_PyInterpreterFrame", "previous"),

@@ -95,6 +95,7 @@ static struct ju_chain_slot *slot_for(struct jitunwind_py_chains *c, uint64_t th
     oldest->thread_key = thread_key;
     oldest->used = c->clock;
     oldest->count = 0;
+    oldest->marker = oldest->marker_seq = 0;
     memset(oldest->index, 0, c->index_size * sizeof *oldest->index);
     return oldest;
 }
@@ -164,6 +165,7 @@ void ju_chain_note(struct ju_chain_walk *w, const struct ju_chain_key *key, long
 void ju_chain_forget(struct ju_chain_walk *w)
 {
     w->slot->count = 0;
+    w->slot->marker = 0;
     memset(w->slot->index, 0, w->chains->index_size * sizeof *w->slot->index);
 }
 

@@ -5,7 +5,9 @@
  * called from two callers of the same size has the same address, code,
  * instruction and previous pointer under both), but reads the memory the
  * cached chain spans in one batch and takes a frame whose key is unchanged
- * decoded from the cache. */
+ * decoded from the cache. With frame markers (frame_chains_markers.c, opt-in)
+ * a walk stops at the frame CPython 3.15 keeps marked for the profiler and
+ * takes the frames beyond it from the cache unread. */
 #ifndef JITUNWIND_PY_FRAME_CHAINS_H
 #define JITUNWIND_PY_FRAME_CHAINS_H
 
@@ -30,6 +32,8 @@ struct ju_chain_slot {
     uint64_t span_lo, span_hi; /* the memory of the entries batched together */
     struct ju_chain_entry *entries;
     uint32_t *index; /* by address, open addressing: entry + 1, 0 empty */
+    uint64_t marker;     /* the frame marker this cache last wrote for the thread, or 0 */
+    uint64_t marker_seq; /* the target's marker sequence when it was written */
 };
 
 /* One walk's state: the slot, and the keys of the frames read so far (a
@@ -41,6 +45,9 @@ struct ju_chain_walk {
     uint64_t batch_lo; /* the batch holds [batch_lo, batch_lo + batch_len) */
     size_t batch_len;
     size_t served;    /* frames the batch served */
+    uint64_t stop_at; /* the marker to stop at, or 0 */
+    uint64_t seen_marker, seen_seq; /* the thread's marker as this walk found it */
+    int marking;      /* markers are on for this walk (the key is a thread state) */
 };
 
 #define JU_CHAIN_BATCH_MAX 65536u /* bytes of frames read in one batch */
@@ -53,6 +60,7 @@ struct jitunwind_py_chains {
     long *ring_from;  /* the cached position a noted frame came from, or -1 */
     uint8_t *batch; /* JU_CHAIN_BATCH_MAX bytes */
     struct jitunwind_py_chain_stats stats;
+    const struct jitunwind_pyreader *marking; /* whose targets get markers, or NULL */
 };
 
 /* Start a walk of `thread_key`'s chain. */
@@ -77,5 +85,23 @@ JU_HIDDEN void ju_chain_store(struct ju_chain_walk *w, const struct jitunwind_py
                               size_t frame_size);
 /* Forget the thread's chain (a walk that failed). */
 JU_HIDDEN void ju_chain_forget(struct ju_chain_walk *w);
+
+/* Markers (frame_chains_markers.c). Before a walk: read the thread's marker
+ * and set w->stop_at when it names a frame this cache holds. */
+JU_HIDDEN void ju_chain_marker_plan(struct ju_chain_walk *w, jitunwind_pyreader *r);
+/* The cached position of the marked frame whose key is `key`, or -1: the
+ * same address, code object, owner and caller (its instruction moves on
+ * while it runs: it is decoded again, not compared). */
+JU_HIDDEN long ju_chain_marked(const struct ju_chain_walk *w, const struct ju_chain_key *key);
+/* At the marker, the frame there has cached position `at`: append the
+ * cached frames beyond it to out[n..max), their keys noted. The number
+ * appended, or ELIMIT (max or JITUNWIND_PY_MAX_FRAMES reached: `n + the
+ * returned count` frames are valid, see *count). */
+JU_HIDDEN int ju_chain_marker_splice(struct ju_chain_walk *w, long at,
+                                     struct jitunwind_py_frame *out, size_t n, size_t max,
+                                     size_t steps, size_t *count);
+/* After a complete walk whose chain was kept: mark `top` in the target. */
+JU_HIDDEN void ju_chain_marker_write(struct ju_chain_walk *w, jitunwind_pyreader *r,
+                                     uint64_t top);
 
 #endif

@@ -2,7 +2,8 @@
  * bounded by the caller's array and JITUNWIND_PY_MAX_FRAMES, and checks for
  * cycles with Brent's algorithm (constant memory). With a chain cache
  * (frame_chains.h) the frames the thread's last chain spans are read in one
- * batch, and a frame unchanged since then is not decoded again. */
+ * batch, and a frame unchanged since then is not decoded again; with frame
+ * markers (frame_chains_markers.c) the walk may stop at the marked frame. */
 #include "python/frame_chains.h"
 
 static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_frame *out,
@@ -74,24 +75,34 @@ static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_
             ju_chain_note(w, &key, at);
             if (ju_py_get(L, JU_PYF_fr_is_entry, raw, L->fr_size))
                 f->flags |= JITUNWIND_PYFRAME_ENTRY;
-            n++;
-            *count = n;
-            addr = key.previous;
-            continue;
+        } else {
+            memset(f, 0, sizeof *f);
+            f->address = addr;
+            f->owner = owner;
+            if (owner == L->owner_generator)
+                f->flags |= JITUNWIND_PYFRAME_GENERATOR;
+            if (ju_py_get(L, JU_PYF_fr_is_entry, raw, L->fr_size))
+                f->flags |= JITUNWIND_PYFRAME_ENTRY;
+            ju_py_decode_code(r, code & ~L->code_tag_mask, instr, tlbc, f);
+            unreadable_code |= (f->flags & JITUNWIND_PYFRAME_BAD_CODE) != 0;
+            if (w)
+                ju_chain_note(w, &key, -1);
         }
-        memset(f, 0, sizeof *f);
-        f->address = addr;
-        f->owner = owner;
-        if (owner == L->owner_generator)
-            f->flags |= JITUNWIND_PYFRAME_GENERATOR;
-        if (ju_py_get(L, JU_PYF_fr_is_entry, raw, L->fr_size))
-            f->flags |= JITUNWIND_PYFRAME_ENTRY;
-        ju_py_decode_code(r, code & ~L->code_tag_mask, instr, tlbc, f);
-        unreadable_code |= (f->flags & JITUNWIND_PYFRAME_BAD_CODE) != 0;
-        if (w)
-            ju_chain_note(w, &key, -1);
         n++;
         *count = n;
+        if (w && addr == w->stop_at) { /* the marked frame */
+            long from = ju_chain_marked(w, &key);
+            if (from >= 0) { /* the one cached: so are the frames beyond it */
+                int rc = ju_chain_marker_splice(w, from, out, n, max, steps, count);
+                if (rc < 0)
+                    return ju_fail(&r->err, rc, addr, "more than %zu frames",
+                                   max < JITUNWIND_PY_MAX_FRAMES ? max
+                                                                 : (size_t)JITUNWIND_PY_MAX_FRAMES);
+                n = *count;
+                break;
+            }
+            w->chains->stats.marker_misses++; /* not the frame cached: walk on */
+        }
         addr = ju_py_get(L, JU_PYF_fr_previous, raw, L->fr_size);
     }
     if (w && !unreadable_code)
@@ -124,7 +135,10 @@ JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *r,
         return JITUNWIND_EINVAL;
     ju_chain_begin(&w, chains, thread_key);
     reused_before = chains->stats.frames_reused;
-    ju_chain_read_batch(&w, &r->mem);
+    if (chains->marking == r)
+        ju_chain_marker_plan(&w, r);
+    if (!w.stop_at) /* a walk that stops at the marker reads a few frames only */
+        ju_chain_read_batch(&w, &r->mem);
     rc = walk(r, frame_addr, out, max, count, &w);
     if (w.served > 1)
         chains->stats.reads_saved += w.served - 1; /* frame reads the one batch read made */
@@ -132,5 +146,7 @@ JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *r,
         chains->stats.reused_walks++;
     if (rc < 0)
         ju_chain_forget(&w);
+    else if (w.slot->count) /* the chain was kept */
+        ju_chain_marker_write(&w, r, frame_addr);
     return rc;
 }

@@ -72,6 +72,10 @@ struct ju_py_layout {
     uint32_t ts_current_frame;   /* direct pointer (3.13+), or NONE */
     uint32_t ts_holds_gil;       /* int: this thread holds its GIL (3.15+ GIL builds), or NONE */
     uint32_t ts_cframe;          /* pointer to a _PyCFrame (3.11, 3.12), or NONE */
+    uint32_t ts_last_profiled_frame; /* a profiler's frame marker (3.15+), or NONE */
+    uint32_t ts_last_profiled_seq;   /* bumped when the interpreter moves it (3.15+), or NONE;
+                                      * read as 8 bytes (the debug offsets give no width: a
+                                      * wider read only compares more, costing early stops) */
     uint32_t cframe_current_frame;
 
     /* _PyInterpreterFrame */
@@ -162,6 +166,8 @@ struct ju_py_layout {
     X(ts_current_frame, TSTATE, 8, NONE)                                                \
     X(ts_holds_gil, TSTATE, 4, NONE)                                                    \
     X(ts_cframe, TSTATE, 8, NONE)                                                       \
+    X(ts_last_profiled_frame, TSTATE, 8, NONE)                                          \
+    X(ts_last_profiled_seq, TSTATE, 8, NONE)                                            \
     X(cframe_current_frame, CFRAME, 8, NONE)                                            \
     X(fr_size, FRAME, 0, NONE)                                                          \
     X(fr_code, FRAME, 8, NONE)                                                          \

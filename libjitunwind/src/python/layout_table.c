@@ -122,6 +122,7 @@
     .interp_gil_ptr = JU_PY_NONE, .gil_last_holder = JU_PY_NONE, .ts_next = 8,           \
     .ts_interp = 16, .ts_thread_id = 152, .ts_native_thread_id = 160,                    \
     .ts_current_frame = JU_PY_NONE, .ts_holds_gil = JU_PY_NONE, .ts_cframe = 56,         \
+    .ts_last_profiled_frame = JU_PY_NONE, .ts_last_profiled_seq = JU_PY_NONE,            \
     .cframe_current_frame = 8, .fr_size = 72, .fr_code = 32, .fr_previous = 48,          \
     .fr_instr = 56, .fr_owner = 69, .fr_tlbc_index = JU_PY_NONE, .co_tlbc = JU_PY_NONE,  \
     .fr_is_entry = 68, .instr_is_previous = 1, .owner_generator = 1,                     \
@@ -167,6 +168,8 @@ static const struct ju_py_layout PY312 = {
     .ts_current_frame = JU_PY_NONE,
     .ts_holds_gil = JU_PY_NONE,
     .ts_cframe = 56,
+    .ts_last_profiled_frame = JU_PY_NONE,
+    .ts_last_profiled_seq = JU_PY_NONE,
     .cframe_current_frame = 0,
     .fr_size = 72,
     .fr_code = 0,
@@ -198,6 +201,7 @@ static const struct ju_py_layout PY312 = {
 #define THREAD_STATE_3_13_TO_3_14                                                       \
     .ts_next = 8, .ts_interp = 16, .ts_thread_id = 152, .ts_native_thread_id = 160,     \
     .ts_current_frame = 72, .ts_holds_gil = JU_PY_NONE, .ts_cframe = JU_PY_NONE,           \
+    .ts_last_profiled_frame = JU_PY_NONE, .ts_last_profiled_seq = JU_PY_NONE,             \
     .cframe_current_frame = JU_PY_NONE
 #define FRAMES_3_13_TO_3_14                                                             \
     .fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_is_entry = JU_PY_NONE,           \
@@ -377,6 +381,7 @@ static const struct ju_py_layout PY313T = {
     .rt_perf_code_arena = JU_PY_NONE, .interp_next = 7264, .interp_id = 7272,            \
     .interp_threads_head = 7328, .ts_next = 8, .ts_interp = 16, .ts_thread_id = 176,     \
     .ts_native_thread_id = 184, .ts_current_frame = 72, .ts_cframe = JU_PY_NONE,        \
+    .ts_last_profiled_frame = 88, .ts_last_profiled_seq = 96,                            \
     .cframe_current_frame = JU_PY_NONE, FRAMES_3_13_TO_3_14, .fr_size = 88,              \
     .code_tag_mask = 3, EXECUTORS_3_15_TO_3_16, .jit = JIT_3_15_TO_3_16
 #define GIL_3_15_TO_3_16                                                                \

@@ -15,7 +15,8 @@ READ_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64,
 
 
 class Memory(ctypes.Structure):
-    _fields_ = [("read", READ_FN), ("arg", ctypes.c_void_p), ("pac_mask", ctypes.c_uint64)]
+    _fields_ = [("read", READ_FN), ("arg", ctypes.c_void_p), ("pac_mask", ctypes.c_uint64),
+                ("write", ctypes.c_void_p)]  # NULL: the library never writes
 
 
 class Error(ctypes.Structure):

@@ -1,5 +1,6 @@
 /* A live process: process_vm_readv, falling back to pread on /proc/PID/mem
- * where process_vm_readv is unavailable or not permitted. */
+ * where process_vm_readv is unavailable or not permitted; writes, for the
+ * callers that ask for them, with process_vm_writev only. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -80,5 +81,23 @@ static int process_read(void *arg, uint64_t addr, void *dst, size_t len)
 JITUNWIND_API struct jitunwind_memory jitunwind_process_reader_memory(jitunwind_process_reader *r)
 {
     struct jitunwind_memory m = {process_read, r};
+    return m;
+}
+
+static int process_write(void *arg, uint64_t addr, const void *src, size_t len)
+{
+    jitunwind_process_reader *r = arg;
+    struct iovec local = {(void *)(uintptr_t)src, len}, remote = {(void *)(uintptr_t)addr, len};
+    if (!r)
+        return JITUNWIND_EINVAL;
+    return process_vm_writev(r->pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0
+                                                                              : JITUNWIND_EIO;
+}
+
+JITUNWIND_API struct jitunwind_memory
+jitunwind_process_reader_writable_memory(jitunwind_process_reader *r)
+{
+    struct jitunwind_memory m = jitunwind_process_reader_memory(r);
+    m.write = process_write;
     return m;
 }

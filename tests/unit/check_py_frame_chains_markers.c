@@ -1,0 +1,345 @@
+/* Frame markers (jitunwind_py_chains_mark_frames) on a synthetic CPython
+ * 3.15 target whose memory can be written: the same stacks as a plain walk,
+ * fewer reads once the chain spans more than one batch; a marker left by
+ * another profiler is cleared; a marker naming garbage, a frame no longer on
+ * the chain or another frame at the marked address only costs the early
+ * stop; nothing is written without the opt-in or into a target that cannot
+ * be written. The interpreter's side (moving the marker to the caller of a
+ * popped frame and bumping the sequence) is played by the test. */
+#include <string.h>
+
+#include "jitunwind/readers.h"
+#include "py_image.h"
+#include "python/pyreader.h"
+#include "py_sampling.h"
+#include "suite.h"
+
+#define V315 0x030f00f0u
+#define DEPTH 12 /* main, rec x 10, leaf */
+#define SPREAD 40000 /* bytes between outer frames: a chain wider than one batch */
+
+struct target_memory {
+    struct jitunwind_memory inner;
+    unsigned long reads, bytes, writes;
+    struct ju_builder *b;
+};
+
+static int tm_read(void *arg, uint64_t addr, void *dst, size_t len)
+{
+    struct target_memory *m = arg;
+    m->reads++;
+    m->bytes += len;
+    return m->inner.read(m->inner.arg, addr, dst, len);
+}
+
+static int tm_write(void *arg, uint64_t addr, const void *src, size_t len)
+{
+    struct target_memory *m = arg;
+    m->writes++;
+    ju_builder_write(m->b, addr, src, len);
+    return 0;
+}
+
+static struct py_image P;
+static struct target_memory M;
+static jitunwind_pyreader *R;
+static jitunwind_py_chains *K, *K0; /* with markers, without */
+static uint64_t TS, CODE_REC, CODE_LEAF, CODE_OTHER;
+static uint64_t FRAME[DEPTH]; /* innermost first */
+static struct jitunwind_py_frame PLAIN[32], MARKED[32], BATCHED[32];
+
+static void target(uint32_t version, int writable, int spread)
+{
+    struct jitunwind_memory mem;
+    struct recursion_codes codes;
+    pyi_init(&P, version);
+    TS = recursion_thread(&P, FRAME, DEPTH, spread ? SPREAD : 0, &codes);
+    CODE_REC = codes.rec, CODE_LEAF = codes.leaf, CODE_OTHER = codes.other;
+    memset(&M, 0, sizeof M);
+    M.inner = ju_builder_memory(P.b);
+    M.b = P.b;
+    memset(&mem, 0, sizeof mem);
+    mem.read = tm_read;
+    mem.write = writable ? tm_write : NULL;
+    mem.arg = &M;
+    ck_assert_int_eq(jitunwind_pyreader_new(&R, &mem, P.runtime, version), 0);
+    ck_assert_ptr_nonnull(K = jitunwind_py_chains_new(4, 64));
+    ck_assert_ptr_nonnull(K0 = jitunwind_py_chains_new(4, 64));
+}
+
+static void teardown(void)
+{
+    jitunwind_py_chains_free(K);
+    jitunwind_py_chains_free(K0);
+    K = K0 = NULL;
+    jitunwind_pyreader_free(R);
+    R = NULL;
+    pyi_free(&P);
+}
+
+static uint64_t tstate_u64(uint32_t offset)
+{
+    uint64_t v = 0;
+    ck_assert_int_eq(M.inner.read(M.inner.arg, TS + offset, &v, 8), 0);
+    return v;
+}
+#define MARKER() tstate_u64(R->layout->ts_last_profiled_frame)
+#define SEQ() tstate_u64(R->layout->ts_last_profiled_seq)
+
+/* The interpreter pops the marked frame: the marker moves to its caller
+ * and the sequence goes up. */
+static void pop_marked(uint64_t caller)
+{
+    ju_builder_u64(P.b, TS + R->layout->ts_last_profiled_frame, caller);
+    if (R->layout->ts_last_profiled_seq != JU_PY_NONE)
+        ju_builder_u64(P.b, TS + R->layout->ts_last_profiled_seq, SEQ() + 1);
+}
+
+static void replace_frame(uint64_t at, uint64_t code, uint64_t previous, int lasti)
+{
+    replace_frame_of(&P, at, code, previous, lasti);
+}
+
+struct sample {
+    unsigned long marked_reads, batched_reads, marked_bytes, batched_bytes;
+};
+
+/* One sample from `top` three ways (plain, batched cache, marked cache):
+ * the same `expect` frames. */
+static struct sample sample(uint64_t top, size_t expect)
+{
+    struct sample s;
+    size_t n_plain = 0, n_marked = 0, n_batched = 0;
+    unsigned long r0, b0;
+    ck_assert_int_eq(jitunwind_pyreader_frames(R, top, PLAIN, 32, &n_plain), 0);
+    r0 = M.reads, b0 = M.bytes;
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing(R, K0, TS, top, BATCHED, 32, &n_batched),
+                     0);
+    s.batched_reads = M.reads - r0, s.batched_bytes = M.bytes - b0;
+    r0 = M.reads, b0 = M.bytes;
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing(R, K, TS, top, MARKED, 32, &n_marked), 0);
+    s.marked_reads = M.reads - r0, s.marked_bytes = M.bytes - b0;
+    ck_assert_uint_eq(n_plain, expect);
+    ck_assert_uint_eq(n_batched, expect);
+    ck_assert_uint_eq(n_marked, expect);
+    same_frames(PLAIN, BATCHED, expect);
+    same_frames(PLAIN, MARKED, expect);
+    return s;
+}
+
+static struct jitunwind_py_chain_stats stats(void)
+{
+    struct jitunwind_py_chain_stats st;
+    ck_assert_int_eq(jitunwind_py_chains_stats(K, &st), 0);
+    return st;
+}
+
+/* Markers on, the thread sampled once: its top frame is marked. */
+static void marked_target(void)
+{
+    target(V315, 1, 0);
+    ck_assert_int_eq(jitunwind_py_chains_mark_frames(K, R), 1);
+    sample(FRAME[0], DEPTH);
+    ck_assert_uint_eq(MARKER(), FRAME[0]);
+}
+
+START_TEST(same_stacks_fewer_reads)
+{
+    struct sample s;
+    uint64_t deeper, deepest, seq;
+    target(V315, 1, 1);
+    ck_assert_int_eq(jitunwind_py_chains_mark_frames(K, R), 1); /* one thread cleared */
+    ck_assert_uint_eq(M.writes, 1);
+    sample(FRAME[0], DEPTH);
+    ck_assert_uint_eq(MARKER(), FRAME[0]); /* the sampled frame is marked */
+    ck_assert_uint_eq(M.writes, 2);
+    /* The leaf moved on: read again (new line), the rest taken unread. */
+    replace_frame(FRAME[0], CODE_LEAF, FRAME[1], 3);
+    s = sample(FRAME[0], DEPTH);
+    ck_assert_int_eq(MARKED[0].line, 33);
+    ck_assert_uint_lt(s.marked_reads, s.batched_reads);
+    ck_assert_uint_lt(s.marked_bytes, s.batched_bytes);
+    ck_assert_uint_eq(stats().marker_stops, 1);
+    ck_assert_uint_eq(stats().marker_frames, DEPTH - 1);
+    ck_assert_uint_eq(M.writes, 2); /* an unchanged marker is not written again */
+    /* Two calls on top: read down to the marker, then the cache. */
+    deeper = pyi_frame(&P, CODE_REC, FRAME[0], 7, 0, 0);
+    deepest = pyi_frame(&P, CODE_OTHER, deeper, 0, 0, 0);
+    s = sample(deepest, DEPTH + 2);
+    ck_assert_str_eq(MARKED[0].qualname, "other");
+    ck_assert_uint_lt(s.marked_reads, s.batched_reads);
+    ck_assert_uint_eq(stats().marker_stops, 2);
+    ck_assert_uint_eq(MARKER(), deepest);
+    ck_assert_uint_eq(M.writes, 3);
+    /* Both return: the interpreter moved the marker twice. The sequence is
+     * not the one marked: a full walk, not a short stack. */
+    seq = SEQ();
+    pop_marked(deeper);
+    pop_marked(FRAME[0]);
+    ck_assert_uint_eq(SEQ(), seq + 2);
+    sample(FRAME[0], DEPTH);
+    ck_assert_uint_eq(stats().marker_stops, 2);
+    /* Marked again under the new sequence (no write: the marker is there). */
+    ck_assert_uint_eq(M.writes, 3);
+    sample(FRAME[0], DEPTH);
+    ck_assert_uint_eq(stats().marker_stops, 3);
+    ck_assert_uint_gt(stats().reads_saved, 3 * (DEPTH - 1) - 1);
+    teardown();
+}
+END_TEST
+
+START_TEST(stale_marker_of_another_profiler_is_cleared)
+{
+    target(V315, 1, 0);
+    ju_builder_u64(P.b, TS + R->layout->ts_last_profiled_frame, FRAME[3]);
+    ju_builder_u64(P.b, TS + R->layout->ts_last_profiled_seq, 5);
+    ck_assert_int_eq(jitunwind_py_chains_mark_frames(K, R), 1);
+    ck_assert_uint_eq(MARKER(), 0);
+    ck_assert_uint_eq(SEQ(), 5); /* the sequence is the target's: kept */
+    ck_assert_uint_eq(M.writes, 1);
+    sample(FRAME[0], DEPTH);
+    ck_assert_uint_eq(stats().marker_stops, 0);
+    ck_assert_uint_eq(MARKER(), FRAME[0]);
+    sample(FRAME[0], DEPTH);
+    ck_assert_uint_eq(stats().marker_stops, 1);
+    teardown();
+}
+END_TEST
+
+START_TEST(bad_markers_walk_on)
+{
+    marked_target();
+    /* Garbage in the marker: no stop. */
+    ju_builder_u64(P.b, TS + R->layout->ts_last_profiled_frame, 0xdead0000ull);
+    sample(FRAME[0], DEPTH);
+    ck_assert_uint_eq(stats().marker_stops, 0);
+    ck_assert_uint_eq(MARKER(), FRAME[0]); /* marked anew */
+    /* Frames returned without the interpreter moving the marker (a missed
+     * update): the walk never reaches it and goes to the end. */
+    sample(FRAME[3], DEPTH - 3);
+    ck_assert_uint_eq(stats().marker_stops, 0);
+    ck_assert_uint_eq(MARKER(), FRAME[3]);
+    /* Another frame at the marked address, same sequence (another caller,
+     * then another code object): the walk goes on past it. */
+    replace_frame(FRAME[3], CODE_REC, FRAME[5], 5);
+    sample(FRAME[3], DEPTH - 4);
+    ck_assert_uint_eq(stats().marker_stops, 0);
+    ck_assert_uint_eq(stats().marker_misses, 1);
+    replace_frame(FRAME[3], CODE_OTHER, FRAME[5], 5);
+    sample(FRAME[3], DEPTH - 4);
+    ck_assert_str_eq(MARKED[0].qualname, "other");
+    ck_assert_uint_eq(stats().marker_misses, 2);
+    ck_assert_uint_eq(stats().marker_stops, 0);
+    sample(FRAME[3], DEPTH - 4);
+    ck_assert_uint_eq(stats().marker_stops, 1);
+    teardown();
+}
+END_TEST
+
+/* ABA: the marked frame and its caller return, a new caller and a new
+ * frame take their addresses (the same code at the top, the same caller
+ * address), and the marker names that address again (another profiler
+ * wrote it). Only the sequence tells the frames apart. */
+START_TEST(a_reused_address_is_told_by_the_sequence)
+{
+    marked_target();
+    pop_marked(FRAME[1]);
+    pop_marked(FRAME[2]);
+    replace_frame(FRAME[1], CODE_OTHER, FRAME[2], 5);
+    replace_frame(FRAME[0], CODE_LEAF, FRAME[1], 1);
+    ju_builder_u64(P.b, TS + R->layout->ts_last_profiled_frame, FRAME[0]);
+    sample(FRAME[0], DEPTH);
+    ck_assert_str_eq(MARKED[1].qualname, "other");
+    ck_assert_uint_eq(stats().marker_stops, 0);
+    teardown();
+}
+END_TEST
+
+/* A layout without the sequence (an assumed layout whose DWARF lacks it):
+ * the marker may have moved to any cached frame, which is where the walk
+ * stops, the marked frame still checked. */
+START_TEST(without_a_sequence_any_cached_frame_is_a_stop)
+{
+    target(V315, 1, 0);
+    ck_assert_ptr_eq(R->layout, &R->from_target);
+    R->from_target.ts_last_profiled_seq = JU_PY_NONE;
+    ck_assert_int_eq(jitunwind_py_chains_mark_frames(K, R), 1);
+    sample(FRAME[0], DEPTH);
+    pop_marked(FRAME[1]);
+    sample(FRAME[1], DEPTH - 1);
+    ck_assert_uint_eq(stats().marker_stops, 1);
+    ck_assert_uint_eq(stats().marker_frames, DEPTH - 2);
+    /* The caller there changed: walked on. */
+    pop_marked(FRAME[2]);
+    replace_frame(FRAME[2], CODE_REC, FRAME[4], 5);
+    sample(FRAME[2], DEPTH - 3);
+    ck_assert_uint_eq(stats().marker_stops, 1);
+    ck_assert_uint_eq(stats().marker_misses, 1);
+    teardown();
+}
+END_TEST
+
+START_TEST(a_stop_keeps_the_limits)
+{
+    size_t n = 0;
+    struct jitunwind_py_frame few[4];
+    marked_target();
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing(R, K, TS, FRAME[0], few, 4, &n),
+                     JITUNWIND_ELIMIT);
+    ck_assert_uint_eq(n, 4);
+    ck_assert_str_eq(few[3].qualname, "rec");
+    ck_assert_uint_eq(stats().marker_stops, 0); /* a cut stack marks nothing */
+    teardown();
+}
+END_TEST
+
+START_TEST(no_writes_without_the_opt_in)
+{
+    size_t i, n = 0;
+    target(V315, 1, 0);
+    for (i = 0; i < 3; i++)
+        ck_assert_int_eq(jitunwind_pyreader_frames_reusing(R, K, TS, FRAME[0], MARKED, 32, &n),
+                         0);
+    ck_assert_uint_eq(M.writes, 0);
+    ck_assert_uint_eq(MARKER(), 0);
+    ck_assert_uint_eq(stats().marker_writes, 0);
+    /* Markers on for another reader: not for this one. */
+    ck_assert_int_eq(jitunwind_py_chains_mark_frames(NULL, R), JITUNWIND_EINVAL);
+    ck_assert_int_eq(jitunwind_py_chains_mark_frames(K, NULL), JITUNWIND_EINVAL);
+    ck_assert_uint_eq(M.writes, 0);
+    teardown();
+}
+END_TEST
+
+START_TEST(no_writes_into_a_read_only_target)
+{
+    size_t n = 0;
+    target(V315, 0, 0); /* a core's memory: no write operation */
+    ck_assert_int_eq(jitunwind_py_chains_mark_frames(K, R), JITUNWIND_EUNSUPPORTED);
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing(R, K, TS, FRAME[0], MARKED, 32, &n), 0);
+    ck_assert_uint_eq(M.writes, 0);
+    teardown();
+    /* The ready-made readers: only a live process's writable memory writes. */
+    ck_assert_ptr_null(jitunwind_core_reader_memory(NULL).write);
+    ck_assert_ptr_null(jitunwind_process_reader_memory(NULL).write);
+    ck_assert_ptr_nonnull(jitunwind_process_reader_writable_memory(NULL).write);
+    ck_assert_int_eq(jitunwind_process_reader_writable_memory(NULL).write(NULL, 0, &n, 1),
+                     JITUNWIND_EINVAL);
+    /* A version without the marker. */
+    target(VERSIONS[3], 1, 0);
+    ck_assert_int_eq(jitunwind_py_chains_mark_frames(K, R), JITUNWIND_EVERSION);
+    ck_assert_uint_eq(M.writes, 0);
+    teardown();
+}
+END_TEST
+
+int main(void)
+{
+    (void)counting_read; /* py_sampling.h's reader: this suite counts writes too */
+    return ju_run_tests("py_frame_chains_markers",
+                        JU_TESTS(same_stacks_fewer_reads, stale_marker_of_another_profiler_is_cleared,
+                                 bad_markers_walk_on, a_reused_address_is_told_by_the_sequence,
+                                 without_a_sequence_any_cached_frame_is_a_stop,
+                                 a_stop_keeps_the_limits,
+                                 no_writes_without_the_opt_in, no_writes_into_a_read_only_target));
+}
