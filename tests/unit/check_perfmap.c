@@ -41,19 +41,21 @@ START_TEST(loads_lines_and_detects_layouts)
               "7f0030 b py::unmapped:/tmp/demo.py\n"  /* unreadable code */
               "zzzz 8 py::bad\n"                      /* not hex */
               "7f0000 0 py::empty\n"                  /* zero size */
-              "7f0004 b py::overlap:/tmp/demo.py\n"); /* unreadable at that offset? no: overlaps */
+              "7f0004 b py::overlap:/tmp/demo.py\n"); /* mid-template: not a trampoline */
     f = fopen(path, "a");
     memset(longline, 'x', sizeof longline - 2);
     longline[sizeof longline - 2] = '\n';
     longline[sizeof longline - 1] = '\0';
     fputs(longline, f);
-    fputs("7f0010 8 py::dup:/tmp/demo.py", f); /* no final newline, overlaps */
+    fputs("7f0010 8 py::dup:/tmp/demo.py", f); /* no final newline; replaces outer */
     fclose(f);
     ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
     ck_assert_int_eq(jitunwind_registry_load_perf_map(reg, path, JITUNWIND_ARCH_X86_64, &mem,
                                                       &added, &skipped), 0);
-    ck_assert_uint_eq(added, 2);
-    ck_assert_uint_eq(skipped, 7);
+    ck_assert_uint_eq(added, 3);
+    ck_assert_uint_eq(skipped, 6);
+    ck_assert_uint_eq(jitunwind_registry_count(reg), 2);
+    ck_assert_str_eq(jitunwind_registry_lookup(reg, 0x7f0016)->name, "py::dup:/tmp/demo.py");
     ck_assert_int_eq(jitunwind_registry_lookup(reg, 0x7f0006)->rule, JITUNWIND_RULE_TRAMPOLINE_SUB8);
     ck_assert_int_eq(jitunwind_registry_lookup(reg, 0x7f0016)->rule, JITUNWIND_RULE_TRAMPOLINE_FRAMED);
     ck_assert_int_eq(jitunwind_registry_lookup(reg, 0x7f0016)->origin, JITUNWIND_ORIGIN_PERF_MAP);
@@ -63,6 +65,51 @@ START_TEST(loads_lines_and_detects_layouts)
     ck_assert_int_eq(jitunwind_registry_load_perf_map(reg, path, JITUNWIND_ARCH_X86_64, &mem,
                                                       &added, &skipped), JITUNWIND_ENOTFOUND);
     ck_assert_ptr_nonnull(strstr(jitunwind_registry_last_error(reg)->message, path));
+    jitunwind_registry_free(reg);
+    ju_builder_free(b);
+}
+END_TEST
+
+/* CPython appends to /tmp/perf-PID.map: a process that got a dead one's PID
+ * finds that process's lines first, at the same addresses when ASLR is off
+ * (under a debugger). The later line names the code that is there now. */
+START_TEST(a_later_line_replaces_earlier_perf_map_ranges)
+{
+    struct ju_builder *b = ju_builder_new();
+    struct jitunwind_memory mem = ju_builder_memory(b);
+    struct jitunwind_range user = {.start = 0x7f0040, .end = 0x7f0050,
+                                   .kind = JITUNWIND_KIND_JIT, .rule = JITUNWIND_RULE_FP_PRESERVING,
+                                   .origin = JITUNWIND_ORIGIN_USER, .name = "jit"};
+    jitunwind_registry *reg;
+    size_t added, skipped;
+    ju_builder_write(b, 0x7f0000, JU_X86_SUB8, sizeof JU_X86_SUB8);
+    ju_builder_write(b, 0x7f0010, JU_X86_SUB8, sizeof JU_X86_SUB8);
+    ju_builder_write(b, 0x7f0020, JU_X86_SUB8, sizeof JU_X86_SUB8);
+    ju_builder_write(b, 0x7f0040, JU_X86_SUB8, sizeof JU_X86_SUB8);
+    write_map("7f0000 b py::<module>:/tmp/old.py\n"   /* the dead process's lines */
+              "7f0010 b py::gone:/tmp/old.py\n"
+              "7f0000 b py::<module>:/tmp/new.py\n"   /* this process's */
+              "7f000b 10 py::wide:/tmp/new.py\n"      /* unknown code at 7f000b: skipped */
+              "7f0010 b py::main:/tmp/new.py\n"
+              "7f0040 b py::over-jit:/tmp/new.py\n"); /* over a registered JIT range */
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_registry_add(reg, &user), 0);
+    ck_assert_int_eq(jitunwind_registry_load_perf_map(reg, path, JITUNWIND_ARCH_X86_64, &mem,
+                                                      &added, &skipped), 0);
+    ck_assert_uint_eq(added, 4);
+    ck_assert_uint_eq(skipped, 2);
+    ck_assert_uint_eq(jitunwind_registry_count(reg), 3);
+    ck_assert_str_eq(jitunwind_registry_lookup(reg, 0x7f0004)->name, "py::<module>:/tmp/new.py");
+    ck_assert_str_eq(jitunwind_registry_lookup(reg, 0x7f0014)->name, "py::main:/tmp/new.py");
+    ck_assert_str_eq(jitunwind_registry_lookup(reg, 0x7f0044)->name, "jit");
+    /* One line spanning two earlier perf-map ranges replaces both. */
+    write_map("7f0000 1b py::both:/tmp/new.py\n");
+    ck_assert_int_eq(jitunwind_registry_load_perf_map(reg, path, JITUNWIND_ARCH_X86_64, &mem,
+                                                      &added, &skipped), 0);
+    ck_assert_uint_eq(added, 1);
+    ck_assert_uint_eq(jitunwind_registry_count(reg), 2);
+    ck_assert_str_eq(jitunwind_registry_lookup(reg, 0x7f0014)->name, "py::both:/tmp/new.py");
+    unlink(path);
     jitunwind_registry_free(reg);
     ju_builder_free(b);
 }
@@ -294,6 +341,7 @@ END_TEST
 int main(void)
 {
     return ju_run_tests("perfmap", JU_TESTS(loads_lines_and_detects_layouts,
+                                            a_later_line_replaces_earlier_perf_map_ranges,
                                             strict_fields_layouts_and_boundaries,
                                             aarch64_maps_read_aarch64_code,
                                             nul_bytes_inside_lines_do_not_swallow_the_next,

@@ -123,6 +123,8 @@ static struct ju_py_layout layout_of_this_build(void)
     JU_LAYOUT_FROM_TYPES(L);
     L.fr_tlbc_index = offsetof(struct _PyInterpreterFrame, tlbc_index);
     L.co_tlbc = offsetof(PyCodeObject, co_tlbc);
+    L.ts_last_profiled_frame = offsetof(PyThreadState, last_profiled_frame);
+    L.ts_last_profiled_seq = offsetof(PyThreadState, last_profiled_frame_seq);
     return L;
 }
 

@@ -144,8 +144,11 @@ JITUNWIND_API const struct jitunwind_error *
 jitunwind_registry_last_error(const jitunwind_registry *reg);
 
 /* Add every line of a perf map file ("<hex start> <hex size> <name>").
- * Lines that do not parse or overlap an existing range are skipped and
- * counted in *skipped (may be NULL). Each range gets kind TRAMPOLINE and a
+ * A line that overlaps ranges loaded from a perf map replaces them (the
+ * later line wins: the code there was replaced, or an earlier process with
+ * the same PID wrote the first lines); lines that do not parse or overlap a
+ * range of another origin are skipped and counted in *skipped (may be
+ * NULL); *added counts the lines added, replaced later or not. Each range gets kind TRAMPOLINE and a
  * rule read from its machine code through `mem` (see
  * jitunwind_classify_trampoline); ranges whose code is unreadable or not a
  * known trampoline layout are skipped. `arch` is enum jitunwind_arch. */

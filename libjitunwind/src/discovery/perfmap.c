@@ -1,9 +1,12 @@
 /* Loading perf map files (/tmp/perf-PID.map): "<hex start> <hex size> <name>"
  * per line, as written by CPython's perf trampolines. Each entry's layout is
  * read from its machine code, never assumed. Bounded: lines are capped in
- * length and number; bad, unreadable, unknown and overlapping entries are
- * skipped and counted. A read error mid-file returns EIO with the ranges
- * added so far kept. */
+ * length and number; bad, unreadable and unknown entries are skipped and
+ * counted. A later line wins over perf-map ranges it overlaps: the file is
+ * appended to, so the code at that address was replaced, or the file holds
+ * the lines of an earlier process with the same PID first (CPython opens it
+ * with O_APPEND). A line overlapping a range of any other origin is skipped.
+ * A read error mid-file returns EIO with the ranges added so far kept. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -65,6 +68,34 @@ static int next_line(FILE *f, char *buf, size_t cap, size_t *len, int *overlong)
     buf[n] = '\0';
     *len = n;
     return c != EOF || n > 0 || *overlong;
+}
+
+#define MAX_SUPERSEDED 16u /* perf-map ranges one line may replace */
+
+/* Remove the perf-map ranges [start, end) overlaps, so that a later line
+ * replaces them: 0, or -1 (nothing removed) when a range of another origin
+ * overlaps or too many do. Ranges are sorted and disjoint, so their ends
+ * are sorted too. */
+static int supersede_perf_ranges(jitunwind_registry *reg, uint64_t start, uint64_t end)
+{
+    uint64_t starts[MAX_SUPERSEDED];
+    size_t lo = 0, hi = jitunwind_registry_count(reg), n = 0, i;
+    const struct jitunwind_range *r;
+    while (lo < hi) { /* the first range ending after start */
+        size_t mid = lo + (hi - lo) / 2;
+        if (jitunwind_registry_at(reg, mid)->end <= start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (i = lo; (r = jitunwind_registry_at(reg, i)) && r->start < end; i++) {
+        if (r->origin != JITUNWIND_ORIGIN_PERF_MAP || n == MAX_SUPERSEDED)
+            return -1;
+        starts[n++] = r->start;
+    }
+    for (i = 0; i < n; i++)
+        jitunwind_registry_remove(reg, starts[i]);
+    return 0;
 }
 
 /* The user a perf map belongs to, when its name says which live process
@@ -136,7 +167,10 @@ JITUNWIND_API int jitunwind_registry_load_perf_map(jitunwind_registry *reg, cons
         r.rule = (uint32_t)rule;
         r.origin = JITUNWIND_ORIGIN_PERF_MAP;
         r.name = name;
-        if (jitunwind_registry_add(reg, &r) < 0)
+        rc = jitunwind_registry_add(reg, &r);
+        if (rc == JITUNWIND_EOVERLAP && supersede_perf_ranges(reg, r.start, r.end) == 0)
+            rc = jitunwind_registry_add(reg, &r);
+        if (rc < 0)
             n_skipped++;
         else
             n_added++;
