@@ -1,6 +1,7 @@
 /* In-process registration and reading the descriptor back as a debugger
  * would: through a memory reader, into a registry. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/uio.h>
@@ -511,7 +512,7 @@ END_TEST
  * table the writers could have produced. */
 enum { POOL = 64, WRITERS = 2 };
 static char pool[WRITERS][POOL][128];
-static volatile int stop_writers;
+static atomic_int stop_writers; /* read by the writer threads, set by the test */
 
 static size_t pool_size(int w, int i)
 {
