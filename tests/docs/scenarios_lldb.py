@@ -37,6 +37,24 @@ def demo_lldb19(build, repo):
                     ["--", python, demo], env)
 
 
+def demo_lldb19_fp(build, repo):
+    """LLDB 19, plugin loaded, the demo's module built for the extended
+    matrix's 3.12.0 with frame pointers: LLDB's own `bt` through the
+    plugin's image, `frame select` on an executor frame, `up`."""
+    from extra_pythons import WHY_NONE, extra_pythons, frame_pointer_pythons
+    from testbed_for import testbed_for
+    pythons = frame_pointer_pythons()
+    if not pythons:
+        raise Skip(WHY_NONE if not extra_pythons() else
+                   "JITUNWIND_EXTRA_PYTHONS names no 3.12/3.13 build with frame pointers")
+    folder, why = testbed_for(build, pythons[0], os.path.join(build, "docs-outputs"))
+    if folder is None:
+        raise RuntimeError(why)
+    env = dict(library_env(build), PYTHONPATH=folder)
+    return _session("lldb", build, repo, STOP + ["bt", "frame select 8", "up", "kill"],
+                    ["--", pythons[0], os.path.join(folder, "demo.py")], env)
+
+
 def demo_lldb22(build, repo):
     """LLDB 22+, plugin loaded (its frame provider): `bt`, `frame select`,
     `frame info`, `up` at the checkpoint."""
@@ -115,6 +133,7 @@ def jitpublish(build, repo):
 
 SCENARIOS = {
     "lldb19-demo": demo_lldb19,
+    "lldb19-demo-fp": demo_lldb19_fp,
     "lldb22-demo": demo_lldb22,
     "lldb22-demo-stock": demo_lldb22_stock,
     "lldb19-recognizer": recognizer,

@@ -38,7 +38,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
 from demo_stack import (JIT_SCRIPT, demo_setup, expected_stack, fail, interesting,  # noqa: E402
                         markers)
-from extra_pythons import WHY_NONE, extra_pythons, present  # noqa: E402
+from extra_pythons import WHY_NONE, extra_pythons, frame_pointer_pythons  # noqa: E402
 from test_lldb_demo import (LLDB, PERF_MAPS, PERF_SCRIPT, SKIP, gcore_at,  # noqa: E402
                             interpreter_facts, lldb_cmd, run, section)
 from testbed_for import testbed_for  # noqa: E402
@@ -159,21 +159,6 @@ def check_demo(build, repo):
     return 0
 
 
-def frame_pointer_builds():
-    """The extended matrix's CPython 3.12 and 3.13 built with frame pointers
-    (the test bed's module builds for them; 3.14's JIT builds are
-    check_extra's)."""
-    picked = []
-    for python in present(extra_pythons()):
-        out = subprocess.run([python, "-c", "import sys, sysconfig; print(sys.version_info[:2] "
-                              "in ((3, 12), (3, 13)) and '-fno-omit-frame-pointer' in "
-                              "(sysconfig.get_config_var('CFLAGS') or ''))"],
-                             stdout=subprocess.PIPE, text=True, timeout=60).stdout.strip()
-        if out == "True":
-            picked.append(python)
-    return picked
-
-
 def check_demo_stack(label, out, demo):
     """`bt` names the demo's every JIT and trampoline frame, with the eval
     loops between them, in order, down to _start."""
@@ -186,7 +171,7 @@ def check_demo_stack(label, out, demo):
 
 
 def check_demo_fp(build, repo):
-    pythons = frame_pointer_builds()
+    pythons = frame_pointer_pythons()
     if not pythons:
         print("SKIP: %s" % (WHY_NONE if not extra_pythons() else
                             "JITUNWIND_EXTRA_PYTHONS names no CPython 3.12 or 3.13 built with "

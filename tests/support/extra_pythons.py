@@ -40,3 +40,18 @@ def jit_enabled(python):
 
 def jit_pythons():
     return [p for p in present(extra_pythons()) if jit_enabled(p)]
+
+
+def frame_pointer_pythons():
+    """The CPython 3.12 and 3.13 builds of the extended matrix made with
+    frame pointers (the test bed's module builds for them:
+    tests/support/testbed_for.py)."""
+    picked = []
+    for python in present(extra_pythons()):
+        out = subprocess.run([python, "-c", "import sys, sysconfig; print(sys.version_info[:2] "
+                              "in ((3, 12), (3, 13)) and '-fno-omit-frame-pointer' in "
+                              "(sysconfig.get_config_var('CFLAGS') or ''))"],
+                             stdout=subprocess.PIPE, text=True, timeout=60).stdout.strip()
+        if out == "True":
+            picked.append(python)
+    return picked
