@@ -37,6 +37,7 @@ import sys
 
 from doc_runs import Skip, need as _need, run as _run
 import scenarios_aarch64
+import scenarios_cli
 import scenarios_jit
 import scenarios_lldb
 import scenarios_values
@@ -57,37 +58,12 @@ def python_module_help(build, repo):
     return _run([sys.executable, "-m", "jitunwind", "--help"], env)
 
 
-def cli_stack_demo(build, repo):
-    """docs/cli.md: `jitunwind stack` of the demo waiting at its checkpoint."""
-    import time
-    tool = os.path.join(build, "tools", "jitunwind", "jitunwind")
-    script = os.path.join(build, "testbed", "demo.py")
-    _need(script, "the test bed is not built")
-    _need(tool, "the jitunwind command is not built")
-    _need("/usr/bin/python3.11", "the demo runs on Debian's python3.11")
-    gate = os.path.join(build, "docs-cli-gate")
-    open(gate, "w").close()
-    env = dict(os.environ, PYTHONPATH=os.path.join(build, "testbed"),
-               JITBED_WAIT_AT_CHECKPOINT=gate)
-    proc = subprocess.Popen(["/usr/bin/python3.11", script], env=env, stdout=subprocess.DEVNULL)
-    try:
-        deadline = time.time() + 60
-        while not os.path.exists(gate + ".ready") and proc.poll() is None and time.time() < deadline:
-            time.sleep(0.05)
-        return _run([tool, "stack", str(proc.pid)])
-    finally:
-        for path in (gate, gate + ".ready"):
-            if os.path.exists(path):
-                os.unlink(path)
-        proc.wait(timeout=60)
-
-
 SCENARIOS = {
     "demo": demo,
-    "cli-stack-demo": cli_stack_demo,
+    "cli-stack-demo": scenarios_cli.stack_demo,
     "python-m-jitunwind-help": python_module_help,
 }
-for _module in (scenarios_lldb, scenarios_values, scenarios_jit, scenarios_aarch64):
+for _module in (scenarios_lldb, scenarios_values, scenarios_jit, scenarios_aarch64, scenarios_cli):
     SCENARIOS.update(_module.SCENARIOS)
 
 

@@ -1,0 +1,132 @@
+"""The runs docs/cli.md shows besides the demo's `stack` (docs_outputs.py):
+`stack --python` of the demo, `stack --core` of a 3.14 JIT build's core
+stopped in getppid() under a hot loop's executor, and the error for a core
+opened with the wrong executable. Each returns a transcript: the command
+after `$ `, its output, and `$ echo $?` with its exit status where the doc
+shows it. Cores are written with gdb's gcore at a fixed stop, so the output
+does not depend on when a sample lands."""
+
+import os
+import subprocess
+import time
+
+from doc_runs import Skip, extra_jit_python, need, pyenv_python, work_file
+from demo_stack import JIT_SCRIPT
+from test_lldb_demo import PERF_MAPS, gcore_at
+
+
+def _tool(build):
+    tool = os.path.join(build, "tools", "jitunwind", "jitunwind")
+    need(tool, "the jitunwind command is not built")
+    return tool
+
+
+def _transcript(cmd, shown, cwd=None, status=False):
+    """`$ shown` then the output of `cmd` (and `$ echo $?`, its status)."""
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=cwd,
+                          universal_newlines=True, errors="replace", timeout=300)
+    text = "$ %s\n%s" % (shown, proc.stdout)
+    if status:
+        text += "$ echo $?\n%d\n" % proc.returncode
+    return text
+
+
+def _core(build, args, stop, name, env=None):
+    """A core of `args` at the gdb commands `stop`, written by gcore as
+    BUILD/docs-outputs/NAME."""
+    folder = os.path.join(build, "docs-outputs")
+    os.makedirs(folder, exist_ok=True)
+    core = os.path.join(folder, name)
+    if os.path.exists(core):
+        os.unlink(core)
+    try:
+        gcore_at(dict(os.environ, **(env or {})), args, stop, core)
+    except SystemExit:  # gcore_at fails the way a test does
+        raise RuntimeError("gdb's gcore wrote no core of %s" % " ".join(args)) from None
+    return core
+
+
+def _drop_perf_maps():
+    for path in PERF_MAPS:
+        if os.path.exists(path):
+            os.unlink(path)
+    del PERF_MAPS[:]
+
+
+def _demo_waiting(build):
+    """The demo waiting at its checkpoint: (process, gate file)."""
+    script = os.path.join(build, "testbed", "demo.py")
+    need(script, "the test bed is not built")
+    need("/usr/bin/python3.11", "the demo runs on Debian's python3.11")
+    gate = os.path.join(build, "docs-cli-gate")
+    open(gate, "w").close()
+    env = dict(os.environ, PYTHONPATH=os.path.join(build, "testbed"),
+               JITBED_WAIT_AT_CHECKPOINT=gate)
+    proc = subprocess.Popen(["/usr/bin/python3.11", script], env=env, stdout=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while not os.path.exists(gate + ".ready") and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.05)
+    return proc, gate
+
+
+def _release(proc, gate):
+    for path in (gate, gate + ".ready"):
+        if os.path.exists(path):
+            os.unlink(path)
+    proc.wait(timeout=60)
+
+
+def stack_demo(build, repo, extra=()):
+    """`jitunwind stack PID [extra]` of the demo waiting at its checkpoint."""
+    tool = _tool(build)
+    proc, gate = _demo_waiting(build)
+    try:
+        return _transcript([tool, "stack", str(proc.pid)] + list(extra),
+                           " ".join(["jitunwind", "stack", "PID"] + list(extra)))
+    finally:
+        _release(proc, gate)
+
+
+def stack_python(build, repo):
+    return stack_demo(build, repo, ["--python"])
+
+
+def stack_jit_core(build, repo):
+    """`jitunwind stack --core` of the 3.14 JIT build stopped in getppid()
+    called from the hot loop's executor (after 5,000 calls)."""
+    tool = _tool(build)
+    python = extra_jit_python()
+    script = work_file(build, "jh.py", JIT_SCRIPT)
+    core = _core(build, [python, script], ["break getppid", "run", "ignore 1 5000", "continue"],
+                 "jit.core")
+    try:
+        return _transcript([tool, "stack", "--core", core, "--exe", python],
+                           "jitunwind stack --core jit.core --exe %s" % python)
+    finally:
+        os.unlink(core)
+        _drop_perf_maps()
+
+
+def core_mismatch(build, repo):
+    """A core of the demo opened with pyenv's 3.11.7 as its executable."""
+    tool = _tool(build)
+    other = pyenv_python("3.11.7")
+    script = os.path.join(build, "testbed", "demo.py")
+    need(script, "the test bed is not built")
+    core = _core(build, ["/usr/bin/python3.11", script], ["break jitbed_checkpoint", "run"],
+                 "core", {"PYTHONPATH": os.path.join(build, "testbed")})
+    try:
+        return _transcript([tool, "stack", "--core", "core", "--exe", other],
+                           "jitunwind stack --core core --exe %s" % other,
+                           cwd=os.path.dirname(core), status=True)
+    finally:
+        os.unlink(core)
+        _drop_perf_maps()
+
+
+SCENARIOS = {
+    "cli-stack-python": stack_python,
+    "cli-stack-jit-core": stack_jit_core,
+    "cli-core-mismatch": core_mismatch,
+}
+__all__ = ["SCENARIOS", "Skip"]
