@@ -5,7 +5,7 @@ from) real runs.
 A fenced block right after a marker line is a real command's output:
 
     <!-- output: SCENARIO [from=REGEX] [to=REGEX|before=REGEX] [head=N] [tail=N]
-                 [keep=REGEX] [more=no] -->   (on one line)
+                 [keep=REGEX] [more=no] [numbers=any] -->   (on one line)
     ```
     ...lines...
     ```
@@ -17,8 +17,10 @@ line before the first match of `before`) choose the lines; `head=N`,
 `tail=N` and `keep=REGEX` (no spaces: `\s`) then keep only the first N,
 the last N and the matching lines of them (and the `to` line); a line
 `...` stands for lines left out. A plain `from`/`to` range that stops
-before the end of the output ends with `...` unless `more=no`. A run
-whose prerequisite is missing skips its blocks, saying why.
+before the end of the output ends with `...` unless `more=no`.
+`numbers=any` compares the block with every number taken as any number (a
+sampler's counts and rates). A run whose prerequisite is missing skips its
+blocks, saying why.
 
   docs_outputs.py BUILD REPO check     every shown line (addresses, ids and
                                         the repository path normalised) must
@@ -67,7 +69,7 @@ for _module in (scenarios_lldb, scenarios_values, scenarios_jit, scenarios_aarch
     SCENARIOS.update(_module.SCENARIOS)
 
 
-def normalise(line, repo):
+def normalise(line, repo, numbers=False):
     line = line.replace(repo.rstrip("/") + "/", "")
     # A checkout elsewhere (CI's clean clone) prints its own absolute paths:
     # compare build/ and tests/ paths from the repository root on.
@@ -80,6 +82,8 @@ def normalise(line, repo):
     line = re.sub(r"/tmp/(jitunwind-lldb-|python-build\.)[\w.]+/", r"/tmp/\1N/", line)
     # Arguments a release build does not keep (a register's leftover value).
     line = re.sub(r"=-?\d{7,}\b", "=N", line)
+    if numbers:
+        line = re.sub(r"\d+(\.\d+)?", "N", line)
     return " ".join(line.split())
 
 
@@ -148,14 +152,14 @@ def blocks(path):
     return lines, found
 
 
-def contains_in_order(shown, real, repo):
+def contains_in_order(shown, real, repo, numbers=False):
     """The first shown line (normalised) that does not appear, in order, in `real`; None if all do."""
-    real_norm = [normalise(l, repo) for l in real.splitlines()]
+    real_norm = [normalise(l, repo, numbers) for l in real.splitlines()]
     pos = 0
     for line in shown:
         if line.strip() == ELISION or not line.strip():
             continue
-        want = normalise(line, repo)
+        want = normalise(line, repo, numbers)
         while pos < len(real_norm) and real_norm[pos] != want:
             pos += 1
         if pos == len(real_norm):
@@ -196,12 +200,13 @@ def main():
                 failures += 1
                 print("FAIL: %s:%d (%s): %s" % (rel, marker + 1, scenario, why))
                 continue
-            missing = contains_in_order(lines[start:end], real, repo)
+            numbers = options.get("numbers") == "any"
+            missing = contains_in_order(lines[start:end], real, repo, numbers)
             if mode == "refresh":
                 # A block equal to the new excerpt but for addresses and
                 # ids is left as it is: they would only churn.
-                if [normalise(l, repo) for l in new] != \
-                        [normalise(l, repo) for l in lines[start:end]]:
+                if [normalise(l, repo, numbers) for l in new] != \
+                        [normalise(l, repo, numbers) for l in lines[start:end]]:
                     lines[start:end] = new
                     print("refreshed: %s:%d (%s)" % (rel, marker + 1, scenario))
                 continue

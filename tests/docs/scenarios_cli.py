@@ -1,10 +1,11 @@
-"""The runs docs/cli.md shows besides the demo's `stack` (docs_outputs.py):
-`stack --python` of the demo, `stack --core` of a 3.14 JIT build's core
-stopped in getppid() under a hot loop's executor, and the error for a core
-opened with the wrong executable. Each returns a transcript: the command
-after `$ `, its output, and `$ echo $?` with its exit status where the doc
-shows it. Cores are written with gdb's gcore at a fixed stop, so the output
-does not depend on when a sample lands."""
+"""The runs docs/cli.md shows: `stack` and `stack --python` of the demo
+waiting at its checkpoint, `stack --core` of a 3.14 JIT build's core
+stopped in getppid() under a hot loop's executor, the error for a core
+opened with the wrong executable, and `record`'s progress line and `top`'s
+view of the demo (their numbers vary: those blocks say numbers=any). Each
+returns a transcript: the command after `$ `, its output, and `$ echo $?`
+with its exit status where the doc shows it. Cores are written with gdb's
+gcore at a fixed stop, so their output does not depend on timing."""
 
 import os
 import subprocess
@@ -87,6 +88,29 @@ def stack_demo(build, repo, extra=()):
         _release(proc, gate)
 
 
+def _sample_demo(build, args):
+    """`jitunwind ARGS` (record or top) against the demo waiting at its
+    checkpoint: its standard output and error, progress lines apart."""
+    tool = _tool(build)
+    proc, gate = _demo_waiting(build)
+    try:
+        out = _transcript([tool] + [str(proc.pid) if a == "PID" else a for a in args],
+                          " ".join(["jitunwind"] + args))
+        return out.replace("\r", "\n")  # a progress line is redrawn with a carriage return
+    finally:
+        _release(proc, gate)
+
+
+def record_demo(build, repo):
+    folded = os.path.join(build, "docs-outputs", "demo.folded")
+    os.makedirs(os.path.dirname(folded), exist_ok=True)
+    return _sample_demo(build, ["record", "PID", "-d", "1", "-o", folded])
+
+
+def top_demo(build, repo):
+    return _sample_demo(build, ["top", "PID", "-d", "1"])
+
+
 def stack_python(build, repo):
     return stack_demo(build, repo, ["--python"])
 
@@ -128,5 +152,7 @@ SCENARIOS = {
     "cli-stack-python": stack_python,
     "cli-stack-jit-core": stack_jit_core,
     "cli-core-mismatch": core_mismatch,
+    "cli-record-demo": record_demo,
+    "cli-top-demo": top_demo,
 }
 __all__ = ["SCENARIOS", "Skip"]
