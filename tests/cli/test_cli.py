@@ -135,8 +135,40 @@ def check_demo_text(label, out, demo, live=True):
           "trampoline layouts" % (label, len(got)))
 
 
+def json_keys(value):
+    """Every object key anywhere in a parsed JSON document."""
+    keys, todo = set(), [value]
+    while todo:
+        v = todo.pop()
+        if isinstance(v, dict):
+            keys |= set(v)
+            todo.extend(v.values())
+        elif isinstance(v, list):
+            todo.extend(v)
+    return keys
+
+
+def documented_json_keys():
+    """The keys docs/cli.md's `jitunwind-stack/1` block names."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "cli.md")
+    with open(path) as f:
+        text = f.read()
+    start = text.index("### `--json`: the schema `jitunwind-stack/1`")
+    block = text[text.index("```", start) + 3:]
+    return set(re.findall(r'"(\w+)":', block[:block.index("```")]))
+
+
+ONLY_WITH_LOCALS = {"locals", "name", "repr", "argument"}
+
+
 def check_demo_json(label, text, demo, pid):
     doc = json.loads(text)
+    documented = documented_json_keys()
+    real = json_keys(doc)
+    if real - documented or documented - real - ONLY_WITH_LOCALS:
+        fail("%s: docs/cli.md's schema and the real JSON differ: undocumented %r, "
+             "documented but absent %r" % (label, sorted(real - documented),
+                                           sorted(documented - real - ONLY_WITH_LOCALS)))
     for key in ("schema", "tool", "target", "notes", "threads", "exit_code"):
         if key not in doc:
             fail("%s: JSON has no %r" % (label, key))
@@ -168,8 +200,8 @@ def check_demo_json(label, text, demo, pid):
         if f["kind"] == "native" and (not f["pc"].startswith("0x") or f["found_by"] not in
                                       ("initial", "rule", "fp", "lr", "cfi")):
             fail("%s: frame %r" % (label, f))
-    print("ok: %s: JSON parsed; %d Python frames anchored to eval loops; ranges %r" % (
-        label, len(py), kinds))
+    print("ok: %s: JSON parsed, every key as docs/cli.md documents it; %d Python frames "
+          "anchored to eval loops; ranges %r" % (label, len(py), kinds))
 
 
 def mode_demo(build, work):
