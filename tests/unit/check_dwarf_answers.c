@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "suite.h"
 #include "target/dwarf_answers.h"
@@ -140,8 +142,35 @@ START_TEST(what_cannot_be_kept_is_not)
 }
 END_TEST
 
+/* A saved entry loads; the same file made writable by others, or owned by
+ * another user, does not (it could say anything). */
+START_TEST(only_this_users_private_entry_is_trusted)
+{
+    struct ju_dwarf_answers *a = sample(), *b = malloc(sizeof *b);
+    char dir[] = "/tmp/ju-answers-XXXXXX", file[1200];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(ju_dwarf_answers_save(a, dir), 0);
+    ck_assert_int_eq(ju_dwarf_answers_file(file, sizeof file, dir, KEY), 0);
+    ck_assert_int_eq(ju_dwarf_answers_load(b, dir, KEY), 0);
+    ck_assert_uint_eq(b->count, 4);
+    ck_assert_int_eq(chmod(file, 0666), 0);
+    ck_assert_int_eq(ju_dwarf_answers_load(b, dir, KEY), JITUNWIND_ECORRUPT);
+    ck_assert_int_eq(chmod(file, 0600), 0);
+    ck_assert_int_eq(ju_dwarf_answers_load(b, dir, KEY), 0);
+    if (geteuid() == 0) { /* only root can give a file away */
+        ck_assert_int_eq(chown(file, 65534, 65534), 0);
+        ck_assert_int_eq(ju_dwarf_answers_load(b, dir, KEY), JITUNWIND_ECORRUPT);
+    }
+    unlink(file);
+    rmdir(dir);
+    free(a);
+    free(b);
+}
+END_TEST
+
 int main(void)
 {
     return ju_run_tests("dwarf_answers", JU_TESTS(round_trip, damaged_entries_are_refused,
-                                                  what_cannot_be_kept_is_not));
+                                                  what_cannot_be_kept_is_not,
+                                                  only_this_users_private_entry_is_trusted));
 }

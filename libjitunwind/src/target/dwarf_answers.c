@@ -200,7 +200,10 @@ int ju_dwarf_answers_load(struct ju_dwarf_answers *a, const char *dir, const cha
     fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0)
         return JITUNWIND_ENOTFOUND;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > JU_DWARF_ANSWERS_FILE_MAX) {
+    /* Only an entry this user wrote, that nobody else may change, is
+     * trusted (a shared or inherited HOME, a cache folder of another user). */
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > JU_DWARF_ANSWERS_FILE_MAX ||
+        st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
         close(fd);
         return JITUNWIND_ECORRUPT;
     }

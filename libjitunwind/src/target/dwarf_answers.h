@@ -68,7 +68,8 @@ JU_HIDDEN int ju_dwarf_answers_file(char *out, size_t size, const char *dir, con
  * checked here (see dwarf_types.c). */
 JU_HIDDEN int ju_dwarf_answers_parse(struct ju_dwarf_answers *a, const char *text, size_t len,
                                      const char *key);
-/* Read and parse the entry for `key` under `dir`: 0, ENOTFOUND, ECORRUPT. */
+/* Read and parse the entry for `key` under `dir`: 0, ENOTFOUND, ECORRUPT
+ * (also for a file that is not this user's, or that others may write). */
 JU_HIDDEN int ju_dwarf_answers_load(struct ju_dwarf_answers *a, const char *dir,
                                     const char *key);
 /* The entry text of *a into out (size bytes): its length, or ELIMIT. */
