@@ -252,6 +252,11 @@ JITUNWIND_API int jitunwind_jit_register(const void *start, size_t size, int kin
     pthread_mutex_lock(&lock);
     if ((rc = take_slot(name ? name_class(len) : 0, &index)) < 0)
         goto fail;
+    /* The slot and its name buffer are written after the overlap check: at
+     * a large table both are cache misses, which the search then overlaps. */
+    __builtin_prefetch(&slots[index], 1);
+    if (name)
+        __builtin_prefetch(state[index].name_buf, 1);
     if ((rc = ju_span_set_insert(&spans, at, at + size)) < 0) { /* EOVERLAP or ENOMEM */
         put_slot(index);
         goto fail;
