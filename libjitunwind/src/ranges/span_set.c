@@ -8,26 +8,54 @@ static struct ju_span_chunk *chunk(const struct ju_span_set *set, size_t i)
     return set->chunks[set->head + i];
 }
 
+#define GUESS_WINDOW 8u
+
+/* The last i in [0, n) with key[i] <= x, the keys sorted and distinct and
+ * key[0] <= x. At a million spans a binary search over the ~8,000 chunk
+ * starts is thirteen levels of loads, each waiting for the one before (the
+ * bottom ones cache misses once the table outgrows the cache). Code tends
+ * to be spread evenly over its region, so the position is first guessed by
+ * interpolating between the first and last key, and the search kept to
+ * GUESS_WINDOW keys either side of the guess when those two bound x (one
+ * or two cache lines); otherwise (clustered or outlying keys) it searches
+ * all n, two loads later. */
+static size_t guided_search(const uint64_t *key, size_t n, uint64_t x)
+{
+    size_t lo = 0, hi = n; /* key[lo] <= x; the answer is below hi */
+    if (n > 2 * GUESS_WINDOW) {
+        double frac = (double)(x - key[0]) / (double)(key[n - 1] - key[0]);
+        size_t g = (size_t)(frac * (double)(n - 1)), w0, w1;
+        if (g > n - 1)
+            g = n - 1;
+        w0 = g > GUESS_WINDOW ? g - GUESS_WINDOW : 0;
+        w1 = n - 1 - g > GUESS_WINDOW ? g + GUESS_WINDOW : n - 1;
+        if (key[w0] <= x && key[w1] > x) {
+            lo = w0;
+            hi = w1;
+        }
+    }
+    while (hi - lo > 1) { /* conditional moves: no mispredicted branches */
+        size_t mid = lo + (hi - lo) / 2;
+        int below = key[mid] <= x;
+        lo = below ? mid : lo;
+        hi = below ? hi : mid;
+    }
+    return lo;
+}
+
 /* The chunk that holds or would hold a span starting at `start`: the last
  * whose first start is at most `start`, or the first chunk. count > 0. */
 static size_t chunk_for(const struct ju_span_set *set, uint64_t start)
 {
     const uint64_t *first = set->first + set->head;
-    size_t f = set->finger, lo = 0, hi = set->count;
+    size_t f = set->finger, n = set->count;
     if (start < first[0])
         return 0;
-    if (first[hi - 1] <= start)
-        return hi - 1;
-    if (f < hi && first[f] <= start && first[f + 1] > start) /* f + 1 < hi: not the last */
+    if (first[n - 1] <= start)
+        return n - 1;
+    if (f < n && first[f] <= start && first[f + 1] > start) /* f + 1 < n: not the last */
         return f;
-    while (hi - lo > 1) { /* first[lo] <= start < first[hi] */
-        size_t mid = lo + (hi - lo) / 2;
-        if (first[mid] <= start)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
+    return guided_search(first, n, start);
 }
 
 /* The position in chunk k of the first span starting above `start`. Spans

@@ -11,8 +11,10 @@
  * whatever the order of removals). A finger
  * remembers the last chunk used: spans arriving in address order, rising
  * or falling (as mmap hands out code), are placed in O(1) without a search;
- * others take two binary searches, over the chunk starts and in one chunk.
- * Not thread-safe. */
+ * others take two searches: over the chunk starts (a guess interpolated
+ * between the first and last start, checked, then a binary search within
+ * a few entries of it, or over all of them when the guess misses) and a
+ * binary search in one chunk. Not thread-safe. */
 #ifndef JU_SPAN_SET_H
 #define JU_SPAN_SET_H
 
