@@ -54,6 +54,10 @@ static void check_contents(const struct ju_span_set *set, const struct model *m)
         ck_assert_uint_lt(c->lo, c->hi); /* no empty chunk is kept */
         ck_assert_uint_le(c->hi, JU_SPAN_CHUNK);
         ck_assert_uint_eq(set->first[set->head + i], c->s[c->lo].start);
+        ck_assert_uint_eq((uintptr_t)c % 64, 0); /* the header is one cache line */
+        for (k = 1; k <= JU_SPAN_KEYS; k++) /* the keys of the positions in use */
+            if (k * JU_SPAN_GROUP >= c->lo && k * JU_SPAN_GROUP < c->hi)
+                ck_assert_uint_eq(c->key[k - 1], c->s[k * JU_SPAN_GROUP].start);
         for (k = c->lo; k < c->hi; k++) {
             ck_assert_uint_le(prev_end, c->s[k].start);
             ck_assert_msg(model_find(m, c->s[k].start) != SIZE_MAX, "span %#llx not in the model",
