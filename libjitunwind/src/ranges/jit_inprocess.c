@@ -30,7 +30,8 @@
  * descent of scattered nodes per range, three times slower at 1M ranges
  * than at 1k. The private chunked span set (span_set.h) places code that
  * arrives in address order, either way, in O(1) and anything else with two
- * binary searches over contiguous arrays, at 16 bytes per range. Being
+ * short searches over contiguous arrays, at 16 bytes per range (and a
+ * 64-byte header per chunk of 128). Being
  * private to writers, it is off the published slots, which readers see
  * being zeroed and reallocated.
  *
