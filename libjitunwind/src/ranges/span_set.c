@@ -12,7 +12,7 @@ static struct ju_span_chunk *chunk(const struct ju_span_set *set, size_t i)
 #define GUESS_WINDOW 8u
 
 /* The last i in [0, n) with key[i] <= x, the keys sorted and distinct and
- * key[0] <= x. At a million spans a binary search over the ~8,000 chunk
+ * key[0] <= x < key[n - 1] (so the guess below is a fraction under 1). At a million spans a binary search over the ~8,000 chunk
  * starts is thirteen levels of loads, each waiting for the one before (the
  * bottom ones cache misses once the table outgrows the cache). Code tends
  * to be spread evenly over its region, so the position is first guessed by
