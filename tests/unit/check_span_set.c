@@ -54,6 +54,10 @@ static void check_contents(const struct ju_span_set *set, const struct model *m)
         ck_assert_uint_lt(c->lo, c->hi); /* no empty chunk is kept */
         ck_assert_uint_le(c->hi, JU_SPAN_CHUNK);
         ck_assert_uint_eq(set->first[set->head + i], c->s[c->lo].start);
+        ck_assert_uint_eq((uintptr_t)c % 64, 0); /* the header is one cache line */
+        for (k = 1; k <= JU_SPAN_KEYS; k++) /* the keys of the positions in use */
+            if (k * JU_SPAN_GROUP >= c->lo && k * JU_SPAN_GROUP < c->hi)
+                ck_assert_uint_eq(c->key[k - 1], c->s[k * JU_SPAN_GROUP].start);
         for (k = c->lo; k < c->hi; k++) {
             ck_assert_uint_le(prev_end, c->s[k].start);
             ck_assert_msg(model_find(m, c->s[k].start) != SIZE_MAX, "span %#llx not in the model",
@@ -150,6 +154,40 @@ START_TEST(random_operations_match_a_model)
 }
 END_TEST
 
+START_TEST(clustered_and_outlying_spans_match_a_model)
+{
+    /* The search guesses a position by interpolating between the first and
+     * last start: spans in clusters far apart (code regions, a trampoline
+     * page near the top of the address space) make the guess miss and the
+     * search fall back; evenly spread ones make it hit. Either way the
+     * answers are the model's. */
+    static const uint64_t bases[] = {0x1000, 0x7f0000000000ull, 0xffffffffff000000ull};
+    static struct model m;
+    struct ju_span_set set = JU_SPAN_SET_INIT;
+    uint64_t state = 11, i;
+    int op;
+    m.n = 0;
+    for (i = 0; i < 4000; i++) /* the middle cluster, falling and evenly spread */
+        insert_checked(&set, &m, bases[1] - i * 0x100, bases[1] - i * 0x100 + 0x80);
+    for (op = 0; op < 20000; op++) {
+        uint64_t r = ju_next_random(&state);
+        uint64_t base = bases[(r >> 4) % 3], start = base + (r >> 12) % 0x400000;
+        if (base == bases[1])
+            start = base - (r >> 12) % 0x400000;
+        if (m.n && r % 3 == 0)
+            remove_checked(&set, &m, r % 7 == 0 ? start : m.start[(size_t)(r >> 8) % m.n]);
+        else if (m.n < MAX_SPANS)
+            insert_checked(&set, &m, start, start + 1 + (r >> 40) % 0x200);
+        if (op % 4000 == 0)
+            check_contents(&set, &m);
+    }
+    insert_checked(&set, &m, UINT64_MAX - 0x10, UINT64_MAX); /* the very top */
+    insert_checked(&set, &m, UINT64_MAX - 0x20, UINT64_MAX - 0x8);
+    check_contents(&set, &m);
+    ju_span_set_free(&set);
+}
+END_TEST
+
 START_TEST(many_registrations_round_trip)
 {
     /* Thousands of registrations falling through memory, then random
@@ -208,5 +246,6 @@ int main(void)
 {
     return ju_run_tests("span_set", JU_TESTS(rising_and_falling_arrival,
                                              random_operations_match_a_model,
+                                             clustered_and_outlying_spans_match_a_model,
                                              many_registrations_round_trip));
 }

@@ -30,7 +30,8 @@
  * descent of scattered nodes per range, three times slower at 1M ranges
  * than at 1k. The private chunked span set (span_set.h) places code that
  * arrives in address order, either way, in O(1) and anything else with two
- * binary searches over contiguous arrays, at 16 bytes per range. Being
+ * short searches over contiguous arrays, at 16 bytes per range (and a
+ * 64-byte header per chunk of 128). Being
  * private to writers, it is off the published slots, which readers see
  * being zeroed and reallocated.
  *
@@ -252,6 +253,11 @@ JITUNWIND_API int jitunwind_jit_register(const void *start, size_t size, int kin
     pthread_mutex_lock(&lock);
     if ((rc = take_slot(name ? name_class(len) : 0, &index)) < 0)
         goto fail;
+    /* The slot and its name buffer are written after the overlap check: at
+     * a large table both are cache misses, which the search then overlaps. */
+    __builtin_prefetch(&slots[index], 1);
+    if (name)
+        __builtin_prefetch(state[index].name_buf, 1);
     if ((rc = ju_span_set_insert(&spans, at, at + size)) < 0) { /* EOVERLAP or ENOMEM */
         put_slot(index);
         goto fail;

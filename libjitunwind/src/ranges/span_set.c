@@ -1,4 +1,5 @@
 /* The chunked span set of span_set.h. */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "ranges/span_set.h"
@@ -8,26 +9,54 @@ static struct ju_span_chunk *chunk(const struct ju_span_set *set, size_t i)
     return set->chunks[set->head + i];
 }
 
+#define GUESS_WINDOW 8u
+
+/* The last i in [0, n) with key[i] <= x, the keys sorted and distinct and
+ * key[0] <= x < key[n - 1] (so the guess below is a fraction under 1). At a million spans a binary search over the ~8,000 chunk
+ * starts is thirteen levels of loads, each waiting for the one before (the
+ * bottom ones cache misses once the table outgrows the cache). Code tends
+ * to be spread evenly over its region, so the position is first guessed by
+ * interpolating between the first and last key, and the search kept to
+ * GUESS_WINDOW keys either side of the guess when those two bound x (one
+ * or two cache lines); otherwise (clustered or outlying keys) it searches
+ * all n, two loads later. */
+static size_t guided_search(const uint64_t *key, size_t n, uint64_t x)
+{
+    size_t lo = 0, hi = n; /* key[lo] <= x; the answer is below hi */
+    if (n > 2 * GUESS_WINDOW) {
+        double frac = (double)(x - key[0]) / (double)(key[n - 1] - key[0]);
+        size_t g = (size_t)(frac * (double)(n - 1)), w0, w1;
+        if (g > n - 1)
+            g = n - 1;
+        w0 = g > GUESS_WINDOW ? g - GUESS_WINDOW : 0;
+        w1 = n - 1 - g > GUESS_WINDOW ? g + GUESS_WINDOW : n - 1;
+        if (key[w0] <= x && key[w1] > x) {
+            lo = w0;
+            hi = w1;
+        }
+    }
+    while (hi - lo > 1) { /* conditional moves: no mispredicted branches */
+        size_t mid = lo + (hi - lo) / 2;
+        int below = key[mid] <= x;
+        lo = below ? mid : lo;
+        hi = below ? hi : mid;
+    }
+    return lo;
+}
+
 /* The chunk that holds or would hold a span starting at `start`: the last
  * whose first start is at most `start`, or the first chunk. count > 0. */
 static size_t chunk_for(const struct ju_span_set *set, uint64_t start)
 {
     const uint64_t *first = set->first + set->head;
-    size_t f = set->finger, lo = 0, hi = set->count;
+    size_t f = set->finger, n = set->count;
     if (start < first[0])
         return 0;
-    if (first[hi - 1] <= start)
-        return hi - 1;
-    if (f < hi && first[f] <= start && first[f + 1] > start) /* f + 1 < hi: not the last */
+    if (first[n - 1] <= start)
+        return n - 1;
+    if (f < n && first[f] <= start && first[f + 1] > start) /* f + 1 < n: not the last */
         return f;
-    while (hi - lo > 1) { /* first[lo] <= start < first[hi] */
-        size_t mid = lo + (hi - lo) / 2;
-        if (first[mid] <= start)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
+    return guided_search(first, n, start);
 }
 
 /* The position in chunk k of the first span starting above `start`. Spans
@@ -44,6 +73,20 @@ static uint32_t upper_bound(const struct ju_span_set *set, size_t k, uint64_t st
         if (c->s[lo].start > start)
             return lo;
     }
+    for (uint32_t g = 1; g <= JU_SPAN_KEYS; g++) { /* narrow to one group */
+        uint32_t at = g * JU_SPAN_GROUP;
+        if (at < c->lo)
+            continue;
+        if (at >= c->hi)
+            break;
+        if (c->key[g - 1] > start) {
+            hi = at;
+            break;
+        }
+        lo = at + 1;
+    }
+    for (const char *line = (const char *)&c->s[lo]; line < (const char *)&c->s[hi]; line += 64)
+        __builtin_prefetch(line);
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
         if (c->s[mid].start <= start)
@@ -54,6 +97,20 @@ static uint32_t upper_bound(const struct ju_span_set *set, size_t k, uint64_t st
     return lo;
 }
 
+/* Bring the keys of positions [from, to) (clipped to the spans) up to date
+ * after the spans there changed. */
+static void rekey(struct ju_span_chunk *c, uint32_t from, uint32_t to)
+{
+    uint32_t g;
+    if (from < c->lo)
+        from = c->lo;
+    if (to > c->hi)
+        to = c->hi;
+    for (g = (from + JU_SPAN_GROUP - 1) / JU_SPAN_GROUP; g * JU_SPAN_GROUP < to; g++)
+        if (g > 0)
+            c->key[g - 1] = c->s[g * JU_SPAN_GROUP].start;
+}
+
 /* Put v at position p of a chunk that is not full, moving the shorter side. */
 static void chunk_put(struct ju_span_chunk *c, uint32_t p, struct ju_span v)
 {
@@ -62,10 +119,12 @@ static void chunk_put(struct ju_span_chunk *c, uint32_t p, struct ju_span v)
         memmove(&c->s[c->lo - 1], &c->s[c->lo], left * sizeof v);
         c->lo--;
         c->s[p - 1] = v;
+        rekey(c, c->lo, p);
     } else {
         memmove(&c->s[p + 1], &c->s[p], right * sizeof v);
         c->hi++;
         c->s[p] = v;
+        rekey(c, p, c->hi);
     }
 }
 
@@ -75,15 +134,20 @@ static void chunk_take(struct ju_span_chunk *c, uint32_t p)
     if (left < right) {
         memmove(&c->s[c->lo + 1], &c->s[c->lo], left * sizeof c->s[0]);
         c->lo++;
+        rekey(c, c->lo, p + 1);
     } else {
         memmove(&c->s[p], &c->s[p + 1], right * sizeof c->s[0]);
         c->hi--;
+        rekey(c, p, c->hi);
     }
 }
 
+_Static_assert(offsetof(struct ju_span_chunk, s) == 64, "the header is one cache line");
+_Static_assert(sizeof(struct ju_span_chunk) % 64 == 0, "aligned_alloc takes whole lines");
+
 static struct ju_span_chunk *new_chunk(uint32_t at)
 {
-    struct ju_span_chunk *c = malloc(sizeof *c);
+    struct ju_span_chunk *c = aligned_alloc(64, sizeof *c); /* the header is one line */
     if (c)
         c->lo = c->hi = at;
     return c;
@@ -178,6 +242,7 @@ static void merge_next(struct ju_span_set *set, size_t k)
     }
     memcpy(&a->s[a->hi], &b->s[b->lo], m * sizeof a->s[0]);
     a->hi += m;
+    rekey(a, a->lo, a->hi);
     erase_chunk(set, k + 1);
 }
 
@@ -224,6 +289,7 @@ static int insert_full(struct ju_span_set *set, size_t k, uint32_t p, struct ju_
         return JITUNWIND_ENOMEM;
     memcpy(n->s, &c->s[mid], (c->hi - mid) * sizeof v);
     n->hi = c->hi - mid;
+    rekey(n, n->lo, n->hi);
     if (insert_chunk(set, k + 1, n) < 0) {
         free(n);
         return JITUNWIND_ENOMEM;

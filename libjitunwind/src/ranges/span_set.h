@@ -11,8 +11,11 @@
  * whatever the order of removals). A finger
  * remembers the last chunk used: spans arriving in address order, rising
  * or falling (as mmap hands out code), are placed in O(1) without a search;
- * others take two binary searches, over the chunk starts and in one chunk.
- * Not thread-safe. */
+ * others take two searches: over the chunk starts (a guess interpolated
+ * between the first and last start, checked, then a binary search within
+ * a few entries of it, or over all of them when the guess misses) and one
+ * in a chunk, over the group of 16 spans its header line points to. Not
+ * thread-safe. */
 #ifndef JU_SPAN_SET_H
 #define JU_SPAN_SET_H
 
@@ -24,8 +27,18 @@ struct ju_span {
     uint64_t start, end;
 };
 
+/* A chunk's first cache line (chunks are allocated 64-byte aligned) holds
+ * its bounds and the start of every JU_SPAN_GROUP-th position: a search
+ * reads that line, then one group of spans (256 bytes, its lines fetched
+ * together) instead of descending through seven dependent lines of the
+ * whole chunk, each a cache miss once the set outgrows the cache. */
+#define JU_SPAN_GROUP 16u
+#define JU_SPAN_KEYS (JU_SPAN_CHUNK / JU_SPAN_GROUP - 1)
+
 struct ju_span_chunk {
-    uint32_t lo, hi; /* the spans are s[lo..hi), sorted */
+    uint32_t lo, hi;               /* the spans are s[lo..hi), sorted */
+    uint64_t key[JU_SPAN_KEYS];    /* key[g - 1] == s[g * JU_SPAN_GROUP].start where that
+                                    * position is in [lo, hi); stale elsewhere */
     struct ju_span s[JU_SPAN_CHUNK];
 };
 
