@@ -122,6 +122,14 @@ void cli_target_load_ranges(struct cli_target *t)
     }
     if (jitunwind_registry_count(t->reg) == 0)
         load_guesses(t);
+    /* JIT code and trampolines live in anonymous memory: a range over a
+     * mapped file comes from corrupt metadata (as in the debugger plugins). */
+    if (jitunwind_registry_count(t->reg)) {
+        size_t dropped = jitunwind_registry_drop_over_modules(t->reg, t->mods);
+        if (dropped)
+            cli_target_note(t, "%zu ranges dropped: they overlap mapped files, so their "
+                            "metadata is corrupt", dropped);
+    }
 }
 
 #define BLOCK 4096u /* a page: a block read never crosses into another mapping */
