@@ -489,6 +489,7 @@ def mode_errors(build, work):
         sleeper.kill()
         sleeper.wait()
     check_unsupported_version(j, work)
+    check_range_over_a_module(build, j, work)
     # Another tracer holds the target: PTRACE_SEIZE is refused with EPERM.
     demo = WaitingDemo(build, work)
     libc = ctypes.CDLL(None, use_errno=True)
@@ -509,6 +510,46 @@ def mode_errors(build, work):
     finally:
         demo.kill()
     return 0
+
+
+# A JIT that registers a range over libc's getppid (corrupt metadata: JIT
+# code lives in anonymous memory) with the library's in-process API.
+CORRUPT_SCRIPT = """\
+import ctypes, os, sys, time
+lib = ctypes.CDLL(os.environ["JITUNWIND_LIBRARY"])
+libc = ctypes.CDLL(None)
+lib.jitunwind_jit_register.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                                       ctypes.c_int, ctypes.c_char_p, ctypes.c_uint64,
+                                       ctypes.c_void_p]
+at = ctypes.cast(libc.getppid, ctypes.c_void_p).value
+rc = lib.jitunwind_jit_register(at, 64, KIND, RULE, b"corrupt", 0, None)
+gate = sys.argv[1]
+open(gate + ".ready", "w").close()
+print("registered", rc, flush=True)
+while os.path.exists(gate):
+    time.sleep(0.01)
+"""
+
+
+def check_range_over_a_module(build, j, work):
+    """`stack` drops a registered range that overlaps a mapped file, and
+    says so, as the debugger plugins do."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                    "libjitunwind", "bindings", "python"))
+    import jitunwind
+    script = CORRUPT_SCRIPT.replace("KIND", str(jitunwind.KIND_JIT)).replace(
+        "RULE", str(jitunwind.RULE_FP_PRESERVING))
+    os.environ.setdefault("JITUNWIND_LIBRARY",
+                          os.path.join(build, "libjitunwind", "libjitunwind.so"))
+    proc, gate = start_script("/usr/bin/python3.11", [], script, work, "corrupt.py")
+    try:
+        rc, out, err = run([j, "stack", str(proc.pid)])
+        if "1 ranges dropped: they overlap mapped files" not in out + err or "corrupt [jit" in out:
+            fail("a range over libc: exit %d\n%s%s" % (rc, out, err))
+        print("ok: a registered range over libc is dropped, with a note")
+    finally:
+        os.unlink(gate)
+        proc.wait(timeout=60)
 
 
 def jit_enabled(python, args):
