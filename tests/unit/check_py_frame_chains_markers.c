@@ -333,6 +333,36 @@ START_TEST(no_writes_into_a_read_only_target)
 }
 END_TEST
 
+/* Writes go only to the thread states listed when markers were turned on,
+ * and only to a marker field of its own: a chain keyed by anything else,
+ * or a table placing the marker on another field, writes nothing. */
+START_TEST(writes_only_to_listed_thread_states_and_their_own_field)
+{
+    struct ju_py_layout *L;
+    size_t n = 0;
+    target(V315, 1, 0);
+    ck_assert_int_eq(jitunwind_py_chains_mark_frames(K, R), 1);
+    ck_assert_uint_eq(M.writes, 1); /* the clear */
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing(R, K, TS + 64, FRAME[0], MARKED, 32, &n),
+                     0);
+    ck_assert_uint_eq(n, DEPTH);
+    ck_assert_uint_eq(M.writes, 1); /* not a thread state: no marker written */
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing(R, K, TS, FRAME[0], MARKED, 32, &n), 0);
+    ck_assert_uint_eq(M.writes, 2);
+    ck_assert_uint_eq(MARKER(), FRAME[0]);
+    teardown();
+    target(V315, 1, 0);
+    L = (struct ju_py_layout *)R->layout; /* a corrupt table, as a target could give */
+    L->ts_last_profiled_frame = L->ts_current_frame;
+    ck_assert_int_eq(jitunwind_py_chains_mark_frames(K, R), JITUNWIND_ECORRUPT);
+    ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_last_error(R)->message, "last_profiled_frame"));
+    L->ts_last_profiled_frame = L->ts_current_frame + 4; /* half over it, unaligned */
+    ck_assert_int_eq(jitunwind_py_chains_mark_frames(K, R), JITUNWIND_ECORRUPT);
+    ck_assert_uint_eq(M.writes, 0);
+    teardown();
+}
+END_TEST
+
 int main(void)
 {
     (void)counting_read; /* py_sampling.h's reader: this suite counts writes too */
@@ -341,5 +371,6 @@ int main(void)
                                  bad_markers_walk_on, a_reused_address_is_told_by_the_sequence,
                                  without_a_sequence_any_cached_frame_is_a_stop,
                                  a_stop_keeps_the_limits,
-                                 no_writes_without_the_opt_in, no_writes_into_a_read_only_target));
+                                 no_writes_without_the_opt_in, no_writes_into_a_read_only_target,
+                                 writes_only_to_listed_thread_states_and_their_own_field));
 }

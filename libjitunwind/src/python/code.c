@@ -80,6 +80,7 @@ static struct ju_code_cache_entry *decode_and_fill(struct jitunwind_pyreader *r,
     counter.reads = 0;
     r->mem.read = counted_read;
     r->mem.arg = &counter;
+    r->mem.write = NULL; /* the writer's arg is replaced: no writes while counting */
     decode_names(r, qualname, filename, out);
     name_reads = counter.reads;
     if (strncmp(out->qualname, "<unreadable", 11) != 0 &&

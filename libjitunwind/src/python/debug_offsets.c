@@ -389,7 +389,11 @@ static void apply_values(jitunwind_pyreader *r, const struct field_list *list, c
         ju_py_values_holder_size(&r->values, (enum ju_pyv_holder)ju_pyv_fields[id].holder,
                                  v[VALUES[i].size]);
     }
-    if (list_has(list, GC_COLLECTING) && v[GC_SIZE]) {
+    /* Two target values summed: each must lie inside what holds it, so the
+     * sum cannot wrap onto another field of the interpreter state. */
+    if (list_has(list, GC_COLLECTING) && v[GC_SIZE] && v[IS_GC] < v[IS_SIZE] &&
+        v[GC_SIZE] <= v[IS_SIZE] - v[IS_GC] && v[GC_COLLECTING] < v[GC_SIZE] &&
+        v[GC_SIZE] - v[GC_COLLECTING] >= 4) {
         ju_py_values_set(&r->values, out, JU_PYV_interp_gc_collecting,
                          v[IS_GC] + v[GC_COLLECTING], JU_PYV_FROM_DEBUG_OFFSETS);
         ju_py_values_holder_size(&r->values, JU_PYVH_INTERP, v[IS_SIZE]);

@@ -57,6 +57,7 @@ JITUNWIND_API void jitunwind_py_chains_free(jitunwind_py_chains *c)
     size_t i;
     if (!c)
         return;
+    free(c->marked);
     for (i = 0; c->slots && i < c->threads; i++) {
         free(c->slots[i].entries);
         free(c->slots[i].index);

@@ -68,9 +68,22 @@ static long cached_position(const struct ju_chain_slot *s, uint64_t address)
     return -1;
 }
 
+/* Whether `key` is a thread state listed when markers were turned on: a
+ * caller keying its chains by anything else never gets a write there. */
+static int listed(const struct jitunwind_py_chains *c, uint64_t key)
+{
+    size_t i;
+    for (i = 0; i < c->marked_count; i++)
+        if (c->marked[i] == key)
+            return 1;
+    return 0;
+}
+
 void ju_chain_marker_plan(struct ju_chain_walk *w, jitunwind_pyreader *r)
 {
     const struct ju_chain_slot *s = w->slot;
+    if (!listed(w->chains, s->thread_key))
+        return;
     w->marking = 1;
     if (read_marker(r, w->slot->thread_key, &w->seen_marker, &w->seen_seq) < 0) {
         w->marking = 0; /* no marker this time: nor a write */
@@ -137,6 +150,29 @@ void ju_chain_marker_write(struct ju_chain_walk *w, jitunwind_pyreader *r, uint6
     s->marker_seq = w->seen_seq;
 }
 
+/* The marker is written where the target's debug offsets say: it must be
+ * a whole aligned pointer of the thread state that no field the reader
+ * relies on shares (a corrupt table must not make it overwrite one). */
+static int marker_fields_check(jitunwind_pyreader *r)
+{
+    static const enum ju_py_field_id others[] = {JU_PYF_ts_next, JU_PYF_ts_interp,
+                                                 JU_PYF_ts_current_frame, JU_PYF_ts_thread_id,
+                                                 JU_PYF_ts_native_thread_id};
+    const struct ju_py_layout *L = r->layout;
+    uint32_t at = L->ts_last_profiled_frame, seq = L->ts_last_profiled_seq, o;
+    size_t i;
+    int clash = at % 8 != 0 ||
+                (seq != JU_PY_NONE && (seq % 8 != 0 || (seq + 8 > at && at + 8 > seq)));
+    for (i = 0; !clash && i < sizeof others / sizeof others[0]; i++)
+        clash = (o = ju_py_offset(L, others[i])) != JU_PY_NONE && o + 8 > at && at + 8 > o;
+    if (clash)
+        return ju_fail(&r->err, JITUNWIND_ECORRUPT, 0,
+                       "%s: tstate->last_profiled_frame at %u (sequence %d) is not a pointer of "
+                       "its own: no frame markers are written", L->name, at,
+                       seq == JU_PY_NONE ? -1 : (int)seq);
+    return 0;
+}
+
 JITUNWIND_API int jitunwind_py_chains_mark_frames(jitunwind_py_chains *c,
                                                   jitunwind_pyreader *r)
 {
@@ -152,13 +188,21 @@ JITUNWIND_API int jitunwind_py_chains_mark_frames(jitunwind_py_chains *c,
     if (!r->mem.write)
         return ju_fail(&r->err, JITUNWIND_EUNSUPPORTED, 0,
                        "frame markers need a target that can be written (a live process)");
+    if ((rc = marker_fields_check(r)) < 0)
+        return rc;
     if (!(threads = calloc(JITUNWIND_PY_MAX_THREADS, sizeof *threads)))
         return JITUNWIND_ENOMEM;
     rc = jitunwind_pyreader_threads(r, threads, JITUNWIND_PY_MAX_THREADS, &n);
+    free(c->marked);
+    c->marked_count = 0;
+    if (rc == 0 && n && !(c->marked = calloc(n, sizeof *c->marked)))
+        rc = JITUNWIND_ENOMEM;
     /* Clear what another profiler left (its frames are not in this cache),
      * keeping the sequence, as CPython's own profiler does. */
-    for (i = 0; rc == 0 && i < n; i++)
+    for (i = 0; rc == 0 && i < n; i++) {
         rc = write_marker(c, r, threads[i].tstate, 0);
+        c->marked[c->marked_count++] = threads[i].tstate;
+    }
     free(threads);
     if (rc < 0)
         return rc;

@@ -39,6 +39,7 @@ void ju_read_cache_install(struct ju_read_cache *c, struct jitunwind_pyreader *r
     }
     r->mem.read = cached_read;
     r->mem.arg = c;
+    r->mem.write = NULL; /* its arg is no longer what the writer expects: no writes meanwhile */
 }
 
 void ju_read_cache_remove(struct ju_read_cache *c, struct jitunwind_pyreader *r)
