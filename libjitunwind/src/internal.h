@@ -59,6 +59,11 @@ JU_HIDDEN int ju_strlcpy(char *dst, const char *src, size_t size);
 /* Registry internals shared with the loaders (perf map, descriptor). */
 JU_HIDDEN int ju_range_validate(const struct jitunwind_range *r);
 JU_HIDDEN struct jitunwind_error *ju_registry_error(jitunwind_registry *reg);
+/* Add *range in place of the ranges it overlaps, which must all have
+ * `origin` and be at most `max`: 0; EOVERLAP (another origin, or more),
+ * EINVAL, ENOMEM leave the registry as it was. No overlap: a plain add. */
+JU_HIDDEN int ju_registry_supersede(jitunwind_registry *reg, const struct jitunwind_range *range,
+                                   uint32_t origin, size_t max);
 
 /* Open a host file on a path that a target or another user controls
  * (base/host_files.c): read-only, close-on-exec, without blocking, and only

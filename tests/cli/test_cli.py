@@ -86,6 +86,8 @@ class WaitingDemo:
             sys.exit(SKIP)
         python, self.script, env = setup
         self.gate = os.path.join(work, "gate")
+        if os.path.exists(self.gate + ".ready"):
+            os.unlink(self.gate + ".ready")  # an earlier demo's, in a reused folder
         open(self.gate, "w").close()
         env = dict(env, JITBED_WAIT_AT_CHECKPOINT=self.gate)
         self.proc = subprocess.Popen([python, self.script], env=env, stdout=subprocess.PIPE,

@@ -14,7 +14,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "programs")
-for sub in ("support", "gdb", "lldb"):
+for sub in ("support", "gdb", "lldb", "cli"):
     sys.path.insert(0, os.path.join(HERE, "..", sub))
 
 from lldb_under_test import lldb_binary, without_stop_reports  # noqa: E402

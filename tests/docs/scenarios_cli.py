@@ -9,10 +9,10 @@ gcore at a fixed stop, so their output does not depend on timing."""
 
 import os
 import subprocess
-import time
 
 from doc_runs import Skip, extra_jit_python, need, pyenv_python, work_file
 from demo_stack import JIT_SCRIPT
+from test_cli import WaitingDemo
 from test_lldb_demo import PERF_MAPS, gcore_at
 
 
@@ -54,61 +54,39 @@ def _drop_perf_maps():
     del PERF_MAPS[:]
 
 
-def _demo_waiting(build):
-    """The demo waiting at its checkpoint: (process, gate file)."""
-    script = os.path.join(build, "testbed", "demo.py")
-    need(script, "the test bed is not built")
+def _on_demo(build, args):
+    """`jitunwind ARGS` (PID: the demo's) against the demo waiting at its
+    checkpoint (test_cli's WaitingDemo): a transcript, each redrawn
+    progress line on a line of its own."""
+    tool = _tool(build)
+    need(os.path.join(build, "testbed", "demo.py"), "the test bed is not built")
     need("/usr/bin/python3.11", "the demo runs on Debian's python3.11")
-    gate = os.path.join(build, "docs-cli-gate")
-    open(gate, "w").close()
-    env = dict(os.environ, PYTHONPATH=os.path.join(build, "testbed"),
-               JITBED_WAIT_AT_CHECKPOINT=gate)
-    proc = subprocess.Popen(["/usr/bin/python3.11", script], env=env, stdout=subprocess.DEVNULL)
-    deadline = time.time() + 60
-    while not os.path.exists(gate + ".ready") and proc.poll() is None and time.time() < deadline:
-        time.sleep(0.05)
-    return proc, gate
-
-
-def _release(proc, gate):
-    for path in (gate, gate + ".ready"):
-        if os.path.exists(path):
-            os.unlink(path)
-    proc.wait(timeout=60)
+    work = os.path.join(build, "docs-outputs")
+    os.makedirs(work, exist_ok=True)
+    demo = WaitingDemo(build, work)
+    try:
+        out = _transcript([tool] + [str(demo.proc.pid) if a == "PID" else a for a in args],
+                          " ".join(["jitunwind"] + args))
+    except BaseException:
+        demo.kill()
+        raise
+    demo.release()
+    return out.replace("\r", "\n")  # a progress line is redrawn with a carriage return
 
 
 def stack_demo(build, repo, extra=()):
     """`jitunwind stack PID [extra]` of the demo waiting at its checkpoint."""
-    tool = _tool(build)
-    proc, gate = _demo_waiting(build)
-    try:
-        return _transcript([tool, "stack", str(proc.pid)] + list(extra),
-                           " ".join(["jitunwind", "stack", "PID"] + list(extra)))
-    finally:
-        _release(proc, gate)
-
-
-def _sample_demo(build, args):
-    """`jitunwind ARGS` (record or top) against the demo waiting at its
-    checkpoint: its standard output and error, progress lines apart."""
-    tool = _tool(build)
-    proc, gate = _demo_waiting(build)
-    try:
-        out = _transcript([tool] + [str(proc.pid) if a == "PID" else a for a in args],
-                          " ".join(["jitunwind"] + args))
-        return out.replace("\r", "\n")  # a progress line is redrawn with a carriage return
-    finally:
-        _release(proc, gate)
+    return _on_demo(build, ["stack", "PID"] + list(extra))
 
 
 def record_demo(build, repo):
     folded = os.path.join(build, "docs-outputs", "demo.folded")
     os.makedirs(os.path.dirname(folded), exist_ok=True)
-    return _sample_demo(build, ["record", "PID", "-d", "1", "-o", folded])
+    return _on_demo(build, ["record", "PID", "-d", "1", "-o", folded])
 
 
 def top_demo(build, repo):
-    return _sample_demo(build, ["top", "PID", "-d", "1"])
+    return _on_demo(build, ["top", "PID", "-d", "1"])
 
 
 def stack_python(build, repo):

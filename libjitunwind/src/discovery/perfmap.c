@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -72,44 +71,6 @@ static int next_line(FILE *f, char *buf, size_t cap, size_t *len, int *overlong)
 }
 
 #define MAX_SUPERSEDED 16u /* perf-map ranges one line may replace */
-
-/* Replace the perf-map ranges that *r overlaps with *r: 0 when added;
- * EOVERLAP (nothing changed) when a range of another origin overlaps or
- * too many do; when the add fails (memory), the removed ranges are put
- * back. Ranges are sorted and disjoint, so their ends are sorted too. */
-static int supersede_perf_ranges(jitunwind_registry *reg, const struct jitunwind_range *r)
-{
-    struct jitunwind_range old[MAX_SUPERSEDED];
-    char *names[MAX_SUPERSEDED];
-    size_t lo = 0, hi = jitunwind_registry_count(reg), n = 0, i;
-    const struct jitunwind_range *x;
-    int rc;
-    while (lo < hi) { /* the first range ending after r->start */
-        size_t mid = lo + (hi - lo) / 2;
-        if (jitunwind_registry_at(reg, mid)->end <= r->start)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (i = lo; (x = jitunwind_registry_at(reg, i)) && x->start < r->end; i++) {
-        if (x->origin != JITUNWIND_ORIGIN_PERF_MAP || n == MAX_SUPERSEDED)
-            return JITUNWIND_EOVERLAP;
-        old[n++] = *x;
-    }
-    for (i = 0; i < n; i++) { /* names live in the registry: copies, before any removal */
-        names[i] = old[i].name ? strdup(old[i].name) : NULL;
-        old[i].name = names[i];
-    }
-    for (i = 0; i < n; i++)
-        jitunwind_registry_remove(reg, old[i].start);
-    rc = jitunwind_registry_add(reg, r);
-    for (i = 0; i < n; i++) {
-        if (rc < 0)
-            (void)jitunwind_registry_add(reg, &old[i]);
-        free(names[i]);
-    }
-    return rc;
-}
 
 /* The user a perf map belongs to, when its name says which live process
  * wrote it (perf-PID.map): that process's owner, or -1. */
@@ -180,9 +141,7 @@ JITUNWIND_API int jitunwind_registry_load_perf_map(jitunwind_registry *reg, cons
         r.rule = (uint32_t)rule;
         r.origin = JITUNWIND_ORIGIN_PERF_MAP;
         r.name = name;
-        rc = jitunwind_registry_add(reg, &r);
-        if (rc == JITUNWIND_EOVERLAP)
-            rc = supersede_perf_ranges(reg, &r);
+        rc = ju_registry_supersede(reg, &r, JITUNWIND_ORIGIN_PERF_MAP, MAX_SUPERSEDED);
         if (rc < 0)
             n_skipped++;
         else

@@ -94,6 +94,49 @@ static char *copy_name(const char *name)
     return copy;
 }
 
+static int invalid(jitunwind_registry *reg, const struct jitunwind_range *range)
+{
+    return ju_fail(&reg->err, JITUNWIND_EINVAL, range->start,
+                   "invalid range [%#llx, %#llx) kind %u rule %u",
+                   (unsigned long long)range->start, (unsigned long long)range->end,
+                   range->kind, range->rule);
+}
+
+static int overlaps(jitunwind_registry *reg, const struct jitunwind_range *range,
+                    const struct jitunwind_range *other)
+{
+    return ju_fail(&reg->err, JITUNWIND_EOVERLAP, range->start,
+                   "range [%#llx, %#llx) overlaps [%#llx, %#llx)",
+                   (unsigned long long)range->start, (unsigned long long)range->end,
+                   (unsigned long long)other->start, (unsigned long long)other->end);
+}
+
+int ju_registry_supersede(jitunwind_registry *reg, const struct jitunwind_range *range,
+                          uint32_t origin, size_t max)
+{
+    struct jitunwind_range copy;
+    size_t at, end, i;
+    if (ju_range_validate(range) < 0)
+        return invalid(reg, range);
+    at = first_ending_above(reg, range->start);
+    for (end = at; end < reg->count && reg->ranges[end].start < range->end; end++)
+        if (reg->ranges[end].origin != origin || end - at == max)
+            return overlaps(reg, range, &reg->ranges[end]);
+    if (end == at)
+        return jitunwind_registry_add(reg, range);
+    copy = *range; /* before anything changes: a failure leaves the registry as it was */
+    copy.name = copy_name(range->name);
+    if (range->name && !copy.name)
+        return ju_fail(&reg->err, JITUNWIND_ENOMEM, range->start, "out of memory");
+    for (i = at; i < end; i++)
+        free((char *)reg->ranges[i].name);
+    reg->ranges[at] = copy;
+    memmove(&reg->ranges[at + 1], &reg->ranges[end], (reg->count - end) * sizeof copy);
+    reg->count -= end - at - 1;
+    reg->generation++;
+    return 0;
+}
+
 JITUNWIND_API int jitunwind_registry_add(jitunwind_registry *reg,
                                          const struct jitunwind_range *range)
 {
@@ -102,19 +145,12 @@ JITUNWIND_API int jitunwind_registry_add(jitunwind_registry *reg,
     if (!reg || !range)
         return JITUNWIND_EINVAL;
     if (ju_range_validate(range) < 0)
-        return ju_fail(&reg->err, JITUNWIND_EINVAL, range->start,
-                       "invalid range [%#llx, %#llx) kind %u rule %u",
-                       (unsigned long long)range->start, (unsigned long long)range->end,
-                       range->kind, range->rule);
+        return invalid(reg, range);
     at = (reg->count == 0 || reg->ranges[reg->count - 1].end <= range->start)
              ? reg->count
              : first_ending_above(reg, range->start);
     if (at < reg->count && reg->ranges[at].start < range->end)
-        return ju_fail(&reg->err, JITUNWIND_EOVERLAP, range->start,
-                       "range [%#llx, %#llx) overlaps [%#llx, %#llx)",
-                       (unsigned long long)range->start, (unsigned long long)range->end,
-                       (unsigned long long)reg->ranges[at].start,
-                       (unsigned long long)reg->ranges[at].end);
+        return overlaps(reg, range, &reg->ranges[at]);
     grown = ju_reserve_one(reg->ranges, &reg->cap, reg->count, sizeof *reg->ranges, 64);
     if (!grown)
         return ju_fail(&reg->err, JITUNWIND_ENOMEM, range->start, "out of memory");
