@@ -8,7 +8,7 @@ import os
 
 from doc_runs import (PROGRAMS, Skip, extra_jit_python, launched_perf_maps, library_env, lldb,
                       lldb_session, need, pyenv_python, work_file)
-from demo_stack import JIT_SCRIPT, demo_setup
+from demo_stack import JIT_SCRIPT, demo_env, demo_setup
 from test_lldb_demo import PERF_SCRIPT
 
 STOP = ["breakpoint set -n jitbed_checkpoint", "run"]
@@ -50,7 +50,7 @@ def demo_lldb19_fp(build, repo):
     folder, why = testbed_for(build, pythons[0], os.path.join(build, "docs-outputs"))
     if folder is None:
         raise RuntimeError(why)
-    env = dict(library_env(build), PYTHONPATH=folder)
+    env = demo_env(build, folder)
     return _session("lldb", build, repo, STOP + ["bt", "frame select 8", "up", "kill"],
                     ["--", pythons[0], os.path.join(folder, "demo.py")], env)
 

@@ -36,8 +36,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
-from demo_stack import (JIT_SCRIPT, demo_setup, expected_stack, fail, interesting,  # noqa: E402
-                        markers)
+from demo_stack import (JIT_SCRIPT, demo_env, demo_setup, expected_stack, fail,  # noqa: E402
+                        interesting, markers)
 from extra_pythons import WHY_NONE, extra_pythons, frame_pointer_pythons  # noqa: E402
 from test_lldb_demo import (LLDB, PERF_MAPS, PERF_SCRIPT, SKIP, gcore_at,  # noqa: E402
                             interpreter_facts, lldb_cmd, run, section)
@@ -183,8 +183,7 @@ def check_demo_fp(build, repo):
         if folder is None:
             fail(why)
         demo = os.path.join(folder, "demo.py")
-        env = dict(os.environ, PYTHONPATH=folder,
-                   JITUNWIND_LIBRARY=os.path.join(build, "libjitunwind", "libjitunwind.so"))
+        env = demo_env(build, folder)
         stop = ["breakpoint set -n jitbed_checkpoint", "run"]
         stock = run(lldb_cmd(repo, False, stop + ["bt", "kill"], ["--", python, demo]), env)
         stock_frames = bt_frames(section(stock, "bt"))

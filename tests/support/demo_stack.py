@@ -18,12 +18,18 @@ def demo_setup(build):
     if not os.path.exists(DEMO_PYTHON) or not os.path.exists(demo):
         print("SKIP: %s or the test bed (%s) is missing" % (DEMO_PYTHON, demo))
         return None
-    env = dict(os.environ, PYTHONPATH=os.path.join(build, "testbed"),
+    return DEMO_PYTHON, demo, demo_env(build, os.path.join(build, "testbed"))
+
+
+def demo_env(build, testbed):
+    """The environment the demo runs in with the test bed's module from the
+    folder `testbed` (build/testbed, or one testbed_for.py made)."""
+    env = dict(os.environ, PYTHONPATH=testbed,
                JITUNWIND_LIBRARY=os.path.join(build, "libjitunwind", "libjitunwind.so"))
     sanitized = os.environ.get("JITUNWIND_SANITIZED_LIBRARY")
     if sanitized:
         env.update(sanitized_debugger_env(sanitized))
-    return DEMO_PYTHON, demo, env
+    return env
 
 
 def sanitized_debugger_env(library):
