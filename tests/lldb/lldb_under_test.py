@@ -83,11 +83,11 @@ def demo_setup_or_skip(build):
 
 
 # LLDB prints a process's stop asynchronously ("* thread #1, ... stop reason = ...",
-# frame #0, numbered source lines with a caret line, maybe a blank line): on a core it
-# may land inside any later command's output. `bt` marks its own frame #0 "  * frame",
-# so a backtrace stays.
+# frame #0 indented by 4 spaces in LLDB 19 and by 7 in LLDB 22+, numbered source lines
+# with a caret line, maybe a blank line): on a core it may land inside any later
+# command's output. `bt` marks its own frame #0 "  * frame", so a backtrace stays.
 _ASYNC_STOP_REPORT = re.compile(r"^\* thread #\d+[^\n]*stop reason = [^\n]*\n"
-                                r"    frame #0: [^\n]*\n"
+                                r" +frame #0: [^\n]*\n"
                                 r"(?:(?:->| *) *\d+ +\t[^\n]*\n| +\t\^\n)*\n?", re.M)
 
 

@@ -17,7 +17,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
 sys.path.insert(0, HERE)
-from lldb_under_test import LLDB, MISSING  # noqa: E402
+from lldb_under_test import LLDB, MISSING, without_stop_reports  # noqa: E402
 from values_target import BUILTIN_CALL, SKIP, Checker, Target, gcore, run_all  # noqa: E402
 
 failures = []
@@ -35,6 +35,7 @@ def lldb(repo, env, target_args, commands=COMMANDS):
         cmd += ["-o", "script print('<<%s>>')" % name, "-o", command]
     out = subprocess.run(cmd + target_args, env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True, timeout=300).stdout
+    out = without_stop_reports(out)
     sections = {}
     # LLDB 22+ may print its attach stop report late, between a marker and
     # the next command: skip such lines.
