@@ -63,9 +63,10 @@ void pyo_init(struct pyo *o, struct py_image *p)
 {
     memset(o, 0, sizeof *o);
     o->p = p;
-    o->V = ju_py_value_table(p->L->version); /* 3.15+: the newest, as the reader starts */
+    /* 3.15+: the newest, as the reader starts */
+    o->V = ju_py_value_table(p->L->version, p->L->free_threaded);
     if (!o->V)
-        o->V = ju_py_value_table_newest();
+        o->V = ju_py_value_table_newest(p->L->free_threaded);
     o->head = p->L->ob_type + 8;
     o->t_type = pyo_type(o, "type", 0, NULL);
     o->t_str = pyo_type(o, "str", 0, NULL);

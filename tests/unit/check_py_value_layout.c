@@ -93,7 +93,8 @@ START_TEST(debug_offsets_move_value_fields_and_the_renderer_follows)
     } BUILDS[] = {{0x030d00f0, 0}, {0x030d00f0, 1}, {0x030e07f0, 0}, {0x030e07f0, 1}};
     size_t b;
     for (b = 0; b < sizeof BUILDS / sizeof BUILDS[0]; b++) {
-        struct ju_py_value_layout V = *ju_py_value_table(BUILDS[b].version);
+        struct ju_py_value_layout V =
+            *ju_py_value_table(BUILDS[b].version, BUILDS[b].free_threaded);
         struct pyo_target t;
         uint64_t items[2];
         int status = -1;
@@ -118,7 +119,7 @@ END_TEST
  * target's debug offsets (interpreter_state.gc + gc.collecting) do. */
 START_TEST(debug_offsets_give_free_threaded_builds_their_gc_state)
 {
-    struct ju_py_value_layout V = *ju_py_value_table(0x030e07f0);
+    struct ju_py_value_layout V = *ju_py_value_table(0x030e07f0, 0);
     struct pyo_target t;
     uint64_t interp;
     int collecting = -1;
@@ -148,7 +149,7 @@ END_TEST
  * field's name before anything is read; the stacks still work. */
 START_TEST(a_debug_offset_past_its_struct_refuses_the_values_by_name)
 {
-    struct ju_py_value_layout V = *ju_py_value_table(0x030d00f0);
+    struct ju_py_value_layout V = *ju_py_value_table(0x030d00f0, 0);
     struct pyo_target t;
     struct jitunwind_py_thread th[2];
     size_t n;
@@ -179,7 +180,7 @@ END_TEST
  * at 16. DWARF wins, and the values report names the difference. */
 START_TEST(dwarf_disagreeing_with_the_table_wins_and_is_reported)
 {
-    struct ju_py_value_layout V = *ju_py_value_table(0x030b07f0);
+    struct ju_py_value_layout V = *ju_py_value_table(0x030b07f0, 0);
     struct pyo_target t;
     struct jitunwind_py_dwarf_report rep;
     stand_in_float.ob_fval = 1;
@@ -202,7 +203,7 @@ START_TEST(the_targets_debug_offsets_win_over_dwarf_and_it_is_reported)
 {
     struct pyo_target t;
     struct jitunwind_py_dwarf_report rep;
-    build(&t, 0x030d00f0, 0, ju_py_value_table(0x030d00f0));
+    build(&t, 0x030d00f0, 0, ju_py_value_table(0x030d00f0, 0));
     ck_assert_int_eq(open_with_dwarf(&t, &rep), 0);
     ck_assert_uint_eq(rep.mismatches, 1);
     ck_assert_uint_eq(rep.adopted, 0);
@@ -218,7 +219,7 @@ START_TEST(a_version_without_a_table_names_the_first_unknown_field)
 {
     struct pyo_target t;
     char buf[64];
-    build(&t, 0x030f00f0, 0, ju_py_value_table_newest());
+    build(&t, 0x030f00f0, 0, ju_py_value_table_newest(0));
     ck_assert_int_eq(jitunwind_pyreader_new(&t.r, &t.mem, t.p.runtime, t.version), 0);
     ck_assert_int_eq(jitunwind_pyreader_repr(t.r, t.p.code_type, NULL, buf, sizeof buf, NULL),
                      JITUNWIND_EUNSUPPORTED);

@@ -259,21 +259,17 @@ int ju_py_encode_debug_offsets(uint32_t version_hex, const struct ju_py_layout *
     const struct field_list *list = list_for(version_hex);
     uint64_t v[N_FIELDS] = {0};
     size_t pos, i;
-    int gc_known = 1;
     if (!list || cap < HEADER + 8 * list->count)
         return JITUNWIND_EINVAL;
-    if (!V) { /* the tables give GIL builds' gc.collecting only */
-        gc_known = !L->free_threaded;
-        if (!(V = ju_py_value_table(version_hex)))
-            V = ju_py_value_table_newest();
-    }
+    if (!V && !(V = ju_py_value_table(version_hex, L->free_threaded)))
+        V = ju_py_value_table_newest(L->free_threaded);
     for (i = 0; i < sizeof VALUES / sizeof VALUES[0]; i++) {
         uint32_t off = ju_pyv_offset(V, (enum ju_pyv_field_id)VALUES[i].field);
         v[VALUES[i].size] = ENCODED_STRUCT_SIZE;
         if (off != JU_PY_NONE)
             v[VALUES[i].offset] = off + ju_pyv_base(L, ju_pyv_fields[VALUES[i].field].holder);
     }
-    if (gc_known && V->interp_gc_collecting != JU_PY_NONE) {
+    if (V->interp_gc_collecting != JU_PY_NONE) {
         v[IS_GC] = V->interp_gc_collecting;
         v[GC_SIZE] = 8;
     }

@@ -49,40 +49,49 @@ static const struct ju_py_value_layout VALUES_312 = {
     .interp_gc_collecting = 312,
 };
 
-static const struct ju_py_value_layout VALUES_313 = {
-    .version = 0x030d0000, OBJECTS_COMMON,
-    .long_size = JU_PY_NONE, .long_tag = 0, .tuple_items = 8, .ht_qualname = 856,
-    .co_argcount = 36, .co_kwonlyargcount = 44, .co_nlocalsplus = 56,
-    .dv_values = 8, .dv_order_before = 0,
-    .fr_globals = 24, .fr_builtins = 32, .fr_localsplus = 72, .gil_locked = 16,
-    .interp_gc_collecting = 7600,
-};
+/* 3.13 and 3.14 also have free-threaded builds: the same tables behind the
+ * bigger header; their gc.collecting is not the GIL build's. */
+#define VALUES_313_FIELDS                                                                 \
+    .version = 0x030d0000, OBJECTS_COMMON,                                                \
+    .long_size = JU_PY_NONE, .long_tag = 0, .tuple_items = 8, .ht_qualname = 856,        \
+    .co_argcount = 36, .co_kwonlyargcount = 44, .co_nlocalsplus = 56,                     \
+    .dv_values = 8, .dv_order_before = 0,                                                 \
+    .fr_globals = 24, .fr_builtins = 32, .fr_localsplus = 72, .gil_locked = 16
 
-static const struct ju_py_value_layout VALUES_314 = {
-    .version = 0x030e0000, OBJECTS_COMMON,
-    .long_size = JU_PY_NONE, .long_tag = 0, .tuple_items = 16 /* after ob_hash */,
-    .ht_qualname = 856, .co_argcount = 36, .co_kwonlyargcount = 44, .co_nlocalsplus = 56,
-    .dv_values = 8, .dv_order_before = 0,
-    .fr_globals = 24, .fr_builtins = 32, .fr_localsplus = 80, .gil_locked = 16,
-    .interp_gc_collecting = 7600,
-};
+#define VALUES_314_FIELDS                                                                 \
+    .version = 0x030e0000, OBJECTS_COMMON,                                                \
+    .long_size = JU_PY_NONE, .long_tag = 0, .tuple_items = 16 /* after ob_hash */,       \
+    .ht_qualname = 856, .co_argcount = 36, .co_kwonlyargcount = 44, .co_nlocalsplus = 56, \
+    .dv_values = 8, .dv_order_before = 0,                                                 \
+    .fr_globals = 24, .fr_builtins = 32, .fr_localsplus = 80, .gil_locked = 16
 
-static const struct ju_py_value_layout *const TABLES[] = {&VALUES_311, &VALUES_312,
-                                                          &VALUES_313, &VALUES_314};
+static const struct ju_py_value_layout VALUES_313 = {VALUES_313_FIELDS,
+                                                     .interp_gc_collecting = 7600};
+static const struct ju_py_value_layout VALUES_313T = {
+    VALUES_313_FIELDS, .free_threaded = 1, .interp_gc_collecting = JU_PY_NONE};
+static const struct ju_py_value_layout VALUES_314 = {VALUES_314_FIELDS,
+                                                     .interp_gc_collecting = 7600};
+static const struct ju_py_value_layout VALUES_314T = {
+    VALUES_314_FIELDS, .free_threaded = 1, .interp_gc_collecting = JU_PY_NONE};
+
+/* Oldest first within each build. */
+static const struct ju_py_value_layout *const TABLES[] = {
+    &VALUES_311, &VALUES_312, &VALUES_313, &VALUES_314, &VALUES_313T, &VALUES_314T};
 #define N_TABLES (sizeof TABLES / sizeof TABLES[0])
 
-const struct ju_py_value_layout *ju_py_value_table(uint32_t version_hex)
+const struct ju_py_value_layout *ju_py_value_table(uint32_t version_hex, int free_threaded)
 {
     size_t i;
     for (i = 0; i < N_TABLES; i++)
-        if (TABLES[i]->version == (version_hex & 0xffff0000u))
+        if (TABLES[i]->version == (version_hex & 0xffff0000u) &&
+            TABLES[i]->free_threaded == !!free_threaded)
             return TABLES[i];
     return NULL;
 }
 
-const struct ju_py_value_layout *ju_py_value_table_newest(void)
+const struct ju_py_value_layout *ju_py_value_table_newest(int free_threaded)
 {
-    return TABLES[N_TABLES - 1];
+    return free_threaded ? &VALUES_314T : &VALUES_314;
 }
 
 enum field_kind { NEEDED, OPTIONAL, BUILD };
@@ -116,13 +125,11 @@ static uint32_t *slot_of(struct ju_py_values *s, enum ju_pyv_field_id id)
 void ju_py_values_start(struct ju_py_values *s, const struct ju_py_layout *L,
                         uint32_t version_hex)
 {
-    const struct ju_py_value_layout *table = ju_py_value_table(version_hex);
+    const struct ju_py_value_layout *table = ju_py_value_table(version_hex, L->free_threaded);
     size_t i;
     memset(s, 0, sizeof *s);
     s->borrowed = table == NULL;
-    s->V = table ? *table : *ju_py_value_table_newest();
-    if (L->free_threaded) /* the tables give GIL builds' */
-        s->V.interp_gc_collecting = JU_PY_NONE;
+    s->V = table ? *table : *ju_py_value_table_newest(L->free_threaded);
     for (i = 0; i < JU_PYV_COUNT; i++)
         s->source[i] = *slot_of(s, (enum ju_pyv_field_id)i) != JU_PY_NONE ? JU_PYV_FROM_TABLE : 0;
 }

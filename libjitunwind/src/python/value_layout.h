@@ -50,7 +50,8 @@ struct ju_py_value_layout {
     uint8_t dv_order_before;   /* 1: insertion order bytes before values (3.11, 3.12: byte
                                 * [-3-i], count at [-2]); 0: after values[capacity]
                                 * (3.13+: capacity at byte 0, count at byte 1) */
-    uint8_t reserved[3];
+    uint8_t free_threaded;     /* the table of a Py_GIL_DISABLED build */
+    uint8_t reserved[2];
 
     /* _PyInterpreterFrame */
     uint32_t fr_globals, fr_builtins, fr_localsplus;
@@ -58,8 +59,8 @@ struct ju_py_value_layout {
     /* struct _gil_runtime_state (3.12+): `locked`, without which its
      * last_holder is only the last thread that held it; NONE: unknown */
     uint32_t gil_locked;
-    /* PyInterpreterState.gc.collecting (int); the tables give GIL builds'
-     * (free-threaded ones: from _Py_DebugOffsets or DWARF); NONE: unknown */
+    /* PyInterpreterState.gc.collecting (int); NONE: unknown (the
+     * free-threaded tables: it comes from _Py_DebugOffsets or DWARF) */
     uint32_t interp_gc_collecting;
 };
 
@@ -203,9 +204,11 @@ JU_HIDDEN void ju_py_values_finish(struct ju_py_values *s, const struct ju_py_la
  * with a message naming the field. */
 JU_HIDDEN int ju_py_values_check(const struct ju_py_values *s, const struct ju_py_layout *L,
                                  char *why, size_t size);
-/* The table of a version (0xMMmm....), or NULL. For tests and encoders. */
-JU_HIDDEN const struct ju_py_value_layout *ju_py_value_table(uint32_t version_hex);
-/* The newest table. */
-JU_HIDDEN const struct ju_py_value_layout *ju_py_value_table_newest(void);
+/* The table of a version (0xMMmm....) and build (free-threaded or not), or
+ * NULL. For tests and encoders. */
+JU_HIDDEN const struct ju_py_value_layout *ju_py_value_table(uint32_t version_hex,
+                                                             int free_threaded);
+/* The newest table of a build. */
+JU_HIDDEN const struct ju_py_value_layout *ju_py_value_table_newest(int free_threaded);
 
 #endif
