@@ -96,6 +96,19 @@ JU_HIDDEN int ju_elf_symbols(const char *path, const char *const *names, size_t 
                              uint64_t *values, uint64_t *sizes, uint8_t *found);
 JU_HIDDEN void ju_elf_close(int fd, Elf *elf);
 
+/* An ELF file opened for DWARF type lookups (ju_elf_open's results): libdw
+ * then skips the debug sections that hold no type (types_only_elf.c), when
+ * the file allows it; `map` is the private mapping `elf` reads then (NULL
+ * when it is the plain open). Close with ju_elf_close_for_types. */
+struct ju_types_elf {
+    int fd;
+    Elf *elf;
+    void *map;
+    size_t map_size;
+};
+JU_HIDDEN int ju_elf_open_for_types(const char *path, struct ju_types_elf *out);
+JU_HIDDEN void ju_elf_close_for_types(struct ju_types_elf *f);
+
 /* Core files: open one for reading (EIO, EELF), and find its NT_FILE note
  * (the file mappings: count, page size, count x {start, end, page offset},
  * then the names). The note stays valid while `elf` is open. */

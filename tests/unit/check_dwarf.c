@@ -1,6 +1,9 @@
 /* Struct layouts from DWARF: this test program is built with -g, so its own
  * structs are the oracle (offsetof), read from the executable itself and
  * from a separate debug file found through .gnu_debuglink. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +13,7 @@
 #include "jitunwind/dwarf.h"
 #include "py_image.h"
 #include "target/dwarf_answers.h"
+#include "target/dwarf_type_index.h"
 #include "suite.h"
 
 struct links_probe {
@@ -265,6 +269,120 @@ START_TEST(separate_debug_file_through_debuglink)
 }
 END_TEST
 
+/* The type of section `name` in the ELF a types-only open gives. */
+static GElf_Word section_type(Elf *elf, const char *name)
+{
+    size_t strndx;
+    Elf_Scn *scn = NULL;
+    ck_assert_int_eq(elf_getshdrstrndx(elf, &strndx), 0);
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        const char *n;
+        ck_assert_ptr_nonnull(gelf_getshdr(scn, &sh));
+        n = elf_strptr(elf, strndx, sh.sh_name);
+        if (n && strcmp(n, name) == 0)
+            return sh.sh_type;
+    }
+    ck_abort_msg("no section %s", name);
+    return 0;
+}
+
+/* A distribution-style separate debug file (zlib-compressed sections): the
+ * sections a type lookup never reads are hidden from libdw, which would
+ * inflate them; the answers are the compiler's. A file naming a dwz
+ * alternate (libdw finds it only through a descriptor) and one whose
+ * section headers cannot be trusted are opened as they are. */
+START_TEST(a_compressed_debug_file_is_read_for_types_only)
+{
+    char dir[] = "/tmp/ju-dwarf-z-XXXXXX", cmd[16384], path[256];
+    struct ju_types_elf f;
+    jitunwind_dwarf_types *t = NULL;
+    uint16_t bad_index = 0xfff0;
+    int fd;
+    find_self();
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd,
+             "cd %s && objcopy --only-keep-debug --compress-debug-sections=zlib '%s' prog.debug && "
+             "objcopy --strip-debug --remove-section=.note.gnu.build-id "
+             "--add-gnu-debuglink=prog.debug '%s' prog && printf 'alt.debug\\0%%020d' 0 > alt && "
+             "objcopy --add-section .gnu_debugaltlink=alt prog.debug with-alt.debug && "
+             "cp prog.debug bad-headers.debug",
+             dir, self_path, self_path);
+    ck_assert_msg(run(cmd) == 0, "objcopy failed");
+    snprintf(path, sizeof path, "%s/prog.debug", dir);
+    ck_assert_int_eq(ju_elf_open_for_types(path, &f), 0);
+    ck_assert_ptr_nonnull(f.map);
+    ck_assert_uint_eq(section_type(f.elf, ".debug_line"), SHT_NOBITS);
+    ck_assert_uint_eq(section_type(f.elf, ".debug_info"), SHT_PROGBITS);
+    ck_assert_uint_eq(section_type(f.elf, ".debug_abbrev"), SHT_PROGBITS);
+    ju_elf_close_for_types(&f);
+    ck_assert_int_eq(f.fd, -1);
+    snprintf(path, sizeof path, "%s/prog", dir);
+    ck_assert_int_eq(jitunwind_dwarf_types_open(&t, path), 0);
+    ck_assert_ptr_nonnull(strstr(jitunwind_dwarf_types_source(t), "/prog.debug"));
+    check_offsets(t);
+    jitunwind_dwarf_types_free(t);
+    snprintf(path, sizeof path, "%s/with-alt.debug", dir);
+    ck_assert_int_eq(ju_elf_open_for_types(path, &f), 0);
+    ck_assert_ptr_null(f.map);
+    ck_assert_uint_eq(section_type(f.elf, ".debug_line"), SHT_PROGBITS);
+    ju_elf_close_for_types(&f);
+    ck_assert_int_eq(jitunwind_dwarf_types_open(&t, path), 0);
+    check_offsets(t);
+    jitunwind_dwarf_types_free(t);
+    /* e_shstrndx past the section headers */
+    snprintf(path, sizeof path, "%s/bad-headers.debug", dir);
+    fd = open(path, O_WRONLY);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(pwrite(fd, &bad_index, 2, offsetof(Elf64_Ehdr, e_shstrndx)), 2);
+    close(fd);
+    ck_assert_int_eq(ju_elf_open_for_types(path, &f), 0);
+    ck_assert_ptr_null(f.map);
+    ju_elf_close_for_types(&f);
+    ck_assert_int_ne(jitunwind_dwarf_types_open(&t, path), 0);
+    ck_assert_ptr_null(t);
+    ck_assert_int_eq(ju_elf_open_for_types("/nonexistent/file", &f), JITUNWIND_EIO);
+    ck_assert_int_eq(f.fd, -1);
+    ju_elf_close_for_types(&f);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run(cmd);
+}
+END_TEST
+
+/* The index keeps the first typedef of a name, here one of a struct its
+ * unit only declares: the lookup then searches on to the unit that defines
+ * it, as it did without the index. */
+START_TEST(a_typedef_first_seen_incomplete_is_found_complete)
+{
+    struct ju_types_elf f;
+    struct ju_type_index *index;
+    Dwarf *dwarf, *owner;
+    Dwarf_Off off;
+    Dwarf_Die die, type;
+    Dwarf_Attribute attr;
+    jitunwind_dwarf_types *t = NULL;
+    uint64_t value = 0;
+    ck_assert_int_eq(ju_elf_open_for_types(INCOMPLETE_FIRST_DWARF, &f), 0);
+    ck_assert_ptr_nonnull(dwarf = dwarf_begin_elf(f.elf, DWARF_C_READ, NULL));
+    ck_assert_int_eq(ju_type_index_build(dwarf, &index), 0);
+    ck_assert_int_eq(ju_type_index_find(index, "two_unit_probe_t", &owner, &off), 1);
+    ck_assert_ptr_nonnull(dwarf_offdie(owner, off, &die));
+    ck_assert_ptr_nonnull(dwarf_attr(&die, DW_AT_type, &attr));
+    ck_assert_ptr_nonnull(dwarf_formref_die(&attr, &type));
+    ck_assert_msg(dwarf_hasattr(&type, DW_AT_declaration), "the first unit's typedef is not first");
+    ck_assert_int_eq(ju_type_index_find(index, "no_such_type", &owner, &off), 0);
+    ju_type_index_free(index);
+    dwarf_end(dwarf);
+    ju_elf_close_for_types(&f);
+    ck_assert_int_eq(jitunwind_dwarf_types_open(&t, INCOMPLETE_FIRST_DWARF), 0);
+    ck_assert_int_eq(jitunwind_dwarf_member_offset(t, "two_unit_probe_t", "b", &value), 0);
+    ck_assert_uint_eq(value, offsetof(struct { int a; long b; }, b));
+    ck_assert_int_eq(jitunwind_dwarf_type_size(t, "two_unit_probe_t", &value), 0);
+    ck_assert_uint_eq(value, sizeof(struct { int a; long b; }));
+    jitunwind_dwarf_types_free(t);
+}
+END_TEST
+
 START_TEST(bad_files)
 {
     char path[] = "/tmp/ju-dwarf-garbage-XXXXXX";
@@ -332,6 +450,9 @@ int main(void)
 {
     return ju_run_tests("dwarf", JU_TESTS(offsets_match_the_compiler,
                                            answers_cached_between_runs,
-                                           separate_debug_file_through_debuglink, bad_files,
+                                           separate_debug_file_through_debuglink,
+                                           a_compressed_debug_file_is_read_for_types_only,
+                                           a_typedef_first_seen_incomplete_is_found_complete,
+                                           bad_files,
                                            a_build_that_differs_from_the_table_is_read_with_its_dwarf));
 }

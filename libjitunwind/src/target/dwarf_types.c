@@ -12,27 +12,20 @@
 
 #include "internal.h"
 #include "target/dwarf_answers.h"
+#include "target/dwarf_type_index.h"
 
-#define CACHE_SLOTS 32
 #define NAME_MAX_LEN 128
 #define MAX_TYPE_CHAIN 16   /* typedef/const/volatile steps before a struct */
 #define MAX_ANON_DEPTH 4    /* nested anonymous structs/unions searched */
 #define MAX_PATH_PARTS 8
 #define DEBUG_ROOT "/usr/lib/debug"
 
-struct cached_type {
-    char name[NAME_MAX_LEN];
-    Dwarf *owner;  /* the main or the dwz alternate file */
-    Dwarf_Off die; /* 0: looked up and not found */
-};
-
 struct jitunwind_dwarf_types {
-    int fd;
-    Elf *elf;
+    struct ju_types_elf file; /* what `dwarf` reads */
     Dwarf *dwarf;
     char source[1024];
-    struct cached_type cache[CACHE_SLOTS];
-    unsigned cache_next;
+    struct ju_type_index *index; /* built at the first type lookup */
+    int index_failed;            /* then every lookup searches the units */
     /* With a cache directory: the answers kept for this build, consulted
      * before the DWARF, which is opened only when one is missing (dwarf
      * stays NULL until then); `dirty` when the DWARF added some. */
@@ -43,10 +36,10 @@ struct jitunwind_dwarf_types {
 
 static int open_dwarf(struct jitunwind_dwarf_types *t, const char *path)
 {
-    int rc = ju_elf_open(path, &t->fd, &t->elf);
+    int rc = ju_elf_open_for_types(path, &t->file);
     if (rc < 0)
         return rc;
-    t->dwarf = dwarf_begin_elf(t->elf, DWARF_C_READ, NULL);
+    t->dwarf = dwarf_begin_elf(t->file.elf, DWARF_C_READ, NULL);
     if (!t->dwarf)
         return JITUNWIND_ENOTFOUND;
     /* A stripped file can keep an empty .debug_info stub: require a unit. */
@@ -62,12 +55,12 @@ static int open_dwarf(struct jitunwind_dwarf_types *t, const char *path)
 
 static void close_dwarf(struct jitunwind_dwarf_types *t)
 {
+    ju_type_index_free(t->index); /* its names live in the DWARF */
+    t->index = NULL;
     if (t->dwarf)
         dwarf_end(t->dwarf);
-    ju_elf_close(t->fd, t->elf);
+    ju_elf_close_for_types(&t->file);
     t->dwarf = NULL;
-    t->elf = NULL;
-    t->fd = -1;
 }
 
 static int try_path(struct jitunwind_dwarf_types *t, const char *path)
@@ -121,15 +114,15 @@ static int open_types(struct jitunwind_dwarf_types *t, const char *elf_path)
 {
     int rc = open_dwarf(t, elf_path);
     if (rc == JITUNWIND_ENOTFOUND) {
-        Elf *elf = t->elf;
-        int fd = t->fd;
-        t->elf = NULL; /* keep the file open while its notes are read */
-        t->fd = -1;
+        struct ju_types_elf file = t->file; /* kept open while its notes are read */
+        t->file.fd = -1;
+        t->file.elf = NULL;
+        t->file.map = NULL;
         if (t->dwarf)
             dwarf_end(t->dwarf);
         t->dwarf = NULL;
-        rc = try_separate(t, elf, elf_path);
-        ju_elf_close(fd, elf);
+        rc = try_separate(t, file.elf, elf_path);
+        ju_elf_close_for_types(&file);
     }
     return rc;
 }
@@ -213,7 +206,7 @@ JITUNWIND_API int jitunwind_dwarf_types_open_cached(jitunwind_dwarf_types **out,
     t = calloc(1, sizeof *t);
     if (!t)
         return ju_constructed((void **)out, NULL, JITUNWIND_ENOMEM, NULL);
-    t->fd = -1;
+    t->file.fd = -1;
     if (cache_dir && *cache_dir)
         rc = use_cache(t, elf_path, cache_dir);
     if (rc == 0 && (rc = open_types(t, elf_path)) == 0)
@@ -316,31 +309,40 @@ static int search_unit(Dwarf_Die *unit, const char *name, int imported, Dwarf_Di
     return 0;
 }
 
-/* A complete struct/union named `name` in any unit; cached. */
-static int find_type(struct jitunwind_dwarf_types *t, const char *name, Dwarf_Die *out)
+/* The first complete struct/union named `name` in unit order, by a search
+ * of every unit. */
+static int scan_units(struct jitunwind_dwarf_types *t, const char *name, Dwarf_Die *out)
 {
     Dwarf_Off off = 0, next;
     size_t hsize;
-    unsigned i;
-    int found = 0;
-    if (strlen(name) >= NAME_MAX_LEN)
-        return JITUNWIND_EINVAL;
-    for (i = 0; i < CACHE_SLOTS; i++)
-        if (strcmp(t->cache[i].name, name) == 0) {
-            if (t->cache[i].die == 0 || !dwarf_offdie(t->cache[i].owner, t->cache[i].die, out))
-                return JITUNWIND_ENOTFOUND;
-            return 0;
-        }
-    while (!found && dwarf_nextcu(t->dwarf, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+    while (dwarf_nextcu(t->dwarf, off, &next, &hsize, NULL, NULL, NULL) == 0) {
         Dwarf_Die cu;
-        found = dwarf_offdie(t->dwarf, off + hsize, &cu) && search_unit(&cu, name, 0, out);
+        if (dwarf_offdie(t->dwarf, off + hsize, &cu) && search_unit(&cu, name, 0, out))
+            return 1;
         off = next;
     }
-    i = t->cache_next++ % CACHE_SLOTS;
-    ju_strlcpy(t->cache[i].name, name, NAME_MAX_LEN);
-    t->cache[i].owner = found ? dwarf_cu_getdwarf(out->cu) : NULL;
-    t->cache[i].die = found ? dwarf_dieoffset(out) : 0;
-    return found ? 0 : JITUNWIND_ENOTFOUND;
+    return 0;
+}
+
+/* A complete struct/union named `name` in any unit: the index's entry when
+ * it is one (a typedef of a struct only declared there is not: the units
+ * are searched then, as when the index could not be built). */
+static int find_type(struct jitunwind_dwarf_types *t, const char *name, Dwarf_Die *out)
+{
+    Dwarf *owner;
+    Dwarf_Off off;
+    Dwarf_Die entry;
+    if (strlen(name) >= NAME_MAX_LEN)
+        return JITUNWIND_EINVAL;
+    if (!t->index && !t->index_failed && ju_type_index_build(t->dwarf, &t->index) < 0)
+        t->index_failed = 1;
+    if (t->index) {
+        if (!ju_type_index_find(t->index, name, &owner, &off))
+            return JITUNWIND_ENOTFOUND;
+        if (dwarf_offdie(owner, off, &entry) && names_type(&entry, name, out))
+            return 0;
+    }
+    return scan_units(t, name, out) ? 0 : JITUNWIND_ENOTFOUND;
 }
 
 /* A member's position in bits from the start of its aggregate. Bit-fields
