@@ -1,7 +1,7 @@
 /* The type-name index of a DWARF file (dwarf_type_index.h). Names point into
  * the file's string section, which lives as long as its Dwarf: nothing is
- * copied. Two open-addressing tables: names, and the partial units already
- * scanned (a dwz partial unit is imported by many units). */
+ * copied. Two open-addressing tables of one kind: names, and the partial
+ * units already scanned (a dwz partial unit is imported by many units). */
 #include <dwarf.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,22 +10,22 @@
 #include "internal.h"
 #include "target/dwarf_type_index.h"
 
-struct name_entry {
-    const char *name; /* NULL: empty */
+/* An entry of either table: a type name's first DIE (`name` set), or a
+ * partial unit scanned (`name` NULL). `owner` NULL: an empty entry. */
+struct entry {
+    uint64_t hash;
+    const char *name;
     Dwarf *owner;
     Dwarf_Off die;
 };
 
-struct unit_entry {
-    Dwarf *owner;
-    Dwarf_Off die; /* 0: empty (a unit DIE follows its header) */
+struct table {
+    struct entry *e;
+    size_t cap, used; /* cap: a power of two, kept under 3/4 full */
 };
 
 struct ju_type_index {
-    struct name_entry *names;
-    size_t names_cap, names_used; /* cap: a power of two, kept under 3/4 full */
-    struct unit_entry *units;
-    size_t units_cap, units_used;
+    struct table names, units;
     size_t units_scanned;
 };
 
@@ -42,63 +42,54 @@ static uint64_t hash_unit(const Dwarf *owner, Dwarf_Off die)
     return ((uint64_t)(uintptr_t)owner ^ die) * 0x9e3779b97f4a7c15ull;
 }
 
-static int grow_names(struct ju_type_index *x)
+/* Room for one more entry: 0, or ENOMEM / ELIMIT past `limit` entries. */
+static int make_room(struct table *t, size_t limit)
 {
-    size_t cap = x->names_cap ? x->names_cap * 2 : 4096, i;
-    struct name_entry *table = calloc(cap, sizeof *table);
-    if (!table)
+    size_t cap, i;
+    struct entry *e;
+    if ((t->used + 1) * 4 <= t->cap * 3)
+        return 0;
+    if (t->used >= limit)
+        return JITUNWIND_ELIMIT;
+    cap = t->cap ? t->cap * 2 : 1024;
+    if (!(e = calloc(cap, sizeof *e)))
         return JITUNWIND_ENOMEM;
-    for (i = 0; i < x->names_cap; i++) {
+    for (i = 0; i < t->cap; i++) {
         size_t j;
-        if (!x->names[i].name)
+        if (!t->e[i].owner)
             continue;
-        for (j = hash_name(x->names[i].name) & (cap - 1); table[j].name; j = (j + 1) & (cap - 1))
+        for (j = t->e[i].hash & (cap - 1); e[j].owner; j = (j + 1) & (cap - 1))
             ;
-        table[j] = x->names[i];
+        e[j] = t->e[i];
     }
-    free(x->names);
-    x->names = table;
-    x->names_cap = cap;
+    free(t->e);
+    t->e = e;
+    t->cap = cap;
     return 0;
+}
+
+/* The entry of `name` in the names table, or the empty one where it goes. */
+static struct entry *name_slot(const struct table *t, const char *name, uint64_t hash)
+{
+    size_t j;
+    for (j = hash & (t->cap - 1); t->e[j].owner; j = (j + 1) & (t->cap - 1))
+        if (strcmp(t->e[j].name, name) == 0)
+            break;
+    return &t->e[j];
 }
 
 /* Add `name` unless it is there: 0, or ENOMEM / ELIMIT. */
 static int add_name(struct ju_type_index *x, const char *name, Dwarf *owner, Dwarf_Off die)
 {
-    size_t j;
+    uint64_t hash = hash_name(name);
+    struct entry *e;
     int rc;
-    if ((x->names_used + 1) * 4 > x->names_cap * 3) {
-        if (x->names_used >= JU_TYPE_INDEX_MAX_ENTRIES)
-            return JITUNWIND_ELIMIT;
-        if ((rc = grow_names(x)) < 0)
-            return rc;
+    if ((rc = make_room(&x->names, JU_TYPE_INDEX_MAX_ENTRIES)) < 0)
+        return rc;
+    if (!(e = name_slot(&x->names, name, hash))->owner) {
+        *e = (struct entry){hash, name, owner, die};
+        x->names.used++;
     }
-    for (j = hash_name(name) & (x->names_cap - 1); x->names[j].name; j = (j + 1) & (x->names_cap - 1))
-        if (strcmp(x->names[j].name, name) == 0)
-            return 0;
-    x->names[j] = (struct name_entry){name, owner, die};
-    x->names_used++;
-    return 0;
-}
-
-static int grow_units(struct ju_type_index *x)
-{
-    size_t cap = x->units_cap ? x->units_cap * 2 : 256, i;
-    struct unit_entry *table = calloc(cap, sizeof *table);
-    if (!table)
-        return JITUNWIND_ENOMEM;
-    for (i = 0; i < x->units_cap; i++) {
-        size_t j;
-        if (!x->units[i].die)
-            continue;
-        for (j = hash_unit(x->units[i].owner, x->units[i].die) & (cap - 1); table[j].die;
-             j = (j + 1) & (cap - 1))
-            ;
-        table[j] = x->units[i];
-    }
-    free(x->units);
-    x->units = table;
-    x->units_cap = cap;
     return 0;
 }
 
@@ -106,20 +97,17 @@ static int grow_units(struct ju_type_index *x)
  * ENOMEM / ELIMIT). */
 static int seen_unit(struct ju_type_index *x, Dwarf *owner, Dwarf_Off die)
 {
+    uint64_t hash = hash_unit(owner, die);
+    struct table *t = &x->units;
     size_t j;
     int rc;
-    if ((x->units_used + 1) * 4 > x->units_cap * 3) {
-        if (x->units_used >= JU_TYPE_INDEX_MAX_UNITS)
-            return JITUNWIND_ELIMIT;
-        if ((rc = grow_units(x)) < 0)
-            return rc;
-    }
-    for (j = hash_unit(owner, die) & (x->units_cap - 1); x->units[j].die;
-         j = (j + 1) & (x->units_cap - 1))
-        if (x->units[j].owner == owner && x->units[j].die == die)
+    if ((rc = make_room(t, JU_TYPE_INDEX_MAX_UNITS)) < 0)
+        return rc;
+    for (j = hash & (t->cap - 1); t->e[j].owner; j = (j + 1) & (t->cap - 1))
+        if (t->e[j].owner == owner && t->e[j].die == die)
             return 1;
-    x->units[j] = (struct unit_entry){owner, die};
-    x->units_used++;
+    t->e[j] = (struct entry){hash, NULL, owner, die};
+    t->used++;
     return 0;
 }
 
@@ -159,7 +147,7 @@ int ju_type_index_build(Dwarf *dwarf, struct ju_type_index **out)
     struct ju_type_index *x = calloc(1, sizeof *x);
     Dwarf_Off off = 0, next;
     size_t hsize;
-    int rc = x ? grow_names(x) : JITUNWIND_ENOMEM;
+    int rc = x ? make_room(&x->names, JU_TYPE_INDEX_MAX_ENTRIES) : JITUNWIND_ENOMEM;
     *out = NULL;
     while (rc == 0 && dwarf_nextcu(dwarf, off, &next, &hsize, NULL, NULL, NULL) == 0) {
         Dwarf_Die cu;
@@ -178,21 +166,19 @@ int ju_type_index_build(Dwarf *dwarf, struct ju_type_index **out)
 int ju_type_index_find(const struct ju_type_index *x, const char *name, Dwarf **owner,
                        Dwarf_Off *die)
 {
-    size_t j;
-    for (j = hash_name(name) & (x->names_cap - 1); x->names[j].name; j = (j + 1) & (x->names_cap - 1))
-        if (strcmp(x->names[j].name, name) == 0) {
-            *owner = x->names[j].owner;
-            *die = x->names[j].die;
-            return 1;
-        }
-    return 0;
+    const struct entry *e = name_slot(&x->names, name, hash_name(name));
+    if (!e->owner)
+        return 0;
+    *owner = e->owner;
+    *die = e->die;
+    return 1;
 }
 
 void ju_type_index_free(struct ju_type_index *x)
 {
     if (!x)
         return;
-    free(x->names);
-    free(x->units);
+    free(x->names.e);
+    free(x->units.e);
     free(x);
 }
