@@ -109,20 +109,24 @@ void ju_chain_begin(struct ju_chain_walk *w, struct jitunwind_py_chains *c, uint
     c->stats.walks++;
 }
 
-long ju_chain_find(const struct ju_chain_walk *w, const struct ju_chain_key *key)
+long ju_chain_position(const struct ju_chain_walk *w, uint64_t address)
 {
     const struct jitunwind_py_chains *c = w->chains;
-    size_t h = hash_of(c, key->address), probes;
+    size_t h = hash_of(c, address), probes;
     for (probes = 0; probes < c->index_size; probes++, h = (h + 1) & (c->index_size - 1)) {
         uint32_t e = w->slot->index[h];
-        const struct ju_chain_entry *entry;
         if (e == 0 || e > w->slot->count)
             return -1;
-        entry = &w->slot->entries[e - 1];
-        if (entry->key.address == key->address)
-            return memcmp(&entry->key, key, sizeof *key) == 0 ? (long)(e - 1) : -1;
+        if (w->slot->entries[e - 1].key.address == address)
+            return (long)(e - 1);
     }
     return -1;
+}
+
+long ju_chain_find(const struct ju_chain_walk *w, const struct ju_chain_key *key)
+{
+    long at = ju_chain_position(w, key->address);
+    return at >= 0 && memcmp(&w->slot->entries[at].key, key, sizeof *key) == 0 ? at : -1;
 }
 
 void ju_chain_read_batch(struct ju_chain_walk *w, const struct jitunwind_memory *mem)

@@ -68,6 +68,9 @@ struct jitunwind_py_chains {
 /* Start a walk of `thread_key`'s chain. */
 JU_HIDDEN void ju_chain_begin(struct ju_chain_walk *w, struct jitunwind_py_chains *c,
                               uint64_t thread_key);
+/* The cached position (outermost first) of the frame at `address` (a
+ * chain's frames have distinct addresses), or -1. */
+JU_HIDDEN long ju_chain_position(const struct ju_chain_walk *w, uint64_t address);
 /* The cached position (outermost first) of the frame with this key, or -1. */
 JU_HIDDEN long ju_chain_find(const struct ju_chain_walk *w, const struct ju_chain_key *key);
 /* Read the span of the thread's cached chain in one read (no batch when

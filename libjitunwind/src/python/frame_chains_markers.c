@@ -59,15 +59,6 @@ static int write_marker(struct jitunwind_py_chains *c, jitunwind_pyreader *r, ui
     return rc < 0 ? rc : 0;
 }
 
-static long cached_position(const struct ju_chain_slot *s, uint64_t address)
-{
-    size_t i;
-    for (i = 0; i < s->count; i++)
-        if (s->entries[i].key.address == address)
-            return (long)i;
-    return -1;
-}
-
 /* Whether `key` is a thread state listed when markers were turned on: a
  * caller keying its chains by anything else never gets a write there. */
 static int listed(const struct jitunwind_py_chains *c, uint64_t key)
@@ -95,14 +86,14 @@ void ju_chain_marker_plan(struct ju_chain_walk *w, jitunwind_pyreader *r)
         /* The very frame marked last time, never popped since. */
         if (w->seen_marker == s->marker && w->seen_seq == s->marker_seq)
             w->stop_at = w->seen_marker;
-    } else if (cached_position(s, w->seen_marker) >= 0) {
+    } else if (ju_chain_position(w, w->seen_marker) >= 0) {
         w->stop_at = w->seen_marker;
     }
 }
 
 long ju_chain_marked(const struct ju_chain_walk *w, const struct ju_chain_key *key)
 {
-    long at = cached_position(w->slot, key->address);
+    long at = ju_chain_position(w, key->address);
     const struct ju_chain_key *k;
     if (at < 0)
         return -1;
