@@ -96,6 +96,15 @@ JU_HIDDEN int ju_elf_symbols(const char *path, const char *const *names, size_t 
                              uint64_t *values, uint64_t *sizes, uint8_t *found);
 JU_HIDDEN void ju_elf_close(int fd, Elf *elf);
 
+#define JU_BUILD_ID_HEX_MAX 129 /* 64 bytes of build id in hex, with its NUL */
+/* The GNU build id of `elf` in lowercase hex into hex[size]: 0, or
+ * ENOTFOUND when it has none or it does not fit. */
+JU_HIDDEN int ju_elf_build_id_hex(Elf *elf, char *hex, size_t size);
+/* Where its separate debug file is by build id, as gdb looks for it
+ * (/usr/lib/debug/.build-id/xx/rest.debug): 0, or ENOTFOUND (no build id
+ * of two bytes or more, or a path longer than size). */
+JU_HIDDEN int ju_elf_build_id_debug_path(Elf *elf, char *path, size_t size);
+
 /* An ELF file opened for DWARF type lookups (ju_elf_open's results): libdw
  * then skips the debug sections that hold no type (types_only_elf.c), when
  * the file allows it; `map` is the private mapping `elf` reads then (NULL

@@ -22,7 +22,6 @@
 #define JU_DWARF_ANSWERS_VERSION 1
 #define JU_DWARF_ANSWERS_MAX 256
 #define JU_DWARF_NAME_MAX 96     /* a type name or member path, with its NUL */
-#define JU_BUILD_ID_HEX_MAX 129  /* 64 bytes of build id in hex, with its NUL */
 #define JU_DWARF_ANSWERS_FILE_MAX (64 * 1024)
 
 enum ju_dwarf_query {

@@ -75,20 +75,11 @@ static int try_path(struct jitunwind_dwarf_types *t, const char *path)
 static int try_separate(struct jitunwind_dwarf_types *t, Elf *elf, const char *path)
 {
     char candidate[2048], dir[1024];
-    const void *id;
     const char *link, *slash;
     GElf_Word crc;
-    ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
-    if (n > 1) {
-        const uint8_t *b = id;
-        int len = snprintf(candidate, sizeof candidate, DEBUG_ROOT "/.build-id/%02x/", b[0]);
-        ssize_t i;
-        for (i = 1; i < n && len + 3 < (int)sizeof candidate - 7; i++)
-            len += snprintf(candidate + len, sizeof candidate - (size_t)len, "%02x", b[i]);
-        snprintf(candidate + len, sizeof candidate - (size_t)len, ".debug");
-        if (try_path(t, candidate) == 0)
-            return 0;
-    }
+    if (ju_elf_build_id_debug_path(elf, candidate, sizeof candidate) == 0 &&
+        try_path(t, candidate) == 0)
+        return 0;
     link = dwelf_elf_gnu_debuglink(elf, &crc);
     if (!link || strchr(link, '/'))
         return JITUNWIND_ENOTFOUND;
@@ -130,18 +121,13 @@ static int open_types(struct jitunwind_dwarf_types *t, const char *elf_path)
 /* The GNU build id of the ELF file at path, in hex: 0 or ENOTFOUND. */
 static int file_build_id(const char *path, char *hex, size_t size)
 {
-    const void *id;
-    ssize_t n, i;
-    int fd;
+    int fd, rc;
     Elf *elf;
     if (ju_elf_open(path, &fd, &elf) < 0)
         return JITUNWIND_ENOTFOUND;
-    n = dwelf_elf_gnu_build_id(elf, &id);
-    if (n > 0 && (size_t)n * 2 < size)
-        for (i = 0; i < n; i++)
-            snprintf(hex + 2 * i, size - 2 * (size_t)i, "%02x", ((const uint8_t *)id)[i]);
+    rc = ju_elf_build_id_hex(elf, hex, size);
     ju_elf_close(fd, elf);
-    return n > 0 && (size_t)n * 2 < size ? 0 : JITUNWIND_ENOTFOUND;
+    return rc;
 }
 
 /* Does the file an entry names still hold the DWARF that answered? */
@@ -176,15 +162,16 @@ static int use_cache(struct jitunwind_dwarf_types *t, const char *elf_path, cons
     return 0;
 }
 
-/* After the DWARF was found: which file answers, for the entry. */
+/* After the DWARF was found: which file answers (t->file, open), for the
+ * entry. */
 static void note_source(struct jitunwind_dwarf_types *t)
 {
     struct stat st;
     struct ju_dwarf_answers *a = t->memo;
     if (!a)
         return;
-    if (stat(t->source, &st) < 0 ||
-        file_build_id(t->source, a->source_id, sizeof a->source_id) < 0) {
+    if (fstat(t->file.fd, &st) < 0 ||
+        ju_elf_build_id_hex(t->file.elf, a->source_id, sizeof a->source_id) < 0) {
         free(a); /* a file without a build id cannot be checked again */
         t->memo = NULL;
         return;
@@ -410,17 +397,16 @@ static int find_member(Dwarf_Die *agg, const char *name, size_t name_len, int de
     return JITUNWIND_ENOTFOUND;
 }
 
-/* The position in bits of `member_path` in `type_name`; only the last
- * member may be a bit-field, and only when `bits_ok`. */
+/* The position in bits of `member_path` (well formed: ask checks it) in
+ * `type_name`; only the last member may be a bit-field, and only when
+ * `bits_ok`. */
 static int member_bits(jitunwind_dwarf_types *t, const char *type_name, const char *member_path,
                        int bits_ok, uint64_t *bits)
 {
     Dwarf_Die agg, member;
     const char *part = member_path;
     uint64_t total = 0;
-    int rc, parts = 0;
-    if (!t || !type_name || !member_path || !bits || !*member_path)
-        return JITUNWIND_EINVAL;
+    int rc;
     if ((rc = find_type(t, type_name, &agg)) < 0)
         return rc;
     for (;;) {
@@ -428,8 +414,6 @@ static int member_bits(jitunwind_dwarf_types *t, const char *type_name, const ch
         size_t len = dot ? (size_t)(dot - part) : strlen(part);
         uint64_t here;
         Dwarf_Attribute attr;
-        if (len == 0 || ++parts > MAX_PATH_PARTS)
-            return JITUNWIND_EINVAL;
         if ((rc = find_member(&agg, part, len, 0, bits_ok && !dot, &member, &here)) < 0)
             return rc;
         total += here;

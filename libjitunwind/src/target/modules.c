@@ -3,7 +3,6 @@
  * when first added, and kept open for the life of the set. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <elfutils/libdwelf.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -363,19 +362,11 @@ static int search_symtab(Elf *elf, Elf_Scn *scn, uint64_t vaddr, char *buf, size
 static Elf *separate_debug_elf(struct ju_module *m)
 {
     char path[1024];
-    const void *id;
-    ssize_t n, i;
-    int len;
     if (m->sep_tried)
         return m->sep_elf;
     m->sep_tried = 1;
-    n = dwelf_elf_gnu_build_id(m->elf, &id);
-    if (n <= 1)
+    if (ju_elf_build_id_debug_path(m->elf, path, sizeof path) < 0)
         return NULL;
-    len = snprintf(path, sizeof path, "/usr/lib/debug/.build-id/%02x/", ((const uint8_t *)id)[0]);
-    for (i = 1; i < n && len + 10 < (int)sizeof path; i++)
-        len += snprintf(path + len, sizeof path - (size_t)len, "%02x", ((const uint8_t *)id)[i]);
-    snprintf(path + len, sizeof path - (size_t)len, ".debug");
     if (ju_elf_open(path, &m->sep_fd, &m->sep_elf) < 0) {
         m->sep_elf = NULL;
         m->sep_fd = -1;

@@ -1,6 +1,8 @@
 /* Symbols and initialised data of ELF files on the host, via libelf. */
+#include <elfutils/libdwelf.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "base/arch_facts.h"
@@ -35,6 +37,27 @@ void ju_elf_close(int fd, Elf *elf)
         elf_end(elf);
     if (fd >= 0)
         close(fd);
+}
+
+int ju_elf_build_id_hex(Elf *elf, char *hex, size_t size)
+{
+    const void *id;
+    ssize_t n = dwelf_elf_gnu_build_id(elf, &id), i;
+    if (n <= 0 || (size_t)n * 2 >= size)
+        return JITUNWIND_ENOTFOUND;
+    for (i = 0; i < n; i++)
+        snprintf(hex + 2 * i, size - 2 * (size_t)i, "%02x", ((const uint8_t *)id)[i]);
+    return 0;
+}
+
+int ju_elf_build_id_debug_path(Elf *elf, char *path, size_t size)
+{
+    char hex[JU_BUILD_ID_HEX_MAX];
+    int len;
+    if (ju_elf_build_id_hex(elf, hex, sizeof hex) < 0 || strlen(hex) < 4)
+        return JITUNWIND_ENOTFOUND;
+    len = snprintf(path, size, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+    return len > 0 && (size_t)len < size ? 0 : JITUNWIND_ENOTFOUND;
 }
 
 int ju_elf_arch(const char *path)
