@@ -55,6 +55,8 @@ JU_HIDDEN uint64_t ju_trampoline_stride(const struct jitunwind_memory *mem, uint
 /* Copy a string into a fixed buffer, always NUL-terminating; returns 1 if it
  * was truncated. */
 JU_HIDDEN int ju_strlcpy(char *dst, const char *src, size_t size);
+/* FNV-1a (64-bit) of len bytes (base/hash.c). */
+JU_HIDDEN uint64_t ju_fnv1a(const void *data, size_t len);
 
 /* Registry internals shared with the loaders (perf map, descriptor). */
 JU_HIDDEN int ju_range_validate(const struct jitunwind_range *r);

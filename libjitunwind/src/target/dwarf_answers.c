@@ -21,17 +21,6 @@
 
 #define MAGIC "jitunwind-dwarf-answers"
 
-static uint64_t fnv1a(const char *p, size_t len)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    size_t i;
-    for (i = 0; i < len; i++) {
-        h ^= (unsigned char)p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
 static int is_name(const char *s, size_t max)
 {
     size_t n = strlen(s);
@@ -103,7 +92,7 @@ int ju_dwarf_answers_format(const struct ju_dwarf_answers *a, char *out, size_t 
             return JITUNWIND_ELIMIT;
         len += (size_t)n;
     }
-    n = snprintf(out + len, size - len, "end %u %016" PRIx64 "\n", a->count, fnv1a(out, len));
+    n = snprintf(out + len, size - len, "end %u %016" PRIx64 "\n", a->count, ju_fnv1a(out, len));
     if (n < 0 || (size_t)n >= size - len)
         return JITUNWIND_ELIMIT;
     return (int)(len + (size_t)n);
@@ -184,7 +173,7 @@ int ju_dwarf_answers_parse(struct ju_dwarf_answers *a, const char *text, size_t 
     n = 0;
     if (sscanf(line, "end %u %16" SCNx64 "%n", &count, &checksum, &n) != 2 || line[n] ||
         n != (int)strlen(line) || at != len || count != a->count ||
-        checksum != fnv1a(text, body))
+        checksum != ju_fnv1a(text, body))
         return JITUNWIND_ECORRUPT;
     return 0;
 }

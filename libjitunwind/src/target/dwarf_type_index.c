@@ -31,10 +31,7 @@ struct ju_type_index {
 
 static uint64_t hash_name(const char *s)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    while (*s)
-        h = (h ^ (uint8_t)*s++) * 1099511628211ull;
-    return h;
+    return ju_fnv1a(s, strlen(s));
 }
 
 static uint64_t hash_unit(const Dwarf *owner, Dwarf_Off die)
