@@ -140,13 +140,19 @@ struct cli_blocks {
     uint8_t data[BLOCKS][BLOCK];
 };
 
+/* The cache slot of the block at `base` (BLOCK-aligned). */
+static unsigned block_slot(uint64_t base)
+{
+    return (unsigned)((base / BLOCK) % BLOCKS);
+}
+
 static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
 {
     struct cli_target *t = arg;
     struct cli_blocks *b = t->blocks;
     uint64_t base = addr & ~(uint64_t)(BLOCK - 1);
     if (b && len <= BLOCK && addr + len >= addr && addr + len <= base + BLOCK) {
-        unsigned slot = (unsigned)((base / BLOCK) % BLOCKS);
+        unsigned slot = block_slot(base);
         if (b->base[slot] != base + 1) {
             t->reads++;
             if (t->raw.read(t->raw.arg, base, b->data[slot], BLOCK) < 0) {
@@ -176,7 +182,6 @@ void cli_target_forget_reads(struct cli_target *t)
         memset(t->blocks->base, 0, sizeof t->blocks->base);
 }
 
-/* Every read of the target goes through a counter (record --stats). */
 /* A write (record --mark-frames only) goes to the target, and the cached
  * blocks it touches are dropped. */
 static int counted_write(void *arg, uint64_t addr, const void *src, size_t len)
@@ -185,12 +190,13 @@ static int counted_write(void *arg, uint64_t addr, const void *src, size_t len)
     uint64_t base;
     if (t->blocks && len > 0 && addr + len > addr)
         for (base = addr & ~(uint64_t)(BLOCK - 1); base < addr + len; base += BLOCK)
-            if (t->blocks->base[(base / BLOCK) % BLOCKS] == base + 1)
-                t->blocks->base[(base / BLOCK) % BLOCKS] = 0;
+            if (t->blocks->base[block_slot(base)] == base + 1)
+                t->blocks->base[block_slot(base)] = 0;
     t->writes++;
     return t->raw.write(t->raw.arg, addr, src, len);
 }
 
+/* Every read of the target goes through a counter (record --stats). */
 static int count_reads(struct cli_target *t)
 {
     t->raw = t->mem;
