@@ -24,6 +24,16 @@ static void write_map(const char *text)
     fclose(f);
 }
 
+/* Load the map at `path` into reg: it must succeed, with these counts. */
+static void load_expecting(jitunwind_registry *reg, int arch, const struct jitunwind_memory *mem,
+                           size_t want_added, size_t want_skipped)
+{
+    size_t added, skipped;
+    ck_assert_int_eq(jitunwind_registry_load_perf_map(reg, path, arch, mem, &added, &skipped), 0);
+    ck_assert_uint_eq(added, want_added);
+    ck_assert_uint_eq(skipped, want_skipped);
+}
+
 START_TEST(loads_lines_and_detects_layouts)
 {
     struct ju_builder *b = ju_builder_new();
@@ -50,10 +60,7 @@ START_TEST(loads_lines_and_detects_layouts)
     fputs("7f0010 8 py::dup:/tmp/demo.py", f); /* no final newline; replaces outer */
     fclose(f);
     ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
-    ck_assert_int_eq(jitunwind_registry_load_perf_map(reg, path, JITUNWIND_ARCH_X86_64, &mem,
-                                                      &added, &skipped), 0);
-    ck_assert_uint_eq(added, 3);
-    ck_assert_uint_eq(skipped, 6);
+    load_expecting(reg, JITUNWIND_ARCH_X86_64, &mem, 3, 6);
     ck_assert_uint_eq(jitunwind_registry_count(reg), 2);
     ck_assert_str_eq(jitunwind_registry_lookup(reg, 0x7f0016)->name, "py::dup:/tmp/demo.py");
     ck_assert_int_eq(jitunwind_registry_lookup(reg, 0x7f0006)->rule, JITUNWIND_RULE_TRAMPOLINE_SUB8);
@@ -81,7 +88,6 @@ START_TEST(a_later_line_replaces_earlier_perf_map_ranges)
                                    .kind = JITUNWIND_KIND_JIT, .rule = JITUNWIND_RULE_FP_PRESERVING,
                                    .origin = JITUNWIND_ORIGIN_USER, .name = "jit"};
     jitunwind_registry *reg;
-    size_t added, skipped;
     ju_builder_write(b, 0x7f0000, JU_X86_SUB8, sizeof JU_X86_SUB8);
     ju_builder_write(b, 0x7f0010, JU_X86_SUB8, sizeof JU_X86_SUB8);
     ju_builder_write(b, 0x7f0020, JU_X86_SUB8, sizeof JU_X86_SUB8);
@@ -94,19 +100,14 @@ START_TEST(a_later_line_replaces_earlier_perf_map_ranges)
               "7f0040 b py::over-jit:/tmp/new.py\n"); /* over a registered JIT range */
     ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
     ck_assert_int_eq(jitunwind_registry_add(reg, &user), 0);
-    ck_assert_int_eq(jitunwind_registry_load_perf_map(reg, path, JITUNWIND_ARCH_X86_64, &mem,
-                                                      &added, &skipped), 0);
-    ck_assert_uint_eq(added, 4);
-    ck_assert_uint_eq(skipped, 2);
+    load_expecting(reg, JITUNWIND_ARCH_X86_64, &mem, 4, 2);
     ck_assert_uint_eq(jitunwind_registry_count(reg), 3);
     ck_assert_str_eq(jitunwind_registry_lookup(reg, 0x7f0004)->name, "py::<module>:/tmp/new.py");
     ck_assert_str_eq(jitunwind_registry_lookup(reg, 0x7f0014)->name, "py::main:/tmp/new.py");
     ck_assert_str_eq(jitunwind_registry_lookup(reg, 0x7f0044)->name, "jit");
     /* One line spanning two earlier perf-map ranges replaces both. */
     write_map("7f0000 1b py::both:/tmp/new.py\n");
-    ck_assert_int_eq(jitunwind_registry_load_perf_map(reg, path, JITUNWIND_ARCH_X86_64, &mem,
-                                                      &added, &skipped), 0);
-    ck_assert_uint_eq(added, 1);
+    load_expecting(reg, JITUNWIND_ARCH_X86_64, &mem, 1, 0);
     ck_assert_uint_eq(jitunwind_registry_count(reg), 2);
     ck_assert_str_eq(jitunwind_registry_lookup(reg, 0x7f0014)->name, "py::both:/tmp/new.py");
     unlink(path);
@@ -141,10 +142,7 @@ START_TEST(strict_fields_layouts_and_boundaries)
               "7f0ff5 b py::page-end\n"
               "7f0000 b \n");                           /* empty name: fine */
     ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
-    ck_assert_int_eq(jitunwind_registry_load_perf_map(reg, path, JITUNWIND_ARCH_X86_64, &mem,
-                                                      &added, &skipped), 0);
-    ck_assert_uint_eq(added, 4);
-    ck_assert_uint_eq(skipped, 6);
+    load_expecting(reg, JITUNWIND_ARCH_X86_64, &mem, 4, 6);
     r = jitunwind_registry_lookup(reg, 0x7f0080);
     ck_assert_ptr_nonnull(r);
     ck_assert_str_eq(r->name, "py::has spaces:/tmp/my dir/x.py");
@@ -178,15 +176,11 @@ START_TEST(aarch64_maps_read_aarch64_code)
     struct ju_builder *b = ju_builder_new();
     struct jitunwind_memory mem = ju_builder_memory(b);
     jitunwind_registry *reg;
-    size_t added, skipped;
     ju_builder_write(b, 0x7f0000, JU_A64_FRAMED, sizeof JU_A64_FRAMED);
     ju_builder_write(b, 0x7f0020, JU_X86_SUB8, sizeof JU_X86_SUB8); /* x86-64 bytes: not an AArch64 trampoline */
     write_map("7f0020 b py::x86\n7f0000 14 py::f:/tmp/a.py\n");
     ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
-    ck_assert_int_eq(jitunwind_registry_load_perf_map(reg, path, JITUNWIND_ARCH_AARCH64, &mem,
-                                                      &added, &skipped), 0);
-    ck_assert_uint_eq(added, 1);
-    ck_assert_uint_eq(skipped, 1);
+    load_expecting(reg, JITUNWIND_ARCH_AARCH64, &mem, 1, 1);
     ck_assert_int_eq(jitunwind_registry_lookup(reg, 0x7f0010)->rule, JITUNWIND_RULE_TRAMPOLINE_FRAMED);
     unlink(path);
     jitunwind_registry_free(reg);
@@ -206,7 +200,6 @@ START_TEST(nul_bytes_inside_lines_do_not_swallow_the_next)
     struct ju_builder *b = ju_builder_new();
     struct jitunwind_memory mem = ju_builder_memory(b);
     jitunwind_registry *reg;
-    size_t added, skipped;
     FILE *f;
     ju_builder_write(b, 0x7f0000, JU_X86_SUB8, sizeof JU_X86_SUB8);
     ju_builder_write(b, 0x7f0010, JU_X86_FRAMED, sizeof JU_X86_FRAMED);
@@ -216,10 +209,7 @@ START_TEST(nul_bytes_inside_lines_do_not_swallow_the_next)
     ck_assert_uint_eq(fwrite(text, 1, sizeof text - 1, f), sizeof text - 1);
     fclose(f);
     ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
-    ck_assert_int_eq(jitunwind_registry_load_perf_map(reg, path, JITUNWIND_ARCH_X86_64, &mem,
-                                                      &added, &skipped), 0);
-    ck_assert_uint_eq(added, 3);
-    ck_assert_uint_eq(skipped, 2);
+    load_expecting(reg, JITUNWIND_ARCH_X86_64, &mem, 3, 2);
     ck_assert_str_eq(jitunwind_registry_lookup(reg, 0x7f0000)->name, "py::a:/tmp/a.py");
     ck_assert_str_eq(jitunwind_registry_lookup(reg, 0x7f0010)->name, "py::b:/tmp/b.py");
     ck_assert_str_eq(jitunwind_registry_lookup(reg, 0x7f0020)->name, "py::c");
@@ -322,15 +312,11 @@ START_TEST(absurd_sizes_are_refused)
     struct ju_builder *b = ju_builder_new();
     struct jitunwind_memory mem = ju_builder_memory(b);
     jitunwind_registry *reg;
-    size_t added, skipped;
     ju_builder_write(b, 0x7f0000, JU_X86_SUB8, sizeof JU_X86_SUB8);
     ju_builder_write(b, 0x8f0000, JU_X86_SUB8, sizeof JU_X86_SUB8);
     write_map("7f0000 8000000000000000 py::huge\n8f0000 b py::fine\n");
     ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
-    ck_assert_int_eq(jitunwind_registry_load_perf_map(reg, path, JITUNWIND_ARCH_X86_64, &mem,
-                                                      &added, &skipped), 0);
-    ck_assert_uint_eq(added, 1);
-    ck_assert_uint_eq(skipped, 1);
+    load_expecting(reg, JITUNWIND_ARCH_X86_64, &mem, 1, 1);
     ck_assert_ptr_null(jitunwind_registry_lookup(reg, 0x7f0000));
     unlink(path);
     jitunwind_registry_free(reg);
