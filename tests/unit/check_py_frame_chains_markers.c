@@ -363,6 +363,41 @@ START_TEST(writes_only_to_listed_thread_states_and_their_own_field)
 }
 END_TEST
 
+/* Thread states listed against address order (the target's list is what
+ * it is): every one of them still gets its marker. */
+START_TEST(every_listed_thread_state_gets_its_marker_whatever_their_order)
+{
+    enum { THREADS = 5 };
+    uint64_t ts[THREADS], top[THREADS], code, interp;
+    const struct ju_py_layout *L;
+    size_t i, n = 0;
+    target(V315, 1, 0);
+    L = R->layout;
+    code = pyi_code(&P, "worker", "/src/w.py", 3, 16);
+    interp = pyi_interp(&P, 0, 0);
+    for (i = 0; i < THREADS; i++) {
+        top[i] = pyi_frame(&P, code, 0, 2, 0, 1);
+        ts[i] = pyi_thread(&P, interp, top[i], 100 + i);
+    }
+    /* Highest address first: head -> ts[4] -> ... -> ts[0]. */
+    ju_builder_u64(P.b, interp + L->interp_threads_head, ts[THREADS - 1]);
+    for (i = THREADS; i-- > 0;)
+        ju_builder_u64(P.b, ts[i] + L->ts_next, i ? ts[i - 1] : 0);
+    pyi_set_interpreters(&P, interp);
+    ck_assert_int_eq(jitunwind_py_chains_mark_frames(K, R), THREADS);
+    ck_assert_uint_eq(M.writes, THREADS); /* the clears */
+    for (i = 0; i < THREADS; i++) {
+        uint64_t marker = 0;
+        ck_assert_int_eq(jitunwind_pyreader_frames_reusing(R, K, ts[i], top[i], MARKED, 32, &n), 0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_int_eq(M.inner.read(M.inner.arg, ts[i] + L->ts_last_profiled_frame, &marker, 8), 0);
+        ck_assert_uint_eq(marker, top[i]);
+    }
+    ck_assert_uint_eq(M.writes, 2 * THREADS);
+    teardown();
+}
+END_TEST
+
 int main(void)
 {
     (void)counting_read; /* py_sampling.h's reader: this suite counts writes too */
@@ -372,5 +407,6 @@ int main(void)
                                  without_a_sequence_any_cached_frame_is_a_stop,
                                  a_stop_keeps_the_limits,
                                  no_writes_without_the_opt_in, no_writes_into_a_read_only_target,
-                                 writes_only_to_listed_thread_states_and_their_own_field));
+                                 writes_only_to_listed_thread_states_and_their_own_field,
+                                 every_listed_thread_state_gets_its_marker_whatever_their_order));
 }

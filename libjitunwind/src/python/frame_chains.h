@@ -61,7 +61,7 @@ struct jitunwind_py_chains {
     uint8_t *batch; /* JU_CHAIN_BATCH_MAX bytes */
     struct jitunwind_py_chain_stats stats;
     const struct jitunwind_pyreader *marking; /* whose targets get markers, or NULL */
-    uint64_t *marked;    /* the thread states listed when markers were turned on */
+    uint64_t *marked;    /* the thread states listed when markers were turned on, sorted */
     size_t marked_count; /* only those keys are written to */
 };
 

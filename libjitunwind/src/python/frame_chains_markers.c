@@ -59,15 +59,19 @@ static int write_marker(struct jitunwind_py_chains *c, jitunwind_pyreader *r, ui
     return rc < 0 ? rc : 0;
 }
 
+static int key_order(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 /* Whether `key` is a thread state listed when markers were turned on: a
- * caller keying its chains by anything else never gets a write there. */
+ * caller keying its chains by anything else never gets a write there. The
+ * list is sorted when made: one search per walk, whatever the threads. */
 static int listed(const struct jitunwind_py_chains *c, uint64_t key)
 {
-    size_t i;
-    for (i = 0; i < c->marked_count; i++)
-        if (c->marked[i] == key)
-            return 1;
-    return 0;
+    return c->marked_count &&
+           bsearch(&key, c->marked, c->marked_count, sizeof *c->marked, key_order) != NULL;
 }
 
 void ju_chain_marker_plan(struct ju_chain_walk *w, jitunwind_pyreader *r)
@@ -195,6 +199,8 @@ JITUNWIND_API int jitunwind_py_chains_mark_frames(jitunwind_py_chains *c,
         c->marked[c->marked_count++] = threads[i].tstate;
     }
     free(threads);
+    if (c->marked_count) /* sorted for listed() */
+        qsort(c->marked, c->marked_count, sizeof *c->marked, key_order);
     if (rc < 0)
         return rc;
     for (i = 0; i < c->threads; i++)
