@@ -287,6 +287,59 @@ static GElf_Word section_type(Elf *elf, const char *name)
     return 0;
 }
 
+/* The header of section `name` in the ELF file at path (read plainly). */
+static void file_section(const char *path, const char *name, GElf_Shdr *out)
+{
+    int fd = open(path, O_RDONLY);
+    Elf *elf;
+    size_t strndx;
+    Elf_Scn *scn = NULL;
+    ck_assert_int_ge(fd, 0);
+    ck_assert_uint_ne(elf_version(EV_CURRENT), EV_NONE);
+    ck_assert_ptr_nonnull(elf = elf_begin(fd, ELF_C_READ, NULL));
+    ck_assert_int_eq(elf_getshdrstrndx(elf, &strndx), 0);
+    while ((scn = elf_nextscn(elf, scn))) {
+        const char *n;
+        ck_assert_ptr_nonnull(gelf_getshdr(scn, out));
+        n = elf_strptr(elf, strndx, out->sh_name);
+        if (n && strcmp(n, name) == 0)
+            break;
+    }
+    ck_assert_msg(scn != NULL, "no section %s in %s", name, path);
+    elf_end(elf);
+    close(fd);
+}
+
+/* The flags of section `name` in the ELF a types-only open gives. */
+static GElf_Xword section_flags(Elf *elf, const char *name)
+{
+    size_t strndx;
+    Elf_Scn *scn = NULL;
+    ck_assert_int_eq(elf_getshdrstrndx(elf, &strndx), 0);
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        const char *n;
+        ck_assert_ptr_nonnull(gelf_getshdr(scn, &sh));
+        n = elf_strptr(elf, strndx, sh.sh_name);
+        if (n && strcmp(n, name) == 0)
+            return sh.sh_flags;
+    }
+    ck_abort_msg("no section %s", name);
+    return 0;
+}
+
+/* zlib's stream of "abc". */
+static const uint8_t ABC_STREAM[] = {0x78, 0x9c, 0x4b, 0x4c, 0x4a, 0x06,
+                                     0x00, 0x02, 0x4d, 0x01, 0x27};
+
+/* Whether this build inflates compressed sections itself (libdeflate). */
+static int inflates_itself(void)
+{
+    uint8_t out[3];
+    return ju_zlib_inflate(ABC_STREAM, sizeof ABC_STREAM, out, sizeof out) !=
+           JITUNWIND_EUNSUPPORTED;
+}
+
 /* A distribution-style separate debug file (zlib-compressed sections): the
  * sections a type lookup never reads are hidden from libdw, which would
  * inflate them; the answers are the compiler's. A file naming a dwz
@@ -315,6 +368,11 @@ START_TEST(a_compressed_debug_file_is_read_for_types_only)
     ck_assert_uint_eq(section_type(f.elf, ".debug_line"), SHT_NOBITS);
     ck_assert_uint_eq(section_type(f.elf, ".debug_info"), SHT_PROGBITS);
     ck_assert_uint_eq(section_type(f.elf, ".debug_abbrev"), SHT_PROGBITS);
+    if (inflates_itself()) { /* libdw finds them inflated: info, abbrev, str at least */
+        ck_assert_uint_ge(f.inflated, 3);
+        ck_assert_uint_eq(section_flags(f.elf, ".debug_info") & SHF_COMPRESSED, 0);
+        ck_assert_uint_eq(section_flags(f.elf, ".debug_abbrev") & SHF_COMPRESSED, 0);
+    }
     ju_elf_close_for_types(&f);
     ck_assert_int_eq(f.fd, -1);
     snprintf(path, sizeof path, "%s/prog", dir);
@@ -380,6 +438,115 @@ START_TEST(a_typedef_first_seen_incomplete_is_found_complete)
     ck_assert_int_eq(jitunwind_dwarf_type_size(t, "two_unit_probe_t", &value), 0);
     ck_assert_uint_eq(value, sizeof(struct { int a; long b; }));
     jitunwind_dwarf_types_free(t);
+}
+END_TEST
+
+START_TEST(a_zlib_stream_inflates_whole_or_not_at_all)
+{
+    uint8_t out[8], bad[sizeof ABC_STREAM];
+    if (!inflates_itself()) {
+        printf("built without libdeflate: compressed sections are left to libelf\n");
+        return;
+    }
+    ck_assert_int_eq(ju_zlib_inflate(ABC_STREAM, sizeof ABC_STREAM, out, 3), 0);
+    ck_assert_int_eq(memcmp(out, "abc", 3), 0);
+    /* The size a section header gives must be the stream's, exactly. */
+    ck_assert_int_eq(ju_zlib_inflate(ABC_STREAM, sizeof ABC_STREAM, out, 2), JITUNWIND_ECORRUPT);
+    ck_assert_int_eq(ju_zlib_inflate(ABC_STREAM, sizeof ABC_STREAM, out, 4), JITUNWIND_ECORRUPT);
+    /* Cut short (no checksum), cut to its header, a wrong checksum, nothing. */
+    ck_assert_int_eq(ju_zlib_inflate(ABC_STREAM, sizeof ABC_STREAM - 4, out, 3),
+                     JITUNWIND_ECORRUPT);
+    ck_assert_int_eq(ju_zlib_inflate(ABC_STREAM, 2, out, 3), JITUNWIND_ECORRUPT);
+    memcpy(bad, ABC_STREAM, sizeof bad);
+    bad[sizeof bad - 1] ^= 1;
+    ck_assert_int_eq(ju_zlib_inflate(bad, sizeof bad, out, 3), JITUNWIND_ECORRUPT);
+    ck_assert_int_eq(ju_zlib_inflate(ABC_STREAM, 0, out, 3), JITUNWIND_ECORRUPT);
+}
+END_TEST
+
+/* Damage at `at` in the debug file at path: `len` bytes of `byte`. */
+static void damage(const char *path, uint64_t at, const void *bytes, size_t len)
+{
+    int fd = open(path, O_WRONLY);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(pwrite(fd, bytes, len, (off_t)at), (ssize_t)len);
+    close(fd);
+}
+
+/* A compressed .debug_info that does not inflate (garbage inside the
+ * stream, or a header claiming more than it holds) is left as it is to
+ * libelf, which refuses it as it did before the reader inflated sections:
+ * the file gives no DWARF, a clear error, and no crash. */
+START_TEST(a_corrupt_compressed_section_is_refused)
+{
+    char dir[] = "/tmp/ju-dwarf-zbad-XXXXXX", cmd[16384], garbled[256], lying[256];
+    uint8_t junk[64];
+    struct ju_types_elf f;
+    jitunwind_dwarf_types *t = (jitunwind_dwarf_types *)1;
+    GElf_Shdr sh;
+    Elf64_Chdr ch;
+    int fd;
+    find_self();
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd,
+             "cd %s && objcopy --only-keep-debug --compress-debug-sections=zlib '%s' garbled.debug"
+             " && cp garbled.debug lying.debug",
+             dir, self_path);
+    ck_assert_msg(run(cmd) == 0, "objcopy failed");
+    snprintf(garbled, sizeof garbled, "%s/garbled.debug", dir);
+    snprintf(lying, sizeof lying, "%s/lying.debug", dir);
+    file_section(garbled, ".debug_info", &sh);
+    ck_assert_uint_ne(sh.sh_flags & SHF_COMPRESSED, 0);
+    memset(junk, 0xa5, sizeof junk);
+    damage(garbled, sh.sh_offset + sizeof ch + (sh.sh_size - sizeof ch) / 2, junk, sizeof junk);
+    fd = open(lying, O_RDONLY);
+    ck_assert_int_eq(pread(fd, &ch, sizeof ch, (off_t)sh.sh_offset), (ssize_t)sizeof ch);
+    close(fd);
+    ch.ch_size += 4096;
+    damage(lying, sh.sh_offset, &ch, sizeof ch);
+    for (int i = 0; i < 2; i++) {
+        const char *path = i ? lying : garbled;
+        ck_assert_int_eq(ju_elf_open_for_types(path, &f), 0);
+        ck_assert_ptr_nonnull(f.map);
+        ck_assert_uint_ne(section_flags(f.elf, ".debug_info") & SHF_COMPRESSED, 0);
+        if (inflates_itself()) /* the others were: abbrev, str */
+            ck_assert_uint_ge(f.inflated, 2);
+        ju_elf_close_for_types(&f);
+        ck_assert_int_eq(jitunwind_dwarf_types_open(&t, path), JITUNWIND_ENOTFOUND);
+        ck_assert_ptr_null(t);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run(cmd);
+}
+END_TEST
+
+/* The two-unit library compressed as a distribution would: the typedef
+ * first seen incomplete is found complete in the second unit, from the
+ * sections this reader inflated. */
+START_TEST(a_compressed_file_answers_as_the_plain_one)
+{
+    char dir[] = "/tmp/ju-dwarf-z2-XXXXXX", cmd[4096], path[256];
+    jitunwind_dwarf_types *t = NULL;
+    struct ju_types_elf f;
+    uint64_t value = 0;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "objcopy --compress-debug-sections=zlib '%s' %s/two-units.so",
+             INCOMPLETE_FIRST_DWARF, dir);
+    ck_assert_msg(run(cmd) == 0, "objcopy failed");
+    snprintf(path, sizeof path, "%s/two-units.so", dir);
+    ck_assert_int_eq(ju_elf_open_for_types(path, &f), 0);
+    if (inflates_itself())
+        ck_assert_uint_eq(section_flags(f.elf, ".debug_info") & SHF_COMPRESSED, 0);
+    ju_elf_close_for_types(&f);
+    ck_assert_int_eq(jitunwind_dwarf_types_open(&t, path), 0);
+    ck_assert_int_eq(jitunwind_dwarf_member_offset(t, "two_unit_probe_t", "b", &value), 0);
+    ck_assert_uint_eq(value, offsetof(struct { int a; long b; }, b));
+    ck_assert_int_eq(jitunwind_dwarf_type_size(t, "two_unit_probe_t", &value), 0);
+    ck_assert_uint_eq(value, sizeof(struct { int a; long b; }));
+    ck_assert_int_eq(jitunwind_dwarf_type_size(t, "no_such_type", &value), JITUNWIND_ENOTFOUND);
+    jitunwind_dwarf_types_free(t);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run(cmd);
 }
 END_TEST
 
@@ -452,6 +619,9 @@ int main(void)
                                            answers_cached_between_runs,
                                            separate_debug_file_through_debuglink,
                                            a_compressed_debug_file_is_read_for_types_only,
+                                           a_zlib_stream_inflates_whole_or_not_at_all,
+                                           a_corrupt_compressed_section_is_refused,
+                                           a_compressed_file_answers_as_the_plain_one,
                                            a_typedef_first_seen_incomplete_is_found_complete,
                                            bad_files,
                                            a_build_that_differs_from_the_table_is_read_with_its_dwarf));
