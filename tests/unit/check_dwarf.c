@@ -422,7 +422,7 @@ START_TEST(a_typedef_first_seen_incomplete_is_found_complete)
     uint64_t value = 0;
     ck_assert_int_eq(ju_elf_open_for_types(INCOMPLETE_FIRST_DWARF, &f), 0);
     ck_assert_ptr_nonnull(dwarf = dwarf_begin_elf(f.elf, DWARF_C_READ, NULL));
-    ck_assert_int_eq(ju_type_index_build(dwarf, &index), 0);
+    ck_assert_int_eq(ju_type_index_new(dwarf, &index), 0);
     ck_assert_int_eq(ju_type_index_find(index, "two_unit_probe_t", &owner, &off), 1);
     ck_assert_ptr_nonnull(dwarf_offdie(owner, off, &die));
     ck_assert_ptr_nonnull(dwarf_attr(&die, DW_AT_type, &attr));
