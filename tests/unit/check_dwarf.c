@@ -13,6 +13,7 @@
 #include "jitunwind/dwarf.h"
 #include "py_image.h"
 #include "target/dwarf_answers.h"
+#include "target/dwarf_name_absence.h"
 #include "target/dwarf_type_index.h"
 #include "suite.h"
 
@@ -72,6 +73,14 @@ typedef struct {
     } state;
 } PyASCIIObject;
 PyASCIIObject ascii_object_instance;
+
+/* A struct of a three-character name, which GCC writes inline in
+ * .debug_info (DW_FORM_string) rather than in .debug_str, and which ends
+ * no other string of this file. */
+struct Qj7 {
+    int q;
+};
+struct Qj7 short_named_instance;
 
 static char self_path[4096];
 
@@ -550,6 +559,92 @@ START_TEST(a_compressed_file_answers_as_the_plain_one)
 }
 END_TEST
 
+/* A name no unit has is said absent from the sections' bytes, without a
+ * walk of the units; a name the file has, as a type named inline in
+ * .debug_info (`Qj7`), through .debug_str, or as a member, is not. */
+START_TEST(a_type_no_unit_has_is_proven_absent)
+{
+    struct ju_types_elf f;
+    struct ju_name_absence proof = {0};
+    Dwarf *dwarf;
+    jitunwind_dwarf_types *t = NULL;
+    uint64_t value;
+    find_self();
+    ck_assert_int_eq(ju_elf_open_for_types(self_path, &f), 0);
+    ck_assert_ptr_nonnull(dwarf = dwarf_begin_elf(f.elf, DWARF_C_READ, NULL));
+    ck_assert_int_eq(ju_dwarf_name_absent(dwarf, &proof, "no_such_probe_anywhere"), 1);
+    ck_assert_int_eq(proof.state, 1);
+    ck_assert_int_eq(ju_dwarf_name_absent(dwarf, &proof, "executor_probe"), 0);
+    ck_assert_int_eq(ju_dwarf_name_absent(dwarf, &proof, "Qj7"), 0);
+    ck_assert_int_eq(ju_dwarf_name_absent(dwarf, &proof, "jit_code"), 0);
+    ck_assert_int_eq(ju_dwarf_name_absent(dwarf, &proof, "no_such_probe_anywhere"), 1);
+    dwarf_end(dwarf);
+    ju_elf_close_for_types(&f);
+    ck_assert_int_eq(jitunwind_dwarf_types_open(&t, self_path), 0);
+    ck_assert_int_eq(jitunwind_dwarf_type_size(t, "no_such_probe_anywhere", &value),
+                     JITUNWIND_ENOTFOUND);
+    ck_assert_int_eq(jitunwind_dwarf_type_size(t, "no_such_probe_anywhere", &value),
+                     JITUNWIND_ENOTFOUND); /* kept absent */
+    ck_assert_int_eq(jitunwind_dwarf_member_offset(t, "PyThreadState", "interp", &value), 0);
+    ck_assert_uint_eq(value, offsetof(PyThreadState, interp));
+    ck_assert_int_eq(jitunwind_dwarf_type_size(t, "Qj7", &value), 0);
+    ck_assert_uint_eq(value, sizeof(struct Qj7));
+    jitunwind_dwarf_types_free(t);
+}
+END_TEST
+
+/* The index walks units only as far as a name needs: the typedef of the
+ * first unit is found before the second is indexed, the struct of the
+ * second after; a name only declared is in the strings, so every unit is
+ * walked to say no unit defines it; the same file built by clang (names
+ * through .debug_str_offsets, DW_FORM_strx) answers alike. */
+START_TEST(the_index_walks_units_as_far_as_a_name_needs)
+{
+    char dir[] = "/tmp/ju-dwarf-idx-XXXXXX", cmd[4096], path[256];
+    const char *files[2] = {INCOMPLETE_FIRST_DWARF, path};
+    int i;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/clang-two-units.so", dir);
+    snprintf(cmd, sizeof cmd,
+             "clang-19 -g -gdwarf-5 -shared -fPIC -o %s %s/shapes/incomplete_first.c "
+             "%s/shapes/complete_second.c 2>/dev/null",
+             path, UNIT_SOURCE_DIR, UNIT_SOURCE_DIR);
+    if (run(cmd) != 0) {
+        printf("clang-19 not found: the strx case is not checked\n");
+        files[1] = NULL;
+    }
+    for (i = 0; i < 2 && files[i]; i++) {
+        struct ju_types_elf f;
+        struct ju_type_index *index;
+        Dwarf *dwarf, *owner;
+        Dwarf_Off off, first_off;
+        jitunwind_dwarf_types *t = NULL;
+        uint64_t value;
+        ck_assert_int_eq(ju_elf_open_for_types(files[i], &f), 0);
+        ck_assert_ptr_nonnull(dwarf = dwarf_begin_elf(f.elf, DWARF_C_READ, NULL));
+        ck_assert_int_eq(ju_type_index_new(dwarf, &index), 0);
+        ck_assert_int_eq(ju_type_index_find(index, "two_unit_probe_t", &owner, &off), 1);
+        ck_assert_int_eq(dwarf_nextcu(dwarf, 0, &first_off, NULL, NULL, NULL, NULL), 0);
+        ck_assert_uint_lt(off, first_off); /* the first unit's typedef */
+        ck_assert_int_eq(ju_type_index_find(index, "two_unit_probe", &owner, &off), 1);
+        ck_assert_uint_gt(off, first_off); /* the second unit's struct */
+        ck_assert_int_eq(ju_type_index_find(index, "only_declared_probe", &owner, &off), 0);
+        ck_assert_int_eq(ju_type_index_find(index, "no_such_probe_anywhere", &owner, &off), 0);
+        ju_type_index_free(index);
+        dwarf_end(dwarf);
+        ju_elf_close_for_types(&f);
+        ck_assert_int_eq(jitunwind_dwarf_types_open(&t, files[i]), 0);
+        ck_assert_int_eq(jitunwind_dwarf_type_size(t, "only_declared_probe", &value),
+                         JITUNWIND_ENOTFOUND);
+        ck_assert_int_eq(jitunwind_dwarf_member_offset(t, "two_unit_probe_t", "b", &value), 0);
+        ck_assert_uint_eq(value, offsetof(struct { int a; long b; }, b));
+        jitunwind_dwarf_types_free(t);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run(cmd);
+}
+END_TEST
+
 START_TEST(bad_files)
 {
     char path[] = "/tmp/ju-dwarf-garbage-XXXXXX";
@@ -623,6 +718,8 @@ int main(void)
                                            a_corrupt_compressed_section_is_refused,
                                            a_compressed_file_answers_as_the_plain_one,
                                            a_typedef_first_seen_incomplete_is_found_complete,
+                                           a_type_no_unit_has_is_proven_absent,
+                                           the_index_walks_units_as_far_as_a_name_needs,
                                            bad_files,
                                            a_build_that_differs_from_the_table_is_read_with_its_dwarf));
 }
