@@ -44,10 +44,13 @@ static int form_in_sections(uint64_t form)
  * by a form of form_in_sections, -1 otherwise. */
 static int check_abbrevs(const uint8_t *p, size_t size, uint64_t **starts, size_t *count)
 {
-    const uint8_t *at = p, *end = p + size;
+    const uint8_t *at = p, *end;
     size_t cap = 0;
     *starts = NULL;
     *count = 0;
+    if (size == 0)
+        return 0; /* no tables: no unit can use one (p may be NULL) */
+    end = p + size;
     while (at < end) {
         uint64_t code;
         if (*count == cap) {
