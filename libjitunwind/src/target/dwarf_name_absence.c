@@ -39,6 +39,34 @@ static int form_in_sections(uint64_t form)
            form == DW_FORM_strx3 || form == DW_FORM_strx4;
 }
 
+/* One abbreviation at *at: its code (0: the table's end, nothing more
+ * read) and tag; *names_oddly set when a type tag's name may not be a
+ * string of the sections. 0, or -1 when it does not parse. */
+static int next_abbrev(const uint8_t **at, const uint8_t *end, uint64_t *code, uint64_t *tag,
+                       int *names_oddly)
+{
+    uint64_t attr, form, skip;
+    if (uleb(at, end, code) < 0)
+        return -1;
+    if (*code == 0)
+        return 0;
+    if (uleb(at, end, tag) < 0 || *at >= end)
+        return -1;
+    (*at)++; /* DW_CHILDREN_yes/no */
+    for (;;) {
+        if (uleb(at, end, &attr) < 0 || uleb(at, end, &form) < 0)
+            return -1;
+        if (attr == 0 && form == 0)
+            return 0;
+        if (form == DW_FORM_implicit_const && uleb(at, end, &skip) < 0)
+            return -1; /* an SLEB128: the same bytes to skip */
+        if (names_a_type(*tag) &&
+            ((attr == DW_AT_name && !form_in_sections(form)) || attr == DW_AT_abstract_origin ||
+             attr == DW_AT_specification))
+            *names_oddly = 1;
+    }
+}
+
 /* Parse .debug_abbrev whole, table after table: 0 with the tables' start
  * offsets (ascending) when every abbreviation of a type tag names itself
  * by a form of form_in_sections, -1 otherwise. */
@@ -46,13 +74,14 @@ static int check_abbrevs(const uint8_t *p, size_t size, uint64_t **starts, size_
 {
     const uint8_t *at = p, *end;
     size_t cap = 0;
+    int oddly = 0;
     *starts = NULL;
     *count = 0;
     if (size == 0)
         return 0; /* no tables: no unit can use one (p may be NULL) */
     end = p + size;
     while (at < end) {
-        uint64_t code;
+        uint64_t code = 1, tag;
         if (*count == cap) {
             uint64_t *grown;
             if (cap >= MAX_TABLES || !(grown = realloc(*starts, (cap = cap ? cap * 2 : 256) *
@@ -61,28 +90,9 @@ static int check_abbrevs(const uint8_t *p, size_t size, uint64_t **starts, size_
             *starts = grown;
         }
         (*starts)[(*count)++] = (uint64_t)(at - p);
-        for (;;) { /* a table: abbreviations up to a code 0 */
-            uint64_t tag, attr, form, skip;
-            if (uleb(&at, end, &code) < 0)
+        while (code != 0) /* a table: abbreviations up to a code 0 */
+            if (next_abbrev(&at, end, &code, &tag, &oddly) < 0 || oddly)
                 return -1;
-            if (code == 0)
-                break;
-            if (uleb(&at, end, &tag) < 0 || at >= end)
-                return -1;
-            at++; /* DW_CHILDREN_yes/no */
-            for (;;) {
-                if (uleb(&at, end, &attr) < 0 || uleb(&at, end, &form) < 0)
-                    return -1;
-                if (attr == 0 && form == 0)
-                    break;
-                if (form == DW_FORM_implicit_const && uleb(&at, end, &skip) < 0)
-                    return -1; /* an SLEB128: the same bytes to skip */
-                if (names_a_type(tag) &&
-                    ((attr == DW_AT_name && !form_in_sections(form)) ||
-                     attr == DW_AT_abstract_origin || attr == DW_AT_specification))
-                    return -1;
-            }
-        }
     }
     return 0;
 }
@@ -168,4 +178,29 @@ int ju_dwarf_name_absent(Dwarf *dwarf, struct ju_name_absence *m, const char *na
         if (m->sizes[i] && memmem(m->sections[i], m->sizes[i], name, len))
             return 0;
     return 1;
+}
+
+int ju_dwarf_table_may_name_types(Dwarf *dwarf, struct ju_name_absence *m, Dwarf_Off table)
+{
+    const uint8_t *at, *end;
+    uint64_t code = 1, tag;
+    int oddly = 0;
+    Elf *elf;
+    if (!m->abbrev_read) {
+        m->abbrev_read = 1;
+        if (!(elf = dwarf_getelf(dwarf)) ||
+            section_bytes(elf, ".debug_abbrev", &m->abbrev, &m->abbrev_size) < 0)
+            m->abbrev_size = 0;
+    }
+    if (table >= m->abbrev_size)
+        return 1;
+    at = m->abbrev + table;
+    end = m->abbrev + m->abbrev_size;
+    while (code != 0) {
+        if (next_abbrev(&at, end, &code, &tag, &oddly) < 0)
+            return 1;
+        if (code != 0 && (names_a_type(tag) || tag == DW_TAG_imported_unit))
+            return 1;
+    }
+    return 0;
 }

@@ -162,18 +162,20 @@ int ju_type_index_new(Dwarf *dwarf, struct ju_type_index **out)
     return 0;
 }
 
-/* Index the next unit: 0, or ENOMEM / ELIMIT. */
+/* Index the next unit (none of its DIEs when its abbreviations say none
+ * names a type): 0, or ENOMEM / ELIMIT. */
 static int index_next_unit(struct ju_type_index *x)
 {
-    Dwarf_Off next;
+    Dwarf_Off next, table;
     size_t hsize;
     Dwarf_Die cu;
     int rc = 0;
-    if (dwarf_nextcu(x->dwarf, x->next_unit, &next, &hsize, NULL, NULL, NULL) != 0) {
+    if (dwarf_nextcu(x->dwarf, x->next_unit, &next, &hsize, &table, NULL, NULL) != 0) {
         x->all_indexed = 1;
         return 0;
     }
-    if (dwarf_offdie(x->dwarf, x->next_unit + hsize, &cu))
+    if (ju_dwarf_table_may_name_types(x->dwarf, &x->absence, table) &&
+        dwarf_offdie(x->dwarf, x->next_unit + hsize, &cu))
         rc = index_unit(x, &cu, 0);
     x->next_unit = next;
     return rc;
