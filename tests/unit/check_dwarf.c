@@ -593,11 +593,37 @@ START_TEST(a_type_no_unit_has_is_proven_absent)
 }
 END_TEST
 
+/* Of the three units, the one without types (no_types.c) is the one whose
+ * abbreviations say none of its DIEs can be a type. */
+static void check_units_that_may_name_types(Dwarf *dwarf)
+{
+    struct ju_name_absence memo = {0};
+    Dwarf_Off off = 0, next, table;
+    size_t hsize;
+    int units = 0, without = 0;
+    while (dwarf_nextcu(dwarf, off, &next, &hsize, &table, NULL, NULL) == 0) {
+        Dwarf_Die cu;
+        const char *name;
+        int may;
+        ck_assert_ptr_nonnull(dwarf_offdie(dwarf, off + hsize, &cu));
+        ck_assert_ptr_nonnull(name = dwarf_diename(&cu));
+        may = ju_dwarf_table_may_name_types(dwarf, &memo, table);
+        ck_assert_int_eq(may, strstr(name, "no_types.c") == NULL);
+        without += !may;
+        units++;
+        off = next;
+    }
+    ck_assert_int_eq(units, 3);
+    ck_assert_int_eq(without, 1);
+    ck_assert_int_eq(ju_dwarf_table_may_name_types(dwarf, &memo, (Dwarf_Off)1 << 40), 1);
+}
+
 /* The index walks units only as far as a name needs: the typedef of the
  * first unit is found before the second is indexed, the struct of the
  * second after; a name only declared is in the strings, so every unit is
- * walked to say no unit defines it; the same file built by clang (names
- * through .debug_str_offsets, DW_FORM_strx) answers alike. */
+ * walked to say no unit defines it, but not the unit without types; the
+ * same file built by clang (names through .debug_str_offsets, DW_FORM_strx)
+ * answers alike. */
 START_TEST(the_index_walks_units_as_far_as_a_name_needs)
 {
     char dir[] = "/tmp/ju-dwarf-idx-XXXXXX", cmd[4096], path[256];
@@ -607,8 +633,8 @@ START_TEST(the_index_walks_units_as_far_as_a_name_needs)
     snprintf(path, sizeof path, "%s/clang-two-units.so", dir);
     snprintf(cmd, sizeof cmd,
              "clang-19 -g -gdwarf-5 -shared -fPIC -o %s %s/shapes/incomplete_first.c "
-             "%s/shapes/complete_second.c 2>/dev/null",
-             path, UNIT_SOURCE_DIR, UNIT_SOURCE_DIR);
+             "%s/shapes/complete_second.c %s/shapes/no_types.c 2>/dev/null",
+             path, UNIT_SOURCE_DIR, UNIT_SOURCE_DIR, UNIT_SOURCE_DIR);
     if (run(cmd) != 0) {
         printf("clang-19 not found: the strx case is not checked\n");
         files[1] = NULL;
@@ -631,6 +657,7 @@ START_TEST(the_index_walks_units_as_far_as_a_name_needs)
         ck_assert_int_eq(ju_type_index_find(index, "only_declared_probe", &owner, &off), 0);
         ck_assert_int_eq(ju_type_index_find(index, "no_such_probe_anywhere", &owner, &off), 0);
         ju_type_index_free(index);
+        check_units_that_may_name_types(dwarf);
         dwarf_end(dwarf);
         ju_elf_close_for_types(&f);
         ck_assert_int_eq(jitunwind_dwarf_types_open(&t, files[i]), 0);
