@@ -126,6 +126,8 @@ JU_HIDDEN void ju_elf_close_for_types(struct ju_types_elf *f);
  * out: 0, ECORRUPT (a bad, short or long stream), ENOMEM, or EUNSUPPORTED
  * when built without libdeflate (zlib_inflate.c). */
 JU_HIDDEN int ju_zlib_inflate(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_size);
+/* 1 when built with libdeflate (ju_zlib_inflate inflates), else 0. */
+JU_HIDDEN int ju_zlib_inflate_available(void);
 
 /* Core files: open one for reading (EIO, EELF), and find its NT_FILE note
  * (the file mappings: count, page size, count x {start, end, page offset},

@@ -7,6 +7,11 @@
  * sections are more than half of that work, and a type lookup never reads
  * them.
  *
+ * The compressed sections libdw does read are inflated here, when built
+ * with libdeflate (zlib_inflate.c: twice zlib's speed), into anonymous
+ * memory right after the file's mapping, advised for huge pages; their
+ * headers then point there, uncompressed. The file's bytes are not copied.
+ *
  * The file is host data but parsed defensively: the header, the section
  * header table and every name are bounds-checked, and anything unexpected
  * (another ELF class, extended section numbering, a dwz alternate file,
@@ -143,7 +148,7 @@ static uint64_t round_up(uint64_t v, uint64_t to)
 /* Plan the inflation of the SHF_COMPRESSED/ELFCOMPRESS_ZLIB .debug_*
  * sections libdw reads: how many (0 when none), each one's place in an
  * image of *image_size bytes that starts with the file's (those of a
- * huge page or more on a huge-page boundary, for fewer page faults). A
+ * huge page or more in whole huge pages, for fewer page faults). A
  * section whose header does not check out is left to libelf. */
 static size_t plan_inflations(const struct image *im, struct inflation *plan, size_t *image_size)
 {
@@ -151,6 +156,8 @@ static size_t plan_inflations(const struct image *im, struct inflation *plan, si
     uint64_t page = page_size > 0 ? (uint64_t)page_size : HUGE_PAGE;
     uint64_t files_end = round_up(im->size, page), end = files_end;
     size_t i, n = 0;
+    if (!ju_zlib_inflate_available())
+        return 0;
     for (i = 0; i < im->eh.e_shnum && n < MAX_INFLATIONS; i++) {
         Elf64_Shdr sh;
         Elf64_Chdr ch;
@@ -171,7 +178,7 @@ static size_t plan_inflations(const struct image *im, struct inflation *plan, si
             end = round_up(end, HUGE_PAGE);
         plan[n++] = (struct inflation){i, sh.sh_offset + sizeof ch, sh.sh_size - sizeof ch,
                                        ch.ch_size, end};
-        end = round_up(end + ch.ch_size, page);
+        end = round_up(end + ch.ch_size, ch.ch_size >= HUGE_PAGE ? HUGE_PAGE : page);
     }
     if (end > SIZE_MAX / 2)
         return 0;
@@ -189,9 +196,9 @@ static unsigned inflate_sections(struct image *im, const struct inflation *plan,
     for (i = 0; i < n; i++) {
         const struct inflation *p = &plan[i];
         Elf64_Shdr sh;
-        if (p->out_size >= HUGE_PAGE)
+        if (p->out_size >= HUGE_PAGE) /* its whole huge pages; where refused, small ones */
             (void)madvise(im->bytes + p->out_off, (size_t)round_up(p->out_size, HUGE_PAGE),
-                          MADV_HUGEPAGE); /* advice: where refused, small pages */
+                          MADV_HUGEPAGE);
         if (ju_zlib_inflate(im->bytes + p->in_off, (size_t)p->in_size, im->bytes + p->out_off,
                             (size_t)p->out_size) < 0)
             continue;

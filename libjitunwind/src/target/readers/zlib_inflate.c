@@ -9,6 +9,11 @@
 #ifdef JITUNWIND_HAVE_LIBDEFLATE
 #include <libdeflate.h>
 
+int ju_zlib_inflate_available(void)
+{
+    return 1;
+}
+
 int ju_zlib_inflate(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_size)
 {
     struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
@@ -23,6 +28,11 @@ int ju_zlib_inflate(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_
 }
 
 #else
+
+int ju_zlib_inflate_available(void)
+{
+    return 0;
+}
 
 int ju_zlib_inflate(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_size)
 {
