@@ -278,22 +278,34 @@ START_TEST(separate_debug_file_through_debuglink)
 }
 END_TEST
 
-/* The type of section `name` in the ELF a types-only open gives. */
-static GElf_Word section_type(Elf *elf, const char *name)
+/* The header of section `name` of `elf`. */
+static GElf_Shdr section_header(Elf *elf, const char *name)
 {
     size_t strndx;
     Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
     ck_assert_int_eq(elf_getshdrstrndx(elf, &strndx), 0);
     while ((scn = elf_nextscn(elf, scn))) {
-        GElf_Shdr sh;
         const char *n;
         ck_assert_ptr_nonnull(gelf_getshdr(scn, &sh));
         n = elf_strptr(elf, strndx, sh.sh_name);
         if (n && strcmp(n, name) == 0)
-            return sh.sh_type;
+            return sh;
     }
     ck_abort_msg("no section %s", name);
-    return 0;
+    return sh;
+}
+
+/* The type and the flags of section `name` in the ELF a types-only open
+ * gives. */
+static GElf_Word section_type(Elf *elf, const char *name)
+{
+    return section_header(elf, name).sh_type;
+}
+
+static GElf_Xword section_flags(Elf *elf, const char *name)
+{
+    return section_header(elf, name).sh_flags;
 }
 
 /* The header of section `name` in the ELF file at path (read plainly). */
@@ -301,40 +313,12 @@ static void file_section(const char *path, const char *name, GElf_Shdr *out)
 {
     int fd = open(path, O_RDONLY);
     Elf *elf;
-    size_t strndx;
-    Elf_Scn *scn = NULL;
     ck_assert_int_ge(fd, 0);
     ck_assert_uint_ne(elf_version(EV_CURRENT), EV_NONE);
     ck_assert_ptr_nonnull(elf = elf_begin(fd, ELF_C_READ, NULL));
-    ck_assert_int_eq(elf_getshdrstrndx(elf, &strndx), 0);
-    while ((scn = elf_nextscn(elf, scn))) {
-        const char *n;
-        ck_assert_ptr_nonnull(gelf_getshdr(scn, out));
-        n = elf_strptr(elf, strndx, out->sh_name);
-        if (n && strcmp(n, name) == 0)
-            break;
-    }
-    ck_assert_msg(scn != NULL, "no section %s in %s", name, path);
+    *out = section_header(elf, name);
     elf_end(elf);
     close(fd);
-}
-
-/* The flags of section `name` in the ELF a types-only open gives. */
-static GElf_Xword section_flags(Elf *elf, const char *name)
-{
-    size_t strndx;
-    Elf_Scn *scn = NULL;
-    ck_assert_int_eq(elf_getshdrstrndx(elf, &strndx), 0);
-    while ((scn = elf_nextscn(elf, scn))) {
-        GElf_Shdr sh;
-        const char *n;
-        ck_assert_ptr_nonnull(gelf_getshdr(scn, &sh));
-        n = elf_strptr(elf, strndx, sh.sh_name);
-        if (n && strcmp(n, name) == 0)
-            return sh.sh_flags;
-    }
-    ck_abort_msg("no section %s", name);
-    return 0;
 }
 
 /* zlib's stream of "abc". */
