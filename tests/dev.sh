@@ -13,7 +13,8 @@ packages=(build-essential cmake pkg-config check libelf-dev libdw-dev elfutils g
           python3.11 python3.11-dev python3.11-dbg lldb-19 python3-lldb-19
           clang-19 lld libc6-dev-arm64-cross lintian unzip
           libclang-rt-19-dev qemu-user-static gdb-multiarch gcc-aarch64-linux-gnu
-          python3.11-venv libprotobuf-c-dev protobuf-c-compiler protobuf-compiler zlib1g-dev)
+          python3.11-venv libprotobuf-c-dev protobuf-c-compiler protobuf-compiler zlib1g-dev
+          libdeflate-dev)
 
 install_missing() {
     local missing=()

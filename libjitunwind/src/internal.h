@@ -108,17 +108,26 @@ JU_HIDDEN int ju_elf_build_id_hex(Elf *elf, char *hex, size_t size);
 JU_HIDDEN int ju_elf_build_id_debug_path(Elf *elf, char *path, size_t size);
 
 /* An ELF file opened for DWARF type lookups (ju_elf_open's results): libdw
- * then skips the debug sections that hold no type (types_only_elf.c), when
- * the file allows it; `map` is the private mapping `elf` reads then (NULL
- * when it is the plain open). Close with ju_elf_close_for_types. */
+ * then skips the debug sections that hold no type, and finds the
+ * compressed ones it reads already inflated (types_only_elf.c), when the
+ * file allows it; `map` is the private mapping `elf` reads then (NULL when
+ * it is the plain open), `inflated` how many sections were inflated into
+ * it. Close with ju_elf_close_for_types. */
 struct ju_types_elf {
     int fd;
     Elf *elf;
     void *map;
     size_t map_size;
+    unsigned inflated;
 };
 JU_HIDDEN int ju_elf_open_for_types(const char *path, struct ju_types_elf *out);
 JU_HIDDEN void ju_elf_close_for_types(struct ju_types_elf *f);
+/* Inflate the zlib stream in[0, in_size) into exactly out_size bytes at
+ * out: 0, ECORRUPT (a bad, short or long stream), ENOMEM, or EUNSUPPORTED
+ * when built without libdeflate (zlib_inflate.c). */
+JU_HIDDEN int ju_zlib_inflate(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_size);
+/* 1 when built with libdeflate (ju_zlib_inflate inflates), else 0. */
+JU_HIDDEN int ju_zlib_inflate_available(void);
 
 /* Core files: open one for reading (EIO, EELF), and find its NT_FILE note
  * (the file mappings: count, page size, count x {start, end, page offset},

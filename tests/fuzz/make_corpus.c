@@ -132,8 +132,11 @@ static uint64_t python_stack(struct py_image *p)
 
 static void python_seeds(void)
 {
-    size_t dwarf_len = 0, i;
+    size_t dwarf_len = 0, zdwarf_len = 0, i;
     uint8_t *dwarf = compile(DWARF_SOURCE, "c", "-g -c -O0", &dwarf_len);
+    /* The same with zlib-compressed sections, as distributions ship them:
+     * the reader inflates them itself (target/readers/types_only_elf.c). */
+    uint8_t *zdwarf = compile(DWARF_SOURCE, "c", "-g -gz=zlib -c -O0", &zdwarf_len);
     for (i = 0; i < sizeof VERSIONS / sizeof VERSIONS[0]; i++) {
         const struct version *v = &VERSIONS[i];
         struct py_image p;
@@ -160,9 +163,17 @@ static void python_seeds(void)
                               p.b, dwarf, dwarf_len);
             fclose(f);
         }
+        if (zdwarf) {
+            char name[64];
+            snprintf(name, sizeof name, "%s-zlib", v->name);
+            fuzz_target_write(f = seed("dwarf_layout", name), v->hex, 0, p.runtime, inner, 0,
+                              p.b, zdwarf, zdwarf_len);
+            fclose(f);
+        }
         pyi_free(&p);
     }
     free(dwarf);
+    free(zdwarf);
 }
 
 /* The JIT view (fuzz_jit_view): per 3.13/3.14 build two executors on the

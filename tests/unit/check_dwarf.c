@@ -13,6 +13,7 @@
 #include "jitunwind/dwarf.h"
 #include "py_image.h"
 #include "target/dwarf_answers.h"
+#include "target/dwarf_name_absence.h"
 #include "target/dwarf_type_index.h"
 #include "suite.h"
 
@@ -72,6 +73,14 @@ typedef struct {
     } state;
 } PyASCIIObject;
 PyASCIIObject ascii_object_instance;
+
+/* A struct of a three-character name, which GCC writes inline in
+ * .debug_info (DW_FORM_string) rather than in .debug_str, and which ends
+ * no other string of this file. */
+struct Qj7 {
+    int q;
+};
+struct Qj7 short_named_instance;
 
 static char self_path[4096];
 
@@ -269,22 +278,59 @@ START_TEST(separate_debug_file_through_debuglink)
 }
 END_TEST
 
-/* The type of section `name` in the ELF a types-only open gives. */
-static GElf_Word section_type(Elf *elf, const char *name)
+/* The header of section `name` of `elf`. */
+static GElf_Shdr section_header(Elf *elf, const char *name)
 {
     size_t strndx;
     Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
     ck_assert_int_eq(elf_getshdrstrndx(elf, &strndx), 0);
     while ((scn = elf_nextscn(elf, scn))) {
-        GElf_Shdr sh;
         const char *n;
         ck_assert_ptr_nonnull(gelf_getshdr(scn, &sh));
         n = elf_strptr(elf, strndx, sh.sh_name);
         if (n && strcmp(n, name) == 0)
-            return sh.sh_type;
+            return sh;
     }
     ck_abort_msg("no section %s", name);
-    return 0;
+    return sh;
+}
+
+/* The type and the flags of section `name` in the ELF a types-only open
+ * gives. */
+static GElf_Word section_type(Elf *elf, const char *name)
+{
+    return section_header(elf, name).sh_type;
+}
+
+static GElf_Xword section_flags(Elf *elf, const char *name)
+{
+    return section_header(elf, name).sh_flags;
+}
+
+/* The header of section `name` in the ELF file at path (read plainly). */
+static void file_section(const char *path, const char *name, GElf_Shdr *out)
+{
+    int fd = open(path, O_RDONLY);
+    Elf *elf;
+    ck_assert_int_ge(fd, 0);
+    ck_assert_uint_ne(elf_version(EV_CURRENT), EV_NONE);
+    ck_assert_ptr_nonnull(elf = elf_begin(fd, ELF_C_READ, NULL));
+    *out = section_header(elf, name);
+    elf_end(elf);
+    close(fd);
+}
+
+/* zlib's stream of "abc". */
+static const uint8_t ABC_STREAM[] = {0x78, 0x9c, 0x4b, 0x4c, 0x4a, 0x06,
+                                     0x00, 0x02, 0x4d, 0x01, 0x27};
+
+/* Whether this build inflates compressed sections itself (libdeflate). */
+static int inflates_itself(void)
+{
+    uint8_t out[3];
+    return ju_zlib_inflate(ABC_STREAM, sizeof ABC_STREAM, out, sizeof out) !=
+           JITUNWIND_EUNSUPPORTED;
 }
 
 /* A distribution-style separate debug file (zlib-compressed sections): the
@@ -315,6 +361,11 @@ START_TEST(a_compressed_debug_file_is_read_for_types_only)
     ck_assert_uint_eq(section_type(f.elf, ".debug_line"), SHT_NOBITS);
     ck_assert_uint_eq(section_type(f.elf, ".debug_info"), SHT_PROGBITS);
     ck_assert_uint_eq(section_type(f.elf, ".debug_abbrev"), SHT_PROGBITS);
+    if (inflates_itself()) { /* libdw finds them inflated: info, abbrev, str at least */
+        ck_assert_uint_ge(f.inflated, 3);
+        ck_assert_uint_eq(section_flags(f.elf, ".debug_info") & SHF_COMPRESSED, 0);
+        ck_assert_uint_eq(section_flags(f.elf, ".debug_abbrev") & SHF_COMPRESSED, 0);
+    }
     ju_elf_close_for_types(&f);
     ck_assert_int_eq(f.fd, -1);
     snprintf(path, sizeof path, "%s/prog", dir);
@@ -364,7 +415,7 @@ START_TEST(a_typedef_first_seen_incomplete_is_found_complete)
     uint64_t value = 0;
     ck_assert_int_eq(ju_elf_open_for_types(INCOMPLETE_FIRST_DWARF, &f), 0);
     ck_assert_ptr_nonnull(dwarf = dwarf_begin_elf(f.elf, DWARF_C_READ, NULL));
-    ck_assert_int_eq(ju_type_index_build(dwarf, &index), 0);
+    ck_assert_int_eq(ju_type_index_new(dwarf, &index), 0);
     ck_assert_int_eq(ju_type_index_find(index, "two_unit_probe_t", &owner, &off), 1);
     ck_assert_ptr_nonnull(dwarf_offdie(owner, off, &die));
     ck_assert_ptr_nonnull(dwarf_attr(&die, DW_AT_type, &attr));
@@ -380,6 +431,228 @@ START_TEST(a_typedef_first_seen_incomplete_is_found_complete)
     ck_assert_int_eq(jitunwind_dwarf_type_size(t, "two_unit_probe_t", &value), 0);
     ck_assert_uint_eq(value, sizeof(struct { int a; long b; }));
     jitunwind_dwarf_types_free(t);
+}
+END_TEST
+
+START_TEST(a_zlib_stream_inflates_whole_or_not_at_all)
+{
+    uint8_t out[8], bad[sizeof ABC_STREAM];
+    if (!inflates_itself()) {
+        printf("built without libdeflate: compressed sections are left to libelf\n");
+        return;
+    }
+    ck_assert_int_eq(ju_zlib_inflate(ABC_STREAM, sizeof ABC_STREAM, out, 3), 0);
+    ck_assert_int_eq(memcmp(out, "abc", 3), 0);
+    /* The size a section header gives must be the stream's, exactly. */
+    ck_assert_int_eq(ju_zlib_inflate(ABC_STREAM, sizeof ABC_STREAM, out, 2), JITUNWIND_ECORRUPT);
+    ck_assert_int_eq(ju_zlib_inflate(ABC_STREAM, sizeof ABC_STREAM, out, 4), JITUNWIND_ECORRUPT);
+    /* Cut short (no checksum), cut to its header, a wrong checksum, nothing. */
+    ck_assert_int_eq(ju_zlib_inflate(ABC_STREAM, sizeof ABC_STREAM - 4, out, 3),
+                     JITUNWIND_ECORRUPT);
+    ck_assert_int_eq(ju_zlib_inflate(ABC_STREAM, 2, out, 3), JITUNWIND_ECORRUPT);
+    memcpy(bad, ABC_STREAM, sizeof bad);
+    bad[sizeof bad - 1] ^= 1;
+    ck_assert_int_eq(ju_zlib_inflate(bad, sizeof bad, out, 3), JITUNWIND_ECORRUPT);
+    ck_assert_int_eq(ju_zlib_inflate(ABC_STREAM, 0, out, 3), JITUNWIND_ECORRUPT);
+}
+END_TEST
+
+/* Damage at `at` in the debug file at path: `len` bytes of `byte`. */
+static void damage(const char *path, uint64_t at, const void *bytes, size_t len)
+{
+    int fd = open(path, O_WRONLY);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(pwrite(fd, bytes, len, (off_t)at), (ssize_t)len);
+    close(fd);
+}
+
+/* A compressed .debug_info that does not inflate (garbage inside the
+ * stream, or a header claiming more than it holds) is left as it is to
+ * libelf, which refuses it as it did before the reader inflated sections:
+ * the file gives no DWARF, a clear error, and no crash. */
+START_TEST(a_corrupt_compressed_section_is_refused)
+{
+    char dir[] = "/tmp/ju-dwarf-zbad-XXXXXX", cmd[16384], garbled[256], lying[256];
+    uint8_t junk[64];
+    struct ju_types_elf f;
+    jitunwind_dwarf_types *t = (jitunwind_dwarf_types *)1;
+    GElf_Shdr sh;
+    Elf64_Chdr ch;
+    int fd;
+    find_self();
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd,
+             "cd %s && objcopy --only-keep-debug --compress-debug-sections=zlib '%s' garbled.debug"
+             " && cp garbled.debug lying.debug",
+             dir, self_path);
+    ck_assert_msg(run(cmd) == 0, "objcopy failed");
+    snprintf(garbled, sizeof garbled, "%s/garbled.debug", dir);
+    snprintf(lying, sizeof lying, "%s/lying.debug", dir);
+    file_section(garbled, ".debug_info", &sh);
+    ck_assert_uint_ne(sh.sh_flags & SHF_COMPRESSED, 0);
+    memset(junk, 0xa5, sizeof junk);
+    damage(garbled, sh.sh_offset + sizeof ch + (sh.sh_size - sizeof ch) / 2, junk, sizeof junk);
+    fd = open(lying, O_RDONLY);
+    ck_assert_int_eq(pread(fd, &ch, sizeof ch, (off_t)sh.sh_offset), (ssize_t)sizeof ch);
+    close(fd);
+    ch.ch_size += 4096;
+    damage(lying, sh.sh_offset, &ch, sizeof ch);
+    for (int i = 0; i < 2; i++) {
+        const char *path = i ? lying : garbled;
+        ck_assert_int_eq(ju_elf_open_for_types(path, &f), 0);
+        ck_assert_ptr_nonnull(f.map);
+        ck_assert_uint_ne(section_flags(f.elf, ".debug_info") & SHF_COMPRESSED, 0);
+        if (inflates_itself()) /* the others were: abbrev, str */
+            ck_assert_uint_ge(f.inflated, 2);
+        ju_elf_close_for_types(&f);
+        ck_assert_int_eq(jitunwind_dwarf_types_open(&t, path), JITUNWIND_ENOTFOUND);
+        ck_assert_ptr_null(t);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run(cmd);
+}
+END_TEST
+
+/* The two-unit library compressed as a distribution would: the typedef
+ * first seen incomplete is found complete in the second unit, from the
+ * sections this reader inflated. */
+START_TEST(a_compressed_file_answers_as_the_plain_one)
+{
+    char dir[] = "/tmp/ju-dwarf-z2-XXXXXX", cmd[4096], path[256];
+    jitunwind_dwarf_types *t = NULL;
+    struct ju_types_elf f;
+    uint64_t value = 0;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "objcopy --compress-debug-sections=zlib '%s' %s/two-units.so",
+             INCOMPLETE_FIRST_DWARF, dir);
+    ck_assert_msg(run(cmd) == 0, "objcopy failed");
+    snprintf(path, sizeof path, "%s/two-units.so", dir);
+    ck_assert_int_eq(ju_elf_open_for_types(path, &f), 0);
+    if (inflates_itself())
+        ck_assert_uint_eq(section_flags(f.elf, ".debug_info") & SHF_COMPRESSED, 0);
+    ju_elf_close_for_types(&f);
+    ck_assert_int_eq(jitunwind_dwarf_types_open(&t, path), 0);
+    ck_assert_int_eq(jitunwind_dwarf_member_offset(t, "two_unit_probe_t", "b", &value), 0);
+    ck_assert_uint_eq(value, offsetof(struct { int a; long b; }, b));
+    ck_assert_int_eq(jitunwind_dwarf_type_size(t, "two_unit_probe_t", &value), 0);
+    ck_assert_uint_eq(value, sizeof(struct { int a; long b; }));
+    ck_assert_int_eq(jitunwind_dwarf_type_size(t, "no_such_type", &value), JITUNWIND_ENOTFOUND);
+    jitunwind_dwarf_types_free(t);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run(cmd);
+}
+END_TEST
+
+/* A name no unit has is said absent from the sections' bytes, without a
+ * walk of the units; a name the file has, as a type named inline in
+ * .debug_info (`Qj7`), through .debug_str, or as a member, is not. */
+START_TEST(a_type_no_unit_has_is_proven_absent)
+{
+    struct ju_types_elf f;
+    struct ju_name_absence proof = {0};
+    Dwarf *dwarf;
+    jitunwind_dwarf_types *t = NULL;
+    uint64_t value;
+    find_self();
+    ck_assert_int_eq(ju_elf_open_for_types(self_path, &f), 0);
+    ck_assert_ptr_nonnull(dwarf = dwarf_begin_elf(f.elf, DWARF_C_READ, NULL));
+    ck_assert_int_eq(ju_dwarf_name_absent(dwarf, &proof, "no_such_probe_anywhere"), 1);
+    ck_assert_int_eq(proof.state, 1);
+    ck_assert_int_eq(ju_dwarf_name_absent(dwarf, &proof, "executor_probe"), 0);
+    ck_assert_int_eq(ju_dwarf_name_absent(dwarf, &proof, "Qj7"), 0);
+    ck_assert_int_eq(ju_dwarf_name_absent(dwarf, &proof, "jit_code"), 0);
+    ck_assert_int_eq(ju_dwarf_name_absent(dwarf, &proof, "no_such_probe_anywhere"), 1);
+    dwarf_end(dwarf);
+    ju_elf_close_for_types(&f);
+    ck_assert_int_eq(jitunwind_dwarf_types_open(&t, self_path), 0);
+    ck_assert_int_eq(jitunwind_dwarf_type_size(t, "no_such_probe_anywhere", &value),
+                     JITUNWIND_ENOTFOUND);
+    ck_assert_int_eq(jitunwind_dwarf_type_size(t, "no_such_probe_anywhere", &value),
+                     JITUNWIND_ENOTFOUND); /* kept absent */
+    ck_assert_int_eq(jitunwind_dwarf_member_offset(t, "PyThreadState", "interp", &value), 0);
+    ck_assert_uint_eq(value, offsetof(PyThreadState, interp));
+    ck_assert_int_eq(jitunwind_dwarf_type_size(t, "Qj7", &value), 0);
+    ck_assert_uint_eq(value, sizeof(struct Qj7));
+    jitunwind_dwarf_types_free(t);
+}
+END_TEST
+
+/* Of the three units, the one without types (no_types.c) is the one whose
+ * abbreviations say none of its DIEs can be a type. */
+static void check_units_that_may_name_types(Dwarf *dwarf)
+{
+    struct ju_name_absence memo = {0};
+    Dwarf_Off off = 0, next, table;
+    size_t hsize;
+    int units = 0, without = 0;
+    while (dwarf_nextcu(dwarf, off, &next, &hsize, &table, NULL, NULL) == 0) {
+        Dwarf_Die cu;
+        const char *name;
+        int may;
+        ck_assert_ptr_nonnull(dwarf_offdie(dwarf, off + hsize, &cu));
+        ck_assert_ptr_nonnull(name = dwarf_diename(&cu));
+        may = ju_dwarf_table_may_name_types(dwarf, &memo, table);
+        ck_assert_int_eq(may, strstr(name, "no_types.c") == NULL);
+        without += !may;
+        units++;
+        off = next;
+    }
+    ck_assert_int_eq(units, 3);
+    ck_assert_int_eq(without, 1);
+    ck_assert_int_eq(ju_dwarf_table_may_name_types(dwarf, &memo, (Dwarf_Off)1 << 40), 1);
+}
+
+/* The index walks units only as far as a name needs: the typedef of the
+ * first unit is found before the second is indexed, the struct of the
+ * second after; a name only declared is in the strings, so every unit is
+ * walked to say no unit defines it, but not the unit without types; the
+ * same file built by clang (names through .debug_str_offsets, DW_FORM_strx)
+ * answers alike. */
+START_TEST(the_index_walks_units_as_far_as_a_name_needs)
+{
+    char dir[] = "/tmp/ju-dwarf-idx-XXXXXX", cmd[4096], path[256];
+    const char *files[2] = {INCOMPLETE_FIRST_DWARF, path};
+    int i;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/clang-two-units.so", dir);
+    snprintf(cmd, sizeof cmd,
+             "clang-19 -g -gdwarf-5 -shared -fPIC -o %s %s/shapes/incomplete_first.c "
+             "%s/shapes/complete_second.c %s/shapes/no_types.c 2>/dev/null",
+             path, UNIT_SOURCE_DIR, UNIT_SOURCE_DIR, UNIT_SOURCE_DIR);
+    if (run(cmd) != 0) {
+        printf("clang-19 not found: the strx case is not checked\n");
+        files[1] = NULL;
+    }
+    for (i = 0; i < 2 && files[i]; i++) {
+        struct ju_types_elf f;
+        struct ju_type_index *index;
+        Dwarf *dwarf, *owner;
+        Dwarf_Off off, first_off;
+        jitunwind_dwarf_types *t = NULL;
+        uint64_t value;
+        ck_assert_int_eq(ju_elf_open_for_types(files[i], &f), 0);
+        ck_assert_ptr_nonnull(dwarf = dwarf_begin_elf(f.elf, DWARF_C_READ, NULL));
+        ck_assert_int_eq(ju_type_index_new(dwarf, &index), 0);
+        ck_assert_int_eq(ju_type_index_find(index, "two_unit_probe_t", &owner, &off), 1);
+        ck_assert_int_eq(dwarf_nextcu(dwarf, 0, &first_off, NULL, NULL, NULL, NULL), 0);
+        ck_assert_uint_lt(off, first_off); /* the first unit's typedef */
+        ck_assert_int_eq(ju_type_index_find(index, "two_unit_probe", &owner, &off), 1);
+        ck_assert_uint_gt(off, first_off); /* the second unit's struct */
+        ck_assert_int_eq(ju_type_index_find(index, "only_declared_probe", &owner, &off), 0);
+        ck_assert_int_eq(ju_type_index_find(index, "no_such_probe_anywhere", &owner, &off), 0);
+        ju_type_index_free(index);
+        check_units_that_may_name_types(dwarf);
+        dwarf_end(dwarf);
+        ju_elf_close_for_types(&f);
+        ck_assert_int_eq(jitunwind_dwarf_types_open(&t, files[i]), 0);
+        ck_assert_int_eq(jitunwind_dwarf_type_size(t, "only_declared_probe", &value),
+                         JITUNWIND_ENOTFOUND);
+        ck_assert_int_eq(jitunwind_dwarf_member_offset(t, "two_unit_probe_t", "b", &value), 0);
+        ck_assert_uint_eq(value, offsetof(struct { int a; long b; }, b));
+        jitunwind_dwarf_types_free(t);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run(cmd);
 }
 END_TEST
 
@@ -452,7 +725,12 @@ int main(void)
                                            answers_cached_between_runs,
                                            separate_debug_file_through_debuglink,
                                            a_compressed_debug_file_is_read_for_types_only,
+                                           a_zlib_stream_inflates_whole_or_not_at_all,
+                                           a_corrupt_compressed_section_is_refused,
+                                           a_compressed_file_answers_as_the_plain_one,
                                            a_typedef_first_seen_incomplete_is_found_complete,
+                                           a_type_no_unit_has_is_proven_absent,
+                                           the_index_walks_units_as_far_as_a_name_needs,
                                            bad_files,
                                            a_build_that_differs_from_the_table_is_read_with_its_dwarf));
 }

@@ -1,23 +1,28 @@
 /* The type-name index of a DWARF file (dwarf_type_index.h). Names point into
  * the file's string section, which lives as long as its Dwarf: nothing is
  * copied. Two open-addressing tables of one kind: names, and the partial
- * units already scanned (a dwz partial unit is imported by many units). */
+ * units already scanned (a dwz partial unit is imported by many units).
+ * Units are indexed in order, as lookups need them. */
 #include <dwarf.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "target/dwarf_name_absence.h"
 #include "target/dwarf_type_index.h"
 
 /* An entry of either table: a type name's first DIE (`name` set), or a
- * partial unit scanned (`name` NULL). `owner` NULL: an empty entry. */
+ * partial unit scanned (`name` NULL). `owner` NULL: an empty entry. A name
+ * proven absent has die ABSENT and its own copy of the name. */
 struct entry {
     uint64_t hash;
     const char *name;
     Dwarf *owner;
     Dwarf_Off die;
 };
+
+#define ABSENT ((Dwarf_Off)-1)
 
 struct table {
     struct entry *e;
@@ -27,6 +32,10 @@ struct table {
 struct ju_type_index {
     struct table names, units;
     size_t units_scanned;
+    Dwarf *dwarf;
+    Dwarf_Off next_unit; /* the first unit not indexed yet */
+    int all_indexed;
+    struct ju_name_absence absence;
 };
 
 static uint64_t hash_name(const char *s)
@@ -139,32 +148,71 @@ static int index_unit(struct ju_type_index *x, Dwarf_Die *unit, int imported)
     return 0;
 }
 
-int ju_type_index_build(Dwarf *dwarf, struct ju_type_index **out)
+int ju_type_index_new(Dwarf *dwarf, struct ju_type_index **out)
 {
     struct ju_type_index *x = calloc(1, sizeof *x);
-    Dwarf_Off off = 0, next;
-    size_t hsize;
     int rc = x ? make_room(&x->names, JU_TYPE_INDEX_MAX_ENTRIES) : JITUNWIND_ENOMEM;
     *out = NULL;
-    while (rc == 0 && dwarf_nextcu(dwarf, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-        Dwarf_Die cu;
-        if (dwarf_offdie(dwarf, off + hsize, &cu))
-            rc = index_unit(x, &cu, 0);
-        off = next;
-    }
     if (rc < 0) {
         ju_type_index_free(x);
         return rc;
     }
+    x->dwarf = dwarf;
     *out = x;
     return 0;
 }
 
-int ju_type_index_find(const struct ju_type_index *x, const char *name, Dwarf **owner,
-                       Dwarf_Off *die)
+/* Index the next unit (none of its DIEs when its abbreviations say none
+ * names a type): 0, or ENOMEM / ELIMIT. */
+static int index_next_unit(struct ju_type_index *x)
+{
+    Dwarf_Off next, table;
+    size_t hsize;
+    Dwarf_Die cu;
+    int rc = 0;
+    if (dwarf_nextcu(x->dwarf, x->next_unit, &next, &hsize, &table, NULL, NULL) != 0) {
+        x->all_indexed = 1;
+        return 0;
+    }
+    if (ju_dwarf_table_may_name_types(x->dwarf, &x->absence, table) &&
+        dwarf_offdie(x->dwarf, x->next_unit + hsize, &cu))
+        rc = index_unit(x, &cu, 0);
+    x->next_unit = next;
+    return rc;
+}
+
+/* The entry of `name`, when the units indexed so far have one. */
+static const struct entry *indexed(const struct ju_type_index *x, const char *name)
 {
     const struct entry *e = name_slot(&x->names, name, hash_name(name));
-    if (!e->owner)
+    return e->owner ? e : NULL;
+}
+
+/* Keep that `name` is absent, so that it is proven once (best effort). */
+static void note_absent(struct ju_type_index *x, const char *name)
+{
+    char *copy = strdup(name);
+    if (copy && add_name(x, copy, x->dwarf, ABSENT) < 0)
+        free(copy);
+}
+
+int ju_type_index_find(struct ju_type_index *x, const char *name, Dwarf **owner,
+                       Dwarf_Off *die)
+{
+    const struct entry *e = indexed(x, name);
+    int rc;
+    if (e && e->die == ABSENT)
+        return 0;
+    if (!e && !x->all_indexed && ju_dwarf_name_absent(x->dwarf, &x->absence, name)) {
+        note_absent(x, name);
+        return 0;
+    }
+    while (!e && !x->all_indexed) {
+        if ((rc = index_next_unit(x)) < 0)
+            return rc;
+        e = indexed(x, name);
+    }
+    if (!e)
         return 0;
     *owner = e->owner;
     *die = e->die;
@@ -173,8 +221,12 @@ int ju_type_index_find(const struct ju_type_index *x, const char *name, Dwarf **
 
 void ju_type_index_free(struct ju_type_index *x)
 {
+    size_t i;
     if (!x)
         return;
+    for (i = 0; i < x->names.cap; i++)
+        if (x->names.e[i].owner && x->names.e[i].die == ABSENT)
+            free((char *)x->names.e[i].name);
     free(x->names.e);
     free(x->units.e);
     free(x);

@@ -24,7 +24,7 @@ struct jitunwind_dwarf_types {
     struct ju_types_elf file; /* what `dwarf` reads */
     Dwarf *dwarf;
     char source[1024];
-    struct ju_type_index *index; /* built at the first type lookup */
+    struct ju_type_index *index; /* made at the first type lookup */
     int index_failed;            /* then every lookup searches the units */
     /* With a cache directory: the answers kept for this build, consulted
      * before the DWARF, which is opened only when one is missing (dwarf
@@ -321,13 +321,19 @@ static int find_type(struct jitunwind_dwarf_types *t, const char *name, Dwarf_Di
     Dwarf_Die entry;
     if (strlen(name) >= NAME_MAX_LEN)
         return JITUNWIND_EINVAL;
-    if (!t->index && !t->index_failed && ju_type_index_build(t->dwarf, &t->index) < 0)
+    if (!t->index && !t->index_failed && ju_type_index_new(t->dwarf, &t->index) < 0)
         t->index_failed = 1;
     if (t->index) {
-        if (!ju_type_index_find(t->index, name, &owner, &off))
+        int rc = ju_type_index_find(t->index, name, &owner, &off);
+        if (rc == 0)
             return JITUNWIND_ENOTFOUND;
-        if (dwarf_offdie(owner, off, &entry) && names_type(&entry, name, out))
+        if (rc > 0 && dwarf_offdie(owner, off, &entry) && names_type(&entry, name, out))
             return 0;
+        if (rc < 0) { /* past a limit: every lookup searches the units */
+            ju_type_index_free(t->index);
+            t->index = NULL;
+            t->index_failed = 1;
+        }
     }
     return scan_units(t, name, out) ? 0 : JITUNWIND_ENOTFOUND;
 }
