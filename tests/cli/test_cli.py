@@ -1049,7 +1049,7 @@ def mode_layout_cache(build, work):
     entries = os.path.join(cache, "jitunwind")
     proc, gate = start_script(python, [], BLOCKED_SCRIPT, work, "blocked.py")
 
-    def stack(label, *extra, env_extra=None):
+    def stack(label, *extra, env_extra=None, stats=None):
         env = dict(os.environ, XDG_CACHE_HOME=cache)
         env.pop("JITUNWIND_NO_CACHE", None)
         env.update(env_extra or {})
@@ -1061,6 +1061,8 @@ def mode_layout_cache(build, work):
         doc = json.loads(p.stdout)
         if len(doc["threads"]) != 9:
             fail("%s: %d threads, want 9" % (label, len(doc["threads"])))
+        if stats is not None:
+            stats.update((k, int(v)) for k, v in re.findall(r"^([a-z ]+): (\d+)$", p.stderr, re.M))
         return p.stdout
 
     def entry():
@@ -1100,6 +1102,21 @@ def mode_layout_cache(build, work):
             if os.path.exists(entries):
                 fail("%s: the cache was written: %r" % (label, os.listdir(entries)))
         print("ok: JITUNWIND_NO_CACHE=1 and --no-cache: the same stack, nothing written")
+        # Within a run, --no-cache also turns off the code-object cache and
+        # the 4 KiB blocks: the same stack, read in many more pieces.
+        cached, uncached = {}, {}
+        if stack("--stats", "--stats", env_extra={"JITUNWIND_NO_CACHE": "1"},
+                 stats=cached) != cold or stack("--no-cache --stats", "--no-cache", "--stats",
+                                                stats=uncached) != cold:
+            fail("--stats: the stack differs from the cached runs'")
+        if not cached.get("reads") or not uncached.get("reads") or \
+                cached["reads"] * 4 > uncached["reads"] or cached.get("cache hits", 0) < 8 * 30 \
+                or uncached.get("cache hits") != 0:
+            fail("--stats: with the caches %r, without %r: want a quarter of the reads or "
+                 "fewer, and a code-cache hit for most of the 8 x 30 recursive frames" % (
+                     cached, uncached))
+        print("ok: stack reads %d times with the code and block caches, %d without; %d "
+              "code-cache hits" % (cached["reads"], uncached["reads"], cached["cache hits"]))
         stack("refill")
         lines = written.splitlines(True)
         answer = next(i for i, l in enumerate(lines) if l.startswith("answer 1 0 "))

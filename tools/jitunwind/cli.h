@@ -92,7 +92,7 @@ int cli_target_open(struct cli_target *t, const struct cli_options *opt, int nee
 void cli_target_close(struct cli_target *t);
 void cli_target_note(struct cli_target *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* record: serve reads from 4 KiB blocks read once each until
+/* record and stack: serve reads from 4 KiB blocks read once each until
  * cli_target_forget_reads (a sample of a running target, or one stopped
  * thread): a thread's frames and stack words lie together, so a sample
  * makes a few large reads instead of many small ones. */

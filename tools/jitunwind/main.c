@@ -9,9 +9,9 @@
 
 static const char usage_text[] =
     "usage: jitunwind stack PID [--python] [--native-all] [--json] [--locals] [--threads TID,...]\n"
-    "                       [--no-cache]\n"
+    "                       [--no-cache] [--stats]\n"
     "       jitunwind stack --core CORE [--exe PYTHON] [--native-all] [--json] [--locals]\n"
-    "                       [--threads TID,...] [--no-cache]\n"
+    "                       [--threads TID,...] [--no-cache] [--stats]\n"
     "       jitunwind record PID [-F HZ] [-d SECONDS] [-o FILE]\n"
     "                       [--format collapsed|speedscope|pprof] [--nonblocking] [--no-cache]\n"
     "                       [--no-chain-cache] [--mark-frames] [--stats]\n"
@@ -34,8 +34,10 @@ static const char help_text[] =
     "  --locals         each Python frame's arguments and locals (repr, bounded)\n"
     "  --threads LIST   only these thread ids (comma-separated)\n"
     "  --no-cache       read the interpreter's DWARF again rather than the answers kept\n"
-    "                   in $XDG_CACHE_HOME/jitunwind (or ~/.cache/jitunwind); the same\n"
-    "                   as JITUNWIND_NO_CACHE=1\n"
+    "                   in $XDG_CACHE_HOME/jitunwind (or ~/.cache/jitunwind), as\n"
+    "                   JITUNWIND_NO_CACHE=1 does, and read every frame's code object\n"
+    "                   and memory afresh (no caches at all)\n"
+    "  --stats          print the target reads made at the end\n"
     "\n"
     "record / top options:\n"
     "  -F HZ            samples per second (default 100)\n"
@@ -168,7 +170,7 @@ static int parse(int argc, char **argv, struct cli_options *opt)
             opt->no_chain_cache = 1;
         } else if (strcmp(a, "--mark-frames") == 0 && !is_stack) {
             opt->mark_frames = 1;
-        } else if (strcmp(a, "--stats") == 0 && !is_stack) {
+        } else if (strcmp(a, "--stats") == 0) {
             opt->stats = 1;
         } else if (a[0] != '-' && !opt->pid) {
             if (parse_int(a, &opt->pid) < 0)

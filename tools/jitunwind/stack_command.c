@@ -1,11 +1,22 @@
 /* `jitunwind stack`: every thread of a live process or a core, one at a
- * time: stop it (live), unwind, decode, print, release. */
+ * time: stop it (live), unwind, decode, print, release.
+ *
+ * Within one thread's turn the reads go through the command's page cache
+ * and the reader's code-object cache (a 100-deep recursion reads its code
+ * object, names and line table once, and its frames a page at a time,
+ * instead of eight small reads a frame); both are forgotten or re-checked
+ * at the next thread, since the other threads ran meanwhile. --no-cache
+ * turns them off with the layout answers on disk. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+
+/* Distinct code objects kept while one stack is read (5 KiB each, touched
+ * only when used): more than a deep stack of distinct functions holds. */
+#define CODE_CACHE_ENTRIES 1024u
 
 static int tracer_of(int pid)
 {
@@ -78,6 +89,16 @@ static size_t list_threads(struct cli_target *t, const struct cli_options *opt,
     return n;
 }
 
+/* --stats: what the command read, on stderr (stdout stays the stack). */
+static void print_stats(struct cli_target *t)
+{
+    struct jitunwind_py_cache_stats cs = {0};
+    jitunwind_pyreader_cache_stats(t->py, &cs); /* zeros with the cache off */
+    fprintf(stderr, "reads: %llu\ncache hits: %llu\ncache misses: %llu\n",
+            (unsigned long long)t->reads, (unsigned long long)cs.hits,
+            (unsigned long long)cs.misses);
+}
+
 int cli_stack_command(const struct cli_options *opt)
 {
     static struct cli_thread threads[CLI_MAX_TIDS];
@@ -91,6 +112,9 @@ int cli_stack_command(const struct cli_options *opt)
     n = list_threads(&t, opt, threads, CLI_MAX_TIDS, &code);
     if (code != CLI_OK)
         goto done;
+    if (!opt->no_cache && (jitunwind_pyreader_cache_code(t.py, CODE_CACHE_ENTRIES) < 0 ||
+                           cli_target_cache_reads(&t) < 0))
+        fprintf(stderr, "jitunwind: no memory for the caches; reading without them\n");
     if (!(s = calloc(1, sizeof *s))) {
         fprintf(stderr, "jitunwind: out of memory\n");
         code = CLI_NO_TARGET;
@@ -112,6 +136,10 @@ int cli_stack_command(const struct cli_options *opt)
             }
             held = rc == 0;
             stopped += held;
+        }
+        if (!opt->no_cache) {
+            cli_target_forget_reads(&t);
+            jitunwind_pyreader_cache_next_sample(t.py);
         }
         cli_stack_build(&t, th, opt, s);
         if (shown == 0) {
@@ -146,6 +174,8 @@ int cli_stack_command(const struct cli_options *opt)
         cli_json_end(stdout, &t, code);
     else
         cli_text_footer(stdout, &t);
+    if (opt->stats)
+        print_stats(&t);
 done:
     fflush(stdout);
     free(s);
