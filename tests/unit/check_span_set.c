@@ -58,8 +58,18 @@ static void check_contents(const struct ju_span_set *set, const struct model *m)
         for (k = 1; k <= JU_SPAN_KEYS; k++) /* the keys of the positions in use */
             if (k * JU_SPAN_GROUP >= c->lo && k * JU_SPAN_GROUP < c->hi)
                 ck_assert_uint_eq(c->key[k - 1], c->s[k * JU_SPAN_GROUP].start);
+        /* A removed span may stay vacated in place (its end set to its
+         * start), never at a chunk's ends, never next to another. */
+        ck_assert_uint_ne(c->s[c->lo].end, c->s[c->lo].start);
+        ck_assert_uint_ne(c->s[c->hi - 1].end, c->s[c->hi - 1].start);
         for (k = c->lo; k < c->hi; k++) {
             ck_assert_uint_le(prev_end, c->s[k].start);
+            if (k > c->lo)
+                ck_assert_uint_lt(c->s[k - 1].start, c->s[k].start);
+            if (c->s[k].end == c->s[k].start) {
+                ck_assert_uint_ne(c->s[k - 1].end, c->s[k - 1].start);
+                continue;
+            }
             ck_assert_msg(model_find(m, c->s[k].start) != SIZE_MAX, "span %#llx not in the model",
                           (unsigned long long)c->s[k].start);
             prev_end = c->s[k].end;

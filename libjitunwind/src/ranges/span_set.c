@@ -9,6 +9,13 @@ static struct ju_span_chunk *chunk(const struct ju_span_set *set, size_t i)
     return set->chunks[set->head + i];
 }
 
+/* A removed span left in place (span_set.h): its start kept, its end set
+ * to its start. Live spans are never empty. */
+static int vacated(const struct ju_span *s)
+{
+    return s->end == s->start;
+}
+
 #define GUESS_WINDOW 8u
 
 /* The last i in [0, n) with key[i] <= x, the keys sorted and distinct and
@@ -128,17 +135,18 @@ static void chunk_put(struct ju_span_chunk *c, uint32_t p, struct ju_span v)
     }
 }
 
-static void chunk_take(struct ju_span_chunk *c, uint32_t p)
+/* Take positions [a, b) out of a chunk, moving the shorter side. */
+static void chunk_take(struct ju_span_chunk *c, uint32_t a, uint32_t b)
 {
-    uint32_t left = p - c->lo, right = c->hi - p - 1;
+    uint32_t left = a - c->lo, right = c->hi - b, n = b - a;
     if (left < right) {
-        memmove(&c->s[c->lo + 1], &c->s[c->lo], left * sizeof c->s[0]);
-        c->lo++;
-        rekey(c, c->lo, p + 1);
+        memmove(&c->s[c->lo + n], &c->s[c->lo], left * sizeof c->s[0]);
+        c->lo += n;
+        rekey(c, c->lo, b);
     } else {
-        memmove(&c->s[p], &c->s[p + 1], right * sizeof c->s[0]);
-        c->hi--;
-        rekey(c, p, c->hi);
+        memmove(&c->s[a], &c->s[b], right * sizeof c->s[0]);
+        c->hi -= n;
+        rekey(c, a, c->hi);
     }
 }
 
@@ -289,18 +297,20 @@ static int insert_full(struct ju_span_set *set, size_t k, uint32_t p, struct ju_
         return JITUNWIND_ENOMEM;
     memcpy(n->s, &c->s[mid], (c->hi - mid) * sizeof v);
     n->hi = c->hi - mid;
+    n->lo = vacated(&n->s[0]); /* the halves' ends are live spans, as every chunk's */
     rekey(n, n->lo, n->hi);
     if (insert_chunk(set, k + 1, n) < 0) {
         free(n);
         return JITUNWIND_ENOMEM;
     }
-    c->hi = mid;
+    c->hi = mid - (uint32_t)vacated(&c->s[mid - 1]);
     if (p <= mid) {
-        chunk_put(c, p, v);
+        chunk_put(c, p < c->hi ? p : c->hi, v);
         set->first[set->head + k] = c->s[c->lo].start;
         set->finger = k;
     } else {
-        chunk_put(n, p - mid, v);
+        chunk_put(n, p - mid, v); /* at 1 of 0 vacated: its new first */
+        set->first[set->head + k + 1] = n->s[n->lo].start;
         set->finger = k + 1;
     }
     return 0;
@@ -311,7 +321,7 @@ int ju_span_set_insert(struct ju_span_set *set, uint64_t start, uint64_t end)
     struct ju_span v = {start, end};
     struct ju_span_chunk *c;
     size_t k;
-    uint32_t p;
+    uint32_t p, gap_before, gap_after;
     if (set->count == 0) {
         if (!(c = new_chunk(JU_SPAN_CHUNK / 2)))
             return JITUNWIND_ENOMEM;
@@ -326,13 +336,23 @@ int ju_span_set_insert(struct ju_span_set *set, uint64_t start, uint64_t end)
     k = chunk_for(set, start);
     c = chunk(set, k);
     p = upper_bound(set, k, start);
-    /* The span before (only in this chunk: p is its first only for the
-     * first chunk) and the one after. */
-    if (p > c->lo && c->s[p - 1].end > start)
+    /* The live span before (only in this chunk: p is its first only for
+     * the first chunk) and the one after; a vacated position between is
+     * skipped (never two in a row, never at a chunk's ends). */
+    gap_before = p > c->lo && vacated(&c->s[p - 1]);
+    gap_after = p < c->hi && vacated(&c->s[p]);
+    if (p > c->lo && c->s[p - 1 - gap_before].end > start)
         return JITUNWIND_EOVERLAP;
-    if (p < c->hi ? c->s[p].start < end
-                  : k + 1 < set->count && set->first[set->head + k + 1] < end)
+    if (p + gap_after < c->hi ? c->s[p + gap_after].start < end
+                              : k + 1 < set->count && set->first[set->head + k + 1] < end)
         return JITUNWIND_EOVERLAP;
+    if (gap_before || gap_after) { /* fill the vacated position: nothing moves */
+        uint32_t at = gap_before ? p - 1 : p;
+        c->s[at] = v;
+        rekey(c, at, at + 1);
+        set->finger = k;
+        return 0;
+    }
     if (c->hi - c->lo == JU_SPAN_CHUNK)
         return insert_full(set, k, p, v);
     chunk_put(c, p, v);
@@ -351,9 +371,18 @@ int ju_span_set_remove(struct ju_span_set *set, uint64_t start)
     k = chunk_for(set, start);
     c = chunk(set, k);
     p = upper_bound(set, k, start); /* one past the span starting at `start`, if any */
-    if (p == c->lo || c->s[p - 1].start != start)
+    if (p == c->lo || c->s[p - 1].start != start || vacated(&c->s[p - 1]))
         return JITUNWIND_ENOTFOUND;
-    chunk_take(c, p - 1);
+    p--;
+    /* Inside the chunk between two live spans, the span is vacated in
+     * place; otherwise it is taken out with the vacated neighbours it has. */
+    if (p > c->lo && p + 1 < c->hi && !vacated(&c->s[p - 1]) && !vacated(&c->s[p + 1])) {
+        c->s[p].end = start;
+        set->finger = k;
+        return 0;
+    }
+    chunk_take(c, p - (p > c->lo && vacated(&c->s[p - 1])),
+               p + 1 + (p + 1 < c->hi && vacated(&c->s[p + 1])));
     if (c->lo == c->hi) {
         erase_chunk(set, k);
         set->finger = k < set->count ? k : 0;
@@ -369,8 +398,11 @@ int ju_span_set_remove(struct ju_span_set *set, uint64_t start)
 size_t ju_span_set_count(const struct ju_span_set *set)
 {
     size_t i, n = 0;
-    for (i = 0; i < set->count; i++)
-        n += chunk(set, i)->hi - chunk(set, i)->lo;
+    for (i = 0; i < set->count; i++) {
+        const struct ju_span_chunk *c = chunk(set, i);
+        for (uint32_t p = c->lo; p < c->hi; p++)
+            n += !vacated(&c->s[p]);
+    }
     return n;
 }
 
