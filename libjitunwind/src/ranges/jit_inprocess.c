@@ -340,7 +340,7 @@ JITUNWIND_API void jitunwind_jit_reset(void)
     memset(name_block_size, 0, sizeof name_block_size);
     ju_reserved_array_clear(&slot_array); /* every slot free (zero) again */
     ju_reserved_array_clear(&state_array);
-    ju_span_set_free(&spans);
+    ju_span_set_clear(&spans);
     for (i = 0; i < NAME_CLASSES; i++)
         free_head[i] = NO_SLOT;
     capacity = used = 0;

@@ -27,7 +27,8 @@ static int vacated(const struct ju_span *s)
  * GUESS_WINDOW keys either side of the guess when those two bound x (one
  * or two cache lines); otherwise (clustered or outlying keys) it searches
  * all n, two loads later. */
-static size_t guided_search(const uint64_t *key, size_t n, uint64_t x)
+static size_t guided_search(const uint64_t *key, struct ju_span_chunk *const *chunks, size_t n,
+                            uint64_t x)
 {
     size_t lo = 0, hi = n; /* key[lo] <= x; the answer is below hi */
     if (n > 2 * GUESS_WINDOW) {
@@ -35,6 +36,7 @@ static size_t guided_search(const uint64_t *key, size_t n, uint64_t x)
         size_t g = (size_t)(frac * (double)(n - 1)), w0, w1;
         if (g > n - 1)
             g = n - 1;
+        __builtin_prefetch(chunks[g]);
         w0 = g > GUESS_WINDOW ? g - GUESS_WINDOW : 0;
         w1 = n - 1 - g > GUESS_WINDOW ? g + GUESS_WINDOW : n - 1;
         if (key[w0] <= x && key[w1] > x) {
@@ -63,7 +65,7 @@ static size_t chunk_for(const struct ju_span_set *set, uint64_t start)
         return n - 1;
     if (f < n && first[f] <= start && first[f + 1] > start) /* f + 1 < n: not the last */
         return f;
-    return guided_search(first, n, start);
+    return guided_search(first, set->chunks + set->head, n, start);
 }
 
 /* The position in chunk k of the first span starting above `start`. Spans
@@ -153,12 +155,49 @@ static void chunk_take(struct ju_span_chunk *c, uint32_t a, uint32_t b)
 _Static_assert(offsetof(struct ju_span_chunk, s) == 64, "the header is one cache line");
 _Static_assert(sizeof(struct ju_span_chunk) % 64 == 0, "aligned_alloc takes whole lines");
 
-static struct ju_span_chunk *new_chunk(uint32_t at)
+static int in_arena(const struct ju_span_set *set, const struct ju_span_chunk *c)
 {
-    struct ju_span_chunk *c = aligned_alloc(64, sizeof *c); /* the header is one line */
-    if (c)
-        c->lo = c->hi = at;
+    const char *base = set->arena.base;
+    return base && (const char *)c >= base && (const char *)c < base + set->arena.reserved;
+}
+
+/* A chunk from the set's arena (a spare one, else the next, the writable
+ * part doubling as needed), or from the heap when the arena cannot be
+ * reserved or is used up. */
+static struct ju_span_chunk *new_chunk(struct ju_span_set *set, uint32_t at)
+{
+    struct ju_span_chunk *c = set->spare;
+    if (c) {
+        set->spare = (struct ju_span_chunk *)(uintptr_t)c->key[0];
+    } else {
+        if (!set->arena.base && !set->no_arena &&
+            ju_reserved_array_open(&set->arena, JU_SPAN_ARENA) < 0)
+            set->no_arena = 1; /* address space short (ulimit -v): the heap */
+        if (set->arena.base && (set->arena_used + 1) * sizeof *c <= set->arena.reserved) {
+            size_t want = (set->arena_used + 1) * sizeof *c, grow = 2 * set->arena.writable;
+            if (want > set->arena.writable &&
+                ju_reserved_array_grow(&set->arena, grow > want && grow <= set->arena.reserved
+                                                        ? grow
+                                                        : want) < 0)
+                return NULL;
+            c = (struct ju_span_chunk *)set->arena.base + set->arena_used++;
+        } else if (!(c = aligned_alloc(64, sizeof *c))) { /* the header is one line */
+            return NULL;
+        }
+    }
+    c->lo = c->hi = at;
     return c;
+}
+
+/* Give a chunk back: an arena chunk becomes a spare (its key[0] the link). */
+static void drop_chunk(struct ju_span_set *set, struct ju_span_chunk *c)
+{
+    if (!in_arena(set, c)) {
+        free(c);
+        return;
+    }
+    c->key[0] = (uint64_t)(uintptr_t)set->spare;
+    set->spare = c;
 }
 
 /* Move the chunk array to the middle of its room (of a larger allocation
@@ -220,7 +259,7 @@ static int insert_chunk(struct ju_span_set *set, size_t pos, struct ju_span_chun
 static void erase_chunk(struct ju_span_set *set, size_t pos)
 {
     size_t at = set->head + pos;
-    free(set->chunks[at]);
+    drop_chunk(set, set->chunks[at]);
     if (2 * pos < set->count) {
         memmove(&set->chunks[set->head + 1], &set->chunks[set->head], pos * sizeof *set->chunks);
         memmove(&set->first[set->head + 1], &set->first[set->head], pos * sizeof *set->first);
@@ -283,24 +322,24 @@ static int insert_full(struct ju_span_set *set, size_t k, uint32_t p, struct ju_
     uint32_t mid = c->lo + JU_SPAN_CHUNK / 2;
     if (p == c->lo || p == c->hi) {
         int before = p == c->lo;
-        if (!(n = new_chunk(before ? JU_SPAN_CHUNK : 0)))
+        if (!(n = new_chunk(set, before ? JU_SPAN_CHUNK : 0)))
             return JITUNWIND_ENOMEM;
         chunk_put(n, before ? n->lo : n->hi, v);
         if (insert_chunk(set, before ? k : k + 1, n) < 0) {
-            free(n);
+            drop_chunk(set, n);
             return JITUNWIND_ENOMEM;
         }
         set->finger = before ? k : k + 1;
         return 0;
     }
-    if (!(n = new_chunk(0)))
+    if (!(n = new_chunk(set, 0)))
         return JITUNWIND_ENOMEM;
     memcpy(n->s, &c->s[mid], (c->hi - mid) * sizeof v);
     n->hi = c->hi - mid;
     n->lo = vacated(&n->s[0]); /* the halves' ends are live spans, as every chunk's */
     rekey(n, n->lo, n->hi);
     if (insert_chunk(set, k + 1, n) < 0) {
-        free(n);
+        drop_chunk(set, n);
         return JITUNWIND_ENOMEM;
     }
     c->hi = mid - (uint32_t)vacated(&c->s[mid - 1]);
@@ -323,11 +362,11 @@ int ju_span_set_insert(struct ju_span_set *set, uint64_t start, uint64_t end)
     size_t k;
     uint32_t p, gap_before, gap_after;
     if (set->count == 0) {
-        if (!(c = new_chunk(JU_SPAN_CHUNK / 2)))
+        if (!(c = new_chunk(set, JU_SPAN_CHUNK / 2)))
             return JITUNWIND_ENOMEM;
         chunk_put(c, c->lo, v);
         if (insert_chunk(set, 0, c) < 0) {
-            free(c);
+            drop_chunk(set, c);
             return JITUNWIND_ENOMEM;
         }
         set->finger = 0;
@@ -406,12 +445,22 @@ size_t ju_span_set_count(const struct ju_span_set *set)
     return n;
 }
 
-void ju_span_set_free(struct ju_span_set *set)
+void ju_span_set_clear(struct ju_span_set *set)
 {
+    struct ju_reserved_array arena = set->arena;
     size_t i;
     for (i = 0; i < set->count; i++)
-        free(chunk(set, i));
+        if (!in_arena(set, chunk(set, i)))
+            free(chunk(set, i));
     free(set->chunks);
     free(set->first);
+    ju_reserved_array_clear(&arena); /* every arena chunk unused again */
     memset(set, 0, sizeof *set);
+    set->arena = arena;
+}
+
+void ju_span_set_free(struct ju_span_set *set)
+{
+    ju_span_set_clear(set);
+    ju_reserved_array_close(&set->arena);
 }

@@ -20,6 +20,7 @@
 #define JU_SPAN_SET_H
 
 #include "internal.h"
+#include "ranges/reserved_array.h"
 
 #define JU_SPAN_CHUNK 128u
 
@@ -42,14 +43,23 @@ struct ju_span_chunk {
     struct ju_span s[JU_SPAN_CHUNK];
 };
 
+/* Chunks are cut from an arena of this much address space per set
+ * (reserved_array.h: no memory until used, 2 MiB pages once it is large),
+ * then from the heap. */
+#define JU_SPAN_ARENA (512u * 1024u * 1024u)
+
 struct ju_span_set {
     struct ju_span_chunk **chunks; /* chunks[head..head+count), in address order */
     uint64_t *first;               /* first[i]: the first start of chunks[i] */
     size_t head, count, cap;
     size_t finger; /* a chunk position (from head) likely to be used next */
+    struct ju_reserved_array arena;
+    size_t arena_used;           /* chunks cut from the arena */
+    struct ju_span_chunk *spare; /* arena chunks no longer used */
+    int no_arena;                /* the arena could not be reserved */
 };
 
-#define JU_SPAN_SET_INIT {NULL, NULL, 0, 0, 0, 0}
+#define JU_SPAN_SET_INIT {NULL, NULL, 0, 0, 0, 0, {NULL, 0, 0, 0}, 0, NULL, 0}
 
 /* 0, EOVERLAP (a span of the set overlaps [start, end)), ENOMEM. The span
  * must not be empty. */
@@ -57,6 +67,10 @@ JU_HIDDEN int ju_span_set_insert(struct ju_span_set *set, uint64_t start, uint64
 /* 0, or ENOTFOUND when no span starts at `start`. */
 JU_HIDDEN int ju_span_set_remove(struct ju_span_set *set, uint64_t start);
 JU_HIDDEN size_t ju_span_set_count(const struct ju_span_set *set);
+/* Empty the set, keeping the start of its arena as a heap keeps its top
+ * (reserved_array.h), for a set filled again (jitunwind_jit_reset). */
+JU_HIDDEN void ju_span_set_clear(struct ju_span_set *set);
+/* Empty the set and give all its memory back. */
 JU_HIDDEN void ju_span_set_free(struct ju_span_set *set);
 
 #endif
