@@ -343,13 +343,14 @@ static int insert_full(struct ju_span_set *set, size_t k, uint32_t p, struct ju_
         return JITUNWIND_ENOMEM;
     }
     c->hi = mid - (uint32_t)vacated(&c->s[mid - 1]);
+    /* v is next to no vacated position (it would have taken it), so p is
+     * neither at a dropped one nor just after it. */
     if (p <= mid) {
-        chunk_put(c, p < c->hi ? p : c->hi, v);
+        chunk_put(c, p, v);
         set->first[set->head + k] = c->s[c->lo].start;
         set->finger = k;
     } else {
-        chunk_put(n, p - mid, v); /* at 1 of 0 vacated: its new first */
-        set->first[set->head + k + 1] = n->s[n->lo].start;
+        chunk_put(n, p - mid, v);
         set->finger = k + 1;
     }
     return 0;
