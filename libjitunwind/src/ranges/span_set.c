@@ -161,9 +161,8 @@ static int in_arena(const struct ju_span_set *set, const struct ju_span_chunk *c
     return base && (const char *)c >= base && (const char *)c < base + set->arena.reserved;
 }
 
-/* A chunk from the set's arena (a spare one, else the next, the writable
- * part doubling as needed), or from the heap when the arena cannot be
- * reserved or is used up. */
+/* A chunk from the set's arena (a spare one, else the next), or from the
+ * heap when the arena cannot be reserved or is used up. */
 static struct ju_span_chunk *new_chunk(struct ju_span_set *set, uint32_t at)
 {
     struct ju_span_chunk *c = set->spare;
@@ -173,17 +172,10 @@ static struct ju_span_chunk *new_chunk(struct ju_span_set *set, uint32_t at)
         if (!set->arena.base && !set->no_arena &&
             ju_reserved_array_open(&set->arena, JU_SPAN_ARENA) < 0)
             set->no_arena = 1; /* address space short (ulimit -v): the heap */
-        if (set->arena.base && (set->arena_used + 1) * sizeof *c <= set->arena.reserved) {
-            size_t want = (set->arena_used + 1) * sizeof *c, grow = 2 * set->arena.writable;
-            if (want > set->arena.writable &&
-                ju_reserved_array_grow(&set->arena, grow > want && grow <= set->arena.reserved
-                                                        ? grow
-                                                        : want) < 0)
-                return NULL;
-            c = (struct ju_span_chunk *)set->arena.base + set->arena_used++;
-        } else if (!(c = aligned_alloc(64, sizeof *c))) { /* the header is one line */
+        /* Whole chunks from a page-aligned base: each header on one line. */
+        if (!(c = ju_reserved_array_take(&set->arena, sizeof *c)) &&
+            !(c = aligned_alloc(64, sizeof *c)))
             return NULL;
-        }
     }
     c->lo = c->hi = at;
     return c;
