@@ -18,10 +18,10 @@
  * The reservation lives as long as the process. Clearing it (on
  * jitunwind_jit_reset) zeroes the first JU_RESERVED_KEEP bytes written and
  * gives the rest back to the system, as a heap keeps its top: refilling a
- * table of up to about 40,000 slots (130,000 short names, 120,000 spans) then touches
- * no fresh page. (At 256 KiB, refilling 100,000 ranges after a reset paid
- * 2 to 3 ms of page faults more than the heap it replaced, which kept what
- * was freed.) Not thread-safe. */
+ * table of up to about 40,000 slots (130,000 short names, 120,000 spans)
+ * then touches no fresh page. (At 256 KiB, refilling 100,000 ranges after
+ * a reset paid 2 to 3 ms of page faults more than the heap it replaced,
+ * which kept what was freed.) Not thread-safe. */
 #ifndef JU_RESERVED_ARRAY_H
 #define JU_RESERVED_ARRAY_H
 
