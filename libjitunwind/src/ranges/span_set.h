@@ -75,6 +75,7 @@ struct ju_span_set {
 JU_HIDDEN int ju_span_set_insert(struct ju_span_set *set, uint64_t start, uint64_t end);
 /* 0, or ENOTFOUND when no span starts at `start`. */
 JU_HIDDEN int ju_span_set_remove(struct ju_span_set *set, uint64_t start);
+/* The live spans: O(spans), for checks. */
 JU_HIDDEN size_t ju_span_set_count(const struct ju_span_set *set);
 /* Empty the set, keeping the start of its arena as a heap keeps its top
  * (reserved_array.h), for a set filled again (jitunwind_jit_reset). */
