@@ -132,7 +132,8 @@ static void bench_walk(void)
 }
 
 struct sizes_row {
-    double add_ns, lookup_ns, register_ns, unregister_ns, add_bytes, register_bytes, churn_ns;
+    double add_ns, lookup_ns, register_ns, unregister_ns, add_bytes, register_bytes, churn_ns,
+        gap_ns;
 };
 
 #define CHURN 100    /* ranges unregistered and registered again per round */
@@ -171,6 +172,32 @@ static double churn_register_ns(size_t n, jitunwind_jit_id *ids)
                                    JITUNWIND_KIND_JIT, JITUNWIND_RULE_FP_PRESERVING, "py::jit:f", 0,
                                    &ids[picks[j]]);
         total += now_ns() - t0 - clock_cost;
+    }
+    return total / (CHURN * CHURN_ROUNDS);
+}
+
+/* jitunwind_jit_register into gaps with nothing removed next to them: with
+ * n ranges registered as above (ids[i] at CODE_BASE + (n - i) * 0x100,
+ * 0x80 long), CHURN new ranges in the gaps after ranges spread over the
+ * table are registered (timed) and unregistered (untimed), CHURN_ROUNDS
+ * times. Unlike churn_register_ns, no range was just removed from where the
+ * new ones go. */
+static double gap_register_ns(size_t n)
+{
+    jitunwind_jit_id gap_ids[CHURN];
+    size_t j, stride = n / CHURN;
+    double total = 0, t0, clock_cost = clock_cost_ns();
+    int round;
+    for (round = 0; round < CHURN_ROUNDS; round++) {
+        size_t base = (size_t)rand() % stride;
+        t0 = now_ns();
+        for (j = 0; j < CHURN; j++)
+            jitunwind_jit_register((void *)(uintptr_t)(CODE_BASE + (n - base - j * stride) * 0x100 + 0x80),
+                                   0x40, JITUNWIND_KIND_JIT, JITUNWIND_RULE_FP_PRESERVING, "py::jit:g",
+                                   0, &gap_ids[j]);
+        total += now_ns() - t0 - clock_cost;
+        for (j = 0; j < CHURN; j++)
+            jitunwind_jit_unregister(gap_ids[j]);
     }
     return total / (CHURN * CHURN_ROUNDS);
 }
@@ -218,6 +245,11 @@ static void bench_sizes(size_t n, struct sizes_row *row)
         jitunwind_jit_unregister(ids[i]);
     row->unregister_ns = (now_ns() - t0) / (double)n;
     jitunwind_jit_reset();
+    for (i = 0; i < n; i++) /* the same table again, for the gaps */
+        jitunwind_jit_register((void *)(uintptr_t)(CODE_BASE + (n - i) * 0x100), 0x80, JITUNWIND_KIND_JIT,
+                               JITUNWIND_RULE_FP_PRESERVING, "py::jit:f", 0, &ids[i]);
+    row->gap_ns = gap_register_ns(n);
+    jitunwind_jit_reset();
     free(ids);
     free(probes);
 }
@@ -230,11 +262,11 @@ int main(void)
     int run;
     printf("libjitunwind %s benchmark (medians of %d runs)\n\n", jitunwind_version_string(), RUNS);
     bench_walk();
-    printf("%9s %10s %8s %12s %16s %14s %17s %17s\n", "ranges", "lookup ns", "add ns",
+    printf("%9s %10s %8s %12s %16s %14s %17s %17s %12s\n", "ranges", "lookup ns", "add ns",
            "add B/range", "jit_register ns", "unregister ns", "register B/range",
-           "at-size register");
+           "at-size register", "gap register");
     for (k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
-        double v[7][RUNS];
+        double v[8][RUNS];
         struct sizes_row row;
         int runs = sizes[k] >= 1000000 ? 3 : RUNS;
         for (run = 0; run < runs; run++) {
@@ -246,19 +278,22 @@ int main(void)
             v[4][run] = row.unregister_ns;
             v[5][run] = row.register_bytes;
             v[6][run] = row.churn_ns;
+            v[7][run] = row.gap_ns;
         }
         lookup_med[k] = median(v[0], runs);
         register_med[k] = median(v[3], runs);
         churn_med[k] = median(v[6], runs);
-        printf("%9zu %10.1f %8.1f %12.1f %16.1f %14.1f %17.1f %17.1f\n", sizes[k],
+        printf("%9zu %10.1f %8.1f %12.1f %16.1f %14.1f %17.1f %17.1f %12.1f\n", sizes[k],
                median(v[0], runs), median(v[1], runs), median(v[2], runs), median(v[3], runs),
-               median(v[4], runs), median(v[5], runs), median(v[6], runs));
+               median(v[4], runs), median(v[5], runs), median(v[6], runs),
+               median(v[7], runs));
     }
     printf("\nadd: debugger-side registry (sorted input, includes the name copy); jit_register:\n"
            "in-process table + overlap index (descending input), the mean over filling an empty\n"
            "table; at-size register: with the table at that size (ranges spread over it\n"
-           "unregistered, then registered again). B/range: heap allocated per range (a\n"
-           "growable array's unused tail included).\n");
+           "unregistered, then registered again); gap register: new ranges into gaps spread\n"
+           "over the table, with no range removed next to them. B/range: heap allocated per\n"
+           "range (a growable array's unused tail included).\n");
     printf("\nGoals (issue 14), ratios of the medians above:\n");
     printf("  %-47s %5.2f  (goal <= 1.00: %.1f / %.1f ns)\n",
            "lookup at 100k ranges / raw frame-pointer step", lookup_med[1] / walk_raw_ns,

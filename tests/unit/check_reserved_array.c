@@ -1,6 +1,7 @@
 /* The never-moving arrays of ranges/reserved_array.h: growing keeps the
  * address and what was written; clearing leaves every byte zero, keeps
- * the first JU_RESERVED_KEEP bytes writable and takes the rest back. */
+ * the first JU_RESERVED_KEEP bytes writable and takes the rest back; used
+ * as an arena, pieces are cut one after the other. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,8 +63,41 @@ START_TEST(a_small_array_is_cleared_whole)
 }
 END_TEST
 
+START_TEST(taken_pieces_follow_each_other_until_the_end)
+{
+    /* As an arena: each piece right after the one before, the writable
+     * part doubling (not one system call a piece), NULL once the
+     * reservation is used up; cleared, it hands out from the start again. */
+    struct ju_reserved_array a = {0};
+    unsigned char *base, *p;
+    size_t i, n = 0;
+    ck_assert_ptr_null(ju_reserved_array_take(&a, 1)); /* nothing reserved */
+    ck_assert_int_eq(ju_reserved_array_open(&a, 1u << 20), 0);
+    base = a.base;
+    while ((p = ju_reserved_array_take(&a, 1000)) != NULL) {
+        ck_assert_ptr_eq(p, base + n * 1000);
+        ck_assert(all_zero(p, 1000));
+        memset(p, 0xee, 1000);
+        n++;
+        ck_assert_uint_eq(a.written, n * 1000);
+        ck_assert_uint_ge(a.writable, a.written);
+        ck_assert_uint_le(a.writable, 2 * a.written + 4096); /* doubled, not more */
+    }
+    ck_assert_uint_eq(n, a.reserved / 1000);
+    ck_assert_ptr_null(ju_reserved_array_take(&a, a.reserved - a.written + 1));
+    if (a.reserved > a.written) /* what is left still fits something smaller */
+        ck_assert_ptr_eq(ju_reserved_array_take(&a, a.reserved - a.written), base + n * 1000);
+    ju_reserved_array_clear(&a);
+    ck_assert_ptr_eq(ju_reserved_array_take(&a, 10), base);
+    for (i = 0; i < 10; i++)
+        ck_assert_uint_eq(base[i], 0);
+    ju_reserved_array_close(&a);
+}
+END_TEST
+
 int main(void)
 {
     return ju_run_tests("reserved_array",
-                        JU_TESTS(grow_clear_and_grow_again, a_small_array_is_cleared_whole));
+                        JU_TESTS(grow_clear_and_grow_again, a_small_array_is_cleared_whole,
+                                 taken_pieces_follow_each_other_until_the_end));
 }

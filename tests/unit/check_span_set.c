@@ -1,7 +1,8 @@
 /* The overlap index of in-process registration (ranges/span_set.c) against
  * a brute-force model, with enough spans to fill, split and empty many
  * chunks: rising, falling and random arrival, removals from the ends and the
- * middle; and jitunwind_jit_register on top of it, read back through the
+ * middle, spans vacated in place and reused, chunks from the arena and the
+ * heap; and jitunwind_jit_register on top of it, read back through the
  * descriptor. */
 #include <stdlib.h>
 
@@ -58,8 +59,18 @@ static void check_contents(const struct ju_span_set *set, const struct model *m)
         for (k = 1; k <= JU_SPAN_KEYS; k++) /* the keys of the positions in use */
             if (k * JU_SPAN_GROUP >= c->lo && k * JU_SPAN_GROUP < c->hi)
                 ck_assert_uint_eq(c->key[k - 1], c->s[k * JU_SPAN_GROUP].start);
+        /* A removed span may stay vacated in place (its end set to its
+         * start), never at a chunk's ends, never next to another. */
+        ck_assert_uint_ne(c->s[c->lo].end, c->s[c->lo].start);
+        ck_assert_uint_ne(c->s[c->hi - 1].end, c->s[c->hi - 1].start);
         for (k = c->lo; k < c->hi; k++) {
             ck_assert_uint_le(prev_end, c->s[k].start);
+            if (k > c->lo)
+                ck_assert_uint_lt(c->s[k - 1].start, c->s[k].start);
+            if (c->s[k].end == c->s[k].start) {
+                ck_assert_uint_ne(c->s[k - 1].end, c->s[k - 1].start);
+                continue;
+            }
             ck_assert_msg(model_find(m, c->s[k].start) != SIZE_MAX, "span %#llx not in the model",
                           (unsigned long long)c->s[k].start);
             prev_end = c->s[k].end;
@@ -188,6 +199,99 @@ START_TEST(clustered_and_outlying_spans_match_a_model)
 }
 END_TEST
 
+START_TEST(removed_spans_stay_vacated_and_are_reused)
+{
+    /* A removal inside a chunk leaves the span vacated in place; an insert
+     * into that gap takes the position back whatever its bounds, and the
+     * overlap check looks past the vacated position to the live spans on
+     * either side. 300 rising spans: chunks [0, 128) full, so positions are
+     * known (span i at position i of the first chunk). */
+    static struct model m;
+    struct ju_span_set set = JU_SPAN_SET_INIT;
+    uint64_t i;
+#define AT(i) (0x10000 + (i) * 0x100) /* span i is [AT(i), AT(i) + 0x80) */
+    m.n = 0;
+    for (i = 0; i < 300; i++)
+        insert_checked(&set, &m, AT(i), AT(i) + 0x80);
+    ck_assert_uint_eq(set.chunks[set.head]->lo, 0);
+    remove_checked(&set, &m, AT(50));
+    ck_assert_uint_eq(set.chunks[set.head]->hi, JU_SPAN_CHUNK); /* nothing moved */
+    ck_assert_uint_eq(set.chunks[set.head]->s[50].end, AT(50)); /* vacated */
+    remove_checked(&set, &m, AT(50));                             /* already gone */
+    insert_checked(&set, &m, AT(49) + 0x40, AT(51));              /* overlaps 49 */
+    insert_checked(&set, &m, AT(49) + 0x80, AT(51) + 1);          /* overlaps 51 */
+    insert_checked(&set, &m, AT(50) + 0x10, AT(50) + 0x20);       /* inside the gap */
+    ck_assert_uint_eq(set.chunks[set.head]->s[50].start, AT(50) + 0x10);
+    check_contents(&set, &m);
+    remove_checked(&set, &m, AT(50) + 0x10);
+    insert_checked(&set, &m, AT(49) + 0x80, AT(51)); /* the whole gap, from below */
+    check_contents(&set, &m);
+    /* Next to a vacated span a removal takes both out: never two in a row. */
+    remove_checked(&set, &m, AT(20));
+    remove_checked(&set, &m, AT(21));
+    remove_checked(&set, &m, AT(19));
+    check_contents(&set, &m);
+    /* A chunk's ends are taken out, not vacated (first starts stay live). */
+    remove_checked(&set, &m, AT(0));
+    remove_checked(&set, &m, AT(299));
+    check_contents(&set, &m);
+    /* A full chunk split at a vacated position: the halves' ends stay live. */
+    ju_span_set_free(&set);
+    m.n = 0;
+    for (i = 0; i < 300; i++)
+        insert_checked(&set, &m, AT(i), AT(i) + 0x80);
+    remove_checked(&set, &m, AT(63)); /* the last of the lower half */
+    remove_checked(&set, &m, AT(192)); /* the first of the second chunk's upper half */
+    insert_checked(&set, &m, AT(10) + 0x80, AT(10) + 0x90); /* chunk full: split */
+    insert_checked(&set, &m, AT(140) + 0x80, AT(140) + 0x90);
+    check_contents(&set, &m);
+    for (i = 0; i < 300; i++) /* and everything out again */
+        remove_checked(&set, &m, AT(i));
+    remove_checked(&set, &m, AT(10) + 0x80);
+    remove_checked(&set, &m, AT(140) + 0x80);
+    ck_assert_uint_eq(set.count, 0);
+    ju_span_set_free(&set);
+#undef AT
+}
+END_TEST
+
+START_TEST(chunks_from_the_arena_and_the_heap)
+{
+    /* Chunks come from the set's arena while it has room, then from the
+     * heap; chunks given back are reused. An arena of 16 or so chunks (whole
+     * pages) makes the
+     * random operations mix both kinds; clearing keeps the arena. */
+    static struct model m;
+    struct ju_span_set set = JU_SPAN_SET_INIT;
+    uint64_t state = 5;
+    void *arena;
+    int op, round;
+    ck_assert_int_eq(ju_reserved_array_open(&set.arena, 16 * sizeof(struct ju_span_chunk)), 0);
+    arena = set.arena.base;
+    for (round = 0; round < 2; round++) {
+        m.n = 0;
+        for (op = 0; op < 30000; op++) {
+            uint64_t r = ju_next_random(&state);
+            if (m.n && r % 3 == 0)
+                remove_checked(&set, &m, m.start[(size_t)(r >> 8) % m.n]);
+            else if (m.n < MAX_SPANS) {
+                uint64_t start = 0x1000 + (r >> 8) % 0x800000;
+                insert_checked(&set, &m, start, start + 1 + (r >> 40) % 0x100);
+            }
+        }
+        check_contents(&set, &m);
+        ck_assert_uint_gt(set.count, 16); /* more chunks than the arena holds */
+        ck_assert_uint_eq(set.arena.written / sizeof(struct ju_span_chunk),
+                          set.arena.reserved / sizeof(struct ju_span_chunk)); /* all cut */
+        ju_span_set_clear(&set);
+        ck_assert_uint_eq(ju_span_set_count(&set), 0);
+        ck_assert_ptr_eq(set.arena.base, arena); /* kept for the next fill */
+    }
+    ju_span_set_free(&set);
+    ck_assert_ptr_null(set.arena.base);
+}
+END_TEST
+
 START_TEST(many_registrations_round_trip)
 {
     /* Thousands of registrations falling through memory, then random
@@ -247,5 +351,7 @@ int main(void)
     return ju_run_tests("span_set", JU_TESTS(rising_and_falling_arrival,
                                              random_operations_match_a_model,
                                              clustered_and_outlying_spans_match_a_model,
+                                             removed_spans_stay_vacated_and_are_reused,
+                                             chunks_from_the_arena_and_the_heap,
                                              many_registrations_round_trip));
 }

@@ -20,7 +20,8 @@
  *    pairs with it fits that buffer. Memory stays bounded by the peak of
  *    live registrations per class. Buffers are cut from blocks (never freed
  *    one by one, so a heap chunk each would only add its header and a
- *    malloc call).
+ *    malloc call), the blocks from a reserved arena that never moves
+ *    either.
  * Every store into published memory is an atomic release store, so
  * jitunwind_jit_read_self() (acquire loads) reads it without a data race.
  *
@@ -63,8 +64,13 @@ struct slot_state {
 };
 _Static_assert(JITUNWIND_JIT_MAX_SLOTS <= NO_SLOT, "slot indices fit next_free");
 
-/* Blocks that name buffers are cut from, kept until reset. */
-struct name_block {
+/* Blocks that name buffers are cut from, kept until reset: from the name
+ * arena (reserved_array.h: 2 MiB pages once large, where a million names'
+ * 4 KiB pages made every registration at that size a TLB miss more), or
+ * from the heap past it or without it. */
+#define NAME_ARENA (256u * 1024u * 1024u)
+
+struct name_block { /* a heap block */
     struct name_block *next;
     char bytes[];
 };
@@ -76,7 +82,9 @@ static struct ju_reserved_array slot_array, state_array; /* slots and state live
 static uint32_t free_head[NAME_CLASSES] = {NO_SLOT, NO_SLOT, NO_SLOT, NO_SLOT,
                                            NO_SLOT, NO_SLOT, NO_SLOT};
 static size_t capacity, used;             /* used: slots ever handed out */
-static struct name_block *name_blocks;
+static struct name_block *name_blocks; /* the heap's */
+static struct ju_reserved_array name_arena;
+static int no_name_arena;                 /* it could not be reserved */
 static char *name_next[NAME_CLASSES];     /* the unused part of each class's block */
 static size_t name_left[NAME_CLASSES], name_block_size[NAME_CLASSES];
 static uint32_t gen_base;                 /* first generation of new slots; moves on reset */
@@ -163,14 +171,21 @@ static char *new_name_buffer(unsigned c)
     char *buf;
     if (name_left[c] < size) {
         size_t bytes = name_block_size[c] ? name_block_size[c] * 2 : NAME_BLOCK_MIN;
-        struct name_block *b;
+        char *block;
         if (bytes > NAME_BLOCK_MAX)
             bytes = NAME_BLOCK_MAX;
-        if (!(b = malloc(sizeof *b + bytes)))
-            return NULL;
-        b->next = name_blocks;
-        name_blocks = b;
-        name_next[c] = b->bytes;
+        if (!name_arena.base && !no_name_arena &&
+            ju_reserved_array_open(&name_arena, NAME_ARENA) < 0)
+            no_name_arena = 1;
+        if (!(block = ju_reserved_array_take(&name_arena, bytes))) {
+            struct name_block *b = malloc(sizeof *b + bytes);
+            if (!b)
+                return NULL;
+            b->next = name_blocks;
+            name_blocks = b;
+            block = b->bytes;
+        }
+        name_next[c] = block;
         name_left[c] = name_block_size[c] = bytes;
     }
     buf = name_next[c];
@@ -337,10 +352,12 @@ JITUNWIND_API void jitunwind_jit_reset(void)
         name_blocks = next;
     }
     memset(name_left, 0, sizeof name_left);
+    no_name_arena = 0;
     memset(name_block_size, 0, sizeof name_block_size);
+    ju_reserved_array_clear(&name_arena);
     ju_reserved_array_clear(&slot_array); /* every slot free (zero) again */
     ju_reserved_array_clear(&state_array);
-    ju_span_set_free(&spans);
+    ju_span_set_clear(&spans);
     for (i = 0; i < NAME_CLASSES; i++)
         free_head[i] = NO_SLOT;
     capacity = used = 0;

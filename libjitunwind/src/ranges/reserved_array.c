@@ -49,6 +49,21 @@ int ju_reserved_array_grow(struct ju_reserved_array *a, size_t bytes)
     return 0;
 }
 
+void *ju_reserved_array_take(struct ju_reserved_array *a, size_t bytes)
+{
+    size_t at = a->written, want;
+    if (!a->base || bytes > a->reserved - at)
+        return NULL;
+    want = at + bytes;
+    if (want > a->writable) {
+        size_t doubled = 2 * a->writable;
+        if (ju_reserved_array_grow(a, doubled > want && doubled <= a->reserved ? doubled : want) < 0)
+            return NULL;
+    }
+    a->written = want;
+    return (char *)a->base + at;
+}
+
 void ju_reserved_array_clear(struct ju_reserved_array *a)
 {
     size_t keep = a->writable < JU_RESERVED_KEEP ? a->writable : JU_RESERVED_KEEP;

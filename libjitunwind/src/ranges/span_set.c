@@ -9,6 +9,13 @@ static struct ju_span_chunk *chunk(const struct ju_span_set *set, size_t i)
     return set->chunks[set->head + i];
 }
 
+/* A removed span left in place (span_set.h): its start kept, its end set
+ * to its start. Live spans are never empty. */
+static int vacated(const struct ju_span *s)
+{
+    return s->end == s->start;
+}
+
 #define GUESS_WINDOW 8u
 
 /* The last i in [0, n) with key[i] <= x, the keys sorted and distinct and
@@ -20,7 +27,8 @@ static struct ju_span_chunk *chunk(const struct ju_span_set *set, size_t i)
  * GUESS_WINDOW keys either side of the guess when those two bound x (one
  * or two cache lines); otherwise (clustered or outlying keys) it searches
  * all n, two loads later. */
-static size_t guided_search(const uint64_t *key, size_t n, uint64_t x)
+static size_t guided_search(const uint64_t *key, struct ju_span_chunk *const *chunks, size_t n,
+                            uint64_t x)
 {
     size_t lo = 0, hi = n; /* key[lo] <= x; the answer is below hi */
     if (n > 2 * GUESS_WINDOW) {
@@ -28,6 +36,7 @@ static size_t guided_search(const uint64_t *key, size_t n, uint64_t x)
         size_t g = (size_t)(frac * (double)(n - 1)), w0, w1;
         if (g > n - 1)
             g = n - 1;
+        __builtin_prefetch(chunks[g]);
         w0 = g > GUESS_WINDOW ? g - GUESS_WINDOW : 0;
         w1 = n - 1 - g > GUESS_WINDOW ? g + GUESS_WINDOW : n - 1;
         if (key[w0] <= x && key[w1] > x) {
@@ -56,7 +65,7 @@ static size_t chunk_for(const struct ju_span_set *set, uint64_t start)
         return n - 1;
     if (f < n && first[f] <= start && first[f + 1] > start) /* f + 1 < n: not the last */
         return f;
-    return guided_search(first, n, start);
+    return guided_search(first, set->chunks + set->head, n, start);
 }
 
 /* The position in chunk k of the first span starting above `start`. Spans
@@ -128,29 +137,59 @@ static void chunk_put(struct ju_span_chunk *c, uint32_t p, struct ju_span v)
     }
 }
 
-static void chunk_take(struct ju_span_chunk *c, uint32_t p)
+/* Take positions [a, b) out of a chunk, moving the shorter side. */
+static void chunk_take(struct ju_span_chunk *c, uint32_t a, uint32_t b)
 {
-    uint32_t left = p - c->lo, right = c->hi - p - 1;
+    uint32_t left = a - c->lo, right = c->hi - b, n = b - a;
     if (left < right) {
-        memmove(&c->s[c->lo + 1], &c->s[c->lo], left * sizeof c->s[0]);
-        c->lo++;
-        rekey(c, c->lo, p + 1);
+        memmove(&c->s[c->lo + n], &c->s[c->lo], left * sizeof c->s[0]);
+        c->lo += n;
+        rekey(c, c->lo, b);
     } else {
-        memmove(&c->s[p], &c->s[p + 1], right * sizeof c->s[0]);
-        c->hi--;
-        rekey(c, p, c->hi);
+        memmove(&c->s[a], &c->s[b], right * sizeof c->s[0]);
+        c->hi -= n;
+        rekey(c, a, c->hi);
     }
 }
 
 _Static_assert(offsetof(struct ju_span_chunk, s) == 64, "the header is one cache line");
 _Static_assert(sizeof(struct ju_span_chunk) % 64 == 0, "aligned_alloc takes whole lines");
 
-static struct ju_span_chunk *new_chunk(uint32_t at)
+static int in_arena(const struct ju_span_set *set, const struct ju_span_chunk *c)
 {
-    struct ju_span_chunk *c = aligned_alloc(64, sizeof *c); /* the header is one line */
-    if (c)
-        c->lo = c->hi = at;
+    const char *base = set->arena.base;
+    return base && (const char *)c >= base && (const char *)c < base + set->arena.reserved;
+}
+
+/* A chunk from the set's arena (a spare one, else the next), or from the
+ * heap when the arena cannot be reserved or is used up. */
+static struct ju_span_chunk *new_chunk(struct ju_span_set *set, uint32_t at)
+{
+    struct ju_span_chunk *c = set->spare;
+    if (c) {
+        set->spare = (struct ju_span_chunk *)(uintptr_t)c->key[0];
+    } else {
+        if (!set->arena.base && !set->no_arena &&
+            ju_reserved_array_open(&set->arena, JU_SPAN_ARENA) < 0)
+            set->no_arena = 1; /* address space short (ulimit -v): the heap */
+        /* Whole chunks from a page-aligned base: each header on one line. */
+        if (!(c = ju_reserved_array_take(&set->arena, sizeof *c)) &&
+            !(c = aligned_alloc(64, sizeof *c)))
+            return NULL;
+    }
+    c->lo = c->hi = at;
     return c;
+}
+
+/* Give a chunk back: an arena chunk becomes a spare (its key[0] the link). */
+static void drop_chunk(struct ju_span_set *set, struct ju_span_chunk *c)
+{
+    if (!in_arena(set, c)) {
+        free(c);
+        return;
+    }
+    c->key[0] = (uint64_t)(uintptr_t)set->spare;
+    set->spare = c;
 }
 
 /* Move the chunk array to the middle of its room (of a larger allocation
@@ -212,7 +251,7 @@ static int insert_chunk(struct ju_span_set *set, size_t pos, struct ju_span_chun
 static void erase_chunk(struct ju_span_set *set, size_t pos)
 {
     size_t at = set->head + pos;
-    free(set->chunks[at]);
+    drop_chunk(set, set->chunks[at]);
     if (2 * pos < set->count) {
         memmove(&set->chunks[set->head + 1], &set->chunks[set->head], pos * sizeof *set->chunks);
         memmove(&set->first[set->head + 1], &set->first[set->head], pos * sizeof *set->first);
@@ -275,26 +314,29 @@ static int insert_full(struct ju_span_set *set, size_t k, uint32_t p, struct ju_
     uint32_t mid = c->lo + JU_SPAN_CHUNK / 2;
     if (p == c->lo || p == c->hi) {
         int before = p == c->lo;
-        if (!(n = new_chunk(before ? JU_SPAN_CHUNK : 0)))
+        if (!(n = new_chunk(set, before ? JU_SPAN_CHUNK : 0)))
             return JITUNWIND_ENOMEM;
         chunk_put(n, before ? n->lo : n->hi, v);
         if (insert_chunk(set, before ? k : k + 1, n) < 0) {
-            free(n);
+            drop_chunk(set, n);
             return JITUNWIND_ENOMEM;
         }
         set->finger = before ? k : k + 1;
         return 0;
     }
-    if (!(n = new_chunk(0)))
+    if (!(n = new_chunk(set, 0)))
         return JITUNWIND_ENOMEM;
     memcpy(n->s, &c->s[mid], (c->hi - mid) * sizeof v);
     n->hi = c->hi - mid;
+    n->lo = vacated(&n->s[0]); /* the halves' ends are live spans, as every chunk's */
     rekey(n, n->lo, n->hi);
     if (insert_chunk(set, k + 1, n) < 0) {
-        free(n);
+        drop_chunk(set, n);
         return JITUNWIND_ENOMEM;
     }
-    c->hi = mid;
+    c->hi = mid - (uint32_t)vacated(&c->s[mid - 1]);
+    /* v is next to no vacated position (it would have taken it), so p is
+     * neither at a dropped one nor just after it. */
     if (p <= mid) {
         chunk_put(c, p, v);
         set->first[set->head + k] = c->s[c->lo].start;
@@ -311,13 +353,13 @@ int ju_span_set_insert(struct ju_span_set *set, uint64_t start, uint64_t end)
     struct ju_span v = {start, end};
     struct ju_span_chunk *c;
     size_t k;
-    uint32_t p;
+    uint32_t p, gap_before, gap_after;
     if (set->count == 0) {
-        if (!(c = new_chunk(JU_SPAN_CHUNK / 2)))
+        if (!(c = new_chunk(set, JU_SPAN_CHUNK / 2)))
             return JITUNWIND_ENOMEM;
         chunk_put(c, c->lo, v);
         if (insert_chunk(set, 0, c) < 0) {
-            free(c);
+            drop_chunk(set, c);
             return JITUNWIND_ENOMEM;
         }
         set->finger = 0;
@@ -326,13 +368,23 @@ int ju_span_set_insert(struct ju_span_set *set, uint64_t start, uint64_t end)
     k = chunk_for(set, start);
     c = chunk(set, k);
     p = upper_bound(set, k, start);
-    /* The span before (only in this chunk: p is its first only for the
-     * first chunk) and the one after. */
-    if (p > c->lo && c->s[p - 1].end > start)
+    /* The live span before (only in this chunk: p is its first only for
+     * the first chunk) and the one after; a vacated position between is
+     * skipped (never two in a row, never at a chunk's ends). */
+    gap_before = p > c->lo && vacated(&c->s[p - 1]);
+    gap_after = p < c->hi && vacated(&c->s[p]);
+    if (p > c->lo && c->s[p - 1 - gap_before].end > start)
         return JITUNWIND_EOVERLAP;
-    if (p < c->hi ? c->s[p].start < end
-                  : k + 1 < set->count && set->first[set->head + k + 1] < end)
+    if (p + gap_after < c->hi ? c->s[p + gap_after].start < end
+                              : k + 1 < set->count && set->first[set->head + k + 1] < end)
         return JITUNWIND_EOVERLAP;
+    if (gap_before || gap_after) { /* fill the vacated position: nothing moves */
+        uint32_t at = gap_before ? p - 1 : p;
+        c->s[at] = v;
+        rekey(c, at, at + 1);
+        set->finger = k;
+        return 0;
+    }
     if (c->hi - c->lo == JU_SPAN_CHUNK)
         return insert_full(set, k, p, v);
     chunk_put(c, p, v);
@@ -351,9 +403,18 @@ int ju_span_set_remove(struct ju_span_set *set, uint64_t start)
     k = chunk_for(set, start);
     c = chunk(set, k);
     p = upper_bound(set, k, start); /* one past the span starting at `start`, if any */
-    if (p == c->lo || c->s[p - 1].start != start)
+    if (p == c->lo || c->s[p - 1].start != start || vacated(&c->s[p - 1]))
         return JITUNWIND_ENOTFOUND;
-    chunk_take(c, p - 1);
+    p--;
+    /* Inside the chunk between two live spans, the span is vacated in
+     * place; otherwise it is taken out with the vacated neighbours it has. */
+    if (p > c->lo && p + 1 < c->hi && !vacated(&c->s[p - 1]) && !vacated(&c->s[p + 1])) {
+        c->s[p].end = start;
+        set->finger = k;
+        return 0;
+    }
+    chunk_take(c, p - (p > c->lo && vacated(&c->s[p - 1])),
+               p + 1 + (p + 1 < c->hi && vacated(&c->s[p + 1])));
     if (c->lo == c->hi) {
         erase_chunk(set, k);
         set->finger = k < set->count ? k : 0;
@@ -369,17 +430,30 @@ int ju_span_set_remove(struct ju_span_set *set, uint64_t start)
 size_t ju_span_set_count(const struct ju_span_set *set)
 {
     size_t i, n = 0;
-    for (i = 0; i < set->count; i++)
-        n += chunk(set, i)->hi - chunk(set, i)->lo;
+    for (i = 0; i < set->count; i++) {
+        const struct ju_span_chunk *c = chunk(set, i);
+        for (uint32_t p = c->lo; p < c->hi; p++)
+            n += !vacated(&c->s[p]);
+    }
     return n;
+}
+
+void ju_span_set_clear(struct ju_span_set *set)
+{
+    struct ju_reserved_array arena = set->arena;
+    size_t i;
+    for (i = 0; i < set->count; i++)
+        if (!in_arena(set, chunk(set, i)))
+            free(chunk(set, i));
+    free(set->chunks);
+    free(set->first);
+    ju_reserved_array_clear(&arena); /* every arena chunk unused again */
+    memset(set, 0, sizeof *set);
+    set->arena = arena;
 }
 
 void ju_span_set_free(struct ju_span_set *set)
 {
-    size_t i;
-    for (i = 0; i < set->count; i++)
-        free(chunk(set, i));
-    free(set->chunks);
-    free(set->first);
-    memset(set, 0, sizeof *set);
+    ju_span_set_clear(set);
+    ju_reserved_array_close(&set->arena);
 }

@@ -14,12 +14,22 @@
  * others take two searches: over the chunk starts (a guess interpolated
  * between the first and last start, checked, then a binary search within
  * a few entries of it, or over all of them when the guess misses) and one
- * in a chunk, over the group of 16 spans its header line points to. Not
- * thread-safe. */
+ * in a chunk, over the group of 16 spans its header line points to.
+ *
+ * A removal inside a chunk does not move anything: the span stays in place,
+ * vacated (its end set to its start, which live spans never have), unless a
+ * neighbour is vacated already or it is the chunk's first or last, in which
+ * case it is taken out with its vacated neighbours. So a chunk never holds
+ * two vacated positions in a row, nor at its ends (its first start stays a
+ * live one), and at least half its positions are live. An insert next to a
+ * vacated position takes it, moving nothing: code freed and replaced in
+ * the same gap, as a JIT reusing its memory does, costs two searches and
+ * no shift. Not thread-safe. */
 #ifndef JU_SPAN_SET_H
 #define JU_SPAN_SET_H
 
 #include "internal.h"
+#include "ranges/reserved_array.h"
 
 #define JU_SPAN_CHUNK 128u
 
@@ -42,21 +52,35 @@ struct ju_span_chunk {
     struct ju_span s[JU_SPAN_CHUNK];
 };
 
+/* Chunks are cut from an arena of this much address space per set
+ * (reserved_array.h: no memory until used, 2 MiB pages once it is large:
+ * at a million spans, 4 KiB pages made each chunk touched a TLB miss),
+ * then from the heap. Chunks given back stay in the arena as spares. */
+#define JU_SPAN_ARENA (512u * 1024u * 1024u)
+
 struct ju_span_set {
     struct ju_span_chunk **chunks; /* chunks[head..head+count), in address order */
     uint64_t *first;               /* first[i]: the first start of chunks[i] */
     size_t head, count, cap;
     size_t finger; /* a chunk position (from head) likely to be used next */
+    struct ju_reserved_array arena; /* chunks are cut from it (`written`: those cut) */
+    struct ju_span_chunk *spare;    /* arena chunks no longer used */
+    int no_arena;                   /* the arena could not be reserved */
 };
 
-#define JU_SPAN_SET_INIT {NULL, NULL, 0, 0, 0, 0}
+#define JU_SPAN_SET_INIT {NULL, NULL, 0, 0, 0, 0, {NULL, 0, 0, 0}, NULL, 0}
 
 /* 0, EOVERLAP (a span of the set overlaps [start, end)), ENOMEM. The span
  * must not be empty. */
 JU_HIDDEN int ju_span_set_insert(struct ju_span_set *set, uint64_t start, uint64_t end);
 /* 0, or ENOTFOUND when no span starts at `start`. */
 JU_HIDDEN int ju_span_set_remove(struct ju_span_set *set, uint64_t start);
+/* The live spans: O(spans), for checks. */
 JU_HIDDEN size_t ju_span_set_count(const struct ju_span_set *set);
+/* Empty the set, keeping the start of its arena as a heap keeps its top
+ * (reserved_array.h), for a set filled again (jitunwind_jit_reset). */
+JU_HIDDEN void ju_span_set_clear(struct ju_span_set *set);
+/* Empty the set and give all its memory back. */
 JU_HIDDEN void ju_span_set_free(struct ju_span_set *set);
 
 #endif
