@@ -10,7 +10,8 @@ bed's JIT on Debian 3.11, and the first JIT build of
 $JITUNWIND_EXTRA_PYTHONS):
 
   stack: `jitunwind stack PID` (its layout cache filled by a first, untimed
-         run; `--no-cache` reads the interpreter's DWARF every time) vs `pystack remote --native PID` vs
+         run; "first run": JITUNWIND_NO_CACHE=1, the interpreter's DWARF read
+         as on a first run per interpreter build) vs `pystack remote --native PID` vs
          `py-spy dump --native --pid PID` on a process of 8 threads, each
          100 Python frames deep, sleeping (on the JIT build: each running a
          loop the JIT compiles): the median wall time of N runs, and what
@@ -148,7 +149,7 @@ def start(cmd, env, work):
     return proc, gate
 
 
-def timed(cmd, runs, count):
+def timed(cmd, runs, count, env=None):
     """(median seconds, counts, output, exit status) where the output is the
     run's that succeeded and showed the most JIT/trampoline frames by name
     (threads in JIT code move: each tool gets the same chances); a failed
@@ -157,7 +158,7 @@ def timed(cmd, runs, count):
     for _ in range(runs):
         t = time.perf_counter()
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           timeout=120)
+                           timeout=120, env=env)
         times.append(time.perf_counter() - t)
         c = count(p.stdout)
         rank = (p.returncode == 0, c["jit/trampoline named"])
@@ -199,7 +200,8 @@ def bench_stack(build, spy, pystack, runs, work):
     ours = os.path.join(build, "tools", "jitunwind", "jitunwind")
     rows = []
     # jitunwind's layout cache (docs/cli.md) in a directory of this run: filled
-    # by one untimed run per interpreter; --no-cache times the DWARF read.
+    # by one untimed run per interpreter; JITUNWIND_NO_CACHE=1 times a first
+    # run (the DWARF read, the in-run caches on).
     os.environ["XDG_CACHE_HOME"] = os.path.join(work, "cache")
     os.environ.pop("JITUNWIND_NO_CACHE", None)
     for label, cmd, env in interpreters(build):
@@ -207,15 +209,16 @@ def bench_stack(build, spy, pystack, runs, work):
         try:
             subprocess.run([ours, "stack", str(proc.pid)], stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL, timeout=120)
-            tools = [("jitunwind stack", [ours, "stack", str(proc.pid)], count_ours),
-                     ("jitunwind stack --no-cache", [ours, "stack", "--no-cache", str(proc.pid)],
-                      count_ours),
+            first_run = dict(os.environ, JITUNWIND_NO_CACHE="1")
+            tools = [("jitunwind stack", [ours, "stack", str(proc.pid)], count_ours, None),
+                     ("jitunwind stack, first run", [ours, "stack", str(proc.pid)], count_ours,
+                      first_run),
                      ("pystack remote --native", [pystack, "remote", "--native", str(proc.pid)],
-                      count_pystack),
+                      count_pystack, None),
                      ("py-spy dump --native", [spy, "dump", "--native", "--pid", str(proc.pid)],
-                      count_pyspy)]
-            for name, tool_cmd, count in tools:
-                t, counts, out, rc = timed(tool_cmd, runs, count)
+                      count_pyspy, None)]
+            for name, tool_cmd, count, tool_env in tools:
+                t, counts, out, rc = timed(tool_cmd, runs, count, tool_env)
                 note = "" if rc == 0 else "exit %d: %s" % (rc, next(
                     (l.strip() for l in out.splitlines() if l.startswith("Error")),
                     out.strip().splitlines()[-1] if out.strip() else "")[:100])

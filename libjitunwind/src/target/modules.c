@@ -321,25 +321,47 @@ Dwarf_CFI *ju_module_cfi(struct ju_module *m, int debug_frame)
     return m->debug_cfi;
 }
 
-/* Search one symbol table for the function containing vaddr. */
+/* Symbol i of a table: a 64-bit file's table, in memory order once libelf
+ * gives it (elf_getdata), is read in place; gelf_getsym's copy and checks
+ * per symbol were most of the time of naming a frame on a large table. */
+static int symbol_at(Elf_Data *data, int elf64, size_t i, GElf_Sym *out)
+{
+    if (elf64) {
+        const Elf64_Sym *sym = (const Elf64_Sym *)data->d_buf + i;
+        out->st_name = sym->st_name;
+        out->st_info = sym->st_info;
+        out->st_shndx = sym->st_shndx;
+        out->st_value = sym->st_value;
+        out->st_size = sym->st_size;
+        return 1;
+    }
+    return gelf_getsym(data, (int)i, out) != NULL;
+}
+
+/* Search one symbol table for the function containing vaddr: among the
+ * defined, named STT_FUNC symbols containing it (a size of 0 counting as
+ * 1), the one with the highest value, and of those the first. */
 static int search_symtab(Elf *elf, Elf_Scn *scn, uint64_t vaddr, char *buf, size_t len,
                          uint64_t *offset)
 {
     GElf_Shdr sh;
     Elf_Data *data;
     size_t i, n;
-    int found = 0;
+    int found = 0, elf64;
     uint64_t best = 0;
     if (!gelf_getshdr(scn, &sh) || sh.sh_entsize == 0)
         return 0;
     data = elf_getdata(scn, NULL);
-    if (!data)
+    if (!data || !data->d_buf)
         return 0;
+    elf64 = gelf_getclass(elf) == ELFCLASS64 && data->d_type == ELF_T_SYM;
     n = sh.sh_size / sh.sh_entsize;
+    if (elf64 && n > data->d_size / sizeof(Elf64_Sym))
+        n = data->d_size / sizeof(Elf64_Sym); /* a header claiming more than the data */
     for (i = 0; i < n; i++) {
         GElf_Sym sym;
         const char *name;
-        if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+        if (!symbol_at(data, elf64, i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
             sym.st_shndx == SHN_UNDEF || sym.st_value > vaddr)
             continue;
         if (vaddr >= sym.st_value + (sym.st_size ? sym.st_size : 1))
