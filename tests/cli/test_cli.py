@@ -14,8 +14,10 @@ Usage: test_cli.py BUILD_DIR REPO_DIR MODE [PYTHON [ARG...]]
   MODE layout-cache  stack on Debian's 3.11 (separate, compressed DWARF): the
                 same output cold, warm (the entry written under
                 $XDG_CACHE_HOME/jitunwind), with JITUNWIND_NO_CACHE=1 and
-                --no-cache (nothing written), and after the entry is damaged,
-                cut short or another build's (ignored, then rewritten)
+                --no-cache (nothing written; also without the in-run code and
+                block caches: --stats shows four times the reads or more), and
+                after the entry is damaged, cut short or another build's
+                (ignored, then rewritten)
   MODE chains   record on a 100-deep recursion with a hot leaf: the same stacks
                 with the frame-chain cache as without, fewer reads per sample
 Exit 0 on success, 1 on failure, 77 to skip.
