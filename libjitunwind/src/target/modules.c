@@ -6,6 +6,7 @@
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 #include "target/modules_internal.h"
@@ -327,12 +328,13 @@ Dwarf_CFI *ju_module_cfi(struct ju_module *m, int debug_frame)
 static int symbol_at(Elf_Data *data, int elf64, size_t i, GElf_Sym *out)
 {
     if (elf64) {
-        const Elf64_Sym *sym = (const Elf64_Sym *)data->d_buf + i;
-        out->st_name = sym->st_name;
-        out->st_info = sym->st_info;
-        out->st_shndx = sym->st_shndx;
-        out->st_value = sym->st_value;
-        out->st_size = sym->st_size;
+        Elf64_Sym sym; /* copied: libelf may leave a crafted file's table unaligned */
+        memcpy(&sym, (const char *)data->d_buf + i * sizeof sym, sizeof sym);
+        out->st_name = sym.st_name;
+        out->st_info = sym.st_info;
+        out->st_shndx = sym.st_shndx;
+        out->st_value = sym.st_value;
+        out->st_size = sym.st_size;
         return 1;
     }
     return gelf_getsym(data, (int)i, out) != NULL;
