@@ -95,9 +95,33 @@ START_TEST(taken_pieces_follow_each_other_until_the_end)
 }
 END_TEST
 
+START_TEST(an_arena_is_reserved_on_first_use_and_a_refusal_remembered)
+{
+    /* ju_reserved_arena_take reserves on first use; address space that
+     * cannot be had (2^62 bytes: more than a 48-bit user space, as a tight
+     * ulimit -v would refuse less) gives NULL, so the caller takes from the
+     * heap, and the refusal stands until a clear, which tries again. */
+    struct ju_reserved_array a = {0};
+    unsigned char *p;
+    ck_assert_ptr_null(ju_reserved_arena_take(&a, (size_t)1 << 62, 64));
+    ck_assert_ptr_null(a.base);
+    ck_assert_int_eq(a.refused, 1);
+    ck_assert_ptr_null(ju_reserved_arena_take(&a, 1u << 20, 64)); /* refused: not tried again */
+    ck_assert_ptr_null(a.base);
+    ju_reserved_array_clear(&a);
+    ck_assert_int_eq(a.refused, 0);
+    ck_assert_ptr_nonnull(p = ju_reserved_arena_take(&a, 1u << 20, 64));
+    ck_assert_ptr_eq(p, a.base);
+    ck_assert_uint_ge(a.reserved, 1u << 20);
+    ck_assert_ptr_eq(ju_reserved_arena_take(&a, 1u << 20, 64), p + 64); /* reserved once */
+    ju_reserved_array_close(&a);
+}
+END_TEST
+
 int main(void)
 {
     return ju_run_tests("reserved_array",
                         JU_TESTS(grow_clear_and_grow_again, a_small_array_is_cleared_whole,
-                                 taken_pieces_follow_each_other_until_the_end));
+                                 taken_pieces_follow_each_other_until_the_end,
+                                 an_arena_is_reserved_on_first_use_and_a_refusal_remembered));
 }

@@ -84,7 +84,6 @@ static uint32_t free_head[NAME_CLASSES] = {NO_SLOT, NO_SLOT, NO_SLOT, NO_SLOT,
 static size_t capacity, used;             /* used: slots ever handed out */
 static struct name_block *name_blocks; /* the heap's */
 static struct ju_reserved_array name_arena;
-static int no_name_arena;                 /* it could not be reserved */
 static char *name_next[NAME_CLASSES];     /* the unused part of each class's block */
 static size_t name_left[NAME_CLASSES], name_block_size[NAME_CLASSES];
 static uint32_t gen_base;                 /* first generation of new slots; moves on reset */
@@ -174,10 +173,7 @@ static char *new_name_buffer(unsigned c)
         char *block;
         if (bytes > NAME_BLOCK_MAX)
             bytes = NAME_BLOCK_MAX;
-        if (!name_arena.base && !no_name_arena &&
-            ju_reserved_array_open(&name_arena, NAME_ARENA) < 0)
-            no_name_arena = 1;
-        if (!(block = ju_reserved_array_take(&name_arena, bytes))) {
+        if (!(block = ju_reserved_arena_take(&name_arena, NAME_ARENA, bytes))) {
             struct name_block *b = malloc(sizeof *b + bytes);
             if (!b)
                 return NULL;
@@ -352,7 +348,6 @@ JITUNWIND_API void jitunwind_jit_reset(void)
         name_blocks = next;
     }
     memset(name_left, 0, sizeof name_left);
-    no_name_arena = 0;
     memset(name_block_size, 0, sizeof name_block_size);
     ju_reserved_array_clear(&name_arena);
     ju_reserved_array_clear(&slot_array); /* every slot free (zero) again */

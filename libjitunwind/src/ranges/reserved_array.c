@@ -64,9 +64,19 @@ void *ju_reserved_array_take(struct ju_reserved_array *a, size_t bytes)
     return (char *)a->base + at;
 }
 
+void *ju_reserved_arena_take(struct ju_reserved_array *a, size_t reserve, size_t bytes)
+{
+    if (!a->base && (a->refused || ju_reserved_array_open(a, reserve) < 0)) {
+        a->refused = 1; /* address space short (ulimit -v) */
+        return NULL;
+    }
+    return ju_reserved_array_take(a, bytes);
+}
+
 void ju_reserved_array_clear(struct ju_reserved_array *a)
 {
     size_t keep = a->writable < JU_RESERVED_KEEP ? a->writable : JU_RESERVED_KEEP;
+    a->refused = 0;
     if (!a->base)
         return;
     memset(a->base, 0, a->written < keep ? a->written : keep);

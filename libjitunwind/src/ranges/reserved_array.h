@@ -36,6 +36,7 @@ struct ju_reserved_array {
     size_t reserved; /* bytes of address space */
     size_t writable; /* bytes made readable and writable, from base */
     size_t written;  /* bytes the user may have written (for clearing) */
+    int refused;     /* ju_reserved_arena_take could not reserve it (until a clear) */
 };
 
 /* Reserve `bytes` of address space (rounded up to pages): 0 or ENOMEM. */
@@ -48,9 +49,15 @@ JU_HIDDEN int ju_reserved_array_grow(struct ju_reserved_array *a, size_t bytes);
  * cutting many small pieces makes few system calls). NULL when the
  * reservation has no room left or the system refuses the memory. */
 JU_HIDDEN void *ju_reserved_array_take(struct ju_reserved_array *a, size_t bytes);
+/* The same for an arena reserved on first use (`reserve` bytes of address
+ * space): NULL also when that reservation was refused, which is not tried
+ * again until the array is cleared (the caller then takes from the heap). */
+JU_HIDDEN void *ju_reserved_arena_take(struct ju_reserved_array *a, size_t reserve,
+                                       size_t bytes);
 /* Give the reservation back (base NULL again). */
 JU_HIDDEN void ju_reserved_array_close(struct ju_reserved_array *a);
-/* Back to zero writable bytes, every byte zero again (see above). */
+/* Back to zero writable bytes, every byte zero again (see above); an
+ * arena that could not be reserved is tried again. */
 JU_HIDDEN void ju_reserved_array_clear(struct ju_reserved_array *a);
 
 #endif

@@ -169,11 +169,8 @@ static struct ju_span_chunk *new_chunk(struct ju_span_set *set, uint32_t at)
     if (c) {
         set->spare = (struct ju_span_chunk *)(uintptr_t)c->key[0];
     } else {
-        if (!set->arena.base && !set->no_arena &&
-            ju_reserved_array_open(&set->arena, JU_SPAN_ARENA) < 0)
-            set->no_arena = 1; /* address space short (ulimit -v): the heap */
         /* Whole chunks from a page-aligned base: each header on one line. */
-        if (!(c = ju_reserved_array_take(&set->arena, sizeof *c)) &&
+        if (!(c = ju_reserved_arena_take(&set->arena, JU_SPAN_ARENA, sizeof *c)) &&
             !(c = aligned_alloc(64, sizeof *c)))
             return NULL;
     }

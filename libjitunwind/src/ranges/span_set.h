@@ -65,10 +65,9 @@ struct ju_span_set {
     size_t finger; /* a chunk position (from head) likely to be used next */
     struct ju_reserved_array arena; /* chunks are cut from it (`written`: those cut) */
     struct ju_span_chunk *spare;    /* arena chunks no longer used */
-    int no_arena;                   /* the arena could not be reserved */
 };
 
-#define JU_SPAN_SET_INIT {NULL, NULL, 0, 0, 0, 0, {NULL, 0, 0, 0}, NULL, 0}
+#define JU_SPAN_SET_INIT {NULL, NULL, 0, 0, 0, 0, {NULL, 0, 0, 0, 0}, NULL}
 
 /* 0, EOVERLAP (a span of the set overlaps [start, end)), ENOMEM. The span
  * must not be empty. */
