@@ -99,6 +99,7 @@ JU_HIDDEN int ju_elf_symbols(const char *path, const char *const *names, size_t 
 JU_HIDDEN void ju_elf_close(int fd, Elf *elf);
 
 #define JU_BUILD_ID_HEX_MAX 129 /* 64 bytes of build id in hex, with its NUL */
+#define JU_DEBUG_ROOT "/usr/lib/debug" /* where separate debug files are, as gdb looks */
 /* The GNU build id of `elf` in lowercase hex into hex[size]: 0, or
  * ENOTFOUND when it has none or it does not fit. */
 JU_HIDDEN int ju_elf_build_id_hex(Elf *elf, char *hex, size_t size);

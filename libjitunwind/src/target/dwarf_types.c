@@ -18,7 +18,6 @@
 #define MAX_TYPE_CHAIN 16   /* typedef/const/volatile steps before a struct */
 #define MAX_ANON_DEPTH 4    /* nested anonymous structs/unions searched */
 #define MAX_PATH_PARTS 8
-#define DEBUG_ROOT "/usr/lib/debug"
 
 struct jitunwind_dwarf_types {
     struct ju_types_elf file; /* what `dwarf` reads */
@@ -94,7 +93,7 @@ static int try_separate(struct jitunwind_dwarf_types *t, Elf *elf, const char *p
     snprintf(candidate, sizeof candidate, "%s/.debug/%s", dir, link);
     if (try_path(t, candidate) == 0)
         return 0;
-    snprintf(candidate, sizeof candidate, DEBUG_ROOT "%s/%s", dir[0] == '/' ? dir : "", link);
+    snprintf(candidate, sizeof candidate, JU_DEBUG_ROOT "%s/%s", dir[0] == '/' ? dir : "", link);
     if (try_path(t, candidate) == 0)
         return 0;
     return JITUNWIND_ENOTFOUND;

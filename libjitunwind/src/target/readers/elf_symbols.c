@@ -56,7 +56,7 @@ int ju_elf_build_id_debug_path(Elf *elf, char *path, size_t size)
     int len;
     if (ju_elf_build_id_hex(elf, hex, sizeof hex) < 0 || strlen(hex) < 4)
         return JITUNWIND_ENOTFOUND;
-    len = snprintf(path, size, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+    len = snprintf(path, size, JU_DEBUG_ROOT "/.build-id/%.2s/%s.debug", hex, hex + 2);
     return len > 0 && (size_t)len < size ? 0 : JITUNWIND_ENOTFOUND;
 }
 
