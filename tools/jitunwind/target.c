@@ -196,7 +196,7 @@ static int counted_write(void *arg, uint64_t addr, const void *src, size_t len)
     return t->raw.write(t->raw.arg, addr, src, len);
 }
 
-/* Every read of the target goes through a counter (record --stats). */
+/* Every read of the target goes through a counter (--stats of stack and record). */
 static int count_reads(struct cli_target *t)
 {
     t->raw = t->mem;
