@@ -74,7 +74,7 @@ class TargetImage:
         for thread in process:
             frame = thread.GetFrameAtIndex(0)
             if frame.IsValid():
-                threads.append(_registers(state, frame))
+                threads.append(_registers(state.arch, frame))
         return threads
 
     def refresh(self, state, force=False):

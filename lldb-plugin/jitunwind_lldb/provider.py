@@ -13,13 +13,16 @@ scripted frame without a pc named `<qualname> [Python]`, whose line entry
 is the Python file and line, so `frame select` shows its source. The
 provider only reads memory."""
 
+import threading
+
 import lldb
 
 from jitunwind.ui.labels import python_name
 from jitunwind.ui.stack import mixed_stack
 
 from . import target as tgt
-from .walk import code_levels, native_frames
+from . import unseen_stops
+from .walk import code_levels, innermost_registers, native_frames
 
 try:
     from lldb.plugins.scripted_frame_provider import ScriptedFrameProvider
@@ -77,9 +80,20 @@ if available():
             return None
 
     class MixedFrameProvider(ScriptedFrameProvider):
+        @staticmethod
+        def applies_to_thread(thread):
+            """Not at a stop LLDB will continue from unseen: LLDB makes
+            and calls a provider at every stop of a thread it applies to,
+            which alone costs about what the stop costs."""
+            try:
+                return not unseen_stops.is_unseen(thread)
+            except Exception:  # never raise into lldb: the provider applies
+                return True
+
         def __init__(self, input_frames, args):
             super().__init__(input_frames, args)
             self._frames = None
+            self._registers = None  # frame 0's, kept when frame 0 was answered unwalked
 
         @staticmethod
         def get_description():
@@ -88,11 +102,58 @@ if available():
 
         def get_frame_at_index(self, index):
             if self._frames is None:
-                try:
-                    self._frames = self._mixed_frames()
-                except Exception:  # never raise into lldb: LLDB's own frames stand
-                    self._frames = list(range(self.input_frames.GetSize()))
+                key = self.stop_key()
+                self._frames = _walked.get(key)
+                if self._frames is None:
+                    if index == 0 and on_private_state_thread() and self._innermost_is_lldbs():
+                        _deferred.note(key, self)
+                        return 0
+                    self._frames = self.walk(key)
             return self._frames[index] if index < len(self._frames) else None
+
+        def stop_key(self):
+            return (self.process.GetUniqueID(), self.process.GetStopID(True),
+                    self.thread.GetThreadID())
+
+        def _innermost_is_lldbs(self):
+            """Whether the mixed stack's frame 0 is LLDB's own frame 0,
+            known without the walk: the thread stopped in code a module
+            holds (JIT and trampoline code is in anonymous memory, and
+            Python frames only ever come above an eval-loop frame). Keeps
+            frame 0's registers for a walk that may not ask LLDB again."""
+            try:
+                frame = self.input_frames.GetFrameAtIndex(0)
+                if not frame or not frame.IsValid():
+                    return False
+                module = frame.GetPCAddress().GetModule()
+                if not module or not module.IsValid() or \
+                        module.FindSection(".jitunwind").IsValid():
+                    return False
+                self._registers = innermost_registers(tgt.arch_of(self.target), frame)
+                return self._registers is not None
+            except Exception:  # never raise into lldb: the walk decides
+                return False
+
+        def walk(self, key):
+            """The mixed frames of this stop, walked once per stop and
+            thread. LLDB 23.1.4 deadlocks when a provider asked for frame
+            1 or later on a thread that shows frames (the main thread, the
+            event handler) touches an SBFrame: the frame list being filled
+            is locked, and the SBFrame looks itself up in it. A walk there
+            after an unwalked frame 0 starts from frame 0's registers and
+            names every other frame itself; the stop hook walks shown stops
+            before they are shown, where LLDB's own frames can be reused."""
+            frames = _walked.get(key)
+            if frames is not None:
+                return frames
+            reuse_lldbs = self._registers is None or on_private_state_thread() or \
+                _in_stop_hook
+            try:
+                frames = self._mixed_frames(reuse_lldbs)
+            except Exception:  # never raise into lldb: LLDB's own frames stand
+                frames = list(range(self.input_frames.GetSize())) if reuse_lldbs else [0]
+            _walked.note(key, frames)
+            return frames
 
         def _input_index(self):
             """(pc, sp) -> LLDB's frame indexes for that frame of the walk:
@@ -112,14 +173,18 @@ if available():
                     group = []
             return by_key, keys, names
 
-        def _mixed_frames(self):
+        def _mixed_frames(self, reuse_lldbs):
             state = tgt.state_for(self.process)
-            views, _ = native_frames(state, self.thread)
+            views, _ = native_frames(state, self.thread, registers=self._registers)
             if not views:
-                return list(range(self.input_frames.GetSize()))
+                return list(range(self.input_frames.GetSize())) if reuse_lldbs else [0]
             tid = self.thread.GetThreadID()
             entries, _ = mixed_stack(state, views, lambda: state.python_frames(tid))
-            inputs, keys, names = self._input_index()
+            if reuse_lldbs:
+                inputs, keys, names = self._input_index()
+            else:  # LLDB's frame 0 only, as answered
+                keys = {0: (views[0].pc, views[0].sp)}
+                inputs, names = {keys[0]: [0]}, {0: None}
             out, group, used = [], [], -1
             shown = set()  # (pc, sp) of LLDB's frames listed: a group may hold a caller
             for entry in entries:
@@ -138,8 +203,13 @@ if available():
                 # then the walk's frames are shown.
                 if entry.rng is None and (native.pc, native.sp) in shown:
                     pass  # LLDB listed it already
-                elif entry.rng is None and [names[i] for i in mine] == \
-                        [e.native.symbol for e in group]:
+                elif entry.rng is None and mine and not reuse_lldbs:
+                    out.append(0)  # LLDB's frame 0, as answered; the rest named here
+                    out.extend(self._native_frames(0, group, state)[1:])
+                    used = 0
+                    shown.add(keys[0])
+                elif entry.rng is None and mine and \
+                        [names[i] for i in mine] == [e.native.symbol for e in group]:
                     out.extend(mine)
                     used = mine[-1]
                     shown.update(keys[i] for i in mine)
@@ -190,25 +260,92 @@ if available():
 
 
 PROVIDER = "provider.MixedFrameProvider"
-HOOK = "provider.RegisterOnStop"
+HOOK = "provider.OnStop"
 
 
-class RegisterOnStop:
-    """A stop hook on LLDB's dummy target (the plugin imported before any
-    target, e.g. from ~/.lldbinit): every target made later inherits it, and
-    registers the provider at its first stop (a core: when it is loaded)."""
+class _ThisStop:
+    """Values kept for the latest stop of each process only, keyed by
+    (process, stop id, thread id): a key of a newer stop drops the older
+    stop's values of that process."""
+
+    def __init__(self):
+        self._stop = {}    # process -> the stop id kept
+        self._values = {}
+
+    def get(self, key):
+        return self._values.get(key)
+
+    def note(self, key, value):
+        process, stop, _ = key
+        if self._stop.get(process) != stop:
+            self._values = {k: v for k, v in self._values.items() if k[0] != process}
+            self._stop[process] = stop
+        self._values[key] = value
+
+    def take(self, process, stop):
+        """The values of that stop, removed."""
+        keys = [k for k in self._values if k[:2] == (process, stop)]
+        return [(k, self._values.pop(k)) for k in keys]
+
+
+_walked = _ThisStop()    # each thread's mixed frames at this stop
+_deferred = _ThisStop()  # providers that answered frame 0 without the walk
+_in_stop_hook = False
+_thread_names = {}  # native thread id -> its name (/proc/self/task/ID/comm)
+
+
+def on_private_state_thread():
+    """Whether LLDB's private state thread (`intern-state`: it decides
+    whether a stop is shown, and steps) is the caller: there an SBFrame
+    may be used at any frame index, and frame 0 alone is asked."""
+    tid = threading.get_native_id()
+    name = _thread_names.get(tid)
+    if name is None:
+        try:
+            with open("/proc/self/task/%d/comm" % tid) as f:
+                name = f.read().strip()
+        except OSError:
+            name = ""
+        _thread_names[tid] = name
+    return name.startswith("intern-state")
+
+
+def walk_deferred(process):
+    """Walks, now, the threads whose frame 0 LLDB took unwalked at this
+    stop: at a stop LLDB shows, before it shows it (a stop hook runs
+    first), where the walk may still reuse LLDB's own frames."""
+    global _in_stop_hook
+    key = (process.GetUniqueID(), process.GetStopID(True))
+    _in_stop_hook = True
+    try:
+        for thread_key, provider in _deferred.take(*key):
+            provider.walk(thread_key)
+    finally:
+        _in_stop_hook = False
+
+
+_registered = set()  # targets (LLDB's unique ids) the provider is registered on
+
+
+class OnStop:
+    """A stop hook, at every stop LLDB shows: walks the threads whose frame
+    0 was answered unwalked, and registers the provider on the target if it
+    is not yet (added to LLDB's dummy target when the plugin is imported
+    before any target, e.g. from ~/.lldbinit: every target made later
+    inherits it; a core gets it when it is loaded)."""
 
     def __init__(self, target, extra_args, internal_dict):
         self.package = extra_args.GetValueForKey("package").GetStringValue(200) \
             if extra_args and extra_args.IsValid() else "jitunwind_lldb"
-        self.registered = set()  # targets (by LLDB's unique id) done
 
     def handle_stop(self, exe_ctx, stream):
         try:
             target = exe_ctx.GetTarget()
-            if target.GetGloballyUniqueID() not in self.registered and \
-                    register(target, self.package):
-                self.registered.add(target.GetGloballyUniqueID())
+            if target.GetGloballyUniqueID() not in _registered:
+                register(target, self.package)
+            process = exe_ctx.GetProcess()
+            if process and process.IsValid():
+                walk_deferred(process)
         except Exception:  # a stop hook must never raise into lldb
             pass
         return True
@@ -220,18 +357,21 @@ def register(target, package):
     err = lldb.SBError()
     target.RegisterScriptedFrameProvider("%s.%s" % (package, PROVIDER),
                                          lldb.SBStructuredData(), err)
+    if err.Success():
+        _registered.add(target.GetGloballyUniqueID())
     return err.Success()
 
 
 def register_if_available(debugger, package):
-    """The provider on the selected target, or, with none yet, a stop hook
-    that registers it on every target made later. False where the LLDB has
-    no frame providers (nothing is registered; `mixed-bt` remains)."""
+    """The provider on the selected target, and the stop hook (on that
+    target, or with none yet on LLDB's dummy target, whose hooks every
+    later target inherits). False where the LLDB has no frame providers
+    (nothing is registered; `mixed-bt` remains)."""
     if not available():
         return False
     target = debugger.GetSelectedTarget()
-    if target and target.IsValid():
-        return register(target, package)
+    if target and target.IsValid() and not register(target, package):
+        return False
     result = lldb.SBCommandReturnObject()  # quiet: no "Stop hook #1 added."
     debugger.GetCommandInterpreter().HandleCommand(
         "target stop-hook add -P %s.%s -k package -v %s" % (package, HOOK, package), result)

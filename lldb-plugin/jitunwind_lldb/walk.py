@@ -13,10 +13,10 @@ DEFAULT_LIMIT = 1024
 MAX_INLINE_DEPTH = 64  # inlined scopes listed at one pc (DWARF from the target's files)
 
 
-def _registers(state, frame):
+def _registers(arch, frame):
     pc, sp, fp = frame.GetPC(), frame.GetSP(), frame.GetFP()
     lr = None
-    if state.arch == ju.ARCH_AARCH64:
+    if arch == ju.ARCH_AARCH64:
         reg = frame.FindRegister("lr") or frame.FindRegister("x30")
         if reg and reg.IsValid():
             lr = reg.GetValueAsUnsigned()
@@ -72,13 +72,24 @@ def code_levels(state, pc, innermost):
     return levels
 
 
-def native_frames(state, thread, limit=DEFAULT_LIMIT):
+def innermost_registers(arch, frame):
+    """(pc, sp, fp, lr) of an innermost SBFrame, or None (no frame, or an
+    architecture the library does not walk)."""
+    if not frame or not frame.IsValid() or arch is None:
+        return None
+    return _registers(arch, frame)
+
+
+def native_frames(state, thread, limit=DEFAULT_LIMIT, registers=None):
     """(NativeViews, notes) of `thread`, innermost first: each frame of the
-    library's walk, preceded by the functions inlined at its pc."""
-    frame0 = thread.GetFrameAtIndex(0)
-    if not frame0.IsValid() or state.arch is None:
+    library's walk, preceded by the functions inlined at its pc. The walk
+    starts from `registers` ((pc, sp, fp, lr) of the innermost frame) when
+    given, else from the thread's frame 0."""
+    if registers is None:
+        registers = innermost_registers(state.arch, thread.GetFrameAtIndex(0))
+    if registers is None:
         return [], ["no registers for thread %d" % thread.GetThreadID()]
-    pc, sp, fp, lr = _registers(state, frame0)
+    pc, sp, fp, lr = registers
     native, stop = ju.unwind(state.arch, state.registry, state.modules, state.memory,
                              pc, sp, fp, lr, limit)
     views = []
