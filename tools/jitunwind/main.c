@@ -1,9 +1,11 @@
 /* jitunwind: mixed native + Python stacks of a live process or a core,
  * without a debugger, and a sampling profiler. Arguments and dispatch. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -60,7 +62,7 @@ static const char help_text[] =
     "and always released, also on Ctrl-C. Exit codes: 0 ok, 1 usage, 2 no such\n"
     "process or file, 3 permission or ptrace refused, 4 not a Python process,\n"
     "5 unsupported CPython version, 6 partial result, 7 core unusable or not the\n"
-    "--exe's.\n";
+    "--exe's, 8 the output could not be written.\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -192,10 +194,22 @@ static int parse(int argc, char **argv, struct cli_options *opt)
     return CLI_OK;
 }
 
+/* Standard descriptors that are closed are opened on /dev/null, so that no
+ * file the command opens (a core, a cache entry) takes their number and
+ * gets what is printed. Returns whether standard output was closed. */
+static int fill_closed_standard_fds(void)
+{
+    int fd, stdout_closed = fcntl(STDOUT_FILENO, F_GETFD) < 0;
+    for (fd = 0; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+            return stdout_closed;
+    return stdout_closed;
+}
+
 int main(int argc, char **argv)
 {
     struct cli_options opt;
-    int code;
+    int code, stdout_closed = fill_closed_standard_fds();
     memset(&opt, 0, sizeof opt);
     if (argc < 2)
         return usage_error("%s", "no command");
@@ -218,6 +232,10 @@ int main(int argc, char **argv)
     }
     if ((code = parse(argc, argv, &opt)) != CLI_OK)
         return code;
+    if (stdout_closed && !opt.output) {
+        fprintf(stderr, "jitunwind: standard output is closed: nothing could be written\n");
+        return CLI_OUTPUT;
+    }
     if (strcmp(opt.command, "stack") == 0)
         return cli_stack_command(&opt);
     return cli_record_command(&opt);

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -226,6 +228,11 @@ static int open_memory(struct cli_target *t, const struct cli_options *opt)
         fprintf(stderr, "jitunwind: no process %d\n", t->pid);
         return CLI_NO_TARGET;
     }
+    t->pidfd = (int)syscall(SYS_pidfd_open, t->pid, 0);
+    if (cli_target_gone(t)) {
+        fprintf(stderr, "jitunwind: process %d has exited\n", t->pid);
+        return CLI_NO_TARGET;
+    }
     if (jitunwind_process_reader_new(&t->proc, t->pid) < 0) {
         fprintf(stderr, "jitunwind: process %d: %s\n", t->pid, last_message());
         return CLI_NO_TARGET;
@@ -246,6 +253,18 @@ static int check_access(struct cli_target *t)
                     "(run as its user or root; see /proc/sys/kernel/yama/ptrace_scope)\n",
             t->pid);
     return CLI_PERMISSION;
+}
+
+static void watch_exec(struct cli_target *t)
+{
+    char path[64];
+    uint8_t byte;
+    snprintf(path, sizeof path, "/proc/%d/mem", t->pid);
+    t->memfd = open(path, O_RDONLY | O_CLOEXEC);
+    if (t->memfd >= 0 && pread(t->memfd, &byte, 1, (off_t)t->loc.runtime_addr) != 1) {
+        close(t->memfd);
+        t->memfd = -1; /* no exec is seen */
+    }
 }
 
 static int check_exe(struct cli_target *t, const char *exe)
@@ -306,10 +325,43 @@ static int open_python(struct cli_target *t, const struct cli_options *opt)
     return rc == JITUNWIND_EREAD && t->live ? CLI_PERMISSION : CLI_NOT_PYTHON;
 }
 
+/* A pidfd is readable once its process has exited (a zombie, or reaped):
+ * it never names a process that took the PID over. Without one (a kernel
+ * before 5.3), the PID's state is looked at instead. */
+static int exited(const struct cli_target *t)
+{
+    char path[64], line[512];
+    const char *state;
+    FILE *f;
+    if (t->pidfd >= 0) {
+        struct pollfd p = {t->pidfd, POLLIN, 0};
+        return poll(&p, 1, 0) > 0;
+    }
+    snprintf(path, sizeof path, "/proc/%d/stat", t->pid);
+    if (!(f = fopen(path, "re")))
+        return 1;
+    state = fgets(line, sizeof line, f) ? strrchr(line, ')') : NULL;
+    fclose(f);
+    return !state || state[1] == '\0' || state[2] == 'Z' || state[2] == 'X';
+}
+
+/* /proc/PID/mem stays bound to the memory it was opened on: once the
+ * process has called execve, it reads nothing. */
+int cli_target_gone(const struct cli_target *t)
+{
+    uint8_t byte;
+    if (exited(t))
+        return CLI_GONE_EXITED;
+    if (t->memfd >= 0 && pread(t->memfd, &byte, 1, (off_t)t->loc.runtime_addr) != 1)
+        return exited(t) ? CLI_GONE_EXITED : CLI_GONE_EXECED;
+    return 0;
+}
+
 int cli_target_open(struct cli_target *t, const struct cli_options *opt, int need_native)
 {
     int code;
     memset(t, 0, sizeof *t);
+    t->pidfd = t->memfd = -1;
     t->live = opt->core == NULL;
     t->pid = opt->pid;
     t->core_path = opt->core;
@@ -341,6 +393,8 @@ int cli_target_open(struct cli_target *t, const struct cli_options *opt, int nee
     }
     if ((code = check_access(t)) != CLI_OK)
         return code;
+    if (t->live)
+        watch_exec(t);
     if ((code = open_python(t, opt)) != CLI_OK)
         return code;
     if (!need_native)
@@ -361,5 +415,12 @@ void cli_target_close(struct cli_target *t)
     jitunwind_process_reader_free(t->proc);
     jitunwind_core_reader_free(t->core);
     free(t->blocks);
+    free(t->py_threads);
+    free(t->py_order);
+    if (t->pidfd >= 0)
+        close(t->pidfd);
+    if (t->memfd >= 0)
+        close(t->memfd);
     memset(t, 0, sizeof *t);
+    t->pidfd = t->memfd = -1;
 }
