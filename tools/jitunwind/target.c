@@ -15,6 +15,7 @@
 #include "cli.h"
 
 #define EVAL_FUNCTION "_PyEval_EvalFrameDefault"
+#define EXIT_WAIT_MS 500 /* for a process whose memory is gone to be a zombie */
 
 void cli_target_note(struct cli_target *t, const char *fmt, ...)
 {
@@ -328,14 +329,14 @@ static int open_python(struct cli_target *t, const struct cli_options *opt)
 /* A pidfd is readable once its process has exited (a zombie, or reaped):
  * it never names a process that took the PID over. Without one (a kernel
  * before 5.3), the PID's state is looked at instead. */
-static int exited(const struct cli_target *t)
+static int exited(const struct cli_target *t, int wait_ms)
 {
     char path[64], line[512];
     const char *state;
     FILE *f;
     if (t->pidfd >= 0) {
         struct pollfd p = {t->pidfd, POLLIN, 0};
-        return poll(&p, 1, 0) > 0;
+        return poll(&p, 1, wait_ms) > 0;
     }
     snprintf(path, sizeof path, "/proc/%d/stat", t->pid);
     if (!(f = fopen(path, "re")))
@@ -346,14 +347,15 @@ static int exited(const struct cli_target *t)
 }
 
 /* /proc/PID/mem stays bound to the memory it was opened on: once the
- * process has called execve, it reads nothing. */
+ * process has called execve, it reads nothing; nor does it while the
+ * process exits (its memory goes before it is a zombie), hence the wait. */
 int cli_target_gone(const struct cli_target *t)
 {
     uint8_t byte;
-    if (exited(t))
+    if (exited(t, 0))
         return CLI_GONE_EXITED;
     if (t->memfd >= 0 && pread(t->memfd, &byte, 1, (off_t)t->loc.runtime_addr) != 1)
-        return exited(t) ? CLI_GONE_EXITED : CLI_GONE_EXECED;
+        return exited(t, EXIT_WAIT_MS) ? CLI_GONE_EXITED : CLI_GONE_EXECED;
     return 0;
 }
 
