@@ -3,7 +3,8 @@
  * a core; threads.c: /proc listing; ptrace_regs.c / core_regs.c: registers;
  * build_ids.c: --exe against a core; stack.c: one thread's mixed stack;
  * stack_command.c: `stack`; signals.c: signals; labels.c, output_text.c,
- * output_json.c: printing; output_check.c: write errors; record_command.c: `record` and `top`; profile.c and
+ * output_json.c: printing; output_check.c: write errors; files.c: opening
+ * files to read; record_command.c: `record` and `top`; profile.c and
  * output_{collapsed,speedscope,pprof}.c: the recorded profile).
  * Unwinding and decoding are the library's. */
 #ifndef JITUNWIND_CLI_H
@@ -129,6 +130,11 @@ void cli_target_forget_reads(struct cli_target *t);
 /* Re-read the ranges (a live target's JIT keeps registering). */
 void cli_target_load_ranges(struct cli_target *t);
 
+/* --- files.c --- */
+/* Open a file to read without blocking, a regular file only: the
+ * descriptor, or -1 with the reason in `why`. */
+int cli_open_regular(const char *path, char *why, size_t len);
+
 /* --- cache_dir.c --- */
 /* The layout cache's directory into buf, or NULL when caching is off. */
 const char *cli_cache_dir(const struct cli_options *opt, char *buf, size_t size);
@@ -170,6 +176,9 @@ int cli_core_threads(const char *core_path, struct cli_thread *out, size_t max, 
                      char *err, size_t err_len);
 /* The process id a core was dumped from (NT_PRPSINFO), or 0. */
 int cli_core_pid(const char *core_path);
+/* Whether a core's notes (threads, registers, mapped files) lie past its
+ * end: a core cut short, or not a whole core. */
+int cli_core_notes_cut(const char *core_path);
 
 /* --- build_ids.c --- */
 /* The GNU build id of the executable a core was dumped from (its first

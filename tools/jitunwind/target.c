@@ -211,12 +211,14 @@ static int count_reads(struct cli_target *t)
 
 static int open_memory(struct cli_target *t, const struct cli_options *opt)
 {
-    char path[64];
+    char path[64], why[128];
     if (!t->live) {
-        if (access(opt->core, R_OK) != 0) {
-            fprintf(stderr, "jitunwind: %s: %s\n", opt->core, strerror(errno));
+        int fd = cli_open_regular(opt->core, why, sizeof why);
+        if (fd < 0) {
+            fprintf(stderr, "jitunwind: %s: %s\n", opt->core, why);
             return CLI_NO_TARGET;
         }
+        close(fd);
         if (jitunwind_core_reader_new(&t->core, opt->core) < 0) {
             fprintf(stderr, "jitunwind: %s\n", last_message());
             return CLI_MISMATCH;
@@ -270,11 +272,13 @@ static void watch_exec(struct cli_target *t)
 
 static int check_exe(struct cli_target *t, const char *exe)
 {
-    char in_core[128], in_file[128];
-    if (access(exe, R_OK) != 0) {
-        fprintf(stderr, "jitunwind: --exe %s: %s\n", exe, strerror(errno));
+    char in_core[128], in_file[128], why[128];
+    int fd = cli_open_regular(exe, why, sizeof why);
+    if (fd < 0) {
+        fprintf(stderr, "jitunwind: --exe %s: %s\n", exe, why);
         return CLI_NO_TARGET;
     }
+    close(fd);
     if (cli_file_build_id(exe, in_file, sizeof in_file) < 0) {
         fprintf(stderr, "jitunwind: --exe %s is not an ELF executable with a build id\n", exe);
         return CLI_MISMATCH;
@@ -376,6 +380,11 @@ int cli_target_open(struct cli_target *t, const struct cli_options *opt, int nee
     }
     if (!t->live && opt->exe && (code = check_exe(t, opt->exe)) != CLI_OK)
         return code;
+    if (!t->live && cli_core_notes_cut(t->core_path)) {
+        fprintf(stderr, "jitunwind: %s is a damaged core: the file ends before its notes "
+                        "(threads, registers, mapped files)\n", t->core_path);
+        return CLI_MISMATCH;
+    }
     if (!t->live)
         t->pid = cli_core_pid(t->core_path);
     if (t->live ? jitunwind_py_locate_live(t->pid, &t->loc) < 0
