@@ -106,6 +106,8 @@ def ready_target(work, name, text, *args, **kw):
     """A Python target that creates FILE.ready once set up."""
     script = write(work, name, text)
     ready = script + ".ready"
+    if os.path.exists(ready):
+        os.unlink(ready)  # an earlier target's
     proc = subprocess.Popen([PYTHON, script, ready] + [str(a) for a in args], **kw)
     wait_file(ready, proc, "%s to start" % name)
     return proc
@@ -461,8 +463,7 @@ def mode_threads(j, work):
     proc = threads_target(work, 4150, depth=0, pause=5)
     try:
         tids = sorted(task_states(proc.pid))
-        rc, out, err = bounded([j, "stack", str(proc.pid), "--python"], "stack of 4151 threads",
-                               timeout=120)
+        rc, out, err = bounded([j, "stack", str(proc.pid)], "stack of 4151 threads", timeout=120)
         left = len(tids) - 4096
         if "%d threads left out" % left not in out:
             fail("stack of %d threads: no note of the %d left out (exit %d):\n%s%s" % (
