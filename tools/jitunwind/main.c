@@ -34,7 +34,8 @@ static const char help_text[] =
     "  --native-all     also show the interpreter's own native frames between eval loops\n"
     "  --json           one JSON document (schema in docs/cli.md)\n"
     "  --locals         each Python frame's arguments and locals (repr, bounded)\n"
-    "  --threads LIST   only these thread ids (comma-separated)\n"
+    "  --threads LIST   only these thread ids (comma-separated); without it, at most\n"
+    "                   4096 threads, and a note says how many were left out\n"
     "  --no-cache       read the interpreter's DWARF again rather than the answers kept\n"
     "                   in $XDG_CACHE_HOME/jitunwind (or ~/.cache/jitunwind), as\n"
     "                   JITUNWIND_NO_CACHE=1 does, and read every frame's code object\n"
@@ -59,10 +60,11 @@ static const char help_text[] =
     "  --stats          print the reads made and saved by the caches at the end\n"
     "\n"
     "A live process is stopped one thread at a time (PTRACE_SEIZE + PTRACE_INTERRUPT)\n"
-    "and always released, also on Ctrl-C. Exit codes: 0 ok, 1 usage, 2 no such\n"
-    "process or file, 3 permission or ptrace refused, 4 not a Python process,\n"
-    "5 unsupported CPython version, 6 partial result, 7 core unusable or not the\n"
-    "--exe's, 8 the output could not be written.\n";
+    "and always released, also on Ctrl-C and before Ctrl-Z stops the command;\n"
+    "record and top end when the process exits or execs.\n"
+    "Exit codes: 0 ok, 1 usage, 2 no such process or file, 3 permission or ptrace\n"
+    "refused, 4 not a Python process, 5 unsupported CPython version, 6 partial\n"
+    "result, 7 core unusable or not the --exe's, 8 the output could not be written.\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
