@@ -17,29 +17,8 @@ import sys
 import tempfile
 import time
 
-PYTHON = "/usr/bin/python3.11"
-
-TARGET = """\
-import sys, threading, time
-count = int(sys.argv[2])
-threading.stack_size(256 * 1024)
-started = threading.Barrier(count + 1)
-
-
-def recurse(k):
-    if k == 0:
-        started.wait()
-        while True:
-            time.sleep(1)
-    recurse(k - 1)
-
-
-for i in range(count):
-    threading.Thread(target=recurse, args=(20,), daemon=True).start()
-started.wait()
-open(sys.argv[1], "w").close()
-time.sleep(3600)
-"""
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
+from test_cli_process import PYTHON, THREADS  # noqa: E402
 
 
 def timed(cmd, repeat):
@@ -63,11 +42,11 @@ def main():
     work = tempfile.mkdtemp(prefix="bench-cli-threads-")
     script = os.path.join(work, "target.py")
     with open(script, "w") as f:
-        f.write(TARGET)
+        f.write(THREADS)
     print("%8s %12s %14s %18s" % ("threads", "stack (s)", "--python (s)", "ms per thread"))
     for count in [int(c) for c in args.threads.split(",")]:
         ready = os.path.join(work, "ready.%d" % count)
-        proc = subprocess.Popen([PYTHON, script, ready, str(count)])
+        proc = subprocess.Popen([PYTHON, script, ready, str(count), "20", "1"])
         try:
             while not os.path.exists(ready):
                 if proc.poll() is not None:
