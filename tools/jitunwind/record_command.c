@@ -135,9 +135,9 @@ static void list_os_threads(struct sampler *sm, double t)
 }
 
 /* Blocking: each thread stopped in turn for its mixed stack; the thread
- * states are listed once per sample. A thread is read only once the
- * process is known to be still the one sampled (not ended, its PID not
- * taken by another). */
+ * states are listed once per sample. A thread's stack is recorded only
+ * once the process is known to be still the one sampled (not ended, its
+ * PID not taken by another). */
 static void sample_mixed(struct sampler *sm, double t)
 {
     size_t i;
@@ -160,13 +160,13 @@ static void sample_mixed(struct sampler *sm, double t)
             sm->errors++;
             continue;
         }
-        if ((sm->gone = cli_target_gone(&sm->t)) != 0) {
-            cli_ptrace_release(th);
-            return;
-        }
         cli_target_forget_reads(&sm->t); /* the others ran: their memory moved */
         cli_stack_build(&sm->t, th, sm->opt, sm->s);
         cli_ptrace_release(th);
+        /* Asked once the thread is released: telling an exit from an exec
+         * may wait for the process to finish dying. */
+        if ((sm->gone = cli_target_gone(&sm->t)) != 0)
+            return; /* what was read is not the process sampled */
         if (sm->s->py_status < 0 || sm->s->stop_reason != JITUNWIND_STOP_END)
             sm->errors++;
         record_stack(sm, sm->s);
