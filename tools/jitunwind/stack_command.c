@@ -74,10 +74,13 @@ static size_t python_threads(struct cli_target *t, struct cli_thread *out, size_
 static size_t wanted_threads(struct cli_target *t, const struct cli_options *opt,
                              struct cli_thread *out)
 {
-    size_t i, n = 0;
-    for (i = 0; i < opt->n_tids; i++)
-        if (cli_find_thread(t->pid, opt->tids[i], &out[n]) == 0)
-            n++;
+    size_t i, j, n = 0;
+    for (i = 0; i < opt->n_tids; i++) {
+        for (j = 0; j < n && out[j].tid != opt->tids[i]; j++)
+            ;
+        if (j == n && cli_find_thread(t->pid, opt->tids[i], &out[n]) == 0)
+            n++; /* each once, as given */
+    }
     return n;
 }
 

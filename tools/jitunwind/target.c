@@ -378,13 +378,13 @@ int cli_target_open(struct cli_target *t, const struct cli_options *opt, int nee
         fprintf(stderr, "jitunwind: out of memory\n");
         return CLI_NO_TARGET;
     }
-    if (!t->live && opt->exe && (code = check_exe(t, opt->exe)) != CLI_OK)
-        return code;
     if (!t->live && cli_core_notes_cut(t->core_path)) {
         fprintf(stderr, "jitunwind: %s is a damaged core: the file ends before its notes "
                         "(threads, registers, mapped files)\n", t->core_path);
         return CLI_MISMATCH;
     }
+    if (!t->live && opt->exe && (code = check_exe(t, opt->exe)) != CLI_OK)
+        return code;
     if (!t->live)
         t->pid = cli_core_pid(t->core_path);
     if (t->live ? jitunwind_py_locate_live(t->pid, &t->loc) < 0
