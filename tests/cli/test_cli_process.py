@@ -21,7 +21,8 @@ Usage: test_cli_process.py BUILD_DIR REPO_DIR MODE
             into /dev/full: exit 8 and one line
   threads   `stack --stats` reads per thread do not grow with the number of
             threads (8 and 64 threads); more than 4,096 threads: the ones left
-            out are counted, and --threads TID finds any thread
+            out are counted, --threads TID finds any thread, and `record -d`
+            ends within a sample
   files     --core FIFO and --exe FIFO end at once (regular files only); a
             core cut before its notes is a damaged core (exit 7)
   messages  record --no-cache / --no-chain-cache print no marker figure
@@ -475,6 +476,15 @@ def mode_threads(j, work):
                                                                      out[:400], err))
         print("ok: %d threads: %d said to be left out; --threads finds the last" % (
             len(tids), left))
+        # -d holds within a sample of thousands of threads.
+        t0 = time.time()
+        rc, _, err = bounded([j, "record", str(proc.pid), "-d", "0.3", "-o", os.devnull],
+                             "record -d 0.3 of 4151 threads", timeout=60)
+        took = time.time() - t0
+        if rc != 0 or took > 5:
+            fail("record -d 0.3 of %d threads: exit %d after %.1f s: %s" % (len(tids), rc, took,
+                                                                          err))
+        print("ok: record -d 0.3 of %d threads ended after %.1f s" % (len(tids), took))
     finally:
         stop(proc)
     return 0
