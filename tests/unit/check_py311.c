@@ -71,6 +71,35 @@ START_TEST(threads_frames_names_lines)
 }
 END_TEST
 
+/* One thread state read again, as listed: the frame it runs now and the
+ * GIL, without the list. */
+START_TEST(one_thread_read_again)
+{
+    struct jitunwind_py_thread t[4], again;
+    uint64_t ts, top = simple_target(&ts), other, cframe;
+    size_t n;
+    ck_assert_int_eq(jitunwind_pyreader_threads(R, t, 4, &n), 0);
+    ck_assert_int_eq(t[0].holds_gil, 1);
+    other = pyi_frame(&P, pyi_code(&P, "later", "/src/l.py", 7, 20), top, 0, 0, 0);
+    cframe = pyi_alloc(&P, 64); /* 3.11 keeps the current frame in a cframe */
+    ju_builder_u64(P.b, ts + P.L->ts_cframe, cframe);
+    ju_builder_u64(P.b, cframe + P.L->cframe_current_frame, other);
+    pyi_set_gil_holder(&P, 0);
+    again = t[0];
+    again.current_frame = 0;
+    ck_assert_int_eq(jitunwind_pyreader_thread(R, &again), 0);
+    ck_assert_uint_eq(again.tstate, ts);
+    ck_assert_uint_eq(again.interp, t[0].interp);
+    ck_assert_uint_eq(again.native_thread_id, 4242);
+    ck_assert_uint_eq(again.current_frame, other);
+    ck_assert_int_eq(again.holds_gil, 0);
+    again.tstate = 0x7770000;
+    ck_assert_int_eq(jitunwind_pyreader_thread(R, &again), JITUNWIND_EREAD);
+    ck_assert_int_eq(jitunwind_pyreader_thread(R, NULL), JITUNWIND_EINVAL);
+    teardown();
+}
+END_TEST
+
 START_TEST(not_started_frame_and_generator)
 {
     uint64_t code, f, interp;
@@ -240,7 +269,8 @@ END_TEST
 
 int main(void)
 {
-    return ju_run_tests("py311", JU_TESTS(threads_frames_names_lines, not_started_frame_and_generator,
+    return ju_run_tests("py311", JU_TESTS(threads_frames_names_lines, one_thread_read_again,
+                                          not_started_frame_and_generator,
                                           several_interpreters_and_non_ascii_names,
                                           frame_cycles_terminate_with_eloop,
                                           bad_objects_give_flags_not_crashes,

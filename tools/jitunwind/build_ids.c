@@ -57,7 +57,8 @@ static int file_read(void *arg, uint64_t offset, void *dst, size_t len)
 
 int cli_file_build_id(const char *path, char *out, size_t len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+    char why[128];
+    int fd = cli_open_regular(path, why, sizeof why), rc;
     if (fd < 0)
         return -1;
     rc = image_build_id(file_read, &fd, out, len);

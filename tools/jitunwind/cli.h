@@ -2,13 +2,15 @@
  * concern (main.c: arguments and dispatch; target.c: opening a process or
  * a core; threads.c: /proc listing; ptrace_regs.c / core_regs.c: registers;
  * build_ids.c: --exe against a core; stack.c: one thread's mixed stack;
- * stack_command.c: `stack`; labels.c, output_text.c, output_json.c:
- * printing; record_command.c: `record` and `top`; profile.c and
+ * stack_command.c: `stack`; signals.c: signals; labels.c, output_text.c,
+ * output_json.c: printing; output_check.c: write errors; files.c: opening
+ * files to read; record_command.c: `record` and `top`; profile.c and
  * output_{collapsed,speedscope,pprof}.c: the recorded profile).
  * Unwinding and decoding are the library's. */
 #ifndef JITUNWIND_CLI_H
 #define JITUNWIND_CLI_H
 
+#include <setjmp.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,7 +27,8 @@ enum cli_exit {
     CLI_NOT_PYTHON = 4,   /* no CPython runtime in the target */
     CLI_VERSION = 5,      /* a CPython version the library has no layout for */
     CLI_PARTIAL = 6,      /* a result was printed, but some of it is missing */
-    CLI_MISMATCH = 7      /* the core is not the --exe's, or is not a usable core */
+    CLI_MISMATCH = 7,     /* the core is not the --exe's, or is not a usable core */
+    CLI_OUTPUT = 8        /* the output could not be written */
 };
 
 #define CLI_MAX_TIDS 4096u
@@ -58,14 +61,29 @@ struct cli_options {
     int stats;
 };
 
+/* --- signals.c --- */
 /* Set by SIGINT/SIGTERM/SIGHUP: finish what is under way (detach), then stop. */
 extern volatile sig_atomic_t cli_interrupted;
 void cli_install_signal_handlers(void);
+/* While a thread is held (from before its seize to its release), a stop
+ * signal (SIGTSTP, SIGTTIN, SIGTTOU) waits: cli_hold_end stops the command
+ * then, the thread released. */
+void cli_hold_begin(void);
+void cli_hold_end(void);
+/* Interrupt a blocking call once after `usec` (SIGALRM, not restarted);
+ * 0 disarms. */
+void cli_tick(long usec);
+/* A system call the kernel restarts after a handler (PTRACE_SEIZE) is left
+ * by a signal through this jump, when cli_escape_armed. */
+extern sigjmp_buf cli_escape;
+extern volatile sig_atomic_t cli_escape_armed;
 
 /* --- target.c --- */
 struct cli_target {
     int live;
     int pid;               /* live: the process; core: the one it was dumped from, or 0 */
+    int pidfd;             /* live: the process itself, whatever takes its PID later; or -1 */
+    int memfd;             /* live: /proc/PID/mem, which an execve leaves unreadable; or -1 */
     const char *core_path;
     int arch;
     jitunwind_process_reader *proc;
@@ -79,6 +97,12 @@ struct cli_target {
     jitunwind_registry *reg;
     jitunwind_pyreader *py;
     jitunwind_py_chains *chains;   /* record's per-thread frame chains, or NULL */
+    /* The interpreter's thread states, listed once per command or sample
+     * (cli_list_python_threads), and their positions by OS thread id. */
+    struct jitunwind_py_thread *py_threads;
+    size_t *py_order;
+    size_t n_py_threads;
+    char py_list_error[JITUNWIND_ERROR_MESSAGE_MAX]; /* why the listing is short, or "" */
     struct jitunwind_py_location loc;
     uint64_t eval_start, eval_end;
     char notes[CLI_MAX_NOTES][CLI_NOTE_MAX];
@@ -90,6 +114,11 @@ struct cli_target {
  * line on stderr. `need_native`: modules and ranges are loaded. */
 int cli_target_open(struct cli_target *t, const struct cli_options *opt, int need_native);
 void cli_target_close(struct cli_target *t);
+/* Whether the live process has ended: 0 no, CLI_GONE_EXITED (a zombie,
+ * reaped, or its PID taken by another process), CLI_GONE_EXECED (it runs
+ * another program). */
+enum { CLI_GONE_EXITED = 1, CLI_GONE_EXECED = 2 };
+int cli_target_gone(const struct cli_target *t);
 void cli_target_note(struct cli_target *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* record and stack: serve reads from 4 KiB blocks read once each until
@@ -100,6 +129,11 @@ int cli_target_cache_reads(struct cli_target *t);
 void cli_target_forget_reads(struct cli_target *t);
 /* Re-read the ranges (a live target's JIT keeps registering). */
 void cli_target_load_ranges(struct cli_target *t);
+
+/* --- files.c --- */
+/* Open a file to read without blocking, a regular file only: the
+ * descriptor, or -1 with the reason in `why`. */
+int cli_open_regular(const char *path, char *why, size_t len);
 
 /* --- cache_dir.c --- */
 /* The layout cache's directory into buf, or NULL when caching is off. */
@@ -113,20 +147,28 @@ struct cli_thread {
     int have_regs;
     char error[160];  /* why there are no registers */
 };
-/* The threads of live process `pid` (/proc/PID/task), at most `max`. */
-int cli_list_threads(int pid, struct cli_thread *out, size_t max, size_t *count);
+/* The threads of live process `pid` (/proc/PID/task), at most `max`;
+ * *left_out counts the others. */
+int cli_list_threads(int pid, struct cli_thread *out, size_t max, size_t *count,
+                     size_t *left_out);
+/* Thread `tid` of process `pid`, looked up by its id: 0, or -1 when the
+ * process has no such thread. */
+int cli_find_thread(int pid, int tid, struct cli_thread *out);
 /* t->name from /proc/PID/task/TID/comm ("" when gone). */
 void cli_thread_name(int pid, struct cli_thread *t);
 int cli_tid_wanted(const struct cli_options *opt, int tid);
 
 /* --- ptrace_regs.c --- */
 /* Stop thread `tid` (PTRACE_SEIZE + PTRACE_INTERRUPT), read its registers
- * into t->regs. 0, or -errno with t->error set. On success the thread stays
- * stopped until cli_ptrace_release. */
+ * into t->regs. 0, or -errno with t->error set (-ESRCH: the thread is gone;
+ * -EAGAIN: it did not stop, or the seize did not return, in time; -EINTR:
+ * Ctrl-C). On success the thread stays stopped until cli_ptrace_release. */
 int cli_ptrace_stop(struct cli_thread *t);
-/* Detach (re-injecting a signal that arrived meanwhile): always call after
- * a successful stop. */
+/* Detach (re-injecting a signal that arrived meanwhile), or reap the thread
+ * when it was killed meanwhile: always call after a successful stop. */
 void cli_ptrace_release(struct cli_thread *t);
+/* Detach the threads given up on (not stopped in time) that stopped since. */
+void cli_ptrace_settle(void);
 
 /* --- core_regs.c --- */
 /* The threads of a core (NT_PRSTATUS notes), with their registers. */
@@ -134,6 +176,9 @@ int cli_core_threads(const char *core_path, struct cli_thread *out, size_t max, 
                      char *err, size_t err_len);
 /* The process id a core was dumped from (NT_PRPSINFO), or 0. */
 int cli_core_pid(const char *core_path);
+/* Whether a core's notes (threads, registers, mapped files) lie past its
+ * end: a core cut short, or not a whole core. */
+int cli_core_notes_cut(const char *core_path);
 
 /* --- build_ids.c --- */
 /* The GNU build id of the executable a core was dumped from (its first
@@ -174,8 +219,10 @@ struct cli_stack {
     int partial;               /* something is missing: regs, chain, anchors */
 };
 
-/* Fill s->py with the Python frames of OS thread `tid` (all thread states
- * that run on it, joined). */
+/* List the thread states (before the threads are stopped one by one). */
+void cli_list_python_threads(struct cli_target *t);
+/* Fill s->py with the Python frames of OS thread `tid` (all its thread
+ * states of the last listing, each read again, joined). */
 void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s);
 /* The whole stack of `th` (its registers set, or not: then Python frames
  * only). */
@@ -196,6 +243,12 @@ void cli_json_stack(FILE *out, struct cli_target *t, const struct cli_stack *s,
                     const struct cli_options *opt, int first);
 void cli_json_end(FILE *out, const struct cli_target *t, int exit_code);
 void cli_json_string(FILE *out, const char *s);
+
+/* --- output_check.c --- */
+/* Flush `out`: CLI_OK, or CLI_OUTPUT after one line saying that writing
+ * `what` ("the output", "the profile") failed, and why (errno as the
+ * failed write left it: callers clear errno before writing). */
+int cli_output_check(FILE *out, const char *what);
 
 /* --- commands --- */
 int cli_stack_command(const struct cli_options *opt);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/procfs.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -35,10 +36,11 @@ int cli_core_threads(const char *core_path, struct cli_thread *out, size_t max, 
     Elf *elf;
     GElf_Ehdr eh;
     size_t phnum, i, n = 0;
+    char why[128];
     *count = 0;
     elf_version(EV_CURRENT);
-    if ((fd = open(core_path, O_RDONLY | O_CLOEXEC)) < 0) {
-        snprintf(err, err_len, "cannot open %s", core_path);
+    if ((fd = cli_open_regular(core_path, why, sizeof why)) < 0) {
+        snprintf(err, err_len, "cannot open %s: %s", core_path, why);
         return -1;
     }
     elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -96,8 +98,9 @@ int cli_core_pid(const char *core_path)
     int fd, pid = 0;
     Elf *elf;
     size_t phnum, i;
+    char why[128];
     elf_version(EV_CURRENT);
-    if ((fd = open(core_path, O_RDONLY | O_CLOEXEC)) < 0)
+    if ((fd = cli_open_regular(core_path, why, sizeof why)) < 0)
         return 0;
     elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
     if (elf && elf_getphdrnum(elf, &phnum) == 0) {
@@ -124,4 +127,30 @@ int cli_core_pid(const char *core_path)
         elf_end(elf);
     close(fd);
     return pid;
+}
+
+int cli_core_notes_cut(const char *core_path)
+{
+    int fd, cut = 0;
+    Elf *elf;
+    size_t phnum, i;
+    struct stat st;
+    char why[128];
+    elf_version(EV_CURRENT);
+    if ((fd = cli_open_regular(core_path, why, sizeof why)) < 0)
+        return 0; /* said by whoever opens it next */
+    elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    if (elf && fstat(fd, &st) == 0 && elf_getphdrnum(elf, &phnum) == 0) {
+        for (i = 0; i < phnum && !cut; i++) {
+            GElf_Phdr ph;
+            if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_NOTE &&
+                (ph.p_offset > (uint64_t)st.st_size ||
+                 ph.p_filesz > (uint64_t)st.st_size - ph.p_offset))
+                cut = 1;
+        }
+    }
+    if (elf)
+        elf_end(elf);
+    close(fd);
+    return cut;
 }

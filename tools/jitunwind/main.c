@@ -1,9 +1,11 @@
 /* jitunwind: mixed native + Python stacks of a live process or a core,
  * without a debugger, and a sampling profiler. Arguments and dispatch. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -32,7 +34,8 @@ static const char help_text[] =
     "  --native-all     also show the interpreter's own native frames between eval loops\n"
     "  --json           one JSON document (schema in docs/cli.md)\n"
     "  --locals         each Python frame's arguments and locals (repr, bounded)\n"
-    "  --threads LIST   only these thread ids (comma-separated)\n"
+    "  --threads LIST   only these thread ids (comma-separated); without it, at most\n"
+    "                   4096 threads, and a note says how many were left out\n"
     "  --no-cache       read the interpreter's DWARF again rather than the answers kept\n"
     "                   in $XDG_CACHE_HOME/jitunwind (or ~/.cache/jitunwind), as\n"
     "                   JITUNWIND_NO_CACHE=1 does, and read every frame's code object\n"
@@ -57,10 +60,11 @@ static const char help_text[] =
     "  --stats          print the reads made and saved by the caches at the end\n"
     "\n"
     "A live process is stopped one thread at a time (PTRACE_SEIZE + PTRACE_INTERRUPT)\n"
-    "and always released, also on Ctrl-C. Exit codes: 0 ok, 1 usage, 2 no such\n"
-    "process or file, 3 permission or ptrace refused, 4 not a Python process,\n"
-    "5 unsupported CPython version, 6 partial result, 7 core unusable or not the\n"
-    "--exe's.\n";
+    "and always released, also on Ctrl-C and before Ctrl-Z stops the command;\n"
+    "record and top end when the process exits or execs.\n"
+    "Exit codes: 0 ok, 1 usage, 2 no such process or file, 3 permission or ptrace\n"
+    "refused, 4 not a Python process, 5 unsupported CPython version, 6 partial\n"
+    "result, 7 core unusable or not the --exe's, 8 the output could not be written.\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -192,10 +196,22 @@ static int parse(int argc, char **argv, struct cli_options *opt)
     return CLI_OK;
 }
 
+/* Standard descriptors that are closed are opened on /dev/null, so that no
+ * file the command opens (a core, a cache entry) takes their number and
+ * gets what is printed. Returns whether standard output was closed. */
+static int fill_closed_standard_fds(void)
+{
+    int fd, stdout_closed = fcntl(STDOUT_FILENO, F_GETFD) < 0;
+    for (fd = 0; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+            return stdout_closed;
+    return stdout_closed;
+}
+
 int main(int argc, char **argv)
 {
     struct cli_options opt;
-    int code;
+    int code, stdout_closed = fill_closed_standard_fds();
     memset(&opt, 0, sizeof opt);
     if (argc < 2)
         return usage_error("%s", "no command");
@@ -218,6 +234,10 @@ int main(int argc, char **argv)
     }
     if ((code = parse(argc, argv, &opt)) != CLI_OK)
         return code;
+    if (stdout_closed && !opt.output) {
+        fprintf(stderr, "jitunwind: standard output is closed: nothing could be written\n");
+        return CLI_OUTPUT;
+    }
     if (strcmp(opt.command, "stack") == 0)
         return cli_stack_command(&opt);
     return cli_record_command(&opt);

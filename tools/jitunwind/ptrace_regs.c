@@ -1,10 +1,20 @@
 /* Registers of a live thread: PTRACE_SEIZE (which does not stop it), then
  * PTRACE_INTERRUPT and a wait for that stop, one thread at a time. Every
  * successful stop is paired with a detach, which resumes the thread and
- * re-injects a signal that arrived while we held it. SIGINT/SIGTERM only set
- * a flag (no SA_RESTART: a wait is interrupted), so a stopped thread is
- * always released before the program exits. */
+ * re-injects a signal that arrived while we held it.
+ *
+ * No wait is unbounded, and no thread is left for the target to wait on:
+ * - a thread killed while held (its process exits, or another thread
+ *   calls execve) cannot be detached (ESRCH): it is reaped here, since
+ *   until its tracer reaps it the exec waits, the process's parent cannot
+ *   reap the process, and the next PTRACE_SEIZE waits for the exec;
+ * - a stop that does not come within a tick is asked for again (a trap
+ *   asked for while the thread execs is lost), and after STOP_LIMIT the
+ *   thread is given up, detached later if it stops (cli_ptrace_settle);
+ * - PTRACE_SEIZE, which waits while the target execs and which the kernel
+ *   restarts after a signal, is left after SEIZE_LIMIT or on Ctrl-C. */
 #include <errno.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,28 +22,16 @@
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <elf.h>
 
 #include "cli.h"
 
-volatile sig_atomic_t cli_interrupted;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    cli_interrupted = 1;
-}
-
-void cli_install_signal_handlers(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-}
+#define TICK_USEC 20000L         /* between two asks for a stop */
+#define STOP_LIMIT 1.0           /* seconds a thread is given to stop */
+#define STOP_LIMIT_INTERRUPTED 0.2
+#define SEIZE_LIMIT_USEC 1000000L
+#define GIVEN_UP_MAX 64
 
 /* The signal to hand back on detach (a signal-delivery stop), kept per
  * stopped thread; only one thread is held at a time. */
@@ -67,31 +65,124 @@ static int read_regs(struct cli_thread *t)
     return 0;
 }
 
-int cli_ptrace_stop(struct cli_thread *t)
+static double seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Threads seized but given up on (they did not stop in time): detached
+ * once they stop, forgotten once they are gone. Any left when the command
+ * ends are detached by the kernel. */
+static int given_up[GIVEN_UP_MAX];
+static size_t n_given_up;
+
+/* The next event of tracee `tid`: 1 stopped (*status), 0 gone (exited and
+ * reaped, or no longer ours: a thread whose PID an exec'ing thread took),
+ * -ETIMEDOUT when none came in time. `ask`: PTRACE_INTERRUPT again at each
+ * tick. */
+static int wait_tracee(int tid, int *status, int ask)
+{
+    double start = seconds(), waited;
+    for (;;) {
+        pid_t w;
+        cli_tick(TICK_USEC);
+        w = waitpid(tid, status, __WALL);
+        cli_tick(0);
+        if (w == tid)
+            return WIFSTOPPED(*status) ? 1 : 0;
+        if (w < 0 && errno != EINTR)
+            return 0;
+        waited = seconds() - start;
+        if (waited > STOP_LIMIT || (cli_interrupted && waited > STOP_LIMIT_INTERRUPTED))
+            return -ETIMEDOUT;
+        if (ask)
+            ptrace(PTRACE_INTERRUPT, tid, NULL, NULL);
+    }
+}
+
+static void give_up(int tid)
+{
+    if (n_given_up < GIVEN_UP_MAX)
+        given_up[n_given_up++] = tid;
+}
+
+/* Detach `tid` (stopped), or reap it when it was killed meanwhile. */
+static void detach_or_reap(int tid, int sig)
 {
     int status, rc;
-    pending_signal = 0;
-    if (ptrace(PTRACE_SEIZE, t->tid, NULL, NULL) != 0) {
-        rc = -errno;
-        snprintf(t->error, sizeof t->error, "ptrace(PTRACE_SEIZE): %s", strerror(-rc));
-        return rc;
-    }
-    if (ptrace(PTRACE_INTERRUPT, t->tid, NULL, NULL) != 0) {
-        rc = -errno;
-        snprintf(t->error, sizeof t->error, "ptrace(PTRACE_INTERRUPT): %s", strerror(-rc));
-        ptrace(PTRACE_DETACH, t->tid, NULL, NULL);
-        return rc;
-    }
-    for (;;) {
-        pid_t w = waitpid(t->tid, &status, __WALL);
-        if (w < 0 && errno == EINTR)
-            continue; /* the flag is looked at once the thread is released */
-        if (w < 0 || WIFEXITED(status) || WIFSIGNALED(status)) {
-            snprintf(t->error, sizeof t->error, "thread exited while being stopped");
-            return -ESRCH;
+    if (ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)sig) == 0)
+        return;
+    /* Only SIGKILL ends a ptrace stop: the thread is dying. */
+    while ((rc = wait_tracee(tid, &status, 0)) == 1)
+        if (ptrace(PTRACE_DETACH, tid, NULL, NULL) == 0)
+            return;
+    if (rc < 0)
+        give_up(tid);
+}
+
+void cli_ptrace_settle(void)
+{
+    size_t i = 0;
+    while (i < n_given_up) {
+        int status, tid = given_up[i];
+        pid_t w = waitpid(tid, &status, __WALL | WNOHANG);
+        if (w == 0) {
+            i++; /* still running */
+            continue;
         }
-        if (WIFSTOPPED(status))
-            break;
+        if (w == tid && WIFSTOPPED(status))
+            detach_or_reap(tid, 0);
+        given_up[i] = given_up[--n_given_up];
+    }
+}
+
+/* PTRACE_SEIZE, left on Ctrl-C or after SEIZE_LIMIT: 0, or -errno. A
+ * seize that succeeded just as the signal came is found by PTRACE_INTERRUPT
+ * succeeding (only the tracer's does). */
+static int seize(int tid)
+{
+    volatile int rc = 0;
+    if (sigsetjmp(cli_escape, 1) == 0) {
+        cli_escape_armed = 1;
+        cli_tick(SEIZE_LIMIT_USEC);
+        if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0)
+            rc = -errno;
+        cli_escape_armed = 0;
+        cli_tick(0);
+        return rc;
+    }
+    cli_tick(0);
+    return ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) == 0 ? 0
+           : cli_interrupted                             ? -EINTR
+                                                         : -ETIMEDOUT;
+}
+
+int cli_ptrace_stop(struct cli_thread *t)
+{
+    int status = 0, rc;
+    pending_signal = 0;
+    cli_ptrace_settle();
+    cli_hold_begin();
+    if ((rc = seize(t->tid)) != 0) {
+        snprintf(t->error, sizeof t->error, "ptrace(PTRACE_SEIZE): %s",
+                 rc == -ETIMEDOUT ? "no answer within a second (the process is in execve?)"
+                                  : strerror(-rc));
+        cli_hold_end();
+        return rc == -ETIMEDOUT ? -EAGAIN : rc;
+    }
+    ptrace(PTRACE_INTERRUPT, t->tid, NULL, NULL); /* a failure shows in the wait */
+    if ((rc = wait_tracee(t->tid, &status, 1)) <= 0) {
+        if (rc < 0) {
+            give_up(t->tid);
+            snprintf(t->error, sizeof t->error, "the thread did not stop within %.0f s",
+                     STOP_LIMIT);
+        } else {
+            snprintf(t->error, sizeof t->error, "thread exited while being stopped");
+        }
+        cli_hold_end();
+        return rc < 0 ? -EAGAIN : -ESRCH;
     }
     /* A stop that is not our interrupt (PTRACE_EVENT_STOP) is a signal being
      * delivered: give it back on detach. */
@@ -107,6 +198,7 @@ int cli_ptrace_stop(struct cli_thread *t)
 
 void cli_ptrace_release(struct cli_thread *t)
 {
-    ptrace(PTRACE_DETACH, t->tid, NULL, (void *)(long)pending_signal);
+    detach_or_reap(t->tid, pending_signal);
     pending_signal = 0;
+    cli_hold_end();
 }

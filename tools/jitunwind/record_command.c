@@ -28,8 +28,10 @@ struct sampler {
     struct cli_thread threads[CLI_MAX_TIDS];
     size_t n_threads;
     double listed_at;
+    double deadline;  /* -d: when sampling stops (0: at Ctrl-C) */
     uint64_t errors;
-    int gone;
+    int gone;         /* CLI_GONE_EXITED or CLI_GONE_EXECED once the process has ended */
+    int said_left_out;
     uint32_t ids[CLI_MAX_NATIVE + CLI_MAX_PY];
 };
 
@@ -117,21 +119,42 @@ static void sample_python(struct sampler *sm)
     }
 }
 
-/* Blocking: each thread stopped in turn for its mixed stack. */
+static void list_os_threads(struct sampler *sm, double t)
+{
+    size_t left_out;
+    if (cli_list_threads(sm->t.pid, sm->threads, CLI_MAX_TIDS, &sm->n_threads, &left_out) < 0) {
+        sm->gone = CLI_GONE_EXITED;
+        return;
+    }
+    sm->listed_at = t;
+    if (left_out && !sm->said_left_out) {
+        sm->said_left_out = 1;
+        fprintf(stderr, "jitunwind: process %d has %zu threads more than the %u sampled\n",
+                sm->t.pid, left_out, CLI_MAX_TIDS);
+    }
+}
+
+/* Blocking: each thread stopped in turn for its mixed stack; the thread
+ * states are listed once per sample. A thread's stack is recorded only
+ * once the process is known to be still the one sampled (not ended, its
+ * PID not taken by another). */
 static void sample_mixed(struct sampler *sm, double t)
 {
     size_t i;
-    if (t - sm->listed_at > 1.0 || sm->n_threads == 0) {
-        if (cli_list_threads(sm->t.pid, sm->threads, CLI_MAX_TIDS, &sm->n_threads) < 0) {
-            sm->gone = 1;
-            return;
-        }
-        sm->listed_at = t;
-    }
+    if (t - sm->listed_at > 1.0 || sm->n_threads == 0)
+        list_os_threads(sm, t);
+    if (sm->gone)
+        return;
+    cli_list_python_threads(&sm->t);
+    if (sm->t.py_list_error[0])
+        sm->errors++;
     for (i = 0; i < sm->n_threads && !cli_interrupted; i++) {
         struct cli_thread *th = &sm->threads[i];
-        int rc = cli_ptrace_stop(th);
-        if (rc == -ESRCH)
+        int rc;
+        if (sm->deadline > 0 && now() >= sm->deadline)
+            break;
+        rc = cli_ptrace_stop(th);
+        if (rc == -ESRCH || rc == -EINTR)
             continue;
         if (rc < 0) {
             sm->errors++;
@@ -140,6 +163,10 @@ static void sample_mixed(struct sampler *sm, double t)
         cli_target_forget_reads(&sm->t); /* the others ran: their memory moved */
         cli_stack_build(&sm->t, th, sm->opt, sm->s);
         cli_ptrace_release(th);
+        /* Asked once the thread is released: telling an exit from an exec
+         * may wait for the process to finish dying. */
+        if ((sm->gone = cli_target_gone(&sm->t)) != 0)
+            return; /* what was read is not the process sampled */
         if (sm->s->py_status < 0 || sm->s->stop_reason != JITUNWIND_STOP_END)
             sm->errors++;
         record_stack(sm, sm->s);
@@ -148,8 +175,8 @@ static void sample_mixed(struct sampler *sm, double t)
 
 static void progress(struct sampler *sm, double elapsed, int final)
 {
-    struct jitunwind_py_cache_stats cs;
-    struct jitunwind_py_chain_stats ch;
+    struct jitunwind_py_cache_stats cs = {0};
+    struct jitunwind_py_chain_stats ch = {0}; /* stays zero without the chain cache */
     fprintf(stderr, "\rjitunwind: %.1f s, %llu samples, %.1f Hz, %llu errors, %.0f reads/sample",
             elapsed, (unsigned long long)sm->prof.samples,
             elapsed > 0 ? (double)sm->prof.samples / elapsed : 0.0,
@@ -198,14 +225,15 @@ static int write_profile(struct sampler *sm, FILE *out)
 {
     const struct cli_options *opt = sm->opt;
     int rc;
+    errno = 0;
     if (strcmp(opt->format, "speedscope") == 0)
         rc = output_speedscope(out, &sm->prof);
     else if (strcmp(opt->format, "pprof") == 0)
         rc = output_pprof(out, &sm->prof);
     else
         rc = output_collapsed(out, &sm->prof);
-    if (fflush(out) != 0)
-        rc = -1;
+    if (cli_output_check(out, "the profile") != CLI_OK)
+        return -1;
     if (rc < 0)
         fprintf(stderr, "jitunwind: writing the profile failed\n");
     return rc;
@@ -272,7 +300,6 @@ static void show_top(struct sampler *sm, double elapsed)
                f->kind == PROFILE_PYTHON ? " (" : "", f->kind == PROFILE_PYTHON ? f->file : "",
                f->kind == PROFILE_PYTHON ? ")" : "");
     }
-    fflush(stdout);
 done:
     profile_free(&funcs);
     free(fid);
@@ -335,15 +362,15 @@ int cli_record_command(const struct cli_options *opt)
         goto done;
     }
     start = next = last_shown = now();
+    if (opt->duration > 0)
+        sm->deadline = start + opt->duration;
     while (!cli_interrupted && !sm->gone) {
         double t = now();
         struct timespec ts;
-        if (opt->duration > 0 && t - start >= opt->duration)
+        if (sm->deadline > 0 && t >= sm->deadline)
             break;
-        if (kill(sm->t.pid, 0) != 0 && errno == ESRCH) {
-            sm->gone = 1;
+        if ((sm->gone = cli_target_gone(&sm->t)) != 0)
             break;
-        }
         sm->prof.samples++;
         if (!opt->no_cache) {
             jitunwind_pyreader_cache_next_sample(sm->t.py);
@@ -357,9 +384,12 @@ int cli_record_command(const struct cli_options *opt)
         t = now();
         if (t - last_shown >= (top ? 1.0 : 0.5)) {
             last_shown = t;
-            if (top)
+            if (top) {
+                errno = 0;
                 show_top(sm, t - start);
-            else
+                if ((code = cli_output_check(stdout, "the output")) != CLI_OK)
+                    break;
+            } else
                 progress(sm, t - start, 0);
         }
         next += period;
@@ -370,20 +400,22 @@ int cli_record_command(const struct cli_options *opt)
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
     }
     sm->prof.seconds = now() - start;
-    if (top)
+    if (top && code == CLI_OK)
         show_top(sm, sm->prof.seconds);
     progress(sm, sm->prof.seconds, 1);
     if (sm->gone)
-        fprintf(stderr, "jitunwind: process %d exited; the profile holds what was sampled\n",
-                sm->t.pid);
+        fprintf(stderr, "jitunwind: process %d %s; the profile holds what was sampled\n",
+                sm->t.pid, sm->gone == CLI_GONE_EXECED ? "executed another program" : "exited");
     if (opt->stats)
         stats(sm);
-    code = CLI_OK;
-    if (!top && write_profile(sm, out) < 0)
-        code = CLI_NO_TARGET;
+    if (top ? code != CLI_OK || cli_output_check(stdout, "the output") != CLI_OK
+            : write_profile(sm, out) < 0)
+        code = CLI_OUTPUT;
 done:
-    if (out != stdout)
-        fclose(out);
+    if (out != stdout && fclose(out) != 0 && code == CLI_OK) {
+        fprintf(stderr, "jitunwind: writing %s failed: %s\n", opt->output, strerror(errno));
+        code = CLI_OUTPUT;
+    }
     profile_free(&sm->prof);
     jitunwind_py_chains_free(sm->t.chains);
     cli_target_close(&sm->t);

@@ -7,39 +7,83 @@
 
 #include "cli.h"
 
-static struct jitunwind_py_thread py_threads[JITUNWIND_PY_MAX_THREADS];
+static const struct jitunwind_py_thread *listed; /* what by_native_id compares */
+
+static int by_native_id(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    uint64_t tx = listed[x].native_thread_id, ty = listed[y].native_thread_id;
+    if (tx != ty)
+        return tx < ty ? -1 : 1;
+    return (x > y) - (x < y); /* a thread's states in interpreter-list order */
+}
+
+void cli_list_python_threads(struct cli_target *t)
+{
+    size_t i;
+    t->n_py_threads = 0;
+    t->py_list_error[0] = '\0';
+    if (!t->py_threads) {
+        t->py_threads = calloc(JITUNWIND_PY_MAX_THREADS, sizeof *t->py_threads);
+        t->py_order = calloc(JITUNWIND_PY_MAX_THREADS, sizeof *t->py_order);
+        if (!t->py_threads || !t->py_order) {
+            snprintf(t->py_list_error, sizeof t->py_list_error, "out of memory");
+            return;
+        }
+    }
+    if (jitunwind_pyreader_threads(t->py, t->py_threads, JITUNWIND_PY_MAX_THREADS,
+                                   &t->n_py_threads) < 0)
+        snprintf(t->py_list_error, sizeof t->py_list_error, "%s",
+                 jitunwind_pyreader_last_error(t->py)->message);
+    for (i = 0; i < t->n_py_threads; i++)
+        t->py_order[i] = i;
+    listed = t->py_threads;
+    qsort(t->py_order, t->n_py_threads, sizeof *t->py_order, by_native_id);
+}
+
+/* The first position in t->py_order of OS thread `tid`'s states. */
+static size_t first_state_of(const struct cli_target *t, int tid)
+{
+    size_t lo = 0, hi = t->n_py_threads;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->py_threads[t->py_order[mid]].native_thread_id < (uint64_t)(unsigned)tid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
 
 void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s)
 {
-    size_t n = 0, i;
-    int rc = jitunwind_pyreader_threads(t->py, py_threads, JITUNWIND_PY_MAX_THREADS, &n);
+    size_t k;
+    int rc;
     s->n_py = 0;
     s->py_status = 0;
     s->py_error[0] = '\0';
     s->holds_gil = -1;
-    if (rc < 0) {
-        s->py_status = rc;
-        snprintf(s->py_error, sizeof s->py_error, "thread list: %s",
-                 jitunwind_pyreader_last_error(t->py)->message);
-    }
     /* A thread that entered subinterpreters has a thread state in each:
-     * their chains are joined in interpreter-list order. */
-    for (i = 0; i < n; i++) {
+     * their chains are joined in interpreter-list order. Each state is
+     * read again: the thread ran since the listing. */
+    for (k = first_state_of(t, tid); k < t->n_py_threads &&
+         t->py_threads[t->py_order[k]].native_thread_id == (uint64_t)(unsigned)tid; k++) {
+        struct jitunwind_py_thread th = t->py_threads[t->py_order[k]];
         size_t got = 0;
-        if ((int)py_threads[i].native_thread_id != tid)
-            continue;
+        if (jitunwind_pyreader_thread(t->py, &th) < 0 ||
+            th.native_thread_id != (uint64_t)(unsigned)tid)
+            continue; /* the state was freed since the listing */
         s->python_thread = 1;
-        if (py_threads[i].holds_gil >= 0)
-            s->holds_gil = py_threads[i].holds_gil;
-        if (!py_threads[i].current_frame || s->n_py >= CLI_MAX_PY)
+        if (th.holds_gil >= 0)
+            s->holds_gil = th.holds_gil;
+        if (!th.current_frame || s->n_py >= CLI_MAX_PY)
             continue;
         if (t->chains)
-            rc = jitunwind_pyreader_frames_reusing(t->py, t->chains, py_threads[i].tstate,
-                                                   py_threads[i].current_frame, s->py + s->n_py,
-                                                   CLI_MAX_PY - s->n_py, &got);
+            rc = jitunwind_pyreader_frames_reusing(t->py, t->chains, th.tstate, th.current_frame,
+                                                   s->py + s->n_py, CLI_MAX_PY - s->n_py, &got);
         else
-            rc = jitunwind_pyreader_frames(t->py, py_threads[i].current_frame,
-                                           s->py + s->n_py, CLI_MAX_PY - s->n_py, &got);
+            rc = jitunwind_pyreader_frames(t->py, th.current_frame, s->py + s->n_py,
+                                           CLI_MAX_PY - s->n_py, &got);
         s->n_py += got;
         if (rc < 0 && !s->py_status) {
             s->py_status = rc;

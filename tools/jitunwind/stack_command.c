@@ -46,18 +46,20 @@ static void ptrace_refused(int pid, int err)
                         "without ptrace\n", pid, strerror(err));
 }
 
-/* --python: the OS threads that run a Python thread state. */
-static size_t python_threads(struct cli_target *t, struct cli_thread *out, size_t max)
+/* --python: the OS threads that run a Python thread state (the listing). */
+static size_t python_threads(struct cli_target *t, struct cli_thread *out, size_t max,
+                             size_t *left_out)
 {
-    static struct jitunwind_py_thread pts[JITUNWIND_PY_MAX_THREADS];
-    size_t n = 0, i, j, count = 0;
-    jitunwind_pyreader_threads(t->py, pts, JITUNWIND_PY_MAX_THREADS, &n);
-    for (i = 0; i < n && count < max; i++) {
-        int tid = (int)pts[i].native_thread_id;
-        for (j = 0; j < count && out[j].tid != tid; j++)
-            ;
-        if (j < count)
+    size_t i, count = 0;
+    *left_out = 0;
+    for (i = 0; i < t->n_py_threads; i++) {
+        int tid = (int)t->py_threads[t->py_order[i]].native_thread_id;
+        if (count && out[count - 1].tid == tid)
+            continue; /* in the order by thread id: a thread's states are together */
+        if (count == max) {
+            ++*left_out;
             continue;
+        }
         memset(&out[count], 0, sizeof out[count]);
         out[count].tid = tid;
         if (t->live)
@@ -67,25 +69,43 @@ static size_t python_threads(struct cli_target *t, struct cli_thread *out, size_
     return count;
 }
 
+/* --threads of a live process: each looked up by its id, however many
+ * threads the process has. */
+static size_t wanted_threads(struct cli_target *t, const struct cli_options *opt,
+                             struct cli_thread *out)
+{
+    size_t i, j, n = 0;
+    for (i = 0; i < opt->n_tids; i++) {
+        for (j = 0; j < n && out[j].tid != opt->tids[i]; j++)
+            ;
+        if (j == n && cli_find_thread(t->pid, opt->tids[i], &out[n]) == 0)
+            n++; /* each once, as given */
+    }
+    return n;
+}
+
 static size_t list_threads(struct cli_target *t, const struct cli_options *opt,
                            struct cli_thread *out, size_t max, int *code)
 {
-    size_t n = 0;
+    size_t n = 0, left_out = 0;
     char err[256];
     *code = CLI_OK;
-    if (opt->python_only)
-        return python_threads(t, out, max);
-    if (!t->live) {
+    if (opt->python_only) {
+        n = python_threads(t, out, max, &left_out);
+    } else if (!t->live) {
         if (cli_core_threads(t->core_path, out, max, &n, err, sizeof err) < 0) {
             fprintf(stderr, "jitunwind: %s\n", err);
             *code = CLI_MISMATCH;
         }
-        return n;
-    }
-    if (cli_list_threads(t->pid, out, max, &n) < 0) {
+    } else if (opt->n_tids) {
+        n = wanted_threads(t, opt, out);
+    } else if (cli_list_threads(t->pid, out, max, &n, &left_out) < 0) {
         fprintf(stderr, "jitunwind: no process %d\n", t->pid);
         *code = CLI_NO_TARGET;
     }
+    if (left_out)
+        cli_target_note(t, "%zu threads left out: only the first %zu are shown (--threads "
+                           "TID shows any)", left_out, max);
     return n;
 }
 
@@ -99,6 +119,46 @@ static void print_stats(struct cli_target *t)
             (unsigned long long)cs.misses);
 }
 
+/* One thread's text is built in memory while the thread is held and
+ * written once it is released: a reader that does not keep up (a pager)
+ * never keeps a target thread stopped. CLI_OK, or the exit code after a
+ * line (the output could not be written: no use reading on). */
+static int show_thread(struct cli_target *t, const struct cli_options *opt,
+                       struct cli_stack *s, struct cli_thread *th, int held, size_t shown)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *buf = open_memstream(&text, &len);
+    if (!opt->no_cache) {
+        cli_target_forget_reads(t);
+        jitunwind_pyreader_cache_next_sample(t->py);
+    }
+    cli_stack_build(t, th, opt, s);
+    if (buf) {
+        if (shown == 0) {
+            if (opt->json)
+                cli_json_begin(buf, t);
+            else
+                cli_text_header(buf, t);
+        }
+        if (opt->json)
+            cli_json_stack(buf, t, s, opt, shown == 0);
+        else
+            cli_text_stack(buf, t, s, opt);
+        fclose(buf);
+    }
+    if (held)
+        cli_ptrace_release(th);
+    if (!buf) {
+        fprintf(stderr, "jitunwind: out of memory\n");
+        return CLI_NO_TARGET;
+    }
+    errno = 0;
+    fwrite(text, 1, len, stdout);
+    free(text);
+    return cli_output_check(stdout, "the output");
+}
+
 int cli_stack_command(const struct cli_options *opt)
 {
     static struct cli_thread threads[CLI_MAX_TIDS];
@@ -109,6 +169,11 @@ int cli_stack_command(const struct cli_options *opt)
     cli_install_signal_handlers();
     if ((code = cli_target_open(&t, opt, !opt->python_only)) != CLI_OK)
         goto done;
+    /* Listed once, before any thread is stopped: each held thread then
+     * reads only its own states again. */
+    cli_list_python_threads(&t);
+    if (t.py_list_error[0])
+        cli_target_note(&t, "thread states: %s", t.py_list_error);
     n = list_threads(&t, opt, threads, CLI_MAX_TIDS, &code);
     if (code != CLI_OK)
         goto done;
@@ -127,8 +192,8 @@ int cli_stack_command(const struct cli_options *opt)
             continue;
         if (t.live && !opt->python_only) {
             int rc = cli_ptrace_stop(th);
-            if (rc == -ESRCH)
-                continue; /* the thread ended since the listing */
+            if (rc == -ESRCH || rc == -EINTR)
+                continue; /* the thread ended since the listing, or Ctrl-C */
             if (rc == -EPERM && stopped == 0) {
                 refused = 1; /* every thread of the process will refuse alike */
                 ptrace_refused(t.pid, EPERM);
@@ -137,23 +202,8 @@ int cli_stack_command(const struct cli_options *opt)
             held = rc == 0;
             stopped += held;
         }
-        if (!opt->no_cache) {
-            cli_target_forget_reads(&t);
-            jitunwind_pyreader_cache_next_sample(t.py);
-        }
-        cli_stack_build(&t, th, opt, s);
-        if (shown == 0) {
-            if (opt->json)
-                cli_json_begin(stdout, &t);
-            else
-                cli_text_header(stdout, &t);
-        }
-        if (opt->json)
-            cli_json_stack(stdout, &t, s, opt, shown == 0);
-        else
-            cli_text_stack(stdout, &t, s, opt);
-        if (held)
-            cli_ptrace_release(th);
+        if ((code = show_thread(&t, opt, s, th, held, shown)) != CLI_OK)
+            goto done;
         shown++;
         partial |= s->partial;
     }
@@ -176,8 +226,9 @@ int cli_stack_command(const struct cli_options *opt)
         cli_text_footer(stdout, &t);
     if (opt->stats)
         print_stats(&t);
+    if (cli_output_check(stdout, "the output") != CLI_OK)
+        code = CLI_OUTPUT;
 done:
-    fflush(stdout);
     free(s);
     cli_target_close(&t);
     return code;

@@ -7,12 +7,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cli.h"
 
 #define EVAL_FUNCTION "_PyEval_EvalFrameDefault"
+#define EXIT_WAIT_MS 500 /* for a process whose memory is gone to be a zombie */
 
 void cli_target_note(struct cli_target *t, const char *fmt, ...)
 {
@@ -208,12 +211,14 @@ static int count_reads(struct cli_target *t)
 
 static int open_memory(struct cli_target *t, const struct cli_options *opt)
 {
-    char path[64];
+    char path[64], why[128];
     if (!t->live) {
-        if (access(opt->core, R_OK) != 0) {
-            fprintf(stderr, "jitunwind: %s: %s\n", opt->core, strerror(errno));
+        int fd = cli_open_regular(opt->core, why, sizeof why);
+        if (fd < 0) {
+            fprintf(stderr, "jitunwind: %s: %s\n", opt->core, why);
             return CLI_NO_TARGET;
         }
+        close(fd);
         if (jitunwind_core_reader_new(&t->core, opt->core) < 0) {
             fprintf(stderr, "jitunwind: %s\n", last_message());
             return CLI_MISMATCH;
@@ -224,6 +229,11 @@ static int open_memory(struct cli_target *t, const struct cli_options *opt)
     snprintf(path, sizeof path, "/proc/%d", t->pid);
     if (t->pid <= 0 || access(path, F_OK) != 0) {
         fprintf(stderr, "jitunwind: no process %d\n", t->pid);
+        return CLI_NO_TARGET;
+    }
+    t->pidfd = (int)syscall(SYS_pidfd_open, t->pid, 0);
+    if (cli_target_gone(t)) {
+        fprintf(stderr, "jitunwind: process %d has exited\n", t->pid);
         return CLI_NO_TARGET;
     }
     if (jitunwind_process_reader_new(&t->proc, t->pid) < 0) {
@@ -248,13 +258,27 @@ static int check_access(struct cli_target *t)
     return CLI_PERMISSION;
 }
 
+static void watch_exec(struct cli_target *t)
+{
+    char path[64];
+    uint8_t byte;
+    snprintf(path, sizeof path, "/proc/%d/mem", t->pid);
+    t->memfd = open(path, O_RDONLY | O_CLOEXEC);
+    if (t->memfd >= 0 && pread(t->memfd, &byte, 1, (off_t)t->loc.runtime_addr) != 1) {
+        close(t->memfd);
+        t->memfd = -1; /* no exec is seen */
+    }
+}
+
 static int check_exe(struct cli_target *t, const char *exe)
 {
-    char in_core[128], in_file[128];
-    if (access(exe, R_OK) != 0) {
-        fprintf(stderr, "jitunwind: --exe %s: %s\n", exe, strerror(errno));
+    char in_core[128], in_file[128], why[128];
+    int fd = cli_open_regular(exe, why, sizeof why);
+    if (fd < 0) {
+        fprintf(stderr, "jitunwind: --exe %s: %s\n", exe, why);
         return CLI_NO_TARGET;
     }
+    close(fd);
     if (cli_file_build_id(exe, in_file, sizeof in_file) < 0) {
         fprintf(stderr, "jitunwind: --exe %s is not an ELF executable with a build id\n", exe);
         return CLI_MISMATCH;
@@ -306,10 +330,44 @@ static int open_python(struct cli_target *t, const struct cli_options *opt)
     return rc == JITUNWIND_EREAD && t->live ? CLI_PERMISSION : CLI_NOT_PYTHON;
 }
 
+/* A pidfd is readable once its process has exited (a zombie, or reaped):
+ * it never names a process that took the PID over. Without one (a kernel
+ * before 5.3), the PID's state is looked at instead. */
+static int exited(const struct cli_target *t, int wait_ms)
+{
+    char path[64], line[512];
+    const char *state;
+    FILE *f;
+    if (t->pidfd >= 0) {
+        struct pollfd p = {t->pidfd, POLLIN, 0};
+        return poll(&p, 1, wait_ms) > 0;
+    }
+    snprintf(path, sizeof path, "/proc/%d/stat", t->pid);
+    if (!(f = fopen(path, "re")))
+        return 1;
+    state = fgets(line, sizeof line, f) ? strrchr(line, ')') : NULL;
+    fclose(f);
+    return !state || state[1] == '\0' || state[2] == 'Z' || state[2] == 'X';
+}
+
+/* /proc/PID/mem stays bound to the memory it was opened on: once the
+ * process has called execve, it reads nothing; nor does it while the
+ * process exits (its memory goes before it is a zombie), hence the wait. */
+int cli_target_gone(const struct cli_target *t)
+{
+    uint8_t byte;
+    if (exited(t, 0))
+        return CLI_GONE_EXITED;
+    if (t->memfd >= 0 && pread(t->memfd, &byte, 1, (off_t)t->loc.runtime_addr) != 1)
+        return exited(t, EXIT_WAIT_MS) ? CLI_GONE_EXITED : CLI_GONE_EXECED;
+    return 0;
+}
+
 int cli_target_open(struct cli_target *t, const struct cli_options *opt, int need_native)
 {
     int code;
     memset(t, 0, sizeof *t);
+    t->pidfd = t->memfd = -1;
     t->live = opt->core == NULL;
     t->pid = opt->pid;
     t->core_path = opt->core;
@@ -319,6 +377,11 @@ int cli_target_open(struct cli_target *t, const struct cli_options *opt, int nee
     if (jitunwind_modules_new(&t->mods) < 0 || jitunwind_registry_new(&t->reg) < 0) {
         fprintf(stderr, "jitunwind: out of memory\n");
         return CLI_NO_TARGET;
+    }
+    if (!t->live && cli_core_notes_cut(t->core_path)) {
+        fprintf(stderr, "jitunwind: %s is a damaged core: the file ends before its notes "
+                        "(threads, registers, mapped files)\n", t->core_path);
+        return CLI_MISMATCH;
     }
     if (!t->live && opt->exe && (code = check_exe(t, opt->exe)) != CLI_OK)
         return code;
@@ -341,6 +404,8 @@ int cli_target_open(struct cli_target *t, const struct cli_options *opt, int nee
     }
     if ((code = check_access(t)) != CLI_OK)
         return code;
+    if (t->live)
+        watch_exec(t);
     if ((code = open_python(t, opt)) != CLI_OK)
         return code;
     if (!need_native)
@@ -361,5 +426,12 @@ void cli_target_close(struct cli_target *t)
     jitunwind_process_reader_free(t->proc);
     jitunwind_core_reader_free(t->core);
     free(t->blocks);
+    free(t->py_threads);
+    free(t->py_order);
+    if (t->pidfd >= 0)
+        close(t->pidfd);
+    if (t->memfd >= 0)
+        close(t->memfd);
     memset(t, 0, sizeof *t);
+    t->pidfd = t->memfd = -1;
 }

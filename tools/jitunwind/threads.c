@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -25,21 +26,26 @@ void cli_thread_name(int pid, struct cli_thread *t)
     fclose(f);
 }
 
-int cli_list_threads(int pid, struct cli_thread *out, size_t max, size_t *count)
+int cli_list_threads(int pid, struct cli_thread *out, size_t max, size_t *count,
+                     size_t *left_out)
 {
     char path[64];
     DIR *d;
     struct dirent *e;
     size_t n = 0;
     snprintf(path, sizeof path, "/proc/%d/task", pid);
-    *count = 0;
+    *count = *left_out = 0;
     if (!(d = opendir(path)))
         return -1;
-    while ((e = readdir(d)) && n < max) {
+    while ((e = readdir(d))) {
         char *end;
         long tid = strtol(e->d_name, &end, 10);
         if (*end || tid <= 0)
             continue;
+        if (n == max) {
+            ++*left_out;
+            continue;
+        }
         memset(&out[n], 0, sizeof out[n]);
         out[n].tid = (int)tid;
         cli_thread_name(pid, &out[n]);
@@ -48,6 +54,18 @@ int cli_list_threads(int pid, struct cli_thread *out, size_t max, size_t *count)
     closedir(d);
     qsort(out, n, sizeof *out, by_tid); /* the main thread (tid == pid) first */
     *count = n;
+    return 0;
+}
+
+int cli_find_thread(int pid, int tid, struct cli_thread *out)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d", pid, tid);
+    if (access(path, F_OK) != 0)
+        return -1;
+    memset(out, 0, sizeof *out);
+    out->tid = tid;
+    cli_thread_name(pid, out);
     return 0;
 }
 

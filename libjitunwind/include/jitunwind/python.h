@@ -77,6 +77,16 @@ JITUNWIND_API int jitunwind_pyreader_threads(jitunwind_pyreader *reader,
                                              struct jitunwind_py_thread *out, size_t max,
                                              size_t *count);
 
+/* Read thread state t->tstate (of interpreter t->interp, as listed by
+ * jitunwind_pyreader_threads) again: its thread ids, current frame and GIL.
+ * One thread's state costs what it costs, whatever the number of threads
+ * (a caller that stops threads one at a time lists them once, then reads
+ * each again while it is stopped). 0, or EREAD with `t` unchanged but
+ * for what was read. The address is not checked to still be a thread
+ * state: a caller compares the native thread id with the one it expects. */
+JITUNWIND_API int jitunwind_pyreader_thread(jitunwind_pyreader *reader,
+                                            struct jitunwind_py_thread *t);
+
 /* Frame flags. */
 #define JITUNWIND_PYFRAME_ENTRY (1u << 0)       /* outermost frame of its eval-loop activation */
 #define JITUNWIND_PYFRAME_GENERATOR (1u << 1)   /* owned by a generator/coroutine */

@@ -391,28 +391,47 @@ int ju_py_next_interp(jitunwind_pyreader *r, struct ju_interp_walk *w, uint64_t 
     return 1;
 }
 
+/* Who holds the GIL `interp` runs under (3.12+: each interpreter's own;
+ * before: the runtime's), 0 when nobody or unknown. */
+static uint64_t gil_holder_of(jitunwind_pyreader *r, uint64_t interp)
+{
+    const struct ju_py_layout *L = r->layout;
+    const struct ju_py_value_layout *V = r->values.status == 0 ? &r->values.V : NULL;
+    uint64_t holder = 0, gil = 0;
+    uint32_t locked = 1;
+    if (L->interp_gil_ptr == JU_PY_NONE) {
+        if (L->rt_gil_holder != JU_PY_NONE &&
+            ju_py_fetch(&r->mem, L, r->runtime, JU_PYF_rt_gil_holder, &holder) < 0)
+            holder = 0;
+        return holder;
+    }
+    if (ju_py_fetch(&r->mem, L, interp, JU_PYF_interp_gil_ptr, &gil) < 0 || gil == 0 ||
+        ju_py_fetch(&r->mem, L, gil, JU_PYF_gil_last_holder, &holder) < 0)
+        return 0;
+    /* a released GIL keeps its last holder: nobody holds it */
+    if (V && V->gil_locked != JU_PY_NONE && ju_read_u32(&r->mem, gil + V->gil_locked, &locked) == 0 &&
+        locked == 0)
+        return 0;
+    return holder;
+}
+
 JITUNWIND_API int jitunwind_pyreader_threads(jitunwind_pyreader *r,
                                              struct jitunwind_py_thread *out, size_t max,
                                              size_t *count)
 {
     const struct ju_py_layout *L;
-    const struct ju_py_value_layout *V;
     struct ju_interp_walk interps = JU_INTERP_WALK_INIT;
-    uint64_t interp, gil_holder = 0;
+    uint64_t interp;
     size_t n = 0;
     int rc;
     if (!r || (!out && max) || !count)
         return JITUNWIND_EINVAL;
     L = r->layout;
-    V = r->values.status == 0 ? &r->values.V : NULL;
     *count = 0;
     ju_clear_error(&r->err);
-    if (L->rt_gil_holder != JU_PY_NONE &&
-        ju_py_fetch(&r->mem, L, r->runtime, JU_PYF_rt_gil_holder, &gil_holder) < 0)
-        gil_holder = 0;
     while ((rc = ju_py_next_interp(r, &interps, &interp)) > 0) {
         struct ju_cycle threads = {0, 1, 0};
-        uint64_t ts;
+        uint64_t ts, gil_holder = gil_holder_of(r, interp);
         int64_t id = -1;
         size_t n_threads = 0;
         if (ju_py_fetch(&r->mem, L, interp, JU_PYF_interp_threads_head, &ts) < 0)
@@ -420,18 +439,6 @@ JITUNWIND_API int jitunwind_pyreader_threads(jitunwind_pyreader *r,
                            (unsigned long long)interp);
         if (ju_py_fetch(&r->mem, L, interp, JU_PYF_interp_id, (uint64_t *)&id) < 0)
             id = -1;
-        if (L->interp_gil_ptr != JU_PY_NONE) { /* 3.12+: each interpreter's GIL in use */
-            uint64_t gil = 0;
-            uint32_t locked = 1;
-            gil_holder = 0;
-            if (ju_py_fetch(&r->mem, L, interp, JU_PYF_interp_gil_ptr, &gil) < 0 || gil == 0 ||
-                ju_py_fetch(&r->mem, L, gil, JU_PYF_gil_last_holder, &gil_holder) < 0)
-                gil_holder = 0;
-            /* a released GIL keeps its last holder: nobody holds it */
-            if (gil_holder && V && V->gil_locked != JU_PY_NONE &&
-                ju_read_u32(&r->mem, gil + V->gil_locked, &locked) == 0 && locked == 0)
-                gil_holder = 0;
-        }
         while (ts) {
             uint64_t next_ts;
             if (ju_cycle_seen(&threads, ts))
@@ -449,4 +456,14 @@ JITUNWIND_API int jitunwind_pyreader_threads(jitunwind_pyreader *r,
         }
     }
     return rc;
+}
+
+JITUNWIND_API int jitunwind_pyreader_thread(jitunwind_pyreader *r, struct jitunwind_py_thread *t)
+{
+    uint64_t next;
+    if (!r || !t || !t->tstate)
+        return JITUNWIND_EINVAL;
+    ju_clear_error(&r->err);
+    return read_thread(r, t->tstate, t->interp, t->interp_id, gil_holder_of(r, t->interp), t,
+                       &next);
 }
