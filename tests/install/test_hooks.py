@@ -4,8 +4,9 @@
 plain gdb and lldb in every way they meet a process (check_debuggers.py).
 HOME is a scratch folder: the machine's own init files are never read or
 touched. The system hook goes to a scratch gdbinit.d that gdb sources with
--nx -iex, except as root in CI, where the real /etc/gdb/gdbinit.d is used
-(when it has no jitunwind.py already) and cleaned up.
+-nx -iex (with --force: a developer's checkout is theirs, not root's;
+test_installer.py checks that refusal), and, as root in CI, to the real
+/etc/gdb/gdbinit.d (when it has no jitunwind.py already), removed after.
 
 Usage: test_hooks.py BUILD_DIR SOURCE_DIR   (77: python3.11 or the library missing)"""
 
@@ -52,7 +53,7 @@ def main():
         installer(env, "--remove")
 
         gdbinit_d = os.path.join(scratch, "gdbinit.d")
-        installer(env, "--system", "--gdbinit-dir", gdbinit_d)
+        installer(env, "--system", "--gdbinit-dir", gdbinit_d, "--force")
         check(dict(env, JITUNWIND_SKIP_LLDB="1"), "source tree, --system (scratch gdbinit.d)",
               "-nx", "-iex", "source %s" % os.path.join(gdbinit_d, "jitunwind.py"))
         if os.geteuid() == 0 and os.environ.get("CI") and \
