@@ -21,23 +21,16 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "support"))
+from demo_stack import markers  # noqa: E402
+
 TARGET = os.path.join(HERE, "hook_target.py")
 PYTHON = "/usr/bin/python3.11"
 LLDB = "lldb-19"
 TAKEOVER_NOTE = "now use libjitunwind (libpython's versions are replaced"
 
 
-def marker_lines():
-    lines = {}
-    with open(TARGET) as f:
-        for number, line in enumerate(f, 1):
-            m = re.search(r"# @(\w+)", line)
-            if m:
-                lines[m.group(1)] = number
-    return lines
-
-
-LINE = marker_lines()
+LINE = markers(TARGET)
 PY_BT = [r'File ".*hook_target\.py", line %d, in leaf' % LINE["leaf"],
          r'File ".*hook_target\.py", line %d, in middle' % LINE["middle"],
          r'File ".*hook_target\.py", line %d, in <module>' % LINE["module"]]

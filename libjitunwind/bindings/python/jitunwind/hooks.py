@@ -90,15 +90,14 @@ def lldb_init():
     return _home(), [], ".lldbinit"
 
 
-def _gdb_user(remove):
-    config, home = gdb_config_init(), gdb_home_init()
-    if remove:
-        done = []
-        for where in (config, home):
-            with InitFile(where) as f:
-                done.append(f.take_out())
-        return [line for line in done if line]
-    with InitFile(config) as cfg, InitFile(home) as dot:
+def _take_out(where):
+    with InitFile(where) as f:
+        done = f.take_out()
+    return [done] if done else []
+
+
+def _gdb_user():
+    with InitFile(gdb_config_init()) as cfg, InitFile(gdb_home_init()) as dot:
         if not cfg.exists:
             return [dot.put(gdb_line())]
         rest, count = cfg.rest()
@@ -115,10 +114,9 @@ def _gdb_user(remove):
         return done
 
 
-def _lldb_user(remove):
+def _lldb_user():
     with InitFile(lldb_init()) as f:
-        done = f.take_out() if remove else f.put(lldb_line())
-    return [done] if done else []
+        return [f.put(lldb_line())]
 
 
 def _system_hook_loads():
@@ -142,8 +140,11 @@ def install(scope="user", remove=False, gdbinit_dir=SYSTEM_GDB_DIR, force=False)
     if scope == "system":
         steps = [lambda: (system_hook.remove(gdbinit_dir) if remove else system_hook.write(
             gdbinit_dir, gdb_hook_script(), _system_hook_loads(), force))]
+    elif remove:
+        steps = [lambda where=where: _take_out(where)
+                 for where in (gdb_config_init(), gdb_home_init(), lldb_init())]
     else:
-        steps = [lambda: _gdb_user(remove), lambda: _lldb_user(remove)]
+        steps = [_gdb_user, _lldb_user]
     lines, refused = [], []
     for step in steps:
         try:
