@@ -8,7 +8,7 @@ lldb then reading what it wrote:
   block      --remove (and a new install) leave a file whose begin marker
              has no end marker as it was, and say why
   links      run as root on another user's HOME: a planted link at any name
-             (the old fixed temporary name, the init file itself) or a hard
+             (a fixed temporary name, the init file itself) or a hard
              link makes it write nothing outside that HOME; owner and mode kept
   system     --system refuses when others than root can change what the hook
              loads, and writes with a warning under --force
@@ -103,7 +103,7 @@ def case_gdbinit(env):
         fail("--remove did not give ~/.gdbinit back as it was: %r" % read(mine))
     print("ok: gdbinit: the hook goes into ~/.gdbinit, which gdb goes on reading; --remove restores it")
 
-    # An earlier installer's ~/.config/gdb/gdbinit that holds only the hook.
+    # A ~/.config/gdb/gdbinit that holds only the hook, beside ~/.gdbinit.
     env.write(".config/gdb/gdbinit", "%s\nsource /old/jitunwind-lazy.py\n%s\n" % (BEGIN, END))
     out = env.installer()
     if os.path.exists(env.path(".config", "gdb", "gdbinit")) or "kept gdb from reading" not in out:
@@ -158,7 +158,7 @@ def case_links(env):
     _as_other_user(env)
     lldb = env.write(".lldbinit", "settings set a 1\n", mode=0o640)
     os.chown(lldb, OTHER_UID, OTHER_UID)
-    # The name the installer once wrote through, and likely new ones, planted as links.
+    # Fixed temporary names beside the init files, planted as links.
     for name in (".lldbinit.jitunwind-tmp", ".gdbinit.jitunwind-tmp"):
         os.symlink(victim, env.path(name))
     env.installer()
@@ -176,8 +176,7 @@ def case_links(env):
     print("ok: links: run as root on another user's HOME, planted links are not followed; owner and "
           "mode kept")
 
-    env.installer("--remove")
-    os.unlink(env.path(".gdbinit")) if os.path.exists(env.path(".gdbinit")) else None
+    env.installer("--remove")   # also deletes ~/.gdbinit, which held only the hook
     os.unlink(lldb)
     os.symlink(victim, lldb)
     os.link(victim, env.path(".gdbinit"))

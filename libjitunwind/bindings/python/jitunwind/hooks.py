@@ -102,7 +102,7 @@ def _gdb_user():
             return [dot.put(gdb_line())]
         rest, count = cfg.rest()
         if dot.exists and count and not rest.strip():
-            # It holds only our hook (an earlier installer made it) and hides ~/.gdbinit.
+            # Nothing of the user's is in it, and it hides ~/.gdbinit: the hook moves.
             done = dot.put(gdb_line())
             cfg.delete()
             return [done, "removed %s: it held only the hook and kept gdb from reading %s"
