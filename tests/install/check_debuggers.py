@@ -5,7 +5,7 @@ installation wrote (HOME's init files, or /etc/gdb/gdbinit.d) must have
 loaded the plugins before the first command, in every way gdb meets a
 process: started with `run`, attached with -p or with a later `attach`, in
 batch mode or reading commands as at a prompt, and a core; and gdb must
-exit cleanly (no crash at exit).
+exit cleanly (no crash at exit). lldb: started with `run`, attached, a core.
 
 Usage: check_debuggers.py WHAT [gdb-args...]
   gdb-args go before the commands (a test of an unpacked package passes
@@ -89,6 +89,16 @@ class Waiting:
         self.proc.wait()
 
 
+def write_core(what, pid, folder):
+    """A core of process `pid`, written by a gdb that reads no init file."""
+    core = os.path.join(folder, "core")
+    _, out = run(["gdb", "-nx", "-batch", "-iex", "set debuginfod enabled off",
+                  "-p", str(pid), "-ex", "gcore %s" % core])
+    if not os.path.exists(core):
+        fail(what, out, "gcore wrote no core")
+    return core
+
+
 def check_gdb(what, gdb_args):
     gdb = ["gdb", "-iex", "set debuginfod enabled off"] + gdb_args
     status, out = run(gdb + ["-batch", "-ex", "run", "-ex", "bt", "-ex", "py-bt",
@@ -106,11 +116,7 @@ def check_gdb(what, gdb_args):
         check("%s: gdb -p PID, then py-bt and mixed-bt typed at the prompt" % what, status, out,
               PY_BT + MIXED)
         with tempfile.TemporaryDirectory() as scratch:
-            core = os.path.join(scratch, "core")
-            status, out = run(["gdb", "-nx", "-batch", "-iex", "set debuginfod enabled off",
-                               "-p", str(pid), "-ex", "gcore %s" % core])
-            if not os.path.exists(core):
-                fail(what, out, "gcore wrote no core")
+            core = write_core(what, pid, scratch)
             status, out = run(gdb + ["-batch", PYTHON, core, "-ex", "py-bt", "-ex", "mixed-bt"])
             check("%s: gdb -batch python3.11 CORE -ex py-bt -ex mixed-bt" % what, status, out,
                   PY_BT + MIXED)
@@ -134,6 +140,11 @@ def check_lldb(what):
         status, out = run([LLDB, "-b", "-p", str(pid), "-o", "py-bt", "-o", "mixed-bt"])
         check("%s: lldb -b -p PID -o py-bt -o mixed-bt" % what, status, out, lldb_want,
               ours=False)
+        with tempfile.TemporaryDirectory() as scratch:
+            core = write_core(what, pid, scratch)
+            status, out = run([LLDB, "-b", "-c", core, PYTHON, "-o", "py-bt", "-o", "mixed-bt"])
+            check("%s: lldb -b -c CORE python3.11 -o py-bt -o mixed-bt" % what, status, out,
+                  lldb_want, ours=False)
 
 
 def main():
