@@ -4,9 +4,9 @@
 plain gdb and lldb in every way they meet a process (check_debuggers.py).
 HOME is a scratch folder: the machine's own init files are never read or
 touched. The system hook goes to a scratch gdbinit.d that gdb sources with
--nx -iex (with --force: a developer's checkout is theirs, not root's;
-test_installer.py checks that refusal), and, as root in CI, to the real
-/etc/gdb/gdbinit.d (when it has no jitunwind.py already), removed after.
+-nx -iex, and, as root in CI, to the real /etc/gdb/gdbinit.d (when it has no
+jitunwind.py already), removed after; both with --force, since a checkout
+need not be root's alone (test_installer.py checks the refusal).
 
 Usage: test_hooks.py BUILD_DIR SOURCE_DIR   (77: python3.11 or the library missing)"""
 
@@ -58,7 +58,7 @@ def main():
               "-nx", "-iex", "source %s" % os.path.join(gdbinit_d, "jitunwind.py"))
         if os.geteuid() == 0 and os.environ.get("CI") and \
                 not os.path.exists(os.path.join(SYSTEM_DIR, "jitunwind.py")):
-            installer(env, "--system")
+            installer(env, "--system", "--force")
             try:
                 check(dict(env, JITUNWIND_SKIP_LLDB="1"), "source tree, --system (%s)" % SYSTEM_DIR)
             finally:
