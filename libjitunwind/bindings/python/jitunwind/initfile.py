@@ -3,12 +3,11 @@
 The installer may run as root on another user's HOME, whose owner can plant
 links and names there. So every file is reached through a folder descriptor
 opened one part at a time (as root, without following a symbolic link); the
-file is read
-with O_NOFOLLOW and must be a regular file with no other hard link; a new
-version is written to a fresh temporary name (O_EXCL, random) in the same
-folder and renamed over the old one, keeping its owner and mode (a new file
-gets the folder owner's and the umask's). The text is kept byte for byte,
-whatever its encoding (undecodable bytes pass through as surrogates)."""
+file is read with O_NOFOLLOW and must be a regular file with no other hard
+link; a new version is written to a fresh temporary name (O_EXCL, random) in
+the same folder and renamed over the old one, keeping its owner and mode (a
+new file gets the folder owner's and the umask's). The text is kept byte for
+byte, whatever its encoding (undecodable bytes pass through as surrogates)."""
 
 import errno
 import os
@@ -108,9 +107,10 @@ def replace(dir_fd, name, text, old):
             f.write(data)
             f.flush()
             if old is not None:
-                os.fchmod(f.fileno(), stat.S_IMODE(old.st_mode))
+                # Owner first: a change of owner clears the set-id bits of the mode.
                 if os.geteuid() == 0:
                     os.fchown(f.fileno(), old.st_uid, old.st_gid)
+                os.fchmod(f.fileno(), stat.S_IMODE(old.st_mode))
             else:
                 mask = os.umask(0)
                 os.umask(mask)
