@@ -3,8 +3,16 @@
 # It costs nothing until gdb sees a CPython interpreter: it only watches new
 # object files, and the first time one is a Python executable or libpython
 # (python3.11, python3.14d, libpython3.12.so.1.0, ...) it sources the plugin
-# beside it (jitunwind-gdb.py), then stops watching. A gdb session that never
-# sees a Python process loads nothing. JITUNWIND_HOOK_EAGER=1 loads at once.
+# beside it (jitunwind-gdb.py) there and then, then stops watching. A gdb
+# session that never sees a Python process loads nothing.
+# JITUNWIND_HOOK_EAGER=1 loads at once.
+#
+# Loaded in the observer, not deferred with gdb.post_event: gdb -batch runs
+# its -ex commands and exits without running posted events, so the plugin
+# would miss every command, and gdb 13 crashes at exit destroying the
+# pending event (its destructor takes the GIL of a Python already finalized).
+# The plugin takes back the commands libpython's auto-load script defines
+# after this observer (jitunwind_gdb.takeover).
 import os
 import re
 
@@ -25,9 +33,7 @@ def _jitunwind_hook_on_objfile(event):
     name = os.path.basename(getattr(event.new_objfile, "filename", None) or "")
     if _PYTHON_FILE.match(name):
         gdb.events.new_objfile.disconnect(_jitunwind_hook_on_objfile)
-        # After this object file's own auto-load scripts (libpython's py-bt from
-        # python3-dbg), so that our commands are the ones left registered.
-        gdb.post_event(_jitunwind_hook_load)
+        _jitunwind_hook_load()
 
 
 if not getattr(gdb, "_jitunwind_hook_installed", False):

@@ -6,7 +6,8 @@ defines py-bt, py-bt-full, py-locals, py-print, py-up, py-down and py-list.
 Whichever is loaded first, ours win: names already taken when the plugin
 registers are replaced, and names libpython takes later (it is auto-loaded
 with its interpreter's objfile, after the new_objfile observers ran) are
-taken back at the next new objfile and before the next prompt. One note,
+taken back as soon as its script has run (script_watch), at the next new
+objfile and before the next prompt. One note,
 once per session, names what was replaced; libpython's PyObject* pretty
 printer is not a command and keeps working."""
 
@@ -15,6 +16,7 @@ import gdb
 from jitunwind.ui import commands as shared_commands
 from jitunwind.ui import values as shared_values
 
+from . import script_watch
 from .commands import GdbSession, _command_class
 from .values import GdbValuesSession
 
@@ -76,12 +78,16 @@ def register(plugin):
     taken = [c[0].gdb_name for c in commands if _defined(c[0])]
     _install(plugin, commands, taken)
     pending = []
+    script_watch.on_scripts_run(lambda: _reclaim(plugin))
+    script_watch.watch(gdb.objfiles(), loaded=True)
 
-    def on_new_objfile(_event):
+    def on_new_objfile(event):
         pending[:] = [True]
         _reclaim(plugin)
+        script_watch.watch([event.new_objfile])
 
     def before_prompt():
+        script_watch.stop()
         if pending:
             del pending[:]
             _reclaim(plugin)

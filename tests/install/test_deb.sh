@@ -45,7 +45,7 @@ echo "ok: the package holds the libraries, headers, pkg-config and CMake files, 
 
 # From a scratch root: the hook finds the plugin beside it, the plugin the library.
 dpkg -x "$deb" "$work/root"
-JITUNWIND_SKIP_LLDB=1 sh "$src/tests/install/check_debuggers.sh" "deb unpacked in a scratch root" \
+JITUNWIND_SKIP_LLDB=1 python3 "$src/tests/install/check_debuggers.py" "deb unpacked in a scratch root" \
     -nx -iex "source $work/root/etc/gdb/gdbinit.d/jitunwind.py"
 
 if [ "$(id -u)" -eq 0 ] && [ -n "${CI:-}" ]; then
@@ -56,7 +56,7 @@ if [ "$(id -u)" -eq 0 ] && [ -n "${CI:-}" ]; then
     installed=1
     dpkg -i "$deb" >/dev/null
     JITUNWIND_SKIP_LLDB=1 env -u JITUNWIND_LIBRARY HOME="$work" XDG_CONFIG_HOME= \
-        sh "$src/tests/install/check_debuggers.sh" "deb installed with dpkg -i"
+        python3 "$src/tests/install/check_debuggers.py" "deb installed with dpkg -i"
     dpkg -P jitunwind >/dev/null
     installed=
     [ ! -e /etc/gdb/gdbinit.d/jitunwind.py ] && [ ! -e /usr/share/jitunwind ] || {

@@ -61,28 +61,23 @@ mkdir "$work/home"
 HOME="$work/home" XDG_CONFIG_HOME= "$work/venv/bin/python" -m jitunwind install-debugger-hooks >/dev/null
 HOME="$work/home" XDG_CONFIG_HOME= "$work/venv/bin/python" -m jitunwind install-debugger-hooks | grep -q unchanged || {
     echo "FAIL: a second install-debugger-hooks changed the init files"; exit 1; }
-grep -q "source $site/gdb-plugin/jitunwind-lazy.py" "$work/home/.config/gdb/gdbinit"
-grep -q "command script import $site/lldb-plugin/jitunwind_lldb" "$work/home/.lldbinit"
+grep -q "source $site/gdb-plugin/jitunwind-lazy.py" "$work/home/.gdbinit"
+grep -q "command script import \"$site/lldb-plugin/jitunwind_lldb\"" "$work/home/.lldbinit"
 echo "ok: install-debugger-hooks wrote the gdb and lldb hooks, idempotently"
-env -u JITUNWIND_LIBRARY HOME="$work/home" XDG_CONFIG_HOME= sh "$src/tests/install/check_debuggers.sh" wheel
-# Lazy: a gdb session that never sees a CPython loads nothing of ours.
-lazy=$(HOME="$work/home" XDG_CONFIG_HOME= gdb -batch -iex 'set debuginfod enabled off' -ex run \
-       -ex 'python import sys; print("jitunwind loaded:", "jitunwind" in sys.modules)' --args /bin/true 2>&1)
-printf '%s\n' "$lazy" | grep -q "jitunwind loaded: False" || {
-    printf '%s\n' "$lazy"; echo "FAIL: the gdb hook loaded the plugin for a non-Python process"; exit 1; }
-echo "ok: the gdb hook stays idle for a process that is not Python"
+env -u JITUNWIND_LIBRARY HOME="$work/home" XDG_CONFIG_HOME= python3 "$src/tests/install/check_debuggers.py" \
+    "wheel, --user"
 
 HOME="$work/home" XDG_CONFIG_HOME= "$work/venv/bin/python" -m jitunwind install-debugger-hooks --remove >/dev/null
-if grep -q jitunwind "$work/home/.config/gdb/gdbinit" "$work/home/.lldbinit"; then
-    echo "FAIL: --remove left a hook behind"; exit 1
+if [ -e "$work/home/.gdbinit" ] || [ -e "$work/home/.lldbinit" ] || [ -e "$work/home/.config" ]; then
+    echo "FAIL: --remove left a file behind (each held only the hook)"; exit 1
 fi
-echo "ok: --remove takes the hooks out"
+echo "ok: --remove takes the hooks out, and the files it made"
 
 # The lines for one's own init files are the ones the hooks write.
 py="$work/venv/bin/python"
 [ "$("$py" -m jitunwind gdb-path)" = "source $site/gdb-plugin/jitunwind-lazy.py" ] || {
     echo "FAIL: gdb-path printed $("$py" -m jitunwind gdb-path)"; exit 1; }
-[ "$("$py" -m jitunwind lldb-path)" = "command script import $site/lldb-plugin/jitunwind_lldb" ] || {
+[ "$("$py" -m jitunwind lldb-path)" = "command script import \"$site/lldb-plugin/jitunwind_lldb\"" ] || {
     echo "FAIL: lldb-path printed $("$py" -m jitunwind lldb-path)"; exit 1; }
 echo "ok: gdb-path and lldb-path print the hook lines"
 
@@ -91,12 +86,8 @@ echo "ok: gdb-path and lldb-path print the hook lines"
 mkdir "$work/gdbinit.d"
 "$py" -m jitunwind install-debugger-hooks --system --gdbinit-dir "$work/gdbinit.d" >/dev/null
 [ -f "$work/gdbinit.d/jitunwind.py" ] || { echo "FAIL: --system wrote no hook file"; exit 1; }
-seen=$(env -u JITUNWIND_LIBRARY gdb -batch -nx -iex 'set debuginfod enabled off' \
-       -iex "source $work/gdbinit.d/jitunwind.py" -ex run \
-       -ex 'python import sys; print("jitunwind loaded:", "jitunwind" in sys.modules)' \
-       --args "$py" -c pass 2>&1)
-printf '%s\n' "$seen" | grep -q "jitunwind loaded: True" || {
-    printf '%s\n' "$seen"; echo "FAIL: the --system hook did not load the plugin for a Python"; exit 1; }
+env -u JITUNWIND_LIBRARY HOME="$work/home" XDG_CONFIG_HOME= JITUNWIND_SKIP_LLDB=1 \
+    python3 "$src/tests/install/check_debuggers.py" "wheel, --system" -nx -iex "source $work/gdbinit.d/jitunwind.py"
 "$py" -m jitunwind install-debugger-hooks --system --gdbinit-dir "$work/gdbinit.d" --remove >/dev/null
 [ ! -e "$work/gdbinit.d/jitunwind.py" ] || { echo "FAIL: --system --remove left the hook"; exit 1; }
 echo "ok: --system writes one hook file gdb runs, --remove deletes it"

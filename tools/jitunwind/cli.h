@@ -113,6 +113,12 @@ struct cli_target {
  * the Python reader. Returns CLI_OK or an exit code after printing one
  * line on stderr. `need_native`: modules and ranges are loaded. */
 int cli_target_open(struct cli_target *t, const struct cli_options *opt, int need_native);
+/* proc_access.c: why a live process cannot be read. The reason the kernel
+ * refused with `err` (uid, CAP_SYS_PTRACE, ptrace_scope, dumpable) into buf. */
+void cli_access_reason(int pid, int err, char *buf, size_t len);
+/* Says (on stderr) and returns the exit code when process `pid` is a zombie,
+ * has lost its main thread or its memory map is refused; CLI_OK otherwise. */
+int cli_process_unreadable(int pid);
 void cli_target_close(struct cli_target *t);
 /* Whether the live process has ended: 0 no, CLI_GONE_EXITED (a zombie,
  * reaped, or its PID taken by another process), CLI_GONE_EXECED (it runs

@@ -250,11 +250,12 @@ static int open_memory(struct cli_target *t, const struct cli_options *opt)
 static int check_access(struct cli_target *t)
 {
     uint64_t word;
+    char reason[320];
     if (!t->live || t->mem.read(t->mem.arg, t->loc.runtime_addr, &word, sizeof word) == 0)
         return CLI_OK;
-    fprintf(stderr, "jitunwind: cannot read the memory of process %d: permission denied "
-                    "(run as its user or root; see /proc/sys/kernel/yama/ptrace_scope)\n",
-            t->pid);
+    cli_access_reason(t->pid, EPERM, reason, sizeof reason);
+    fprintf(stderr, "jitunwind: cannot read the memory of process %d: permission denied (%s)\n",
+            t->pid, reason);
     return CLI_PERMISSION;
 }
 
@@ -389,6 +390,8 @@ int cli_target_open(struct cli_target *t, const struct cli_options *opt, int nee
         t->pid = cli_core_pid(t->core_path);
     if (t->live ? jitunwind_py_locate_live(t->pid, &t->loc) < 0
                 : jitunwind_py_locate_core(t->core_path, &t->loc) < 0) {
+        if (t->live && (code = cli_process_unreadable(t->pid)) != CLI_OK)
+            return code;
         if (t->live)
             fprintf(stderr, "jitunwind: process %d is not a Python process (no _PyRuntime in "
                             "its mapped files)\n", t->pid);

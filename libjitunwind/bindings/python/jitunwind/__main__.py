@@ -1,6 +1,6 @@
 """`python -m jitunwind`: set up gdb and lldb for an installed libjitunwind.
 
-  python -m jitunwind install-debugger-hooks [--user | --system] [--remove]
+  python -m jitunwind install-debugger-hooks [--user | --system [--force]] [--remove]
   python -m jitunwind gdb-path     # the line for a gdb init file
   python -m jitunwind lldb-path    # the line for ~/.lldbinit
   python -m jitunwind --version
@@ -30,11 +30,15 @@ def main(argv=None):
                           help="write init-file hooks that load the plugins (idempotent)")
     scope = inst.add_mutually_exclusive_group()
     scope.add_argument("--user", dest="scope", action="store_const", const="user",
-                       help="~/.config/gdb/gdbinit and ~/.lldbinit (the default)")
+                       help="the home init file gdb reads (~/.config/gdb/gdbinit if it "
+                            "exists, else ~/.gdbinit) and ~/.lldbinit (the default)")
     scope.add_argument("--system", dest="scope", action="store_const", const="system",
                        help="%s/%s (every gdb on this machine)" % (hooks.SYSTEM_GDB_DIR,
                                                                   hooks.SYSTEM_GDB_FILE))
     inst.add_argument("--remove", action="store_true", help="take the hooks out again")
+    inst.add_argument("--force", action="store_true",
+                      help="--system even when others than root can change the files it loads "
+                           "(with a warning)")
     inst.add_argument("--gdbinit-dir", default=hooks.SYSTEM_GDB_DIR, help=argparse.SUPPRESS)
     sub.add_parser("gdb-path", help="print the line that loads the gdb plugin")
     sub.add_parser("lldb-path", help="print the line that loads the lldb plugin")
@@ -44,16 +48,20 @@ def main(argv=None):
             print(_version())
             return 0
         if args.command == "install-debugger-hooks":
-            for line in hooks.install(args.scope or "user", args.remove, args.gdbinit_dir):
+            lines, refused = hooks.install(args.scope or "user", args.remove, args.gdbinit_dir,
+                                           args.force)
+            for line in lines:
                 print(line)
-            return 0
+            for why in refused:
+                print("jitunwind: %s" % why, file=sys.stderr)
+            return 1 if refused else 0
         if args.command == "gdb-path":
             print(hooks.gdb_line())
             return 0
         if args.command == "lldb-path":
             print(hooks.lldb_line())
             return 0
-    except OSError as exc:
+    except (OSError, hooks.Refused) as exc:
         print("jitunwind: %s" % exc, file=sys.stderr)
         return 1
     parser.print_usage(sys.stderr)

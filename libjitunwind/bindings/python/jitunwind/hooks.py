@@ -4,14 +4,21 @@ The hooks are init-file lines that load the plugins from wherever this
 package is installed (a wheel, `cmake --install`, or the source tree). They
 are written idempotently between marker lines, so running the installer
 twice changes nothing and `--remove` takes exactly them out again.
+
+gdb reads one home init file: $XDG_CONFIG_HOME/gdb/gdbinit (by default
+~/.config/gdb/gdbinit) when it exists, else ~/.gdbinit. The gdb hook goes in
+the one it reads, and a file of the first kind is never created: it would hide
+~/.gdbinit from gdb for good.
 """
 
 import os
 
-BEGIN = "# >>> jitunwind hook >>>"
-END = "# <<< jitunwind hook <<<"
+from . import system_hook
+from .hook_block import InitFile
+from .initfile import Refused
+
 SYSTEM_GDB_DIR = "/etc/gdb/gdbinit.d"   # Debian's gdb: --with-system-gdbinit-dir
-SYSTEM_GDB_FILE = "jitunwind.py"
+SYSTEM_GDB_FILE = system_hook.FILE
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -45,87 +52,105 @@ def lldb_plugin_dir():
 
 
 def gdb_line():
-    return "source %s" % gdb_hook_script()
+    # gdb's `source` takes the rest of the line as the name, spaces included.
+    return "source %s" % _one_line(gdb_hook_script())
 
 
 def lldb_line():
-    return "command script import %s" % lldb_plugin_dir()
+    # LLDB splits its arguments at spaces unless quoted; within double
+    # quotes a backslash escapes `"` and itself.
+    path = _one_line(lldb_plugin_dir()).replace("\\", "\\\\").replace('"', '\\"')
+    return 'command script import "%s"' % path
 
 
-def user_gdbinit():
-    config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return os.path.join(config, "gdb", "gdbinit")
+def _one_line(path):
+    if "\n" in path or "\r" in path:
+        raise Refused("the install path %r has a line break, which no init file line can hold"
+                      % path)
+    return path
 
 
-def user_lldbinit():
-    return os.path.join(os.path.expanduser("~"), ".lldbinit")
+def _home():
+    return os.path.expanduser("~")
 
 
-def _without_block(text):
-    """`text` with our marked block (if any) taken out."""
-    out, inside = [], False
-    for line in text.splitlines(keepends=True):
-        stripped = line.strip()
-        if stripped == BEGIN:
-            inside = True
-            continue
-        if stripped == END and inside:
-            inside = False
-            continue
-        if not inside:
-            out.append(line)
-    return "".join(out)
+def gdb_config_init():
+    """(folder, parts, name) of gdb's XDG-style home init file."""
+    config = os.environ.get("XDG_CONFIG_HOME")
+    if config:
+        return os.path.abspath(config), ["gdb"], "gdbinit"
+    return _home(), [".config", "gdb"], "gdbinit"
 
 
-def _edit_init_file(path, line, remove):
-    """Put `line` in our block at the end of the init file `path` (or take the
-    block out); returns what was done, for one line of output."""
-    old = ""
-    if os.path.exists(path):
-        with open(path) as f:
-            old = f.read()
-    new = _without_block(old)
-    if not remove:
-        if new and not new.endswith("\n"):
-            new += "\n"
-        new += "%s\n%s\n%s\n" % (BEGIN, line, END)
-    if new == old:
-        return "unchanged %s" % path
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    tmp = path + ".jitunwind-tmp"
-    with open(tmp, "w") as f:
-        f.write(new)
-    os.replace(tmp, path)
-    return ("removed the hook from %s" if remove else "wrote the hook to %s") % path
+def gdb_home_init():
+    return _home(), [], ".gdbinit"
 
 
-def _system_gdb_file(gdbinit_dir, remove):
-    path = os.path.join(gdbinit_dir, SYSTEM_GDB_FILE)
-    if remove:
-        if os.path.exists(path):
-            os.unlink(path)
-            return "removed %s" % path
-        return "unchanged %s (not there)" % path
-    hook = gdb_hook_script()
-    text = ("# Written by `python -m jitunwind install-debugger-hooks --system`;\n"
-            "# `... --system --remove` deletes it. Loads nothing until gdb sees a CPython.\n"
-            "with open(%r) as _f:\n"
-            "    exec(compile(_f.read(), %r, 'exec'), {'__file__': %r, '__name__': 'jitunwind_hook'})\n"
-            % (hook, hook, hook))
-    if os.path.exists(path):
-        with open(path) as f:
-            if f.read() == text:
-                return "unchanged %s" % path
-    os.makedirs(gdbinit_dir, exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
-    return "wrote %s" % path
+def lldb_init():
+    return _home(), [], ".lldbinit"
 
 
-def install(scope="user", remove=False, gdbinit_dir=SYSTEM_GDB_DIR):
-    """Write (or remove) the hooks; returns the lines to print."""
+def _take_out(where):
+    with InitFile(where) as f:
+        done = f.take_out()
+    return [done] if done else []
+
+
+def _gdb_user():
+    with InitFile(gdb_config_init()) as cfg, InitFile(gdb_home_init()) as dot:
+        if not cfg.exists:
+            return [dot.put(gdb_line())]
+        rest, count = cfg.rest()
+        if dot.exists and count and not rest.strip():
+            # Nothing of the user's is in it, and it hides ~/.gdbinit: the hook moves.
+            done = dot.put(gdb_line())
+            cfg.delete()
+            return [done, "removed %s: it held only the hook and kept gdb from reading %s"
+                    % (cfg.shown, dot.shown)]
+        done = [cfg.put(gdb_line())]
+        if dot.exists:
+            done.append("note: gdb reads %s, and so not %s (it reads only the first of the two "
+                        "that exists)" % (cfg.shown, dot.shown))
+        return done
+
+
+def _lldb_user():
+    with InitFile(lldb_init()) as f:
+        return [f.put(lldb_line())]
+
+
+def _system_hook_loads():
+    """The files and folders whose code the system hook runs: the gdb plugin,
+    this package, the library it would load and a wheel's vendored libraries."""
+    from . import _ffi
+    roots = [os.path.dirname(gdb_hook_script()), _HERE]
+    library = next((path for path, chosen in _ffi._candidates()
+                    if not chosen and os.path.isabs(path) and os.path.exists(path)), None)
+    if library:
+        roots.append(library)
+    vendored = os.path.join(os.path.dirname(_HERE), "jitunwind.libs")
+    if os.path.isdir(vendored):
+        roots.append(vendored)
+    return roots
+
+
+def install(scope="user", remove=False, gdbinit_dir=SYSTEM_GDB_DIR, force=False):
+    """Write (or remove) the hooks; (lines to print, refusals). A refused
+    file is left as it was; the others are still done."""
     if scope == "system":
-        return [_system_gdb_file(gdbinit_dir, remove),
-                "lldb has no system-wide init file: use --user for lldb"]
-    return [_edit_init_file(user_gdbinit(), gdb_line(), remove),
-            _edit_init_file(user_lldbinit(), lldb_line(), remove)]
+        steps = [lambda: (system_hook.remove(gdbinit_dir) if remove else system_hook.write(
+            gdbinit_dir, gdb_hook_script(), _system_hook_loads(), force))]
+    elif remove:
+        steps = [lambda where=where: _take_out(where)
+                 for where in (gdb_config_init(), gdb_home_init(), lldb_init())]
+    else:
+        steps = [_gdb_user, _lldb_user]
+    lines, refused = [], []
+    for step in steps:
+        try:
+            lines.extend(step())
+        except Refused as exc:
+            refused.append(str(exc))
+    if scope == "system":
+        lines.append("lldb has no system-wide init file: use --user for lldb")
+    return lines, refused
