@@ -56,6 +56,7 @@ struct cli_options {
     int no_chain_cache;
     int mark_frames;  /* --mark-frames: write CPython 3.15's frame marker */
     int stats;
+    const char *debug_dirs; /* --debug-file-directory, else the environment's, or NULL */
 };
 
 /* Set by SIGINT/SIGTERM/SIGHUP: finish what is under way (detach), then stop. */
@@ -80,7 +81,6 @@ struct cli_target {
     jitunwind_pyreader *py;
     jitunwind_py_chains *chains;   /* record's per-thread frame chains, or NULL */
     struct jitunwind_py_location loc;
-    uint64_t eval_start, eval_end;
     char notes[CLI_MAX_NOTES][CLI_NOTE_MAX];
     int n_notes;
 };
