@@ -18,6 +18,12 @@ Usage: test_cli.py BUILD_DIR REPO_DIR MODE [PYTHON [ARG...]]
                 block caches: --stats shows four times the reads or more), and
                 after the entry is damaged, cut short or another build's
                 (ignored, then rewritten)
+  MODE debug-files  Debian's stripped python3.15 ($JITUNWIND_EXTRA_PYTHONS, JIT
+                on and off) and python3.15d with their debug root passed
+                (--debug-file-directory, JITUNWIND_DEBUG_FILE_DIRECTORY): every
+                Python frame run by an eval-loop frame (`.cold` included), uops
+                named, record's stacks from _start with and without the root,
+                another build's debug file refused with a note
   MODE chains   record on a 100-deep recursion with a hot leaf: the same stacks
                 with the frame-chain cache as without, fewer reads per sample
 Exit 0 on success, 1 on failure, 77 to skip.
@@ -285,7 +291,7 @@ print("threads: done")
 """
 
 
-def start_script(python, args, script_text, work, name):
+def start_script(python, args, script_text, work, name, env=None):
     script = os.path.join(work, name)
     with open(script, "w") as f:
         f.write(script_text)
@@ -294,7 +300,7 @@ def start_script(python, args, script_text, work, name):
         os.unlink(gate + ".ready")  # a previous interpreter's
     open(gate, "w").close()
     proc = subprocess.Popen([python] + args + [script, gate], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+                            stderr=subprocess.STDOUT, text=True, env=env)
     wait_for(gate + ".ready", proc, "%s to start" % name)
     return proc, gate
 
@@ -1144,6 +1150,141 @@ def mode_layout_cache(build, work):
     return 0
 
 
+def extra_python(name):
+    """The interpreter called `name` on $JITUNWIND_EXTRA_PYTHONS, or None."""
+    for p in os.environ.get("JITUNWIND_EXTRA_PYTHONS", "").split(":"):
+        if p and os.path.basename(p) == name and os.access(p, os.X_OK):
+            return p
+    return None
+
+
+def debug_root_of(python):
+    """The debug root a distribution layout keeps beside PREFIX/bin/python:
+    PREFIX/lib/debug."""
+    return os.path.join(os.path.dirname(os.path.dirname(python)), "lib", "debug")
+
+
+def eval_anchored(label, doc):
+    """Every Python frame of every thread is run by a native frame of the
+    eval loop, the stack is whole; returns the symbols of those frames."""
+    symbols = set()
+    for t in doc["threads"]:
+        frames = t["frames"]
+        if t["partial"]:
+            fail("%s: thread %d is partial:\n%s" % (label, t["tid"], json.dumps(t)[:3000]))
+        for f in frames:
+            if f["kind"] != "python":
+                continue
+            if f["anchor"] is None:
+                fail("%s: %s has no native frame running it" % (label, f["function"]))
+            native = [n for n in frames if n["kind"] == "native" and n["index"] == f["anchor"]][0]
+            if native["role"] != "eval" or not (native["symbol"] or "").startswith(
+                    "_PyEval_EvalFrameDefault"):
+                fail("%s: %s is run by %r (role %s)" % (label, f["function"], native["symbol"],
+                                                         native["role"]))
+            symbols.add(native["symbol"])
+    return symbols
+
+
+def stack_until(label, cmd, want, env=None, tries=200):
+    """`stack --json` repeated until want(doc) holds (a JIT frame on top...)."""
+    for _ in range(tries):
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=120, env=env)
+        if p.returncode in (0, 6):
+            doc = json.loads(p.stdout)
+            if want(doc):
+                return p.returncode, doc
+    fail("%s: no stack of %d was as wanted; last (exit %d):\n%s%s" % (
+        label, tries, p.returncode, p.stdout[-3000:], p.stderr))
+
+
+def has_jit_frame(doc):
+    return any(f["kind"] == "native" and f["role"] == "jit" for t in doc["threads"]
+               for f in t["frames"])
+
+
+def mode_debug_files(build, work):
+    """Debian's stripped python3.15 (JIT on and off) and python3.15d: with the
+    debug root given (--debug-file-directory or JITUNWIND_DEBUG_FILE_DIRECTORY)
+    every Python frame is run by an eval-loop frame, `.cold` part included,
+    the JIT view names uops, and record's stacks start at _start; a debug
+    file of another build under the root is refused with a note; without
+    the root record's stacks still start at _start."""
+    j = tool(build)
+    release, debug = extra_python("python3.15"), extra_python("python3.15d")
+    if not release or not os.path.isdir(debug_root_of(release)):
+        print("SKIP: no python3.15 with PREFIX/lib/debug on JITUNWIND_EXTRA_PYTHONS")
+        return SKIP
+    root = debug_root_of(release)
+    env_jit = dict(os.environ, PYTHON_JIT="1")
+    proc, gate = start_script(release, [], HOT_SCRIPT, work, "hot.py", env=env_jit)
+    try:
+        pid = str(proc.pid)
+        label = "python3.15 PYTHON_JIT=1 --debug-file-directory"
+        rc, doc = stack_until(label, [j, "stack", pid, "--json", "--debug-file-directory",
+                                      "/nonexistent:" + root], has_jit_frame)
+        symbols = eval_anchored(label, doc)
+        uops = [f["range"]["uop"] for t in doc["threads"] for f in t["frames"]
+                if f["kind"] == "native" and f["range"] and f["range"]["uop"]]
+        if rc != 0 or "_PyEval_EvalFrameDefault.cold" not in symbols or not uops:
+            fail("%s: exit %d, eval symbols %r, uops %r, notes %r" % (
+                label, rc, sorted(symbols), uops, doc["notes"]))
+        print("ok: %s: Python frames run by %s; JIT frame at %s" % (
+            label, ", ".join(sorted(symbols)), uops[0]))
+        env_root = dict(os.environ, JITUNWIND_DEBUG_FILE_DIRECTORY=root)
+        rc, doc = stack_until("JITUNWIND_DEBUG_FILE_DIRECTORY", [j, "stack", pid, "--json"],
+                              has_jit_frame, env=env_root)
+        eval_anchored("JITUNWIND_DEBUG_FILE_DIRECTORY", doc)
+        print("ok: JITUNWIND_DEBUG_FILE_DIRECTORY: the same")
+        # Another build's debug file where this one's should be: refused.
+        bogus = os.path.join(work, "bogus")
+        shutil.copytree(os.path.join(root, ".build-id"), os.path.join(bogus, ".build-id"),
+                        copy_function=lambda src, dst: shutil.copy(debug, dst))
+        rc, out, err = run([j, "stack", pid, "--json", "--debug-file-directory", bogus])
+        notes = json.loads(out)["notes"] if out else []
+        if not any("refused: its build id is" in n for n in notes):
+            fail("another build's debug file: exit %d, notes %r" % (rc, notes))
+        print("ok: another build's debug file refused: %s" % notes[0][:120])
+        # record: every stack from _start, with the root and without one.
+        for extra, what in ((["--debug-file-directory", root], "with the debug root"),
+                            (["--debug-file-directory", ""], "without a debug root")):
+            path = os.path.join(work, "record.txt")
+            rc, out, err = run([j, "record", pid, "-d", "1", "-F", "50", "-o", path] + extra)
+            stacks = parse_collapsed(open(path).read())
+            if rc != 0 or any(s[0] != "_start" for s in stacks):
+                fail("record %s: exit %d, roots %r" % (what, rc, sorted({s[0] for s in stacks})))
+            placed = [s for s in stacks if any(PY_LABEL.match(f) for f in s)]
+            if extra[1] and (not placed or any("no native frame" in " ".join(s)
+                                                for s in placed)):
+                fail("record %s: Python frames not placed under the eval loop: %r" % (
+                    what, placed[:3]))
+            print("ok: record %s: %d stacks, every one from _start" % (what, len(stacks)))
+    finally:
+        if os.path.exists(gate):
+            os.unlink(gate)
+        proc.wait(timeout=60)
+    for python, env, label in ((release, None, "python3.15 (JIT off)"),
+                               (debug, None, "python3.15d")):
+        if not python:
+            continue
+        proc, gate = start_script(python, [], HOT_SCRIPT, work, "hot.py")
+        try:
+            rc, doc = stack_until(label, [j, "stack", str(proc.pid), "--json",
+                                          "--debug-file-directory", root],
+                                  lambda d: any(f["kind"] == "python" for t in d["threads"]
+                                                for f in t["frames"]))
+            symbols = eval_anchored(label, doc)
+            if rc != 0:
+                fail("%s: exit %d" % (label, rc))
+            print("ok: %s: Python frames run by %s" % (label, ", ".join(sorted(symbols))))
+        finally:
+            if os.path.exists(gate):
+                os.unlink(gate)
+            proc.wait(timeout=60)
+    return 0
+
+
 def main():
     if len(sys.argv) < 4:
         print(__doc__)
@@ -1166,6 +1307,8 @@ def main():
             return mode_chains(build, work)
         if mode == "layout-cache":
             return mode_layout_cache(build, work)
+        if mode == "debug-files":
+            return mode_debug_files(build, work)
         if mode == "real":
             return mode_real(build, work, sys.argv[4:])
         print("unknown mode %s" % mode)

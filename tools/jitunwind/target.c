@@ -293,9 +293,13 @@ static int check_exe(struct cli_target *t, const char *exe)
  * file again. */
 static int open_python(struct cli_target *t, const struct cli_options *opt)
 {
-    char dir[1024];
+    char dir[1024], debug_file[4096], refused[CLI_NOTE_MAX];
     jitunwind_dwarf_types *types = NULL;
     int rc;
+    jitunwind_debug_file_find(t->loc.module, debug_file, sizeof debug_file, refused,
+                              sizeof refused);
+    if (refused[0])
+        cli_target_note(t, "%s", refused);
     if (jitunwind_dwarf_types_open_cached(&types, t->loc.module,
                                           cli_cache_dir(opt, dir, sizeof dir)) < 0)
         types = NULL; /* no DWARF: the tables alone, as without a cache */

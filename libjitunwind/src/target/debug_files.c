@@ -153,6 +153,11 @@ static void refuse(struct search *s, const char *candidate, const char *fmt, ...
     used = strlen(s->note);
     snprintf(s->note + used, s->note_size - used, "%s%s refused: %s",
              used ? "; " : "separate debug file ", candidate, why);
+    /* Paths come from the target's module names: no control character
+     * reaches a terminal that shows the note. */
+    for (; s->note[used]; used++)
+        if ((unsigned char)s->note[used] < 0x20 || s->note[used] == 0x7f)
+            s->note[used] = '?';
 }
 
 /* Whether `candidate` is a separate debug file of the searched file: it is
