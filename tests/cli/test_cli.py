@@ -613,6 +613,10 @@ def mode_real(build, work, spec):
         return SKIP
     for p in present:
         label = " ".join(p)
+        # A distribution layout's stripped interpreter has its symbols under
+        # PREFIX/lib/debug, passed as a user passes it.
+        root = debug_root_of(p[0])
+        os.environ["JITUNWIND_DEBUG_FILE_DIRECTORY"] = root if os.path.isdir(root) else ""
         check_threads(build, work, p[0], p[1:], label)
         if jit_enabled(p[0], p[1:]):
             check_jit(build, work, p[0], p[1:], label + " (JIT)")
