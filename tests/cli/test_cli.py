@@ -24,6 +24,9 @@ Usage: test_cli.py BUILD_DIR REPO_DIR MODE [PYTHON [ARG...]]
                 Python frame run by an eval-loop frame (`.cold` included), uops
                 named, record's stacks from _start with and without the root,
                 another build's debug file refused with a note
+  MODE debuginfod  Debian's debuginfod on 127.0.0.1 serving python3.15's debug
+                file, nothing under the debug roots: found through
+                DEBUGINFOD_URLS (into the client's cache), not without it
   MODE chains   record on a 100-deep recursion with a hot leaf: the same stacks
                 with the frame-chain cache as without, fewer reads per sample
 Exit 0 on success, 1 on failure, 77 to skip.
@@ -1289,6 +1292,97 @@ def mode_debug_files(build, work):
     return 0
 
 
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def served(url, proc, timeout=120):
+    """Wait until `url` answers 200 (the server has indexed the file)."""
+    import urllib.error
+    import urllib.request
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            fail("debuginfod exited with %d" % proc.returncode)
+        try:
+            with urllib.request.urlopen(url, timeout=5) as r:
+                if r.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.5)
+    fail("debuginfod did not serve %s within %d s" % (url, timeout))
+
+
+def mode_debuginfod(build, work):
+    """A real debuginfod on 127.0.0.1 serving Debian's python3.15 debug file
+    (and nothing under the debug roots): with DEBUGINFOD_URLS the CLI gets
+    the file through libdebuginfod (into DEBUGINFOD_CACHE_PATH) and every
+    Python frame of the JIT process is run by an eval-loop frame, uops named;
+    without the variable it has no debug file."""
+    j = tool(build)
+    release = extra_python("python3.15")
+    server = shutil.which("debuginfod")
+    if not release or not os.path.isdir(debug_root_of(release)) or not server:
+        print("SKIP: needs python3.15 with PREFIX/lib/debug on JITUNWIND_EXTRA_PYTHONS and "
+              "Debian's debuginfod (apt-get install debuginfod)")
+        return SKIP
+    build_id = os.path.join(debug_root_of(release), ".build-id")
+    sub = os.listdir(build_id)[0]
+    name = os.listdir(os.path.join(build_id, sub))[0]
+    hexid = sub + name[:-len(".debug")]
+    serve = os.path.join(work, "serve")
+    os.makedirs(serve)
+    shutil.copy(os.path.join(build_id, sub, name), serve)
+    port = free_port()
+    log = open(os.path.join(work, "debuginfod.log"), "w")
+    daemon = subprocess.Popen([server, "-p", str(port), "-F", "-t", "0", "-g", "0", "-c", "1",
+                               "-d", os.path.join(work, "index.sqlite"), serve],
+                              stdout=log, stderr=subprocess.STDOUT)
+    proc, gate = None, None
+    try:
+        url = "http://127.0.0.1:%d" % port
+        served("%s/buildid/%s/debuginfo" % (url, hexid), daemon)
+        proc, gate = start_script(release, [], HOT_SCRIPT, work, "hot.py",
+                                  env=dict(os.environ, PYTHON_JIT="1"))
+        empty = os.path.join(work, "no-debug-files")
+        os.makedirs(empty)
+        cache = os.path.join(work, "client-cache")
+        cmd = [j, "stack", str(proc.pid), "--json", "--no-cache", "--debug-file-directory", empty]
+        env = dict(os.environ, DEBUGINFOD_URLS=url, DEBUGINFOD_CACHE_PATH=cache)
+        env.pop("JITUNWIND_DEBUG_FILE_DIRECTORY", None)
+        rc, doc = stack_until("debuginfod", cmd, has_jit_frame, env=env)
+        symbols = eval_anchored("debuginfod", doc)
+        uops = [f["range"]["uop"] for t in doc["threads"] for f in t["frames"]
+                if f["kind"] == "native" and f["range"] and f["range"]["uop"]]
+        fetched = os.path.join(cache, hexid, "debuginfo")
+        if rc != 0 or "_PyEval_EvalFrameDefault.cold" not in symbols or not uops or \
+                not os.path.isfile(fetched):
+            fail("debuginfod: exit %d, eval symbols %r, uops %r, %s %s" % (
+                rc, sorted(symbols), uops, fetched,
+                "fetched" if os.path.isfile(fetched) else "not fetched"))
+        print("ok: debuginfod on %s: the debug file fetched into the client's cache; Python "
+              "frames run by %s; JIT frame at %s" % (url, ", ".join(sorted(symbols)), uops[0]))
+        del env["DEBUGINFOD_URLS"]
+        rc, out, err = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True, env=env, timeout=120).returncode, None, None
+        if rc != 6:
+            fail("without DEBUGINFOD_URLS: exit %d, want 6 (no debug file: partial)" % rc)
+        print("ok: without DEBUGINFOD_URLS the server is not asked (partial stack, exit 6)")
+    finally:
+        if gate and os.path.exists(gate):
+            os.unlink(gate)
+        if proc:
+            proc.wait(timeout=60)
+        daemon.terminate()
+        daemon.wait(timeout=60)
+        log.close()
+    return 0
+
+
 def main():
     if len(sys.argv) < 4:
         print(__doc__)
@@ -1313,6 +1407,8 @@ def main():
             return mode_layout_cache(build, work)
         if mode == "debug-files":
             return mode_debug_files(build, work)
+        if mode == "debuginfod":
+            return mode_debuginfod(build, work)
         if mode == "real":
             return mode_real(build, work, sys.argv[4:])
         print("unknown mode %s" % mode)

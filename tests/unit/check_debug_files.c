@@ -238,6 +238,36 @@ START_TEST(the_eval_loop_is_the_function_and_its_split_parts)
 }
 END_TEST
 
+START_TEST(the_debuginfod_client_cache_is_read_when_servers_are_named)
+{
+    char hex[JU_BUILD_ID_HEX_MAX], roots[8192], path[4096], note[1024];
+    uint64_t value;
+    make_files();
+    build_id(at("lib.so"), hex, sizeof hex);
+    snprintf(roots, sizeof roots, "%s/none", dir);
+    ck_assert_int_eq(jitunwind_set_debug_file_directories(roots), 0);
+    sh("mkdir -p 'cache/%s' && cp lib.debug 'cache/%s/debuginfo'", hex, hex);
+    setenv("DEBUGINFOD_CACHE_PATH", at("cache"), 1);
+    /* No server named: the cache is not the user's choice. */
+    unsetenv("DEBUGINFOD_URLS");
+    ck_assert_int_eq(jitunwind_elf_symbol(at("bin/lib.so"), "stencil_groups", &value, NULL),
+                     JITUNWIND_ENOTFOUND);
+    /* A server named (nothing listens there): what the client fetched is used. */
+    setenv("DEBUGINFOD_URLS", "http://127.0.0.1:9", 1);
+    ck_assert_int_eq(jitunwind_elf_symbol(at("bin/lib.so"), "stencil_groups", &value, NULL), 0);
+    snprintf(path, sizeof path, "%s/cache/%s/debuginfo", dir, hex);
+    expect_found(at("bin/lib.so"), path);
+    /* Another build's file in the cache is refused; the server, asked for
+     * the interpreter's file, does not answer. */
+    sh("objcopy --only-keep-debug '%s' 'cache/%s/debuginfo'", OTHER_BUILD_LIB, hex);
+    ck_assert_int_eq(jitunwind_debug_file_find(at("bin/lib.so"), path, sizeof path, note,
+                                               sizeof note),
+                     JITUNWIND_ENOTFOUND);
+    ck_assert_msg(strstr(note, "/debuginfo refused: its build id is"), "note: %s", note);
+    clean();
+}
+END_TEST
+
 /* The eval parts of `path` found as the reader finds them, loaded at `bias`. */
 static size_t eval_parts(const char *path, uint64_t bias, struct jitunwind_py_code_range *out)
 {
@@ -300,6 +330,7 @@ int main(void)
                                  a_stripped_file_has_its_symbols_from_its_debug_file_by_build_id,
                                  a_debug_file_of_another_build_is_refused_with_a_note,
                                  a_debug_link_is_followed_where_gdb_looks_with_its_crc_checked,
+                                 the_debuginfod_client_cache_is_read_when_servers_are_named,
                                  the_eval_loop_is_the_function_and_its_split_parts,
                                  the_reader_finds_every_part_of_the_eval_loop_in_the_debug_file));
 }

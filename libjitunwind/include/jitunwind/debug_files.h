@@ -10,6 +10,14 @@
  *     subdirectory, then ROOT/DIR/NAME for each root (DIR: the file's
  *     directory), taken only when the CRC32 the link records matches the
  *     candidate's and, when both have a build id, the build ids match.
+ *  3. when DEBUGINFOD_URLS names debuginfod servers: in the debuginfod
+ *     client's cache (DEBUGINFOD_CACHE_PATH, else
+ *     $XDG_CACHE_HOME/debuginfod_client, else ~/.cache/debuginfod_client),
+ *     then, for the interpreter's file only (its DWARF, the Python reader's
+ *     symbols, jitunwind_debug_file_find), from the servers, through
+ *     elfutils' libdebuginfod when it can be loaded (libdebuginfod.so.1; its
+ *     cache and variables apply); taken only with the same build id. Other
+ *     modules are not worth a request to a server.
  * A candidate that fails a check is refused, never read, and named in a
  * note. Symbols (local ones too) and DWARF of a file with no symbol table
  * of its own are then read from its debug file (same virtual addresses):

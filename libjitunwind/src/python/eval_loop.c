@@ -81,7 +81,7 @@ void ju_py_find_eval_parts(jitunwind_pyreader *r, const char *module, uint64_t b
     struct collect c = {r->eval, 0};
     size_t i;
     r->n_eval = 0;
-    if (ju_elf_each_symbol(module, take_part, &c) < 0 || c.n == 0)
+    if (ju_elf_each_symbol(module, JU_DEBUG_REMOTE, take_part, &c) < 0 || c.n == 0)
         return;
     for (i = 0; i < c.n; i++) {
         c.spans[i].start += bias;

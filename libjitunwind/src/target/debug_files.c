@@ -281,8 +281,29 @@ static int by_debuglink(struct search *s, Elf *elf, const char *path, const char
     return dir[0] == '/' && each_root(list, try_root, &a);
 }
 
-int ju_debug_file_find(Elf *elf, const char *path, char *out, size_t size, char *note,
-                       size_t note_size)
+/* The debug file a debuginfod client fetched for the searched file's build
+ * id: from the client's cache, or (`remote`) from the servers. */
+static int from_debuginfod(struct search *s, Elf *elf, int remote, char *out, size_t size)
+{
+    char candidate[4096];
+    const void *id;
+    ssize_t len = dwelf_elf_gnu_build_id(elf, &id);
+    if (len <= 0)
+        return 0;
+    if (ju_debuginfod_cached(s->hex, candidate, sizeof candidate) == 0 &&
+        access(candidate, F_OK) == 0) {
+        if (strlen(candidate) >= size || !acceptable(s, candidate, NULL))
+            return 0;
+    } else if (!remote || ju_debuginfod_find(id, (size_t)len, candidate, sizeof candidate) < 0 ||
+               strlen(candidate) >= size || !acceptable(s, candidate, NULL)) {
+        return 0;
+    }
+    ju_strlcpy(out, candidate, size);
+    return 1;
+}
+
+int ju_debug_file_find(Elf *elf, const char *path, unsigned flags, char *out, size_t size,
+                       char *note, size_t note_size)
 {
     char hex[JU_BUILD_ID_HEX_MAX], rest[JU_BUILD_ID_HEX_MAX + 32];
     char *list = malloc(JITUNWIND_DEBUG_DIRS_MAX);
@@ -303,6 +324,8 @@ int ju_debug_file_find(Elf *elf, const char *path, char *out, size_t size, char 
     }
     if (!found)
         found = by_debuglink(&s, elf, path, list, out, size);
+    if (!found && s.hex)
+        found = from_debuginfod(&s, elf, (flags & JU_DEBUG_REMOTE) != 0, out, size);
     free(list);
     return found ? 0 : JITUNWIND_ENOTFOUND;
 }
@@ -318,7 +341,7 @@ JITUNWIND_API int jitunwind_debug_file_find(const char *elf_path, char *path, si
         return JITUNWIND_EINVAL;
     if ((rc = ju_elf_open(elf_path, &fd, &elf)) < 0)
         return rc;
-    rc = ju_debug_file_find(elf, elf_path, path, size, note, note_size);
+    rc = ju_debug_file_find(elf, elf_path, JU_DEBUG_REMOTE, path, size, note, note_size);
     ju_elf_close(fd, elf);
     return rc;
 }

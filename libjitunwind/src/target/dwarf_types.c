@@ -69,11 +69,12 @@ static int try_path(struct jitunwind_dwarf_types *t, const char *path)
     return rc;
 }
 
-/* The separate debug file of the ELF `elf` at `path` (debug_files.c). */
+/* The separate debug file of the ELF `elf` at `path` (debug_files.c; DWARF
+ * is read for the interpreter only, so debuginfod is asked too). */
 static int try_separate(struct jitunwind_dwarf_types *t, Elf *elf, const char *path)
 {
     char candidate[4096];
-    if (ju_debug_file_find(elf, path, candidate, sizeof candidate, NULL, 0) < 0)
+    if (ju_debug_file_find(elf, path, JU_DEBUG_REMOTE, candidate, sizeof candidate, NULL, 0) < 0)
         return JITUNWIND_ENOTFOUND;
     return try_path(t, candidate);
 }

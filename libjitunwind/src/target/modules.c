@@ -388,7 +388,7 @@ static Elf *separate_debug_elf(struct ju_module *m)
     if (m->sep_tried)
         return m->sep_elf;
     m->sep_tried = 1;
-    if (ju_debug_file_find(m->elf, m->path, path, sizeof path, NULL, 0) < 0)
+    if (ju_debug_file_find(m->elf, m->path, 0, path, sizeof path, NULL, 0) < 0)
         return NULL;
     if (ju_elf_open(path, &m->sep_fd, &m->sep_elf) < 0) {
         m->sep_elf = NULL;

@@ -112,7 +112,7 @@ static int has_section_of_type(Elf *elf, Elf64_Word type)
     return 0;
 }
 
-int ju_elf_each_symbol(const char *path, ju_symbol_fn each, void *arg)
+int ju_elf_each_symbol(const char *path, unsigned flags, ju_symbol_fn each, void *arg)
 {
     struct elf_file f, sep;
     char debug_path[4096];
@@ -125,7 +125,7 @@ int ju_elf_each_symbol(const char *path, ju_symbol_fn each, void *arg)
     /* A stripped file keeps its full table in its separate debug file, at
      * the same virtual addresses. */
     if (!rc && !has_section_of_type(f.elf, SHT_SYMTAB) &&
-        ju_debug_file_find(f.elf, path, debug_path, sizeof debug_path, NULL, 0) == 0 &&
+        ju_debug_file_find(f.elf, path, flags, debug_path, sizeof debug_path, NULL, 0) == 0 &&
         open_elf(debug_path, &sep) == 0) {
         rc = visit(sep.elf, SHT_SYMTAB, each, arg);
         close_elf(&sep);
@@ -158,14 +158,20 @@ static int take_wanted(void *arg, const char *name, const GElf_Sym *sym)
     return w->missing == 0;
 }
 
-int ju_elf_symbols(const char *path, const char *const *names, size_t n, uint64_t *values,
-                   uint64_t *sizes, uint8_t *found)
+static int find_symbols(const char *path, unsigned flags, const char *const *names, size_t n,
+                        uint64_t *values, uint64_t *sizes, uint8_t *found)
 {
     struct wanted w = {names, n, n, values, sizes, found};
     int rc;
     memset(found, 0, n);
-    rc = ju_elf_each_symbol(path, take_wanted, &w);
+    rc = ju_elf_each_symbol(path, flags, take_wanted, &w);
     return rc < 0 ? rc : 0;
+}
+
+int ju_elf_symbols(const char *path, const char *const *names, size_t n, uint64_t *values,
+                   uint64_t *sizes, uint8_t *found)
+{
+    return find_symbols(path, JU_DEBUG_REMOTE, names, n, values, sizes, found);
 }
 
 JITUNWIND_API int jitunwind_elf_symbol(const char *path, const char *name, uint64_t *value,
@@ -176,7 +182,7 @@ JITUNWIND_API int jitunwind_elf_symbol(const char *path, const char *name, uint6
     int rc;
     if (!path || !name || !value)
         return JITUNWIND_EINVAL;
-    if ((rc = ju_elf_symbols(path, &name, 1, &v, &sz, &found)) < 0)
+    if ((rc = find_symbols(path, 0, &name, 1, &v, &sz, &found)) < 0)
         return rc;
     if (!found)
         return JITUNWIND_ENOTFOUND;
