@@ -480,6 +480,8 @@ def mode_errors(build, work):
         ([j, "stack", "0x10"], 1, "not a process id"),
         ([j, "frobnicate", "1"], 1, "unknown command"),
         ([j, "stack", "4194303"], 2, "no process 4194303"),
+        ([j, "stack", "1", "--debug-file-directory"], 1, "needs a value"),
+        ([j, "record", "1", "--debug-file-directory", "/d" * 2048], 1, "too long"),
     ]
     for cmd, code, text in checks:
         rc, out, err = run(cmd)
