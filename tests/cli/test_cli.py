@@ -45,6 +45,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from demo_stack import EVAL, JIT_SCRIPT, demo_setup, expected_stack, fail, parse_mixed  # noqa: E402
+from extra_pythons import debug_root, named  # noqa: E402
 
 SKIP = 77
 
@@ -620,8 +621,7 @@ def mode_real(build, work, spec):
         label = " ".join(p)
         # A distribution layout's stripped interpreter has its symbols under
         # PREFIX/lib/debug, passed as a user passes it.
-        root = debug_root_of(p[0])
-        os.environ["JITUNWIND_DEBUG_FILE_DIRECTORY"] = root if os.path.isdir(root) else ""
+        os.environ["JITUNWIND_DEBUG_FILE_DIRECTORY"] = debug_root(p[0]) or ""
         check_threads(build, work, p[0], p[1:], label)
         if jit_enabled(p[0], p[1:]):
             check_jit(build, work, p[0], p[1:], label + " (JIT)")
@@ -1159,20 +1159,6 @@ def mode_layout_cache(build, work):
     return 0
 
 
-def extra_python(name):
-    """The interpreter called `name` on $JITUNWIND_EXTRA_PYTHONS, or None."""
-    for p in os.environ.get("JITUNWIND_EXTRA_PYTHONS", "").split(":"):
-        if p and os.path.basename(p) == name and os.access(p, os.X_OK):
-            return p
-    return None
-
-
-def debug_root_of(python):
-    """The debug root a distribution layout keeps beside PREFIX/bin/python:
-    PREFIX/lib/debug."""
-    return os.path.join(os.path.dirname(os.path.dirname(python)), "lib", "debug")
-
-
 def eval_anchored(label, doc):
     """Every Python frame of every thread is run by a native frame of the
     eval loop, the stack is whole; returns the symbols of those frames."""
@@ -1208,6 +1194,12 @@ def stack_until(label, cmd, want, env=None, tries=200):
         label, tries, p.returncode, p.stdout[-3000:], p.stderr))
 
 
+def uop_labels(doc):
+    """The JIT view's labels of the executor frames of a `stack --json`."""
+    return [f["range"]["uop"] for t in doc["threads"] for f in t["frames"]
+            if f["kind"] == "native" and f["range"] and f["range"]["uop"]]
+
+
 def has_jit_frame(doc):
     return any(f["kind"] == "native" and f["role"] == "jit" for t in doc["threads"]
                for f in t["frames"])
@@ -1221,11 +1213,11 @@ def mode_debug_files(build, work):
     file of another build under the root is refused with a note; without
     the root record's stacks still start at _start."""
     j = tool(build)
-    release, debug = extra_python("python3.15"), extra_python("python3.15d")
-    if not release or not os.path.isdir(debug_root_of(release)):
+    release, debug = named("python3.15"), named("python3.15d")
+    root = debug_root(release) if release else None
+    if not root:
         print("SKIP: no python3.15 with PREFIX/lib/debug on JITUNWIND_EXTRA_PYTHONS")
         return SKIP
-    root = debug_root_of(release)
     env_jit = dict(os.environ, PYTHON_JIT="1")
     proc, gate = start_script(release, [], HOT_SCRIPT, work, "hot.py", env=env_jit)
     try:
@@ -1234,8 +1226,7 @@ def mode_debug_files(build, work):
         rc, doc = stack_until(label, [j, "stack", pid, "--json", "--debug-file-directory",
                                       "/nonexistent:" + root], has_jit_frame)
         symbols = eval_anchored(label, doc)
-        uops = [f["range"]["uop"] for t in doc["threads"] for f in t["frames"]
-                if f["kind"] == "native" and f["range"] and f["range"]["uop"]]
+        uops = uop_labels(doc)
         if rc != 0 or "_PyEval_EvalFrameDefault.cold" not in symbols or not uops:
             fail("%s: exit %d, eval symbols %r, uops %r, notes %r" % (
                 label, rc, sorted(symbols), uops, doc["notes"]))
@@ -1326,13 +1317,14 @@ def mode_debuginfod(build, work):
     Python frame of the JIT process is run by an eval-loop frame, uops named;
     without the variable it has no debug file."""
     j = tool(build)
-    release = extra_python("python3.15")
+    release = named("python3.15")
+    root = debug_root(release) if release else None
     server = shutil.which("debuginfod")
-    if not release or not os.path.isdir(debug_root_of(release)) or not server:
+    if not root or not server:
         print("SKIP: needs python3.15 with PREFIX/lib/debug on JITUNWIND_EXTRA_PYTHONS and "
               "Debian's debuginfod (apt-get install debuginfod)")
         return SKIP
-    build_id = os.path.join(debug_root_of(release), ".build-id")
+    build_id = os.path.join(root, ".build-id")
     sub = os.listdir(build_id)[0]
     name = os.listdir(os.path.join(build_id, sub))[0]
     hexid = sub + name[:-len(".debug")]
@@ -1358,8 +1350,7 @@ def mode_debuginfod(build, work):
         env.pop("JITUNWIND_DEBUG_FILE_DIRECTORY", None)
         rc, doc = stack_until("debuginfod", cmd, has_jit_frame, env=env)
         symbols = eval_anchored("debuginfod", doc)
-        uops = [f["range"]["uop"] for t in doc["threads"] for f in t["frames"]
-                if f["kind"] == "native" and f["range"] and f["range"]["uop"]]
+        uops = uop_labels(doc)
         fetched = os.path.join(cache, hexid, "debuginfo")
         if rc != 0 or "_PyEval_EvalFrameDefault.cold" not in symbols or not uops or \
                 not os.path.isfile(fetched):

@@ -20,27 +20,11 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from demo_stack import fail  # noqa: E402
-from extra_pythons import extra_pythons, present  # noqa: E402
+from extra_pythons import debug_root, named  # noqa: E402
+from test_gdb_jitview_real import TIMER_SCRIPT  # noqa: E402
 from test_gdb_real import run_gdb, section, sections  # noqa: E402
 
 SKIP = 77
-
-SCRIPT = """\
-import signal
-
-signal.signal(signal.SIGVTALRM, lambda *args: None)
-signal.setitimer(signal.ITIMER_VIRTUAL, 0.3, 0.05)
-
-
-def spin():
-    a, b = 0, 1
-    while True:
-        a = (a + b) % 1000003
-        b = (a * 3 + b) % 999983
-
-
-spin()
-"""
 
 STOPS = 12
 
@@ -61,10 +45,9 @@ def main():
         print(__doc__)
         return 2
     build, repo = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    python = next((p for p in present(extra_pythons()) if os.path.basename(p) == "python3.15"),
-                  None)
-    root = os.path.join(os.path.dirname(os.path.dirname(python or "/")), "lib", "debug")
-    if not python or not os.path.isdir(root):
+    python = named("python3.15")
+    root = debug_root(python) if python else None
+    if not root:
         print("SKIP: no python3.15 with PREFIX/lib/debug on JITUNWIND_EXTRA_PYTHONS")
         return SKIP
     env = dict(os.environ, PYTHON_JIT="1",
@@ -73,26 +56,25 @@ def main():
     try:
         script = os.path.join(work, "spin.py")
         with open(script, "w") as f:
-            f.write(SCRIPT)
+            f.write(TIMER_SCRIPT)
         out, seen = stops(repo, env, python, script, "/nonexistent:" + root)
-        named = 0
+        in_jit = 0
         for i, (bt, mixed) in enumerate(seen):
             m = re.search(r"py::jit:spin \[uop \d+/\d+ \w+\] \(%s:\d+\)" % re.escape(script), bt)
             if not m:
                 continue  # stopped outside JIT code
-            named += 1
+            in_jit += 1
             if "Python frames that no native frame" in mixed or not re.search(
                     r"in _PyEval_EvalFrameDefault\b.*\n\s+\[py\] spin at ", mixed):
                 fail("stop %d: the Python frames are not under the eval loop:\n%s" % (i, mixed))
-        if not named:
+        if not in_jit:
             fail("no stop of %d showed a JIT frame named by function and uop:\n%s"
                  % (STOPS, out[-4000:]))
         print("ok: %d of %d stops in JIT code, each frame named `py::jit:spin [uop ...]`, "
-              "Python frames under the eval loop" % (named, STOPS))
+              "Python frames under the eval loop" % (in_jit, STOPS))
         # Another build's debug file where this one's should be.
         bogus = os.path.join(work, "bogus")
-        other = next((p for p in extra_pythons() if os.path.basename(p) == "python3.15d"),
-                     None)
+        other = named("python3.15d")
         if other:
             shutil.copytree(os.path.join(root, ".build-id"), os.path.join(bogus, ".build-id"),
                             copy_function=lambda src, dst: shutil.copy(other, dst))
