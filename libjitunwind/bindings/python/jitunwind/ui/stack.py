@@ -117,8 +117,8 @@ def classify(state, pc, innermost, symbol):
         label, _, why = jitview.range_frame_label(state.pyreader, rng,
                                                   lookup_pc(pc, innermost, state.arch))
     role = frame_role(rng, symbol)
-    if role == ROLE_OTHER and rng is None and in_eval_loop(state, lookup_pc(pc, innermost,
-                                                                            state.arch)):
+    if role == ROLE_OTHER and rng is None and state is not None and \
+            in_eval_loop(state, lookup_pc(pc, innermost, state.arch)):
         role = ROLE_EVAL
     return role, rng, label, why
 
@@ -128,7 +128,7 @@ def in_eval_loop(state, addr):
     (every part: a debugger may name a `.cold` part differently, or not at
     all); False without a Python reader."""
     try:
-        return state is not None and state.pyreader().in_eval_loop(addr)
+        return state.pyreader().in_eval_loop(addr)
     except Exception:  # no Python in this target: nothing is its eval loop
         return False
 
