@@ -88,6 +88,7 @@ static void load_guesses(struct cli_target *t)
 {
     struct jitunwind_mapping *maps = calloc(JITUNWIND_MAX_MAPPINGS, sizeof *maps);
     size_t n = 0, added = 0;
+    uint64_t start, end;
     int rc;
     if (!maps)
         return;
@@ -101,7 +102,6 @@ static void load_guesses(struct cli_target *t)
     else if (added) {
         cli_target_note(t, "no JIT metadata found: %zu ranges GUESSED from anonymous "
                            "executable mappings", added);
-        uint64_t start, end;
         if (t->arch == JITUNWIND_ARCH_X86_64 && eval_main(t, &start, &end))
             jitunwind_registry_scan_guesses(t->reg, start, end);
     }

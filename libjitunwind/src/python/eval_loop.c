@@ -59,8 +59,10 @@ static int take_part(void *arg, const char *name, const GElf_Sym *sym)
         !ju_py_is_eval_symbol(name))
         return 0;
     for (i = 0; i < c->n; i++)
-        if (c->spans[i].start == sym->st_value)
-            return 0; /* the same code under another table's name */
+        if (c->spans[i].start == sym->st_value) { /* the same code under another name */
+            c->spans[i].main |= strcmp(name, EVAL_FUNCTION) == 0;
+            return 0;
+        }
     if (c->n < JITUNWIND_PY_MAX_EVAL_RANGES) {
         c->spans[c->n].start = sym->st_value;
         c->spans[c->n].end = sym->st_value + sym->st_size;

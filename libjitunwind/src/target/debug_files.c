@@ -1,7 +1,8 @@
 /* Separate debug files (jitunwind/debug_files.h): the debug roots, and the
- * search by build id and by .gnu_debuglink with every candidate checked.
- * Names in a file's notes come from that file (a target's module): a link
- * name with a '/' is refused, so a search never leaves the places listed. */
+ * search by build id, by .gnu_debuglink and through debuginfod, with every
+ * candidate checked before it is used. A debug link's name comes from the
+ * file (a target's module): one with a '/' is refused, so that a search
+ * never leaves the places listed. */
 #include <elfutils/libdwelf.h>
 #include <pthread.h>
 #include <stdio.h>
