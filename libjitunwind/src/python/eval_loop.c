@@ -4,7 +4,10 @@
  * puts the calls into JIT code), `.part.N`, `.constprop.N`, `.isra.N`,
  * `.lto_priv.N`, `.localalias`, chained (`.constprop.0.isra.0.cold`); clang
  * adds `.llvm.N`. Every part runs Python frames for the activation it
- * belongs to, so each is the eval loop. */
+ * belongs to, so each is the eval loop. A `.part.N` piece is called (GCC's
+ * partial inlining), so where the function called it both frames are on the
+ * stack and count as two activations; no CPython build seen so far splits
+ * the eval loop that way (GCC 16's LTO build has `.cold` only). */
 #include <stdlib.h>
 
 #include "internal.h"
