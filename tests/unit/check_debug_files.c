@@ -114,6 +114,11 @@ START_TEST(roots_are_a_colon_separated_list)
     ck_assert_int_eq(jitunwind_debug_file_directories(buf, sizeof buf), 0);
     ck_assert_str_eq(buf, JITUNWIND_DEBUG_ROOT_DEFAULT);
     ck_assert_int_eq(jitunwind_debug_file_directories(NULL, 4), JITUNWIND_EINVAL);
+    ck_assert_int_eq(jitunwind_debug_file_find(NULL, buf, sizeof buf, NULL, 0), JITUNWIND_EINVAL);
+    ck_assert_int_eq(jitunwind_debug_file_find("/proc/self/exe", NULL, 4, NULL, 0),
+                     JITUNWIND_EINVAL);
+    ck_assert_int_eq(jitunwind_debug_file_find("/nonexistent/x", buf, sizeof buf, NULL, 0),
+                     JITUNWIND_EIO);
 }
 END_TEST
 
@@ -228,7 +233,10 @@ START_TEST(the_eval_loop_is_the_function_and_its_split_parts)
         "_PyEval_EvalFrame.constprop.0", "_PyEval_EvalFrameDefaultX",
         "_PyEval_EvalFrameDefault.", "_PyEval_EvalFrameDefault.hot",
         "_PyEval_EvalFrameDefault.cold.", "_PyEval_EvalFrameDefault.coldx", "py_eval", ""};
-    size_t i;
+    struct jitunwind_py_code_range one;
+    size_t i, n;
+    ck_assert_int_eq(jitunwind_pyreader_eval_ranges(NULL, &one, 1, &n), JITUNWIND_EINVAL);
+    ck_assert_int_eq(jitunwind_pyreader_in_eval_loop(NULL, 0x1000), 0);
     for (i = 0; i < sizeof eval / sizeof eval[0]; i++)
         ck_assert_msg(jitunwind_native_role_from_symbol(eval[i]) == JITUNWIND_ROLE_EVAL, "%s",
                       eval[i]);
