@@ -46,6 +46,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from demo_stack import EVAL, JIT_SCRIPT, demo_setup, expected_stack, fail, parse_mixed  # noqa: E402
 from extra_pythons import debug_root, named  # noqa: E402
+from values_target import gcore  # noqa: E402
 
 SKIP = 77
 
@@ -1232,6 +1233,23 @@ def mode_debug_files(build, work):
                 label, rc, sorted(symbols), uops, doc["notes"]))
         print("ok: %s: Python frames run by %s; JIT frame at %s" % (
             label, ", ".join(sorted(symbols)), uops[0]))
+        core = os.path.join(work, "jit315.core")
+        for attempt in range(5):
+            if not gcore(proc.pid, core):
+                fail("gcore of python3.15 failed")
+            rc, out, err = run([j, "stack", "--core", core, "--json", "--debug-file-directory",
+                                root])
+            doc = json.loads(out) if out else None
+            os.unlink(core)
+            if doc and has_jit_frame(doc):
+                break
+        else:
+            fail("no core of 5 was taken in JIT code: exit %d %s" % (rc, err))
+        symbols = eval_anchored("python3.15 core", doc)
+        if "_PyEval_EvalFrameDefault.cold" not in symbols or not uop_labels(doc):
+            fail("python3.15 core: eval symbols %r, uops %r" % (sorted(symbols),
+                                                                 uop_labels(doc)))
+        print("ok: its core: Python frames run by %s, uops named" % ", ".join(sorted(symbols)))
         env_root = dict(os.environ, JITUNWIND_DEBUG_FILE_DIRECTORY=root)
         rc, doc = stack_until("JITUNWIND_DEBUG_FILE_DIRECTORY", [j, "stack", pid, "--json"],
                               has_jit_frame, env=env_root)
