@@ -19,7 +19,7 @@ Usage: test_cli.py BUILD_DIR REPO_DIR MODE [PYTHON [ARG...]]
                 after the entry is damaged, cut short or another build's
                 (ignored, then rewritten)
   MODE debug-files  Debian's stripped python3.15 ($JITUNWIND_EXTRA_PYTHONS, JIT
-                on and off) and python3.15d with their debug root passed
+                on, live and a core, and off) and python3.15d with their debug root passed
                 (--debug-file-directory, JITUNWIND_DEBUG_FILE_DIRECTORY): every
                 Python frame run by an eval-loop frame (`.cold` included), uops
                 named, record's stacks from _start with and without the root,
@@ -1207,9 +1207,10 @@ def has_jit_frame(doc):
 
 
 def mode_debug_files(build, work):
-    """Debian's stripped python3.15 (JIT on and off) and python3.15d: with the
-    debug root given (--debug-file-directory or JITUNWIND_DEBUG_FILE_DIRECTORY)
-    every Python frame is run by an eval-loop frame, `.cold` part included,
+    """Debian's stripped python3.15 (JIT on, live and a core of it; JIT off)
+    and python3.15d: with the debug root given (--debug-file-directory or
+    JITUNWIND_DEBUG_FILE_DIRECTORY) every Python frame is run by an eval-loop
+    frame, `.cold` part included,
     the JIT view names uops, and record's stacks start at _start; a debug
     file of another build under the root is refused with a note; without
     the root record's stacks still start at _start."""
