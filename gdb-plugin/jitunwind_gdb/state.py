@@ -73,16 +73,10 @@ class GdbTarget(TargetAdapter):
     def symbol_address(self, name):
         return _symbol_address(name)
 
-    def function_range(self, name):
-        addr = _symbol_address(name)
-        if not addr:
-            return None
+    def debug_file_directories(self):
         try:
-            block = gdb.block_for_pc(addr)
-            while block is not None and block.function is None:
-                block = block.superblock
-            return (block.start, block.end) if block is not None else None
-        except RuntimeError:
+            return gdb.parameter("debug-file-directory")
+        except (gdb.error, RuntimeError):
             return None
 
     def executable(self):

@@ -90,23 +90,50 @@ JU_HIDDEN int ju_elf_open(const char *path, int *fd, Elf **elf);
 /* The architecture an ELF file is for (enum jitunwind_arch), or 0 when it
  * cannot be read or is for another one. */
 JU_HIDDEN int ju_elf_arch(const char *path);
-/* Several symbols of an ELF file in one pass over its symbol tables (the
- * full table, then the dynamic one): found[i] says whether names[i] was
- * defined, with values[i] and sizes[i]. Fails only when the file cannot be
- * read as ELF. */
+/* Each defined symbol of an ELF file: its .symtab, its .dynsym, then, when
+ * it has no .symtab (stripped), its separate debug file's .symtab (same
+ * virtual addresses; `flags`: ju_debug_file_find's), passed to `each`
+ * (name valid during the call) until
+ * it returns nonzero, which is returned; 0 when every symbol was seen;
+ * EIO / EELF when the file cannot be read. `each` returns 0 or 1. */
+typedef int (*ju_symbol_fn)(void *arg, const char *name, const GElf_Sym *sym);
+JU_HIDDEN int ju_elf_each_symbol(const char *path, unsigned flags, ju_symbol_fn each, void *arg);
+/* Several symbols of the interpreter's ELF file in one pass over its
+ * symbol tables (the full table, then the dynamic one, then its debug
+ * file's, debuginfod's too): found[i] says whether names[i] was defined,
+ * with values[i] and sizes[i] (the first definition in the order of
+ * ju_elf_each_symbol). Fails only when the file cannot be read as ELF. */
 JU_HIDDEN int ju_elf_symbols(const char *path, const char *const *names, size_t n,
                              uint64_t *values, uint64_t *sizes, uint8_t *found);
 JU_HIDDEN void ju_elf_close(int fd, Elf *elf);
 
 #define JU_BUILD_ID_HEX_MAX 129 /* 64 bytes of build id in hex, with its NUL */
-#define JU_DEBUG_ROOT "/usr/lib/debug" /* where separate debug files are, as gdb looks */
 /* The GNU build id of `elf` in lowercase hex into hex[size]: 0, or
  * ENOTFOUND when it has none or it does not fit. */
 JU_HIDDEN int ju_elf_build_id_hex(Elf *elf, char *hex, size_t size);
-/* Where its separate debug file is by build id, as gdb looks for it
- * (/usr/lib/debug/.build-id/xx/rest.debug): 0, or ENOTFOUND (no build id
- * of two bytes or more, or a path longer than size). */
-JU_HIDDEN int ju_elf_build_id_debug_path(Elf *elf, char *path, size_t size);
+/* The separate debug file of `elf` (opened from `path`) under the debug
+ * roots, checked as jitunwind/debug_files.h says (target/debug_files.c),
+ * then in the debuginfod client's cache, and with JU_DEBUG_REMOTE from the
+ * debuginfod servers last: 0 with its path in
+ * out[size], ENOTFOUND, ENOMEM. `note` (may be NULL) gets the candidates
+ * refused, or "". Only the interpreter's file is worth a server's answer:
+ * other modules are searched locally. */
+#define JU_DEBUG_REMOTE 1u
+JU_HIDDEN int ju_debug_file_find(Elf *elf, const char *path, unsigned flags, char *out,
+                                 size_t size, char *note, size_t note_size);
+/* The debug file of the build id id[len] from the servers DEBUGINFOD_URLS
+ * names, through libdebuginfod when it can be loaded (debuginfod.c): 0 with
+ * the path of the client's cached copy; ENOTFOUND (no server, or none has
+ * it); EUNSUPPORTED (no libdebuginfod). */
+JU_HIDDEN int ju_debuginfod_find(const void *build_id, size_t len, char *out, size_t size);
+/* Where the debuginfod client keeps the debug file of build id `hex` once
+ * fetched (DEBUGINFOD_CACHE_PATH, else $XDG_CACHE_HOME/debuginfod_client,
+ * else ~/.cache/debuginfod_client, as libdebuginfod does), whether or not
+ * it is there: 0, or ENOTFOUND when DEBUGINFOD_URLS is unset (no client
+ * would have fetched it) or the path does not fit. */
+JU_HIDDEN int ju_debuginfod_cached(const char *hex, char *out, size_t size);
+/* The CRC-32 of .gnu_debuglink over len more bytes, from `crc` (0 to start). */
+JU_HIDDEN uint32_t ju_crc32(uint32_t crc, const void *data, size_t len);
 
 /* An ELF file opened for DWARF type lookups (ju_elf_open's results): libdw
  * then skips the debug sections that hold no type, and finds the

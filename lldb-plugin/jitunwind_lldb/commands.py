@@ -121,10 +121,12 @@ def register(debugger, package):
     if "%s.%s" % (package, RECOGNIZER) in listing:
         return
     # -x: the function and module names are regular expressions (any CPython
-    # executable or libpython).
+    # executable or libpython). The eval loop's parts a compiler split off
+    # (`.cold`, `.part.N`) match too; the recognizer's frames are those the
+    # library placed Python frames under, so a lookalike name shows none.
     debugger.HandleCommand(
         "frame recognizer add -x -f false -l %s.%s "
-        "-n '^_PyEval_EvalFrameDefault$' -s '^(lib)?python3'" % (package, RECOGNIZER))
+        "-n '^_PyEval_EvalFrameDefault(\\..+)?$' -s '^(lib)?python3'" % (package, RECOGNIZER))
 
 
 def _run(debugger, command):

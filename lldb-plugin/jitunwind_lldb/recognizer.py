@@ -1,4 +1,5 @@
-"""A frame recognizer on _PyEval_EvalFrameDefault: its recognized arguments
+"""A frame recognizer on _PyEval_EvalFrameDefault (and the parts a compiler
+split off from it: `.cold`, `.part.N`): its recognized arguments
 are the Python frames that eval-loop activation runs, innermost first, shown
 by `frame variable` as `(int) <function>@<file> = <line>`.
 

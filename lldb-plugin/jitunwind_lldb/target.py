@@ -5,6 +5,7 @@ commands re-read the ranges, so a memory write between two commands
 (`expression`, `memory write`) is seen."""
 
 import os
+import re
 
 import lldb
 
@@ -88,13 +89,9 @@ class LldbTarget(TargetAdapter):
                 return addr
         return None
 
-    def function_range(self, name):
-        for sym in self._symbols(name):
-            start = sym.GetStartAddress().GetLoadAddress(self.target)
-            end = sym.GetEndAddress().GetLoadAddress(self.target)
-            if lldb.LLDB_INVALID_ADDRESS not in (start, end) and end > start:
-                return (start, end)
-        return None
+    def debug_file_directories(self):
+        """LLDB's target.debug-file-search-paths, then the default root."""
+        return ":".join(search_paths(self.target.GetDebugger()) + [ju.DEBUG_ROOT_DEFAULT])
 
     def executable(self):
         spec = self.target.GetExecutable()
@@ -106,6 +103,23 @@ class LldbTarget(TargetAdapter):
             return None
         spec = module.GetFileSpec()
         return spec.fullpath if spec and spec.fullpath else None
+
+
+SETTING = "target.debug-file-search-paths"
+
+
+def search_paths(debugger):
+    """The entries of target.debug-file-search-paths. LLDB 22+ gives the
+    list as structured data; LLDB 19 only as text, `  [0]: /a  [1]: /b`."""
+    try:
+        data = debugger.GetSetting(SETTING) if hasattr(debugger, "GetSetting") else None
+        if data is not None and data.GetType() == lldb.eStructuredDataTypeArray:
+            return [data.GetItemAtIndex(i).GetStringValue(4096) for i in range(data.GetSize())]
+        text = debugger.GetInternalVariableValue(SETTING, debugger.GetInstanceName())
+        joined = "".join(text.GetStringAtIndex(i) for i in range(text.GetSize()))
+        return [p.strip() for p in re.split(r"\s*\[\d+\]: ", joined) if p.strip()]
+    except Exception:  # an LLDB without either: the default root only
+        return []
 
 
 class LldbState(TargetState):

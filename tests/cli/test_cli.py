@@ -18,6 +18,15 @@ Usage: test_cli.py BUILD_DIR REPO_DIR MODE [PYTHON [ARG...]]
                 block caches: --stats shows four times the reads or more), and
                 after the entry is damaged, cut short or another build's
                 (ignored, then rewritten)
+  MODE debug-files  Debian's stripped python3.15 ($JITUNWIND_EXTRA_PYTHONS, JIT
+                on, live and a core, and off) and python3.15d with their debug root passed
+                (--debug-file-directory, JITUNWIND_DEBUG_FILE_DIRECTORY): every
+                Python frame run by an eval-loop frame (`.cold` included), uops
+                named, record's stacks from _start with and without the root,
+                another build's debug file refused with a note
+  MODE debuginfod  Debian's debuginfod on 127.0.0.1 serving python3.15's debug
+                file, nothing under the debug roots: found through
+                DEBUGINFOD_URLS (into the client's cache), not without it
   MODE chains   record on a 100-deep recursion with a hot leaf: the same stacks
                 with the frame-chain cache as without, fewer reads per sample
 Exit 0 on success, 1 on failure, 77 to skip.
@@ -36,6 +45,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from demo_stack import EVAL, JIT_SCRIPT, demo_setup, expected_stack, fail, parse_mixed  # noqa: E402
+from extra_pythons import debug_root, named  # noqa: E402
+from values_target import gcore  # noqa: E402
 
 SKIP = 77
 
@@ -285,7 +296,7 @@ print("threads: done")
 """
 
 
-def start_script(python, args, script_text, work, name):
+def start_script(python, args, script_text, work, name, env=None):
     script = os.path.join(work, name)
     with open(script, "w") as f:
         f.write(script_text)
@@ -294,7 +305,7 @@ def start_script(python, args, script_text, work, name):
         os.unlink(gate + ".ready")  # a previous interpreter's
     open(gate, "w").close()
     proc = subprocess.Popen([python] + args + [script, gate], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+                            stderr=subprocess.STDOUT, text=True, env=env)
     wait_for(gate + ".ready", proc, "%s to start" % name)
     return proc, gate
 
@@ -471,6 +482,8 @@ def mode_errors(build, work):
         ([j, "stack", "0x10"], 1, "not a process id"),
         ([j, "frobnicate", "1"], 1, "unknown command"),
         ([j, "stack", "4194303"], 2, "no process 4194303"),
+        ([j, "stack", "1", "--debug-file-directory"], 1, "needs a value"),
+        ([j, "record", "1", "--debug-file-directory", "/d" * 2048], 1, "too long"),
     ]
     for cmd, code, text in checks:
         rc, out, err = run(cmd)
@@ -607,6 +620,9 @@ def mode_real(build, work, spec):
         return SKIP
     for p in present:
         label = " ".join(p)
+        # A distribution layout's stripped interpreter has its symbols under
+        # PREFIX/lib/debug, passed as a user passes it.
+        os.environ["JITUNWIND_DEBUG_FILE_DIRECTORY"] = debug_root(p[0]) or ""
         check_threads(build, work, p[0], p[1:], label)
         if jit_enabled(p[0], p[1:]):
             check_jit(build, work, p[0], p[1:], label + " (JIT)")
@@ -1144,6 +1160,241 @@ def mode_layout_cache(build, work):
     return 0
 
 
+def eval_anchored(label, doc):
+    """Every Python frame of every thread is run by a native frame of the
+    eval loop, the stack is whole; returns the symbols of those frames."""
+    symbols = set()
+    for t in doc["threads"]:
+        frames = t["frames"]
+        if t["partial"]:
+            fail("%s: thread %d is partial:\n%s" % (label, t["tid"], json.dumps(t)[:3000]))
+        for f in frames:
+            if f["kind"] != "python":
+                continue
+            if f["anchor"] is None:
+                fail("%s: %s has no native frame running it" % (label, f["function"]))
+            native = [n for n in frames if n["kind"] == "native" and n["index"] == f["anchor"]][0]
+            if native["role"] != "eval" or not (native["symbol"] or "").startswith(
+                    "_PyEval_EvalFrameDefault"):
+                fail("%s: %s is run by %r (role %s)" % (label, f["function"], native["symbol"],
+                                                         native["role"]))
+            symbols.add(native["symbol"])
+    return symbols
+
+
+def stack_until(label, cmd, want, env=None, tries=200):
+    """`stack --json` repeated until want(doc) holds (a JIT frame on top...)."""
+    for _ in range(tries):
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=120, env=env)
+        if p.returncode in (0, 6):
+            doc = json.loads(p.stdout)
+            if want(doc):
+                return p.returncode, doc
+    fail("%s: no stack of %d was as wanted; last (exit %d):\n%s%s" % (
+        label, tries, p.returncode, p.stdout[-3000:], p.stderr))
+
+
+def uop_labels(doc):
+    """The JIT view's labels of the executor frames of a `stack --json`."""
+    return [f["range"]["uop"] for t in doc["threads"] for f in t["frames"]
+            if f["kind"] == "native" and f["range"] and f["range"]["uop"]]
+
+
+def has_jit_frame(doc):
+    return any(f["kind"] == "native" and f["role"] == "jit" for t in doc["threads"]
+               for f in t["frames"])
+
+
+def mode_debug_files(build, work):
+    """Debian's stripped python3.15 (JIT on, live and a core of it; JIT off)
+    and python3.15d: with the debug root given (--debug-file-directory or
+    JITUNWIND_DEBUG_FILE_DIRECTORY) every Python frame is run by an eval-loop
+    frame, `.cold` part included,
+    the JIT view names uops, and record's stacks start at _start; a debug
+    file of another build under the root is refused with a note; without
+    the root record's stacks still start at _start."""
+    j = tool(build)
+    release, debug = named("python3.15"), named("python3.15d")
+    root = debug_root(release) if release else None
+    if not root:
+        print("SKIP: no python3.15 with PREFIX/lib/debug on JITUNWIND_EXTRA_PYTHONS")
+        return SKIP
+    env_jit = dict(os.environ, PYTHON_JIT="1")
+    proc, gate = start_script(release, [], HOT_SCRIPT, work, "hot.py", env=env_jit)
+    try:
+        pid = str(proc.pid)
+        label = "python3.15 PYTHON_JIT=1 --debug-file-directory"
+        rc, doc = stack_until(label, [j, "stack", pid, "--json", "--debug-file-directory",
+                                      "/nonexistent:" + root], has_jit_frame)
+        symbols = eval_anchored(label, doc)
+        uops = uop_labels(doc)
+        if rc != 0 or "_PyEval_EvalFrameDefault.cold" not in symbols or not uops:
+            fail("%s: exit %d, eval symbols %r, uops %r, notes %r" % (
+                label, rc, sorted(symbols), uops, doc["notes"]))
+        print("ok: %s: Python frames run by %s; JIT frame at %s" % (
+            label, ", ".join(sorted(symbols)), uops[0]))
+        core = os.path.join(work, "jit315.core")
+        for attempt in range(5):
+            if not gcore(proc.pid, core):
+                fail("gcore of python3.15 failed")
+            rc, out, err = run([j, "stack", "--core", core, "--json", "--debug-file-directory",
+                                root])
+            doc = json.loads(out) if out else None
+            os.unlink(core)
+            if doc and has_jit_frame(doc):
+                break
+        else:
+            fail("no core of 5 was taken in JIT code: exit %d %s" % (rc, err))
+        symbols = eval_anchored("python3.15 core", doc)
+        if "_PyEval_EvalFrameDefault.cold" not in symbols or not uop_labels(doc):
+            fail("python3.15 core: eval symbols %r, uops %r" % (sorted(symbols),
+                                                                 uop_labels(doc)))
+        print("ok: its core: Python frames run by %s, uops named" % ", ".join(sorted(symbols)))
+        env_root = dict(os.environ, JITUNWIND_DEBUG_FILE_DIRECTORY=root)
+        rc, doc = stack_until("JITUNWIND_DEBUG_FILE_DIRECTORY", [j, "stack", pid, "--json"],
+                              has_jit_frame, env=env_root)
+        eval_anchored("JITUNWIND_DEBUG_FILE_DIRECTORY", doc)
+        print("ok: JITUNWIND_DEBUG_FILE_DIRECTORY: the same")
+        # Another build's debug file where this one's should be: refused.
+        bogus = os.path.join(work, "bogus")
+        shutil.copytree(os.path.join(root, ".build-id"), os.path.join(bogus, ".build-id"),
+                        copy_function=lambda src, dst: shutil.copy(debug, dst))
+        rc, out, err = run([j, "stack", pid, "--json", "--debug-file-directory", bogus])
+        notes = json.loads(out)["notes"] if out else []
+        if not any("refused: its build id is" in n for n in notes):
+            fail("another build's debug file: exit %d, notes %r" % (rc, notes))
+        print("ok: another build's debug file refused: %s" % notes[0][:120])
+        # record: every stack from _start, with the root and without one.
+        for extra, what in ((["--debug-file-directory", root], "with the debug root"),
+                            (["--debug-file-directory", ""], "without a debug root")):
+            path = os.path.join(work, "record.txt")
+            rc, out, err = run([j, "record", pid, "-d", "1", "-F", "50", "-o", path] + extra)
+            stacks = parse_collapsed(open(path).read())
+            if rc != 0 or any(s[0] != "_start" for s in stacks):
+                fail("record %s: exit %d, roots %r" % (what, rc, sorted({s[0] for s in stacks})))
+            placed = [s for s in stacks if any(PY_LABEL.match(f) for f in s)]
+            if extra[1] and (not placed or any("no native frame" in " ".join(s)
+                                                for s in placed)):
+                fail("record %s: Python frames not placed under the eval loop: %r" % (
+                    what, placed[:3]))
+            print("ok: record %s: %d stacks, every one from _start" % (what, len(stacks)))
+    finally:
+        if os.path.exists(gate):
+            os.unlink(gate)
+        proc.wait(timeout=60)
+    for python, env, label in ((release, None, "python3.15 (JIT off)"),
+                               (debug, None, "python3.15d")):
+        if not python:
+            continue
+        proc, gate = start_script(python, [], HOT_SCRIPT, work, "hot.py")
+        try:
+            rc, doc = stack_until(label, [j, "stack", str(proc.pid), "--json",
+                                          "--debug-file-directory", root],
+                                  lambda d: any(f["kind"] == "python" for t in d["threads"]
+                                                for f in t["frames"]))
+            symbols = eval_anchored(label, doc)
+            if rc != 0:
+                fail("%s: exit %d" % (label, rc))
+            print("ok: %s: Python frames run by %s" % (label, ", ".join(sorted(symbols))))
+        finally:
+            if os.path.exists(gate):
+                os.unlink(gate)
+            proc.wait(timeout=60)
+    return 0
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def served(url, proc, timeout=120):
+    """Wait until `url` answers 200 (the server has indexed the file)."""
+    import urllib.error
+    import urllib.request
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            fail("debuginfod exited with %d" % proc.returncode)
+        try:
+            with urllib.request.urlopen(url, timeout=5) as r:
+                if r.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.5)
+    fail("debuginfod did not serve %s within %d s" % (url, timeout))
+
+
+def mode_debuginfod(build, work):
+    """A real debuginfod on 127.0.0.1 serving Debian's python3.15 debug file
+    (and nothing under the debug roots): with DEBUGINFOD_URLS the CLI gets
+    the file through libdebuginfod (into DEBUGINFOD_CACHE_PATH) and every
+    Python frame of the JIT process is run by an eval-loop frame, uops named;
+    without the variable it has no debug file."""
+    j = tool(build)
+    release = named("python3.15")
+    root = debug_root(release) if release else None
+    server = shutil.which("debuginfod")
+    if not root or not server:
+        print("SKIP: needs python3.15 with PREFIX/lib/debug on JITUNWIND_EXTRA_PYTHONS and "
+              "Debian's debuginfod (apt-get install debuginfod)")
+        return SKIP
+    build_id = os.path.join(root, ".build-id")
+    sub = os.listdir(build_id)[0]
+    name = os.listdir(os.path.join(build_id, sub))[0]
+    hexid = sub + name[:-len(".debug")]
+    serve = os.path.join(work, "serve")
+    os.makedirs(serve)
+    shutil.copy(os.path.join(build_id, sub, name), serve)
+    port = free_port()
+    log = open(os.path.join(work, "debuginfod.log"), "w")
+    daemon = subprocess.Popen([server, "-p", str(port), "-F", "-t", "0", "-g", "0", "-c", "1",
+                               "-d", os.path.join(work, "index.sqlite"), serve],
+                              stdout=log, stderr=subprocess.STDOUT)
+    proc, gate = None, None
+    try:
+        url = "http://127.0.0.1:%d" % port
+        served("%s/buildid/%s/debuginfo" % (url, hexid), daemon)
+        proc, gate = start_script(release, [], HOT_SCRIPT, work, "hot.py",
+                                  env=dict(os.environ, PYTHON_JIT="1"))
+        empty = os.path.join(work, "no-debug-files")
+        os.makedirs(empty)
+        cache = os.path.join(work, "client-cache")
+        cmd = [j, "stack", str(proc.pid), "--json", "--no-cache", "--debug-file-directory", empty]
+        env = dict(os.environ, DEBUGINFOD_URLS=url, DEBUGINFOD_CACHE_PATH=cache)
+        env.pop("JITUNWIND_DEBUG_FILE_DIRECTORY", None)
+        rc, doc = stack_until("debuginfod", cmd, has_jit_frame, env=env)
+        symbols = eval_anchored("debuginfod", doc)
+        uops = uop_labels(doc)
+        fetched = os.path.join(cache, hexid, "debuginfo")
+        if rc != 0 or "_PyEval_EvalFrameDefault.cold" not in symbols or not uops or \
+                not os.path.isfile(fetched):
+            fail("debuginfod: exit %d, eval symbols %r, uops %r, %s %s" % (
+                rc, sorted(symbols), uops, fetched,
+                "fetched" if os.path.isfile(fetched) else "not fetched"))
+        print("ok: debuginfod on %s: the debug file fetched into the client's cache; Python "
+              "frames run by %s; JIT frame at %s" % (url, ", ".join(sorted(symbols)), uops[0]))
+        del env["DEBUGINFOD_URLS"]
+        rc, out, err = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True, env=env, timeout=120).returncode, None, None
+        if rc != 6:
+            fail("without DEBUGINFOD_URLS: exit %d, want 6 (no debug file: partial)" % rc)
+        print("ok: without DEBUGINFOD_URLS the server is not asked (partial stack, exit 6)")
+    finally:
+        if gate and os.path.exists(gate):
+            os.unlink(gate)
+        if proc:
+            proc.wait(timeout=60)
+        daemon.terminate()
+        daemon.wait(timeout=60)
+        log.close()
+    return 0
+
+
 def main():
     if len(sys.argv) < 4:
         print(__doc__)
@@ -1166,6 +1417,10 @@ def main():
             return mode_chains(build, work)
         if mode == "layout-cache":
             return mode_layout_cache(build, work)
+        if mode == "debug-files":
+            return mode_debug_files(build, work)
+        if mode == "debuginfod":
+            return mode_debuginfod(build, work)
         if mode == "real":
             return mode_real(build, work, sys.argv[4:])
         print("unknown mode %s" % mode)

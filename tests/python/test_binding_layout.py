@@ -22,6 +22,7 @@ C_NAMES = {
     "PyExecutor": "jitunwind_py_executor", "Mapping": "jitunwind_mapping",
     "ModuleInfo": "jitunwind_module_info", "MixedItem": "jitunwind_mixed_item",
     "PyReprOptions": "jitunwind_py_repr_options", "PyVariable": "jitunwind_py_variable",
+    "PyCodeRange": "jitunwind_py_code_range",
 }
 C_NAMES.update({  # the JIT view (python.h)
     "ElfImageInfo": "jitunwind_elf_image_info", "GdbJitStatus": "jitunwind_gdb_jit_status",

@@ -192,6 +192,79 @@ def check_jit_frame_flags(ju, stack, labels):
           "line is found")
 
 
+def check_eval_loop_by_address(ju, stack):
+    """A native frame whose code lies in any part of the eval loop the
+    reader found is an eval frame, whatever the debugger calls it (a
+    `.cold` part by its suffixed name, or no name); without a reader, only
+    the name decides."""
+    class Reader:
+        def in_eval_loop(self, addr):
+            return 0x5000 <= addr < 0x6000
+
+    class State:
+        arch = ju.ARCH_X86_64
+
+        def __init__(self, reader):
+            self.reader = reader
+
+        def lookup(self, pc):
+            return None
+
+        def pyreader(self):
+            if self.reader is None:
+                raise RuntimeError("no Python in this target")
+            return self.reader
+
+    cases = [(State(Reader()), 0x5010, None, ju.ROLE_EVAL),
+             (State(Reader()), 0x7010, "??", ju.ROLE_OTHER),
+             (State(None), 0x5010, None, ju.ROLE_OTHER),
+             (State(None), 0x7010, "_PyEval_EvalFrameDefault.cold", ju.ROLE_EVAL),
+             (None, 0x7010, "_PyEval_EvalFrameDefault.part.0", ju.ROLE_EVAL),
+             (None, 0x7010, "_PyEval_EvalFrame.constprop.0", ju.ROLE_OTHER)]
+    for state, pc, symbol, want in cases:
+        role = stack.classify(state, pc, False, symbol)[0]
+        if role != want:
+            fail("pc %#x, symbol %r: role %d, want %d" % (pc, symbol, role, want))
+    print("ok: the eval loop by address (the reader's parts) and by suffixed name")
+
+
+def check_debug_roots_from_the_debugger(ju, target):
+    """resolve() hands the library the debugger's debug-file directories;
+    a list the library refuses leaves the default."""
+    class Adapter(target.TargetAdapter):
+        def __init__(self, dirs):
+            self.dirs = dirs
+
+        def debug_file_directories(self):
+            return self.dirs
+
+        def is_live(self):
+            return False
+
+        def arch(self):
+            return None
+
+        def pid(self):
+            return 0
+
+        def symbol_address(self, name):
+            return None
+
+        def core_path(self):
+            return None
+
+        def executable(self):
+            return None
+
+    for dirs, want in (("/a/debug:/b", "/a/debug:/b"), ("/d" * 4096, ju.DEBUG_ROOT_DEFAULT),
+                       (None, ju.DEBUG_ROOT_DEFAULT)):
+        target.TargetState(Adapter(dirs)).resolve()
+        if ju.debug_file_directories() != want:
+            fail("debugger's %r: the library's %r" % ((dirs or "")[:20],
+                                                     ju.debug_file_directories()))
+    print("ok: the debugger's debug-file directories reach the library")
+
+
 def write_core(path, segments, cut):
     """A 64-bit little-endian ELF core with PT_LOAD segments of the given
     sizes, the file cut to `cut` bytes."""
@@ -362,6 +435,8 @@ def main():
     check_range_listing(commands)
     check_interleaver(jitunwind, stack)
     check_jit_frame_flags(jitunwind, stack, labels)
+    check_eval_loop_by_address(jitunwind, stack)
+    check_debug_roots_from_the_debugger(jitunwind, target)
     check_core_truncation(target)
     check_source_files(repo)
     return 0

@@ -30,6 +30,20 @@ def present(pythons):
     return list(pythons)
 
 
+def named(name):
+    """The interpreter on the list whose file is called `name`
+    ("python3.15"), or None."""
+    return next((p for p in extra_pythons()
+                 if os.path.basename(p) == name and os.access(p, os.X_OK)), None)
+
+
+def debug_root(python):
+    """The debug root a distribution layout keeps beside PREFIX/bin/python
+    (PREFIX/lib/debug, where its -dbg package's files are), or None."""
+    root = os.path.join(os.path.dirname(os.path.dirname(python)), "lib", "debug")
+    return root if os.path.isdir(root) else None
+
+
 def jit_enabled(python):
     """Whether the interpreter runs with its JIT on (sys._jit.is_enabled())."""
     out = subprocess.run([python, "-c", "import sys; j = getattr(sys, '_jit', None); "

@@ -59,6 +59,7 @@ struct cli_options {
     int no_chain_cache;
     int mark_frames;  /* --mark-frames: write CPython 3.15's frame marker */
     int stats;
+    const char *debug_dirs; /* --debug-file-directory, else the environment's, or NULL */
 };
 
 /* --- signals.c --- */
@@ -104,7 +105,6 @@ struct cli_target {
     size_t n_py_threads;
     char py_list_error[JITUNWIND_ERROR_MESSAGE_MAX]; /* why the listing is short, or "" */
     struct jitunwind_py_location loc;
-    uint64_t eval_start, eval_end;
     char notes[CLI_MAX_NOTES][CLI_NOTE_MAX];
     int n_notes;
 };

@@ -18,6 +18,7 @@ static const char usage_text[] =
     "                       [--format collapsed|speedscope|pprof] [--nonblocking] [--no-cache]\n"
     "                       [--no-chain-cache] [--mark-frames] [--stats]\n"
     "       jitunwind top PID [-F HZ] [-d SECONDS] [--nonblocking]\n"
+    "       (stack, record, top: [--debug-file-directory DIRS])\n"
     "       jitunwind --help | --version\n";
 
 static const char help_text[] =
@@ -58,6 +59,14 @@ static const char help_text[] =
     "                   (tstate->last_profiled_frame), as CPython's own profiler does;\n"
     "                   every thread's marker is cleared first. Off by default\n"
     "  --stats          print the reads made and saved by the caches at the end\n"
+    "\n"
+    "common options:\n"
+    "  --debug-file-directory DIRS\n"
+    "                   where separate debug files are (the -dbg packages' symbols and\n"
+    "                   DWARF of a stripped interpreter): directories separated by ':',\n"
+    "                   searched by build id (DIR/.build-id/xx/rest.debug) and by\n"
+    "                   .gnu_debuglink, as gdb's debug-file-directory. Default:\n"
+    "                   $JITUNWIND_DEBUG_FILE_DIRECTORY, else /usr/lib/debug\n"
     "\n"
     "A live process is stopped one thread at a time (PTRACE_SEIZE + PTRACE_INTERRUPT)\n"
     "and always released, also on Ctrl-C and before Ctrl-Z stops the command;\n"
@@ -176,6 +185,9 @@ static int parse(int argc, char **argv, struct cli_options *opt)
             opt->mark_frames = 1;
         } else if (strcmp(a, "--stats") == 0) {
             opt->stats = 1;
+        } else if (strcmp(a, "--debug-file-directory") == 0) {
+            if (!(opt->debug_dirs = value(argc, argv, &i)))
+                return CLI_USAGE;
         } else if (a[0] != '-' && !opt->pid) {
             if (parse_int(a, &opt->pid) < 0)
                 return usage_error("%s is not a process id", a);
@@ -238,6 +250,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "jitunwind: standard output is closed: nothing could be written\n");
         return CLI_OUTPUT;
     }
+    if (!opt.debug_dirs && (opt.debug_dirs = getenv("JITUNWIND_DEBUG_FILE_DIRECTORY")) &&
+        !*opt.debug_dirs)
+        opt.debug_dirs = NULL;
+    if (jitunwind_set_debug_file_directories(opt.debug_dirs) < 0)
+        return usage_error("%s", "the debug file directories are too long");
     if (strcmp(opt.command, "stack") == 0)
         return cli_stack_command(&opt);
     return cli_record_command(&opt);

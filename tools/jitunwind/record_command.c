@@ -66,15 +66,30 @@ static uint32_t python_id(struct sampler *sm, const struct jitunwind_py_frame *f
                          f->filename, f->line);
 }
 
+/* Python frames that no native frame was found to run (an eval loop the
+ * library did not recognise) are kept at the leaf end, under this frame:
+ * the native frames stay the stack's root, as `stack` prints them. */
+#define UNPLACED_LABEL "[Python frames no native frame was found to run]"
+
+static int unplaced(const struct cli_stack *s, const struct jitunwind_mixed_item *it)
+{
+    return s->n_native && it->kind == JITUNWIND_MIXED_PYTHON &&
+           it->anchor == JITUNWIND_MIXED_NO_ANCHOR;
+}
+
 /* One thread's stack into the profile, root first. The eval loop's own
  * frames are left out (the Python frames they run stand for them), and so
  * are the interpreter's internal calls between them, as `stack` hides them. */
 static void record_stack(struct sampler *sm, const struct cli_stack *s)
 {
     uint32_t depth = 0, id;
-    size_t i;
+    size_t i, n_unplaced = 0;
     for (i = s->n_items; i-- > 0;) {
         const struct jitunwind_mixed_item *it = &s->items[i];
+        if (unplaced(s, it)) {
+            n_unplaced++;
+            continue;
+        }
         if (it->kind == JITUNWIND_MIXED_NATIVE) {
             const struct cli_native *n = &s->native[it->index];
             if (n->hidden || n->role == JITUNWIND_ROLE_EVAL)
@@ -86,6 +101,13 @@ static void record_stack(struct sampler *sm, const struct cli_stack *s)
         if (id != UINT32_MAX)
             sm->ids[depth++] = id;
     }
+    if (n_unplaced &&
+        (id = profile_frame(&sm->prof, PROFILE_NATIVE, UNPLACED_LABEL, "", 0)) != UINT32_MAX)
+        sm->ids[depth++] = id;
+    for (i = s->n_items; n_unplaced && i-- > 0;)
+        if (unplaced(s, &s->items[i]) &&
+            (id = python_id(sm, &s->py[s->items[i].index])) != UINT32_MAX)
+            sm->ids[depth++] = id;
     if (depth)
         profile_add(&sm->prof, sm->ids, depth);
 }

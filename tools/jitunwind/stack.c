@@ -151,7 +151,8 @@ static void name_native(struct cli_target *t, struct cli_native *nf, int innermo
     }
     if (symbolize(t, at, nf->symbol, sizeof nf->symbol, &off) == 0)
         nf->offset = off + (pc - at);
-    nf->role = jitunwind_native_role_from_symbol(nf->symbol) == JITUNWIND_ROLE_EVAL
+    nf->role = jitunwind_pyreader_in_eval_loop(t->py, at) ||
+                       jitunwind_native_role_from_symbol(nf->symbol) == JITUNWIND_ROLE_EVAL
                    ? JITUNWIND_ROLE_EVAL : JITUNWIND_ROLE_OTHER;
 }
 

@@ -14,7 +14,6 @@
 
 #include "cli.h"
 
-#define EVAL_FUNCTION "_PyEval_EvalFrameDefault"
 #define EXIT_WAIT_MS 500 /* for a process whose memory is gone to be a zombie */
 
 void cli_target_note(struct cli_target *t, const char *fmt, ...)
@@ -71,10 +70,29 @@ static void load_perf_map(struct cli_target *t)
         cli_target_note(t, "%s: %zu lines skipped", path, skipped);
 }
 
+/* The eval loop's function itself (the reader's ranges; scanning for a
+ * return address wants its entry): 1, or 0 when unknown. */
+static int eval_main(const struct cli_target *t, uint64_t *start, uint64_t *end)
+{
+    struct jitunwind_py_code_range parts[JITUNWIND_PY_MAX_EVAL_RANGES];
+    size_t i, n = 0;
+    if (!t->py || jitunwind_pyreader_eval_ranges(t->py, parts, JITUNWIND_PY_MAX_EVAL_RANGES,
+                                                 &n) < 0)
+        return 0;
+    for (i = 0; i < n && i < JITUNWIND_PY_MAX_EVAL_RANGES; i++)
+        if (parts[i].main) {
+            *start = parts[i].start;
+            *end = parts[i].end;
+            return 1;
+        }
+    return 0;
+}
+
 static void load_guesses(struct cli_target *t)
 {
     struct jitunwind_mapping *maps = calloc(JITUNWIND_MAX_MAPPINGS, sizeof *maps);
     size_t n = 0, added = 0;
+    uint64_t start, end;
     int rc;
     if (!maps)
         return;
@@ -88,8 +106,8 @@ static void load_guesses(struct cli_target *t)
     else if (added) {
         cli_target_note(t, "no JIT metadata found: %zu ranges GUESSED from anonymous "
                            "executable mappings", added);
-        if (t->eval_end && t->arch == JITUNWIND_ARCH_X86_64)
-            jitunwind_registry_scan_guesses(t->reg, t->eval_start, t->eval_end);
+        if (t->arch == JITUNWIND_ARCH_X86_64 && eval_main(t, &start, &end))
+            jitunwind_registry_scan_guesses(t->reg, start, end);
     }
     free(maps);
 }
@@ -114,8 +132,7 @@ void cli_target_load_ranges(struct cli_target *t)
     if (t->pid)
         load_perf_map(t);
     if (t->py) {
-        int rc = jitunwind_pyreader_executor_ranges(t->py, t->reg, t->arch, t->eval_start,
-                                                    t->eval_end, NULL);
+        int rc = jitunwind_pyreader_executor_ranges(t->py, t->reg, t->arch, 0, 0, NULL);
         if (rc < 0 && rc != JITUNWIND_EUNSUPPORTED && rc != JITUNWIND_ENOTFOUND)
             cli_target_note(t, "JIT executors: %s", jitunwind_pyreader_last_error(t->py)->message);
         rc = jitunwind_pyreader_trampoline_ranges(t->py, t->reg, t->arch, NULL);
@@ -297,21 +314,18 @@ static int check_exe(struct cli_target *t, const char *exe)
     return CLI_OK;
 }
 
-static void find_eval_range(struct cli_target *t)
-{
-    uint64_t size = 0;
-    t->eval_start = module_symbol(t->mods, t->loc.module, EVAL_FUNCTION, &size);
-    t->eval_end = t->eval_start ? t->eval_start + size : 0;
-}
-
 /* The reader, with the interpreter's DWARF answers cached between runs
  * (cache_dir.c): the same layout either way, without reading the debug
  * file again. */
 static int open_python(struct cli_target *t, const struct cli_options *opt)
 {
-    char dir[1024];
+    char dir[1024], debug_file[4096], refused[CLI_NOTE_MAX];
     jitunwind_dwarf_types *types = NULL;
     int rc;
+    jitunwind_debug_file_find(t->loc.module, debug_file, sizeof debug_file, refused,
+                              sizeof refused);
+    if (refused[0])
+        cli_target_note(t, "%s", refused);
     if (jitunwind_dwarf_types_open_cached(&types, t->loc.module,
                                           cli_cache_dir(opt, dir, sizeof dir)) < 0)
         types = NULL; /* no DWARF: the tables alone, as without a cache */
@@ -416,7 +430,6 @@ int cli_target_open(struct cli_target *t, const struct cli_options *opt, int nee
     if ((t->live ? jitunwind_modules_load_proc(t->mods, t->pid)
                  : jitunwind_modules_load_core(t->mods, t->core_path)) < 0)
         cli_target_note(t, "native modules: %s", jitunwind_modules_last_error(t->mods)->message);
-    find_eval_range(t);
     cli_target_load_ranges(t);
     return CLI_OK;
 }

@@ -1,10 +1,9 @@
 /* Struct layouts from DWARF (libdw): where a build keeps a member that no
  * table or debug offset describes, or whether a table fits the build.
  *
- * The DWARF is the file's own .debug_info, or a separate debug file found
- * by build-id under /usr/lib/debug/.build-id/ or by .gnu_debuglink (next to
- * the file, in its .debug/ directory, or under /usr/lib/debug/<dir>/), as
- * gdb looks for them. Lookups read only type DIEs at the top level of each
+ * The DWARF is the file's own .debug_info, or its separate debug file
+ * found by build id or .gnu_debuglink under the debug roots, as gdb looks
+ * for it (debug_files.h). Lookups read only type DIEs at the top level of each
  * compile unit; found types are cached in the handle. */
 #ifndef JITUNWIND_DWARF_H
 #define JITUNWIND_DWARF_H

@@ -15,6 +15,7 @@
 #include "jitunwind/readers.h"
 #include "jitunwind/modules.h"
 #include "jitunwind/dwarf.h"
+#include "jitunwind/debug_files.h"
 #include "jitunwind/image.h"
 
 #endif

@@ -27,7 +27,10 @@ enum jitunwind_native_role {
 };
 
 /* The role of a native frame from its function's symbol name (NULL ok):
- * "_PyEval_EvalFrameDefault" is EVAL; "py::..." names are TRAMPOLINE. */
+ * "_PyEval_EvalFrameDefault" and the parts a compiler split off or cloned
+ * from it ("_PyEval_EvalFrameDefault.cold", ".part.N", ".constprop.N",
+ * ".isra.N", ".lto_priv.N", chained) are EVAL; "py::..." names are
+ * TRAMPOLINE. By address: jitunwind_pyreader_in_eval_loop. */
 JITUNWIND_API int jitunwind_native_role_from_symbol(const char *symbol);
 
 enum jitunwind_mixed_kind {

@@ -356,7 +356,8 @@ JITUNWIND_API int jitunwind_pyreader_executors(jitunwind_pyreader *reader,
  * origin INTERPRETER, cookie = the code object, name "py::jit:<qualname>
  * (<file>:<first line>)" (cold exits "py::jit:<cold exit>"), rule from the
  * version's layout (x86-64 3.13/3.14: SCAN towards [eval_start, eval_end),
- * the eval loop's code). Ranges that overlap registered ones are skipped.
+ * the eval loop's code; (0, 0): the reader's own, the `main` one of
+ * jitunwind_pyreader_eval_ranges). Ranges that overlap registered ones are skipped.
  * *added (may be NULL) gets the count. When the rule is SCAN and the eval
  * loop's range is unknown (0, 0), those ranges cannot be unwound and are
  * not registered: the others are, and the call returns ENOTFOUND with a
@@ -365,6 +366,32 @@ JITUNWIND_API int jitunwind_pyreader_executor_ranges(jitunwind_pyreader *reader,
                                                      jitunwind_registry *registry, int arch,
                                                      uint64_t eval_start, uint64_t eval_end,
                                                      size_t *added);
+
+/* --- The eval loop's code --- */
+
+/* One part of the eval loop's machine code, at runtime addresses. */
+struct jitunwind_py_code_range {
+    uint64_t start, end; /* [start, end) */
+    uint32_t main;       /* 1: the function _PyEval_EvalFrameDefault itself (its entry is
+                          * `start`); 0: a part a compiler split off or cloned from it */
+    uint32_t reserved;
+};
+#define JITUNWIND_PY_MAX_EVAL_RANGES 16u
+
+/* The eval loop's code: _PyEval_EvalFrameDefault and every part a compiler
+ * split off or cloned from it (GCC's `.cold`, `.part.N`, `.constprop.N`,
+ * ...; jitunwind_native_role_from_symbol names the same), from the symbol
+ * tables of the reader's module and, when it is stripped, of its separate
+ * debug file (debug_files.h), found once when the reader was made (a
+ * reader made without a module has none). A native frame whose code lies
+ * in one of them is an eval-loop activation (JITUNWIND_ROLE_EVAL). Writes
+ * at most `max`, by start address; *count gets how many there are. */
+JITUNWIND_API int jitunwind_pyreader_eval_ranges(const jitunwind_pyreader *reader,
+                                                 struct jitunwind_py_code_range *out, size_t max,
+                                                 size_t *count);
+/* 1 when `addr` (a lookup address: jitunwind_lookup_address) lies in one of
+ * them, else 0 (also for a NULL reader). */
+JITUNWIND_API int jitunwind_pyreader_in_eval_loop(const jitunwind_pyreader *reader, uint64_t addr);
 
 /* --- JIT developer view (3.13 and later): from a PC to executor, uop,
  * bytecode instruction and line --- *

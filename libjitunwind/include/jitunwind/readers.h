@@ -49,7 +49,8 @@ JITUNWIND_API int jitunwind_image_add(jitunwind_image *img, uint64_t addr, const
 JITUNWIND_API struct jitunwind_memory jitunwind_image_memory(jitunwind_image *img);
 
 /* The value (st_value, file-relative) and size of symbol `name` in the ELF
- * file at `path`, from .symtab or .dynsym. ENOTFOUND, EIO, EELF. */
+ * file at `path`, from .symtab or .dynsym, or, for a file without .symtab,
+ * its separate debug file's (debug_files.h). ENOTFOUND, EIO, EELF. */
 JITUNWIND_API int jitunwind_elf_symbol(const char *path, const char *name, uint64_t *value,
                                        uint64_t *size);
 

@@ -1,12 +1,13 @@
 /* Interleaving native and Python frames: the k-th eval-loop native frame
  * from the top runs the k-th group of Python frames. */
 #include "internal.h"
+#include "python/pyreader.h"
 
 JITUNWIND_API int jitunwind_native_role_from_symbol(const char *symbol)
 {
     if (!symbol)
         return JITUNWIND_ROLE_OTHER;
-    if (strcmp(symbol, "_PyEval_EvalFrameDefault") == 0)
+    if (ju_py_is_eval_symbol(symbol))
         return JITUNWIND_ROLE_EVAL;
     if (strncmp(symbol, "py::", 4) == 0)
         return JITUNWIND_ROLE_TRAMPOLINE;

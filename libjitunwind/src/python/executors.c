@@ -307,6 +307,8 @@ JITUNWIND_API int jitunwind_pyreader_executor_ranges(jitunwind_pyreader *r,
     int rc;
     if (!r || !reg || !ju_arch_facts(arch))
         return JITUNWIND_EINVAL;
+    if (!eval_start && !eval_end)
+        ju_py_eval_main(r, &eval_start, &eval_end);
     w.each = add_range;
     w.reg = reg;
     w.arch = arch;

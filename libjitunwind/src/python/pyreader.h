@@ -59,6 +59,9 @@ struct jitunwind_pyreader {
     /* the first JU_PY_FROM_DWARF executor field DWARF did not give ("" when
      * none): then the executors are unknown (ju_py_layout_settle) */
     char executors_missing[JU_PY_FIELD_NAME_MAX];
+    /* the eval loop's parts (eval_loop.c), by start: found with the symbols */
+    struct jitunwind_py_code_range eval[JITUNWIND_PY_MAX_EVAL_RANGES];
+    size_t n_eval;
     uint64_t cold_exits;     /* 3.13: address of the static cold-exit array, or 0 */
     uint32_t cold_exit_count;
     struct jitunwind_error err;
@@ -165,6 +168,14 @@ JU_HIDDEN int ju_py_read_bytes(const struct jitunwind_pyreader *r, uint64_t addr
  * as needed and returns even then: a bad code object does not end a walk. */
 JU_HIDDEN void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t instr_addr,
                                  int32_t tlbc_index, struct jitunwind_py_frame *out);
+
+/* eval_loop.c: whether `name` is the eval loop's function or a part a
+ * compiler split off or cloned from it; r->eval from the symbols of
+ * `module` (loaded at `bias`); the part that is the function itself
+ * (0, 0 when unknown). */
+JU_HIDDEN int ju_py_is_eval_symbol(const char *name);
+JU_HIDDEN void ju_py_find_eval_parts(jitunwind_pyreader *r, const char *module, uint64_t bias);
+JU_HIDDEN void ju_py_eval_main(const jitunwind_pyreader *r, uint64_t *start, uint64_t *end);
 
 /* The executor at `address` (when non-zero), else the one whose code holds
  * `pc`, found on the interpreters' lists (executors.c): 0, ENOTFOUND, or

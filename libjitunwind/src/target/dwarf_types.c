@@ -4,7 +4,6 @@
  * number of steps. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <elfutils/libdwelf.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,33 +69,14 @@ static int try_path(struct jitunwind_dwarf_types *t, const char *path)
     return rc;
 }
 
-/* Candidate separate debug files of the ELF `elf` at `path`. */
+/* The separate debug file of the ELF `elf` at `path` (debug_files.c; DWARF
+ * is read for the interpreter only, so debuginfod is asked too). */
 static int try_separate(struct jitunwind_dwarf_types *t, Elf *elf, const char *path)
 {
-    char candidate[2048], dir[1024];
-    const char *link, *slash;
-    GElf_Word crc;
-    if (ju_elf_build_id_debug_path(elf, candidate, sizeof candidate) == 0 &&
-        try_path(t, candidate) == 0)
-        return 0;
-    link = dwelf_elf_gnu_debuglink(elf, &crc);
-    if (!link || strchr(link, '/'))
+    char candidate[4096];
+    if (ju_debug_file_find(elf, path, JU_DEBUG_REMOTE, candidate, sizeof candidate, NULL, 0) < 0)
         return JITUNWIND_ENOTFOUND;
-    slash = strrchr(path, '/');
-    if (slash)
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    else
-        snprintf(dir, sizeof dir, ".");
-    snprintf(candidate, sizeof candidate, "%s/%s", dir, link);
-    if (strcmp(candidate, path) != 0 && try_path(t, candidate) == 0)
-        return 0;
-    snprintf(candidate, sizeof candidate, "%s/.debug/%s", dir, link);
-    if (try_path(t, candidate) == 0)
-        return 0;
-    snprintf(candidate, sizeof candidate, JU_DEBUG_ROOT "%s/%s", dir[0] == '/' ? dir : "", link);
-    if (try_path(t, candidate) == 0)
-        return 0;
-    return JITUNWIND_ENOTFOUND;
+    return try_path(t, candidate);
 }
 
 /* The DWARF of elf_path, or of its separate debug file, into *t. */

@@ -381,15 +381,14 @@ static int search_symtab(Elf *elf, Elf_Scn *scn, uint64_t vaddr, char *buf, size
     return found;
 }
 
-/* The module's separate debug file under /usr/lib/debug/.build-id (as gdb
- * finds it), or NULL. Tried once. */
+/* The module's separate debug file (debug_files.c), or NULL. Tried once. */
 static Elf *separate_debug_elf(struct ju_module *m)
 {
-    char path[1024];
+    char path[4096];
     if (m->sep_tried)
         return m->sep_elf;
     m->sep_tried = 1;
-    if (ju_elf_build_id_debug_path(m->elf, path, sizeof path) < 0)
+    if (ju_debug_file_find(m->elf, m->path, 0, path, sizeof path, NULL, 0) < 0)
         return NULL;
     if (ju_elf_open(path, &m->sep_fd, &m->sep_elf) < 0) {
         m->sep_elf = NULL;

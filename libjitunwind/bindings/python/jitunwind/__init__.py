@@ -496,6 +496,36 @@ def elf_symbol(path, name):
     return value.value, size.value
 
 
+DEBUG_DIRS_MAX = 4096  # debug_files.h: JITUNWIND_DEBUG_DIRS_MAX
+DEBUG_ROOT_DEFAULT = "/usr/lib/debug"  # JITUNWIND_DEBUG_ROOT_DEFAULT
+
+
+def set_debug_file_directories(dirs):
+    """Where separate debug files are, for the whole process (debug_files.h):
+    ':'-separated directories as gdb's debug-file-directory; None restores
+    the default (/usr/lib/debug). Raises JitunwindError when too long."""
+    rc = library().jitunwind_set_debug_file_directories(
+        dirs.encode(errors="surrogateescape") if dirs is not None else None)
+    if rc < 0:
+        raise JitunwindError(rc, "debug file directories: %d bytes" % len(dirs))
+
+
+def debug_file_directories():
+    buf = ctypes.create_string_buffer(DEBUG_DIRS_MAX)
+    library().jitunwind_debug_file_directories(buf, DEBUG_DIRS_MAX)
+    return buf.value.decode(errors="surrogateescape")
+
+
+def debug_file_find(path):
+    """(the separate debug file of the ELF file at `path` or None, the note
+    naming the candidates refused or "")."""
+    found, note = ctypes.create_string_buffer(4096), ctypes.create_string_buffer(512)
+    rc = library().jitunwind_debug_file_find(path.encode(errors="surrogateescape"), found,
+                                             len(found), note, len(note))
+    return (found.value.decode(errors="replace") if rc == 0 else None,
+            note.value.decode(errors="replace"))
+
+
 PyLocation = collections.namedtuple("PyLocation", "runtime_addr version_hex module")
 
 
@@ -568,7 +598,7 @@ def dwarf_types_for(path):
         st = os.stat(path)
     except OSError:
         return None
-    key = (path, st.st_mtime_ns, st.st_size)
+    key = (path, st.st_mtime_ns, st.st_size, debug_file_directories())
     if key not in _dwarf_cache:
         if len(_dwarf_cache) >= 8:
             _dwarf_cache.clear()
@@ -680,10 +710,25 @@ class PyReader(_Owned):
                for e in arr[:n.value]]
         return out, (JitunwindError(rc, self._detail()) if rc < 0 else None)
 
+    def eval_ranges(self):
+        """[(start, end, main)] of the eval loop's code: _PyEval_EvalFrameDefault
+        (main True) and the parts a compiler split off or cloned from it."""
+        arr = (_ffi.PyCodeRange * _ffi.PY_MAX_EVAL_RANGES)()
+        n = ctypes.c_size_t()
+        if self._lib.jitunwind_pyreader_eval_ranges(self._handle, arr, len(arr),
+                                                    ctypes.byref(n)) < 0:
+            return []
+        return [(r.start, r.end, bool(r.main)) for r in arr[:min(n.value, len(arr))]]
+
+    def in_eval_loop(self, addr):
+        """Whether the lookup address `addr` is in the eval loop's code."""
+        return self._lib.jitunwind_pyreader_in_eval_loop(self._handle, addr) == 1
+
     def executor_ranges(self, registry, arch, eval_range=None):
         """Add a range per compiled executor to `registry`; returns how many,
         or raises JitunwindError (EUNSUPPORTED: no executors in this version,
-        ENOTFOUND: list location unknown without DWARF)."""
+        ENOTFOUND: list location unknown without DWARF). `eval_range`: where
+        a SCAN rule looks for the return address; None: the reader's own."""
         added = ctypes.c_size_t()
         start, end = eval_range or (0, 0)
         rc = self._lib.jitunwind_pyreader_executor_ranges(self._handle, registry._handle, arch,

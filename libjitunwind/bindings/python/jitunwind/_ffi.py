@@ -84,6 +84,14 @@ class PyFrame(ctypes.Structure):
                 ("qualname", ctypes.c_char * 256), ("filename", ctypes.c_char * 1024)]
 
 
+class PyCodeRange(ctypes.Structure):
+    _fields_ = [("start", ctypes.c_uint64), ("end", ctypes.c_uint64), ("main", ctypes.c_uint32),
+                ("reserved", ctypes.c_uint32)]
+
+
+PY_MAX_EVAL_RANGES = 16
+
+
 class PyDwarfReport(ctypes.Structure):
     _fields_ = [("source", ctypes.c_char * 1024), ("checked", ctypes.c_uint32),
                 ("mismatches", ctypes.c_uint32), ("adopted", ctypes.c_uint32),
@@ -249,6 +257,11 @@ def _declare(lib):
     _fn(lib, "jitunwind_core_reader_free", None, vp)
     _fn(lib, "jitunwind_core_reader_memory", Memory, vp)
     _fn(lib, "jitunwind_elf_symbol", i, ctypes.c_char_p, ctypes.c_char_p, P(u64), P(u64))
+    # separate debug files
+    _fn(lib, "jitunwind_set_debug_file_directories", i, ctypes.c_char_p)
+    _fn(lib, "jitunwind_debug_file_directories", i, ctypes.c_char_p, sz)
+    _fn(lib, "jitunwind_debug_file_find", i, ctypes.c_char_p, ctypes.c_char_p, sz,
+        ctypes.c_char_p, sz)
     # python
     _fn(lib, "jitunwind_py_locate_live", i, i, P(PyLocation))
     _fn(lib, "jitunwind_py_locate_core", i, ctypes.c_char_p, P(PyLocation))
@@ -273,6 +286,8 @@ def _declare(lib):
     _fn(lib, "jitunwind_pyreader_threads", i, vp, P(PyThread), sz, P(sz))
     _fn(lib, "jitunwind_pyreader_frames", i, vp, u64, P(PyFrame), sz, P(sz))
     _fn(lib, "jitunwind_pyreader_trampoline_ranges", i, vp, vp, i, P(sz))
+    _fn(lib, "jitunwind_pyreader_eval_ranges", i, vp, P(PyCodeRange), sz, P(sz))
+    _fn(lib, "jitunwind_pyreader_in_eval_loop", i, vp, u64)
     # mixed
     _fn(lib, "jitunwind_native_role_from_symbol", i, ctypes.c_char_p)
     _fn(lib, "jitunwind_mix", i, P(u32), sz, P(PyFrame), sz, P(MixedItem), sz, P(sz))

@@ -50,16 +50,6 @@ int ju_elf_build_id_hex(Elf *elf, char *hex, size_t size)
     return 0;
 }
 
-int ju_elf_build_id_debug_path(Elf *elf, char *path, size_t size)
-{
-    char hex[JU_BUILD_ID_HEX_MAX];
-    int len;
-    if (ju_elf_build_id_hex(elf, hex, sizeof hex) < 0 || strlen(hex) < 4)
-        return JITUNWIND_ENOTFOUND;
-    len = snprintf(path, size, JU_DEBUG_ROOT "/.build-id/%.2s/%s.debug", hex, hex + 2);
-    return len > 0 && (size_t)len < size ? 0 : JITUNWIND_ENOTFOUND;
-}
-
 int ju_elf_arch(const char *path)
 {
     GElf_Ehdr eh;
@@ -83,55 +73,105 @@ static void close_elf(struct elf_file *f)
     ju_elf_close(f->fd, f->elf);
 }
 
-/* The defined symbols named names[0..n) in the symbol tables of `type`, in
- * one pass: sets values[i], sizes[i] and found[i] for each one not yet
- * found; returns how many are still missing. */
-static size_t find_in(Elf *elf, Elf64_Word type, const char *const *names, size_t n,
-                      uint64_t *values, uint64_t *sizes, uint8_t *found, size_t missing)
+/* Each defined symbol of the tables of `type` in elf, to `each` until it
+ * returns nonzero (returned). */
+static int visit(Elf *elf, Elf64_Word type, ju_symbol_fn each, void *arg)
 {
     Elf_Scn *scn = NULL;
-    while (missing && (scn = elf_nextscn(elf, scn)) != NULL) {
+    while ((scn = elf_nextscn(elf, scn)) != NULL) {
         GElf_Shdr sh;
         Elf_Data *data;
-        size_t i, k, count;
+        size_t i, count;
         if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || sh.sh_entsize == 0)
             continue;
         data = elf_getdata(scn, NULL);
         if (!data)
             continue;
         count = sh.sh_size / sh.sh_entsize;
-        for (i = 0; missing && i < count; i++) {
+        for (i = 0; i < count && i <= INT32_MAX; i++) {
             GElf_Sym sym;
-            const char *s;
+            const char *name;
+            int stop;
             if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
                 continue;
-            s = elf_strptr(elf, sh.sh_link, sym.st_name);
-            for (k = 0; s && k < n; k++) {
-                if (found[k] || strcmp(s, names[k]) != 0)
-                    continue;
-                values[k] = sym.st_value;
-                sizes[k] = sym.st_size;
-                found[k] = 1;
-                missing--;
-            }
+            name = elf_strptr(elf, sh.sh_link, sym.st_name);
+            if (name && (stop = each(arg, name, &sym)) != 0)
+                return stop;
         }
     }
-    return missing;
+    return 0;
+}
+
+static int has_section_of_type(Elf *elf, Elf64_Word type)
+{
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+    while ((scn = elf_nextscn(elf, scn)) != NULL)
+        if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+            return 1;
+    return 0;
+}
+
+int ju_elf_each_symbol(const char *path, unsigned flags, ju_symbol_fn each, void *arg)
+{
+    struct elf_file f, sep;
+    char debug_path[4096];
+    int rc;
+    if ((rc = open_elf(path, &f)) < 0)
+        return rc;
+    rc = visit(f.elf, SHT_SYMTAB, each, arg);
+    if (!rc)
+        rc = visit(f.elf, SHT_DYNSYM, each, arg);
+    /* A stripped file keeps its full table in its separate debug file, at
+     * the same virtual addresses. */
+    if (!rc && !has_section_of_type(f.elf, SHT_SYMTAB) &&
+        ju_debug_file_find(f.elf, path, flags, debug_path, sizeof debug_path, NULL, 0) == 0 &&
+        open_elf(debug_path, &sep) == 0) {
+        rc = visit(sep.elf, SHT_SYMTAB, each, arg);
+        close_elf(&sep);
+    }
+    close_elf(&f);
+    return rc;
+}
+
+struct wanted {
+    const char *const *names;
+    size_t n, missing;
+    uint64_t *values, *sizes;
+    uint8_t *found;
+};
+
+static int take_wanted(void *arg, const char *name, const GElf_Sym *sym)
+{
+    struct wanted *w = arg;
+    size_t k;
+    if (w->missing == 0)
+        return 1;
+    for (k = 0; k < w->n; k++) {
+        if (w->found[k] || strcmp(name, w->names[k]) != 0)
+            continue;
+        w->values[k] = sym->st_value;
+        w->sizes[k] = sym->st_size;
+        w->found[k] = 1;
+        w->missing--;
+    }
+    return w->missing == 0;
+}
+
+static int find_symbols(const char *path, unsigned flags, const char *const *names, size_t n,
+                        uint64_t *values, uint64_t *sizes, uint8_t *found)
+{
+    struct wanted w = {names, n, n, values, sizes, found};
+    int rc;
+    memset(found, 0, n);
+    rc = ju_elf_each_symbol(path, flags, take_wanted, &w);
+    return rc < 0 ? rc : 0;
 }
 
 int ju_elf_symbols(const char *path, const char *const *names, size_t n, uint64_t *values,
                    uint64_t *sizes, uint8_t *found)
 {
-    struct elf_file f;
-    size_t missing = n;
-    int rc;
-    memset(found, 0, n);
-    if ((rc = open_elf(path, &f)) < 0)
-        return rc;
-    missing = find_in(f.elf, SHT_SYMTAB, names, n, values, sizes, found, missing);
-    find_in(f.elf, SHT_DYNSYM, names, n, values, sizes, found, missing);
-    close_elf(&f);
-    return 0;
+    return find_symbols(path, JU_DEBUG_REMOTE, names, n, values, sizes, found);
 }
 
 JITUNWIND_API int jitunwind_elf_symbol(const char *path, const char *name, uint64_t *value,
@@ -142,7 +182,7 @@ JITUNWIND_API int jitunwind_elf_symbol(const char *path, const char *name, uint6
     int rc;
     if (!path || !name || !value)
         return JITUNWIND_EINVAL;
-    if ((rc = ju_elf_symbols(path, &name, 1, &v, &sz, &found)) < 0)
+    if ((rc = find_symbols(path, 0, &name, 1, &v, &sz, &found)) < 0)
         return rc;
     if (!found)
         return JITUNWIND_ENOTFOUND;

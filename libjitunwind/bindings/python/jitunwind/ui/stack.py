@@ -116,7 +116,21 @@ def classify(state, pc, innermost, symbol):
     if rng is not None:
         label, _, why = jitview.range_frame_label(state.pyreader, rng,
                                                   lookup_pc(pc, innermost, state.arch))
-    return frame_role(rng, symbol), rng, label, why
+    role = frame_role(rng, symbol)
+    if role == ROLE_OTHER and rng is None and state is not None and \
+            in_eval_loop(state, lookup_pc(pc, innermost, state.arch)):
+        role = ROLE_EVAL
+    return role, rng, label, why
+
+
+def in_eval_loop(state, addr):
+    """Whether `addr` lies in the eval loop's code as the library found it
+    (every part: a debugger may name a `.cold` part differently, or not at
+    all); False without a Python reader."""
+    try:
+        return state.pyreader().in_eval_loop(addr)
+    except Exception:  # no Python in this target: nothing is its eval loop
+        return False
 
 
 def jit_view_note(entry, mixer):

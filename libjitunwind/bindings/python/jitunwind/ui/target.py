@@ -11,10 +11,10 @@ import os
 
 from .elf_ids import core_mismatch
 from .. import (ARCH_X86_64, ENOTFOUND, EUNSUPPORTED, GDB_JIT_DESCRIPTOR_SYMBOL,
-                JitunwindError, PyReader, Registry, locate_live)
+                JitunwindError, PyReader, Registry, debug_file_find, locate_live,
+                set_debug_file_directories)
 
 DESCRIPTOR_SYMBOL = "jitunwind_jit_descriptor"
-EVAL_FUNCTION = "_PyEval_EvalFrameDefault"
 
 
 def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, pyreader=None,
@@ -27,10 +27,10 @@ def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, p
     raising). If none of those gives a range and the process is `live`, the
     anonymous executable mappings (or, for a core, `core_path`'s executable
     segments that no file backs) are classified as a last resort: those
-    ranges have origin "guess" and names starting with "guess:"; with
-    `eval_range` (start, end of the eval loop's code) guessed JIT code is
-    unwound by frame pointer or, failing that, by scanning for a return
-    address into the eval loop. With `modules` (the target's mapped files), a
+    ranges have origin "guess" and names starting with "guess:"; guessed JIT
+    code is unwound by frame pointer or, failing that, by scanning for a
+    return address into the eval loop (`eval_range`, its function's start
+    and end; by default the reader's). With `modules` (the target's mapped files), a
     range that overlaps one is dropped as corrupt: JIT code and trampolines
     live in anonymous memory. Returns a list of one-line notes; never raises
     for a missing source."""
@@ -84,6 +84,7 @@ def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, p
             if guessed:
                 notes.append("no JIT metadata found: %d ranges GUESSED from anonymous "
                              "executable mappings" % guessed)
+                eval_range = eval_range or _eval_function(pyreader)
                 if eval_range and arch == ARCH_X86_64:
                     registry.scan_guesses(*eval_range)
         except JitunwindError as exc:
@@ -94,6 +95,15 @@ def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, p
             notes.append("%d ranges dropped: they overlap mapped files, so their metadata "
                          "is corrupt" % dropped)
     return notes
+
+
+def _eval_function(pyreader):
+    """(start, end) of _PyEval_EvalFrameDefault itself as the reader found
+    it, or None."""
+    try:
+        return next(((s, e) for s, e, main in pyreader().eval_ranges() if main), None)
+    except (JitunwindError, RuntimeError, TypeError):
+        return None
 
 
 def core_missing_bytes(path):
@@ -147,9 +157,10 @@ class TargetAdapter:
     def symbol_address(self, name):
         raise NotImplementedError
 
-    def function_range(self, name):
-        """(start, end) of a function's code, or None."""
-        raise NotImplementedError
+    def debug_file_directories(self):
+        """Where the debugger looks for separate debug files (':'-separated,
+        as gdb's debug-file-directory), or None for the library's default."""
+        return None
 
     def file_of(self, addr):
         """The file (shared library or main program) holding `addr`, or None."""
@@ -175,7 +186,7 @@ class TargetState:
         self.arch = None
         self.descriptor_addr = None
         self.gdb_jit_addr = None
-        self.eval_range = None
+        self.debug_note = None     # separate debug files refused for the interpreter
         self.runtime = None        # (runtime address, PY_VERSION_HEX or None)
         self.runtime_module = None
         self.core_path = None
@@ -198,10 +209,15 @@ class TargetState:
         self.arch = a.arch() or self.arch
         self.descriptor_addr = a.symbol_address(DESCRIPTOR_SYMBOL)
         self.gdb_jit_addr = a.symbol_address(GDB_JIT_DESCRIPTOR_SYMBOL)
-        self.eval_range = a.function_range(EVAL_FUNCTION)
+        try:
+            set_debug_file_directories(a.debug_file_directories())
+        except JitunwindError:
+            set_debug_file_directories(None)
         runtime = a.symbol_address("_PyRuntime")
         self.runtime = (runtime, self._python_version(runtime)) if runtime else None
         self.runtime_module = a.file_of(runtime) if runtime else None
+        self.debug_note = (debug_file_find(self.runtime_module)[1] or None
+                           if self.runtime_module else None)
         self.core_path = None if self.live else a.core_path()
         self.mismatch = core_mismatch(self.core_path, a.executable()) if self.core_path else None
         self.invalidate()
@@ -239,10 +255,12 @@ class TargetState:
         self.notes = load_target_ranges(self.registry, self.memory, self.arch,
                                         self.descriptor_addr, self.adapter.pid(),
                                         self.pyreader, self.gdb_jit_addr, self.live,
-                                        self.eval_range, self.core_path,
+                                        None, self.core_path,
                                         getattr(self, "modules", None))
         self.ranges = self.registry.ranges()
         self._starts = [r.start for r in self.ranges]
+        if self.debug_note:
+            self.notes.append(self.debug_note)
         if self.mismatch:
             self.notes.insert(0, self.mismatch)
         elif self.runtime and self._pyreader is None and self._pyerror:
