@@ -237,7 +237,12 @@ void cli_stack_build(struct cli_target *t, const struct cli_thread *th,
 
 /* --- output_text.c, output_json.c --- */
 const char *cli_role_name(uint32_t role);
-/* "py::jit:leaf [jit fp-preserving]": how a frame in a range is named. */
+/* Text from the target (names, paths) as a terminal may see it: `text`
+ * escaped by jitunwind_text_escape into buf (4 bytes per byte of text
+ * suffice), which is returned. Every printed name goes through it. */
+const char *cli_shown(const char *text, char *buf, size_t len);
+/* "py::jit:leaf [jit fp-preserving]": how a frame in a range is named
+ * (escaped). */
 void cli_native_label(const struct cli_native *n, char *buf, size_t len);
 
 void cli_text_header(FILE *out, const struct cli_target *t);

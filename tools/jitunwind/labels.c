@@ -14,11 +14,17 @@ const char *cli_role_name(uint32_t role)
     }
 }
 
+const char *cli_shown(const char *text, char *buf, size_t len)
+{
+    jitunwind_text_escape(text, buf, len);
+    return buf;
+}
+
 void cli_native_label(const struct cli_native *n, char *buf, size_t len)
 {
-    char rule[32];
+    char rule[32], shown[4 * JITUNWIND_NAME_MAX];
     if (!n->has_range) {
-        snprintf(buf, len, "%s", n->symbol[0] ? n->symbol : "??");
+        snprintf(buf, len, "%s", n->symbol[0] ? cli_shown(n->symbol, shown, sizeof shown) : "??");
         return;
     }
     snprintf(rule, sizeof rule, "%s", jitunwind_range_rule_string(n->range.rule));
@@ -28,9 +34,10 @@ void cli_native_label(const struct cli_native *n, char *buf, size_t len)
     if (n->jit_label[0]) {
         /* A CPython executor: "py::jit:hot [uop 3/9 _NAME] (file:line) [jit rule]" keeps
          * the range's name and adds where in the trace the pc is. */
-        const char *place = strstr(n->range_name, " (");
-        int head = place ? (int)(place - n->range_name) : (int)strlen(n->range_name);
-        snprintf(buf, len, "%.*s %s%s [%s %s]", head, n->range_name, n->jit_label,
+        const char *name = cli_shown(n->range_name, shown, sizeof shown);
+        const char *place = strstr(name, " (");
+        int head = place ? (int)(place - name) : (int)strlen(name);
+        snprintf(buf, len, "%.*s %s%s [%s %s]", head, name, n->jit_label,
                  place ? place : "", jitunwind_range_kind_string(n->range.kind), rule);
         return;
     }

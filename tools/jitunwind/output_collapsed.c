@@ -6,11 +6,11 @@
 
 static void put_label(FILE *out, const struct profile_frame *f)
 {
-    char label[2048], *c;
-    profile_frame_label(f, label, sizeof label);
+    char label[8192], *c;
+    profile_frame_label(f, label, sizeof label); /* escaped: no line breaks or controls */
     for (c = label; *c; c++)
-        if (*c == ';' || *c == '\n' || *c == '\r')
-            *c = ':'; /* the format's separators cannot appear in a frame */
+        if (*c == ';')
+            *c = ':'; /* the format's frame separator cannot appear in a frame */
     fputs(label, out);
 }
 

@@ -6,15 +6,18 @@
 
 void cli_json_string(FILE *out, const char *s)
 {
+    size_t n;
     fputc('"', out);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
+    for (; s && *s; s += n) {
+        long c = jitunwind_utf8_char(s, &n);
         if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f)
-            fprintf(out, "\\u%04x", c);
+            fprintf(out, "\\%c", (int)c);
+        else if (c < 0)
+            fputs("\\ufffd", out); /* not UTF-8: JSON text must be */
+        else if (c < 0x20 || (c >= 0x7f && c <= 0x9f))
+            fprintf(out, "\\u%04lx", c); /* controls, C1 included */
         else
-            fputc(c, out); /* target bytes >= 0x80 pass as they are (UTF-8 from CPython) */
+            fwrite(s, 1, n, out);
     }
     fputc('"', out);
 }

@@ -7,15 +7,17 @@
 
 void cli_text_header(FILE *out, const struct cli_target *t)
 {
+    char shown[4 * CLI_NOTE_MAX + 4 * sizeof t->loc.module];
     int i;
     if (t->live)
         fprintf(out, "Process %d: ", t->pid);
     else
-        fprintf(out, "Core %s: ", t->core_path);
+        fprintf(out, "Core %s: ", cli_shown(t->core_path, shown, sizeof shown));
     fprintf(out, "CPython %u.%u.%u (%s)\n", t->loc.version_hex >> 24,
-            (t->loc.version_hex >> 16) & 0xff, (t->loc.version_hex >> 8) & 0xff, t->loc.module);
+            (t->loc.version_hex >> 16) & 0xff, (t->loc.version_hex >> 8) & 0xff,
+            cli_shown(t->loc.module, shown, sizeof shown));
     for (i = 0; i < t->n_notes; i++)
-        fprintf(out, "note: %s\n", t->notes[i]);
+        fprintf(out, "note: %s\n", cli_shown(t->notes[i], shown, sizeof shown));
 }
 
 void cli_text_footer(FILE *out, const struct cli_target *t)
@@ -26,36 +28,38 @@ void cli_text_footer(FILE *out, const struct cli_target *t)
 
 static void python_line(FILE *out, const struct jitunwind_py_frame *f, const char *indent)
 {
-    const char *name = f->qualname[0] ? f->qualname : "<unknown code>";
-    char line[16];
+    char qualname[4 * sizeof f->qualname], filename[4 * sizeof f->filename], line[16];
+    const char *name = f->qualname[0] ? cli_shown(f->qualname, qualname, sizeof qualname)
+                                      : "<unknown code>";
+    const char *file = cli_shown(f->filename, filename, sizeof filename);
     if (f->line > 0)
         snprintf(line, sizeof line, "%d", f->line);
     else
         snprintf(line, sizeof line, "?");
     if (f->flags & JITUNWIND_PYFRAME_BAD_CODE)
         fprintf(out, "%s[py] <unreadable code object at %#llx> at %s:%s\n", indent,
-                (unsigned long long)f->code, f->filename, line);
+                (unsigned long long)f->code, file, line);
     else
         fprintf(out, "%s[py] %s%s at %s:%s\n", indent, name,
                 f->flags & JITUNWIND_PYFRAME_LINE_MAY_LAG ? " [in JIT code: line may lag]" : "",
-                f->filename, line);
+                file, line);
 }
 
 static void locals_lines(FILE *out, struct cli_target *t, const struct jitunwind_py_frame *f)
 {
     static struct jitunwind_py_variable vars[256];
-    static char text[512];
+    static char text[512], name[4 * sizeof vars[0].name];
     struct jitunwind_py_repr_options ro = {2, 8, 120, 0};
     size_t n = 0, i;
     int rc = jitunwind_pyreader_frame_variables(t->py, f, vars, 256, &n);
     for (i = 0; i < n; i++) {
         if (vars[i].flags & JITUNWIND_PYVAR_UNBOUND) {
-            fprintf(out, "            %s = <unbound>\n", vars[i].name);
+            fprintf(out, "            %s = <unbound>\n", cli_shown(vars[i].name, name, sizeof name));
             continue;
         }
         if (jitunwind_pyreader_repr(t->py, vars[i].value, &ro, text, sizeof text, NULL) < 0)
             snprintf(text, sizeof text, "<unreadable %#llx>", (unsigned long long)vars[i].value);
-        fprintf(out, "            %s = %s%s\n", vars[i].name, text,
+        fprintf(out, "            %s = %s%s\n", cli_shown(vars[i].name, name, sizeof name), text,
                 vars[i].flags & JITUNWIND_PYVAR_MAY_BE_STALE ? " (may be stale)" : "");
     }
     if (rc < 0)
@@ -64,21 +68,22 @@ static void locals_lines(FILE *out, struct cli_target *t, const struct jitunwind
 
 static void native_line(FILE *out, const struct cli_native *n, size_t index)
 {
-    char label[JITUNWIND_NAME_MAX + CLI_SYMBOL_MAX];
+    char label[4 * JITUNWIND_NAME_MAX + CLI_SYMBOL_MAX], module[4096];
     cli_native_label(n, label, sizeof label);
     fprintf(out, "#%-3zu %#018llx in %s", index, (unsigned long long)n->f.regs.pc, label);
     if (!n->has_range && n->module)
-        fprintf(out, " from %s", n->module);
+        fprintf(out, " from %s", cli_shown(n->module, module, sizeof module));
     fprintf(out, " (%s)\n", jitunwind_frame_source_string((int)n->f.source));
 }
 
 void cli_text_stack(FILE *out, struct cli_target *t, const struct cli_stack *s,
                     const struct cli_options *opt)
 {
+    char shown[4 * sizeof s->py_error];
     size_t i, hidden_run = 0, unanchored = 0;
     fprintf(out, "\nThread %d", s->thread.tid);
     if (s->thread.name[0])
-        fprintf(out, " \"%s\"", s->thread.name);
+        fprintf(out, " \"%s\"", cli_shown(s->thread.name, shown, sizeof shown));
     if (s->python_thread)
         fprintf(out, " (Python%s)", s->holds_gil == 1 ? ", holds the GIL" : "");
     fprintf(out, ":\n");
@@ -109,5 +114,6 @@ void cli_text_stack(FILE *out, struct cli_target *t, const struct cli_stack *s,
         fprintf(out, "  (native stack cut short: %s)\n",
                 jitunwind_stop_reason_string(s->stop_reason));
     if (s->py_status < 0)
-        fprintf(out, "  (Python frame chain cut short: %s)\n", s->py_error);
+        fprintf(out, "  (Python frame chain cut short: %s)\n",
+                cli_shown(s->py_error, shown, sizeof shown));
 }

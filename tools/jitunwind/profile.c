@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "profile.h"
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -161,8 +162,20 @@ int profile_add(struct profile *p, const uint32_t *ids, uint32_t depth)
 
 void profile_frame_label(const struct profile_frame *f, char *buf, size_t len)
 {
+    char name[4 * JITUNWIND_NAME_MAX], file[4 * JITUNWIND_PY_FILENAME_MAX];
+    cli_shown(f->name, name, sizeof name);
     if (f->kind == PROFILE_PYTHON)
-        snprintf(buf, len, "%s (%s:%d)", f->name, f->file, f->line);
+        snprintf(buf, len, "%s (%s:%d)", name, cli_shown(f->file, file, sizeof file), f->line);
     else
-        snprintf(buf, len, "%s", f->name);
+        snprintf(buf, len, "%s", name);
+}
+
+void profile_function_label(const struct profile_frame *f, char *buf, size_t len)
+{
+    char name[4 * JITUNWIND_NAME_MAX], file[4 * JITUNWIND_PY_FILENAME_MAX];
+    cli_shown(f->name, name, sizeof name);
+    if (f->kind == PROFILE_PYTHON)
+        snprintf(buf, len, "%s (%s)", name, cli_shown(f->file, file, sizeof file));
+    else
+        snprintf(buf, len, "%s", name);
 }

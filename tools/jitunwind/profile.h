@@ -49,8 +49,11 @@ uint32_t profile_frame(struct profile *p, uint32_t kind, const char *name, const
                        int32_t line);
 /* Count one more of the stack `ids` (root first). */
 int profile_add(struct profile *p, const uint32_t *ids, uint32_t depth);
-/* "leaf (file:line)" for a Python frame, the name for others. */
+/* "leaf (file:line)" for a Python frame, the name for others; escaped
+ * (cli_shown). */
 void profile_frame_label(const struct profile_frame *f, char *buf, size_t len);
+/* The same without the line: `top`'s functions. */
+void profile_function_label(const struct profile_frame *f, char *buf, size_t len);
 
 int output_collapsed(FILE *out, const struct profile *p);
 int output_speedscope(FILE *out, const struct profile *p);

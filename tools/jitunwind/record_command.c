@@ -44,7 +44,7 @@ static double now(void)
 
 static uint32_t native_id(struct sampler *sm, const struct cli_native *n)
 {
-    char label[JITUNWIND_NAME_MAX + CLI_SYMBOL_MAX];
+    char label[4 * JITUNWIND_NAME_MAX + CLI_SYMBOL_MAX];
     const char *module = n->module ? n->module : "";
     const char *base = strrchr(module, '/');
     base = base ? base + 1 : module;
@@ -315,12 +315,12 @@ static void show_top(struct sampler *sm, double elapsed)
     for (shown = 0; shown < funcs.n_frames && shown < 25; shown++) {
         const struct profile_frame *f = &funcs.frames[h[shown].frame];
         double n = p->stacks_seen ? (double)p->stacks_seen : 1.0;
+        char label[8192];
         if (!h[shown].self && !h[shown].total)
             break;
-        printf("%6.1f%% %6.1f%%  %s%s%s%s\n", 100.0 * (double)h[shown].self / n,
-               100.0 * (double)h[shown].total / n, f->name,
-               f->kind == PROFILE_PYTHON ? " (" : "", f->kind == PROFILE_PYTHON ? f->file : "",
-               f->kind == PROFILE_PYTHON ? ")" : "");
+        profile_function_label(f, label, sizeof label);
+        printf("%6.1f%% %6.1f%%  %s\n", 100.0 * (double)h[shown].self / n,
+               100.0 * (double)h[shown].total / n, label);
     }
 done:
     profile_free(&funcs);

@@ -21,8 +21,12 @@ void cli_thread_name(int pid, struct cli_thread *t)
     t->name[0] = '\0';
     if (!(f = fopen(path, "re")))
         return;
-    if (fgets(t->name, sizeof t->name, f))
-        t->name[strcspn(t->name, "\n")] = '\0';
+    {
+        size_t len = fread(t->name, 1, sizeof t->name - 1, f);
+        t->name[len] = '\0';
+        if (len && t->name[len - 1] == '\n')
+            t->name[len - 1] = '\0'; /* the kernel's; a newline in the name stays */
+    }
     fclose(f);
 }
 

@@ -17,5 +17,6 @@
 #include "jitunwind/dwarf.h"
 #include "jitunwind/debug_files.h"
 #include "jitunwind/image.h"
+#include "jitunwind/text.h"
 
 #endif

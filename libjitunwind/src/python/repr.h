@@ -36,6 +36,11 @@ JU_HIDDEN int ju_repr_float(struct ju_py_objects *o, struct ju_writer *w, uint64
  * CPython would escape them; printability is approximated (docs/values.md). */
 JU_HIDDEN int ju_repr_str(struct ju_py_objects *o, struct ju_writer *w, uint64_t obj,
                           uint32_t max_chars);
+/* One character of a str (is_bytes 0) or bytes (1) repr inside `quote`:
+ * the quote and backslash escaped, controls as \t \n \r or \xNN, other
+ * characters CPython would not print as \xNN, \uNNNN or \UNNNNNNNN. The
+ * one escaping rule of the library (jitunwind_text_escape uses it too). */
+JU_HIDDEN void ju_repr_put_char(struct ju_writer *w, uint32_t cp, char quote, int is_bytes);
 JU_HIDDEN int ju_repr_bytes(struct ju_py_objects *o, struct ju_writer *w, uint64_t obj,
                             uint32_t max_chars);
 

@@ -298,7 +298,7 @@ static char str_quote(struct ju_py_objects *o, const struct str_view *s)
     return single && !dbl ? '"' : '\'';
 }
 
-static void put_escaped(struct ju_writer *w, uint32_t cp, char quote, int is_bytes)
+void ju_repr_put_char(struct ju_writer *w, uint32_t cp, char quote, int is_bytes)
 {
     char buf[12];
     if (cp == (uint32_t)quote || cp == '\\') {
@@ -355,7 +355,7 @@ int ju_repr_str(struct ju_py_objects *o, struct ju_writer *w, uint64_t obj, uint
             if (cps[i] > 0x10ffff)
                 ju_w_str(w, "\\ufffd"), w->unreadable = 1;
             else
-                put_escaped(w, cps[i], quote, 0);
+                ju_repr_put_char(w, cps[i], quote, 0);
     }
     if (shown < s.length) {
         ju_w_str(w, "...");
@@ -381,7 +381,7 @@ int ju_repr_bytes(struct ju_py_objects *o, struct ju_writer *w, uint64_t obj, ui
     ju_w_str(w, "b");
     ju_w_put(w, &quote, 1);
     for (i = 0; i < len && !w->full; i++)
-        put_escaped(w, data[i], quote, 1);
+        ju_repr_put_char(w, data[i], quote, 1);
     if (truncated) {
         ju_w_str(w, "...");
         w->truncated = 1;
