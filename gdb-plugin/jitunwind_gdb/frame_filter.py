@@ -8,7 +8,7 @@ shared one (jitunwind.ui.stack, the library's jitunwind_mix)."""
 import gdb
 from gdb.FrameDecorator import FrameDecorator
 
-from jitunwind.ui.labels import NO_NAME, PY_MARK, python_label
+from jitunwind.ui.labels import NO_NAME, PY_MARK, python_label, escaped
 from jitunwind.ui.stack import ROLE_EVAL, jit_view_note, mixed_stack
 
 FIRST_BATCH, LARGEST_BATCH = 1, 256
@@ -61,7 +61,7 @@ class PythonFrameDecorator(FrameDecorator):
         return None
 
     def filename(self):
-        return self._py.filename or None
+        return escaped(self._py.filename) or None
 
     def line(self):
         return self._py.line if self._py.line > 0 else None

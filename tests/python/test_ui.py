@@ -111,6 +111,36 @@ def check_range_listing(commands):
     print("ok: jit-ranges ADDR|NAME and -n N choose their rows and say what they left out")
 
 
+def check_hostile_names(ju, labels):
+    """Names the target controls print escaped everywhere the debuggers show
+    them (py-bt, mixed-bt, frame labels, jit-ranges, thread headers): no
+    control byte, no forged line; a perf-map name with bytes that are not
+    UTF-8 too."""
+    title, clear = "\x1b]0;title\x07", "\x1b[2J"
+    forge = '\nThread 1 "fake":\n#0  0x0 in fake ()'
+    frame = ju.PyFrame(0x1000, 0x2000, 3, 1, 0, 0, 0, "evil" + title + clear + "\x9b" + forge,
+                       "/tmp/" + title + "\x7f.py")
+    Range = collections.namedtuple("Range", "start end kind rule origin name frame_size")
+    rng = Range(0x1000, 0x1010, 2, 3, 2, "py::evil" + title + clear + forge, 16)
+    lines = (labels.py_bt_lines([frame], None) + [labels.python_line(frame)]
+             + [labels.native_line(0, 0x1000, "sym" + clear, " at /x" + title + ".c:1")]
+             + labels.ranges_table([rng], []))
+    for line in lines:
+        if "\n" in line or any(ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f for c in line):
+            fail("a name reaches the terminal raw: %r" % line)
+    text = "\n".join(lines)
+    for shown in ('evil\\x1b]0;title\\x07\\x1b[2J\\x9b\\nThread 1 "fake"', "/tmp/\\x1b]0;title\\x07\\x7f.py",
+                  "sym\\x1b[2J", "py::evil\\x1b]0;title\\x07"):
+        if shown not in text:
+            fail("%r is not shown escaped: %r" % (shown, lines))
+    if labels.escaped(b"a\xff\xc3(b".decode("utf-8", "surrogateescape")) != "a\\xff\\xc3(b":
+        fail("bytes that are not UTF-8: %r" % labels.escaped(b"a\xff\xc3(b".decode(
+            "utf-8", "surrogateescape")))
+    if labels.escaped("caf\u00e9 \\ ok") != "caf\u00e9 \\ ok":
+        fail("printable text is changed: %r" % labels.escaped("caf\u00e9 \\ ok"))
+    print("ok: target names print escaped in py-bt, mixed-bt, frame labels and jit-ranges")
+
+
 def check_interleaver(ju, stack):
     """Fed in batches of every size, the stream anchors each Python frame
     where one jitunwind_mix over the whole stack does."""
@@ -433,6 +463,7 @@ def main():
     check_parser(spec, commands)
     check_word_argument(spec, jit_specs)
     check_range_listing(commands)
+    check_hostile_names(jitunwind, labels)
     check_interleaver(jitunwind, stack)
     check_jit_frame_flags(jitunwind, stack, labels)
     check_eval_loop_by_address(jitunwind, stack)

@@ -238,6 +238,20 @@ def c_range_label(rng):
     return _text(buf.value)
 
 
+def text_escape(text):
+    """`text` (a str, or bytes) as jitunwind_text_escape shows it: controls,
+    characters repr() would not print and bytes that are not UTF-8 escaped."""
+    if isinstance(text, str):
+        try:
+            text = text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # other lone surrogates: not UTF-8, escaped as bytes
+            text = text.encode("utf-8", "surrogatepass")
+    text = text.replace(b"\0", b"\\x00")
+    buf = ctypes.create_string_buffer(4 * len(text) + 1)
+    library().jitunwind_text_escape(text, buf, len(buf))
+    return buf.value.decode("utf-8", "replace")
+
+
 def _image_info(info):
     return {name: getattr(info, name) for name, _ in info._fields_}
 

@@ -298,6 +298,8 @@ def _declare(lib):
     _fn(lib, "jitunwind_registry_drop_over_modules", sz, vp, vp)
     # ELF images for stock debuggers, the GDB JIT interface (image.h)
     _fn(lib, "jitunwind_range_label", i, P(Range), ctypes.c_char_p, sz)
+    # target text for a terminal (text.h)
+    _fn(lib, "jitunwind_text_escape", sz, ctypes.c_char_p, ctypes.c_char_p, sz)
     _fn(lib, "jitunwind_elf_image_write_registry", i, i, vp, P(Memory), P(vp), P(sz),
         P(ElfImageInfo))
     _fn(lib, "jitunwind_elf_image_write_file", i, i, vp, P(Memory), ctypes.c_char_p,

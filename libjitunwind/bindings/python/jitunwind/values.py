@@ -7,7 +7,7 @@ from PyReader.frames(); none raises for bad target memory (the text says
 import collections
 import ctypes
 
-from . import _ffi, library, JitunwindError
+from . import _ffi, library, text_escape, JitunwindError
 
 REPR_TRUNCATED = 1 << 0
 REPR_UNREADABLE = 1 << 1
@@ -122,7 +122,7 @@ def variable_text(reader, var, **limits):
     else:
         text = repr_object(reader, var.value, **limits)[0]
     stale = "  (may be stale: JIT code)" if var.flags & VAR_MAY_BE_STALE else ""
-    return "%s = %s%s" % (var.name, text, stale)
+    return "%s = %s%s" % (text_escape(var.name), text, stale)
 
 
 def arguments_text(reader, frame, max_chars=60):
@@ -137,9 +137,9 @@ def arguments_text(reader, frame, max_chars=60):
         if not var.flags & VAR_ARG:
             break
         if var.flags & VAR_UNBOUND:
-            parts.append("%s=<unbound>" % var.name)
+            parts.append("%s=<unbound>" % text_escape(var.name))
         else:
-            parts.append("%s=%s" % (var.name, repr_object(reader, var.value, max_depth=1,
+            parts.append("%s=%s" % (text_escape(var.name), repr_object(reader, var.value, max_depth=1,
                                                           max_items=4,
                                                           max_chars=max_chars)[0]))
     return ", ".join(parts)

@@ -109,7 +109,7 @@ def _python_header(session, state, thread, every):
     parts = ["tid %d" % thread.tid]
     name = getattr(thread, "name", None)
     if name:
-        parts.append('"%s"' % name)
+        parts.append('"%s"' % labels.escaped(name))
     from .. import values
     try:
         reader = state.pyreader()

@@ -2,11 +2,18 @@
 
 from .. import (KIND_NAMES, ORIGIN_NAMES, PYFRAME_BAD_CODE, PYFRAME_ENTRY, PYFRAME_GENERATOR,
                 PYFRAME_IN_JIT, PYFRAME_LINE_MAY_LAG, RULE_FP_PRESERVING, RULE_NAMES,
-                c_range_label)
+                c_range_label, text_escape)
 from . import source_files
 
 PY_MARK = "[py]"
 NO_NAME = "??"  # a native frame without a symbol, as stock gdb prints it
+
+
+def escaped(text):
+    """Text the target controls (a name, a path, a source line) as a terminal
+    may see it: escaped by the library's rule (jitunwind_text_escape, the
+    value renderer's). Every name these commands print goes through it."""
+    return text_escape(text) if text else text
 
 
 def rule_text(rng):
@@ -27,7 +34,7 @@ def range_label(rng):
 
 def python_name(frame):
     """A Python frame's function, with what is known to be wrong about it."""
-    name = frame.qualname or "<unknown code>"
+    name = escaped(frame.qualname) or "<unknown code>"
     if frame.flags & PYFRAME_BAD_CODE:
         name = "<unreadable code object at %#x>" % frame.code
     if frame.flags & PYFRAME_LINE_MAY_LAG:
@@ -64,14 +71,15 @@ def source_line(filename, line):
     that is not a regular file: source_files)."""
     if not filename or line <= 0:
         return None
-    return (source_files.source_line(filename, line) or "").strip() or None
+    return escaped((source_files.source_line(filename, line) or "").strip()) or None
 
 
 def py_bt_lines(frames, err):
     """CPython-style traceback, innermost first."""
     out = ["Traceback (most recent call first):"]
     for f in frames:
-        out.append('  File "%s", line %s, in %s' % (f.filename, line_text(f.line), python_name(f)))
+        out.append('  File "%s", line %s, in %s' % (escaped(f.filename), line_text(f.line),
+                                                    python_name(f)))
         source = source_line(f.filename, f.line)
         if source:
             out.append("    " + source)
@@ -83,13 +91,14 @@ def py_bt_lines(frames, err):
 def native_line(index, pc, name, where, source=None):
     """One native frame of mixed-bt: `where` is " at file:line", " from
     library" or ""; `source` says how the frame was found, when known."""
-    return "#%-3d %#018x in %s%s%s" % (index, pc, name or NO_NAME, where,
+    return "#%-3d %#018x in %s%s%s" % (index, pc, escaped(name) or NO_NAME, escaped(where),
                                        " (%s)" % source if source else "")
 
 
 def python_line(frame, note=None):
     """One Python frame of mixed-bt, under the native frame that runs it."""
-    return "      %s at %s:%s%s" % (python_label(frame), frame.filename, line_text(frame.line),
+    return "      %s at %s:%s%s" % (python_label(frame), escaped(frame.filename),
+                                    line_text(frame.line),
                                     " (%s)" % note if note else "")
 
 
@@ -109,7 +118,7 @@ def ranges_table(ranges, notes, count=None, total=None, filter_text=None):
         for r in shown:
             out.append("%#018x %#018x %-10s %-16s %-10s %s" % (
                 r.start, r.end, KIND_NAMES.get(r.kind, "?"), rule_text(r),
-                ORIGIN_NAMES.get(r.origin, "?"), r.name))
+                ORIGIN_NAMES.get(r.origin, "?"), escaped(r.name)))
         if len(shown) < len(ranges) and filter_text is not None:
             out.append("(%d of the %d ranges matching %r shown, of %d in all: raise -n for "
                        "more)" % (len(shown), len(ranges), filter_text, total))

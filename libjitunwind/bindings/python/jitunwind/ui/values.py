@@ -147,7 +147,8 @@ def frame_line(reader, index, frame):
     args = values.arguments_text(reader, frame)
     flags = labels.python_flags_text(frame)
     return "#%d Frame %#x, code %#x, for file %s, line %s, in %s (%s)%s" % (
-        index, frame.address, frame.code, frame.filename, labels.line_text(frame.line),
+        index, frame.address, frame.code, labels.escaped(frame.filename),
+        labels.line_text(frame.line),
         labels.python_name(frame), args, " [%s]" % flags if flags else "")
 
 
@@ -278,7 +279,8 @@ def run_py_list(session, args):
         return
     source = source_files.source_file(frame.filename)
     if source.refused is not None or not source.lines:
-        session.write("Unable to read %s: %s" % (frame.filename, source.refused or "no lines"))
+        session.write("Unable to read %s: %s" % (labels.escaped(frame.filename),
+                                                 source.refused or "no lines"))
         return
     lines = source.lines
     if args.start:
@@ -287,10 +289,10 @@ def run_py_list(session, args):
         start, end = max(frame.line - CONTEXT, 1), frame.line + CONTEXT
     for number in range(start, min(end, len(lines)) + 1):
         mark = ">" if number == frame.line else ""
-        session.write("%4s    %s" % (mark + str(number), lines[number - 1]))
+        session.write("%4s    %s" % (mark + str(number), labels.escaped(lines[number - 1])))
     if source.truncated and end > len(lines):
         session.write("(only the first %d MiB of %s are read)"
-                      % (source_files.MAX_BYTES >> 20, frame.filename))
+                      % (source_files.MAX_BYTES >> 20, labels.escaped(frame.filename)))
 
 
 def parse_word(spec, text, debugger_name=None):
