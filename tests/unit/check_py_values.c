@@ -225,6 +225,14 @@ START_TEST(adversarial_objects_are_bounded)
         ck_assert_str_eq(render(&t, a.huge_str) + strlen(render(&t, a.huge_str)) - 4, "...'");
         ck_assert(flags & JITUNWIND_PYREPR_TRUNCATED);
         ck_assert_str_eq(render(&t, a.huge_int), "<int of about 9929579559282 decimal digits>");
+        /* the same int negative: the sign is said */
+        if (t.o.V->long_tag != JU_PY_NONE)
+            ju_builder_u64(t.p.b, a.huge_int + t.o.head + t.o.V->long_tag, (1ull << 43) | 2);
+        else
+            ju_builder_u64(t.p.b, a.huge_int + t.o.head + t.o.V->long_size,
+                           (uint64_t)-(int64_t)(1ull << 40));
+        ck_assert_str_eq(render(&t, a.huge_int),
+                         "<negative int of about 9929579559282 decimal digits>");
         /* a set of 2**40 slots, all empty: the scan stops */
         ck_assert_str_eq(render_with(&t, a.huge_set, NULL, &flags), "{...}");
         ck_assert(flags & JITUNWIND_PYREPR_TRUNCATED);

@@ -159,7 +159,7 @@ static int parse(int argc, char **argv, struct cli_options *opt)
         } else if (strcmp(a, "-F") == 0 && !is_stack) {
             if (!(v = value(argc, argv, &i)))
                 return CLI_USAGE;
-            if (parse_double(v, &opt->hz) < 0 || opt->hz > 10000)
+            if (parse_double(v, &opt->hz) < 0 || opt->hz < 1 || opt->hz > 10000)
                 return usage_error("-F wants a rate from 1 to 10000 Hz, not %s", v);
         } else if (strcmp(a, "-d") == 0 && !is_stack) {
             if (!(v = value(argc, argv, &i)))

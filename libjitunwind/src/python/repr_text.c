@@ -95,7 +95,7 @@ int ju_repr_int(struct ju_py_objects *o, struct ju_writer *w, uint64_t obj, int 
     }
     if (ndigits > MAX_INT_DIGITS) {
         w->truncated = 1;
-        ju_w_fmt(w, "<int of about %llu decimal digits>",
+        ju_w_fmt(w, "<%sint of about %llu decimal digits>", negative ? "negative " : "",
                  (unsigned long long)(ndigits * DIGIT_BITS * 30103ull / 100000ull));
         return 0;
     }
