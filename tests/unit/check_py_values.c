@@ -405,12 +405,13 @@ START_TEST(frame_variables_in_order)
                          JITUNWIND_ELIMIT);
         ck_assert(v[0].flags & JITUNWIND_PYVAR_MAY_BE_STALE);
         ck_assert(v[1].flags & JITUNWIND_PYVAR_MAY_BE_STALE);
-        /* lookup: a local, an unbound local falls through to not found */
+        /* lookup: a local; an unbound local is said so, not looked for further */
         ck_assert_int_eq(jitunwind_pyreader_frame_lookup(t.r, &fr, "c", &value, &scope), 0);
         ck_assert_int_eq(scope, JITUNWIND_PYSCOPE_LOCAL);
         ck_assert_str_eq(render(&t, value), "'celled'");
-        ck_assert_int_eq(jitunwind_pyreader_frame_lookup(t.r, &fr, "y", &value, &scope),
-                         JITUNWIND_ENOTFOUND);
+        ck_assert_int_eq(jitunwind_pyreader_frame_lookup(t.r, &fr, "y", &value, &scope), 0);
+        ck_assert_int_eq(scope, JITUNWIND_PYSCOPE_UNBOUND_LOCAL);
+        ck_assert_uint_eq(value, 0);
         /* a bad code object: an error, no variables */
         fr.flags = JITUNWIND_PYFRAME_BAD_CODE;
         ck_assert_int_lt(jitunwind_pyreader_frame_variables(t.r, &fr, v, 8, &n), 0);

@@ -609,11 +609,13 @@ JITUNWIND_API int jitunwind_pyreader_frame_variables(jitunwind_pyreader *reader,
 #define JITUNWIND_PYSCOPE_LOCAL 1
 #define JITUNWIND_PYSCOPE_GLOBAL 2
 #define JITUNWIND_PYSCOPE_BUILTIN 3
+#define JITUNWIND_PYSCOPE_UNBOUND_LOCAL 4 /* a variable of the frame, not bound: *value 0 */
 
 /* Find `name` as Python would from that frame: its variables, then its
  * globals, then its builtins. 0 with *value and *scope (JITUNWIND_PYSCOPE_*)
- * set, ENOTFOUND, or another negative status. An unbound local is not
- * found as a local (the search goes on, as libpython's py-print does). */
+ * set, ENOTFOUND, or another negative status. A variable of the frame
+ * that is not bound is JITUNWIND_PYSCOPE_UNBOUND_LOCAL: Python would raise
+ * for it rather than look further, so a global of the same name is not it. */
 JITUNWIND_API int jitunwind_pyreader_frame_lookup(jitunwind_pyreader *reader,
                                                   const struct jitunwind_py_frame *frame,
                                                   const char *name, uint64_t *value, int *scope);

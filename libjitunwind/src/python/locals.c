@@ -211,10 +211,10 @@ static int lookup(jitunwind_pyreader *reader, const struct jitunwind_py_frame *f
     if ((rc = open_slots(reader, frame, &s)) == 0)
         for (i = 0; i < s.fc.nlocalsplus; i++) {
             struct jitunwind_py_variable v;
-            if (read_variable(&s, frame, i, -1, &v) == 1 &&
-                !(v.flags & JITUNWIND_PYVAR_UNBOUND) && strcmp(v.name, name) == 0) {
-                *value = v.value;
-                *scope = JITUNWIND_PYSCOPE_LOCAL;
+            if (read_variable(&s, frame, i, -1, &v) == 1 && strcmp(v.name, name) == 0) {
+                int unbound = (v.flags & JITUNWIND_PYVAR_UNBOUND) != 0;
+                *value = unbound ? 0 : v.value;
+                *scope = unbound ? JITUNWIND_PYSCOPE_UNBOUND_LOCAL : JITUNWIND_PYSCOPE_LOCAL;
                 return 0;
             }
         }

@@ -19,7 +19,7 @@ VAR_FREE = 1 << 3
 VAR_UNBOUND = 1 << 8
 VAR_MAY_BE_STALE = 1 << 9
 
-SCOPE_NAMES = {1: "local", 2: "global", 3: "builtin"}
+SCOPE_NAMES = {1: "local", 2: "global", 3: "builtin", 4: "unbound local"}
 
 Variable = collections.namedtuple("Variable", "name value flags")
 

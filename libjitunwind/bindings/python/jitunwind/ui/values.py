@@ -248,6 +248,9 @@ def run_py_print(session, args):
         session.write("%r not found" % args.name)
         return
     address, scope = found
+    if scope == "unbound local":
+        session.write("local %r is unbound (assigned later, or deleted)" % args.name)
+        return
     session.write("%s %r = %s" % (scope, args.name, values.repr_object(stack.reader, address)[0]))
 
 
