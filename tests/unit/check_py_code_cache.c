@@ -1,7 +1,8 @@
 /* The Python reader's code-object cache (jitunwind_pyreader_cache_code):
  * the same frames with and without it on every version's layout, fewer
  * target reads with it, a stale entry refilled when the code object at its
- * address changes, and the per-sample trust of
+ * address changes (also when only its name's text does), and the
+ * per-sample trust of
  * jitunwind_pyreader_cache_next_sample. */
 #include <string.h>
 
@@ -100,6 +101,29 @@ static void changed_code_object_is_refilled_on(uint32_t version)
 }
 EVERY_VERSION(changed_code_object_is_refilled)
 
+/* A new code object made into a freed one's memory, its name string into
+ * the freed name's: every pointer of the head is the same, only the
+ * qualname's text differs. The cache must not give the old name. */
+static void recycled_code_object_is_seen_on(uint32_t version)
+{
+    struct jitunwind_py_frame f[8];
+    struct jitunwind_py_cache_stats st;
+    size_t n;
+    uint64_t top = target(version);
+    ck_assert_int_eq(jitunwind_pyreader_cache_code(R, 64), 0);
+    walk(top, f, &n);
+    ck_assert_str_eq(f[0].qualname, "recurse");
+    rename_in_place(&P, CODE_A, "recurse", "rekurse", 7);
+    ck_assert_int_eq(jitunwind_pyreader_cache_next_sample(R), 0);
+    walk(top, f, &n);
+    ck_assert_str_eq(f[0].qualname, "rekurse");
+    ck_assert_str_eq(f[2].qualname, "rekurse");
+    ck_assert_int_eq(jitunwind_pyreader_cache_stats(R, &st), 0);
+    ck_assert_uint_eq(st.invalidated, 1);
+    teardown();
+}
+EVERY_VERSION(recycled_code_object_is_seen)
+
 static void sample_trust_ends_at_the_next_sample_on(uint32_t version)
 {
     struct jitunwind_py_frame f[8];
@@ -149,5 +173,6 @@ int main(void)
 {
     return ju_run_tests("py_code_cache",
                         JU_TESTS(same_frames_fewer_reads, changed_code_object_is_refilled,
+                                 recycled_code_object_is_seen,
                                  sample_trust_ends_at_the_next_sample, bad_arguments));
 }

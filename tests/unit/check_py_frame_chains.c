@@ -1,7 +1,9 @@
-/* The frame-chain cache of a sampler (jitunwind_py_chains): frames that did
- * not change come decoded from the cache, their memory read in one batch
- * (the same frames as a plain walk, fewer reads); a frame at a reused
- * address with another code object, instruction or caller is decoded again;
+/* The frame-chain cache of a sampler (jitunwind_py_chains), with a code
+ * cache as `record` has: frames that did not change are read in one batch
+ * (the same frames as a plain walk, fewer reads), their code objects
+ * checked through the code cache (once per sample); a frame at a reused
+ * address with another code object, instruction or caller is decoded again,
+ * and so is one whose code object was replaced by a look-alike;
  * chains that got shorter or longer; loops, limits and threads sharing few
  * slots. */
 #include <string.h>
@@ -34,6 +36,7 @@ static void target(uint32_t version, size_t slots)
     mem.read = counting_read;
     mem.arg = &C;
     ck_assert_int_eq(jitunwind_pyreader_new(&R, &mem, P.runtime, version), 0);
+    ck_assert_int_eq(jitunwind_pyreader_cache_code(R, 64), 0);
     ck_assert_ptr_nonnull(K = jitunwind_py_chains_new(slots, 64));
 }
 
@@ -53,12 +56,14 @@ static void replace_frame(uint64_t at, uint64_t code, uint64_t previous, int las
 
 static struct jitunwind_py_frame PLAIN[32], CACHED[32];
 
-/* A plain walk and a reusing one from `top`: the same frames; returns the
- * reads of the reusing walk. */
+/* A plain walk and a reusing one from `top`, in a sample of their own: the
+ * same frames; returns the reads of the reusing walk (the plain walk has
+ * checked the code objects in this sample). */
 static unsigned long compare(uint64_t top, size_t expect)
 {
     size_t n_plain = 0, n_cached = 0;
     unsigned long before;
+    ck_assert_int_eq(jitunwind_pyreader_cache_next_sample(R), 0);
     ck_assert_int_eq(jitunwind_pyreader_frames(R, top, PLAIN, 32, &n_plain), 0);
     before = C.reads;
     ck_assert_int_eq(jitunwind_pyreader_frames_reusing(R, K, 1, top, CACHED, 32, &n_cached), 0);
@@ -118,6 +123,23 @@ static void changed_outer_frame_is_read_on(uint32_t version)
     teardown();
 }
 EVERY_VERSION(changed_outer_frame_is_read)
+
+/* A chain hit is no code check: the leaf's code object replaced by a
+ * look-alike (same address, same name pointer, other text) under an
+ * unchanged frame is decoded again by a reusing walk alone. */
+static void recycled_code_under_an_unchanged_frame_on(uint32_t version)
+{
+    size_t n = 0;
+    target(version, 4);
+    compare(FRAME[0], DEPTH);
+    rename_in_place(&P, CODE_LEAF, "leaf", "lEaf", 4);
+    ck_assert_int_eq(jitunwind_pyreader_cache_next_sample(R), 0);
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing(R, K, 1, FRAME[0], CACHED, 32, &n), 0);
+    ck_assert_uint_eq(n, DEPTH);
+    ck_assert_str_eq(CACHED[0].qualname, "lEaf");
+    teardown();
+}
+EVERY_VERSION(recycled_code_under_an_unchanged_frame)
 
 static void shorter_and_longer_chains_on(uint32_t version)
 {
@@ -209,6 +231,7 @@ int main(void)
 {
     return ju_run_tests("py_frame_chains",
                         JU_TESTS(unchanged_outer_part_is_reused, changed_outer_frame_is_read,
+                                 recycled_code_under_an_unchanged_frame,
                                  shorter_and_longer_chains, loops_and_limits_stay_bounded,
                                  threads_share_few_slots, bad_arguments));
 }

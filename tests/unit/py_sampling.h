@@ -66,6 +66,24 @@ static inline void replace_frame_of(struct py_image *p, uint64_t at, uint64_t co
     ju_builder_write(p->b, at, bytes, p->L->fr_size);
 }
 
+/* Rewrite the text of `code`'s qualname in place, `len` bytes of `from` to
+ * `to`: a new code object made into a freed one's memory with its name in
+ * the freed name's, every pointer of its head the same. */
+static inline void rename_in_place(struct py_image *p, uint64_t code, const char *from,
+                                   const char *to, size_t len)
+{
+    struct jitunwind_memory mem = ju_builder_memory(p->b);
+    uint64_t qualname;
+    uint8_t head[160];
+    size_t at;
+    ck_assert_int_eq(mem.read(mem.arg, code + p->L->co_qualname, &qualname, 8), 0);
+    ck_assert_int_eq(mem.read(mem.arg, qualname, head, sizeof head), 0);
+    for (at = 0; at + len <= sizeof head && memcmp(head + at, from, len) != 0; at++)
+        ;
+    ck_assert_uint_le(at + len, sizeof head);
+    ju_builder_write(p->b, qualname + at, to, len);
+}
+
 /* Two walks' frames are the same, field by field. */
 static void same_frames(const struct jitunwind_py_frame *x, const struct jitunwind_py_frame *y,
                         size_t n)

@@ -208,8 +208,8 @@ JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *reader,
 struct jitunwind_py_chain_stats {
     uint64_t walks;         /* calls of jitunwind_pyreader_frames_reusing */
     uint64_t reused_walks;  /* of those, walks that took a frame from the cache */
-    uint64_t frames_reused; /* frames not decoded again: no code-object, name or
-                             * line-table reads for them */
+    uint64_t frames_reused; /* frames found unchanged in the cache (their code
+                             * is still checked, through the code cache) */
     uint64_t reads_saved;   /* frame reads the one batch read of each walk, or a
                              * stop at the marker, replaced */
     /* With frame markers (jitunwind_py_chains_mark_frames): */

@@ -100,6 +100,29 @@ static struct ju_code_cache_entry *decode_and_fill(struct jitunwind_pyreader *r,
     return e;
 }
 
+/* Whether the entry's qualname is still the text at `qualname`: a new code
+ * object at a freed address can hold new strings at the freed strings'
+ * addresses. Its reads are not saved reads. */
+static int same_qualname(struct jitunwind_pyreader *r, struct ju_code_cache_entry *e,
+                         uint64_t qualname)
+{
+    char text[JITUNWIND_PY_NAME_MAX];
+    struct counted counter;
+    int trunc = 0, same;
+    counter.inner = r->mem;
+    counter.reads = 0;
+    r->mem.read = counted_read;
+    r->mem.arg = &counter;
+    r->mem.write = NULL;
+    same = ju_py_read_str(r, qualname, text, sizeof text, &trunc) == 0 &&
+           strcmp(text, e->qualname_text) == 0;
+    r->mem = counter.inner;
+    if (same)
+        r->code_cache->stats.reads_saved -= counter.reads < e->fill_reads ? counter.reads
+                                                                          : e->fill_reads;
+    return same;
+}
+
 static void names_from_cache(const struct ju_code_cache_entry *e, struct jitunwind_py_frame *out)
 {
     ju_strlcpy(out->qualname, e->qualname_text, sizeof out->qualname);
@@ -148,7 +171,12 @@ void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t ins
     out->first_line = first_line;
     if (r->code_cache &&
         (cached = ju_code_cache_find(r->code_cache, code, qualname, filename, linetable,
-                                     first_line)))
+                                     first_line)) &&
+        !same_qualname(r, cached, qualname)) {
+        ju_code_cache_reject(r->code_cache, cached);
+        cached = NULL;
+    }
+    if (cached)
         names_from_cache(cached, out);
     else if (r->code_cache)
         cached = decode_and_fill(r, code, qualname, filename, linetable, first_line, out);

@@ -31,6 +31,16 @@ struct ju_code_cache_entry *ju_code_cache_find(struct ju_code_cache *c, uint64_t
     return e;
 }
 
+void ju_code_cache_reject(struct ju_code_cache *c, struct ju_code_cache_entry *e)
+{
+    c->stats.hits--;
+    c->stats.reads_saved -= e->fill_reads;
+    c->stats.invalidated++;
+    c->stats.misses++;
+    e->code = 0;
+    e->checked_sample = 0;
+}
+
 struct ju_code_cache_entry *ju_code_cache_checked(struct ju_code_cache *c, uint64_t code)
 {
     struct ju_code_cache_entry *e = slot_of(c, code);

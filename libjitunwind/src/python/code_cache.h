@@ -11,9 +11,11 @@
 struct ju_code_cache_entry {
     uint64_t code; /* 0: empty */
     /* The validity check: a code object at the same address whose name,
-     * file and line-table pointers and first line are all the same is the
-     * same code (its fields never change; a new object there would hold
-     * new strings). One read of the code object's head decides it. */
+     * file and line-table pointers and first line are all the same may be
+     * the same code (its fields never change), or a new one made like it
+     * into freed memory whose strings took the freed strings' places too
+     * (functions made by exec one after another). So a match of the head
+     * is confirmed by the qualname's text, read again (code.c). */
     uint64_t qualname, filename, linetable;
     int32_t first_line;
     uint32_t flags;       /* JITUNWIND_PYFRAME_NAME_TRUNCATED, _SHIM */
@@ -38,6 +40,9 @@ struct ju_code_cache {
 JU_HIDDEN struct ju_code_cache_entry *ju_code_cache_find(struct ju_code_cache *c, uint64_t code,
                                                          uint64_t qualname, uint64_t filename,
                                                          uint64_t linetable, int32_t first_line);
+/* A hit of ju_code_cache_find that the qualname's text contradicts: the
+ * entry is dropped and counted as invalidated, the hit as a miss. */
+JU_HIDDEN void ju_code_cache_reject(struct ju_code_cache *c, struct ju_code_cache_entry *e);
 /* The entry for `code` when its head was checked earlier in the current
  * sample (a hit that reads nothing), else NULL. */
 JU_HIDDEN struct ju_code_cache_entry *ju_code_cache_checked(struct ju_code_cache *c,

@@ -152,11 +152,14 @@ int ju_chain_from_batch(struct ju_chain_walk *w, uint64_t addr, void *dst, size_
     return 1;
 }
 
-void ju_chain_reuse(struct ju_chain_walk *w, long at, struct jitunwind_py_frame *f)
+int ju_chain_agrees(struct ju_chain_walk *w, long at, const struct jitunwind_py_frame *f)
 {
-    copy_frame(f, &w->slot->entries[at].frame);
-    f->flags &= ~JITUNWIND_PYFRAME_ENTRY;
+    const struct jitunwind_py_frame *c = &w->slot->entries[at].frame;
+    if (c->code != f->code || c->line != f->line || c->first_line != f->first_line ||
+        strcmp(c->qualname, f->qualname) != 0 || strcmp(c->filename, f->filename) != 0)
+        return 0;
     w->chains->stats.frames_reused++;
+    return 1;
 }
 
 void ju_chain_note(struct ju_chain_walk *w, const struct ju_chain_key *key, long from)

@@ -4,8 +4,8 @@
  * outer frame cannot be trusted from an inner one alone: the same helper
  * called from two callers of the same size has the same address, code,
  * instruction and previous pointer under both), but reads the memory the
- * cached chain spans in one batch and takes a frame whose key is unchanged
- * decoded from the cache. With frame markers (frame_chains_markers.c, opt-in)
+ * cached chain spans in one batch. Each frame's code object is decoded
+ * (the code cache makes that cheap), never taken on the key's word. With frame markers (frame_chains_markers.c, opt-in)
  * a walk stops at the frame CPython 3.15 keeps marked for the profiler and
  * takes the frames beyond it from the cache unread. */
 #ifndef JITUNWIND_PY_FRAME_CHAINS_H
@@ -78,9 +78,12 @@ JU_HIDDEN long ju_chain_find(const struct ju_chain_walk *w, const struct ju_chai
 JU_HIDDEN void ju_chain_read_batch(struct ju_chain_walk *w, const struct jitunwind_memory *mem);
 /* Copy `len` bytes at `addr` from the batch: 1, or 0 when not all there. */
 JU_HIDDEN int ju_chain_from_batch(struct ju_chain_walk *w, uint64_t addr, void *dst, size_t len);
-/* The decoded frame at cached position `at` into *f (ENTRY left for the
- * walk to set again); counted as reused. */
-JU_HIDDEN void ju_chain_reuse(struct ju_chain_walk *w, long at, struct jitunwind_py_frame *f);
+/* Whether the frame decoded afresh into *f is the one at cached position
+ * `at` (counted as reused then). An unchanged key is no proof of the same
+ * code: a new code object can take a freed one's address, so the walk
+ * decodes every frame's code (through the code cache) and asks this. */
+JU_HIDDEN int ju_chain_agrees(struct ju_chain_walk *w, long at,
+                              const struct jitunwind_py_frame *f);
 /* Note the key of the walk's n-th frame, decoded, or taken from cached
  * position `from` (else -1). */
 JU_HIDDEN void ju_chain_note(struct ju_chain_walk *w, const struct ju_chain_key *key, long from);

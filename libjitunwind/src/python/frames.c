@@ -70,24 +70,19 @@ static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_
             key.aux = owner | (uint64_t)(uint32_t)tlbc << 8;
             at = ju_chain_find(w, &key);
         }
-        if (at >= 0) {
-            ju_chain_reuse(w, at, f);
+        memset(f, 0, sizeof *f);
+        f->address = addr;
+        f->owner = owner;
+        if (owner == L->owner_generator)
+            f->flags |= JITUNWIND_PYFRAME_GENERATOR;
+        if (ju_py_get(L, JU_PYF_fr_is_entry, raw, L->fr_size))
+            f->flags |= JITUNWIND_PYFRAME_ENTRY;
+        ju_py_decode_code(r, code & ~L->code_tag_mask, instr, tlbc, f);
+        unreadable_code |= (f->flags & JITUNWIND_PYFRAME_BAD_CODE) != 0;
+        if (at >= 0 && !ju_chain_agrees(w, at, f))
+            at = -1; /* new code where the cached frame's was */
+        if (w)
             ju_chain_note(w, &key, at);
-            if (ju_py_get(L, JU_PYF_fr_is_entry, raw, L->fr_size))
-                f->flags |= JITUNWIND_PYFRAME_ENTRY;
-        } else {
-            memset(f, 0, sizeof *f);
-            f->address = addr;
-            f->owner = owner;
-            if (owner == L->owner_generator)
-                f->flags |= JITUNWIND_PYFRAME_GENERATOR;
-            if (ju_py_get(L, JU_PYF_fr_is_entry, raw, L->fr_size))
-                f->flags |= JITUNWIND_PYFRAME_ENTRY;
-            ju_py_decode_code(r, code & ~L->code_tag_mask, instr, tlbc, f);
-            unreadable_code |= (f->flags & JITUNWIND_PYFRAME_BAD_CODE) != 0;
-            if (w)
-                ju_chain_note(w, &key, -1);
-        }
         n++;
         *count = n;
         if (w && addr == w->stop_at) { /* the marked frame */
