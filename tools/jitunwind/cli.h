@@ -2,7 +2,8 @@
  * concern (main.c: arguments and dispatch; target.c: opening a process or
  * a core; threads.c: /proc listing; ptrace_regs.c / core_regs.c: registers;
  * build_ids.c: --exe against a core; stack.c: one thread's mixed stack;
- * stack_command.c: `stack`; signals.c: signals; labels.c, output_text.c,
+ * stack_command.c: `stack`; signals.c: signals; range_watch.c: reading the
+ * ranges again; labels.c, output_text.c,
  * output_json.c: printing; output_check.c: write errors; files.c: opening
  * files to read; record_command.c: `record` and `top`; profile.c and
  * output_{collapsed,speedscope,pprof}.c: the recorded profile).
@@ -105,6 +106,9 @@ struct cli_target {
     size_t n_py_threads;
     char py_list_error[JITUNWIND_ERROR_MESSAGE_MAX]; /* why the listing is short, or "" */
     struct jitunwind_py_location loc;
+    uint64_t jit_descriptor;       /* jitunwind_jit_descriptor in the target, or 0 */
+    uint64_t pc_outside;           /* a frame's pc outside every range and module, or 0
+                                    * (stack.c sets it; range_watch.c reads it) */
     char notes[CLI_MAX_NOTES][CLI_NOTE_MAX];
     int n_notes;
 };
@@ -135,6 +139,26 @@ int cli_target_cache_reads(struct cli_target *t);
 void cli_target_forget_reads(struct cli_target *t);
 /* Re-read the ranges (a live target's JIT keeps registering). */
 void cli_target_load_ranges(struct cli_target *t);
+
+/* --- range_watch.c --- */
+/* record and top read the ranges again when their sources change (see
+ * range_watch.c); what the watch saw at the last reading. */
+struct cli_range_watch {
+    uint64_t generation;          /* the jitunwind descriptor's */
+    long long map_size, map_mtime_ns; /* /tmp/perf-PID.map's; -1: none */
+    uint64_t executors;           /* a fingerprint of the interpreter's executors */
+    int executors_unsupported;    /* this version keeps none: not polled */
+    double executors_at, outside_at; /* when last polled / reloaded for a pc outside */
+    double outside_gap;           /* the wait before reading again for a pc outside */
+    int outside_reread;           /* the last reading was for a pc outside */
+    uint64_t vdso_start, vdso_end; /* the kernel's vDSO: no module, yet no JIT code */
+    uint64_t reloads;
+    struct jitunwind_py_executor *scratch;
+};
+void cli_range_watch_init(struct cli_target *t, struct cli_range_watch *w, double now);
+/* Before a sample: read the ranges again if a source changed; 1 if read. */
+int cli_range_watch_check(struct cli_target *t, struct cli_range_watch *w, double now);
+void cli_range_watch_free(struct cli_range_watch *w);
 
 /* --- files.c --- */
 /* Open a file to read without blocking, a regular file only: the

@@ -28,6 +28,7 @@ struct sampler {
     struct cli_thread threads[CLI_MAX_TIDS];
     size_t n_threads;
     double listed_at;
+    struct cli_range_watch watch; /* the mixed mode's ranges, read again as they change */
     double deadline;  /* -d: when sampling stops (0: at Ctrl-C) */
     uint64_t errors;
     int gone;         /* CLI_GONE_EXITED or CLI_GONE_EXECED once the process has ended */
@@ -167,6 +168,7 @@ static void sample_mixed(struct sampler *sm, double t)
         list_os_threads(sm, t);
     if (sm->gone)
         return;
+    cli_range_watch_check(&sm->t, &sm->watch, t);
     cli_list_python_threads(&sm->t);
     if (sm->t.py_list_error[0])
         sm->errors++;
@@ -227,13 +229,14 @@ static void stats(struct sampler *sm)
     fprintf(stderr, "samples: %llu\nstacks: %llu\nerrors: %llu\nreads: %llu\n"
                     "cache hits: %llu\ncache misses: %llu\ncache invalidated: %llu\n"
                     "reads saved: %llu\n"
-                    "chain walks: %llu\nchain frames reused: %llu\nchain reads saved: %llu\n",
+                    "chain walks: %llu\nchain frames reused: %llu\nchain reads saved: %llu\n"
+                    "ranges read again: %llu\n",
             (unsigned long long)sm->prof.samples, (unsigned long long)sm->prof.stacks_seen,
             (unsigned long long)sm->errors, (unsigned long long)sm->t.reads,
             (unsigned long long)cs.hits, (unsigned long long)cs.misses,
             (unsigned long long)cs.invalidated, (unsigned long long)cs.reads_saved,
             (unsigned long long)ch.walks, (unsigned long long)ch.frames_reused,
-            (unsigned long long)ch.reads_saved);
+            (unsigned long long)ch.reads_saved, (unsigned long long)sm->watch.reloads);
     if (sm->opt->mark_frames)
         fprintf(stderr, "marker stops: %llu\nmarker frames unread: %llu\nmarker misses: %llu\n"
                         "marker writes: %llu\n",
@@ -384,6 +387,8 @@ int cli_record_command(const struct cli_options *opt)
         goto done;
     }
     start = next = last_shown = now();
+    if (!opt->nonblocking)
+        cli_range_watch_init(&sm->t, &sm->watch, start);
     if (opt->duration > 0)
         sm->deadline = start + opt->duration;
     while (!cli_interrupted && !sm->gone) {
@@ -439,6 +444,7 @@ done:
         code = CLI_OUTPUT;
     }
     profile_free(&sm->prof);
+    cli_range_watch_free(&sm->watch);
     jitunwind_py_chains_free(sm->t.chains);
     cli_target_close(&sm->t);
     free(sm->s);

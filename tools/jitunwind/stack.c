@@ -148,6 +148,8 @@ static void name_native(struct cli_target *t, struct cli_native *nf, int innermo
         struct jitunwind_module_info info;
         if (jitunwind_modules_info(t->mods, (size_t)m, &info) == 0)
             nf->module = info.path;
+    } else {
+        t->pc_outside = at; /* code no range describes yet: range_watch.c */
     }
     if (symbolize(t, at, nf->symbol, sizeof nf->symbol, &off) == 0)
         nf->offset = off + (pc - at);

@@ -116,7 +116,9 @@ void cli_target_load_ranges(struct cli_target *t)
 {
     uint64_t addr;
     jitunwind_registry_clear(t->reg);
-    if ((addr = module_symbol(t->mods, NULL, "jitunwind_jit_descriptor", NULL))) {
+    t->pc_outside = 0;
+    if ((addr = t->jit_descriptor = module_symbol(t->mods, NULL, "jitunwind_jit_descriptor",
+                                                  NULL))) {
         struct jitunwind_jit_read_info info;
         int rc = jitunwind_jit_read_descriptor(t->reg, &t->mem, addr, &info);
         if (rc < 0)
