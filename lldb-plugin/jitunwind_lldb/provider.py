@@ -17,7 +17,7 @@ import threading
 
 import lldb
 
-from jitunwind.ui.labels import python_name
+from jitunwind.ui.labels import escaped, python_name
 from jitunwind.ui.stack import mixed_stack
 
 from . import target as tgt
@@ -249,7 +249,9 @@ if available():
             p = entry.pyframe
             context = lldb.SBSymbolContext()
             if p.filename and p.line > 0:
-                context.SetLineEntry(_line_entry(lldb.SBFileSpec(p.filename, False), p.line))
+                # lldb prints the file as it is: a name the target chose is escaped
+                context.SetLineEntry(_line_entry(lldb.SBFileSpec(escaped(p.filename), False),
+                                                 p.line))
             return _Frame(self.thread, index, None, python_name(p) + PYTHON_MARK, context)
 
     def _line_entry(file, line):

@@ -19,38 +19,17 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from demo_stack import fail  # noqa: E402
+from hostile_names import FILE, FILE_SHOWN, HOSTILE, HOSTILE_SHOWN, THREAD, THREAD_SHOWN, \
+    no_controls, start  # noqa: E402
 
 SKIP = 77
 PYTHON = "/usr/bin/python3.11"
 # A 3.12+ interpreter with perf trampolines, for the perf-map lines.
 PERF_PYTHONS = [os.path.expanduser("~/.pyenv/versions/3.12.1/bin/python3.12"),
                 "/work/cpython-builds/p312/bin/python3.12"]
-
-FORGE = '\nThread 1 "fake":\n#0  0x0000000000000000 in fake ()'
-HOSTILE = "evil\x1b]0;title\x07\x1b[2J\x9b31m" + FORGE
-FILE = "/tmp/\x1b]0;file\x07\x1b[2J\nThread 2 \"fake\":.py"
-THREAD = "t\x1b[2J\nThr"  # 15 bytes: a thread name's room
-
-TARGET = r'''
-import ctypes, os, sys, threading, time
-ready = sys.argv[1]
-name = %r
-src = "def f(n):\n    t = time.time() + 0.05\n    while time.time() < t:\n        pass\n    return n\n"
-code = compile(src, %r, "exec")
-ns = {"time": time}
-exec(code, ns)
-f = ns["f"]
-f.__code__ = f.__code__.replace(co_name=name, co_qualname=name)
-libc = ctypes.CDLL(None)
-libc.prctl(15, %r.encode(), 0, 0, 0)  # PR_SET_NAME: this thread's name
-open(ready, "w").close()
-while True:
-    f(1)
-''' % (HOSTILE, FILE, THREAD)
 
 
 def tool(build):
@@ -60,41 +39,9 @@ def tool(build):
     return path
 
 
-def start(work, python, *args):
-    script = os.path.join(work, "target.py")
-    with open(script, "w") as f:
-        f.write(TARGET)
-    ready = script + ".ready"
-    if os.path.exists(ready):
-        os.unlink(ready)
-    proc = subprocess.Popen([python] + list(args) + [script, ready])
-    deadline = time.time() + 30
-    while not os.path.exists(ready):
-        if proc.poll() is not None or time.time() > deadline:
-            proc.kill()
-            fail("the target did not start")
-        time.sleep(0.02)
-    return proc
-
-
 def run(cmd):
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
     return p.returncode, p.stdout, p.stderr
-
-
-def no_controls(what, data):
-    """No C0 control but \\n, no DEL, no C1 (raw or UTF-8), no invalid UTF-8."""
-    bad = [b for b in data if b < 0x20 and b != 0x0a or b == 0x7f]
-    if bad:
-        fail("%s holds control bytes %r:\n%r" % (what, sorted(set(bad)), data[:3000]))
-    text = data.decode("utf-8", "strict")  # raises on invalid UTF-8
-    if any(0x80 <= ord(c) <= 0x9f for c in text):
-        fail("%s holds C1 controls:\n%r" % (what, text[:3000]))
-    if '"fake"' in text and any(line.startswith(("Thread 1 \"fake\"", "Thread 2 \"fake\"",
-                                                 "#0  0x0000000000000000 in fake"))
-                                for line in text.splitlines()):
-        fail("%s has a forged line:\n%s" % (what, text))
-    return text
 
 
 def check_stack(j, pid, perf):
@@ -102,9 +49,7 @@ def check_stack(j, pid, perf):
     text = no_controls("stack", out)
     no_controls("stack's standard error", err)
     print(text)
-    for shown in ("evil\\x1b]0;title\\x07\\x1b[2J\\x9b31m\\nThread 1 \"fake\":\\n#0",
-                  "/tmp/\\x1b]0;file\\x07\\x1b[2J\\nThread 2 \"fake\":.py",
-                  "\"t\\x1b[2J\\nThr\""):
+    for shown in (HOSTILE_SHOWN, FILE_SHOWN, THREAD_SHOWN):
         if shown not in text:
             fail("stack does not show %r escaped:\n%s" % (shown, text))
     if perf and "py::evil\\x1b]0;title\\x07" not in text:
