@@ -17,12 +17,13 @@ extern "C" {
  * backslashes included, is kept. At most 4 bytes are written per byte of
  * text. Writes at most `size` bytes (NUL-terminated when size > 0, never
  * cutting an escape or a character) and returns the full length, as
- * snprintf; NULL text is "". */
+ * snprintf (NULL buf: the length only); NULL text is "". */
 JITUNWIND_API size_t jitunwind_text_escape(const char *text, char *buf, size_t size);
 
 /* The code point of the UTF-8 sequence at `text` (NUL-terminated), *len set
  * to its bytes; or -1 with *len 1 when the byte there starts no valid
- * sequence (overlong, a surrogate, past U+10FFFF, or cut short). */
+ * sequence (overlong, a surrogate, past U+10FFFF, or cut short), or when
+ * text is NULL. `len` may be NULL. */
 JITUNWIND_API long jitunwind_utf8_char(const char *text, size_t *len);
 
 #ifdef __cplusplus

@@ -5,7 +5,8 @@
  * called from two callers of the same size has the same address, code,
  * instruction and previous pointer under both), but reads the memory the
  * cached chain spans in one batch. Each frame's code object is decoded
- * (the code cache makes that cheap), never taken on the key's word. With frame markers (frame_chains_markers.c, opt-in)
+ * (the code cache makes that cheap), never taken on the key's word. With
+ * frame markers (frame_chains_markers.c, opt-in)
  * a walk stops at the frame CPython 3.15 keeps marked for the profiler and
  * takes the frames beyond it from the cache unread. */
 #ifndef JITUNWIND_PY_FRAME_CHAINS_H

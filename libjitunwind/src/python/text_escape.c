@@ -9,9 +9,13 @@ JITUNWIND_API long jitunwind_utf8_char(const char *text, size_t *len)
 {
     const unsigned char *s = (const unsigned char *)text;
     static const long MIN[] = {0, 0, 0x80, 0x800, 0x10000};
-    size_t n, i;
+    size_t n, i, ignored;
     long cp;
+    if (!len)
+        len = &ignored;
     *len = 1;
+    if (!s)
+        return -1;
     if (s[0] < 0x80)
         return s[0];
     if ((s[0] & 0xe0) == 0xc0)
@@ -38,6 +42,8 @@ JITUNWIND_API size_t jitunwind_text_escape(const char *text, char *buf, size_t s
     const unsigned char *s = (const unsigned char *)(text ? text : "");
     size_t total = 0, used = 0, n;
     int cut = 0;
+    if (!buf)
+        size = 0; /* only the length is asked for */
     while (*s) {
         char piece[24];
         struct ju_writer w;
