@@ -1,12 +1,12 @@
 /* The version of the headers a program was compiled with; jitunwind_version()
- * (status.h) gives the library's at run time. Made by CMake from the
- * project's version: edit CMakeLists.txt, not the generated version.h. */
+ * (status.h) gives the library's at run time. The project's one version:
+ * CMakeLists.txt reads it from here. */
 #ifndef JITUNWIND_VERSION_H
 #define JITUNWIND_VERSION_H
 
-#define JITUNWIND_VERSION_MAJOR @PROJECT_VERSION_MAJOR@
-#define JITUNWIND_VERSION_MINOR @PROJECT_VERSION_MINOR@
-#define JITUNWIND_VERSION_PATCH @PROJECT_VERSION_PATCH@
+#define JITUNWIND_VERSION_MAJOR 0
+#define JITUNWIND_VERSION_MINOR 1
+#define JITUNWIND_VERSION_PATCH 0
 
 /* MAJOR, MINOR and PATCH in one number, ordered as the versions are. */
 #define JITUNWIND_VERSION_NUMBER(major, minor, patch) \
