@@ -14,7 +14,7 @@ packages=(build-essential cmake pkg-config check libelf-dev libdw-dev elfutils g
           clang-19 lld libc6-dev-arm64-cross lintian unzip
           libclang-rt-19-dev qemu-user-static gdb-multiarch gcc-aarch64-linux-gnu
           python3.11-venv libprotobuf-c-dev protobuf-c-compiler protobuf-compiler zlib1g-dev
-          libdeflate-dev)
+          libdeflate-dev debuginfod)
 
 install_missing() {
     local missing=()
@@ -93,6 +93,64 @@ configure_and_build() {
     cmake --build "$build" -j"$(nproc)" >/dev/null
 }
 
+# Each step of the test run is timed and run to its end: a failed step is
+# recorded and the later ones still run and report; the run fails at the end.
+step_lines=()
+failed_steps=()
+step() {  # step NAME COMMAND [ARG...]
+    local name=$1 start=$SECONDS status=0
+    shift
+    echo "dev.sh: --- $name"
+    "$@" || status=$?
+    if ((status)); then failed_steps+=("$name"); fi
+    step_lines+=("$(printf '  %-30s %6d s  %s' "$name" $((SECONDS - start)) \
+                    "$( ((status)) && echo "FAILED (exit $status)" || echo ok)")")
+}
+
+in_dir() {  # in_dir DIR COMMAND [ARG...]
+    (cd "$1" && shift && "$@")
+}
+
+configure_variant() {  # configure_variant DIR CMAKE-ARG...: a build of the library alone
+    local dir=$1
+    shift
+    cmake -S "$repo" -B "$dir" -DJITUNWIND_WERROR=ON -DJITUNWIND_BUILD_TESTBED=OFF "$@" >/dev/null
+}
+
+asan_unit() {  # the unit suites under AddressSanitizer, LeakSanitizer and UBSan
+    configure_variant "$repo/build-asan" -DJITUNWIND_SANITIZE=ON &&
+        cmake --build "$repo/build-asan" -j"$(nproc)" >/dev/null &&
+        in_dir "$repo/build-asan" ctest --output-on-failure -j"$(nproc)" -R '^unit\.'
+}
+
+# The core gdb and lldb cases with the plugin loading a sanitized
+# libjitunwind (the test bed and the debuggers stay as they are). Built with
+# clang and its shared ASan runtime, which the tests preload into the
+# debugger: GCC's libasan preloaded deadlocks gdb 13 and lldb 19.
+asan_debuggers() {
+    CC=clang-19 configure_variant "$repo/build-asan-clang" -DCMAKE_C_COMPILER=clang-19 \
+        -DCMAKE_SHARED_LINKER_FLAGS=-shared-libsan -DJITUNWIND_SANITIZE=ON &&
+        cmake --build "$repo/build-asan-clang" -j"$(nproc)" --target jitunwind >/dev/null &&
+        JITUNWIND_SANITIZED_LIBRARY="$repo/build-asan-clang/libjitunwind/libjitunwind.so" \
+            in_dir "$build" ctest --output-on-failure -j"$(nproc)" \
+            -R '^(gdb\.demo\.(live|core|errors|limits)|lldb\.demo\.(live|core|errors))$'
+}
+
+tsan_race() {  # the in-process descriptor race under ThreadSanitizer
+    configure_variant "$repo/build-tsan" -DJITUNWIND_TSAN=ON &&
+        cmake --build "$repo/build-tsan" -j"$(nproc)" --target check_jit_race >/dev/null &&
+        in_dir "$repo/build-tsan" ctest --output-on-failure -R '^unit\.check_jit_race$'
+}
+
+# Every libFuzzer harness for a bounded time (tests/fuzz; at most 60 s each,
+# JITUNWIND_FUZZ_SECONDS), two at a time, failing on any finding.
+fuzz_all() {
+    CC=clang-19 cmake -S "$repo" -B "$repo/build-fuzz" -DJITUNWIND_FUZZ=ON \
+        -DJITUNWIND_BUILD_TESTBED=OFF >/dev/null &&
+        cmake --build "$repo/build-fuzz" -j"$(nproc)" --target fuzz_harnesses >/dev/null &&
+        in_dir "$repo/build-fuzz" ctest --output-on-failure -j"$(nproc)" -R '^fuzz\.'
+}
+
 case "$mode" in
 demo)
     install_missing
@@ -101,42 +159,25 @@ demo)
     exec bash "$repo/tests/gdb/demo.sh" "$build"
     ;;
 test)
-    install_missing
-    configure_and_build
-    install_lldb_wheel
+    step "install packages" install_missing
+    step "build" configure_and_build
+    step "LLDB 22+ wheel" install_lldb_wheel
     use_real_builds
     # Debian's arm64 python3.11 in a sysroot under build/ for the aarch64.*
     # tests (qemu-user); when it cannot be made they skip and say why.
     bash "$repo/tests/aarch64/setup.sh" "$build" >/dev/null ||
         echo "dev.sh: no AArch64 sysroot: the aarch64.* tests will skip"
-    (cd "$build" && ctest --output-on-failure -j"$(nproc)")
-    # The unit suites again under AddressSanitizer, LeakSanitizer and UBSan.
-    cmake -S "$repo" -B "$repo/build-asan" -DJITUNWIND_WERROR=ON -DJITUNWIND_SANITIZE=ON \
-          -DJITUNWIND_BUILD_TESTBED=OFF >/dev/null
-    cmake --build "$repo/build-asan" -j"$(nproc)" >/dev/null
-    (cd "$repo/build-asan" && ctest --output-on-failure -j"$(nproc)" -R '^unit\.')
-    # The core gdb and lldb cases with the plugin loading a sanitized
-    # libjitunwind (the test bed and the debuggers stay as they are). Built
-    # with clang and its shared ASan runtime, which the tests preload into
-    # the debugger: GCC's libasan preloaded deadlocks gdb 13 and lldb 19.
-    cmake -S "$repo" -B "$repo/build-asan-clang" -DCMAKE_C_COMPILER=clang-19 \
-          -DCMAKE_SHARED_LINKER_FLAGS=-shared-libsan -DJITUNWIND_WERROR=ON \
-          -DJITUNWIND_SANITIZE=ON -DJITUNWIND_BUILD_TESTBED=OFF >/dev/null
-    cmake --build "$repo/build-asan-clang" -j"$(nproc)" --target jitunwind >/dev/null
-    (cd "$build" && JITUNWIND_SANITIZED_LIBRARY="$repo/build-asan-clang/libjitunwind/libjitunwind.so" \
-        ctest --output-on-failure -j"$(nproc)" \
-              -R '^(gdb\.demo\.(live|core|errors|limits)|lldb\.demo\.(live|core|errors))$')
-    # The in-process descriptor race under ThreadSanitizer.
-    cmake -S "$repo" -B "$repo/build-tsan" -DJITUNWIND_WERROR=ON -DJITUNWIND_TSAN=ON \
-          -DJITUNWIND_BUILD_TESTBED=OFF >/dev/null
-    cmake --build "$repo/build-tsan" -j"$(nproc)" --target check_jit_race >/dev/null
-    (cd "$repo/build-tsan" && ctest --output-on-failure -R '^unit\.check_jit_race$')
-    # Every libFuzzer harness for a bounded time (tests/fuzz; at most 60 s
-    # each, JITUNWIND_FUZZ_SECONDS), failing on any finding.
-    CC=clang-19 cmake -S "$repo" -B "$repo/build-fuzz" -DJITUNWIND_FUZZ=ON \
-          -DJITUNWIND_BUILD_TESTBED=OFF >/dev/null
-    cmake --build "$repo/build-fuzz" -j"$(nproc)" --target fuzz_harnesses >/dev/null
-    (cd "$repo/build-fuzz" && ctest --output-on-failure -R '^fuzz\.')
+    step "ctest" in_dir "$build" ctest --output-on-failure -j"$(nproc)"
+    step "unit under ASan/UBSan" asan_unit
+    step "debuggers with ASan library" asan_debuggers
+    step "TSan race" tsan_race
+    step "fuzz" fuzz_all
+    echo "dev.sh: wall time of each step"
+    printf '%s\n' "${step_lines[@]}"
+    if ((${#failed_steps[@]})); then
+        echo "dev.sh: failed: ${failed_steps[*]}"
+        exit 1
+    fi
     ;;
 *)
     echo "usage: $0 demo|test" >&2

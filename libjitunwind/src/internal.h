@@ -173,4 +173,23 @@ JU_HIDDEN int ju_step_cfi(int arch, struct jitunwind_modules *mods,
                           int innermost, struct jitunwind_regs *out, int *stop_reason,
                           int *used_lr);
 
+/* Brent's cycle check over a linked list of target addresses, in constant
+ * memory: start with {0, 1, 0}; cycle_seen() is 1 once an address repeats. */
+struct ju_cycle {
+    uint64_t tortoise;
+    size_t power, lam;
+};
+
+static inline int ju_cycle_seen(struct ju_cycle *c, uint64_t addr)
+{
+    if (addr == c->tortoise)
+        return 1;
+    if (++c->lam == c->power) {
+        c->tortoise = addr;
+        c->power *= 2;
+        c->lam = 0;
+    }
+    return 0;
+}
+
 #endif

@@ -148,6 +148,7 @@ if available():
                 return frames
             reuse_lldbs = self._registers is None or on_private_state_thread() or \
                 _in_stop_hook
+            _walk_count[0] += 1
             try:
                 frames = self._mixed_frames(reuse_lldbs)
             except Exception:  # never raise into lldb: LLDB's own frames stand
@@ -293,6 +294,7 @@ class _ThisStop:
 _walked = _ThisStop()    # each thread's mixed frames at this stop
 _deferred = _ThisStop()  # providers that answered frame 0 without the walk
 _in_stop_hook = False
+_walk_count = [0]
 _thread_names = {}  # native thread id -> its name (/proc/self/task/ID/comm)
 
 
@@ -310,6 +312,11 @@ def on_private_state_thread():
             name = ""
         _thread_names[tid] = name
     return name.startswith("intern-state")
+
+
+def walks():
+    """How many stack walks the provider has made in this LLDB."""
+    return _walk_count[0]
 
 
 def walk_deferred(process):

@@ -151,19 +151,33 @@ class LldbState(TargetState):
                     pass
 
 
+def _modules_signature(target):
+    """Which files are loaded where: a state is made again when it changes."""
+    return tuple((m.GetFileSpec().fullpath, m.GetObjectFileHeaderAddress().GetLoadAddress(target))
+                 for m in target.module_iter())
+
+
 def state_for(process, fresh=False):
     """The state of the current stop of `process`; `fresh`: re-read the
-    ranges (a command: the user may have written memory since the stop)."""
+    ranges (a command: the user may have written memory since the stop).
+    A state is kept from stop to stop while the same files are loaded at the
+    same places (its symbols, modules and Python reader hold); its ranges and
+    Python threads are read again at each stop."""
     key = (process.GetProcessID(), process.GetUniqueID())
     stop_id = process.GetStopID()
     cached = _cache.get(key)
     if cached and cached[0] == stop_id:
-        state = cached[1]
+        state = cached[2]
         if fresh:
             state.invalidate()
     else:
-        state = LldbState(process)
-        state.resolve()
-        _cache[key] = (stop_id, state)
+        modules = _modules_signature(process.GetTarget())
+        if cached and cached[1] == modules:
+            state = cached[2]
+            state.invalidate()
+        else:
+            state = LldbState(process)
+            state.resolve()
+        _cache[key] = (stop_id, modules, state)
     state.refresh()
     return state

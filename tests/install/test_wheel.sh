@@ -33,6 +33,13 @@ case "$wheel" in
 *-py3-none-manylinux_*_x86_64.whl|*-py3-none-manylinux_*_aarch64.whl) ;;
 *) echo "FAIL: unexpected wheel tag: $wheel"; exit 1 ;;
 esac
+# The wheel's version is the headers' (libjitunwind/include/jitunwind/version.h).
+version=$(sed -n 's/^#define JITUNWIND_VERSION_[A-Z]* \([0-9][0-9]*\)$/\1/p' \
+          "$src/libjitunwind/include/jitunwind/version.h" | paste -sd. -)
+case "$(basename "$wheel")" in
+jitunwind-"$version"-*) ;;
+*) echo "FAIL: $(basename "$wheel") is not version $version (version.h)"; exit 1 ;;
+esac
 unzip -l "$wheel" | grep -q 'jitunwind.libs/libdw-' || { echo "FAIL: libdw is not vendored"; exit 1; }
 unzip -l "$wheel" | grep -q 'jitunwind.libs/libelf-' || { echo "FAIL: libelf is not vendored"; exit 1; }
 

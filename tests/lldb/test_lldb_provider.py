@@ -157,7 +157,16 @@ def check_jit(repo, env, python):
             EVAL, ("py", "hot", at["hot"]), ("py", "caller", at["caller"]),
             ("py", "<module>", at["module"]), "_start"]
     stop = ["breakpoint set -n getppid", "run", "breakpoint modify -i 5000 1", "continue"]
-    live = run(lldb_cmd(repo, True, stop + ["bt", "kill"], ["--", python, script]), env)
+    walks = "script print('WALKS', jitunwind_lldb.provider.walks())"
+    live = run(lldb_cmd(repo, True, stop + ["bt", walks, "kill"], ["--", python, script]), env)
+    # The 10,000 stops LLDB continued from unseen (the hits and the steps
+    # over them) walk nothing; the few it shows or looks at from the main
+    # thread (the process's launch, the first hit, the last) walk once each.
+    m = re.search(r"^WALKS (\d+)$", section(live, walks), re.M)
+    if not m or int(m.group(1)) > MAX_WALKS_SHOWN:
+        fail("%s: the provider walked the stack %s times in a run of 10,002 breakpoint stops "
+             "of which 2 were shown" % (python, m.group(1) if m else "an unknown number of"))
+    print("ok: %s: %s walks in 10,002 stops, 2 shown" % (python, m.group(1)))
     core = os.path.join(work_dir(BUILD), "provider-jit-%d.core" % os.getpid())
     gcore_at(env, [python, script], ["break getppid", "run", "ignore 1 5000", "continue"], core)
     from_core = run(lldb_cmd(repo, True, ["target create %s --core %s" % (python, core), "bt"],
@@ -182,6 +191,7 @@ def check_not_python(repo, env):
 
 
 BUILD = None
+MAX_WALKS_SHOWN = 4  # the stops of a run LLDB shows or looks at from its main thread
 
 
 def main():

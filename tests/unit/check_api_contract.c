@@ -275,6 +275,20 @@ START_TEST(last_error_is_cleared_by_a_success)
 }
 END_TEST
 
+/* The headers' version, the library's number and its string agree, and
+ * the number orders versions as they are ordered. */
+START_TEST(version_of_headers_and_library_agree)
+{
+    char expected[32];
+    snprintf(expected, sizeof expected, "%d.%d.%d", JITUNWIND_VERSION_MAJOR,
+             JITUNWIND_VERSION_MINOR, JITUNWIND_VERSION_PATCH);
+    ck_assert_str_eq(jitunwind_version_string(), expected);
+    ck_assert_uint_eq(jitunwind_version(), JITUNWIND_VERSION);
+    ck_assert_uint_lt(JITUNWIND_VERSION_NUMBER(0, 9, 99), JITUNWIND_VERSION_NUMBER(1, 0, 0));
+    ck_assert_uint_lt(JITUNWIND_VERSION_NUMBER(1, 2, 3), JITUNWIND_VERSION_NUMBER(1, 3, 0));
+}
+END_TEST
+
 int main(void)
 {
     return ju_run_tests("api_contract",
@@ -282,5 +296,6 @@ int main(void)
                                  queries_reject_null_out, pyreader_queries_reject_null_out,
                                  reader_of_null_handle_fails_with_einval,
                                  failed_constructors_leave_out_null,
-                                 last_error_is_cleared_by_a_success));
+                                 last_error_is_cleared_by_a_success,
+                                 version_of_headers_and_library_agree));
 }

@@ -252,8 +252,10 @@ static int open_memory(struct cli_target *t, const struct cli_options *opt)
     }
     t->pidfd = (int)syscall(SYS_pidfd_open, t->pid, 0);
     if (cli_target_gone(t)) {
-        fprintf(stderr, "jitunwind: process %d has exited\n", t->pid);
-        return CLI_NO_TARGET;
+        int code = cli_process_unreadable(t->pid); /* says why: a zombie, ... */
+        if (code == 0)
+            fprintf(stderr, "jitunwind: process %d has exited\n", t->pid);
+        return code ? code : CLI_NO_TARGET;
     }
     if (jitunwind_process_reader_new(&t->proc, t->pid) < 0) {
         fprintf(stderr, "jitunwind: process %d: %s\n", t->pid, last_message());

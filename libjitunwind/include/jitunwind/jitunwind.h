@@ -4,6 +4,7 @@
 #ifndef JITUNWIND_H
 #define JITUNWIND_H
 
+#include "jitunwind/version.h"
 #include "jitunwind/export.h"
 #include "jitunwind/status.h"
 #include "jitunwind/memory.h"

@@ -69,6 +69,11 @@ JITUNWIND_API const struct jitunwind_error *jitunwind_last_error(void);
 /* Library version as "MAJOR.MINOR.PATCH". */
 JITUNWIND_API const char *jitunwind_version_string(void);
 
+/* The library's version as JITUNWIND_VERSION_NUMBER(MAJOR, MINOR, PATCH)
+ * (version.h), to compare with the JITUNWIND_VERSION a program was built
+ * with: the same major version keeps the API and ABI. */
+JITUNWIND_API unsigned jitunwind_version(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -37,6 +37,11 @@ JITUNWIND_API const char *jitunwind_version_string(void)
     return JITUNWIND_VERSION_STRING;
 }
 
+JITUNWIND_API unsigned jitunwind_version(void)
+{
+    return JITUNWIND_VERSION;
+}
+
 JITUNWIND_API void jitunwind_set_log(jitunwind_log_fn fn, void *arg)
 {
     log_fn = fn;

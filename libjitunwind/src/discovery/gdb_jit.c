@@ -109,8 +109,9 @@ JITUNWIND_API int jitunwind_registry_load_gdb_jit(jitunwind_registry *reg,
                                                   size_t *added, size_t *skipped)
 {
     uint8_t head[24], entry[32];
-    uint64_t addr, tortoise = 0;
-    size_t n = 0, n_added = 0, n_skipped = 0, power = 1, lam = 0;
+    uint64_t addr;
+    struct ju_cycle seen = {0, 1, 0};
+    size_t n = 0, n_added = 0, n_skipped = 0;
     uint8_t *image = NULL;
     int rc = 0;
     if (!reg || !mem || !mem->read || !ju_arch_facts(arch))
@@ -129,15 +130,10 @@ JITUNWIND_API int jitunwind_registry_load_gdb_jit(jitunwind_registry *reg,
         struct object_info info;
         struct jitunwind_range r = {0};
         int prc = 0;
-        if (addr == tortoise) {
+        if (ju_cycle_seen(&seen, addr)) {
             rc = ju_fail(ju_registry_error(reg), JITUNWIND_ELOOP, addr,
                          "the GDB JIT entry list loops");
             break;
-        }
-        if (++lam == power) {
-            tortoise = addr;
-            power *= 2;
-            lam = 0;
         }
         if (++n > JITUNWIND_GDB_JIT_MAX_ENTRIES) {
             rc = ju_fail(ju_registry_error(reg), JITUNWIND_ELIMIT, addr,

@@ -10,8 +10,9 @@ static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_
                 size_t max, size_t *count, struct ju_chain_walk *w)
 {
     const struct ju_py_layout *L;
-    uint64_t addr = frame_addr, tortoise = 0;
-    size_t n = 0, steps = 0, power = 1, lam = 0;
+    uint64_t addr = frame_addr;
+    struct ju_cycle seen = {0, 1, 0};
+    size_t n = 0, steps = 0;
     int unreadable_code = 0; /* a chain with such a frame is not kept: try it again */
     uint8_t raw[JU_PY_FRAME_COPY];
     L = r->layout;
@@ -24,14 +25,9 @@ static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_
         uint64_t code, instr;
         int32_t tlbc;
         uint8_t owner;
-        if (addr == tortoise)
+        if (ju_cycle_seen(&seen, addr))
             return ju_fail(&r->err, JITUNWIND_ELOOP, addr,
                            "the frame chain loops back to frame %#llx", (unsigned long long)addr);
-        if (++lam == power) { /* Brent: move the tortoise at powers of two */
-            tortoise = addr;
-            power *= 2;
-            lam = 0;
-        }
         if (++steps > JITUNWIND_PY_MAX_FRAMES)
             return ju_fail(&r->err, JITUNWIND_ELIMIT, addr, "more than %u frames",
                            JITUNWIND_PY_MAX_FRAMES);

@@ -75,25 +75,6 @@ struct jitunwind_pyreader {
     struct ju_code_cache *code_cache; /* code objects kept between calls (code_cache.c), or NULL */
 };
 
-/* Brent's cycle check over a linked list of target addresses, in constant
- * memory: start with {0, 1, 0}; cycle_seen() is 1 once an address repeats. */
-struct ju_cycle {
-    uint64_t tortoise;
-    size_t power, lam;
-};
-
-static inline int ju_cycle_seen(struct ju_cycle *c, uint64_t addr)
-{
-    if (addr == c->tortoise)
-        return 1;
-    if (++c->lam == c->power) {
-        c->tortoise = addr;
-        c->power *= 2;
-        c->lam = 0;
-    }
-    return 0;
-}
-
 /* The interpreters of the runtime, in list order, cycle-checked and capped
  * at JITUNWIND_PY_MAX_INTERPRETERS: returns 1 with *interp set, 0 at the
  * end, or a negative status (recorded in r->err). */

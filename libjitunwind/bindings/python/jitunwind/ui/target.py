@@ -199,6 +199,16 @@ class TargetState:
     def _forget_python(self):
         self._pyreader = None
         self._pyerror = None
+        self._reader_key = None
+        self._forget_stop()
+
+    def _forget_stop(self):
+        """What one stop read (threads, frames). The reader stays: it keeps
+        no target data between calls, and making it (the layout, checked
+        against DWARF) costs more than a whole stack; one that could not be
+        made is tried again."""
+        if self._pyreader is None:
+            self._pyerror = None
         self._thread_map = None
         self._frames_read = {}  # (OS thread id, limit) -> python_frames' answer
 
@@ -220,6 +230,9 @@ class TargetState:
                            if self.runtime_module else None)
         self.core_path = None if self.live else a.core_path()
         self.mismatch = core_mismatch(self.core_path, a.executable()) if self.core_path else None
+        if self._reader_key != (self.runtime, self.runtime_module, self.mismatch):
+            self._forget_python()
+            self._reader_key = (self.runtime, self.runtime_module, self.mismatch)
         self.invalidate()
 
     def _python_version(self, runtime):
@@ -251,7 +264,7 @@ class TargetState:
             return
         self._fresh = True
         self.registry.clear()
-        self._forget_python()
+        self._forget_stop()
         self.notes = load_target_ranges(self.registry, self.memory, self.arch,
                                         self.descriptor_addr, self.adapter.pid(),
                                         self.pyreader, self.gdb_jit_addr, self.live,
