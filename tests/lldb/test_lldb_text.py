@@ -44,7 +44,10 @@ def main():
     try:
         proc = start(work, PYTHON)
         try:
-            cmd = [LLDB, "-b", "-o", "command script import %s/lldb-plugin/jitunwind_lldb" % repo]
+            # LLDB 22+ may print its attach stop report (the thread's name as it is)
+            # late: it is let out before the first command checked.
+            cmd = [LLDB, "-b", "-o", "command script import %s/lldb-plugin/jitunwind_lldb" % repo,
+                   "-o", "script import time; time.sleep(1)"]
             for command in COMMANDS:
                 cmd += ["-o", "script print('<<%s>>')" % command, "-o", command]
             out = subprocess.run(cmd + ["-p", str(proc.pid)], env=env, stdout=subprocess.PIPE,
