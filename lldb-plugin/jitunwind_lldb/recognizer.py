@@ -33,7 +33,8 @@ class EvalFrameRecognizer:
                 if e.pyframe is None and e.native.pc == frame.GetPC() and \
                         e.native.sp == frame.GetSP():
                     anchor = e.index
-            return [_line_value(target, "%s@%s" % (python_name(e.pyframe), escaped(e.pyframe.filename)),
+            return [_line_value(target, "%s@%s" % (python_name(e.pyframe),
+                                                   escaped(e.pyframe.filename)),
                                 e.pyframe.line if e.pyframe.line > 0 else -1)
                     for e in entries
                     if e.pyframe is not None and anchor is not None and e.anchor == anchor]

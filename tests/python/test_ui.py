@@ -129,8 +129,8 @@ def check_hostile_names(ju, labels):
         if "\n" in line or any(ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f for c in line):
             fail("a name reaches the terminal raw: %r" % line)
     text = "\n".join(lines)
-    for shown in ('evil\\x1b]0;title\\x07\\x1b[2J\\x9b\\nThread 1 "fake"', "/tmp/\\x1b]0;title\\x07\\x7f.py",
-                  "sym\\x1b[2J", "py::evil\\x1b]0;title\\x07"):
+    for shown in ('evil\\x1b]0;title\\x07\\x1b[2J\\x9b\\nThread 1 "fake"',
+                  "/tmp/\\x1b]0;title\\x07\\x7f.py", "sym\\x1b[2J", "py::evil\\x1b]0;title\\x07"):
         if shown not in text:
             fail("%r is not shown escaped: %r" % (shown, lines))
     if labels.escaped(b"a\xff\xc3(b".decode("utf-8", "surrogateescape")) != "a\\xff\\xc3(b":

@@ -26,7 +26,8 @@ TARGET = r'''
 import ctypes, os, sys, threading, time
 ready = sys.argv[1]
 name = %r
-src = "def f(n):\n    t = time.time() + 0.05\n    while time.time() < t:\n        pass\n    return n\n"
+src = ("def f(n):\n    t = time.time() + 0.05\n"
+       "    while time.time() < t:\n        pass\n    return n\n")
 code = compile(src, %r, "exec")
 ns = {"time": time}
 exec(code, ns)

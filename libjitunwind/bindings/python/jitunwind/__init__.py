@@ -248,7 +248,10 @@ def text_escape(text):
             text = text.encode("utf-8", "surrogatepass")
     text = text.replace(b"\0", b"\\x00")
     buf = ctypes.create_string_buffer(4 * len(text) + 1)
-    library().jitunwind_text_escape(text, buf, len(buf))
+    try:
+        library().jitunwind_text_escape(text, buf, len(buf))
+    except OSError:  # a library without it: Python's own repr() escapes, never raw text
+        return repr(text.decode("utf-8", "surrogateescape"))[1:-1]
     return buf.value.decode("utf-8", "replace")
 
 

@@ -139,7 +139,7 @@ def arguments_text(reader, frame, max_chars=60):
         if var.flags & VAR_UNBOUND:
             parts.append("%s=<unbound>" % text_escape(var.name))
         else:
-            parts.append("%s=%s" % (text_escape(var.name), repr_object(reader, var.value, max_depth=1,
-                                                          max_items=4,
-                                                          max_chars=max_chars)[0]))
+            text = repr_object(reader, var.value, max_depth=1, max_items=4,
+                               max_chars=max_chars)[0]
+            parts.append("%s=%s" % (text_escape(var.name), text))
     return ", ".join(parts)
