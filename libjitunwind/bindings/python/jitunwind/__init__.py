@@ -637,6 +637,19 @@ def _dwarf_report(r):
                          _text(r.first_mismatch))
 
 
+class _ChainCache:
+    """A jitunwind_py_chains handle, freed when the object goes."""
+
+    def __init__(self, lib, handle):
+        self._lib, self.handle = lib, handle
+
+    def __del__(self):
+        try:
+            self._lib.jitunwind_py_chains_free(self.handle)
+        except Exception:
+            pass
+
+
 class PyReader(_Owned):
     _FREE = "jitunwind_pyreader_free"
     MAX_THREADS = 4096
@@ -754,14 +767,38 @@ class PyReader(_Owned):
             raise JitunwindError(rc, self._detail())
         return added.value
 
-    def frames(self, frame_addr, limit=None):
+    def keep_between_stops(self, code_entries=4096, threads=64, frames=4096):
+        """Keep what one stop read for the next (a debugger's stops, a
+        sampler's samples): code objects (each checked again at its first
+        use in a stop) and each thread's last chain (its unchanged outer
+        frames not decoded again). Call next_stop() at each stop. False
+        when there was no memory for it (frames are then read whole)."""
+        if self._lib.jitunwind_pyreader_cache_code(self._handle, code_entries) < 0:
+            return False
+        chains = self._lib.jitunwind_py_chains_new(threads, frames)
+        if chains:
+            self._chains = _ChainCache(self._lib, chains)
+        return bool(chains)
+
+    def next_stop(self):
+        """A new stop: code objects are checked again at their first use."""
+        self._lib.jitunwind_pyreader_cache_next_sample(self._handle)
+
+    def frames(self, frame_addr, limit=None, thread_key=None):
         """(frames, error) for the chain starting at `frame_addr`, innermost first;
-        the frames are raw PyFrame tuples (with the C struct kept for mix())."""
+        the frames are raw PyFrame tuples (with the C struct kept for mix()).
+        `thread_key` (the thread state's address), with keep_between_stops():
+        the thread's last chain is reused where it is unchanged."""
         limit = min(limit or self.MAX_FRAMES, PY_MAX_FRAMES)
         arr = (_ffi.PyFrame * limit)()
         n = ctypes.c_size_t()
-        rc = self._lib.jitunwind_pyreader_frames(self._handle, frame_addr, arr, limit,
-                                                 ctypes.byref(n))
+        chains = getattr(self, "_chains", None)
+        if chains is not None and thread_key is not None:
+            rc = self._lib.jitunwind_pyreader_frames_reusing(
+                self._handle, chains.handle, thread_key, frame_addr, arr, limit, ctypes.byref(n))
+        else:
+            rc = self._lib.jitunwind_pyreader_frames(self._handle, frame_addr, arr, limit,
+                                                     ctypes.byref(n))
         frames = [PyFrame(f.address, f.code, f.line, f.first_line, f.lasti, f.owner, f.flags,
                           _text(f.qualname), _text(f.filename)) for f in arr[:n.value]]
         return frames, (JitunwindError(rc, self._detail()) if rc < 0 else None)

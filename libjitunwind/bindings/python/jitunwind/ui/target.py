@@ -209,6 +209,8 @@ class TargetState:
         made is tried again."""
         if self._pyreader is None:
             self._pyerror = None
+        else:
+            self._pyreader.next_stop()
         self._thread_map = None
         self._frames_read = {}  # (OS thread id, limit) -> python_frames' answer
 
@@ -305,6 +307,7 @@ class TargetState:
             return "CPython version unknown (%s)" % self._version_problem
         try:
             self._pyreader = PyReader(self.memory, runtime, version, self.runtime_module)
+            self._pyreader.keep_between_stops()
         except JitunwindError as exc:
             return exc.detail if exc.code == ENOTFOUND and exc.detail else str(exc)
         return None
@@ -351,7 +354,7 @@ class TargetState:
         for t in by_id.get(os_thread_id, ()):
             if not t.current_frame:
                 continue
-            chain, chain_err = reader.frames(t.current_frame, limit)
+            chain, chain_err = reader.frames(t.current_frame, limit, thread_key=t.tstate)
             frames += chain
             err = err or chain_err
         return frames, err
