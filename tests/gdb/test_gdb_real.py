@@ -17,7 +17,8 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from demo_stack import EVAL, JIT_SCRIPT, fail, markers, parse_py_bt  # noqa: E402
-from extra_pythons import WHY_NONE, extra_pythons, jit_enabled, present  # noqa: E402
+from extra_pythons import (JIT_ON, WHY_NONE, debug_root, extra_pythons, gdb_args,  # noqa: E402
+                           jit_available, present)  # noqa: E402
 
 SKIP = 77
 SCRIPT = """\
@@ -52,7 +53,7 @@ outer()  # @module
 
 
 
-def check_jit(build, repo, python, work, env, label):
+def check_jit(build, repo, python, version, work, env, label):
     """A JIT-enabled interpreter: stop in a C function called from JIT code;
     the executor is found from the interpreter's own list (its DWARF locates
     the list), named by its code object, and the walk goes through it and
@@ -65,12 +66,15 @@ def check_jit(build, repo, python, work, env, label):
     pairs = [("bt", "bt"), ("ranges", "info jit-ranges")]
     # The JIT view names the uop at the return address: a call uop, whose
     # bytecode target's line is the call's, which the innermost Python frame
-    # then shows exactly (no "line may lag"); the executor's shim, which
-    # called the trace, is a frame of its own.
+    # then shows exactly (no "line may lag"); before 3.15 the executor's
+    # shim, which called the trace, is a frame of its own; 3.15's JIT code
+    # keeps RBP (the executor absorbs _PyJIT_Entry's frame: no shim).
+    rule = "fp-preserving" if version >= (3, 15) else "fp-or-scan"
     executor = re.compile(r" in py::jit:hot \[uop \d+/\d+ _\w*CALL\w*\] \(%s:%d\) "
-                          r"\[jit fp-or-scan\] \(\)" % (re.escape(script), lines["hot"]))
-    want = ["py::jit:hot", "py::jit:hot [shim]", EVAL, ("py", "hot", lines["hot"]),
-            ("py", "caller", lines["caller"]), ("py", "<module>", lines["module"]), "_start"]
+                          r"\[jit %s\] \(\)" % (re.escape(script), lines["hot"], rule))
+    want = (["py::jit:hot"] + (["py::jit:hot [shim]"] if version < (3, 15) else []) +
+            [EVAL, ("py", "hot", lines["hot"]), ("py", "caller", lines["caller"]),
+             ("py", "<module>", lines["module"]), "_start"])
     out = run_gdb(repo, env, ["set breakpoint pending on", "break getppid", "run",
                               "ignore 1 5000", "continue"] + sections(pairs) +
                   ["gcore " + core, "kill"], ["--args", python, script])
@@ -88,7 +92,7 @@ def check_jit(build, repo, python, work, env, label):
                 fail("%s JIT %s: the JIT frame is not shown as %r:\n%s"
                      % (label, where, executor.pattern, section(text, "bt")[-4000:]))
             ranges = section(text, "ranges")
-            if not re.search(r" jit +fp-or-scan +interpreter py::jit:hot \(", ranges):
+            if not re.search(r" jit +%s +interpreter py::jit:hot \(" % rule, ranges):
                 fail("%s JIT %s: the executor is not listed from the interpreter:\n%s"
                      % (label, where, ranges))
             print("ok: %s JIT %s: through executor %s to the eval loop and on to _start"
@@ -174,18 +178,21 @@ def check_dwarf_oracle(repo, env, python, label):
     os.environ["JITUNWIND_LIBRARY"] = env["JITUNWIND_LIBRARY"]
     import jitunwind as ju
     module = interpreter_file(python)
+    ju.set_debug_file_directories(debug_root(python))  # where gdb_args points gdb
     try:
         types = ju.DwarfTypes(module)
     except ju.JitunwindError as exc:
         print("ok: %s: no DWARF in %s (%s): executor lists are not located" % (label, module, exc))
         return
-    fields = [("PyInterpreterState", "executor_list_head"), ("_PyExecutorObject", "jit_code"),
+    # 3.15 keeps the live executors in an array instead of a list.
+    head = "executor_ptrs" if version_of(python) >= (3, 15) else "executor_list_head"
+    fields = [("PyInterpreterState", head), ("_PyExecutorObject", "jit_code"),
               ("_PyExecutorObject", "vm_data.links.next")]
     cmds = []
     for struct, member in fields:
         cmds += ["-ex", "print (long)&((%s*)0)->%s" % (struct, member)]
-    out = subprocess.run(["gdb", "-nx", "-batch", "-iex", "set debuginfod enabled off"] + cmds +
-                         [module], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    out = subprocess.run(["gdb", "-nx", "-batch", "-iex", "set debuginfod enabled off"] +
+                         gdb_args([python]) + cmds + [module], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                          timeout=120).stdout
     oracle = [int(v) for v in re.findall(r"^\$\d+ = (\d+)$", out, re.M)]
     ours = [types.member_offset(struct, member) for struct, member in fields]
@@ -206,7 +213,7 @@ def run_gdb(repo, env, cmds, args):
     # builds tail-call Py_BytesMain) would otherwise end gdb's bt at main.
     cmd = ["gdb", "-nx", "-batch", "-q", "-iex", "set debuginfod enabled off",
            "-iex", "set auto-load python-scripts off", "-iex", "set backtrace past-main on",
-           "-ex", "source %s/gdb-plugin/jitunwind-gdb.py" % repo]
+           "-ex", "source %s/gdb-plugin/jitunwind-gdb.py" % repo] + gdb_args(args)
     for c in cmds:
         cmd += ["-ex", c]
     return subprocess.run(cmd + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -306,8 +313,8 @@ def check_interpreter(build, repo, python, work):
         check_dwarf_oracle(repo, env, python, label)
     if version >= (3, 12):
         check_subinterpreters(repo, env, python, work, label)
-    if jit_enabled(python):
-        check_jit(build, repo, python, work, env, "%s (%d.%d, JIT)" % (python, *version[:2]))
+    if jit_available(python):
+        check_jit(build, repo, python, version, work, dict(env, **JIT_ON), "%s (%d.%d, JIT)" % (python, *version[:2]))
     try:
         check(label + " live", out, script, perf, layout=layout)
         if perf:

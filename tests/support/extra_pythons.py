@@ -2,6 +2,7 @@
 (colon-separated paths; tests/dev.sh sets it from ../shared/cpython-builds).
 Tests that read it skip (77) with WHY_NONE when it names nothing usable."""
 
+import glob
 import os
 import subprocess
 import sys
@@ -44,16 +45,63 @@ def debug_root(python):
     return root if os.path.isdir(root) else None
 
 
-def jit_enabled(python):
-    """Whether the interpreter runs with its JIT on (sys._jit.is_enabled())."""
+def libthread_db_dir(python):
+    """The folder of the libthread_db matching the glibc a distribution
+    layout carries beside PREFIX/bin/python (PREFIX/lib/<triplet>), or None."""
+    prefix = os.path.dirname(os.path.dirname(python))
+    for lib in sorted(glob.glob(os.path.join(prefix, "lib", "*-linux-gnu", "libthread_db.so.1"))):
+        return os.path.dirname(lib)
+    return None
+
+
+def gdb_settings(python):
+    """The gdb settings a user gives gdb for this interpreter's layout: its
+    debug root and the libthread_db of the glibc it carries."""
+    root, tdb = debug_root(python), libthread_db_dir(python)
+    return ((["set debug-file-directory %s" % root] if root else []) +
+            (["add-auto-load-safe-path %s" % tdb, "set libthread-db-search-path %s" % tdb]
+             if tdb else []))
+
+
+def gdb_args(args):
+    """gdb's "-iex" options for every interpreter among gdb's arguments
+    `args` (before the target is read, as a gdbinit would set them)."""
+    out = []
+    for a in args:
+        if os.path.isfile(a) and os.access(a, os.X_OK):
+            for setting in gdb_settings(a):
+                out += ["-iex", setting]
+    return out
+
+
+def lldb_settings(python):
+    """The LLDB settings a user gives LLDB for this interpreter's layout."""
+    root = debug_root(python)
+    return ["settings append target.debug-file-search-paths %s" % root] if root else []
+
+
+# The environment entry that turns a built-in JIT on; 3.14's
+# --enable-experimental-jit builds have it on already, 3.15's "yes-off" off.
+JIT_ON = {"PYTHON_JIT": "1"}
+
+
+def jit_enabled(python, env=None):
+    """Whether the interpreter runs with its JIT on (sys._jit.is_enabled())
+    in `env` (default: this process's environment)."""
     out = subprocess.run([python, "-c", "import sys; j = getattr(sys, '_jit', None); "
-                          "print(bool(j and j.is_enabled()))"],
+                          "print(bool(j and j.is_enabled()))"], env=env,
                          stdout=subprocess.PIPE, text=True, timeout=60).stdout.strip()
     return out == "True"
 
 
+def jit_available(python):
+    """Whether the interpreter's JIT runs when JIT_ON is in its environment."""
+    return jit_enabled(python, dict(os.environ, **JIT_ON))
+
+
 def jit_pythons():
-    return [p for p in present(extra_pythons()) if jit_enabled(p)]
+    """The interpreters with a JIT; run them with JIT_ON in their environment."""
+    return [p for p in present(extra_pythons()) if jit_available(p)]
 
 
 def frame_pointer_pythons():
