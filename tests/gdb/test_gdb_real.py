@@ -260,10 +260,14 @@ def parse_bt(text):
     return frames
 
 
-def check(label, out, script, perf, tramp=None, layout="sub8"):
+def check(label, out, script, perf, tramp=None, layout="sub8", unsaved=None):
     want = expected(script, perf, tramp, layout)
     frames = parse_bt(section(out, "bt"))
-    if "??" in frames:
+    # glibc's __libc_start_call_main is a local symbol: a stripped libc
+    # without its debug file (the one 3.15.2 carries) cannot name it.
+    unnamed = [i for i, f in enumerate(frames)
+               if f == "??" and frames[i + 1:i + 2] != ["__libc_start_main"]]
+    if unnamed:
         fail("%s: frames without a name:\n%s" % (label, section(out, "bt")[-4000:]))
     got = [f for f in frames
            if isinstance(f, tuple) or f in (EVAL, "_start") or f.startswith("py::")]
@@ -285,6 +289,10 @@ def check(label, out, script, perf, tramp=None, layout="sub8"):
     if pybt != want_py:
         fail("%s: py-bt\n  expected %r\n  got      %r" % (label, want_py, pybt))
     # The other thread, which does not hold the GIL, has its own Python stack.
+    if unsaved:
+        print("ok: %s: bt and py-bt show %d Python frames; the worker thread is not checked: "
+              "gcore could not save its stack (gdb: %s)" % (label, len(want_py), unsaved))
+        return
     worker_line = [n for n, l in enumerate(open(script), 1) if "# @worker" in l][0]
     threads = parse_py_bt(section(out, "threads"))
     if (script, str(worker_line), "worker") not in threads or len(threads) < len(want_py) + 1:
@@ -309,6 +317,11 @@ def check_interpreter(build, repo, python, work):
     out = run_gdb(repo, env, ["set breakpoint pending on", "break getppid", "run"] + sections(pairs) +
                   ["gcore " + core, "kill"], args)
     pid = re.findall(r"\(process (\d+)\) killed", out)
+    # gdb 13 drops a whole mapping from the core when part of it cannot be
+    # read: glibc 2.42+ guards thread stacks with MADV_GUARD_INSTALL pages
+    # (3.15.2 carries glibc 2.43), so a thread's stack may be missing.
+    unsaved = re.search(r"Memory read failed for corefile section, \d+ bytes at 0x[0-9a-f]+", out)
+    unsaved = unsaved and unsaved.group(0)
     if version >= (3, 13):
         check_dwarf_oracle(repo, env, python, label)
     if version >= (3, 12):
@@ -326,7 +339,7 @@ def check_interpreter(build, repo, python, work):
             print("ok: %s: %d CPython trampolines in the perf map, layout read from the code"
                   % (label, len(ranges)))
         out = run_gdb(repo, env, sections(pairs), [python, core])
-        check(label + " core", out, script, perf, layout=layout)
+        check(label + " core", out, script, perf, layout=layout, unsaved=unsaved)
         if perf:
             # Without the perf map, the trampolines come from the interpreter's
             # own arena list in the core (unnamed, but unwound the same way).
@@ -335,7 +348,7 @@ def check_interpreter(build, repo, python, work):
                     os.unlink("/tmp/perf-%s.map" % p)
             out = run_gdb(repo, env, sections(pairs), [python, core])
             check(label + " core without perf map", out, script, perf, "py::<perf trampoline>",
-                  layout)
+                  layout, unsaved)
     finally:
         if os.path.exists(core):
             os.unlink(core)
