@@ -4,6 +4,7 @@ Tests that read it skip (77) with WHY_NONE when it names nothing usable."""
 
 import glob
 import os
+import re
 import subprocess
 import sys
 
@@ -43,6 +44,19 @@ def debug_root(python):
     (PREFIX/lib/debug, where its -dbg package's files are), or None."""
     root = os.path.join(os.path.dirname(os.path.dirname(python)), "lib", "debug")
     return root if os.path.isdir(root) else None
+
+
+def separate_debug_file(python):
+    """The debug file of a stripped interpreter under its debug root, found
+    by build id (.build-id/xx/rest.debug), or None."""
+    root = debug_root(python)
+    if not root:
+        return None
+    notes = subprocess.run(["readelf", "-n", python], stdout=subprocess.PIPE, text=True,
+                           timeout=60).stdout
+    m = re.search(r"Build ID: ([0-9a-f]{2})([0-9a-f]+)", notes)
+    path = m and os.path.join(root, ".build-id", m.group(1), m.group(2) + ".debug")
+    return path if path and os.path.isfile(path) else None
 
 
 def libthread_db_dir(python):

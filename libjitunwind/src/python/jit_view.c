@@ -323,7 +323,10 @@ static int place_stencils(jitunwind_pyreader *r, struct jitunwind_py_executor_de
         u[i].code_size = r->jit.code_size[u[i].opcode];
         off += u[i].code_size;
     }
-    fatal = find_opcode(r, "_FATAL_ERROR");
+    /* 3.15+ appends the register-cache variant with nothing cached: the
+     * plain uop has no stencil code there. */
+    if ((fatal = find_opcode(r, "_FATAL_ERROR_r00")) < 0)
+        fatal = find_opcode(r, "_FATAL_ERROR");
     if (off > d->ex.jit_size ||
         (fatal >= 0 && off + r->jit.code_size[fatal] > d->ex.jit_size)) {
         snprintf(d->missing, sizeof d->missing,
