@@ -17,7 +17,6 @@ Usage: test_gdb_jitview_real.py BUILD_DIR REPO_DIR
 import os
 import re
 import struct
-import subprocess
 import sys
 import tempfile
 
