@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from demo_stack import EVAL, JIT_SCRIPT, fail, markers, parse_py_bt  # noqa: E402
+from demo_stack import EVAL, WARM_IGNORE, WARM_JIT_SCRIPT, fail, markers, parse_py_bt  # noqa: E402
 from extra_pythons import (JIT_ON, WHY_NONE, debug_root, extra_pythons, gdb_args,  # noqa: E402
                            jit_available, present)  # noqa: E402
 
@@ -60,7 +60,7 @@ def check_jit(build, repo, python, version, work, env, label):
     on past the eval loop, live and on a core."""
     script = os.path.join(work, "jit_target.py")
     with open(script, "w") as f:
-        f.write(JIT_SCRIPT)
+        f.write(WARM_JIT_SCRIPT)
     lines = markers(script)
     core = os.path.join(work, "jit.core")
     pairs = [("bt", "bt"), ("ranges", "info jit-ranges")]
@@ -76,7 +76,7 @@ def check_jit(build, repo, python, version, work, env, label):
             [EVAL, ("py", "hot", lines["hot"]), ("py", "caller", lines["caller"]),
              ("py", "<module>", lines["module"]), "_start"])
     out = run_gdb(repo, env, ["set breakpoint pending on", "break getppid", "run",
-                              "ignore 1 5000", "continue"] + sections(pairs) +
+                              "ignore 1 %d" % WARM_IGNORE, "continue"] + sections(pairs) +
                   ["gcore " + core, "kill"], ["--args", python, script])
     try:
         for where, text in (("live", out),

@@ -88,10 +88,16 @@ def gdb_args(args):
     return out
 
 
-def lldb_settings(python):
-    """The LLDB settings a user gives LLDB for this interpreter's layout."""
-    root = debug_root(python)
-    return ["settings append target.debug-file-search-paths %s" % root] if root else []
+def lldb_args(words):
+    """LLDB's "-O" options (run before any target is created) for every
+    interpreter among `words` (LLDB's arguments, or the words of its
+    commands): where its layout keeps its debug files."""
+    out = []
+    for w in words:
+        root = os.path.isfile(w) and os.access(w, os.X_OK) and debug_root(w)
+        if root:
+            out += ["-O", "settings append target.debug-file-search-paths %s" % root]
+    return out
 
 
 # The environment entry that turns a built-in JIT on; 3.14's
