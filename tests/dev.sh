@@ -14,7 +14,7 @@ packages=(build-essential cmake pkg-config check libelf-dev libdw-dev elfutils g
           clang-19 lld libc6-dev-arm64-cross lintian unzip
           libclang-rt-19-dev qemu-user-static gdb-multiarch gcc-aarch64-linux-gnu
           python3.11-venv libprotobuf-c-dev protobuf-c-compiler protobuf-compiler zlib1g-dev
-          libdeflate-dev debuginfod)
+          libdeflate-dev debuginfod patchelf)
 
 install_missing() {
     local missing=()
@@ -42,7 +42,7 @@ use_real_builds() {
     if [ -n "${JITUNWIND_EXTRA_PYTHONS:-}" ]; then
         echo "dev.sh: JITUNWIND_EXTRA_PYTHONS set by the caller: $JITUNWIND_EXTRA_PYTHONS"
     elif [ -x "$builds/unpack.sh" ] || [ -f "$builds/unpack.sh" ]; then
-        JITUNWIND_EXTRA_PYTHONS=$(sh "$builds/unpack.sh" "$build/cpython-builds")
+        JITUNWIND_EXTRA_PYTHONS=$(sh "$builds/unpack.sh" "$build/cpython-builds" --all)
         export JITUNWIND_EXTRA_PYTHONS
         echo "dev.sh: real CPython builds for the extended matrix: $JITUNWIND_EXTRA_PYTHONS"
     else

@@ -228,7 +228,15 @@ if available():
             its inlined calls, then the function (a JIT range by its label)."""
             native = group[-1].native
             if group[-1].rng is not None:
-                return [_Frame(self.thread, first, native.pc, group[-1].label, None)]
+                # LLDB names a frame with a pc by its own symbol there, and
+                # has one where the JIT registered its code through the GDB
+                # JIT interface (CPython 3.15: "py::jit:executor"): such a
+                # frame is given without its pc, so that its label shows.
+                pc = native.pc
+                if self.thread.GetProcess().GetTarget().ResolveLoadAddress(pc) \
+                        .GetSymbol().IsValid():
+                    pc = None
+                return [_Frame(self.thread, first, pc, group[-1].label, None)]
             levels = code_levels(state, native.pc, group[0].index == 0)
             frames = []
             for i, level in enumerate(levels):

@@ -44,8 +44,9 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from demo_stack import EVAL, JIT_SCRIPT, demo_setup, expected_stack, fail, parse_mixed  # noqa: E402
-from extra_pythons import debug_root, named  # noqa: E402
+from demo_stack import (EVAL, JIT_SCRIPT, demo_setup, expected_stack, fail, markers,  # noqa: E402
+                        parse_mixed)
+from extra_pythons import JIT_ON, debug_root, named  # noqa: E402
 from values_target import gcore  # noqa: E402
 
 SKIP = 77
@@ -572,8 +573,9 @@ def check_range_over_a_module(build, j, work):
 
 
 def jit_enabled(python, args):
+    """Whether `python ARGS` runs its JIT with JIT_ON in its environment."""
     out = subprocess.run([python] + args + ["-c", "import sys; j = getattr(sys, '_jit', None); "
-                          "print(bool(j and j.is_enabled()))"],
+                          "print(bool(j and j.is_enabled()))"], env=dict(os.environ, **JIT_ON),
                          stdout=subprocess.PIPE, text=True, timeout=60).stdout.strip()
     return out == "True"
 
@@ -587,21 +589,31 @@ def check_jit(build, work, python, args, label):
     executor as a JIT frame named after its code, and the walk goes on
     through it to the eval loop and _start."""
     j = tool(build)
-    proc, gate = start_script(python, args, HOT_SCRIPT, work, "hot.py")
+    proc, gate = start_script(python, args, HOT_SCRIPT, work, "hot.py",
+                              env=dict(os.environ, **JIT_ON))
     try:
         for attempt in range(200):
             rc, out, err = run([j, "stack", str(proc.pid)])
             frames = parse_mixed(out)
             jit = [f for f in frames if isinstance(f, str) and f.startswith("py::jit:hot")]
-            if rc == 0 and jit and "_start" in frames:
+            # A stack taken in a call out of JIT code (not one stopped in
+            # the JIT code itself): its pc there is a return address.
+            if rc == 0 and jit and "_start" in frames and frames.index(jit[0]) > 0:
                 names = [f for f in frames if isinstance(f, tuple)]
                 if [n[1] for n in names] != ["hot", "caller", "<module>"]:
                     fail("%s: Python frames %r\n%s" % (label, names, out))
+                # The uop at the return address is a call, whose bytecode
+                # target gives the innermost Python frame its exact line.
+                hot = markers(os.path.join(work, "hot.py"))["hot"]
+                if "CALL" not in jit[0] or names[0][2] != hot:
+                    fail("%s: the JIT frame %r, its Python frame %r: want a call uop and "
+                         "line %d" % (label, jit[0], names[0], hot))
                 print("ok: %s: executor frame %r after %d stacks" % (label, jit[0], attempt + 1))
                 break
             assert_running(proc.pid, label)
         else:
-            fail("%s: no stack of 200 showed a JIT frame; last:\n%s%s" % (label, out, err))
+            fail("%s: no stack of 200 showed a call out of a JIT frame; last:\n%s%s"
+                 % (label, out, err))
     finally:
         if os.path.exists(gate):
             os.unlink(gate)

@@ -15,14 +15,17 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
+from extra_pythons import gdb_args  # noqa: E402
 from values_target import BUILTIN_CALL, GC_STOP, Checker, Target, gcore, run_all  # noqa: E402
 
 failures = []
 
 
-def gdb(repo, env, commands, target_args):
+def gdb(repo, env, commands, target_args, python):
+    """gdb on `target_args`, told where the interpreter `python`'s layout
+    keeps its debug files (extra_pythons.gdb_args)."""
     cmd = ["gdb", "-nx", "-batch", "-q", "-iex", "set debuginfod enabled off",
-           "-iex", "set auto-load python-scripts off",
+           "-iex", "set auto-load python-scripts off"] + gdb_args([python]) + [
            "-ex", "source %s/gdb-plugin/jitunwind-gdb.py" % repo]
     for name, command in commands:
         cmd += ["-ex", "echo <<%s>>\\n" % name, "-ex", command, "-ex", "echo <<end>>\\n"]
@@ -76,17 +79,17 @@ def run(build, repo, spec):
     env = dict(os.environ, JITUNWIND_LIBRARY=os.path.join(build, "libjitunwind",
                                                           "libjitunwind.so"))
     target = Target(spec)
-    label = os.path.basename(spec.split(",")[0]) + (" -X perf" if "perf" in spec else "")
+    python = spec.split(",")[0]
+    label = os.path.basename(python) + (" -X perf" if "perf" in spec else "")
     try:
-        sections, raw = gdb(repo, env, COMMANDS, ["-p", str(target.pid)])
+        sections, raw = gdb(repo, env, COMMANDS, ["-p", str(target.pid)], python)
         check(label + " live", sections, target, raw, "perf" in spec)
         with tempfile.TemporaryDirectory() as tmp:
             core = os.path.join(tmp, "core")
             if not gcore(target.pid, core):
                 failures.append("%s: gcore wrote no core in 180 s" % label)
                 return
-            python = spec.split(",")[0]
-            sections, raw = gdb(repo, env, COMMANDS, [os.path.realpath(python), core])
+            sections, raw = gdb(repo, env, COMMANDS, [os.path.realpath(python), core], python)
             check(label + " core", sections, target, raw, "perf" in spec)
     finally:
         target.close()
@@ -101,7 +104,8 @@ def check_gc_header(repo, env, spec, label):
                                   (BUILTIN_CALL, "py-bt-full", "   <built-in function sleep>")):
         target = Target(spec, script)
         try:
-            sections, raw = gdb(repo, env, [(command, command)], ["-p", str(target.pid)])
+            sections, raw = gdb(repo, env, [(command, command)], ["-p", str(target.pid)],
+                                spec.split(",")[0])
             lines = sections.get(command, [])
             if want == "GC running" and not (lines and want in lines[0]):
                 failures.append("%s: py-bt -a inside a collection: %s" % (label, lines[:1]))

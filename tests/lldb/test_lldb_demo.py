@@ -25,11 +25,12 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from extra_pythons import WHY_NONE, extra_pythons, present  # noqa: E402
+from extra_pythons import JIT_ON, WHY_NONE, extra_pythons, lldb_args, present  # noqa: E402
 from lldb_under_test import (LLDB, demo_setup_or_skip, has_frame_providers,  # noqa: E402
                              without_stop_reports, work_dir)
-from demo_stack import (EVAL, JIT_SCRIPT, accepted_by_parser, as_guessed, check_stack,  # noqa: E402
-                        expected_py_bt, expected_stack, fail, markers, parse_mixed, parse_py_bt)
+from demo_stack import (EVAL, WARM_IGNORE, WARM_JIT_SCRIPT, accepted_by_parser,  # noqa: E402
+                        as_guessed, check_stack, expected_py_bt, expected_stack, fail, markers,
+                        parse_mixed, parse_py_bt)
 
 SKIP = 77
 PERF_MAPS = []
@@ -38,6 +39,7 @@ PERF_MAPS = []
 def lldb_cmd(repo, plugin, commands, args):
     # A sanitizer runtime preloaded into lldb is not the target's.
     cmd = [LLDB, "--no-lldbinit", "--batch", "-O", "settings set target.unset-env-vars LD_PRELOAD"]
+    cmd += lldb_args(args + [w for c in commands for w in c.split()])
     if plugin:
         cmd += ["-o", "command script import %s/lldb-plugin/jitunwind_lldb" % repo]
     for c in commands:
@@ -119,9 +121,10 @@ PERF_SCRIPT = ("import os\n\ndef leaf():\n    os.getppid()  # @leaf\n\n"
 
 
 def interpreter_facts(python):
+    """(version, whether its JIT runs with JIT_ON in its environment)."""
     out = subprocess.run([python, "-c", "import sys; j = getattr(sys, '_jit', None); "
                           "print(sys.version_info[0], sys.version_info[1], "
-                          "bool(j and j.is_enabled()))"],
+                          "bool(j and j.is_enabled()))"], env=dict(os.environ, **JIT_ON),
                          stdout=subprocess.PIPE, text=True, timeout=60).stdout.split()
     return (int(out[0]), int(out[1])), out[2] == "True"
 
@@ -140,24 +143,29 @@ def gcore_at(env, args, stop, core):
         fail("gcore wrote no core:\n" + out[-2000:])
 
 
-def check_extra_jit(repo, env, work, python):
+def check_extra_jit(repo, env, work, python, version):
     """Through a CPython JIT executor found from the interpreter's own list,
     named by its code object, on past the eval loop; live and on a core."""
     script = os.path.join(work, "jit_target.py")
     with open(script, "w") as f:
-        f.write(JIT_SCRIPT)
+        f.write(WARM_JIT_SCRIPT)
     at = markers(script)
     # The JIT view: the trace frame names its call uop and the call's line,
-    # the shim that called the trace is a frame of its own, and the Python
+    # before 3.15 the shim that called the trace is a frame of its own (3.15's
+    # executors keep RBP and absorb _PyJIT_Entry's frame), and the Python
     # frame has the exact line.
-    executor = "py::jit:hot [uop CALL] (%s:%d) [jit fp-or-scan]" % (script, at["hot"])
-    shim = "py::jit:hot [shim] (%s:%d) [jit fp-or-scan]" % (script, at["hot_def"])
-    want = [executor, shim, EVAL, ("py", "hot", at["hot"]),
-            ("py", "caller", at["caller"]), ("py", "<module>", at["module"]), "_start"]
+    rule = "fp-preserving" if version >= (3, 15) else "fp-or-scan"
+    executor = "py::jit:hot [uop CALL] (%s:%d) [jit %s]" % (script, at["hot"], rule)
+    shim = ["py::jit:hot [shim] (%s:%d) [jit %s]" % (script, at["hot_def"], rule)]
+    want = [executor] + (shim if version < (3, 15) else []) + [
+        EVAL, ("py", "hot", at["hot"]), ("py", "caller", at["caller"]),
+        ("py", "<module>", at["module"]), "_start"]
+    env = dict(env, **JIT_ON)
     core = os.path.join(work, "jit.core")
-    gcore_at(env, [python, script], ["break getppid", "run", "ignore 1 5000", "continue"], core)
+    gcore_at(env, [python, script], ["break getppid", "run", "ignore 1 %d" % WARM_IGNORE,
+                                     "continue"], core)
     live = run(lldb_cmd(repo, True, ["breakpoint set -n getppid", "run",
-                                     "breakpoint modify -i 5000 1", "continue", "mixed-bt",
+                                     "breakpoint modify -i %d 1" % WARM_IGNORE, "continue", "mixed-bt",
                                      "jit-ranges", "kill"], ["--", python, script]), env)
     from_core = run(lldb_cmd(repo, True, ["target create %s --core %s" % (python, core),
                                           "mixed-bt", "jit-ranges"], []), env)
@@ -166,7 +174,8 @@ def check_extra_jit(repo, env, work, python):
         got = [re.sub(r"\[uop \d+/\d+ _\w*CALL\w*\]", "[uop CALL]", f) if isinstance(f, str)
                else f for f in parse_mixed(section(out, "mixed-bt"))]
         check_stack("lldb %s JIT %s mixed-bt" % (python, label), got, want)
-        if not re.search(r" jit +fp-or-scan +interpreter py::jit:hot \(", section(out, "jit-ranges")):
+        if not re.search(r" jit +%s +interpreter py::jit:hot \(" % rule,
+                         section(out, "jit-ranges")):
             fail("%s JIT %s: the executor is not listed from the interpreter:\n%s"
                  % (python, label, section(out, "jit-ranges")))
         print("ok: lldb %s JIT %s: through %s to the eval loop and on to _start"
@@ -407,7 +416,7 @@ def main():
             if version >= (3, 12):
                 check_extra_perf(repo, env, work, py, version)
             if jit:
-                check_extra_jit(repo, env, work, py)
+                check_extra_jit(repo, env, work, py, version)
         return 0
 
     if mode == "real":

@@ -36,9 +36,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
-from demo_stack import (JIT_SCRIPT, demo_env, demo_setup, expected_stack, fail,  # noqa: E402
-                        interesting, markers)
-from extra_pythons import WHY_NONE, extra_pythons, frame_pointer_pythons  # noqa: E402
+from demo_stack import (WARM_IGNORE, WARM_JIT_SCRIPT, demo_env, demo_setup,  # noqa: E402
+                        expected_stack, fail, interesting, markers)
+from extra_pythons import JIT_ON, WHY_NONE, extra_pythons, frame_pointer_pythons  # noqa: E402
 from test_lldb_demo import (LLDB, PERF_MAPS, PERF_SCRIPT, SKIP, gcore_at,  # noqa: E402
                             interpreter_facts, lldb_cmd, run, section)
 from testbed_for import testbed_for  # noqa: E402
@@ -273,7 +273,7 @@ def check_extra(build, repo):
     work = os.path.join(build, "lldb-tests")
     os.makedirs(work, exist_ok=True)
     perf_script, jit_script = (os.path.join(work, n) for n in ("perf_images.py", "jit_images.py"))
-    for path, text in ((perf_script, PERF_SCRIPT), (jit_script, JIT_SCRIPT)):
+    for path, text in ((perf_script, PERF_SCRIPT), (jit_script, WARM_JIT_SCRIPT)):
         with open(path, "w") as f:
             f.write(text)
     for python in pythons:
@@ -285,9 +285,9 @@ def check_extra(build, repo):
                              "framed" if version >= (3, 14) else "sub8")
         if jit:
             out = run(lldb_cmd(repo, True, ["breakpoint set -n getppid", "run",
-                                            "breakpoint modify -i 5000 1", "continue", "bt",
-                                            "jit-image", "kill"], ["--", python, jit_script]),
-                      dict(os.environ))
+                                            "breakpoint modify -i %d 1" % WARM_IGNORE,
+                                            "continue", "bt", "jit-image", "kill"],
+                               ["--", python, jit_script]), dict(os.environ, **JIT_ON))
             no_image_errors(python, out)
             got = names(section(out, "bt"))
             at = markers(jit_script)

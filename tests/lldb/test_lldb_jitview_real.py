@@ -17,9 +17,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "gdb"))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
-from demo_stack import JIT_SCRIPT, fail, markers  # noqa: E402
+from demo_stack import WARM_IGNORE, WARM_JIT_SCRIPT, fail, markers  # noqa: E402
 from test_gdb_jitview_real import EIGHT_SCRIPT, LOOPS  # noqa: E402
-from extra_pythons import WHY_NO_JIT, jit_pythons  # noqa: E402
+from extra_pythons import JIT_ON, WHY_NO_JIT, jit_pythons  # noqa: E402
 from lldb_under_test import LLDB, MISSING  # noqa: E402
 from test_lldb_demo import lldb_cmd, run, section  # noqa: E402
 
@@ -45,17 +45,17 @@ def check(repo, env, python, work):
              % (python, heads[:8], trace[:8]))
     script = os.path.join(work, "jit_target.py")
     with open(script, "w") as f:
-        f.write(JIT_SCRIPT)
+        f.write(WARM_JIT_SCRIPT)
     at = markers(script)
     out = run(lldb_cmd(repo, True, ["breakpoint set -n getppid", "run",
-                                    "breakpoint modify -i 5000 1", "continue", "mixed-bt",
+                                    "breakpoint modify -i %d 1" % WARM_IGNORE, "continue", "mixed-bt",
                                     "kill"], ["--", python, script]), env)
     m = re.search(r"#(\d+) +(0x[0-9a-f]+) in py::jit:hot \[uop", section(out, "mixed-bt"))
     if not m:
         fail("%s: no JIT frame in mixed-bt:\n%s" % (python, section(out, "mixed-bt")))
     pc = int(m.group(2), 16) - 1
     out = run(lldb_cmd(repo, True, ["breakpoint set -n getppid", "run",
-                                    "breakpoint modify -i 5000 1", "continue",
+                                    "breakpoint modify -i %d 1" % WARM_IGNORE, "continue",
                                     "jit-pc %#x" % pc, "kill"], ["--", python, script]), env)
     where = section(out, "jit-pc %#x" % pc)
     if not re.search(r"uop \d+/\d+ _\w*CALL\w* .*-> line %d" % at["hot"], where):
@@ -75,7 +75,7 @@ def main():
         print("SKIP: " + WHY_NO_JIT)
         return SKIP
     env = dict(os.environ, JITUNWIND_LIBRARY=os.path.join(build, "libjitunwind",
-                                                          "libjitunwind.so"))
+                                                          "libjitunwind.so"), **JIT_ON)
     with tempfile.TemporaryDirectory(prefix="ju-lldb-jitview-", dir=build) as work:
         for python in pythons:
             check(repo, env, python, work)

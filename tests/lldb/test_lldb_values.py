@@ -17,6 +17,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
 sys.path.insert(0, HERE)
+from extra_pythons import lldb_args  # noqa: E402
 from lldb_under_test import LLDB, MISSING, without_stop_reports  # noqa: E402
 from values_target import BUILTIN_CALL, SKIP, Checker, Target, gcore, run_all  # noqa: E402
 
@@ -29,8 +30,11 @@ COMMANDS = [("bt", "bt"), ("py-bt-full", "py-bt-full"), ("py-up", "py-up"), ("fr
             ("py-up 99", "py-up 99"), ("py-down", "py-down"), ("help py-print", "help py-print")]
 
 
-def lldb(repo, env, target_args, commands=COMMANDS):
-    cmd = [LLDB, "-b", "-o", "command script import %s/lldb-plugin/jitunwind_lldb" % repo]
+def lldb(repo, env, target_args, python, commands=COMMANDS):
+    """LLDB on `target_args`, told where the interpreter `python`'s layout
+    keeps its debug files (extra_pythons.lldb_args)."""
+    cmd = [LLDB, "-b"] + lldb_args([python]) + [
+        "-o", "command script import %s/lldb-plugin/jitunwind_lldb" % repo]
     for name, command in commands:
         cmd += ["-o", "script print('<<%s>>')" % name, "-o", command]
     out = subprocess.run(cmd + target_args, env=env, stdout=subprocess.PIPE,
@@ -78,14 +82,14 @@ def run(build, repo, spec):
     python = os.path.realpath(spec.split(",")[0])
     label = "lldb " + os.path.basename(python) + (" -X perf" if perf else "")
     try:
-        sections, raw = lldb(repo, env, ["-p", str(target.pid)])
+        sections, raw = lldb(repo, env, ["-p", str(target.pid)], python)
         check(label + " live", sections, target, raw, perf)
         with tempfile.TemporaryDirectory() as tmp:
             core = os.path.join(tmp, "core")
             if not gcore(target.pid, core):
                 failures.append("%s: gcore wrote no core in 180 s" % label)
                 return
-            sections, raw = lldb(repo, env, [python, "-c", core])
+            sections, raw = lldb(repo, env, [python, "-c", core], python)
             check(label + " core", sections, target, raw, perf)
     finally:
         target.close()
@@ -98,7 +102,7 @@ def check_builtin_line(repo, env, spec, label):
     LLDB's own frames reach the cfunction call that says so; never wrongly)."""
     target = Target(spec, BUILTIN_CALL)
     try:
-        sections, raw = lldb(repo, env, ["-p", str(target.pid)],
+        sections, raw = lldb(repo, env, ["-p", str(target.pid)], spec.split(",")[0],
                              [("bt", "bt"), ("py-bt-full", "py-bt-full")])
         reaches = any("cfunction_vectorcall" in l for l in sections.get("bt", []))
         lines = sections.get("py-bt-full", [])

@@ -168,6 +168,33 @@ caller()  # @module
 """
 
 
+# JIT_SCRIPT without a breakpoint's thousands of ignored hits: the loop gets
+# hot calling os.getpid, then calls os.getppid through the same compiled
+# call uop (_CALL_NON_PY_GENERAL does not guard the callable); getppid's
+# first call of the hot run comes before the loop's back edge enters the
+# executor, its third from JIT code (break getppid, ignore 2).
+WARM_JIT_SCRIPT = """\
+import os
+
+
+def hot(n, call):  # @hot_def
+    total = 0
+    for i in range(n):
+        total += i
+        call()  # @hot
+    return total
+
+
+def caller():
+    for k in range(20):
+        hot(1000, os.getppid if k >= 10 else os.getpid)  # @caller
+
+
+caller()  # @module
+"""
+WARM_IGNORE = 2
+
+
 def accepted_by_parser(spec, bad):
     """Whether `bad` is a valid argument list for `spec`: a positive count,
     or one word (an address) for a command that takes a word."""

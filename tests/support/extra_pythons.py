@@ -2,7 +2,9 @@
 (colon-separated paths; tests/dev.sh sets it from ../shared/cpython-builds).
 Tests that read it skip (77) with WHY_NONE when it names nothing usable."""
 
+import glob
 import os
+import re
 import subprocess
 import sys
 
@@ -44,16 +46,82 @@ def debug_root(python):
     return root if os.path.isdir(root) else None
 
 
-def jit_enabled(python):
-    """Whether the interpreter runs with its JIT on (sys._jit.is_enabled())."""
+def separate_debug_file(python):
+    """The debug file of a stripped interpreter under its debug root, found
+    by build id (.build-id/xx/rest.debug), or None."""
+    root = debug_root(python)
+    if not root:
+        return None
+    notes = subprocess.run(["readelf", "-n", python], stdout=subprocess.PIPE, text=True,
+                           timeout=60).stdout
+    m = re.search(r"Build ID: ([0-9a-f]{2})([0-9a-f]+)", notes)
+    path = m and os.path.join(root, ".build-id", m.group(1), m.group(2) + ".debug")
+    return path if path and os.path.isfile(path) else None
+
+
+def libthread_db_dir(python):
+    """The folder of the libthread_db matching the glibc a distribution
+    layout carries beside PREFIX/bin/python (PREFIX/lib/<triplet>), or None."""
+    prefix = os.path.dirname(os.path.dirname(python))
+    for lib in sorted(glob.glob(os.path.join(prefix, "lib", "*-linux-gnu", "libthread_db.so.1"))):
+        return os.path.dirname(lib)
+    return None
+
+
+def gdb_settings(python):
+    """The gdb settings a user gives gdb for this interpreter's layout: its
+    debug root and the libthread_db of the glibc it carries."""
+    root, tdb = debug_root(python), libthread_db_dir(python)
+    return ((["set debug-file-directory %s" % root] if root else []) +
+            (["add-auto-load-safe-path %s" % tdb, "set libthread-db-search-path %s" % tdb]
+             if tdb else []))
+
+
+def gdb_args(args):
+    """gdb's "-iex" options for every interpreter among gdb's arguments
+    `args` (before the target is read, as a gdbinit would set them)."""
+    out = []
+    for a in args:
+        if os.path.isfile(a) and os.access(a, os.X_OK):
+            for setting in gdb_settings(a):
+                out += ["-iex", setting]
+    return out
+
+
+def lldb_args(words):
+    """LLDB's "-O" options (run before any target is created) for every
+    interpreter among `words` (LLDB's arguments, or the words of its
+    commands): where its layout keeps its debug files."""
+    out = []
+    for w in words:
+        root = os.path.isfile(w) and os.access(w, os.X_OK) and debug_root(w)
+        if root:
+            out += ["-O", "settings append target.debug-file-search-paths %s" % root]
+    return out
+
+
+# The environment entry that turns a built-in JIT on; 3.14's
+# --enable-experimental-jit builds have it on already, 3.15's "yes-off" off.
+JIT_ON = {"PYTHON_JIT": "1"}
+
+
+def jit_enabled(python, env=None):
+    """Whether the interpreter runs with its JIT on (sys._jit.is_enabled())
+    in `env` (default: this process's environment)."""
     out = subprocess.run([python, "-c", "import sys; j = getattr(sys, '_jit', None); "
-                          "print(bool(j and j.is_enabled()))"],
+                          "print(bool(j and j.is_enabled()))"], env=env,
                          stdout=subprocess.PIPE, text=True, timeout=60).stdout.strip()
     return out == "True"
 
 
+def jit_available(python):
+    """Whether the interpreter's JIT runs when JIT_ON is in its environment."""
+    return jit_enabled(python, dict(os.environ, **JIT_ON))
+
+
 def jit_pythons():
-    return [p for p in present(extra_pythons()) if jit_enabled(p)]
+    """The interpreters with a JIT; run them with JIT_ON in their environment."""
+    return [p for p in present(extra_pythons()) if jit_available(p)]
 
 
 def frame_pointer_pythons():

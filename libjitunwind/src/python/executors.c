@@ -268,6 +268,26 @@ static int executor_name(const struct jitunwind_py_executor *e, char *buf, size_
                     (e->flags & JITUNWIND_PYEXEC_DELETED) ? " [invalidated]" : "");
 }
 
+/* The executor `range` whose code is already registered as one JIT range
+ * of the interpreter starting where it starts (3.15+ registers each
+ * executor's code, without the page's slack, through the GDB JIT interface
+ * too, as "py::jit:executor"): that range keeps its span and unwind rule,
+ * which the build's own ELF and CFI gave it, and takes the executor's
+ * name, which says what code it runs. */
+static void name_registered(jitunwind_registry *reg, const struct jitunwind_range *range)
+{
+    const struct jitunwind_range *had = jitunwind_registry_lookup(reg, range->start);
+    struct jitunwind_range named;
+    if (!had || had->start != range->start || had->end > range->end ||
+        had->kind != JITUNWIND_KIND_JIT || had->origin != JITUNWIND_ORIGIN_INTERPRETER ||
+        (had->name && strcmp(had->name, range->name) == 0))
+        return;
+    named = *had;
+    named.name = range->name;
+    named.cookie = range->cookie;
+    (void)ju_registry_supersede(reg, &named, JITUNWIND_ORIGIN_INTERPRETER, 1);
+}
+
 /* Register the code of a compiled executor. */
 static int add_range(jitunwind_pyreader *r, struct walk *w, const struct jitunwind_py_executor *e)
 {
@@ -295,6 +315,8 @@ static int add_range(jitunwind_pyreader *r, struct walk *w, const struct jitunwi
     }
     if (jitunwind_registry_add(w->reg, &range) == 0)
         w->added++;
+    else
+        name_registered(w->reg, &range);
     return 0;
 }
 

@@ -18,6 +18,8 @@
 
 #define MAX_STENCIL_CODE (1u << 20) /* one stencil's code; real ones are < 4 KiB */
 
+/* _ERROR_POP_N: its operand is the bytecode target of the uops failing into it. */
+static const char *const ERROR_POP[] = {"_ERROR_POP_N", NULL};
 /* Uops whose target field is not the bytecode instruction they came from
  * (_START_EXECUTOR's is: the instruction the executor was entered at). */
 static const char *const NO_OWN_TARGET[] = {"_MAKE_WARM", "_JUMP_TO_TOP", NULL};
@@ -31,10 +33,24 @@ static const char *const PUSHES_FRAME[] = {"_PUSH_FRAME", NULL};
 static const char *const POPS_FRAME[] = {"_RETURN_VALUE", "_RETURN_GENERATOR", "_YIELD_VALUE",
                                          NULL};
 
+/* The length of uop `name` without 3.15's register-cache suffix: its
+ * variants NAME_rIO (I inputs and O outputs kept in registers) share NAME's
+ * target and frame behaviour. */
+static size_t base_length(const char *name)
+{
+    size_t n = strlen(name);
+    if (n > 4 && name[n - 4] == '_' && name[n - 3] == 'r' && name[n - 2] >= '0' &&
+        name[n - 2] <= '9' && name[n - 1] >= '0' && name[n - 1] <= '9')
+        return n - 4;
+    return n;
+}
+
+/* Whether uop `name`, or the uop it is a register-cache variant of, is on `list`. */
 static int named(const char *name, const char *const *list)
 {
+    size_t n = base_length(name);
     for (; *list; list++)
-        if (strcmp(name, *list) == 0)
+        if (strlen(*list) == n && strncmp(name, *list, n) == 0)
             return 1;
     return 0;
 }
@@ -307,7 +323,10 @@ static int place_stencils(jitunwind_pyreader *r, struct jitunwind_py_executor_de
         u[i].code_size = r->jit.code_size[u[i].opcode];
         off += u[i].code_size;
     }
-    fatal = find_opcode(r, "_FATAL_ERROR");
+    /* 3.15+ appends the register-cache variant with nothing cached: the
+     * plain uop has no stencil code there. */
+    if ((fatal = find_opcode(r, "_FATAL_ERROR_r00")) < 0)
+        fatal = find_opcode(r, "_FATAL_ERROR");
     if (off > d->ex.jit_size ||
         (fatal >= 0 && off + r->jit.code_size[fatal] > d->ex.jit_size)) {
         snprintf(d->missing, sizeof d->missing,
@@ -396,11 +415,11 @@ static void resolve_targets(jitunwind_pyreader *r, uint64_t executor, uint64_t c
         struct jitunwind_py_uop *x = &u[i];
         uint32_t jump = x->raw_target & 0xffff, error = x->raw_target >> 16;
         x->depth = depth;
-        if (strcmp(x->name, "_ERROR_POP_N") == 0 && x->operand0 < (1u << 30)) {
+        if (named(x->name, ERROR_POP) && x->operand0 < (1u << 30)) {
             x->target = (int32_t)x->operand0;
             x->target_source = JITUNWIND_UOP_TARGET_OWN;
         } else if (x->format == J->format_jump) {
-            if (error > i && error < n && strcmp(u[error].name, "_ERROR_POP_N") == 0 &&
+            if (error > i && error < n && named(u[error].name, ERROR_POP) &&
                 u[error].operand0 < (1u << 30)) {
                 x->target = (int32_t)u[error].operand0;
                 x->target_source = JITUNWIND_UOP_TARGET_ERROR;
