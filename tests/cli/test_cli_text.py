@@ -21,7 +21,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from demo_stack import fail  # noqa: E402
+from demo_stack import end_target, fail  # noqa: E402
 from hostile_names import FILE, FILE_SHOWN, HOSTILE, HOSTILE_SHOWN, THREAD, THREAD_SHOWN, \
     no_controls, start  # noqa: E402
 
@@ -124,12 +124,7 @@ def main():
             try:
                 check_stack(j, proc.pid, True)
             finally:
-                proc.kill()
-                proc.wait()
-                try:
-                    os.unlink("/tmp/perf-%d.map" % proc.pid)
-                except OSError:
-                    pass
+                end_target(proc)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("ok")

@@ -21,7 +21,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from demo_stack import fail  # noqa: E402
+from demo_stack import end_target, fail  # noqa: E402
 
 SKIP = 77
 PERF = [os.path.expanduser("~/.pyenv/versions/3.12.1/bin/python3.12"),
@@ -85,12 +85,7 @@ def check(j, python, env_extra, args, work, what):
         if rec.returncode != 0:
             fail("%s: record: exit %d: %s" % (what, rec.returncode, err))
     finally:
-        proc.kill()
-        proc.wait()
-        try:
-            os.unlink("/tmp/perf-%d.map" % proc.pid)
-        except OSError:
-            pass
+        end_target(proc)
     stats = dict(re.findall(r"^([a-z ]+): (\d+)$", err, re.M))
     with open(out) as f:
         text = f.read()

@@ -17,7 +17,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from demo_stack import fail  # noqa: E402
+from demo_stack import end_target, fail  # noqa: E402
 from hostile_names import FILE_SHOWN, HOSTILE_SHOWN, no_controls, start  # noqa: E402
 
 SKIP = 77
@@ -44,12 +44,7 @@ def check(build, repo, python, args, work, perf):
     try:
         out = gdb(build, repo, proc.pid, COMMANDS + (["info jit-ranges"] if perf else []))
     finally:
-        proc.kill()
-        proc.wait()
-        try:
-            os.unlink("/tmp/perf-%d.map" % proc.pid)
-        except OSError:
-            pass
+        end_target(proc)
     text = no_controls("gdb's output", out)
     sections = {}
     name = None

@@ -49,6 +49,17 @@ def sanitized_debugger_env(library):
             "UBSAN_OPTIONS": "halt_on_error=1:print_stacktrace=1"}
 
 
+def end_target(proc):
+    """Kill a target process, reap it, and remove the perf map it may have
+    written (-X perf)."""
+    proc.kill()
+    proc.wait()
+    try:
+        os.unlink("/tmp/perf-%d.map" % proc.pid)
+    except OSError:
+        pass
+
+
 def fail(msg):
     print("FAIL: " + msg)
     sys.exit(1)
