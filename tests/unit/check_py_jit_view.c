@@ -799,8 +799,9 @@ END_TEST
 
 /* 3.15: the GDB JIT interface registered the executor's code first, as
  * `py::jit:executor`; the interpreter's own ranges add only what it did not
- * cover, and a PC in the GDB JIT range is matched to its executor by code
- * address (what the frame labels do, jitview.range_frame_label). */
+ * cover, the GDB JIT range keeps its span and rule and takes the executor's
+ * name, and a PC in it is matched to its executor by code address (what the
+ * frame labels do, jitview.range_frame_label). */
 START_TEST(py315_gdb_jit_ranges_matched_by_code_address)
 {
     struct target t;
@@ -821,7 +822,10 @@ START_TEST(py315_gdb_jit_ranges_matched_by_code_address)
     ck_assert_int_eq(jitunwind_pyreader_executor_ranges(r, reg, JITUNWIND_ARCH_X86_64, 0, 0,
                                                         &added), 0);
     ck_assert_uint_eq(added, 1); /* the second executor: the first one's code overlaps */
-    rg = range_named(reg, JIT_CODE + stencil_offset(3), "py::jit:executor");
+    rg = range_named(reg, JIT_CODE + stencil_offset(3), "py::jit:hot (/app.py:10)");
+    ck_assert_uint_eq(rg->start, gdb.start);
+    ck_assert_uint_eq(rg->end, gdb.end);
+    ck_assert_uint_eq(rg->rule, JITUNWIND_RULE_FP_PRESERVING);
 
     ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE + stencil_offset(3), 0, &w), 0);
     ck_assert_uint_eq(w.executor, t.ex);
