@@ -31,7 +31,11 @@ int main(int argc, char **argv)
     for (i = 0; ju_py_layout_field(L, i, &f); i++)
         if (f.value != JU_PY_NONE)
             printf("%s %s %s %s %u\n", f.name,
-                   f.build_specific ? "build-specific" : f.size_of ? "sizeof" : "member", f.type,
+                   /* a field the table leaves to DWARF has no value of its own */
+                   f.build_specific || f.value == JU_PY_FROM_DWARF ? "build-specific"
+                   : f.size_of                                     ? "sizeof"
+                                                                   : "member",
+                   f.type,
                    f.paths ? f.paths : "-", f.value);
     {
         /* the value layout a reader starts from (no debug offsets, no

@@ -68,26 +68,33 @@ def table(dump, version, free_threaded, arch):
     return fields
 
 
-def multiarch_dir(workdir, include):
+def multiarch_dirs(workdir, include, arch):
     """Debian's pyconfig.h only picks <TRIPLET/pythonX.Y/pyconfig.h> by the
-    target's architecture; for the AArch64 compile, a directory where the
+    target's architecture, found under the include root beside `include`
+    (an unpacked package's usr/include) or the system's. The directories
+    the compile for `arch` needs: that root, and for AArch64 one where the
     AArch64 name finds the host's file (the configuration it holds, not the
-    layout, is what matters). None for other installations."""
+    layout, is what matters). [] for other installations."""
     try:
         with open(os.path.join(include, "pyconfig.h")) as f:
             choices = re.findall(r"#\s*include <([^/>]+)/([^/>]+)/pyconfig\.h>", f.read())
     except OSError:
-        return None
-    host = [os.path.join("/usr/include", t, n, "pyconfig.h") for t, n in choices]
-    host = [h for h in host if os.path.isfile(h)]
+        return []
+    roots = [os.path.dirname(os.path.abspath(include)), "/usr/include"]
+    host = [(root, os.path.join(root, t, n, "pyconfig.h")) for root in roots for t, n in choices]
+    host = [(root, h) for root, h in host if os.path.isfile(h)]
     if not host:
-        return None
+        return []
+    root, found = host[0]
+    dirs = [root] if root != "/usr/include" else []
+    if arch != "aarch64":
+        return dirs
     target = os.path.join(workdir, "multiarch", "aarch64-linux-gnu", os.path.basename(include))
     os.makedirs(target, exist_ok=True)
     link = os.path.join(target, "pyconfig.h")
     if not os.path.exists(link):
-        os.symlink(host[0], link)
-    return os.path.join(workdir, "multiarch")
+        os.symlink(found, link)
+    return [os.path.join(workdir, "multiarch")] + dirs
 
 
 def probe(workdir, include, arch, fields, extra_includes=()):
@@ -166,7 +173,7 @@ def main():
                 if fields is None:
                     print("skip: %s: the library has no table for it" % label)
                     break
-                extra = [d for d in [multiarch_dir(workdir, include)] if d and arch == "aarch64"]
+                extra = multiarch_dirs(workdir, include, arch)
                 try:
                     found = probe(workdir, include, arch, fields, extra)
                 except RuntimeError as e:

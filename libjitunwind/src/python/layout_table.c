@@ -379,7 +379,7 @@ static const struct ju_py_layout PY313T = {
 #define SEMANTICS_3_15_TO_3_16                                                          \
     .rt_interpreters_head = 936, .rt_gil_holder = JU_PY_NONE,                            \
     .rt_perf_code_arena = JU_PY_NONE, .interp_next = 7264, .interp_id = 7272,            \
-    .interp_threads_head = 7328, .ts_next = 8, .ts_interp = 16, .ts_thread_id = 176,     \
+    .interp_threads_head = 7336, .ts_next = 8, .ts_interp = 16, .ts_thread_id = 176,     \
     .ts_native_thread_id = 184, .ts_current_frame = 72, .ts_cframe = JU_PY_NONE,        \
     .ts_last_profiled_frame = 88, .ts_last_profiled_seq = 96,                            \
     .cframe_current_frame = JU_PY_NONE, FRAMES_3_13_TO_3_14, .fr_size = 88,              \
