@@ -102,13 +102,18 @@ if available():
 
         def get_frame_at_index(self, index):
             if self._frames is None:
-                key = self.stop_key()
-                self._frames = _walked.get(key)
-                if self._frames is None:
-                    if index == 0 and on_private_state_thread() and self._innermost_is_lldbs():
-                        _deferred.note(key, self)
-                        return 0
-                    self._frames = self.walk(key)
+                try:
+                    key = self.stop_key()  # raises without a process (early in an attach)
+                    frames = _walked.get(key)
+                    if frames is None:
+                        if index == 0 and on_private_state_thread() and \
+                                self._innermost_is_lldbs():
+                            _deferred.note(key, self)
+                            return 0
+                        frames = self.walk(key)
+                except Exception:  # never raise into lldb: LLDB's own frames stand
+                    frames = list(range(self.input_frames.GetSize()))
+                self._frames = frames
             return self._frames[index] if index < len(self._frames) else None
 
         def stop_key(self):

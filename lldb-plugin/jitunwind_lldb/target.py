@@ -165,19 +165,19 @@ def state_for(process, fresh=False):
     Python threads are read again at each stop."""
     key = (process.GetProcessID(), process.GetUniqueID())
     stop_id = process.GetStopID()
+    # The files and the architecture are checked at every call: a stop hook
+    # may run before LLDB has them all (an attach), and the same stop then
+    # goes on with them.
+    target = process.GetTarget()
+    modules = (arch_of(target), _modules_signature(target))
     cached = _cache.get(key)
-    if cached and cached[0] == stop_id:
+    if cached and cached[1] == modules and modules[0] is not None:
         state = cached[2]
-        if fresh:
+        if fresh or cached[0] != stop_id:
             state.invalidate()
     else:
-        modules = _modules_signature(process.GetTarget())
-        if cached and cached[1] == modules:
-            state = cached[2]
-            state.invalidate()
-        else:
-            state = LldbState(process)
-            state.resolve()
-        _cache[key] = (stop_id, modules, state)
+        state = LldbState(process)
+        state.resolve()
+    _cache[key] = (stop_id, modules, state)
     state.refresh()
     return state
