@@ -156,17 +156,24 @@ static int parse(int argc, char **argv, struct cli_options *opt)
                 return CLI_USAGE;
             if (parse_tids(v, opt) < 0)
                 return usage_error("--threads wants thread ids separated by commas, not %s", v);
-        } else if (strcmp(a, "-F") == 0 && !is_stack) {
+        } else if (strcmp(a, "--max-frames") == 0 && is_stack) {
+            int n;
+            if (!(v = value(argc, argv, &i)))
+                return CLI_USAGE;
+            if (parse_int(v, &n) < 0)
+                return usage_error("--max-frames wants a positive number of frames, not %s", v);
+            opt->max_frames = (size_t)n;
+        } else if ((strcmp(a, "-F") == 0 || strcmp(a, "--rate") == 0) && !is_stack) {
             if (!(v = value(argc, argv, &i)))
                 return CLI_USAGE;
             if (parse_double(v, &opt->hz) < 0 || opt->hz < 1 || opt->hz > 10000)
                 return usage_error("-F wants a rate from 1 to 10000 Hz, not %s", v);
-        } else if (strcmp(a, "-d") == 0 && !is_stack) {
+        } else if ((strcmp(a, "-d") == 0 || strcmp(a, "--duration") == 0) && !is_stack) {
             if (!(v = value(argc, argv, &i)))
                 return CLI_USAGE;
             if (parse_double(v, &opt->duration) < 0)
                 return usage_error("-d wants a positive number of seconds, not %s", v);
-        } else if (strcmp(a, "-o") == 0 && !is_stack) {
+        } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && !is_stack) {
             if (!(opt->output = value(argc, argv, &i)))
                 return CLI_USAGE;
         } else if (strcmp(a, "--format") == 0 && !is_stack) {
@@ -175,6 +182,8 @@ static int parse(int argc, char **argv, struct cli_options *opt)
             if (strcmp(v, "collapsed") && strcmp(v, "speedscope") && strcmp(v, "pprof"))
                 return usage_error("--format is collapsed, speedscope or pprof, not %s", v);
             opt->format = v;
+        } else if (strcmp(a, "--idle") == 0 && !is_stack) {
+            opt->idle = 1;
         } else if (strcmp(a, "--nonblocking") == 0 && !is_stack) {
             opt->nonblocking = 1;
         } else if (strcmp(a, "--no-cache") == 0) {
@@ -246,7 +255,7 @@ int main(int argc, char **argv)
     }
     if ((code = parse(argc, argv, &opt)) != CLI_OK)
         return code;
-    if (stdout_closed && !opt.output) {
+    if (stdout_closed && (!opt.output || strcmp(opt.output, "-") == 0)) {
         fprintf(stderr, "jitunwind: standard output is closed: nothing could be written\n");
         return CLI_OUTPUT;
     }
