@@ -148,7 +148,12 @@ static int read_python_frames(struct cli_target *t, int tid, struct cli_stack *s
 
 void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s)
 {
-    while (read_python_frames(t, tid, s) && grow_py(s) == 0) {
+    int full;
+    while ((full = read_python_frames(t, tid, s)) && grow_py(s) == 0)
+        continue;
+    if (full && !s->py_status) { /* a later thread state's chain had no room */
+        s->py_status = JITUNWIND_ELIMIT;
+        snprintf(s->py_error, sizeof s->py_error, "more than %zu Python frames", s->py_cap);
     }
 }
 
