@@ -67,7 +67,7 @@ static const char help_text[] =
     "                   every thread's marker is cleared first. Off by default\n"
     "  --stats          print the reads made and saved by the caches at the end\n"
     "The progress line on stderr is rewritten in place on a terminal; elsewhere\n"
-    "only its final state is written, once.\n"
+    "it is a whole line at the first update, then at most every 10 s, and at the end.\n"
     "\n"
     "common options:\n"
     "  --debug-file-directory DIRS\n"

@@ -33,6 +33,8 @@ struct sampler {
     uint64_t errors;
     int gone;         /* CLI_GONE_EXITED or CLI_GONE_EXECED once the process has ended */
     int said_left_out;
+    int logged;       /* off a terminal: a progress line was written, at logged_at */
+    double logged_at;
     uint32_t ids[CLI_MAX_NATIVE + CLI_MAX_PY];
 };
 
@@ -199,15 +201,24 @@ static void sample_mixed(struct sampler *sm, double t)
     }
 }
 
+/* Off a terminal, a progress line at most this often (the first one says
+ * that sampling has begun), each a line of its own. */
+#define PROGRESS_LOG_SECONDS 10.0
+
 /* The progress line: on a terminal rewritten in place (\r) as sampling
- * goes; elsewhere (a log) only the final line is written. */
+ * goes; elsewhere (a pipe, a log) a whole line at the first update, then at
+ * most every PROGRESS_LOG_SECONDS, and at the end. */
 static void progress(struct sampler *sm, double elapsed, int final)
 {
     struct jitunwind_py_cache_stats cs = {0};
     struct jitunwind_py_chain_stats ch = {0}; /* stays zero without the chain cache */
     int tty = isatty(STDERR_FILENO);
-    if (!final && !tty)
-        return;
+    if (!final && !tty) {
+        if (sm->logged && elapsed - sm->logged_at < PROGRESS_LOG_SECONDS)
+            return;
+        sm->logged = 1;
+        sm->logged_at = elapsed;
+    }
     fprintf(stderr, "%sjitunwind:", tty ? "\r" : "");
     fprintf(stderr, " %.1f s, %llu samples, %.1f Hz, %llu errors, %.0f reads/sample",
             elapsed, (unsigned long long)sm->prof.samples,
@@ -223,7 +234,7 @@ static void progress(struct sampler *sm, double elapsed, int final)
                 (double)ch.frames_reused / (double)sm->prof.samples);
     if (ch.marker_writes)
         fprintf(stderr, ", %llu reads saved at markers", (unsigned long long)ch.marker_frames);
-    fprintf(stderr, final ? "\n" : "   ");
+    fprintf(stderr, final || !tty ? "\n" : "   ");
     fflush(stderr);
 }
 
