@@ -370,7 +370,9 @@ def mode_reuse(j, work):
         pid = old.pid
         mode = [] if blocking else ["--nonblocking"]
         out = os.path.join(work, "reuse.txt")
-        rec = subprocess.Popen([j, "record", str(pid), "-F", "500", "-o", out] + mode,
+        # --idle: the target sleeps most of the time, and its samples are
+        # what tells the two processes apart.
+        rec = subprocess.Popen([j, "record", str(pid), "-F", "500", "--idle", "-o", out] + mode,
                                stderr=subprocess.PIPE, text=True, preexec_fn=os.setpgrp)
         new = None
         try:

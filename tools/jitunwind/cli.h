@@ -34,7 +34,8 @@ enum cli_exit {
 
 #define CLI_MAX_TIDS 4096u
 #define CLI_MAX_NATIVE 4096u  /* native frames per thread */
-#define CLI_MAX_PY 2048u      /* Python frames per thread */
+#define CLI_MAX_PY 2048u      /* Python frames per thread a sample holds; `stack`
+                               * grows to JITUNWIND_PY_MAX_FRAMES */
 #define CLI_MAX_NOTES 8
 #define CLI_NOTE_MAX 320
 #define CLI_SYMBOL_MAX 256
@@ -48,12 +49,14 @@ struct cli_options {
     int native_all;   /* --native-all */
     int json;
     int locals;
+    size_t max_frames; /* --max-frames: frames shown per thread; 0: all */
     int tids[64];     /* --threads */
     size_t n_tids;
     /* record / top */
     double hz;
     double duration;  /* seconds; 0: until interrupted */
-    const char *output;
+    const char *output; /* NULL or "-": standard output */
+    int idle;         /* --idle: keep the samples of idle threads (docs/cli.md) */
     const char *format; /* collapsed, speedscope, pprof */
     int nonblocking;
     int no_cache;
@@ -237,22 +240,30 @@ struct cli_stack {
     struct cli_native native[CLI_MAX_NATIVE];
     size_t n_native;
     int stop_reason;
-    struct jitunwind_py_frame py[CLI_MAX_PY];
-    size_t n_py;
+    struct jitunwind_py_frame *py; /* py_cap entries, grown up to py_limit */
+    size_t n_py, py_cap, py_limit;
     int py_status;             /* of the frame chain (0, or ELOOP/ELIMIT/EREAD/...) */
     char py_error[JITUNWIND_ERROR_MESSAGE_MAX + 32];
-    struct jitunwind_mixed_item items[CLI_MAX_NATIVE + CLI_MAX_PY];
+    struct jitunwind_mixed_item *items; /* CLI_MAX_NATIVE + py_cap entries */
     size_t n_items;
+    /* --max-frames: items [cut_from, cut_to) are not shown; left_out
+     * counts the frames among them that would have been. */
+    size_t cut_from, cut_to, left_out;
     int python_thread;         /* a Python thread state runs on it */
     int holds_gil;
     size_t hidden;
     int partial;               /* something is missing: regs, chain, anchors */
 };
 
+/* A stack whose Python frames may grow to `py_limit` (at most
+ * JITUNWIND_PY_MAX_FRAMES), or NULL when out of memory. */
+struct cli_stack *cli_stack_new(size_t py_limit);
+void cli_stack_free(struct cli_stack *s);
 /* List the thread states (before the threads are stopped one by one). */
 void cli_list_python_threads(struct cli_target *t);
 /* Fill s->py with the Python frames of OS thread `tid` (all its thread
- * states of the last listing, each read again, joined). */
+ * states of the last listing, each read again, joined); a chain longer
+ * than s->py_cap is read again into a larger array, up to s->py_limit. */
 void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s);
 /* The whole stack of `th` (its registers set, or not: then Python frames
  * only). */

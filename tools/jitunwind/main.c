@@ -11,13 +11,13 @@
 
 static const char usage_text[] =
     "usage: jitunwind stack PID [--python] [--native-all] [--json] [--locals] [--threads TID,...]\n"
-    "                       [--no-cache] [--stats]\n"
+    "                       [--max-frames N] [--no-cache] [--stats]\n"
     "       jitunwind stack --core CORE [--exe PYTHON] [--native-all] [--json] [--locals]\n"
-    "                       [--threads TID,...] [--no-cache] [--stats]\n"
-    "       jitunwind record PID [-F HZ] [-d SECONDS] [-o FILE]\n"
+    "                       [--threads TID,...] [--max-frames N] [--no-cache] [--stats]\n"
+    "       jitunwind record PID [-F HZ] [-d SECONDS] [-o FILE|-] [--idle]\n"
     "                       [--format collapsed|speedscope|pprof] [--nonblocking] [--no-cache]\n"
     "                       [--no-chain-cache] [--mark-frames] [--stats]\n"
-    "       jitunwind top PID [-F HZ] [-d SECONDS] [--nonblocking]\n"
+    "       jitunwind top PID [-F HZ] [-d SECONDS] [--idle] [--nonblocking]\n"
     "       (stack, record, top: [--debug-file-directory DIRS])\n"
     "       jitunwind --help | --version\n";
 
@@ -37,6 +37,10 @@ static const char help_text[] =
     "  --locals         each Python frame's arguments and locals (repr, bounded)\n"
     "  --threads LIST   only these thread ids (comma-separated); without it, at most\n"
     "                   4096 threads, and a note says how many were left out\n"
+    "  --max-frames N   at most N frames per thread: the innermost N - N/2 and the\n"
+    "                   outermost N/2, and a line saying how many were left out\n"
+    "                   between them. Default: every frame (a Python chain is read\n"
+    "                   up to 65536 frames; a longer one ends with a note)\n"
     "  --no-cache       read the interpreter's DWARF again rather than the answers kept\n"
     "                   in $XDG_CACHE_HOME/jitunwind (or ~/.cache/jitunwind), as\n"
     "                   JITUNWIND_NO_CACHE=1 does, and read every frame's code object\n"
@@ -44,9 +48,12 @@ static const char help_text[] =
     "  --stats          print the target reads made at the end\n"
     "\n"
     "record / top options:\n"
-    "  -F HZ            samples per second (default 100)\n"
-    "  -d SECONDS       how long (default: until Ctrl-C)\n"
-    "  -o FILE          output file (record; default: stdout)\n"
+    "  -F, --rate HZ    samples per second (default 100)\n"
+    "  -d, --duration SECONDS  how long (default: until Ctrl-C)\n"
+    "  -o, --output FILE  output file (record; default, or -: standard output)\n"
+    "  --idle           also keep the samples of idle threads: a Python thread that\n"
+    "                   does not hold the GIL (asleep, blocked on I/O or a lock,\n"
+    "                   waiting for the GIL). Without it they are left out\n"
     "  --format F       collapsed (default), speedscope or pprof (gzipped protobuf)\n"
     "  --nonblocking    Python stacks only, read without stopping the process\n"
     "  --no-cache       do not cache code objects, line tables or frame chains between\n"
@@ -59,6 +66,8 @@ static const char help_text[] =
     "                   (tstate->last_profiled_frame), as CPython's own profiler does;\n"
     "                   every thread's marker is cleared first. Off by default\n"
     "  --stats          print the reads made and saved by the caches at the end\n"
+    "The progress line on stderr is rewritten in place on a terminal; elsewhere\n"
+    "it is a whole line at the first update, then at most every 10 s, and at the end.\n"
     "\n"
     "common options:\n"
     "  --debug-file-directory DIRS\n"
@@ -156,17 +165,24 @@ static int parse(int argc, char **argv, struct cli_options *opt)
                 return CLI_USAGE;
             if (parse_tids(v, opt) < 0)
                 return usage_error("--threads wants thread ids separated by commas, not %s", v);
-        } else if (strcmp(a, "-F") == 0 && !is_stack) {
+        } else if (strcmp(a, "--max-frames") == 0 && is_stack) {
+            int n;
+            if (!(v = value(argc, argv, &i)))
+                return CLI_USAGE;
+            if (parse_int(v, &n) < 0)
+                return usage_error("--max-frames wants a positive number of frames, not %s", v);
+            opt->max_frames = (size_t)n;
+        } else if ((strcmp(a, "-F") == 0 || strcmp(a, "--rate") == 0) && !is_stack) {
             if (!(v = value(argc, argv, &i)))
                 return CLI_USAGE;
             if (parse_double(v, &opt->hz) < 0 || opt->hz < 1 || opt->hz > 10000)
                 return usage_error("-F wants a rate from 1 to 10000 Hz, not %s", v);
-        } else if (strcmp(a, "-d") == 0 && !is_stack) {
+        } else if ((strcmp(a, "-d") == 0 || strcmp(a, "--duration") == 0) && !is_stack) {
             if (!(v = value(argc, argv, &i)))
                 return CLI_USAGE;
             if (parse_double(v, &opt->duration) < 0)
                 return usage_error("-d wants a positive number of seconds, not %s", v);
-        } else if (strcmp(a, "-o") == 0 && !is_stack) {
+        } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && !is_stack) {
             if (!(opt->output = value(argc, argv, &i)))
                 return CLI_USAGE;
         } else if (strcmp(a, "--format") == 0 && !is_stack) {
@@ -175,6 +191,8 @@ static int parse(int argc, char **argv, struct cli_options *opt)
             if (strcmp(v, "collapsed") && strcmp(v, "speedscope") && strcmp(v, "pprof"))
                 return usage_error("--format is collapsed, speedscope or pprof, not %s", v);
             opt->format = v;
+        } else if (strcmp(a, "--idle") == 0 && !is_stack) {
+            opt->idle = 1;
         } else if (strcmp(a, "--nonblocking") == 0 && !is_stack) {
             opt->nonblocking = 1;
         } else if (strcmp(a, "--no-cache") == 0) {
@@ -246,7 +264,7 @@ int main(int argc, char **argv)
     }
     if ((code = parse(argc, argv, &opt)) != CLI_OK)
         return code;
-    if (stdout_closed && !opt.output) {
+    if (stdout_closed && (!opt.output || strcmp(opt.output, "-") == 0)) {
         fprintf(stderr, "jitunwind: standard output is closed: nothing could be written\n");
         return CLI_OUTPUT;
     }

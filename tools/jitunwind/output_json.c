@@ -182,10 +182,16 @@ void cli_json_stack(FILE *out, struct cli_target *t, const struct cli_stack *s,
         cli_json_string(out, s->py_error);
     else
         fprintf(out, "null");
-    fprintf(out, ", \"partial\": %s, \"hidden_native\": %zu,\n   \"frames\": [",
-            s->partial ? "true" : "false", s->hidden);
+    fprintf(out, ", \"partial\": %s, \"hidden_native\": %zu, \"frames_left_out\": %zu,\n"
+                 "   \"frames\": [",
+            s->partial ? "true" : "false", s->hidden, s->left_out);
     for (i = 0; i < s->n_items; i++) {
         const struct jitunwind_mixed_item *it = &s->items[i];
+        if (i == s->cut_from && s->cut_to > s->cut_from)
+            i = s->cut_to; /* --max-frames: the frames between both ends */
+        if (i >= s->n_items)
+            break;
+        it = &s->items[i];
         fprintf(out, "%s\n    ", i ? "," : "");
         if (it->kind == JITUNWIND_MIXED_NATIVE)
             native_json(out, &s->native[it->index], it->index);

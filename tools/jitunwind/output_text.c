@@ -91,6 +91,13 @@ void cli_text_stack(FILE *out, struct cli_target *t, const struct cli_stack *s,
         fprintf(out, "  (no native frames: %s)\n", s->thread.error);
     for (i = 0; i < s->n_items; i++) {
         const struct jitunwind_mixed_item *it = &s->items[i];
+        if (i == s->cut_from && s->cut_to > s->cut_from) {
+            fprintf(out, "  ... %zu frame%s left out (--max-frames) ...\n", s->left_out,
+                    s->left_out == 1 ? "" : "s");
+            hidden_run = 0;
+            i = s->cut_to - 1;
+            continue;
+        }
         if (it->kind == JITUNWIND_MIXED_NATIVE) {
             const struct cli_native *n = &s->native[it->index];
             if (n->hidden) {

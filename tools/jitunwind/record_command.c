@@ -33,6 +33,8 @@ struct sampler {
     uint64_t errors;
     int gone;         /* CLI_GONE_EXITED or CLI_GONE_EXECED once the process has ended */
     int said_left_out;
+    int logged;       /* off a terminal: a progress line was written, at logged_at */
+    double logged_at;
     uint32_t ids[CLI_MAX_NATIVE + CLI_MAX_PY];
 };
 
@@ -123,20 +125,20 @@ static void sample_python(struct sampler *sm)
     for (i = 0; i < n; i++) {
         struct cli_stack *s = sm->s;
         size_t got = 0;
-        if (!pts[i].current_frame)
+        if (!pts[i].current_frame || (!sm->opt->idle && pts[i].holds_gil == 0))
             continue;
         /* A thread that runs on changes its chain under the reader: a
          * chain cut short is counted as an error and recorded as read. */
         if ((sm->t.chains ? jitunwind_pyreader_frames_reusing(sm->t.py, sm->t.chains,
                                                               pts[i].tstate,
                                                               pts[i].current_frame, s->py,
-                                                              CLI_MAX_PY, &got)
+                                                              s->py_cap, &got)
                           : jitunwind_pyreader_frames(sm->t.py, pts[i].current_frame, s->py,
-                                                      CLI_MAX_PY, &got)) < 0)
+                                                      s->py_cap, &got)) < 0)
             sm->errors++;
         s->n_py = got;
         s->n_native = 0;
-        jitunwind_mix(NULL, 0, s->py, s->n_py, s->items, sizeof s->items / sizeof s->items[0],
+        jitunwind_mix(NULL, 0, s->py, s->n_py, s->items, CLI_MAX_NATIVE + s->py_cap,
                       &s->n_items);
         record_stack(sm, s);
     }
@@ -193,15 +195,32 @@ static void sample_mixed(struct sampler *sm, double t)
             return; /* what was read is not the process sampled */
         if (sm->s->py_status < 0 || sm->s->stop_reason != JITUNWIND_STOP_END)
             sm->errors++;
+        if (!sm->opt->idle && sm->s->holds_gil == 0)
+            continue; /* idle: see docs/cli.md */
         record_stack(sm, sm->s);
     }
 }
 
+/* Off a terminal, a progress line at most this often (the first one says
+ * that sampling has begun), each a line of its own. */
+#define PROGRESS_LOG_SECONDS 10.0
+
+/* The progress line: on a terminal rewritten in place (\r) as sampling
+ * goes; elsewhere (a pipe, a log) a whole line at the first update, then at
+ * most every PROGRESS_LOG_SECONDS, and at the end. */
 static void progress(struct sampler *sm, double elapsed, int final)
 {
     struct jitunwind_py_cache_stats cs = {0};
     struct jitunwind_py_chain_stats ch = {0}; /* stays zero without the chain cache */
-    fprintf(stderr, "\rjitunwind: %.1f s, %llu samples, %.1f Hz, %llu errors, %.0f reads/sample",
+    int tty = isatty(STDERR_FILENO);
+    if (!final && !tty) {
+        if (sm->logged && elapsed - sm->logged_at < PROGRESS_LOG_SECONDS)
+            return;
+        sm->logged = 1;
+        sm->logged_at = elapsed;
+    }
+    fprintf(stderr, "%sjitunwind:", tty ? "\r" : "");
+    fprintf(stderr, " %.1f s, %llu samples, %.1f Hz, %llu errors, %.0f reads/sample",
             elapsed, (unsigned long long)sm->prof.samples,
             elapsed > 0 ? (double)sm->prof.samples / elapsed : 0.0,
             (unsigned long long)sm->errors,
@@ -215,7 +234,7 @@ static void progress(struct sampler *sm, double elapsed, int final)
                 (double)ch.frames_reused / (double)sm->prof.samples);
     if (ch.marker_writes)
         fprintf(stderr, ", %llu reads saved at markers", (unsigned long long)ch.marker_frames);
-    fprintf(stderr, final ? "\n" : "   ");
+    fprintf(stderr, final || !tty ? "\n" : "   ");
     fflush(stderr);
 }
 
@@ -338,7 +357,7 @@ int cli_record_command(const struct cli_options *opt)
     FILE *out = stdout;
     double start, next, period = 1.0 / opt->hz, last_shown = 0;
     int code, top = strcmp(opt->command, "top") == 0;
-    if (!sm || !(sm->s = calloc(1, sizeof *sm->s))) {
+    if (!sm || !(sm->s = cli_stack_new(CLI_MAX_PY))) {
         fprintf(stderr, "jitunwind: out of memory\n");
         free(sm);
         return CLI_NO_TARGET;
@@ -380,7 +399,8 @@ int cli_record_command(const struct cli_options *opt)
         if (probe.have_regs)
             cli_ptrace_release(&probe);
     }
-    if (!top && opt->output && !(out = fopen(opt->output, "we"))) {
+    if (!top && opt->output && strcmp(opt->output, "-") != 0 &&
+        !(out = fopen(opt->output, "we"))) {
         fprintf(stderr, "jitunwind: cannot write %s: %s\n", opt->output, strerror(errno));
         out = stdout;
         code = CLI_NO_TARGET;
@@ -447,7 +467,7 @@ done:
     cli_range_watch_free(&sm->watch);
     jitunwind_py_chains_free(sm->t.chains);
     cli_target_close(&sm->t);
-    free(sm->s);
+    cli_stack_free(sm->s);
     free(sm);
     return code;
 }

@@ -55,10 +55,56 @@ static size_t first_state_of(const struct cli_target *t, int tid)
     return lo;
 }
 
-void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s)
+struct cli_stack *cli_stack_new(size_t py_limit)
+{
+    struct cli_stack *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->py_limit = py_limit < JITUNWIND_PY_MAX_FRAMES ? py_limit : JITUNWIND_PY_MAX_FRAMES;
+    s->py_cap = s->py_limit < CLI_MAX_PY ? s->py_limit : CLI_MAX_PY;
+    s->py = calloc(s->py_cap, sizeof *s->py);
+    s->items = calloc(CLI_MAX_NATIVE + s->py_cap, sizeof *s->items);
+    if (!s->py || !s->items) {
+        cli_stack_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void cli_stack_free(struct cli_stack *s)
+{
+    if (!s)
+        return;
+    free(s->py);
+    free(s->items);
+    free(s);
+}
+
+/* Twice the room for Python frames (at most py_limit): 0, or -1 when at
+ * the limit or out of memory (the arrays are left as they were). */
+static int grow_py(struct cli_stack *s)
+{
+    size_t cap = s->py_cap * 2 < s->py_limit ? s->py_cap * 2 : s->py_limit;
+    struct jitunwind_py_frame *py;
+    struct jitunwind_mixed_item *items;
+    if (cap <= s->py_cap)
+        return -1;
+    if (!(py = realloc(s->py, cap * sizeof *py)))
+        return -1;
+    s->py = py;
+    if (!(items = realloc(s->items, (CLI_MAX_NATIVE + cap) * sizeof *items)))
+        return -1;
+    s->items = items;
+    s->py_cap = cap;
+    return 0;
+}
+
+/* One reading of the chains of `tid`'s thread states into s->py: 1 when
+ * they did not fit in s->py_cap, else 0. */
+static int read_python_frames(struct cli_target *t, int tid, struct cli_stack *s)
 {
     size_t k;
-    int rc;
+    int rc, full = 0;
     s->n_py = 0;
     s->py_status = 0;
     s->py_error[0] = '\0';
@@ -76,20 +122,38 @@ void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s)
         s->python_thread = 1;
         if (th.holds_gil >= 0)
             s->holds_gil = th.holds_gil;
-        if (!th.current_frame || s->n_py >= CLI_MAX_PY)
+        if (!th.current_frame)
             continue;
+        if (s->n_py >= s->py_cap) {
+            full = 1;
+            continue;
+        }
         if (t->chains)
             rc = jitunwind_pyreader_frames_reusing(t->py, t->chains, th.tstate, th.current_frame,
-                                                   s->py + s->n_py, CLI_MAX_PY - s->n_py, &got);
+                                                   s->py + s->n_py, s->py_cap - s->n_py, &got);
         else
             rc = jitunwind_pyreader_frames(t->py, th.current_frame, s->py + s->n_py,
-                                           CLI_MAX_PY - s->n_py, &got);
+                                           s->py_cap - s->n_py, &got);
         s->n_py += got;
+        if (rc == JITUNWIND_ELIMIT && s->n_py == s->py_cap)
+            full = 1;
         if (rc < 0 && !s->py_status) {
             s->py_status = rc;
             snprintf(s->py_error, sizeof s->py_error, "%s",
                      jitunwind_pyreader_last_error(t->py)->message);
         }
+    }
+    return full;
+}
+
+void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s)
+{
+    int full;
+    while ((full = read_python_frames(t, tid, s)) && grow_py(s) == 0)
+        continue;
+    if (full && !s->py_status) { /* a later thread state's chain had no room */
+        s->py_status = JITUNWIND_ELIMIT;
+        snprintf(s->py_error, sizeof s->py_error, "more than %zu Python frames", s->py_cap);
     }
 }
 
@@ -228,6 +292,32 @@ static void exact_lines(struct cli_target *t, struct cli_stack *s)
     }
 }
 
+static int shown_item(const struct cli_stack *s, size_t i)
+{
+    return s->items[i].kind != JITUNWIND_MIXED_NATIVE || !s->native[s->items[i].index].hidden;
+}
+
+/* --max-frames: when more than `max` frames would be shown, the innermost
+ * max - max/2 and the outermost max/2 are kept and the ones between cut. */
+static void cut_frames(struct cli_stack *s, size_t max)
+{
+    size_t i, shown = 0, kept;
+    s->cut_from = s->cut_to = s->left_out = 0;
+    if (!max)
+        return;
+    for (i = 0; i < s->n_items; i++)
+        shown += shown_item(s, i);
+    if (shown <= max)
+        return;
+    for (i = 0, kept = 0; i < s->n_items && kept < max - max / 2; i++)
+        kept += shown_item(s, i);
+    s->cut_from = i;
+    for (i = s->n_items, kept = 0; i > s->cut_from && kept < max / 2; i--)
+        kept += shown_item(s, i - 1);
+    s->cut_to = i;
+    s->left_out = shown - max;
+}
+
 void cli_stack_build(struct cli_target *t, const struct cli_thread *th,
                      const struct cli_options *opt, struct cli_stack *s)
 {
@@ -245,8 +335,8 @@ void cli_stack_build(struct cli_target *t, const struct cli_thread *th,
     cli_python_frames(t, th->tid, s);
     for (i = 0; i < s->n_native; i++)
         roles[i] = s->native[i].role;
-    if (jitunwind_mix(roles, s->n_native, s->py, s->n_py, s->items,
-                      sizeof s->items / sizeof s->items[0], &s->n_items) < 0)
+    if (jitunwind_mix(roles, s->n_native, s->py, s->n_py, s->items, CLI_MAX_NATIVE + s->py_cap,
+                      &s->n_items) < 0)
         s->partial = 1;
     exact_lines(t, s);
     if (!opt->native_all)
@@ -259,4 +349,5 @@ void cli_stack_build(struct cli_target *t, const struct cli_thread *th,
             s->partial = 1; /* Python frames no native frame was found to run */
     if (s->n_native && s->stop_reason != JITUNWIND_STOP_END)
         s->partial = 1;
+    cut_frames(s, opt->max_frames);
 }

@@ -180,7 +180,7 @@ int cli_stack_command(const struct cli_options *opt)
     if (!opt->no_cache && (jitunwind_pyreader_cache_code(t.py, CODE_CACHE_ENTRIES) < 0 ||
                            cli_target_cache_reads(&t) < 0))
         fprintf(stderr, "jitunwind: no memory for the caches; reading without them\n");
-    if (!(s = calloc(1, sizeof *s))) {
+    if (!(s = cli_stack_new(JITUNWIND_PY_MAX_FRAMES))) {
         fprintf(stderr, "jitunwind: out of memory\n");
         code = CLI_NO_TARGET;
         goto done;
@@ -229,7 +229,7 @@ int cli_stack_command(const struct cli_options *opt)
     if (cli_output_check(stdout, "the output") != CLI_OK)
         code = CLI_OUTPUT;
 done:
-    free(s);
+    cli_stack_free(s);
     cli_target_close(&t);
     return code;
 }
