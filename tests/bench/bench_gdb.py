@@ -8,7 +8,7 @@
                            stock `thread apply all bt 1`)
 
 Usage: bench_gdb.py BUILD_DIR [--depth 100000] [--threads 1000] [--repeat 3]
-Goal (issue 16): each ratio <= 2.
+Goal: each ratio <= 2.
 """
 
 import argparse

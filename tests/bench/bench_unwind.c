@@ -11,7 +11,7 @@
  *     jitunwind_jit_register with the table at its size (ranges spread over
  *     it unregistered, then registered again: a JIT's steady state).
  * Figures are medians of several runs, in thread CPU time; the last lines
- * compare them with the hot-path goals (issue 14) as ratios.
+ * compare them with the hot-path goals as ratios.
  * Run: build/tests/bench/bench_unwind */
 #include <malloc.h>
 #include <stdio.h>
@@ -294,7 +294,7 @@ int main(void)
            "unregistered, then registered again); gap register: new ranges into gaps spread\n"
            "over the table, with no range removed next to them. B/range: heap allocated per\n"
            "range (a growable array's unused tail included).\n");
-    printf("\nGoals (issue 14), ratios of the medians above:\n");
+    printf("\nGoals, ratios of the medians above:\n");
     printf("  %-47s %5.2f  (goal <= 1.00: %.1f / %.1f ns)\n",
            "lookup at 100k ranges / raw frame-pointer step", lookup_med[1] / walk_raw_ns,
            lookup_med[1], walk_raw_ns);

@@ -214,7 +214,7 @@ end"""
 
 
 def check_lazy(repo, env, python, demo, workdir):
-    """`bt 3` pulls a few frames, not the whole stack (issue 16, item 7), and
+    """`bt 3` pulls a few frames, not the whole stack, and
     `thread apply all py-bt` reads the thread list once per stop (item 8).
     Counted, not timed: tests/bench/bench_gdb.py prints the times."""
     stop = ["set breakpoint pending on", "break jitbed_checkpoint", "run"]
@@ -259,7 +259,7 @@ down(5000)  # @module
 def check_limits(repo, env, python, demo, workdir):
     """The Python frame cap (4096) is said once and never as a frame with `()`;
     `py-bt --limit` reaches <module> of a deeper recursion; `mixed-bt 3` says
-    that the other Python frames run past its limit (issue 16, items 11, 15)."""
+    that the other Python frames run past its limit."""
     script = os.path.join(workdir, "deep.py")
     with open(script, "w") as f:
         f.write(DEEP_SCRIPT)
@@ -291,7 +291,7 @@ def check_limits(repo, env, python, demo, workdir):
 
 def check_mismatched_core(repo, env, python, core, run_with, part):
     """A core opened with another executable: said by build id, once per
-    command (issue 16, item 14). Shared with the lldb test."""
+    command. Shared with the lldb test."""
     other = python + "d" if os.path.exists(python + "d") else None
     if other is None:
         print("note: no %sd to open the core with: mismatch not checked" % python)
@@ -339,7 +339,7 @@ def truncate_before(core, address, out_path):
 def check_truncated_core(repo, env, python, core):
     """A core cut short before the perf trampolines' code: the perf map's
     lines are skipped, and the note says the core is truncated and by how
-    much, rather than only "skipped" (issue 16, item 14)."""
+    much, rather than only "skipped"."""
     maps = [m for m in PERF_MAPS if os.path.exists(m)]
     if not maps:
         fail("the demo left no perf map to check a truncated core against")

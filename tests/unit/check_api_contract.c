@@ -174,7 +174,7 @@ START_TEST(pyreader_queries_reject_null_out)
 }
 END_TEST
 
-/* Item 2 of issue 16: the reader of a NULL handle (an unchecked failed
+/* The reader of a NULL handle (an unchecked failed
  * constructor) fails with EINVAL instead of dereferencing NULL. */
 START_TEST(reader_of_null_handle_fails_with_einval)
 {
@@ -191,7 +191,7 @@ START_TEST(reader_of_null_handle_fails_with_einval)
 }
 END_TEST
 
-/* Item 9 of issue 16: every constructor leaves *out NULL on failure, and
+/* Every constructor leaves *out NULL on failure, and
  * jitunwind_last_error() says why. */
 START_TEST(failed_constructors_leave_out_null)
 {

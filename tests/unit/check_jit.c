@@ -389,7 +389,7 @@ START_TEST(invalid_slots_are_skipped_and_names_bounded)
 END_TEST
 
 
-/* Issue 16 item 6: a slot whose size was corrupted to 2^63 claimed every
+/* A slot whose size was corrupted to 2^63 claimed every
  * native frame above it (libc's) for its rule. Sizes read from a target
  * are bounded (JITUNWIND_MAX_TARGET_RANGE); a range over a mapped module is
  * dropped by jitunwind_registry_drop_over_modules. */

@@ -1,4 +1,4 @@
-/* Issue 16 item 3: a thread of the JIT's own process reads the descriptor
+/* A thread of the JIT's own process reads the descriptor
  * while 8 threads register and unregister ranges. The slot array grows
  * under the reader (it used to be freed: heap-use-after-free) and names are
  * retired under it (they used to be freed). Run under ASan (build-asan) and

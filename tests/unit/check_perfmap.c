@@ -189,7 +189,7 @@ START_TEST(aarch64_maps_read_aarch64_code)
 END_TEST
 
 
-/* Issue 16 item 5: a NUL byte inside a line ("x\0\n" before each entry)
+/* A NUL byte inside a line ("x\0\n" before each entry)
  * made the parser take the line as overlong and swallow the next, real
  * one. Lines are parsed by length: each junk line is one skipped line. */
 START_TEST(nul_bytes_inside_lines_do_not_swallow_the_next)
@@ -238,7 +238,7 @@ static void load_refused(const char *map, const char *why)
     ju_builder_free(b);
 }
 
-/* Issue 16 item 4: any local user can create /tmp/perf-PID.map as a FIFO
+/* Any local user can create /tmp/perf-PID.map as a FIFO
  * before the process starts; opening it must not block (gdb hung for
  * ever), and anything but a regular file is refused in one line. */
 START_TEST(a_fifo_or_device_is_refused_without_blocking)
@@ -306,7 +306,7 @@ START_TEST(elf_paths_from_the_target_do_not_block_on_a_fifo)
 }
 END_TEST
 
-/* Issue 16 item 6, the perf map's share: a size no trampoline has. */
+/* The perf map's share of the size check: a size no trampoline has. */
 START_TEST(absurd_sizes_are_refused)
 {
     struct ju_builder *b = ju_builder_new();
