@@ -176,6 +176,38 @@ def check_jit(repo, env, python, version):
         check_stack("%s JIT %s bt" % (python, kind), got, want)
 
 
+FALSE_CONDITION_SCRIPT = """\
+import os
+for _ in range(%d):
+    os.getppid()
+os.getpgrp()
+"""
+FALSE_CONDITION_HITS = 300
+
+
+def check_false_condition(repo, env, python):
+    """Hits whose condition is false are stops LLDB continues from unseen:
+    the provider answers their frame 0 without a walk."""
+    script = os.path.join(work_dir(BUILD), "provider_false_condition.py")
+    with open(script, "w") as f:
+        f.write(FALSE_CONDITION_SCRIPT % FALSE_CONDITION_HITS)
+    walks = "script print('WALKS', jitunwind_lldb.provider.walks())"
+    where = "script print('STOPPED IN', lldb.frame.GetFunctionName())"
+    out = run(lldb_cmd(repo, True, ["breakpoint set -n getppid -c '0 == 1'",
+                                    "breakpoint set -n getpgrp", "run", where, walks, "kill"],
+                       ["--", python, script]), env)
+    if "STOPPED IN getpgrp" not in section(out, where):
+        fail("%s: the run did not stop in getpgrp after the hits of the false condition:\n%s"
+             % (python, out[-2000:]))
+    m = re.search(r"^WALKS (\d+)$", section(out, walks), re.M)
+    if not m or int(m.group(1)) > MAX_WALKS_SHOWN:
+        fail("%s: the provider walked the stack %s times for %d hits of a false condition "
+             "and 1 stop shown" % (python, m.group(1) if m else "an unknown number of",
+                                   FALSE_CONDITION_HITS))
+    print("ok: %s: %s walks for %d hits of a false condition and 1 stop shown"
+          % (python, m.group(1), FALSE_CONDITION_HITS))
+
+
 def check_not_python(repo, env):
     """A program without Python or JIT code: the same `bt` as LLDB's own."""
     cmds = ["breakpoint set -n clock_nanosleep", "run", "bt", "kill"]
@@ -209,6 +241,7 @@ def main():
     if target == "demo":
         check("demo", repo, env, [python, demo], demo, STOP, STOP_GDB, expected_stack(demo))
         check_not_python(repo, env)
+        check_false_condition(repo, env, python)
         return 0
     if target == "extra":
         pythons = [p for p in os.environ.get("JITUNWIND_EXTRA_PYTHONS", "").split(":")
