@@ -112,7 +112,7 @@ JU_HIDDEN void ju_elf_close(int fd, Elf *elf);
  * ENOTFOUND when it has none or it does not fit. */
 JU_HIDDEN int ju_elf_build_id_hex(Elf *elf, char *hex, size_t size);
 /* The separate debug file of `elf` (opened from `path`) under the debug
- * roots, checked as jitunwind/debug_files.h says (target/debug_files.c),
+ * roots, checked as jitunwind/debug_files.h says (elf/debug_files.c),
  * then in the debuginfod client's cache, and with JU_DEBUG_REMOTE from the
  * debuginfod servers last: 0 with its path in
  * out[size], ENOTFOUND, ENOMEM. `note` (may be NULL) gets the candidates

@@ -1,5 +1,5 @@
 /* A listener for in-process registrations (jit_inprocess.c), for code above
- * ranges/ that republishes them elsewhere (image/gdb_jit_publish.c). */
+ * ranges/ that republishes them elsewhere (gdb_jit_publish.c). */
 #ifndef JITUNWIND_JIT_HOOK_H
 #define JITUNWIND_JIT_HOOK_H
 

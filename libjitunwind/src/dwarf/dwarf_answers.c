@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "target/dwarf_answers.h"
+#include "dwarf/dwarf_answers.h"
 
 #define MAGIC "jitunwind-dwarf-answers"
 
