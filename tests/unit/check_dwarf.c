@@ -16,6 +16,7 @@
 #include "dwarf/dwarf_name_absence.h"
 #include "dwarf/dwarf_type_index.h"
 #include "suite.h"
+#include "elf/elf.h"
 
 struct links_probe {
     void *next;

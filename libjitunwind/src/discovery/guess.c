@@ -3,6 +3,8 @@
 
 #include "base/arch_facts.h"
 #include "internal.h"
+#include "base/trampoline_stride.h"
+#include "elf/elf.h"
 
 JITUNWIND_API int jitunwind_anonymous_exec_mappings(int pid, struct jitunwind_mapping *out,
                                                     size_t max, size_t *count)

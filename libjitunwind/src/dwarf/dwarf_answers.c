@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "dwarf/dwarf_answers.h"
+#include "base/hash.h"
 
 #define MAGIC "jitunwind-dwarf-answers"
 

@@ -46,6 +46,7 @@
 #include "jit/jit_hook.h"
 #include "jit/reserved_array.h"
 #include "jit/span_set.h"
+#include "ranges/registry_loaders.h"
 
 JITUNWIND_API struct jitunwind_jit_descriptor jitunwind_jit_descriptor = {
     JITUNWIND_JIT_MAGIC, JITUNWIND_JIT_VERSION, sizeof(struct jitunwind_jit_entry), 0, 0, 0, 0, 0};

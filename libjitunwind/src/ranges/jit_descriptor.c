@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "ranges/registry_loaders.h"
 
 #define MAX_ATTEMPTS 16        /* reads of the table before giving up on a moving target */
 #define TORN_CONFIRMATIONS 3   /* stable odd seq this many times in a row: the writer is stopped */

@@ -6,6 +6,7 @@
 
 #include "base/arch_facts.h"
 #include "internal.h"
+#include "unwind/cfi.h"
 #include "elf/modules_internal.h"
 #include "unwind/arch/arch.h"
 

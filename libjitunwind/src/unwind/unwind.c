@@ -4,6 +4,7 @@
 #include "ranges/registry_internal.h"
 #include "unwind/arch/arch.h"
 #include "internal.h"
+#include "unwind/cfi.h"
 
 #define SEEN_RING (sizeof(((struct jitunwind_cursor *)0)->seen_pc) / sizeof(uint64_t))
 
