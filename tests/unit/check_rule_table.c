@@ -146,70 +146,70 @@ static size_t check_copy(int arch, uint32_t rule, int head, const char *what)
     return compared + 1;
 }
 
-START_TEST(x86_64_layouts)
+/* Every layout with every head a copy of it may have, and the offsets the
+ * unwinder accepts in such a copy (its instruction boundaries, the head's
+ * first byte among them) plus its return point. */
+static const struct {
+    int arch;
+    uint32_t rule;
+    int head;
+    const char *name;
+    size_t compared;
+} COPIES[] = {
+    {JITUNWIND_ARCH_X86_64, JITUNWIND_RULE_TRAMPOLINE_SUB8, JU_COPY_PLAIN, "sub8", 8 + 1},
+    {JITUNWIND_ARCH_X86_64, JITUNWIND_RULE_TRAMPOLINE_SUB8, JU_COPY_LANDING_PAD, "endbr64 sub8",
+     9 + 1},
+    {JITUNWIND_ARCH_X86_64, JITUNWIND_RULE_TRAMPOLINE_FRAMED, JU_COPY_PLAIN, "framed", 5 + 1},
+    {JITUNWIND_ARCH_X86_64, JITUNWIND_RULE_TRAMPOLINE_FRAMED, JU_COPY_LANDING_PAD,
+     "endbr64 framed", 6 + 1},
+    {JITUNWIND_ARCH_AARCH64, JITUNWIND_RULE_TRAMPOLINE_FRAMED, JU_COPY_PLAIN, "framed", 5 + 1},
+    {JITUNWIND_ARCH_AARCH64, JITUNWIND_RULE_TRAMPOLINE_FRAMED, JU_COPY_LANDING_PAD, "bti framed",
+     6 + 1},
+    {JITUNWIND_ARCH_AARCH64, JITUNWIND_RULE_TRAMPOLINE_FRAMED, JU_COPY_PAC,
+     "branch-protected framed", 7 + 1},
+};
+
+START_TEST(every_layout_every_offset)
 {
-    size_t n = check_copy(JITUNWIND_ARCH_X86_64, JITUNWIND_RULE_TRAMPOLINE_SUB8, JU_COPY_PLAIN,
-                          "sub8") +
-               check_copy(JITUNWIND_ARCH_X86_64, JITUNWIND_RULE_TRAMPOLINE_SUB8,
-                          JU_COPY_LANDING_PAD, "endbr64 sub8") +
-               check_copy(JITUNWIND_ARCH_X86_64, JITUNWIND_RULE_TRAMPOLINE_FRAMED, JU_COPY_PLAIN,
-                          "framed") +
-               check_copy(JITUNWIND_ARCH_X86_64, JITUNWIND_RULE_TRAMPOLINE_FRAMED,
-                          JU_COPY_LANDING_PAD, "endbr64 framed");
-    /* sub8: 0, 4..10; framed: 0, 1, 4, 6, 7; the head adds its first byte;
-     * one return point each */
-    ck_assert_uint_eq(n, (8 + 9 + 5 + 6) + 4);
+    size_t i;
+    for (i = 0; i < sizeof COPIES / sizeof COPIES[0]; i++)
+        ck_assert_uint_eq(check_copy(COPIES[i].arch, COPIES[i].rule, COPIES[i].head,
+                                     COPIES[i].name),
+                          COPIES[i].compared);
 }
 END_TEST
 
-START_TEST(aarch64_layouts)
+/* No SUB8 layout on AArch64: neither reader has one. */
+START_TEST(no_sub8_on_aarch64)
 {
-    size_t n = check_copy(JITUNWIND_ARCH_AARCH64, JITUNWIND_RULE_TRAMPOLINE_FRAMED, JU_COPY_PLAIN,
-                          "framed") +
-               check_copy(JITUNWIND_ARCH_AARCH64, JITUNWIND_RULE_TRAMPOLINE_FRAMED,
-                          JU_COPY_LANDING_PAD, "bti framed") +
-               check_copy(JITUNWIND_ARCH_AARCH64, JITUNWIND_RULE_TRAMPOLINE_FRAMED, JU_COPY_PAC,
-                          "branch-protected framed");
-    ck_assert_uint_eq(n, (5 + 6 + 7) + 3);
-    /* No SUB8 layout on AArch64: neither reader has one. */
+    struct ju_cfi_plan plan;
     ck_assert_ptr_null(ju_rule_layout(JITUNWIND_ARCH_AARCH64, JITUNWIND_RULE_TRAMPOLINE_SUB8,
                                       JU_COPY_PLAIN));
-    {
-        struct ju_cfi_plan plan;
-        ck_assert_int_eq(ju_cfi_plan_for(ju_arch_facts(JITUNWIND_ARCH_AARCH64),
-                                         JITUNWIND_RULE_TRAMPOLINE_SUB8, 0, JU_COPY_PLAIN, &plan),
-                         JITUNWIND_EUNSUPPORTED);
-    }
+    ck_assert_int_eq(ju_cfi_plan_for(ju_arch_facts(JITUNWIND_ARCH_AARCH64),
+                                     JITUNWIND_RULE_TRAMPOLINE_SUB8, 0, JU_COPY_PLAIN, &plan),
+                     JITUNWIND_EUNSUPPORTED);
 }
 END_TEST
 
 /* Every state alone: executing it is its CFI row's formula. */
 START_TEST(each_state_is_its_row)
 {
-    static const int archs[] = {JITUNWIND_ARCH_X86_64, JITUNWIND_ARCH_AARCH64};
-    static const uint32_t rules[] = {JITUNWIND_RULE_TRAMPOLINE_SUB8,
-                                     JITUNWIND_RULE_TRAMPOLINE_FRAMED};
-    size_t ai, ri, states = 0;
-    int head;
-    for (ai = 0; ai < 2; ai++)
-        for (ri = 0; ri < 2; ri++)
-            for (head = JU_COPY_PLAIN; head <= JU_COPY_PAC; head++) {
-                const struct ju_arch_facts *a = ju_arch_facts(archs[ai]);
-                const struct ju_rule_layout *l = ju_rule_layout(archs[ai], rules[ri], head);
-                struct ju_cfi_plan plan;
-                uint32_t i;
-                if (!l)
-                    continue;
-                ck_assert_int_eq(ju_cfi_plan_for(a, rules[ri], 0, head, &plan), 0);
-                for (i = 0; i < l->nrows; i++) {
-                    struct jitunwind_regs in = regs_at(CODE), out, want;
-                    struct ju_step s = {&MEM, &in, &out, 1, JITUNWIND_STOP_NONE, 0, NULL};
-                    ck_assert_int_eq(ju_rule_exec(&s, &l->rows[i]), 0);
-                    want = by_cfi(&plan.rows[i], &in);
-                    same_caller(&out, &want, "state", l->rows[i].at, 1);
-                    states++;
-                }
-            }
+    size_t c, states = 0;
+    for (c = 0; c < sizeof COPIES / sizeof COPIES[0]; c++) {
+        const struct ju_arch_facts *a = ju_arch_facts(COPIES[c].arch);
+        const struct ju_rule_layout *l = ju_rule_layout(a->arch, COPIES[c].rule, COPIES[c].head);
+        struct ju_cfi_plan plan;
+        uint32_t i;
+        ck_assert_int_eq(ju_cfi_plan_for(a, COPIES[c].rule, 0, COPIES[c].head, &plan), 0);
+        for (i = 0; i < l->nrows; i++) {
+            struct jitunwind_regs in = regs_at(CODE), out, want;
+            struct ju_step s = {&MEM, &in, &out, 1, JITUNWIND_STOP_NONE, 0, NULL};
+            ck_assert_int_eq(ju_rule_exec(&s, &l->rows[i]), 0);
+            want = by_cfi(&plan.rows[i], &in);
+            same_caller(&out, &want, COPIES[c].name, l->rows[i].at, 1);
+            states++;
+        }
+    }
     ck_assert_uint_eq(states, 3 + 3 + 4 + 4 + 4 + 4 + 4);
 }
 END_TEST
@@ -245,7 +245,7 @@ END_TEST
 
 int main(void)
 {
-    return ju_run_tests("rule_table", JU_TESTS(x86_64_layouts, aarch64_layouts,
+    return ju_run_tests("rule_table", JU_TESTS(every_layout_every_offset, no_sub8_on_aarch64,
                                                 each_state_is_its_row,
                                                 fp_preserving_state_is_its_row));
 }

@@ -26,7 +26,7 @@ int ju_cfi_plan_for(const struct ju_arch_facts *a, uint32_t rule, uint32_t frame
     }
     if (!(l = ju_rule_layout(a->arch, rule, head)))
         return JITUNWIND_EUNSUPPORTED;
-    out->len = head_len + ju_rule_template(l)->len;
+    out->len = ju_rule_copy_len(a, l, head);
     for (i = 0; i < l->nrows; i++)
         out->rows[out->nrows++] = cfi_row(&l->rows[i], i == 0 ? 0 : head_len + l->rows[i].at);
     return 0;

@@ -64,19 +64,32 @@ uint32_t ju_rule_head_len(const struct ju_arch_facts *a, int head)
     return head == JU_COPY_LANDING_PAD ? a->landing_pad.len : 0;
 }
 
+int ju_code_head(const struct ju_arch_facts *a, const uint8_t *code, size_t len)
+{
+    if (ju_code_starts_with(code, len, &a->trampoline_framed_pac))
+        return JU_COPY_PAC;
+    if (ju_code_starts_with(code, len, &a->landing_pad))
+        return JU_COPY_LANDING_PAD;
+    return JU_COPY_PLAIN;
+}
+
 int ju_copy_head(const struct ju_arch_facts *a, const struct jitunwind_memory *mem, uint64_t copy)
 {
     uint8_t head[JU_MAX_TEMPLATE];
     const struct ju_code_bytes *pac = &a->trampoline_framed_pac, *pad = &a->landing_pad;
     if (!mem)
         return JU_COPY_PLAIN;
-    if (pac->len && ju_read(mem, copy, head, pac->len) == 0 &&
-        ju_code_starts_with(head, pac->len, pac))
-        return JU_COPY_PAC;
-    if (pad->len && ju_read(mem, copy, head, pad->len) == 0 &&
-        ju_code_starts_with(head, pad->len, pad))
-        return JU_COPY_LANDING_PAD;
+    /* the longest head that can be read: a copy may end a mapping early */
+    if (pac->len && ju_read(mem, copy, head, pac->len) == 0)
+        return ju_code_head(a, head, pac->len);
+    if (pad->len && ju_read(mem, copy, head, pad->len) == 0)
+        return ju_code_head(a, head, pad->len);
     return JU_COPY_PLAIN;
+}
+
+uint32_t ju_rule_copy_len(const struct ju_arch_facts *a, const struct ju_rule_layout *l, int head)
+{
+    return ju_rule_head_len(a, head) + ju_rule_template(l)->len;
 }
 
 static const struct ju_rule_row *row_at(const struct ju_rule_layout *l, uint64_t t)

@@ -6,6 +6,7 @@
 #ifndef JITUNWIND_UNWIND_RULES_H
 #define JITUNWIND_UNWIND_RULES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/arch_facts.h"
@@ -57,10 +58,16 @@ JU_HIDDEN const struct ju_rule_layout *ju_rule_layout(int arch, uint32_t rule, i
 JU_HIDDEN const struct ju_code_bytes *ju_rule_template(const struct ju_rule_layout *l);
 /* Bytes before the template in a copy that starts as `head` says. */
 JU_HIDDEN uint32_t ju_rule_head_len(const struct ju_arch_facts *a, int head);
+/* How a copy whose first `len` bytes are `code` starts. */
+JU_HIDDEN int ju_code_head(const struct ju_arch_facts *a, const uint8_t *code, size_t len);
 /* How the copy at `copy` starts, read from its code; JU_COPY_PLAIN when
  * `mem` is NULL or the code cannot be read. */
 JU_HIDDEN int ju_copy_head(const struct ju_arch_facts *a, const struct jitunwind_memory *mem,
                            uint64_t copy);
+/* The bytes of a copy of the layout that starts as `head` says: its head
+ * and its template. */
+JU_HIDDEN uint32_t ju_rule_copy_len(const struct ju_arch_facts *a, const struct ju_rule_layout *l,
+                                    int head);
 /* The state at byte `off` of a copy with `head_len` bytes of head, for an
  * innermost pc; NULL when `off` is no instruction boundary of the layout
  * (mid-instruction, or padding after the template). */
