@@ -26,19 +26,27 @@
 #define IN_LR(at) {at, 0, 0, 0, 0} /* pc = lr, sp and fp unchanged */
 
 static const struct ju_rule_layout LAYOUTS[] = {
-    {JITUNWIND_ARCH_X86_64, JITUNWIND_RULE_TRAMPOLINE_SUB8, 0,
+    {.arch = JITUNWIND_ARCH_X86_64, .rule = JITUNWIND_RULE_TRAMPOLINE_SUB8,
      /* `call *%rcx` and `add` count as a whole: every byte in [4, 10) */
-     BIT(0) | BIT(4) | BIT(5) | BIT(6) | BIT(7) | BIT(8) | BIT(9) | BIT(10), 6, 3,
-     {RA_AT_SP(0), RA_ABOVE_PAD(4), RA_AT_SP(10)}},
-    {JITUNWIND_ARCH_X86_64, JITUNWIND_RULE_TRAMPOLINE_FRAMED, 0,
-     BIT(0) | BIT(1) | BIT(4) | BIT(6) | BIT(7), 6, 4,
-     {RA_AT_SP(0), RECORD_AT_SP(1), RECORD_AT_FP(4), RA_AT_SP(7)}},
-    {JITUNWIND_ARCH_AARCH64, JITUNWIND_RULE_TRAMPOLINE_FRAMED, 0,
-     BIT(0) | BIT(4) | BIT(8) | BIT(12) | BIT(16), 12, 4,
-     {IN_LR(0), RECORD_AT_SP(4), RECORD_AT_FP(8), IN_LR(16)}},
-    {JITUNWIND_ARCH_AARCH64, JITUNWIND_RULE_TRAMPOLINE_FRAMED, 1,
-     BIT(0) | BIT(4) | BIT(8) | BIT(12) | BIT(16) | BIT(20) | BIT(24), 16, 4,
-     {IN_LR(0), RECORD_AT_SP(8), RECORD_AT_FP(12), IN_LR(20)}},
+     .innermost_at = BIT(0) | BIT(4) | BIT(5) | BIT(6) | BIT(7) | BIT(8) | BIT(9) | BIT(10),
+     .return_point = 6,
+     .nrows = 3,
+     .rows = {RA_AT_SP(0), RA_ABOVE_PAD(4), RA_AT_SP(10)}},
+    {.arch = JITUNWIND_ARCH_X86_64, .rule = JITUNWIND_RULE_TRAMPOLINE_FRAMED,
+     .innermost_at = BIT(0) | BIT(1) | BIT(4) | BIT(6) | BIT(7),
+     .return_point = 6,
+     .nrows = 4,
+     .rows = {RA_AT_SP(0), RECORD_AT_SP(1), RECORD_AT_FP(4), RA_AT_SP(7)}},
+    {.arch = JITUNWIND_ARCH_AARCH64, .rule = JITUNWIND_RULE_TRAMPOLINE_FRAMED,
+     .innermost_at = BIT(0) | BIT(4) | BIT(8) | BIT(12) | BIT(16),
+     .return_point = 12,
+     .nrows = 4,
+     .rows = {IN_LR(0), RECORD_AT_SP(4), RECORD_AT_FP(8), IN_LR(16)}},
+    {.arch = JITUNWIND_ARCH_AARCH64, .rule = JITUNWIND_RULE_TRAMPOLINE_FRAMED, .pac = 1,
+     .innermost_at = BIT(0) | BIT(4) | BIT(8) | BIT(12) | BIT(16) | BIT(20) | BIT(24),
+     .return_point = 16,
+     .nrows = 4,
+     .rows = {IN_LR(0), RECORD_AT_SP(8), RECORD_AT_FP(12), IN_LR(20)}},
 };
 
 const struct ju_rule_layout *ju_rule_layout(int arch, uint32_t rule, int head)
