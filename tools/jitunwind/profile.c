@@ -33,6 +33,10 @@ void profile_free(struct profile *p)
     }
     for (i = 0; i < p->n_stacks; i++)
         free(p->stacks[i].frames);
+    for (i = 0; i < p->n_threads; i++)
+        free(p->threads[i].runs);
+    free(p->threads);
+    free(p->thread_slots);
     free(p->frames);
     free(p->frame_slots);
     free(p->stacks);
@@ -126,7 +130,8 @@ uint32_t profile_frame(struct profile *p, uint32_t kind, const char *name, const
     return (uint32_t)(p->n_frames - 1);
 }
 
-int profile_add(struct profile *p, const uint32_t *ids, uint32_t depth)
+/* The stack's index, counted once more; -1 when out of memory. */
+static int64_t count_stack(struct profile *p, const uint32_t *ids, uint32_t depth)
 {
     size_t at;
     struct profile_stack *s;
@@ -138,7 +143,7 @@ int profile_add(struct profile *p, const uint32_t *ids, uint32_t depth)
         s = &p->stacks[p->stack_slots[at] - 1];
         if (s->depth == depth && memcmp(s->frames, ids, depth * sizeof *ids) == 0) {
             s->count++;
-            return 0;
+            return (int64_t)(p->stack_slots[at] - 1);
         }
         at = (at + 1) & (p->stack_slot_count - 1);
     }
@@ -157,6 +162,80 @@ int profile_add(struct profile *p, const uint32_t *ids, uint32_t depth)
     s->depth = depth;
     s->count = 1;
     p->stack_slots[at] = (uint32_t)++p->n_stacks;
+    return (int64_t)(p->n_stacks - 1);
+}
+
+int profile_add(struct profile *p, const uint32_t *ids, uint32_t depth)
+{
+    return count_stack(p, ids, depth) < 0 ? -1 : 0;
+}
+
+static uint64_t thread_key(const struct profile *p, uint32_t id)
+{
+    return mix(0x7468, (uint64_t)(uint32_t)p->threads[id].tid);
+}
+
+uint32_t profile_thread(struct profile *p, int tid, const char *name)
+{
+    size_t at;
+    struct profile_thread *th;
+    if (grow_slots(&p->thread_slots, &p->thread_slot_count, p->n_threads, thread_key, p) < 0)
+        return UINT32_MAX;
+    at = mix(0x7468, (uint64_t)(uint32_t)tid) & (p->thread_slot_count - 1);
+    while (p->thread_slots[at]) {
+        if (p->threads[p->thread_slots[at] - 1].tid == tid)
+            return p->thread_slots[at] - 1;
+        at = (at + 1) & (p->thread_slot_count - 1);
+    }
+    if (p->n_threads == p->cap_threads) {
+        size_t cap = p->cap_threads ? p->cap_threads * 2 : 16;
+        struct profile_thread *fresh = realloc(p->threads, cap * sizeof *fresh);
+        if (!fresh)
+            return UINT32_MAX;
+        p->threads = fresh;
+        p->cap_threads = cap;
+    }
+    th = &p->threads[p->n_threads];
+    memset(th, 0, sizeof *th);
+    th->tid = tid;
+    snprintf(th->name, sizeof th->name, "%s", name ? name : "");
+    p->thread_slots[at] = (uint32_t)++p->n_threads;
+    return (uint32_t)(p->n_threads - 1);
+}
+
+int profile_add_for(struct profile *p, uint32_t thread, const uint32_t *ids, uint32_t depth)
+{
+    int64_t stack = count_stack(p, ids, depth);
+    struct profile_thread *th;
+    if (stack < 0)
+        return -1;
+    if (thread >= p->n_threads)
+        return 0;
+    th = &p->threads[thread];
+    th->samples++;
+    if (th->n_runs && th->runs[th->n_runs - 1].stack == (uint32_t)stack &&
+        th->runs[th->n_runs - 1].count < UINT32_MAX) {
+        th->runs[th->n_runs - 1].count++;
+        return 0;
+    }
+    if (p->n_runs >= PROFILE_MAX_RUNS) {
+        p->runs_dropped++;
+        return 0;
+    }
+    if (th->n_runs == th->cap_runs) {
+        size_t cap = th->cap_runs ? th->cap_runs * 2 : 64;
+        struct profile_run *fresh = realloc(th->runs, cap * sizeof *fresh);
+        if (!fresh) {
+            p->runs_dropped++;
+            return 0;
+        }
+        th->runs = fresh;
+        th->cap_runs = cap;
+    }
+    th->runs[th->n_runs].stack = (uint32_t)stack;
+    th->runs[th->n_runs].count = 1;
+    th->n_runs++;
+    p->n_runs++;
     return 0;
 }
 
