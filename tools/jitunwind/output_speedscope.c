@@ -3,6 +3,8 @@
  * taken (a run of one stack is one sample weighted by its length), in
  * seconds of samples at the rate asked for. A profile whose stacks were
  * given no thread is one merged profile of the distinct stacks. */
+#include <stdlib.h>
+
 #include "cli.h"
 #include "profile.h"
 
@@ -15,51 +17,55 @@ static void write_stack(FILE *out, const struct profile_stack *s)
     fputc(']', out);
 }
 
-static void write_thread(FILE *out, const struct profile *p, const struct profile_thread *th,
-                         double weight)
+/* One sampled profile: `n` runs, each a stack weighted by its count. */
+static void write_sampled(FILE *out, const struct profile *p, const char *name,
+                          const struct profile_run *runs, size_t n, double weight)
 {
-    char name[128];
     size_t i;
     double total = 0;
-    if (th->name[0])
-        snprintf(name, sizeof name, "Thread %d \"%s\"", th->tid, th->name);
-    else
-        snprintf(name, sizeof name, "Thread %d", th->tid);
     fprintf(out, "  {\"type\": \"sampled\", \"name\": ");
     cli_json_string(out, name);
     fprintf(out, ", \"unit\": \"seconds\", \"startValue\": 0,\n   \"samples\": [");
-    for (i = 0; i < th->n_runs; i++) {
+    for (i = 0; i < n; i++) {
         if (i)
             fputs(", ", out);
-        write_stack(out, &p->stacks[th->runs[i].stack]);
+        write_stack(out, &p->stacks[runs[i].stack]);
     }
     fprintf(out, "],\n   \"weights\": [");
-    for (i = 0; i < th->n_runs; i++) {
-        double w = (double)th->runs[i].count * weight;
+    for (i = 0; i < n; i++) {
+        double w = (double)runs[i].count * weight;
         total += w;
         fprintf(out, "%s%.6g", i ? ", " : "", w);
     }
     fprintf(out, "],\n   \"endValue\": %.6g}", total);
 }
 
-static void write_merged(FILE *out, const struct profile *p, double weight)
+static void write_thread_profile(FILE *out, const struct profile *p,
+                                 const struct profile_thread *th, double weight)
 {
+    char name[128];
+    if (th->name[0])
+        snprintf(name, sizeof name, "Thread %d \"%s\"", th->tid, th->name);
+    else
+        snprintf(name, sizeof name, "Thread %d", th->tid);
+    write_sampled(out, p, name, th->runs, th->n_runs, weight);
+}
+
+/* The distinct stacks of all threads, weighted by their counts. */
+static int write_merged(FILE *out, const struct profile *p, double weight)
+{
+    struct profile_run *runs = calloc(p->n_stacks + 1, sizeof *runs);
     size_t i;
-    double total = 0;
-    fprintf(out, "  {\"type\": \"sampled\", \"name\": \"all threads\", \"unit\": \"seconds\", "
-                 "\"startValue\": 0,\n   \"samples\": [");
+    if (!runs)
+        return -1;
     for (i = 0; i < p->n_stacks; i++) {
-        if (i)
-            fputs(", ", out);
-        write_stack(out, &p->stacks[i]);
+        runs[i].stack = (uint32_t)i;
+        runs[i].count = p->stacks[i].count > UINT32_MAX ? UINT32_MAX
+                                                        : (uint32_t)p->stacks[i].count;
     }
-    fprintf(out, "],\n   \"weights\": [");
-    for (i = 0; i < p->n_stacks; i++) {
-        double w = (double)p->stacks[i].count * weight;
-        total += w;
-        fprintf(out, "%s%.6g", i ? ", " : "", w);
-    }
-    fprintf(out, "],\n   \"endValue\": %.6g}", total);
+    write_sampled(out, p, "all threads", runs, p->n_stacks, weight);
+    free(runs);
+    return 0;
 }
 
 int output_speedscope(FILE *out, const struct profile *p)
@@ -89,10 +95,10 @@ int output_speedscope(FILE *out, const struct profile *p)
             continue;
         if (shown++)
             fputs(",\n", out);
-        write_thread(out, p, &p->threads[i], weight);
+        write_thread_profile(out, p, &p->threads[i], weight);
     }
-    if (!shown)
-        write_merged(out, p, weight);
+    if (!shown && write_merged(out, p, weight) < 0)
+        return -1;
     fprintf(out, "]}\n");
     if (p->runs_dropped)
         fprintf(stderr, "jitunwind: speedscope: %llu samples past the first %u runs are in "

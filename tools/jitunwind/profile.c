@@ -49,6 +49,23 @@ static uint64_t frame_hash(uint32_t kind, const char *name, const char *file, in
     return hash_str(hash_str(mix(kind, (uint64_t)(uint32_t)line), name), file);
 }
 
+/* Room for one more item in a growable array of `n` items of `size`
+ * bytes: doubled (from `first`) when full. 0, or -1 when out of memory
+ * (the array left as it was). */
+static int room_for_one(void **items, size_t *cap, size_t n, size_t size, size_t first)
+{
+    size_t fresh_cap;
+    void *fresh;
+    if (n < *cap)
+        return 0;
+    fresh_cap = *cap ? *cap * 2 : first;
+    if (!(fresh = realloc(*items, fresh_cap * size)))
+        return -1;
+    *items = fresh;
+    *cap = fresh_cap;
+    return 0;
+}
+
 /* Double a hash table when it is half full, re-inserting with `rehash`. */
 static int grow_slots(uint32_t **slots, size_t *count, size_t used,
                       uint64_t (*key)(const struct profile *, uint32_t), const struct profile *p)
@@ -108,14 +125,8 @@ uint32_t profile_frame(struct profile *p, uint32_t kind, const char *name, const
             return p->frame_slots[at] - 1;
         at = (at + 1) & (p->frame_slot_count - 1);
     }
-    if (p->n_frames == p->cap_frames) {
-        size_t cap = p->cap_frames ? p->cap_frames * 2 : 256;
-        struct profile_frame *fresh = realloc(p->frames, cap * sizeof *fresh);
-        if (!fresh)
-            return UINT32_MAX;
-        p->frames = fresh;
-        p->cap_frames = cap;
-    }
+    if (room_for_one((void **)&p->frames, &p->cap_frames, p->n_frames, sizeof *p->frames, 256))
+        return UINT32_MAX;
     f = &p->frames[p->n_frames];
     f->kind = kind;
     f->line = line;
@@ -147,14 +158,8 @@ static int64_t count_stack(struct profile *p, const uint32_t *ids, uint32_t dept
         }
         at = (at + 1) & (p->stack_slot_count - 1);
     }
-    if (p->n_stacks == p->cap_stacks) {
-        size_t cap = p->cap_stacks ? p->cap_stacks * 2 : 256;
-        struct profile_stack *fresh = realloc(p->stacks, cap * sizeof *fresh);
-        if (!fresh)
-            return -1;
-        p->stacks = fresh;
-        p->cap_stacks = cap;
-    }
+    if (room_for_one((void **)&p->stacks, &p->cap_stacks, p->n_stacks, sizeof *p->stacks, 256))
+        return -1;
     s = &p->stacks[p->n_stacks];
     if (!(s->frames = malloc((depth ? depth : 1) * sizeof *ids)))
         return -1;
@@ -187,14 +192,8 @@ uint32_t profile_thread(struct profile *p, int tid, const char *name)
             return p->thread_slots[at] - 1;
         at = (at + 1) & (p->thread_slot_count - 1);
     }
-    if (p->n_threads == p->cap_threads) {
-        size_t cap = p->cap_threads ? p->cap_threads * 2 : 16;
-        struct profile_thread *fresh = realloc(p->threads, cap * sizeof *fresh);
-        if (!fresh)
-            return UINT32_MAX;
-        p->threads = fresh;
-        p->cap_threads = cap;
-    }
+    if (room_for_one((void **)&p->threads, &p->cap_threads, p->n_threads, sizeof *p->threads, 16))
+        return UINT32_MAX;
     th = &p->threads[p->n_threads];
     memset(th, 0, sizeof *th);
     th->tid = tid;
@@ -222,15 +221,9 @@ int profile_add_for(struct profile *p, uint32_t thread, const uint32_t *ids, uin
         p->runs_dropped++;
         return 0;
     }
-    if (th->n_runs == th->cap_runs) {
-        size_t cap = th->cap_runs ? th->cap_runs * 2 : 64;
-        struct profile_run *fresh = realloc(th->runs, cap * sizeof *fresh);
-        if (!fresh) {
-            p->runs_dropped++;
-            return 0;
-        }
-        th->runs = fresh;
-        th->cap_runs = cap;
+    if (room_for_one((void **)&th->runs, &th->cap_runs, th->n_runs, sizeof *th->runs, 64)) {
+        p->runs_dropped++;
+        return 0;
     }
     th->runs[th->n_runs].stack = (uint32_t)stack;
     th->runs[th->n_runs].count = 1;
