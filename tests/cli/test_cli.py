@@ -607,9 +607,12 @@ def check_jit(build, work, python, args, label):
                 if [n[1] for n in names] != ["hot", "caller", "<module>"]:
                     fail("%s: Python frames %r\n%s" % (label, names, out))
                 # The uop at the return address is a call, whose bytecode
-                # target gives the innermost Python frame its exact line.
+                # target gives the innermost Python frame its exact line,
+                # and the JIT frame's label that uop's line (not the
+                # executor's first line).
                 hot = markers(os.path.join(work, "hot.py"))["hot"]
-                if "CALL" not in jit[0] or names[0][2] != hot:
+                if "CALL" not in jit[0] or names[0][2] != hot or \
+                        "hot.py:%d) [jit" % hot not in jit[0]:
                     fail("%s: the JIT frame %r, its Python frame %r: want a call uop and "
                          "line %d" % (label, jit[0], names[0], hot))
                 print("ok: %s: executor frame %r after %d stacks" % (label, jit[0], attempt + 1))

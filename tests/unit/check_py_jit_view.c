@@ -815,6 +815,7 @@ START_TEST(py315_gdb_jit_ranges_matched_by_code_address)
     jitunwind_pyreader *r;
     jitunwind_registry *reg;
     size_t added;
+    char name[256];
     build(&t, V315);
     r = open_reader(&t, V315, 1);
     ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
@@ -834,6 +835,19 @@ START_TEST(py315_gdb_jit_ranges_matched_by_code_address)
     ck_assert_str_eq(w.uop.name, "_CALL_BUILTIN_FAST");
     ck_assert_int_eq(w.uop.line, 13);
     range_named(reg, JIT_CODE + 0x10000, "py::jit:hot (/app.py:10)");
+    /* The frame is shown with the uop's line, not the executor's first. */
+    jitunwind_py_jit_frame_name(&w, name, sizeof name);
+    ck_assert_str_eq(name, "py::jit:hot [uop 3/9 _CALL_BUILTIN_FAST] (/app.py:13)");
+    w.uop.line = -1; /* a uop without a line (an inlined callee's): none shown */
+    jitunwind_py_jit_frame_name(&w, name, sizeof name);
+    ck_assert_str_eq(name, "py::jit:hot [uop 3/9 _CALL_BUILTIN_FAST] (/app.py)");
+    w.region = JITUNWIND_JIT_REGION_SHIM; /* outside the uops: the executor's first line */
+    jitunwind_py_jit_frame_name(&w, name, sizeof name);
+    ck_assert_str_eq(name, "py::jit:hot [shim] (/app.py:10)");
+    w.ex.qualname[0] = '\0';
+    w.executor = 0x1000;
+    jitunwind_py_jit_frame_name(&w, name, sizeof name);
+    ck_assert_str_eq(name, "py::jit:<executor 0x1000> [shim] (/app.py:10)");
 
     jitunwind_registry_free(reg);
     jitunwind_pyreader_free(r);

@@ -192,7 +192,7 @@ static void name_native(struct cli_target *t, struct cli_native *nf, int innermo
     uint64_t pc = nf->f.regs.pc, at = jitunwind_lookup_address(t->arch, pc, innermost), off = 0;
     const struct jitunwind_range *r = jitunwind_registry_lookup(t->reg, at);
     long m;
-    nf->symbol[0] = nf->jit_label[0] = '\0';
+    nf->symbol[0] = nf->jit_label[0] = nf->jit_name[0] = '\0';
     nf->has_range = r != NULL;
     nf->module = NULL;
     if (r) {
@@ -202,8 +202,9 @@ static void name_native(struct cli_target *t, struct cli_native *nf, int innermo
         nf->role = r->kind == JITUNWIND_KIND_JIT ? JITUNWIND_ROLE_JIT : JITUNWIND_ROLE_TRAMPOLINE;
         if (r->kind == JITUNWIND_KIND_JIT && r->origin == JITUNWIND_ORIGIN_INTERPRETER && t->py) {
             static struct jitunwind_py_jit_pc where;
-            if (jitunwind_pyreader_jit_pc(t->py, at, 0, &where) == 0)
-                jitunwind_py_jit_pc_label(&where, nf->jit_label, sizeof nf->jit_label);
+            if (jitunwind_pyreader_jit_pc(t->py, at, 0, &where) == 0 &&
+                jitunwind_py_jit_pc_label(&where, nf->jit_label, sizeof nf->jit_label) > 0)
+                jitunwind_py_jit_frame_name(&where, nf->jit_name, sizeof nf->jit_name);
         }
         return;
     }

@@ -537,6 +537,15 @@ JITUNWIND_API int jitunwind_pyreader_jit_pc(jitunwind_pyreader *reader, uint64_t
 JITUNWIND_API int jitunwind_py_jit_pc_label(const struct jitunwind_py_jit_pc *where, char *buf,
                                             size_t size);
 
+/* The name a JIT frame is shown by: "py::jit:hot [uop 17/42 _CALL_BUILTIN_FAST]
+ * (app.py:12)", the executor's qualified name (or "<executor 0x...>"), the
+ * label above, and the line of the uop that holds pc (no line when that uop
+ * has none); outside the uops, the executor's first line. Text the target
+ * controls is copied as it is (escape it before a terminal sees it).
+ * Returns snprintf's count. */
+JITUNWIND_API int jitunwind_py_jit_frame_name(const struct jitunwind_py_jit_pc *where, char *buf,
+                                              size_t size);
+
 /* --- Pure decoders, exposed for tests and tools --- */
 
 /* Line for instruction offset `lasti_units` (code units) in a 3.11+

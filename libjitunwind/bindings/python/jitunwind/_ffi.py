@@ -397,5 +397,6 @@ def declare_jitview(lib):
         P(sz))
     _fn(lib, "jitunwind_pyreader_jit_pc", i, vp, u64, u64, P(PyJitPc))
     _fn(lib, "jitunwind_py_jit_pc_label", i, P(PyJitPc), ctypes.c_char_p, sz)
+    _fn(lib, "jitunwind_py_jit_frame_name", i, P(PyJitPc), ctypes.c_char_p, sz)
     _fn(lib, "jitunwind_step_range_in", i, i, vp, P(Range), P(Memory), P(Regs), i, P(Regs), P(i))
     lib._jitview_declared = True
