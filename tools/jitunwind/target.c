@@ -137,6 +137,8 @@ void cli_target_load_ranges(struct cli_target *t)
         int rc = jitunwind_pyreader_executor_ranges(t->py, t->reg, t->arch, 0, 0, NULL);
         if (rc < 0 && rc != JITUNWIND_EUNSUPPORTED && rc != JITUNWIND_ENOTFOUND)
             cli_target_note(t, "JIT executors: %s", jitunwind_pyreader_last_error(t->py)->message);
+        if (*jitunwind_pyreader_executor_ranges_note(t->py))
+            cli_target_note(t, "JIT executors: %s", jitunwind_pyreader_executor_ranges_note(t->py));
         rc = jitunwind_pyreader_trampoline_ranges(t->py, t->reg, t->arch, NULL);
         if (rc < 0 && rc != JITUNWIND_EUNSUPPORTED && rc != JITUNWIND_ENOTFOUND)
             cli_target_note(t, "trampoline arenas: %s",

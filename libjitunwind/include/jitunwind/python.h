@@ -366,6 +366,13 @@ JITUNWIND_API int jitunwind_pyreader_executor_ranges(jitunwind_pyreader *reader,
                                                      jitunwind_registry *registry, int arch,
                                                      uint64_t eval_start, uint64_t eval_end,
                                                      size_t *added);
+/* One line on the interpreter's own GDB JIT registrations that the last
+ * jitunwind_pyreader_executor_ranges matched to executors, or "" (never
+ * NULL): a name other than the one the version gives its executors' code
+ * (3.15: "py::jit:executor"), or, on 3.16 (in development), that ranges
+ * named "py::jit_entry:*" (CPython's main branch) were seen and that this
+ * name is provisional. Valid until the next call with `reader`. */
+JITUNWIND_API const char *jitunwind_pyreader_executor_ranges_note(const jitunwind_pyreader *reader);
 
 /* --- The eval loop's code --- */
 
