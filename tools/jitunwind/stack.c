@@ -221,6 +221,18 @@ static void name_native(struct cli_target *t, struct cli_native *nf, int innermo
     nf->role = jitunwind_pyreader_in_eval_loop(t->py, at) ||
                        jitunwind_native_role_from_symbol(nf->symbol) == JITUNWIND_ROLE_EVAL
                    ? JITUNWIND_ROLE_EVAL : JITUNWIND_ROLE_OTHER;
+    /* An eval-loop part no symbol names is the one found from the code of
+     * a stripped interpreter (jitunwind_pyreader_eval_ranges): the part
+     * GCC split off, which its symbol, in the debug file, calls so. */
+    if (!nf->symbol[0] && nf->role == JITUNWIND_ROLE_EVAL) {
+        struct jitunwind_py_code_range parts[JITUNWIND_PY_MAX_EVAL_RANGES];
+        size_t n = 0, i;
+        jitunwind_pyreader_eval_ranges(t->py, parts, JITUNWIND_PY_MAX_EVAL_RANGES, &n);
+        for (i = 0; i < n && i < JITUNWIND_PY_MAX_EVAL_RANGES; i++)
+            if (at >= parts[i].start && at < parts[i].end)
+                nf->offset = pc - parts[i].start;
+        snprintf(nf->symbol, sizeof nf->symbol, "_PyEval_EvalFrameDefault.cold");
+    }
 }
 
 /* Without --native-all, the interpreter's own native frames between the

@@ -163,6 +163,9 @@ JU_HIDDEN void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, ui
  * (0, 0 when unknown). */
 JU_HIDDEN int ju_py_is_eval_symbol(const char *name);
 JU_HIDDEN void ju_py_find_eval_parts(jitunwind_pyreader *r, const char *module, uint64_t bias);
+/* When the symbols named only the function itself: its out-of-line part
+ * found from its jumps and .eh_frame (eval_outlined.c), added to r->eval. */
+JU_HIDDEN void ju_py_find_eval_outlined(jitunwind_pyreader *r, const char *module, uint64_t bias);
 JU_HIDDEN void ju_py_eval_main(const jitunwind_pyreader *r, uint64_t *start, uint64_t *end);
 
 /* The executor at `address` (when non-zero), else the one whose code holds

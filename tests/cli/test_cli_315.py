@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""jitunwind on Debian's CPython 3.15.2 ($JITUNWIND_EXTRA_PYTHONS names
+python3.15: stripped, JIT built in, PYTHON_JIT=1 turns it on).
+
+Usage: test_cli_315.py BUILD_DIR MODE
+  MODE stripped  no debug file at all (no debug root, no debuginfod): the
+                 eval loop's `.cold` part, which only the debug file's
+                 symbol table names, is still found (from the function's
+                 jumps and .eh_frame): every Python frame of the JIT process
+                 is run by it, the part found is the one the debug file's
+                 symbol names (same offset), and record's stacks go from
+                 _start with the Python frames placed
+Exit 0 on success, 1 on failure, 77 to skip.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "support"))
+sys.path.insert(0, HERE)
+from demo_stack import fail  # noqa: E402
+from extra_pythons import JIT_ON, named, separate_debug_file  # noqa: E402
+from test_cli import (HOT_SCRIPT, PY_LABEL, eval_anchored, has_jit_frame,  # noqa: E402
+                      parse_collapsed, run, stack_until, start_script, tool)
+
+SKIP = 77
+COLD = "_PyEval_EvalFrameDefault.cold"
+
+
+def no_debug_files_env(**extra):
+    """An environment in which no debug file can be found."""
+    env = dict(os.environ, **extra)
+    for name in ("JITUNWIND_DEBUG_FILE_DIRECTORY", "DEBUGINFOD_URLS"):
+        env.pop(name, None)
+    return env
+
+
+def debug_symbol(debug_file, name):
+    """(value, size) of `name` in the debug file's symbol table, or None."""
+    out = subprocess.run(["readelf", "-sW", debug_file], stdout=subprocess.PIPE, text=True,
+                         timeout=60).stdout
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 8 and f[7] == name:
+            return int(f[1], 16), int(f[2])
+    return None
+
+
+def mode_stripped(build, work):
+    j = tool(build)
+    release = named("python3.15")
+    debug_file = release and separate_debug_file(release)
+    if not debug_file:
+        print("SKIP: needs python3.15 with its debug file under PREFIX/lib/debug on "
+              "JITUNWIND_EXTRA_PYTHONS (to check the part found against its symbol)")
+        return SKIP
+    cold = debug_symbol(debug_file, COLD)
+    if not cold:
+        fail("%s names no %s" % (debug_file, COLD))
+    env = no_debug_files_env(**JIT_ON)
+    proc, gate = start_script(release, [], HOT_SCRIPT, work, "hot.py", env=env)
+    try:
+        pid = str(proc.pid)
+        label = "python3.15 PYTHON_JIT=1 without a debug file"
+        rc, doc = stack_until(label, [j, "stack", pid, "--json", "--no-cache",
+                                      "--debug-file-directory", ""],
+                              lambda d: has_jit_frame(d) and any(
+                                  f["kind"] == "native" and f["symbol"] == COLD
+                                  for t in d["threads"] for f in t["frames"]), env=env)
+        symbols = eval_anchored(label, doc)
+        if rc != 0 or symbols != {COLD}:
+            fail("%s: exit %d, Python frames run by %r" % (label, rc, sorted(symbols)))
+        for f in (f for t in doc["threads"] for f in t["frames"]):
+            if f["kind"] == "native" and f["symbol"] == COLD:
+                pc = int(f["pc"], 16)
+                if not (cold[0] <= pc - 1 < cold[0] + cold[1]) or f["offset"] != pc - cold[0]:
+                    fail("%s: the frame at %#x is not in the debug file's %s [%#x, +%d) at "
+                         "offset %d" % (label, pc, COLD, cold[0], cold[1], f["offset"]))
+        print("ok: %s: every Python frame run by %s, the part the debug file's symbol names "
+              "([%#x, +%d))" % (label, COLD, cold[0], cold[1]))
+        path = os.path.join(work, "record.txt")
+        rc, out, err = run([j, "record", pid, "-d", "1", "-F", "50", "-o", path,
+                            "--debug-file-directory", ""])
+        stacks = parse_collapsed(open(path).read())
+        placed = [s for s in stacks if any(PY_LABEL.match(f) for f in s)]
+        unplaced = [s for s in placed if "no native frame" in " ".join(s)]
+        if rc != 0 or any(s[0] != "_start" for s in stacks) or not placed or unplaced:
+            fail("record without a debug file: exit %d, roots %r, %d stacks with Python "
+                 "frames, %d not placed, first %r" % (rc, sorted({s[0] for s in stacks}),
+                                                      len(placed), len(unplaced), placed[:1]))
+        print("ok: record without a debug file: %d stacks, every one from _start, the Python "
+              "frames placed" % len(stacks))
+    finally:
+        if os.path.exists(gate):
+            os.unlink(gate)
+        proc.wait(timeout=60)
+    return 0
+
+
+MODES = {"stripped": mode_stripped}
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[2] not in MODES:
+        print(__doc__)
+        return 2
+    build = os.path.abspath(sys.argv[1])
+    with tempfile.TemporaryDirectory(prefix="ju-cli315-", dir=build) as work:
+        return MODES[sys.argv[2]](build, work)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
