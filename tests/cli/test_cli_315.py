@@ -10,6 +10,13 @@ Usage: test_cli_315.py BUILD_DIR MODE
                  is run by it, the part found is the one the debug file's
                  symbol names (same offset), and record's stacks go from
                  _start with the Python frames placed
+  MODE perf      -X perf_jit (a jitdump file, no perf map) with PYTHON_JIT=1:
+                 the stack goes through the trampolines, each named by its
+                 Python function from the jitdump (the script makes enough
+                 functions after its own for the interpreter to flush their
+                 records), every Python frame run by an eval-loop frame;
+                 -X perf with PYTHON_JIT=1: the JIT is off (no JIT frame),
+                 the trampolines named from the perf map
 Exit 0 on success, 1 on failure, 77 to skip.
 """
 
@@ -102,7 +109,81 @@ def mode_stripped(build, work):
     return 0
 
 
-MODES = {"stripped": mode_stripped}
+# hot and caller get their trampolines, then 200 more functions do: CPython
+# buffers its jitdump file, and their records push the first ones out to it.
+PERF_SCRIPT = """\
+import os, sys
+GATE = sys.argv[1]
+
+
+def hot(n):
+    total = 0
+    for i in range(n):
+        total += i
+        os.getppid()
+    return total
+
+
+def caller(loop):
+    while loop and os.path.exists(GATE):
+        hot(1000)
+
+
+hot(1)
+caller(False)
+for k in range(200):
+    exec("def f%d():\\n    return %d\\nf%d()" % (k, k, k))
+open(GATE + ".ready", "w").close()
+caller(True)
+"""
+
+
+def trampoline_names(doc):
+    return [f["name"] for t in doc["threads"] for f in t["frames"]
+            if f["kind"] == "native" and f["role"] == "trampoline"]
+
+
+def mode_perf(build, work):
+    j = tool(build)
+    release = named("python3.15")
+    if not release:
+        print("SKIP: no python3.15 on JITUNWIND_EXTRA_PYTHONS")
+        return SKIP
+    script = os.path.join(work, "perf.py")
+    want = ["py::hot:%s" % script, "py::caller:%s" % script, "py::<module>:%s" % script]
+    for option, source in (("perf_jit", "/tmp/jit-%d.dump"), ("perf", "/tmp/perf-%d.map")):
+        env = dict(os.environ, **JIT_ON)
+        proc, gate = start_script(release, ["-X", option], PERF_SCRIPT, work, "perf.py",
+                                  env=env)
+        label = "python3.15 -X %s PYTHON_JIT=1" % option
+        try:
+            rc, doc = stack_until(label, [j, "stack", str(proc.pid), "--json"],
+                                  lambda d: any(f["kind"] == "native" and f["symbol"] and
+                                                "getppid" in f["symbol"]
+                                                for t in d["threads"] for f in t["frames"]))
+            names = [n.split(" [")[0] for n in trampoline_names(doc)]
+            if rc != 0 or names != want or has_jit_frame(doc):
+                fail("%s: exit %d, trampolines %r (want %r), JIT frames %s, notes %r" % (
+                    label, rc, names, want, has_jit_frame(doc), doc["notes"]))
+            natives = [f for f in doc["threads"][0]["frames"] if f["kind"] == "native"]
+            if natives[-1]["symbol"] != "_start":
+                fail("%s: the stack ends at %r" % (label, natives[-1]["name"]))
+            eval_anchored(label, doc)
+            if not os.path.exists(source % proc.pid):
+                fail("%s: no %s" % (label, source % proc.pid))
+            print("ok: %s: through trampolines %s (from %s), to _start, no JIT frame" % (
+                label, ", ".join(trampoline_names(doc)), source % proc.pid))
+        finally:
+            if os.path.exists(gate):
+                os.unlink(gate)
+            proc.wait(timeout=60)
+            for path in (source % proc.pid,):
+                if os.path.exists(path):
+                    os.unlink(path)
+    return 0
+
+
+MODES = {"stripped": mode_stripped, "perf": mode_perf}
 
 
 def main():

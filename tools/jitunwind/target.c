@@ -61,13 +61,22 @@ static void load_perf_map(struct cli_target *t)
     size_t added = 0, skipped = 0;
     int rc;
     snprintf(path, sizeof path, "/tmp/perf-%d.map", t->pid);
-    if (access(path, F_OK) != 0)
-        return;
-    rc = jitunwind_registry_load_perf_map(t->reg, path, t->arch, &t->mem, &added, &skipped);
-    if (rc < 0)
-        cli_target_note(t, "%s: %s", path, jitunwind_registry_last_error(t->reg)->message);
-    else if (skipped)
-        cli_target_note(t, "%s: %zu lines skipped", path, skipped);
+    if (access(path, F_OK) == 0) {
+        rc = jitunwind_registry_load_perf_map(t->reg, path, t->arch, &t->mem, &added, &skipped);
+        if (rc < 0)
+            cli_target_note(t, "%s: %s", path, jitunwind_registry_last_error(t->reg)->message);
+        else if (skipped)
+            cli_target_note(t, "%s: %zu lines skipped", path, skipped);
+    }
+    /* CPython's -X perf_jit writes a jitdump file instead. */
+    snprintf(path, sizeof path, "/tmp/jit-%d.dump", t->pid);
+    if (access(path, F_OK) == 0) {
+        rc = jitunwind_registry_load_jitdump(t->reg, path, t->arch, &t->mem, &added, &skipped);
+        if (rc < 0)
+            cli_target_note(t, "%s: %s", path, jitunwind_registry_last_error(t->reg)->message);
+        else if (skipped)
+            cli_target_note(t, "%s: %zu records skipped", path, skipped);
+    }
 }
 
 /* The eval loop's function itself (the reader's ranges; scanning for a
