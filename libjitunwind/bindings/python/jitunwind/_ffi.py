@@ -229,6 +229,8 @@ def _declare(lib):
     _fn(lib, "jitunwind_registry_last_error", P(Error), vp)
     _fn(lib, "jitunwind_registry_load_perf_map", i, vp, ctypes.c_char_p, i, P(Memory),
         P(sz), P(sz))
+    _fn(lib, "jitunwind_registry_load_jitdump", i, vp, ctypes.c_char_p, i, P(Memory),
+        P(sz), P(sz))
     _fn(lib, "jitunwind_jit_read_descriptor", i, vp, P(Memory), u64, P(JitReadInfo))
     _fn(lib, "jitunwind_registry_load_gdb_jit", i, vp, P(Memory), u64, i, P(sz), P(sz))
     _fn(lib, "jitunwind_anonymous_exec_mappings", i, i, P(Mapping), sz, P(sz))
