@@ -17,6 +17,13 @@ Usage: test_cli_315.py BUILD_DIR MODE
                  records), every Python frame run by an eval-loop frame;
                  -X perf with PYTHON_JIT=1: the JIT is off (no JIT frame),
                  the trampolines named from the perf map
+  MODE markers   record --mark-frames on python3.15 (its debug root given)
+                 and python3.15d, a recursion that returns all the time: the
+                 frame markers are written and stopped at, every recorded
+                 stack is one the script can have, and the interpreter moved
+                 the marker of frames that returned
+                 (tstate->last_profiled_frame_seq, read by gdb from DWARF,
+                 is no longer 0)
 Exit 0 on success, 1 on failure, 77 to skip.
 """
 
@@ -31,7 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
 sys.path.insert(0, HERE)
 from demo_stack import fail  # noqa: E402
-from extra_pythons import JIT_ON, named, separate_debug_file  # noqa: E402
+from extra_pythons import JIT_ON, debug_root, named, separate_debug_file  # noqa: E402
 from test_cli import (HOT_SCRIPT, PY_LABEL, eval_anchored, has_jit_frame,  # noqa: E402
                       parse_collapsed, run, stack_until, start_script, tool)
 
@@ -183,7 +190,87 @@ def mode_perf(build, work):
     return 0
 
 
-MODES = {"stripped": mode_stripped, "perf": mode_perf}
+MARKERS_SCRIPT = """\
+import os, sys
+GATE = sys.argv[1]
+
+
+def leaf():
+    return os.getppid()
+
+
+def mid(k):
+    return mid(k - 1) if k else leaf()
+
+
+def run():
+    while os.path.exists(GATE):
+        for k in (6, 2, 9, 4):
+            mid(k)
+
+
+open(GATE + ".ready", "w").close()
+run()
+"""
+POSSIBLE = re.compile(r"^<module>;run(;exists|(;mid){0,10}(;leaf)?)$")
+
+
+def sequence_now(python, pid, root):
+    """The main thread state's last_profiled_frame_seq, read by gdb."""
+    args = ["-iex", "set debug-file-directory %s" % root] if root else []
+    out = subprocess.run(["gdb", "-nx", "-batch", "-q", "-iex", "set debuginfod enabled off"] +
+                         args + ["-p", str(pid), "-ex",
+                                 "p/d _PyRuntime.interpreters.head->threads.head->"
+                                 "last_profiled_frame_seq", python],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         timeout=120).stdout
+    m = re.search(r"^\$1 = (\d+)$", out, re.M)
+    if not m:
+        fail("gdb could not read last_profiled_frame_seq:\n%s" % out[-2000:])
+    return int(m.group(1))
+
+
+def mode_markers(build, work):
+    j = tool(build)
+    pythons = [p for p in (named("python3.15"), named("python3.15d")) if p]
+    if not pythons:
+        print("SKIP: no python3.15 or python3.15d on JITUNWIND_EXTRA_PYTHONS")
+        return SKIP
+    for python in pythons:
+        root = debug_root(python) if python.endswith("3.15") else None
+        extra = ["--debug-file-directory", root] if root else []
+        proc, gate = start_script(python, [], MARKERS_SCRIPT, work, "markers.py")
+        label = "%s record --mark-frames" % os.path.basename(python)
+        try:
+            path = os.path.join(work, "markers.txt")
+            rc, out, err = run([j, "record", str(proc.pid), "-d", "1", "-F", "200",
+                                "--mark-frames", "--stats", "-o", path] + extra)
+            stats = dict(re.findall(r"^(\w[\w ]*): (\d+)$", err, re.M))
+            if rc != 0 or "frame markers on: 1 thread" not in err or \
+                    int(stats.get("marker writes", 0)) < 2 or \
+                    int(stats.get("marker stops", 0)) == 0:
+                fail("%s: exit %d, markers not used:\n%s" % (label, rc, err))
+            stacks = parse_collapsed(open(path).read())
+            shapes = {";".join(m.group(1) for m in map(PY_LABEL.match, s) if m)
+                      for s in stacks}
+            impossible = sorted(s for s in shapes if not POSSIBLE.match(s))
+            if impossible:
+                fail("%s: stacks the script cannot have: %r" % (label, impossible[:5]))
+            seq = sequence_now(python, proc.pid, root)
+            if seq == 0:
+                fail("%s: last_profiled_frame_seq is 0: the interpreter never moved a marker "
+                     "(not the field the library wrote next to?)" % label)
+            print("ok: %s: %s marker stops, %s writes, %d stack shapes, all possible; "
+                  "last_profiled_frame_seq %d" % (label, stats["marker stops"],
+                                                  stats["marker writes"], len(shapes), seq))
+        finally:
+            if os.path.exists(gate):
+                os.unlink(gate)
+            proc.wait(timeout=60)
+    return 0
+
+
+MODES = {"stripped": mode_stripped, "perf": mode_perf, "markers": mode_markers}
 
 
 def main():
