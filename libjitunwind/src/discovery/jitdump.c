@@ -52,8 +52,9 @@ static int load_record(jitunwind_registry *reg, int arch, const struct jitunwind
     const char *name = (const char *)rec + LOAD_HEAD;
     size_t peek;
     int rule;
-    if (size <= LOAD_HEAD || !memchr(name, '\0', size - LOAD_HEAD) || len == 0 ||
-        start + len < start)
+    /* The name ends before the copy of the code that closes the record. */
+    if (size <= LOAD_HEAD || len == 0 || len >= size - LOAD_HEAD || start + len < start ||
+        !memchr(name, '\0', size - LOAD_HEAD - (size_t)len))
         return 0;
     peek = len < CODE_PEEK ? (size_t)len : CODE_PEEK;
     if (ju_read(mem, start, code, peek) < 0 ||
