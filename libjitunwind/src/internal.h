@@ -75,6 +75,10 @@ JU_HIDDEN int ju_registry_supersede(jitunwind_registry *reg, const struct jitunw
  * or -1). 0 with *fd, or ENOTFOUND / EIO with a one-line message in *err
  * (may be NULL). */
 #define JU_OPEN_SHARED_PLACE 1u
+/* The user a perf map (perf-PID.map) or jitdump file (jit-PID.dump) belongs
+ * to, when its name says which live process wrote it: that process's
+ * owner, or -1 (discovery/perfmap.c). */
+JU_HIDDEN long ju_perf_file_owner(const char *path);
 JU_HIDDEN int ju_open_host_file(const char *path, unsigned policy, long owner,
                                 struct jitunwind_error *err, int *fd);
 

@@ -27,7 +27,6 @@ Usage: test_cli_315.py BUILD_DIR MODE
 Exit 0 on success, 1 on failure, 77 to skip.
 """
 
-import json
 import os
 import re
 import subprocess

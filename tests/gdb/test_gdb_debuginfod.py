@@ -23,22 +23,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import debuginfod_server  # noqa: E402
 from demo_stack import fail  # noqa: E402
 from extra_pythons import debug_root, named  # noqa: E402
+from test_gdb_debug_files import STOPS, stops  # noqa: E402
 from test_gdb_jitview_real import TIMER_SCRIPT  # noqa: E402
-from test_gdb_real import run_gdb, section, sections  # noqa: E402
 
 SKIP = 77
-STOPS = 8
 UOP = r"py::jit:spin \[uop \d+/\d+ \w+\] \(%s:\d+\)"
-
-
-def stops(repo, env, python, script, root):
-    """gdb's bt and mixed-bt at STOPS timer stops."""
-    cmds = ["handle SIGVTALRM stop print pass", "run"]
-    for i in range(STOPS):
-        cmds += sections([("bt%d" % i, "bt"), ("mixed%d" % i, "mixed-bt")]) + ["continue"]
-    out = run_gdb(repo, env, cmds + ["kill"],
-                  ["-iex", "set debug-file-directory %s" % root, "--args", python, script])
-    return out, [(section(out, "bt%d" % i), section(out, "mixed%d" % i)) for i in range(STOPS)]
 
 
 def main():

@@ -55,27 +55,27 @@ static uint64_t module_symbol(const jitunwind_modules *mods, const char *path, c
     return 0;
 }
 
+/* CPython's -X perf writes a perf map, -X perf_jit a jitdump file. */
 static void load_perf_map(struct cli_target *t)
 {
+    static const struct {
+        const char *name, *unit;
+        int (*load)(jitunwind_registry *, const char *, int, const struct jitunwind_memory *,
+                    size_t *, size_t *);
+    } files[] = {{"/tmp/perf-%d.map", "lines", jitunwind_registry_load_perf_map},
+                 {"/tmp/jit-%d.dump", "records", jitunwind_registry_load_jitdump}};
     char path[64];
-    size_t added = 0, skipped = 0;
+    size_t added = 0, skipped = 0, i;
     int rc;
-    snprintf(path, sizeof path, "/tmp/perf-%d.map", t->pid);
-    if (access(path, F_OK) == 0) {
-        rc = jitunwind_registry_load_perf_map(t->reg, path, t->arch, &t->mem, &added, &skipped);
+    for (i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, files[i].name, t->pid);
+        if (access(path, F_OK) != 0)
+            continue;
+        rc = files[i].load(t->reg, path, t->arch, &t->mem, &added, &skipped);
         if (rc < 0)
             cli_target_note(t, "%s: %s", path, jitunwind_registry_last_error(t->reg)->message);
         else if (skipped)
-            cli_target_note(t, "%s: %zu lines skipped", path, skipped);
-    }
-    /* CPython's -X perf_jit writes a jitdump file instead. */
-    snprintf(path, sizeof path, "/tmp/jit-%d.dump", t->pid);
-    if (access(path, F_OK) == 0) {
-        rc = jitunwind_registry_load_jitdump(t->reg, path, t->arch, &t->mem, &added, &skipped);
-        if (rc < 0)
-            cli_target_note(t, "%s: %s", path, jitunwind_registry_last_error(t->reg)->message);
-        else if (skipped)
-            cli_target_note(t, "%s: %zu records skipped", path, skipped);
+            cli_target_note(t, "%s: %zu %s skipped", path, skipped, files[i].unit);
     }
 }
 

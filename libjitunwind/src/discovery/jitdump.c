@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/arch_facts.h"
@@ -25,21 +24,6 @@
 #define LOAD_HEAD 56u           /* record header and JIT_CODE_LOAD's fixed fields */
 #define CODE_PEEK 32u
 #define MAX_SUPERSEDED 16u
-
-/* The owner of the live process whose file this is by its name
- * (jit-PID.dump), or -1. */
-static long dump_owner(const char *path)
-{
-    const char *base = strrchr(path, '/');
-    char proc[64], tail;
-    struct stat st;
-    int pid;
-    base = base ? base + 1 : path;
-    if (sscanf(base, "jit-%d.dum%c", &pid, &tail) != 2 || tail != 'p' || pid <= 0)
-        return -1;
-    snprintf(proc, sizeof proc, "/proc/%d", pid);
-    return stat(proc, &st) == 0 ? (long)st.st_uid : -1;
-}
 
 /* One JIT_CODE_LOAD body (`rec`, `size` bytes with its header) as a range:
  * 1 added, 0 skipped. */
@@ -82,7 +66,7 @@ JITUNWIND_API int jitunwind_registry_load_jitdump(jitunwind_registry *reg, const
     if (!ju_arch_facts(arch))
         return ju_fail(ju_registry_error(reg), JITUNWIND_EINVAL, 0, "unknown architecture %d", arch);
     /* Any local user can create /tmp/jit-PID.dump before the process does. */
-    rc = ju_open_host_file(path, JU_OPEN_SHARED_PLACE, dump_owner(path), ju_registry_error(reg),
+    rc = ju_open_host_file(path, JU_OPEN_SHARED_PLACE, ju_perf_file_owner(path), ju_registry_error(reg),
                            &fd);
     if (rc < 0)
         return rc;
