@@ -5,7 +5,8 @@ debuginfod client off), a real debuginfod on 127.0.0.1 serving the debug
 file: with DEBUGINFOD_URLS the plugin's library fetches it, so JIT frames
 are named by function and uop (the JIT view's tables are local symbols of
 the debug file) and the Python frames are under the eval loop; without the
-variable no uop is named.
+variable no uop is named, and the Python frames are still under the eval
+loop (its `.cold` part found from the code).
 
 Usage: test_gdb_debuginfod.py BUILD_DIR REPO_DIR
 Exit 77 when $JITUNWIND_EXTRA_PYTHONS names no python3.15 with
@@ -74,7 +75,16 @@ def main():
             out, seen = stops(repo, env, python, script, empty)
             if any(re.search(UOP % re.escape(script), bt) for bt, _ in seen):
                 fail("without DEBUGINFOD_URLS a uop was named (a debug file was found)")
-            print("ok: without DEBUGINFOD_URLS no uop is named")
+            # No debug file at all: the eval loop's .cold part, which no
+            # symbol names, is still found (from the code), so the Python
+            # frames of a stop in JIT code are under it.
+            in_jit = [mixed for bt, mixed in seen if "py::jit:executor" in bt]
+            if not in_jit or any("no native frame" in m or not re.search(r"\n\s+\[py\] spin ", m)
+                                 for m in in_jit):
+                fail("without a debug file: stops in JIT code %d, Python frames not under the "
+                     "eval loop:\n%s" % (len(in_jit), in_jit[0] if in_jit else out[-3000:]))
+            print("ok: without DEBUGINFOD_URLS no uop is named; in %d stops in JIT code the "
+                  "Python frames are under the eval loop's unnamed .cold part" % len(in_jit))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

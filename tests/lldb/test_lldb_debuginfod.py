@@ -5,7 +5,8 @@ folder), a real debuginfod on 127.0.0.1 serving the debug file: with
 DEBUGINFOD_URLS in LLDB's environment the plugin's library fetches it, so
 `mixed-bt` names the JIT frame by function and uop (the JIT view's tables
 are local symbols of the debug file) and puts the Python frames under the
-eval loop; without the variable no uop is named.
+eval loop; without the variable no uop is named, and the Python frames are
+still under the eval loop (its `.cold` part found from the code).
 
 Usage: test_lldb_debuginfod.py BUILD_DIR REPO_DIR
 Exit 77 when there is no LLDB, $JITUNWIND_EXTRA_PYTHONS names no python3.15
@@ -75,13 +76,24 @@ def main():
             print("ok: DEBUGINFOD_URLS=%s: the debug file fetched; the JIT frame named by "
                   "function and uop, spin under the eval loop (attach %d)" % (url, attempt + 1))
             shutil.rmtree(cache)
+            in_jit = 0
             for attempt in range(3):
                 mixed = section(attached(repo, env, target.pid, empty, ["mixed-bt"]),
                                 "mixed-bt")
                 if re.search(UOP % re.escape(script), mixed):
                     fail("without DEBUGINFOD_URLS a uop was named (a debug file was found):\n%s"
                          % mixed)
-            print("ok: without DEBUGINFOD_URLS no uop is named")
+                # No debug file at all: the eval loop's .cold part, which no
+                # symbol names, is still found (from the code).
+                if "py::jit:executor" in mixed:
+                    in_jit += 1
+                    if "no native frame" in mixed or not re.search(r"\n\s+\[py\] spin ", mixed):
+                        fail("without a debug file the Python frames are not under the eval "
+                             "loop:\n%s" % mixed)
+            if not in_jit:
+                fail("without DEBUGINFOD_URLS no attach of 3 stopped in JIT code:\n%s" % mixed)
+            print("ok: without DEBUGINFOD_URLS no uop is named; the Python frames are under "
+                  "the eval loop's unnamed .cold part")
     finally:
         target.kill()
         target.wait()
