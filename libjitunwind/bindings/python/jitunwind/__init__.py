@@ -708,6 +708,14 @@ class PyReader(_Owned):
             raise JitunwindError(rc, self._detail())
         return added.value
 
+    def executor_ranges_note(self):
+        """What the last executor_ranges saw of the interpreter's own GDB JIT
+        names (a name not the version's; 3.16's provisional one), or ""."""
+        try:
+            return _text(self._lib.jitunwind_pyreader_executor_ranges_note(self._handle))
+        except OSError:  # a library without it (_ffi: the function raises when called)
+            return ""
+
     @property
     def layout_name(self):
         return _text(self._lib.jitunwind_pyreader_layout_name(self._handle))

@@ -283,6 +283,7 @@ def _declare(lib):
     _fn(lib, "jitunwind_dwarf_member_offset", i, vp, ctypes.c_char_p, ctypes.c_char_p, P(u64))
     _fn(lib, "jitunwind_pyreader_executors", i, vp, P(PyExecutor), sz, P(sz))
     _fn(lib, "jitunwind_pyreader_executor_ranges", i, vp, vp, i, u64, u64, P(sz))
+    _fn(lib, "jitunwind_pyreader_executor_ranges_note", ctypes.c_char_p, vp)
     _fn(lib, "jitunwind_pyreader_free", None, vp)
     _fn(lib, "jitunwind_pyreader_last_error", P(Error), vp)
     _fn(lib, "jitunwind_pyreader_threads", i, vp, P(PyThread), sz, P(sz))

@@ -69,6 +69,8 @@ def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, p
     if pyreader is not None and arch:
         try:
             pyreader().executor_ranges(registry, arch, eval_range)
+            if pyreader().executor_ranges_note():
+                notes.append("JIT executors: %s" % pyreader().executor_ranges_note())
         except JitunwindError as exc:
             if exc.code != EUNSUPPORTED:
                 notes.append("JIT executors: %s" % exc)
