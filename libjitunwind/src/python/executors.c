@@ -276,7 +276,8 @@ static int executor_name(const struct jitunwind_py_executor *e, char *buf, size_
  * too, as "py::jit:executor"): that range keeps its span and unwind rule,
  * which the build's own ELF and CFI gave it, and takes the executor's
  * name, which says what code it runs. */
-static void name_registered(jitunwind_registry *reg, const struct jitunwind_range *range)
+static void name_registered(jitunwind_pyreader *r, jitunwind_registry *reg,
+                            const struct jitunwind_range *range)
 {
     const struct jitunwind_range *had = jitunwind_registry_lookup(reg, range->start);
     struct jitunwind_range named;
@@ -284,6 +285,7 @@ static void name_registered(jitunwind_registry *reg, const struct jitunwind_rang
         had->kind != JITUNWIND_KIND_JIT || had->origin != JITUNWIND_ORIGIN_INTERPRETER ||
         (had->name && strcmp(had->name, range->name) == 0))
         return;
+    ju_py_note_gdb_jit_name(r, had->name);
     named = *had;
     named.name = range->name;
     named.cookie = range->cookie;
@@ -318,7 +320,7 @@ static int add_range(jitunwind_pyreader *r, struct walk *w, const struct jitunwi
     if (jitunwind_registry_add(w->reg, &range) == 0)
         w->added++;
     else
-        name_registered(w->reg, &range);
+        name_registered(r, w->reg, &range);
     return 0;
 }
 
@@ -333,6 +335,7 @@ JITUNWIND_API int jitunwind_pyreader_executor_ranges(jitunwind_pyreader *r,
         return JITUNWIND_EINVAL;
     if (!eval_start && !eval_end)
         ju_py_eval_main(r, &eval_start, &eval_end);
+    r->gdb_jit_note[0] = '\0';
     w.each = add_range;
     w.reg = reg;
     w.arch = arch;

@@ -60,6 +60,9 @@ struct jitunwind_pyreader {
     /* the first JU_PY_FROM_DWARF executor field DWARF did not give ("" when
      * none): then the executors are unknown (ju_py_layout_settle) */
     char executors_missing[JU_PY_FIELD_NAME_MAX];
+    /* what the last jitunwind_pyreader_executor_ranges saw of the target's
+     * own GDB JIT names (gdb_jit_names.c), or "" */
+    char gdb_jit_note[JITUNWIND_ERROR_MESSAGE_MAX];
     /* the eval loop's parts (eval_loop.c), by start: found with the symbols */
     struct jitunwind_py_code_range eval[JITUNWIND_PY_MAX_EVAL_RANGES];
     size_t n_eval;
@@ -124,6 +127,10 @@ JU_HIDDEN int ju_py_debug_offsets_supported(uint32_t version_hex);
 JU_HIDDEN int ju_py_debug_offsets_confirmed(uint32_t version_hex);
 /* "3.15.0rc1", "3.16.0a2", "3.14.7" for a PY_VERSION_HEX. */
 JU_HIDDEN void ju_py_release_name(uint32_t version_hex, char *buf, size_t size);
+/* An executor's code was found registered through the GDB JIT interface
+ * under `name`: note a name other than the version's, or the name of a
+ * version in development (r->gdb_jit_note; the first of a call is kept). */
+JU_HIDDEN void ju_py_note_gdb_jit_name(jitunwind_pyreader *r, const char *name);
 JU_HIDDEN int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out);
 /* The inverse, for synthetic targets in tests: a _Py_DebugOffsets block for
  * `version_hex` describing L and the value layout V (NULL: the version's
@@ -157,6 +164,9 @@ JU_HIDDEN void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, ui
  * (0, 0 when unknown). */
 JU_HIDDEN int ju_py_is_eval_symbol(const char *name);
 JU_HIDDEN void ju_py_find_eval_parts(jitunwind_pyreader *r, const char *module, uint64_t bias);
+/* When the symbols named only the function itself: its out-of-line part
+ * found from its jumps and .eh_frame (eval_outlined.c), added to r->eval. */
+JU_HIDDEN void ju_py_find_eval_outlined(jitunwind_pyreader *r, const char *module, uint64_t bias);
 JU_HIDDEN void ju_py_eval_main(const jitunwind_pyreader *r, uint64_t *start, uint64_t *end);
 
 /* The executor at `address` (when non-zero), else the one whose code holds

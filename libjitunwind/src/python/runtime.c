@@ -95,6 +95,7 @@ static int use_module(jitunwind_pyreader *r, const char *module, jitunwind_dwarf
         return 0; /* not the file that holds the runtime: no symbols to go by */
     bias = r->runtime - values[RUNTIME]; /* the file's load bias */
     ju_py_find_eval_parts(r, module, bias);
+    ju_py_find_eval_outlined(r, module, bias);
     if (found[STENCILS] && found[UOP_NAMES]) { /* JIT builds (jit_view.c) */
         r->jit.stencils = values[STENCILS] + bias;
         r->jit.stencils_size = sizes[STENCILS];
