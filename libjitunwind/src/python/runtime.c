@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "python/code_cache.h"
+#include "python/sampling/code_cache.h"
 #include "python/pyreader.h"
 
 JITUNWIND_API int jitunwind_py_version_supported(uint32_t version_hex)
