@@ -2,8 +2,8 @@
 #ifndef JITUNWIND_PYREADER_H
 #define JITUNWIND_PYREADER_H
 
-#include "python/layout.h"
-#include "python/value_layout.h"
+#include "python/layout/layout.h"
+#include "python/layout/value_layout.h"
 #include "base/cycle.h"
 
 struct ju_code_cache;

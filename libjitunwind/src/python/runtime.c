@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "python/code_cache.h"
+#include "python/sampling/code_cache.h"
 #include "python/pyreader.h"
 #include "base/cycle.h"
 #include "elf/elf.h"

@@ -1,7 +1,7 @@
 /* See code_cache.h. Direct-mapped by the code object's address. */
 #include <stdlib.h>
 
-#include "python/code_cache.h"
+#include "python/sampling/code_cache.h"
 
 static struct ju_code_cache_entry *slot_of(struct ju_code_cache *c, uint64_t code)
 {

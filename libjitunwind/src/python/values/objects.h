@@ -7,7 +7,7 @@
 #define JITUNWIND_PY_OBJECTS_H
 
 #include "python/pyreader.h"
-#include "python/value_layout.h"
+#include "python/layout/value_layout.h"
 
 #define JU_PY_MAX_DICT_SCAN 4096u /* entries (or set slots) looked at per container */
 

@@ -4,7 +4,7 @@
 #ifndef JITUNWIND_PY_REPR_H
 #define JITUNWIND_PY_REPR_H
 
-#include "python/objects.h"
+#include "python/values/objects.h"
 
 /* Writes into buf[0, cap), always NUL-terminated; once full, `full` is set
  * and the last bytes say "..." (JU_WRITER_RESERVE bytes are kept for it). */

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "jitunwind/text.h"
-#include "python/repr.h"
+#include "python/values/repr.h"
 
 JITUNWIND_API long jitunwind_utf8_char(const char *text, size_t *len)
 {

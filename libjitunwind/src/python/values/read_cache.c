@@ -1,5 +1,5 @@
 /* See read_cache.h. */
-#include "python/read_cache.h"
+#include "python/values/read_cache.h"
 
 #define BLOCK JU_PY_HELD_BLOCK
 

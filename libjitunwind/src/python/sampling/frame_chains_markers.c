@@ -26,7 +26,7 @@
  * whose DWARF has none), any cached frame the marker names is a stop. */
 #include <stdlib.h>
 
-#include "python/frame_chains.h"
+#include "python/sampling/frame_chains.h"
 
 /* The thread's marker and sequence (0 when the layout has none). */
 static int read_marker(jitunwind_pyreader *r, uint64_t tstate, uint64_t *marker, uint64_t *seq)

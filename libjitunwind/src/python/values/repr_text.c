@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "python/repr.h"
+#include "python/values/repr.h"
 
 void ju_w_init(struct ju_writer *w, char *buf, size_t cap)
 {

@@ -2,8 +2,8 @@
  * lookup from a frame: locals, then globals, then builtins. */
 #include <stdio.h>
 
-#include "python/objects.h"
-#include "python/read_cache.h"
+#include "python/values/objects.h"
+#include "python/values/read_cache.h"
 
 /* co_localspluskinds bits, the same in 3.11-3.14. */
 #define CO_FAST_HIDDEN 0x10

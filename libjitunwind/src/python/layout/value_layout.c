@@ -19,7 +19,7 @@
 #include <stdio.h>
 
 #include "python/pyreader.h"
-#include "python/value_layout.h"
+#include "python/layout/value_layout.h"
 
 #define OBJECTS_COMMON                                                                  \
     .long_digits = 8, .float_value = 0, .var_size = 0, .list_items = 8, .dict_used = 0,  \

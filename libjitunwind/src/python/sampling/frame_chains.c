@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "python/frame_chains.h"
+#include "python/sampling/frame_chains.h"
 
 /* A decoded frame without its unused name bytes: most of the struct's
  * 1.3 KiB is empty buffer, and a sampler copies frames at every sample. */

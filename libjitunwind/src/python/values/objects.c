@@ -1,7 +1,7 @@
 /* Object kinds, type names and dict iteration (see objects.h). */
 #include <stdio.h>
 
-#include "python/objects.h"
+#include "python/values/objects.h"
 
 #define TPFLAGS_HEAPTYPE (1ul << 9)
 

@@ -6,7 +6,7 @@
  * (offset + sizeof(member) <= sizeof(struct)). */
 #include <stdio.h>
 
-#include "python/layout.h"
+#include "python/layout/layout.h"
 
 const struct ju_py_field_desc ju_py_fields[JU_PYF_COUNT] = {
 #define JU_PY_FIELD_DESC(field, holder, width, also)                                  \

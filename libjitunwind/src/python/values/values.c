@@ -6,8 +6,8 @@
  * and shows as CPython's Py_ReprEnter makes it ([...], {...}, (...)); one
  * beyond the depth limit shows the same way. Each container scans at most
  * JU_PY_MAX_DICT_SCAN slots; every read is bounded. */
-#include "python/read_cache.h"
-#include "python/repr.h"
+#include "python/values/read_cache.h"
+#include "python/values/repr.h"
 
 #define DEFAULT_DEPTH 2u
 #define DEFAULT_ITEMS 10u

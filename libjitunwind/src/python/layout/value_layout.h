@@ -18,7 +18,7 @@
 #ifndef JITUNWIND_PY_VALUE_LAYOUT_H
 #define JITUNWIND_PY_VALUE_LAYOUT_H
 
-#include "python/layout.h"
+#include "python/layout/layout.h"
 
 struct ju_py_value_layout {
     uint32_t version;          /* 0xMMmm0000 */
