@@ -4,6 +4,7 @@
 
 #include "python/layout/layout.h"
 #include "python/layout/value_layout.h"
+#include "python/layout/versions.h"
 
 struct ju_code_cache;
 
@@ -102,12 +103,6 @@ struct ju_py_field_info {
  * the real headers. */
 JU_HIDDEN int ju_py_layout_field(const struct ju_py_layout *L, size_t i,
                                  struct ju_py_field_info *out);
-/* The one DWARF lookup of the layouts (frame, JIT view, values): the first
- * of `paths` ('|' between alternatives) that `type` has, as a byte offset
- * (a bit offset when `bits`), or sizeof(type) when paths is NULL: 0, or
- * ENOTFOUND. */
-JU_HIDDEN int ju_py_dwarf_lookup(jitunwind_dwarf_types *types, const char *type,
-                                 const char *paths, int bits, uint64_t *value);
 JU_HIDDEN int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
                                 struct ju_py_layout *L, struct jitunwind_py_dwarf_report *report);
 /* The free_threaded word of the target's _Py_DebugOffsets header (0 or 1)
@@ -116,13 +111,6 @@ JU_HIDDEN int ju_py_debug_offsets_header(jitunwind_pyreader *r);
 
 /* 3.13+: read and check the target's _Py_DebugOffsets and copy them over
  * `out` (pre-filled with the version's static table). */
-JU_HIDDEN int ju_py_debug_offsets_supported(uint32_t version_hex);
-/* 1 when the version's field list is known to describe this release; 0 for
- * a provisional list (pre-releases, a minor in development), which the
- * reader uses only when DWARF confirms it. */
-JU_HIDDEN int ju_py_debug_offsets_confirmed(uint32_t version_hex);
-/* "3.15.0rc1", "3.16.0a2", "3.14.7" for a PY_VERSION_HEX. */
-JU_HIDDEN void ju_py_release_name(uint32_t version_hex, char *buf, size_t size);
 JU_HIDDEN int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out);
 /* The inverse, for synthetic targets in tests: a _Py_DebugOffsets block for
  * `version_hex` describing L and the value layout V (NULL: the version's

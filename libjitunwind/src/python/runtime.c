@@ -157,11 +157,13 @@ static int init_reader(jitunwind_pyreader *r, const struct jitunwind_memory *mem
     if ((!r->layout || provisional) && (flags & JITUNWIND_PYREADER_ASSUME_LAYOUT) &&
         (rc = assume_layout(r, module)) < 0)
         return rc;
-    if (!r->layout)
+    if (!r->layout) {
+        char range[32];
+        ju_py_supported_range(range, sizeof range);
         return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
-                       "CPython %u.%u is not supported (supported: 3.11 to 3.16, GIL and "
-                       "free-threaded)",
-                       version_hex >> 24, (version_hex >> 16) & 0xff);
+                       "CPython %u.%u is not supported (supported: %s, GIL and free-threaded)",
+                       version_hex >> 24, (version_hex >> 16) & 0xff, range);
+    }
     if (!r->assumed && ju_py_debug_offsets_supported(version_hex)) {
         r->from_target = *r->layout;
         if ((rc = ju_py_apply_debug_offsets(r, &r->from_target)) < 0)

@@ -10,7 +10,9 @@
  * copy of 3.15.0rc3's header and its recording of 3.15.0rc1's table agree
  * with field for field.
  *
- * A list is "confirmed" from the first release it is known to describe.
+ * A list is "confirmed" from the first release it is known to describe
+ * (the version table, versions.c, says which list a version uses and from
+ * which release).
  * Fields changed during 3.15's betas (b4 inserted one mid-struct), and 3.16
  * is still in development, so the list of an earlier pre-release, or of a
  * minor with no confirmed release, is provisional: the reader uses it only
@@ -127,17 +129,16 @@ static const uint8_t FIELDS_315[] = {
 };
 
 struct field_list {
-    uint32_t version;        /* 0xMMmm0000 */
-    uint32_t confirmed_from; /* first PY_VERSION_HEX known to match; 0: none yet */
     const uint8_t *fields;
     size_t count;
 };
 
-static const struct field_list LISTS[] = {
-    {0x030d0000, 0x030d0000, FIELDS_313, sizeof FIELDS_313},
-    {0x030e0000, 0x030e0000, FIELDS_314, sizeof FIELDS_314},
-    {0x030f0000, 0x030f00c1 /* 3.15.0rc1 */, FIELDS_315, sizeof FIELDS_315},
-    {0x03100000, 0, FIELDS_315, sizeof FIELDS_315},
+/* By enum ju_py_debug_list: which list a version uses is its row in the
+ * version table (versions.c). */
+static const struct field_list LISTS[JU_PY_DEBUG_LISTS] = {
+    [JU_PY_DEBUG_313] = {FIELDS_313, sizeof FIELDS_313},
+    [JU_PY_DEBUG_314] = {FIELDS_314, sizeof FIELDS_314},
+    [JU_PY_DEBUG_315] = {FIELDS_315, sizeof FIELDS_315},
 };
 
 /* Each offset must lie, with the width of the layout field it sets,
@@ -242,11 +243,8 @@ static int list_has(const struct field_list *list, enum field f)
 
 static const struct field_list *list_for(uint32_t version_hex)
 {
-    size_t i;
-    for (i = 0; i < sizeof LISTS / sizeof LISTS[0]; i++)
-        if ((version_hex & 0xffff0000u) == LISTS[i].version)
-            return &LISTS[i];
-    return NULL;
+    const struct ju_py_version *v = ju_py_version_of(version_hex);
+    return v && v->debug_offsets != JU_PY_DEBUG_NONE ? &LISTS[v->debug_offsets] : NULL;
 }
 
 /* The struct sizes an encoded block claims: past every offset it names. */
@@ -343,30 +341,6 @@ int ju_py_debug_offsets_header(jitunwind_pyreader *r)
         return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
                        "_Py_DebugOffsets have free_threaded = %llu", (unsigned long long)free_threaded);
     return (int)free_threaded;
-}
-
-int ju_py_debug_offsets_supported(uint32_t version_hex)
-{
-    return list_for(version_hex) != NULL;
-}
-
-void ju_py_release_name(uint32_t version_hex, char *buf, size_t size)
-{
-    static const char *const LEVEL[16] = {[0xa] = "a", [0xb] = "b", [0xc] = "rc", [0xf] = ""};
-    const char *level = LEVEL[(version_hex >> 4) & 0xf];
-    unsigned serial = version_hex & 0xf;
-    snprintf(buf, size, "%u.%u.%u%s", version_hex >> 24, (version_hex >> 16) & 0xff,
-             (version_hex >> 8) & 0xff, level ? level : "?");
-    if (level && *level) {
-        size_t len = strlen(buf);
-        snprintf(buf + len, size - len, "%u", serial);
-    }
-}
-
-int ju_py_debug_offsets_confirmed(uint32_t version_hex)
-{
-    const struct field_list *list = list_for(version_hex);
-    return list && list->confirmed_from && version_hex >= list->confirmed_from;
 }
 
 /* Start the reader's value layout from the version's table (out: the

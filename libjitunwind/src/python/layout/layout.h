@@ -338,8 +338,16 @@ JU_HIDDEN int ju_py_layout_settle(struct ju_py_layout *L, char *main_missing,
  * for a layout without a JIT view), or ECORRUPT and the first failure. */
 JU_HIDDEN int ju_py_jit_layout_check(const struct ju_py_layout *L, char *why, size_t size);
 
+/* The one DWARF lookup of the layouts (frame, JIT view, values;
+ * dwarf_lookup.c): the first of `paths` ('|' between alternatives) that
+ * `type` has, as a byte offset (a bit offset when `bits`), or sizeof(type)
+ * when paths is NULL: 0, or ENOTFOUND. */
+JU_HIDDEN int ju_py_dwarf_lookup(jitunwind_dwarf_types *types, const char *type,
+                                 const char *paths, int bits, uint64_t *value);
+
 /* The layout for a PY_VERSION_HEX of a GIL (0) or free-threaded (1) build
- * on `arch` (enum jitunwind_arch), or NULL. */
+ * on `arch` (enum jitunwind_arch), or NULL (from the version table,
+ * versions.c). */
 JU_HIDDEN const struct ju_py_layout *ju_py_layout_for_build(uint32_t version_hex,
                                                             int free_threaded, int arch);
 /* The same for a GIL build. */

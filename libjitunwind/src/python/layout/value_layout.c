@@ -19,7 +19,7 @@
 #include <stdio.h>
 
 #include "python/pyreader.h"
-#include "python/layout/value_layout.h"
+#include "python/layout/tables.h"
 
 #define OBJECTS_COMMON                                                                  \
     .long_digits = 8, .float_value = 0, .var_size = 0, .list_items = 8, .dict_used = 0,  \
@@ -30,7 +30,7 @@
     .dk_log2_size = 8, .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,       \
     .dk_indices = 32
 
-static const struct ju_py_value_layout VALUES_311 = {
+const struct ju_py_value_layout ju_py_value_table_311 = {
     .version = 0x030b0000, OBJECTS_COMMON,
     .long_size = 0, .long_tag = JU_PY_NONE, .tuple_items = 8, .ht_qualname = 848,
     .co_argcount = 40, .co_kwonlyargcount = 48, .co_nlocalsplus = 60,
@@ -40,7 +40,7 @@ static const struct ju_py_value_layout VALUES_311 = {
     .interp_gc_collecting = 848,
 };
 
-static const struct ju_py_value_layout VALUES_312 = {
+const struct ju_py_value_layout ju_py_value_table_312 = {
     .version = 0x030c0000, OBJECTS_COMMON,
     .long_size = JU_PY_NONE, .long_tag = 0, .tuple_items = 8, .ht_qualname = 856,
     .co_argcount = 36, .co_kwonlyargcount = 44, .co_nlocalsplus = 56,
@@ -65,34 +65,14 @@ static const struct ju_py_value_layout VALUES_312 = {
     .dv_values = 8, .dv_order_before = 0,                                                 \
     .fr_globals = 24, .fr_builtins = 32, .fr_localsplus = 80, .gil_locked = 16
 
-static const struct ju_py_value_layout VALUES_313 = {VALUES_313_FIELDS,
+const struct ju_py_value_layout ju_py_value_table_313 = {VALUES_313_FIELDS,
                                                      .interp_gc_collecting = 7600};
-static const struct ju_py_value_layout VALUES_313T = {
+const struct ju_py_value_layout ju_py_value_table_313t = {
     VALUES_313_FIELDS, .free_threaded = 1, .interp_gc_collecting = JU_PY_NONE};
-static const struct ju_py_value_layout VALUES_314 = {VALUES_314_FIELDS,
+const struct ju_py_value_layout ju_py_value_table_314 = {VALUES_314_FIELDS,
                                                      .interp_gc_collecting = 7600};
-static const struct ju_py_value_layout VALUES_314T = {
+const struct ju_py_value_layout ju_py_value_table_314t = {
     VALUES_314_FIELDS, .free_threaded = 1, .interp_gc_collecting = JU_PY_NONE};
-
-/* Oldest first within each build. */
-static const struct ju_py_value_layout *const TABLES[] = {
-    &VALUES_311, &VALUES_312, &VALUES_313, &VALUES_314, &VALUES_313T, &VALUES_314T};
-#define N_TABLES (sizeof TABLES / sizeof TABLES[0])
-
-const struct ju_py_value_layout *ju_py_value_table(uint32_t version_hex, int free_threaded)
-{
-    size_t i;
-    for (i = 0; i < N_TABLES; i++)
-        if (TABLES[i]->version == (version_hex & 0xffff0000u) &&
-            TABLES[i]->free_threaded == !!free_threaded)
-            return TABLES[i];
-    return NULL;
-}
-
-const struct ju_py_value_layout *ju_py_value_table_newest(int free_threaded)
-{
-    return free_threaded ? &VALUES_314T : &VALUES_314;
-}
 
 enum field_kind { NEEDED, OPTIONAL, BUILD };
 
