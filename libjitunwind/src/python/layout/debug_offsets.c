@@ -27,6 +27,7 @@
  * to the reader's value layout (value_layout.h), which checks them itself. */
 #include <stdio.h>
 
+#include "python/layout/validate.h"
 #include "python/pyreader.h"
 
 enum field {
@@ -216,11 +217,12 @@ static int check_inside(jitunwind_pyreader *r, const uint64_t *v)
         const struct ju_py_field_desc *f = &ju_py_fields[INSIDE[i].field];
         const char *type = ju_py_holders[f->holder].type;
         uint64_t size = v[INSIDE[i].size], off = v[INSIDE[i].offset];
+        struct ju_py_placed placed = {off, f->width, size, JU_PY_UNBOUNDED};
         if (size == 0 || size > MAX_STRUCT)
             return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
                            "_Py_DebugOffsets are implausible: sizeof(%s) is %llu", type,
                            (unsigned long long)size);
-        if (off > size || f->width > size - off)
+        if (ju_py_field_misfit(&placed) != JU_PY_FITS)
             return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
                            "_Py_DebugOffsets are implausible: %s.%s (offset %llu, %u bytes) "
                            "ends past sizeof(%s), %llu",
@@ -450,6 +452,17 @@ int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
         out->fr_tlbc_index = (uint32_t)v[FR_TLBC_INDEX];
         out->co_tlbc = (uint32_t)v[CO_TLBC];
     }
+    /* The struct sizes the target gives, each checked above: every field of
+     * these holders, whatever its source, is held to them (ju_py_layout_check). */
+    out->holder_size[JU_PYH_RUNTIME] = (uint32_t)v[RT_SIZE];
+    out->holder_size[JU_PYH_INTERP] = (uint32_t)v[IS_SIZE];
+    out->holder_size[JU_PYH_TSTATE] = (uint32_t)v[TS_SIZE];
+    out->holder_size[JU_PYH_FRAME] = (uint32_t)v[FR_SIZE];
+    out->holder_size[JU_PYH_CODE] = (uint32_t)v[CO_SIZE];
+    out->holder_size[JU_PYH_OBJECT] = (uint32_t)v[OB_SIZE];
+    out->holder_size[JU_PYH_TYPE] = (uint32_t)v[TP_SIZE];
+    out->holder_size[JU_PYH_BYTES] = (uint32_t)v[BY_SIZE];
+    out->holder_size[JU_PYH_UNICODE] = (uint32_t)v[UN_SIZE];
     apply_values(r, list, v, out);
     return 0;
 }

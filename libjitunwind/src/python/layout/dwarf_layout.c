@@ -21,6 +21,7 @@
  * and build-specific ones it lacks are switched off rather than guessed. */
 #include <stdio.h>
 
+#include "python/layout/validate.h"
 #include "python/pyreader.h"
 
 enum field_kind {
@@ -204,7 +205,8 @@ int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
         }
         if (f->kind != SIZE_OF && f->paths &&
             jitunwind_dwarf_type_size(types, f->type, &type_size) == 0 &&
-            (value > type_size || width > type_size - value))
+            ju_py_field_misfit(&(struct ju_py_placed){value, width, type_size,
+                                                      JU_PY_UNBOUNDED}) != JU_PY_FITS)
             return ju_fail(&r->err, JITUNWIND_ECORRUPT, 0,
                            "the DWARF of %s places %s.%s (offset %llu, %u bytes) past "
                            "sizeof(%s), %llu",

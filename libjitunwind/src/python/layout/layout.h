@@ -46,6 +46,16 @@ struct ju_py_jit_layout {
     uint32_t stencil_code_size; /* its code size member (size_t) */
 };
 
+/* The CPython structs that hold layout fields. Those the decoder copies
+ * into a local buffer have a size field in the layout (the bytes copied)
+ * and a buffer capacity (ju_py_holders). */
+enum ju_py_holder {
+    JU_PYH_NONE, JU_PYH_RUNTIME, JU_PYH_INTERP, JU_PYH_GIL, JU_PYH_TSTATE, JU_PYH_CFRAME,
+    JU_PYH_FRAME, JU_PYH_CODE, JU_PYH_OBJECT, JU_PYH_TYPE, JU_PYH_BYTES, JU_PYH_ASCII,
+    JU_PYH_COMPACT, JU_PYH_UNICODE, JU_PYH_EXECUTOR, JU_PYH_UOP, JU_PYH_EXIT, JU_PYH_STENCIL,
+    JU_PYH_COUNT
+};
+
 struct ju_py_layout {
     const char *name;
     uint32_t version;            /* 0xMMmm0000: major.minor this table is for */
@@ -140,6 +150,13 @@ struct ju_py_layout {
 
     /* JIT view (jit_view.c) */
     struct ju_py_jit_layout jit;
+
+    /* sizeof each holder as the target's own _Py_DebugOffsets give it; 0:
+     * unknown, as in every static table. ju_py_layout_check holds every
+     * field to it, whatever its source. (The build's DWARF sizes check only
+     * what DWARF itself gives: a table member DWARF lacks stays the
+     * table's.) */
+    uint32_t holder_size[JU_PYH_COUNT];
 };
 
 /* Every offset and size of struct ju_py_layout, once: the CPython struct
@@ -244,16 +261,6 @@ enum ju_py_field_id {
 #undef JU_PY_JIT_FIELD_ID
 #undef JU_PY_FIELD_ID
     JU_PYF_COUNT
-};
-
-/* The CPython structs that hold layout fields. Those the decoder copies
- * into a local buffer have a size field in the layout (the bytes copied)
- * and a buffer capacity (ju_py_holders). */
-enum ju_py_holder {
-    JU_PYH_NONE, JU_PYH_RUNTIME, JU_PYH_INTERP, JU_PYH_GIL, JU_PYH_TSTATE, JU_PYH_CFRAME,
-    JU_PYH_FRAME, JU_PYH_CODE, JU_PYH_OBJECT, JU_PYH_TYPE, JU_PYH_BYTES, JU_PYH_ASCII,
-    JU_PYH_COMPACT, JU_PYH_UNICODE, JU_PYH_EXECUTOR, JU_PYH_UOP, JU_PYH_EXIT, JU_PYH_STENCIL,
-    JU_PYH_COUNT
 };
 
 #define JU_PY_FRAME_COPY 256u /* bytes of a frame the decoder can copy (frames.c) */

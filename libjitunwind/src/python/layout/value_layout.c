@@ -20,6 +20,7 @@
 
 #include "python/pyreader.h"
 #include "python/layout/tables.h"
+#include "python/layout/validate.h"
 
 #define OBJECTS_COMMON                                                                  \
     .long_digits = 8, .float_value = 0, .var_size = 0, .list_items = 8, .dict_used = 0,  \
@@ -188,8 +189,9 @@ int ju_py_values_check(const struct ju_py_values *s, const struct ju_py_layout *
         const struct ju_pyv_field_desc *f = &ju_pyv_fields[i];
         const char *type = ju_pyv_holders[f->holder].type;
         uint32_t off = ju_pyv_offset(&s->V, (enum ju_pyv_field_id)i);
-        uint64_t at = (uint64_t)off + ju_pyv_base(L, f->holder), end = at + f->width;
+        uint64_t at = (uint64_t)off + ju_pyv_base(L, f->holder);
         uint32_t holder = s->holder_size[f->holder];
+        struct ju_py_placed placed;
         if (off == JU_PY_NONE)
             continue;
         if (s->source[i] & JU_PYV_IN_HEADER) {
@@ -197,23 +199,31 @@ int ju_py_values_check(const struct ju_py_values *s, const struct ju_py_layout *
                      L->name, type, f->name, ju_pyv_base(L, f->holder));
             return JITUNWIND_ECORRUPT;
         }
-        if (end > JU_PY_MAX_STRUCT) {
-            snprintf(why, size, "values of %s: %s.%s (offset %llu) lies past any plausible %s",
-                     L->name, type, f->name, (unsigned long long)at, type);
-            return JITUNWIND_ECORRUPT;
-        }
-        if (holder && end > holder) {
+        /* The decoder copies a keys object's header up to dk_indices, at
+         * most JU_PY_DICT_KEYS_COPY bytes (0 when dk_indices says more). */
+        placed.offset = at;
+        placed.width = f->width;
+        placed.holder_size = holder ? holder : JU_PY_UNBOUNDED;
+        placed.copy = f->holder != JU_PYVH_DICTKEYS ? JU_PY_UNBOUNDED
+                      : s->V.dk_indices <= JU_PY_DICT_KEYS_COPY ? s->V.dk_indices
+                                                                : 0;
+        switch (ju_py_field_misfit(&placed)) {
+        case JU_PY_FITS:
+            break;
+        case JU_PY_PAST_HOLDER:
             snprintf(why, size,
                      "values of %s: %s.%s (offset %llu, %u bytes) ends past sizeof(%s), %u",
                      L->name, type, f->name, (unsigned long long)at, f->width, type, holder);
             return JITUNWIND_ECORRUPT;
-        }
-        if (f->holder == JU_PYVH_DICTKEYS &&
-            (s->V.dk_indices > JU_PY_DICT_KEYS_COPY || (f->width && end > s->V.dk_indices))) {
+        case JU_PY_PAST_COPY:
             snprintf(why, size,
                      "values of %s: PyDictKeysObject.%s (offset %u) lies outside the %u-byte "
                      "header before dk_indices (%u) that the decoder copies",
                      L->name, f->name, off, JU_PY_DICT_KEYS_COPY, s->V.dk_indices);
+            return JITUNWIND_ECORRUPT;
+        default:
+            snprintf(why, size, "values of %s: %s.%s (offset %llu) lies past any plausible %s",
+                     L->name, type, f->name, (unsigned long long)at, type);
             return JITUNWIND_ECORRUPT;
         }
     }
