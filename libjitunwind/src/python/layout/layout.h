@@ -159,101 +159,124 @@ struct ju_py_layout {
     uint32_t holder_size[JU_PYH_COUNT];
 };
 
-/* Every offset and size of struct ju_py_layout, once: the CPython struct
- * that holds it and the bytes the decoder loads from it (0 for a size, or
- * a place that is only an address, never loaded). A field the decoder loads
- * from a local copy of another object (ob_type from the code object's
- * copy) names that object too. The decoders load fields only through
- * ju_py_get/ju_py_fetch, which take the width from here, and every layout
- * is checked against these widths once, when it is built
- * (ju_py_layout_check). */
-#define JU_PY_LAYOUT_FIELDS(X)                                                          \
-    X(rt_interpreters_head, RUNTIME, 8, NONE)                                           \
-    X(rt_gil_holder, RUNTIME, 8, NONE)                                                  \
-    X(rt_perf_code_arena, RUNTIME, 8, NONE)                                             \
-    X(interp_next, INTERP, 8, NONE)                                                     \
-    X(interp_id, INTERP, 8, NONE)                                                       \
-    X(interp_threads_head, INTERP, 8, NONE)                                             \
-    X(interp_gil_ptr, INTERP, 8, NONE)                                                  \
-    X(gil_last_holder, GIL, 8, NONE)                                                    \
-    X(ts_next, TSTATE, 8, NONE)                                                         \
-    X(ts_interp, TSTATE, 8, NONE)                                                       \
-    X(ts_thread_id, TSTATE, 8, NONE)                                                    \
-    X(ts_native_thread_id, TSTATE, 8, NONE)                                             \
-    X(ts_current_frame, TSTATE, 8, NONE)                                                \
-    X(ts_holds_gil, TSTATE, 4, NONE)                                                    \
-    X(ts_cframe, TSTATE, 8, NONE)                                                       \
-    X(ts_last_profiled_frame, TSTATE, 8, NONE)                                          \
-    X(ts_last_profiled_seq, TSTATE, 8, NONE)                                            \
-    X(cframe_current_frame, CFRAME, 8, NONE)                                            \
-    X(fr_size, FRAME, 0, NONE)                                                          \
-    X(fr_code, FRAME, 8, NONE)                                                          \
-    X(fr_previous, FRAME, 8, NONE)                                                      \
-    X(fr_instr, FRAME, 8, NONE)                                                         \
-    X(fr_owner, FRAME, 1, NONE)                                                         \
-    X(fr_is_entry, FRAME, 1, NONE)                                                      \
-    X(fr_tlbc_index, FRAME, 4, NONE)                                                    \
-    X(co_size, CODE, 0, NONE)                                                           \
-    X(co_filename, CODE, 8, NONE)                                                       \
-    X(co_name, CODE, 8, NONE)                                                           \
-    X(co_qualname, CODE, 8, NONE)                                                       \
-    X(co_linetable, CODE, 8, NONE)                                                      \
-    X(co_firstlineno, CODE, 4, NONE)                                                    \
-    X(co_code_adaptive, CODE, 2, NONE) /* the first code unit */                        \
-    X(co_tlbc, CODE, 8, NONE)                                                           \
-    X(ob_type, OBJECT, 8, CODE)                                                         \
-    X(tp_name, TYPE, 8, NONE)                                                           \
-    X(bytes_size, BYTES, 8, NONE)                                                       \
-    X(bytes_sval, BYTES, 0, NONE)                                                       \
-    X(str_length, ASCII, 8, NONE)                                                       \
-    X(str_state, ASCII, 4, NONE)                                                        \
-    X(str_ascii_size, ASCII, 0, NONE)                                                   \
-    X(str_compact_size, COMPACT, 0, NONE)                                               \
-    X(str_legacy_data, UNICODE, 8, NONE)                                                \
-    X(interp_executor_list, INTERP, 8, NONE)                                            \
-    X(interp_executor_deleted, INTERP, 8, NONE)                                         \
-    X(interp_executor_array, INTERP, 8, NONE)                                           \
-    X(interp_executor_count, INTERP, 8, NONE)                                           \
-    X(interp_cold_executor, INTERP, 8, NONE)                                            \
-    X(interp_cold_dynamic, INTERP, 8, NONE)                                             \
-    X(ex_size, EXECUTOR, 0, NONE)                                                       \
-    X(ex_links_next, EXECUTOR, 8, NONE)                                                 \
-    X(ex_code, EXECUTOR, 8, NONE)                                                       \
-    X(ex_jit_size, EXECUTOR, 8, NONE)                                                   \
-    X(ex_jit_code, EXECUTOR, 8, NONE)
+/* Every offset and size of struct ju_py_layout, once, one row each:
+ *   name    the struct ju_py_layout member;
+ *   holder  the CPython struct that holds it (ju_py_holders: its DWARF name);
+ *   width   the bytes the decoder loads from it (0 for a size, or a place
+ *           that is only an address, never loaded);
+ *   also    another holder whose local copy it is loaded from (ob_type from
+ *           the code object's copy), or NONE;
+ *   kind    how its value is resolved (enum ju_py_field_kind);
+ *   target  1: the target's _Py_DebugOffsets give it (3.13+), and then
+ *           win over DWARF (debug_offsets.c);
+ *   paths   its DWARF member paths in the holder, '|' between the names
+ *           versions gave it; NULL for a size.
+ * The decoders load fields only through ju_py_get/ju_py_fetch, which take
+ * the width from here; the version table, the target's debug offsets and
+ * the build's DWARF are merged into a layout in one order (table, debug
+ * offsets, DWARF, settle), and every layout is checked against these rows
+ * once, when it is built (ju_py_layout_check, validate.h). */
+#define JU_PY_LAYOUT_FIELDS(X)                                                              \
+    X(rt_interpreters_head, RUNTIME, 8, NONE, CHECKED, 1, "interpreters.head")              \
+    X(rt_gil_holder, RUNTIME, 8, NONE, CHECKED, 0, "gilstate.tstate_current")               \
+    X(rt_perf_code_arena, RUNTIME, 8, NONE, BUILD, 0, "ceval.perf.code_arena")              \
+    X(interp_next, INTERP, 8, NONE, CHECKED, 1, "next")                                     \
+    X(interp_id, INTERP, 8, NONE, CHECKED, 1, "id")                                         \
+    X(interp_threads_head, INTERP, 8, NONE, CHECKED, 1, "threads.head")                     \
+    X(interp_gil_ptr, INTERP, 8, NONE, CHECKED, 1, "ceval.gil")                             \
+    X(gil_last_holder, GIL, 8, NONE, CHECKED, 0, "last_holder")                             \
+    X(ts_next, TSTATE, 8, NONE, CHECKED, 1, "next")                                         \
+    X(ts_interp, TSTATE, 8, NONE, CHECKED, 1, "interp")                                     \
+    X(ts_thread_id, TSTATE, 8, NONE, CHECKED, 1, "thread_id")                               \
+    X(ts_native_thread_id, TSTATE, 8, NONE, CHECKED, 1, "native_thread_id")                 \
+    X(ts_current_frame, TSTATE, 8, NONE, CHECKED, 1, "current_frame")                       \
+    X(ts_holds_gil, TSTATE, 4, NONE, OPTIONAL, 1, "holds_gil")                              \
+    X(ts_cframe, TSTATE, 8, NONE, CHECKED, 0, "cframe")                                     \
+    X(ts_last_profiled_frame, TSTATE, 8, NONE, OPTIONAL, 1, "last_profiled_frame")          \
+    X(ts_last_profiled_seq, TSTATE, 8, NONE, OPTIONAL, 1, "last_profiled_frame_seq")        \
+    X(cframe_current_frame, CFRAME, 8, NONE, CHECKED, 0, "current_frame")                   \
+    X(fr_size, FRAME, 0, NONE, COPY, 0, NULL)                                               \
+    X(fr_code, FRAME, 8, NONE, CHECKED, 1, "f_executable|f_code")                           \
+    X(fr_previous, FRAME, 8, NONE, CHECKED, 1, "previous")                                  \
+    X(fr_instr, FRAME, 8, NONE, CHECKED, 1, "instr_ptr|prev_instr")                         \
+    X(fr_owner, FRAME, 1, NONE, CHECKED, 1, "owner")                                        \
+    X(fr_is_entry, FRAME, 1, NONE, CHECKED, 0, "is_entry")                                  \
+    X(fr_tlbc_index, FRAME, 4, NONE, CHECKED, 1, "tlbc_index")                              \
+    X(co_size, CODE, 0, NONE, COPY, 0, NULL)                                                \
+    X(co_filename, CODE, 8, NONE, CHECKED, 1, "co_filename")                                \
+    X(co_name, CODE, 8, NONE, CHECKED, 1, "co_name")                                        \
+    X(co_qualname, CODE, 8, NONE, CHECKED, 1, "co_qualname")                                \
+    X(co_linetable, CODE, 8, NONE, CHECKED, 1, "co_linetable")                              \
+    X(co_firstlineno, CODE, 4, NONE, CHECKED, 1, "co_firstlineno")                          \
+    X(co_code_adaptive, CODE, 2, NONE, CHECKED, 1, "co_code_adaptive") /* 1st code unit */  \
+    X(co_tlbc, CODE, 8, NONE, CHECKED, 1, "co_tlbc")                                        \
+    X(ob_type, OBJECT, 8, CODE, CHECKED, 1, "ob_type")                                      \
+    X(tp_name, TYPE, 8, NONE, CHECKED, 1, "tp_name")                                        \
+    X(bytes_size, BYTES, 8, NONE, CHECKED, 1, "ob_base.ob_size")                            \
+    X(bytes_sval, BYTES, 0, NONE, CHECKED, 1, "ob_sval")                                    \
+    X(str_length, ASCII, 8, NONE, CHECKED, 1, "length")                                     \
+    X(str_state, ASCII, 4, NONE, CHECKED, 1, "state")                                       \
+    X(str_ascii_size, ASCII, 0, NONE, SIZE_OF, 1, NULL)                                     \
+    X(str_compact_size, COMPACT, 0, NONE, SIZE_OF, 0, NULL)                                 \
+    X(str_legacy_data, UNICODE, 8, NONE, CHECKED, 0, "data")                                \
+    X(interp_executor_list, INTERP, 8, NONE, BUILD, 0, "executor_list_head")                \
+    X(interp_executor_deleted, INTERP, 8, NONE, BUILD, 0, "executor_deletion_list_head")    \
+    X(interp_executor_array, INTERP, 8, NONE, BUILD, 0, "executor_ptrs")                    \
+    X(interp_executor_count, INTERP, 8, NONE, BUILD, 0, "executor_count")                   \
+    X(interp_cold_executor, INTERP, 8, NONE, BUILD, 0, "cold_executor")                     \
+    X(interp_cold_dynamic, INTERP, 8, NONE, BUILD, 0, "cold_dynamic_executor")              \
+    X(ex_size, EXECUTOR, 0, NONE, BUILD, 0, NULL)                                           \
+    X(ex_links_next, EXECUTOR, 8, NONE, OPTIONAL, 0, "vm_data.links.next")                  \
+    X(ex_code, EXECUTOR, 8, NONE, OPTIONAL, 0, "vm_data.code")                              \
+    X(ex_jit_size, EXECUTOR, 8, NONE, OPTIONAL, 0, "jit_size")                              \
+    X(ex_jit_code, EXECUTOR, 8, NONE, OPTIONAL, 0, "jit_code")
 
 /* The JIT view's fields (struct ju_py_jit_layout, L->jit) in the same
- * form, ids JU_PYF_jit_<field>. They are held to the same rules by their
- * own check (ju_py_jit_layout_check), because a JIT layout that fails only
- * takes the JIT view away, not the reader. vm_data's flags are checked as
- * the 32-bit word they are read from (at their byte offset). */
-#define JU_PY_JIT_FIELDS(X)                                                             \
-    X(ex_trace, EXECUTOR, 8, NONE)                                                      \
-    X(ex_exit_count, EXECUTOR, 4, NONE)                                                 \
-    X(ex_code_size, EXECUTOR, 4, NONE)                                                  \
-    X(ex_side_entry, EXECUTOR, 8, NONE)                                                 \
-    X(ex_exits, EXECUTOR, 0, NONE) /* exits[]: an address */                            \
-    X(vm_opcode, EXECUTOR, 1, NONE)                                                     \
-    X(vm_oparg, EXECUTOR, 1, NONE)                                                      \
-    X(vm_index, EXECUTOR, 4, NONE)                                                      \
-    X(vm_valid, EXECUTOR, 4, NONE)                                                      \
-    X(vm_linked, EXECUTOR, 4, NONE)                                                     \
-    X(vm_chain_depth, EXECUTOR, 4, NONE)                                                \
-    X(vm_warm, EXECUTOR, 4, NONE)                                                       \
-    X(uop_size, UOP, 0, NONE)                                                           \
-    X(uop_oparg, UOP, 2, NONE)                                                          \
-    X(uop_target, UOP, 4, NONE)                                                         \
-    X(uop_operand0, UOP, 8, NONE)                                                       \
-    X(uop_operand1, UOP, 8, NONE)                                                       \
-    X(exit_size, EXIT, 0, NONE)                                                         \
-    X(exit_target, EXIT, 4, NONE)                                                       \
-    X(exit_executor, EXIT, 8, NONE)                                                     \
-    X(stencil_size, STENCIL, 0, NONE)                                                   \
-    X(stencil_code_size, STENCIL, 8, NONE)
+ * form, ids JU_PYF_jit_<field>. No debug offset describes them, so DWARF
+ * wins every disagreement. They are held to the same rules by their own
+ * check (ju_py_jit_layout_check), because a JIT layout that fails only
+ * takes the JIT view away, not the reader. vm_data's flags (kind BITS)
+ * are checked as the 32-bit word they are read from (at their byte
+ * offset). */
+#define JU_PY_JIT_FIELDS(X)                                                                 \
+    X(ex_trace, EXECUTOR, 8, NONE, CHECKED, 0, "trace")                                     \
+    X(ex_exit_count, EXECUTOR, 4, NONE, CHECKED, 0, "exit_count")                           \
+    X(ex_code_size, EXECUTOR, 4, NONE, CHECKED, 0, "code_size")                             \
+    X(ex_side_entry, EXECUTOR, 8, NONE, CHECKED, 0, "jit_side_entry")                       \
+    X(ex_exits, EXECUTOR, 0, NONE, CHECKED, 0, "exits") /* exits[]: an address */           \
+    X(vm_opcode, EXECUTOR, 1, NONE, CHECKED, 0, "vm_data.opcode")                           \
+    X(vm_oparg, EXECUTOR, 1, NONE, CHECKED, 0, "vm_data.oparg")                             \
+    X(vm_index, EXECUTOR, 4, NONE, CHECKED, 0, "vm_data.index")                             \
+    X(vm_valid, EXECUTOR, 4, NONE, BITS, 0, "vm_data.valid")                                \
+    X(vm_linked, EXECUTOR, 4, NONE, BITS, 0, "vm_data.linked")                              \
+    X(vm_chain_depth, EXECUTOR, 4, NONE, BITS, 0, "vm_data.chain_depth")                    \
+    X(vm_warm, EXECUTOR, 4, NONE, BITS, 0, "vm_data.warm")                                  \
+    X(uop_size, UOP, 0, NONE, SIZE_OF, 0, NULL)                                             \
+    X(uop_oparg, UOP, 2, NONE, CHECKED, 0, "oparg")                                         \
+    X(uop_target, UOP, 4, NONE, CHECKED, 0, "target")                                       \
+    X(uop_operand0, UOP, 8, NONE, CHECKED, 0, "operand0|operand")                           \
+    X(uop_operand1, UOP, 8, NONE, CHECKED, 0, "operand1")                                   \
+    X(exit_size, EXIT, 0, NONE, SIZE_OF, 0, NULL)                                           \
+    X(exit_target, EXIT, 4, NONE, CHECKED, 0, "target")                                     \
+    X(exit_executor, EXIT, 8, NONE, CHECKED, 0, "executor")                                 \
+    X(stencil_size, STENCIL, 0, NONE, SIZE_OF, 0, NULL)                                     \
+    X(stencil_code_size, STENCIL, 8, NONE, CHECKED, 0, "code_size|code.body_size")
+
+/* How a field's value is resolved (the kinds of every field list: frames,
+ * JIT view, values). */
+enum ju_py_field_kind {
+    JU_PYK_CHECKED,  /* the table's (or the target's) value, cross-checked with DWARF;
+                      * needed: without it the reader (or the values) cannot work */
+    JU_PYK_OPTIONAL, /* the same, for a detail the decoder can do without */
+    JU_PYK_BUILD,    /* build-specific: taken from DWARF whenever it has it */
+    JU_PYK_SIZE_OF,  /* sizeof the holder, not a member offset */
+    JU_PYK_BITS,     /* a bit-field: DWARF gives its bit offset */
+    JU_PYK_COPY      /* bytes of the holder the decoder copies: no DWARF member */
+};
 
 enum ju_py_field_id {
-#define JU_PY_FIELD_ID(name, holder, width, also) JU_PYF_##name,
-#define JU_PY_JIT_FIELD_ID(name, holder, width, also) JU_PYF_jit_##name,
+#define JU_PY_FIELD_ID(name, holder, width, also, kind, target, paths) JU_PYF_##name,
+#define JU_PY_JIT_FIELD_ID(name, holder, width, also, kind, target, paths) JU_PYF_jit_##name,
     JU_PY_LAYOUT_FIELDS(JU_PY_FIELD_ID)
     JU_PYF_MAIN_END, /* the JIT view's fields follow */
     JU_PYF_JIT_BEFORE = JU_PYF_MAIN_END - 1,
@@ -271,10 +294,13 @@ enum ju_py_field_id {
 
 struct ju_py_field_desc {
     const char *name;  /* the struct ju_py_layout member */
+    const char *paths; /* DWARF member paths in the holder; NULL: none, or a size */
     uint16_t slot;     /* offsetof(struct ju_py_layout, name) */
     uint8_t width;     /* bytes loaded; 0: a size, or an address never loaded */
     uint8_t holder;    /* enum ju_py_holder */
     uint8_t also;      /* another holder whose copy it is loaded from, or NONE */
+    uint8_t kind;      /* enum ju_py_field_kind */
+    uint8_t target;    /* the target's _Py_DebugOffsets give it (3.13+) */
 };
 struct ju_py_holder_desc {
     const char *type;       /* the CPython struct, for messages */

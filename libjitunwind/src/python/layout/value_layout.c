@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "python/pyreader.h"
+#include "python/layout/merge.h"
 #include "python/layout/tables.h"
 #include "python/layout/validate.h"
 
@@ -75,12 +76,10 @@ const struct ju_py_value_layout ju_py_value_table_314 = {VALUES_314_FIELDS,
 const struct ju_py_value_layout ju_py_value_table_314t = {
     VALUES_314_FIELDS, .free_threaded = 1, .interp_gc_collecting = JU_PY_NONE};
 
-enum field_kind { NEEDED, OPTIONAL, BUILD };
-
 const struct ju_pyv_field_desc ju_pyv_fields[JU_PYV_COUNT] = {
 #define JU_PYV_DESC(field, holder, width, kind, paths)                                  \
     [JU_PYV_##field] = {#field, paths, offsetof(struct ju_py_value_layout, field), width, \
-                        JU_PYVH_##holder, kind},
+                        JU_PYVH_##holder, JU_PYK_##kind},
     JU_PY_VALUE_FIELDS(JU_PYV_DESC)
 #undef JU_PYV_DESC
 };
@@ -154,30 +153,24 @@ void ju_py_values_apply_dwarf(struct ju_py_values *s, const struct ju_py_layout 
         uint32_t *slot = slot_of(s, (enum ju_pyv_field_id)i);
         uint32_t base = ju_pyv_base(L, f->holder);
         uint64_t value;
+        enum ju_py_merge m;
         if (ju_py_dwarf_lookup(types, ju_pyv_holders[f->holder].type, f->paths, 0, &value) < 0 ||
             value < base || value >= JU_PY_NONE)
             continue;
-        if (*slot == JU_PY_NONE) {
-            if (f->kind == BUILD) { /* build-specific, unknown until now */
-                *slot = (uint32_t)(value - base);
-                s->source[i] |= JU_PYV_FROM_DWARF;
-                report->derived++;
-            }
-            continue; /* else a member this version's decoder does not use */
-        }
-        report->checked++;
+        m = ju_py_merge(*slot == JU_PY_NONE, *slot, value - base,
+                        *slot == JU_PY_NONE && f->kind == JU_PYK_BUILD,
+                        debug_offsets_win && (s->source[i] & JU_PYV_FROM_DEBUG_OFFSETS));
+        if (m == JU_PY_MERGE_SKIP)
+            continue; /* a member this version's decoder does not use */
         s->source[i] |= JU_PYV_FROM_DWARF;
-        if (*slot == value - base)
-            continue;
-        if (report->mismatches++ == 0)
+        if ((m == JU_PY_MERGE_ADOPT || m == JU_PY_MERGE_STAND) && report->mismatches == 0)
             snprintf(report->first_mismatch, sizeof report->first_mismatch,
                      "%s.%s: %s %llu, DWARF %llu", ju_pyv_holders[f->holder].type, f->name,
                      s->source[i] & JU_PYV_FROM_DEBUG_OFFSETS ? "debug offsets" : "table",
                      (unsigned long long)*slot + base, (unsigned long long)value);
-        if (debug_offsets_win && (s->source[i] & JU_PYV_FROM_DEBUG_OFFSETS))
-            continue;
-        *slot = (uint32_t)(value - base);
-        report->adopted++;
+        ju_py_merge_count(report, m);
+        if (m == JU_PY_MERGE_DERIVE || m == JU_PY_MERGE_ADOPT)
+            *slot = (uint32_t)(value - base);
     }
 }
 
@@ -239,7 +232,7 @@ void ju_py_values_finish(struct ju_py_values *s, const struct ju_py_layout *L,
         uint32_t *slot = slot_of(s, (enum ju_pyv_field_id)i);
         if (*slot == JU_PY_NONE || (s->source[i] & ~JU_PYV_FROM_TABLE))
             continue;
-        if (f->kind != NEEDED) {
+        if (f->kind != JU_PYK_CHECKED) {
             *slot = JU_PY_NONE; /* a detail not known for this version: left out */
             continue;
         }
