@@ -129,7 +129,8 @@ int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
         const char *type = ju_py_holders[f->holder].type;
         uint32_t *slot = (uint32_t *)((char *)L + f->slot);
         unsigned width = f->width;
-        int target_gave = has_debug_offsets && f->target;
+        int target_gave =
+            has_debug_offsets && ju_py_debug_offsets_give(r->version_hex, (enum ju_py_field_id)i);
         uint64_t value, type_size;
         enum ju_py_merge m;
         if (!described(f))

@@ -167,8 +167,9 @@ struct ju_py_layout {
  *   also    another holder whose local copy it is loaded from (ob_type from
  *           the code object's copy), or NONE;
  *   kind    how its value is resolved (enum ju_py_field_kind);
- *   target  1: the target's _Py_DebugOffsets give it (3.13+), and then
- *           win over DWARF (debug_offsets.c);
+ *   debug   its field in the target's _Py_DebugOffsets (3.13+; the names
+ *           of debug_offsets.c's enum field, SKIP: none), whose value then
+ *           wins over DWARF's;
  *   paths   its DWARF member paths in the holder, '|' between the names
  *           versions gave it; NULL for a size.
  * The decoders load fields only through ju_py_get/ju_py_fetch, which take
@@ -177,59 +178,59 @@ struct ju_py_layout {
  * offsets, DWARF, settle), and every layout is checked against these rows
  * once, when it is built (ju_py_layout_check, validate.h). */
 #define JU_PY_LAYOUT_FIELDS(X)                                                              \
-    X(rt_interpreters_head, RUNTIME, 8, NONE, CHECKED, 1, "interpreters.head")              \
-    X(rt_gil_holder, RUNTIME, 8, NONE, CHECKED, 0, "gilstate.tstate_current")               \
-    X(rt_perf_code_arena, RUNTIME, 8, NONE, BUILD, 0, "ceval.perf.code_arena")              \
-    X(interp_next, INTERP, 8, NONE, CHECKED, 1, "next")                                     \
-    X(interp_id, INTERP, 8, NONE, CHECKED, 1, "id")                                         \
-    X(interp_threads_head, INTERP, 8, NONE, CHECKED, 1, "threads.head")                     \
-    X(interp_gil_ptr, INTERP, 8, NONE, CHECKED, 1, "ceval.gil")                             \
-    X(gil_last_holder, GIL, 8, NONE, CHECKED, 0, "last_holder")                             \
-    X(ts_next, TSTATE, 8, NONE, CHECKED, 1, "next")                                         \
-    X(ts_interp, TSTATE, 8, NONE, CHECKED, 1, "interp")                                     \
-    X(ts_thread_id, TSTATE, 8, NONE, CHECKED, 1, "thread_id")                               \
-    X(ts_native_thread_id, TSTATE, 8, NONE, CHECKED, 1, "native_thread_id")                 \
-    X(ts_current_frame, TSTATE, 8, NONE, CHECKED, 1, "current_frame")                       \
-    X(ts_holds_gil, TSTATE, 4, NONE, OPTIONAL, 1, "holds_gil")                              \
-    X(ts_cframe, TSTATE, 8, NONE, CHECKED, 0, "cframe")                                     \
-    X(ts_last_profiled_frame, TSTATE, 8, NONE, OPTIONAL, 1, "last_profiled_frame")          \
-    X(ts_last_profiled_seq, TSTATE, 8, NONE, OPTIONAL, 1, "last_profiled_frame_seq")        \
-    X(cframe_current_frame, CFRAME, 8, NONE, CHECKED, 0, "current_frame")                   \
-    X(fr_size, FRAME, 0, NONE, COPY, 0, NULL)                                               \
-    X(fr_code, FRAME, 8, NONE, CHECKED, 1, "f_executable|f_code")                           \
-    X(fr_previous, FRAME, 8, NONE, CHECKED, 1, "previous")                                  \
-    X(fr_instr, FRAME, 8, NONE, CHECKED, 1, "instr_ptr|prev_instr")                         \
-    X(fr_owner, FRAME, 1, NONE, CHECKED, 1, "owner")                                        \
-    X(fr_is_entry, FRAME, 1, NONE, CHECKED, 0, "is_entry")                                  \
-    X(fr_tlbc_index, FRAME, 4, NONE, CHECKED, 1, "tlbc_index")                              \
-    X(co_size, CODE, 0, NONE, COPY, 0, NULL)                                                \
-    X(co_filename, CODE, 8, NONE, CHECKED, 1, "co_filename")                                \
-    X(co_name, CODE, 8, NONE, CHECKED, 1, "co_name")                                        \
-    X(co_qualname, CODE, 8, NONE, CHECKED, 1, "co_qualname")                                \
-    X(co_linetable, CODE, 8, NONE, CHECKED, 1, "co_linetable")                              \
-    X(co_firstlineno, CODE, 4, NONE, CHECKED, 1, "co_firstlineno")                          \
-    X(co_code_adaptive, CODE, 2, NONE, CHECKED, 1, "co_code_adaptive") /* 1st code unit */  \
-    X(co_tlbc, CODE, 8, NONE, CHECKED, 1, "co_tlbc")                                        \
-    X(ob_type, OBJECT, 8, CODE, CHECKED, 1, "ob_type")                                      \
-    X(tp_name, TYPE, 8, NONE, CHECKED, 1, "tp_name")                                        \
-    X(bytes_size, BYTES, 8, NONE, CHECKED, 1, "ob_base.ob_size")                            \
-    X(bytes_sval, BYTES, 0, NONE, CHECKED, 1, "ob_sval")                                    \
-    X(str_length, ASCII, 8, NONE, CHECKED, 1, "length")                                     \
-    X(str_state, ASCII, 4, NONE, CHECKED, 1, "state")                                       \
-    X(str_ascii_size, ASCII, 0, NONE, SIZE_OF, 1, NULL)                                     \
-    X(str_compact_size, COMPACT, 0, NONE, SIZE_OF, 0, NULL)                                 \
-    X(str_legacy_data, UNICODE, 8, NONE, CHECKED, 0, "data")                                \
-    X(interp_executor_list, INTERP, 8, NONE, BUILD, 0, "executor_list_head")                \
-    X(interp_executor_deleted, INTERP, 8, NONE, BUILD, 0, "executor_deletion_list_head")    \
-    X(interp_executor_array, INTERP, 8, NONE, BUILD, 0, "executor_ptrs")                    \
-    X(interp_executor_count, INTERP, 8, NONE, BUILD, 0, "executor_count")                   \
-    X(interp_cold_executor, INTERP, 8, NONE, BUILD, 0, "cold_executor")                     \
-    X(interp_cold_dynamic, INTERP, 8, NONE, BUILD, 0, "cold_dynamic_executor")              \
-    X(ex_size, EXECUTOR, 0, NONE, BUILD, 0, NULL)                                           \
-    X(ex_links_next, EXECUTOR, 8, NONE, OPTIONAL, 0, "vm_data.links.next")                  \
-    X(ex_code, EXECUTOR, 8, NONE, OPTIONAL, 0, "vm_data.code")                              \
-    X(ex_jit_size, EXECUTOR, 8, NONE, OPTIONAL, 0, "jit_size")                              \
-    X(ex_jit_code, EXECUTOR, 8, NONE, OPTIONAL, 0, "jit_code")
+    X(rt_interpreters_head, RUNTIME, 8, NONE, CHECKED, RT_INTERPRETERS_HEAD, "interpreters.head") \
+    X(rt_gil_holder, RUNTIME, 8, NONE, CHECKED, SKIP, "gilstate.tstate_current")            \
+    X(rt_perf_code_arena, RUNTIME, 8, NONE, BUILD, SKIP, "ceval.perf.code_arena")           \
+    X(interp_next, INTERP, 8, NONE, CHECKED, IS_NEXT, "next")                               \
+    X(interp_id, INTERP, 8, NONE, CHECKED, IS_ID, "id")                                     \
+    X(interp_threads_head, INTERP, 8, NONE, CHECKED, IS_THREADS_HEAD, "threads.head")       \
+    X(interp_gil_ptr, INTERP, 8, NONE, CHECKED, IS_CEVAL_GIL, "ceval.gil")                  \
+    X(gil_last_holder, GIL, 8, NONE, CHECKED, SKIP, "last_holder")                          \
+    X(ts_next, TSTATE, 8, NONE, CHECKED, TS_NEXT, "next")                                   \
+    X(ts_interp, TSTATE, 8, NONE, CHECKED, TS_INTERP, "interp")                             \
+    X(ts_thread_id, TSTATE, 8, NONE, CHECKED, TS_THREAD_ID, "thread_id")                    \
+    X(ts_native_thread_id, TSTATE, 8, NONE, CHECKED, TS_NATIVE_THREAD_ID, "native_thread_id") \
+    X(ts_current_frame, TSTATE, 8, NONE, CHECKED, TS_CURRENT_FRAME, "current_frame")        \
+    X(ts_holds_gil, TSTATE, 4, NONE, OPTIONAL, TS_HOLDS_GIL, "holds_gil")                   \
+    X(ts_cframe, TSTATE, 8, NONE, CHECKED, SKIP, "cframe")                                  \
+    X(ts_last_profiled_frame, TSTATE, 8, NONE, OPTIONAL, TS_LAST_PROFILED_FRAME, "last_profiled_frame") \
+    X(ts_last_profiled_seq, TSTATE, 8, NONE, OPTIONAL, TS_LAST_PROFILED_SEQ, "last_profiled_frame_seq") \
+    X(cframe_current_frame, CFRAME, 8, NONE, CHECKED, SKIP, "current_frame")                \
+    X(fr_size, FRAME, 0, NONE, COPY, FR_SIZE, NULL)                                         \
+    X(fr_code, FRAME, 8, NONE, CHECKED, FR_EXECUTABLE, "f_executable|f_code")               \
+    X(fr_previous, FRAME, 8, NONE, CHECKED, FR_PREVIOUS, "previous")                        \
+    X(fr_instr, FRAME, 8, NONE, CHECKED, FR_INSTR_PTR, "instr_ptr|prev_instr")              \
+    X(fr_owner, FRAME, 1, NONE, CHECKED, FR_OWNER, "owner")                                 \
+    X(fr_is_entry, FRAME, 1, NONE, CHECKED, SKIP, "is_entry")                               \
+    X(fr_tlbc_index, FRAME, 4, NONE, CHECKED, FR_TLBC_INDEX, "tlbc_index")                  \
+    X(co_size, CODE, 0, NONE, COPY, SKIP, NULL)                                             \
+    X(co_filename, CODE, 8, NONE, CHECKED, CO_FILENAME, "co_filename")                      \
+    X(co_name, CODE, 8, NONE, CHECKED, CO_NAME, "co_name")                                  \
+    X(co_qualname, CODE, 8, NONE, CHECKED, CO_QUALNAME, "co_qualname")                      \
+    X(co_linetable, CODE, 8, NONE, CHECKED, CO_LINETABLE, "co_linetable")                   \
+    X(co_firstlineno, CODE, 4, NONE, CHECKED, CO_FIRSTLINENO, "co_firstlineno")             \
+    X(co_code_adaptive, CODE, 2, NONE, CHECKED, CO_CODE_ADAPTIVE, "co_code_adaptive") /* 1st code unit */ \
+    X(co_tlbc, CODE, 8, NONE, CHECKED, CO_TLBC, "co_tlbc")                                  \
+    X(ob_type, OBJECT, 8, CODE, CHECKED, OB_TYPE, "ob_type")                                \
+    X(tp_name, TYPE, 8, NONE, CHECKED, TP_NAME, "tp_name")                                  \
+    X(bytes_size, BYTES, 8, NONE, CHECKED, BY_OB_SIZE, "ob_base.ob_size")                   \
+    X(bytes_sval, BYTES, 0, NONE, CHECKED, BY_OB_SVAL, "ob_sval")                           \
+    X(str_length, ASCII, 8, NONE, CHECKED, UN_LENGTH, "length")                             \
+    X(str_state, ASCII, 4, NONE, CHECKED, UN_STATE, "state")                                \
+    X(str_ascii_size, ASCII, 0, NONE, SIZE_OF, UN_ASCII_SIZE, NULL)                         \
+    X(str_compact_size, COMPACT, 0, NONE, SIZE_OF, UN_COMPACT_SIZE, NULL)                   \
+    X(str_legacy_data, UNICODE, 8, NONE, CHECKED, SKIP, "data")                             \
+    X(interp_executor_list, INTERP, 8, NONE, BUILD, SKIP, "executor_list_head")             \
+    X(interp_executor_deleted, INTERP, 8, NONE, BUILD, SKIP, "executor_deletion_list_head") \
+    X(interp_executor_array, INTERP, 8, NONE, BUILD, SKIP, "executor_ptrs")                 \
+    X(interp_executor_count, INTERP, 8, NONE, BUILD, SKIP, "executor_count")                \
+    X(interp_cold_executor, INTERP, 8, NONE, BUILD, SKIP, "cold_executor")                  \
+    X(interp_cold_dynamic, INTERP, 8, NONE, BUILD, SKIP, "cold_dynamic_executor")           \
+    X(ex_size, EXECUTOR, 0, NONE, BUILD, SKIP, NULL)                                        \
+    X(ex_links_next, EXECUTOR, 8, NONE, OPTIONAL, SKIP, "vm_data.links.next")               \
+    X(ex_code, EXECUTOR, 8, NONE, OPTIONAL, SKIP, "vm_data.code")                           \
+    X(ex_jit_size, EXECUTOR, 8, NONE, OPTIONAL, SKIP, "jit_size")                           \
+    X(ex_jit_code, EXECUTOR, 8, NONE, OPTIONAL, SKIP, "jit_code")
 
 /* The JIT view's fields (struct ju_py_jit_layout, L->jit) in the same
  * form, ids JU_PYF_jit_<field>. No debug offset describes them, so DWARF
@@ -239,28 +240,28 @@ struct ju_py_layout {
  * are checked as the 32-bit word they are read from (at their byte
  * offset). */
 #define JU_PY_JIT_FIELDS(X)                                                                 \
-    X(ex_trace, EXECUTOR, 8, NONE, CHECKED, 0, "trace")                                     \
-    X(ex_exit_count, EXECUTOR, 4, NONE, CHECKED, 0, "exit_count")                           \
-    X(ex_code_size, EXECUTOR, 4, NONE, CHECKED, 0, "code_size")                             \
-    X(ex_side_entry, EXECUTOR, 8, NONE, CHECKED, 0, "jit_side_entry")                       \
-    X(ex_exits, EXECUTOR, 0, NONE, CHECKED, 0, "exits") /* exits[]: an address */           \
-    X(vm_opcode, EXECUTOR, 1, NONE, CHECKED, 0, "vm_data.opcode")                           \
-    X(vm_oparg, EXECUTOR, 1, NONE, CHECKED, 0, "vm_data.oparg")                             \
-    X(vm_index, EXECUTOR, 4, NONE, CHECKED, 0, "vm_data.index")                             \
-    X(vm_valid, EXECUTOR, 4, NONE, BITS, 0, "vm_data.valid")                                \
-    X(vm_linked, EXECUTOR, 4, NONE, BITS, 0, "vm_data.linked")                              \
-    X(vm_chain_depth, EXECUTOR, 4, NONE, BITS, 0, "vm_data.chain_depth")                    \
-    X(vm_warm, EXECUTOR, 4, NONE, BITS, 0, "vm_data.warm")                                  \
-    X(uop_size, UOP, 0, NONE, SIZE_OF, 0, NULL)                                             \
-    X(uop_oparg, UOP, 2, NONE, CHECKED, 0, "oparg")                                         \
-    X(uop_target, UOP, 4, NONE, CHECKED, 0, "target")                                       \
-    X(uop_operand0, UOP, 8, NONE, CHECKED, 0, "operand0|operand")                           \
-    X(uop_operand1, UOP, 8, NONE, CHECKED, 0, "operand1")                                   \
-    X(exit_size, EXIT, 0, NONE, SIZE_OF, 0, NULL)                                           \
-    X(exit_target, EXIT, 4, NONE, CHECKED, 0, "target")                                     \
-    X(exit_executor, EXIT, 8, NONE, CHECKED, 0, "executor")                                 \
-    X(stencil_size, STENCIL, 0, NONE, SIZE_OF, 0, NULL)                                     \
-    X(stencil_code_size, STENCIL, 8, NONE, CHECKED, 0, "code_size|code.body_size")
+    X(ex_trace, EXECUTOR, 8, NONE, CHECKED, SKIP, "trace")                                  \
+    X(ex_exit_count, EXECUTOR, 4, NONE, CHECKED, SKIP, "exit_count")                        \
+    X(ex_code_size, EXECUTOR, 4, NONE, CHECKED, SKIP, "code_size")                          \
+    X(ex_side_entry, EXECUTOR, 8, NONE, CHECKED, SKIP, "jit_side_entry")                    \
+    X(ex_exits, EXECUTOR, 0, NONE, CHECKED, SKIP, "exits") /* exits[]: an address */        \
+    X(vm_opcode, EXECUTOR, 1, NONE, CHECKED, SKIP, "vm_data.opcode")                        \
+    X(vm_oparg, EXECUTOR, 1, NONE, CHECKED, SKIP, "vm_data.oparg")                          \
+    X(vm_index, EXECUTOR, 4, NONE, CHECKED, SKIP, "vm_data.index")                          \
+    X(vm_valid, EXECUTOR, 4, NONE, BITS, SKIP, "vm_data.valid")                             \
+    X(vm_linked, EXECUTOR, 4, NONE, BITS, SKIP, "vm_data.linked")                           \
+    X(vm_chain_depth, EXECUTOR, 4, NONE, BITS, SKIP, "vm_data.chain_depth")                 \
+    X(vm_warm, EXECUTOR, 4, NONE, BITS, SKIP, "vm_data.warm")                               \
+    X(uop_size, UOP, 0, NONE, SIZE_OF, SKIP, NULL)                                          \
+    X(uop_oparg, UOP, 2, NONE, CHECKED, SKIP, "oparg")                                      \
+    X(uop_target, UOP, 4, NONE, CHECKED, SKIP, "target")                                    \
+    X(uop_operand0, UOP, 8, NONE, CHECKED, SKIP, "operand0|operand")                        \
+    X(uop_operand1, UOP, 8, NONE, CHECKED, SKIP, "operand1")                                \
+    X(exit_size, EXIT, 0, NONE, SIZE_OF, SKIP, NULL)                                        \
+    X(exit_target, EXIT, 4, NONE, CHECKED, SKIP, "target")                                  \
+    X(exit_executor, EXIT, 8, NONE, CHECKED, SKIP, "executor")                              \
+    X(stencil_size, STENCIL, 0, NONE, SIZE_OF, SKIP, NULL)                                  \
+    X(stencil_code_size, STENCIL, 8, NONE, CHECKED, SKIP, "code_size|code.body_size")
 
 /* How a field's value is resolved (the kinds of every field list: frames,
  * JIT view, values). */
@@ -275,8 +276,8 @@ enum ju_py_field_kind {
 };
 
 enum ju_py_field_id {
-#define JU_PY_FIELD_ID(name, holder, width, also, kind, target, paths) JU_PYF_##name,
-#define JU_PY_JIT_FIELD_ID(name, holder, width, also, kind, target, paths) JU_PYF_jit_##name,
+#define JU_PY_FIELD_ID(name, holder, width, also, kind, debug, paths) JU_PYF_##name,
+#define JU_PY_JIT_FIELD_ID(name, holder, width, also, kind, debug, paths) JU_PYF_jit_##name,
     JU_PY_LAYOUT_FIELDS(JU_PY_FIELD_ID)
     JU_PYF_MAIN_END, /* the JIT view's fields follow */
     JU_PYF_JIT_BEFORE = JU_PYF_MAIN_END - 1,
@@ -300,7 +301,6 @@ struct ju_py_field_desc {
     uint8_t holder;    /* enum ju_py_holder */
     uint8_t also;      /* another holder whose copy it is loaded from, or NONE */
     uint8_t kind;      /* enum ju_py_field_kind */
-    uint8_t target;    /* the target's _Py_DebugOffsets give it (3.13+) */
 };
 struct ju_py_holder_desc {
     const char *type;       /* the CPython struct, for messages */

@@ -10,12 +10,12 @@
 #include "python/layout/validate.h"
 
 const struct ju_py_field_desc ju_py_fields[JU_PYF_COUNT] = {
-#define JU_PY_FIELD_DESC(field, holder, width, also, kind, target, paths)            \
+#define JU_PY_FIELD_DESC(field, holder, width, also, kind, debug, paths)             \
     [JU_PYF_##field] = {#field, paths, offsetof(struct ju_py_layout, field), width,     \
-                        JU_PYH_##holder, JU_PYH_##also, JU_PYK_##kind, target},
-#define JU_PY_JIT_FIELD_DESC(field, holder, width, also, kind, target, paths)        \
+                        JU_PYH_##holder, JU_PYH_##also, JU_PYK_##kind},
+#define JU_PY_JIT_FIELD_DESC(field, holder, width, also, kind, debug, paths)         \
     [JU_PYF_jit_##field] = {#field, paths, offsetof(struct ju_py_layout, jit.field),    \
-                            width, JU_PYH_##holder, JU_PYH_##also, JU_PYK_##kind, target},
+                            width, JU_PYH_##holder, JU_PYH_##also, JU_PYK_##kind},
     JU_PY_LAYOUT_FIELDS(JU_PY_FIELD_DESC)
     JU_PY_JIT_FIELDS(JU_PY_JIT_FIELD_DESC)
 #undef JU_PY_JIT_FIELD_DESC
