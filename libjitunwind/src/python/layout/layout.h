@@ -193,8 +193,10 @@ struct ju_py_layout {
     X(ts_current_frame, TSTATE, 8, NONE, CHECKED, TS_CURRENT_FRAME, "current_frame")        \
     X(ts_holds_gil, TSTATE, 4, NONE, OPTIONAL, TS_HOLDS_GIL, "holds_gil")                   \
     X(ts_cframe, TSTATE, 8, NONE, CHECKED, SKIP, "cframe")                                  \
-    X(ts_last_profiled_frame, TSTATE, 8, NONE, OPTIONAL, TS_LAST_PROFILED_FRAME, "last_profiled_frame") \
-    X(ts_last_profiled_seq, TSTATE, 8, NONE, OPTIONAL, TS_LAST_PROFILED_SEQ, "last_profiled_frame_seq") \
+    X(ts_last_profiled_frame, TSTATE, 8, NONE, OPTIONAL, TS_LAST_PROFILED_FRAME,                \
+      "last_profiled_frame")                                                                \
+    X(ts_last_profiled_seq, TSTATE, 8, NONE, OPTIONAL, TS_LAST_PROFILED_SEQ,                    \
+      "last_profiled_frame_seq")                                                            \
     X(cframe_current_frame, CFRAME, 8, NONE, CHECKED, SKIP, "current_frame")                \
     X(fr_size, FRAME, 0, NONE, COPY, FR_SIZE, NULL)                                         \
     X(fr_code, FRAME, 8, NONE, CHECKED, FR_EXECUTABLE, "f_executable|f_code")               \
@@ -209,7 +211,8 @@ struct ju_py_layout {
     X(co_qualname, CODE, 8, NONE, CHECKED, CO_QUALNAME, "co_qualname")                      \
     X(co_linetable, CODE, 8, NONE, CHECKED, CO_LINETABLE, "co_linetable")                   \
     X(co_firstlineno, CODE, 4, NONE, CHECKED, CO_FIRSTLINENO, "co_firstlineno")             \
-    X(co_code_adaptive, CODE, 2, NONE, CHECKED, CO_CODE_ADAPTIVE, "co_code_adaptive") /* 1st code unit */ \
+    /* co_code_adaptive: the first code unit */                                             \
+    X(co_code_adaptive, CODE, 2, NONE, CHECKED, CO_CODE_ADAPTIVE, "co_code_adaptive")         \
     X(co_tlbc, CODE, 8, NONE, CHECKED, CO_TLBC, "co_tlbc")                                  \
     X(ob_type, OBJECT, 8, CODE, CHECKED, OB_TYPE, "ob_type")                                \
     X(tp_name, TYPE, 8, NONE, CHECKED, TP_NAME, "tp_name")                                  \

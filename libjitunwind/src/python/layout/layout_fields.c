@@ -1,9 +1,8 @@
 /* The fields of struct ju_py_layout with their widths and holders, the
  * typed access the decoders use, and the one check every layout passes
  * before a decoder reads with it: each field, with its width, inside the
- * object that holds it and inside the decoder's copy of that object. This
- * is what CPython's own remote-debugging readers check of _Py_DebugOffsets
- * (offset + sizeof(member) <= sizeof(struct)). */
+ * object that holds it and inside the decoder's copy of that object (the
+ * field rule of validate.h). */
 #include <stdio.h>
 
 #include "python/layout/layout.h"
@@ -55,15 +54,16 @@ int ju_py_fetch(const struct jitunwind_memory *mem, const struct ju_py_layout *L
 }
 
 /* Does field `f` (at `off`) fit in holder `h`: inside its size as the
- * target or DWARF gave it, and inside the bytes its size field says the
- * decoder copies? */
+ * target gave it, and inside the bytes its size field says the decoder
+ * copies? */
 static int fits(const struct ju_py_layout *L, const struct ju_py_field_desc *f, uint32_t off,
                 enum ju_py_holder h, char *why, size_t size)
 {
     const struct ju_py_holder_desc *hd = &ju_py_holders[h];
     uint32_t bytes = hd->size_field < 0 ? JU_PY_NONE
                                         : ju_py_offset(L, (enum ju_py_field_id)hd->size_field);
-    struct ju_py_placed p = {off, f->width, L->holder_size[h] ? L->holder_size[h] : JU_PY_UNBOUNDED,
+    struct ju_py_placed p = {off, f->width,
+                             L->holder_size[h] ? L->holder_size[h] : JU_PY_UNBOUNDED,
                              bytes >= JU_PY_FROM_DWARF ? JU_PY_UNBOUNDED : bytes};
     switch (ju_py_field_misfit(&p)) {
     case JU_PY_FITS:
