@@ -103,6 +103,17 @@ struct ju_py_field_info {
  * the real headers. */
 JU_HIDDEN int ju_py_layout_field(const struct ju_py_layout *L, size_t i,
                                  struct ju_py_field_info *out);
+/* The resolver of a reader's layouts (resolve.c), in its order. With
+ * r->layout the version's table (or an assumed one): the target's own
+ * _Py_DebugOffsets, and the value layout's start. */
+JU_HIDDEN int ju_py_resolve_target(jitunwind_pyreader *r);
+/* The build's DWARF, for the frame layout, the JIT view and the values. */
+JU_HIDDEN int ju_py_resolve_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types);
+/* A provisional debug-offsets list confirmed by DWARF or refused, fields
+ * left to DWARF settled, and the one check of the frame and value layouts
+ * (a value layout that fails costs the values only). `module`: the
+ * interpreter's file, for messages (NULL: none given). */
+JU_HIDDEN int ju_py_resolve_finish(jitunwind_pyreader *r, const char *module);
 JU_HIDDEN int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
                                 struct ju_py_layout *L, struct jitunwind_py_dwarf_report *report);
 /* The free_threaded word of the target's _Py_DebugOffsets header (0 or 1)
