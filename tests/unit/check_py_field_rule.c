@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "py_image.h"
+#include "python/layout/merge.h"
 #include "python/layout/validate.h"
 #include "python/pyreader.h"
 #include "suite.h"
@@ -58,6 +59,30 @@ START_TEST(no_offset_wraps_past_the_plausible)
     ck_assert_int_eq(misfit(UINT64_MAX - 2, 8, JU_PY_UNBOUNDED, JU_PY_UNBOUNDED), JU_PY_PAST_ANY);
     ck_assert_int_eq(misfit(JU_PY_MAX_STRUCT - 8, 8, JU_PY_UNBOUNDED, JU_PY_UNBOUNDED),
                      JU_PY_FITS);
+}
+END_TEST
+
+/* The precedence every layout's DWARF step follows: build-specific fields
+ * and those left to DWARF are taken; an absent field stays absent; a
+ * table loses a disagreement, the target's own debug offsets do not. */
+START_TEST(dwarf_loses_only_to_the_target)
+{
+    struct jitunwind_py_dwarf_report rep;
+    memset(&rep, 0, sizeof rep);
+    ck_assert_int_eq(ju_py_merge(1, 0, 40, 1, 0), JU_PY_MERGE_DERIVE);
+    ck_assert_int_eq(ju_py_merge(1, 0, 40, 0, 0), JU_PY_MERGE_SKIP);
+    ck_assert_int_eq(ju_py_merge(0, 40, 40, 0, 1), JU_PY_MERGE_AGREE);
+    ck_assert_int_eq(ju_py_merge(0, 32, 40, 0, 0), JU_PY_MERGE_ADOPT);
+    ck_assert_int_eq(ju_py_merge(0, 32, 40, 0, 1), JU_PY_MERGE_STAND);
+    ju_py_merge_count(&rep, JU_PY_MERGE_DERIVE);
+    ju_py_merge_count(&rep, JU_PY_MERGE_SKIP);
+    ju_py_merge_count(&rep, JU_PY_MERGE_AGREE);
+    ju_py_merge_count(&rep, JU_PY_MERGE_ADOPT);
+    ju_py_merge_count(&rep, JU_PY_MERGE_STAND);
+    ck_assert_uint_eq(rep.derived, 1);
+    ck_assert_uint_eq(rep.checked, 3);
+    ck_assert_uint_eq(rep.mismatches, 2);
+    ck_assert_uint_eq(rep.adopted, 1);
 }
 END_TEST
 
@@ -113,5 +138,6 @@ int main(void)
                                  a_field_whose_width_overruns_its_holder_is_refused,
                                  a_width_no_decoder_loads_is_refused,
                                  no_offset_wraps_past_the_plausible,
+                                 dwarf_loses_only_to_the_target,
                                  a_table_field_past_the_targets_struct_size_is_refused));
 }
