@@ -13,17 +13,13 @@ struct ju_code_cache;
 #define JU_PY_HELD_BLOCK 512u   /* read_cache.c: bytes per cached block */
 #define JU_PY_HELD_BLOCKS 256u  /* blocks kept by jitunwind_pyreader_hold_reads */
 
-/* JIT view: what DWARF said of struct ju_py_jit_layout (jit_layout.c). */
 #define JU_PY_FIELD_NAME_MAX 96u /* "Type.field" in messages */
 
-struct ju_py_jit_report {
-    uint32_t checked, adopted;
-    uint32_t derived; /* JU_PY_FROM_DWARF fields DWARF gave */
-    char first[160];  /* the first disagreement, DWARF's value adopted */
-    char missing[JU_PY_FIELD_NAME_MAX]; /* the first JU_PY_FROM_DWARF field DWARF did not give */
-};
+/* JIT view: check struct ju_py_jit_layout against DWARF and complete it
+ * (jit_layout.c), reported as the frame and value layouts are (derived:
+ * JU_PY_FROM_DWARF fields DWARF gave; every disagreement is adopted). */
 JU_HIDDEN void ju_py_jit_apply_dwarf(jitunwind_dwarf_types *types, struct ju_py_jit_layout *J,
-                                     struct ju_py_jit_report *report);
+                                     struct jitunwind_py_dwarf_report *report);
 
 #define JU_PY_MAX_UOP_IDS 2048u    /* opcodes in the stencil and uop-name tables */
 #define JU_PY_UOP_NAME_MAX 48u
@@ -37,7 +33,9 @@ struct ju_py_jit_tables {
     int8_t loaded;                      /* 0 not tried, 1 read, -1 failed (see `missing`) */
     int8_t layout_ok;                   /* ju_py_jit_layout_check of the reader's layout:
                                          * 0 not run, 1 passed, -1 failed (see `missing`) */
-    struct ju_py_jit_report dwarf;
+    struct jitunwind_py_dwarf_report dwarf; /* what DWARF said of the JIT view's layout */
+    char dwarf_missing[JU_PY_FIELD_NAME_MAX]; /* the first JU_PY_FROM_DWARF field DWARF
+                                               * did not give, or "" */
     char missing[160];
     uint32_t code_size[JU_PY_MAX_UOP_IDS];        /* stencil_groups[op].code_size */
     uint8_t name_state[JU_PY_MAX_UOP_IDS];        /* 0 unread, 1 read, 2 unreadable */

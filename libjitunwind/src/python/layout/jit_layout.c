@@ -25,12 +25,13 @@ static int lookup(jitunwind_dwarf_types *types, const struct ju_py_field_desc *f
 }
 
 void ju_py_jit_apply_dwarf(jitunwind_dwarf_types *types, struct ju_py_jit_layout *J,
-                           struct ju_py_jit_report *report)
+                           struct jitunwind_py_dwarf_report *report)
 {
     size_t i;
     memset(report, 0, sizeof *report);
     if (!J->known || !types)
         return;
+    ju_strlcpy(report->source, jitunwind_dwarf_types_source(types), sizeof report->source);
     for (i = JU_PYF_MAIN_END; i < JU_PYF_COUNT; i++) {
         const struct ju_py_field_desc *f = &ju_py_fields[i];
         size_t at = f->slot - offsetof(struct ju_py_layout, jit);
@@ -47,20 +48,14 @@ void ju_py_jit_apply_dwarf(jitunwind_dwarf_types *types, struct ju_py_jit_layout
         have = b ? (uint64_t)b->offset * 8 + b->bit : *(uint32_t *)slot;
         m = b ? ju_py_merge(0, have, value, b->offset == JU_PY_FROM_DWARF, 0)
               : ju_py_merge(have == JU_PY_NONE, have, value, have == JU_PY_FROM_DWARF, 0);
-        if (m == JU_PY_MERGE_SKIP || m == JU_PY_MERGE_AGREE) {
-            report->checked += m == JU_PY_MERGE_AGREE;
+        if (m == JU_PY_MERGE_ADOPT && report->mismatches == 0)
+            snprintf(report->first_mismatch, sizeof report->first_mismatch,
+                     "%s.%s: table %llu, DWARF %llu%s", ju_py_holders[f->holder].type,
+                     f->paths ? f->paths : "sizeof", (unsigned long long)have,
+                     (unsigned long long)value, b ? " (bits)" : "");
+        ju_py_merge_count(report, m);
+        if (m == JU_PY_MERGE_SKIP || m == JU_PY_MERGE_AGREE)
             continue;
-        }
-        if (m == JU_PY_MERGE_DERIVE) {
-            report->derived++;
-        } else {
-            report->checked++;
-            if (report->adopted++ == 0)
-                snprintf(report->first, sizeof report->first,
-                         "%s.%s: table %llu, DWARF %llu%s", ju_py_holders[f->holder].type,
-                         f->paths ? f->paths : "sizeof", (unsigned long long)have,
-                         (unsigned long long)value, b ? " (bits)" : "");
-        }
         if (b) {
             b->offset = (uint32_t)(value / 8);
             b->bit = (uint8_t)(value % 8);

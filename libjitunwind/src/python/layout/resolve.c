@@ -59,7 +59,7 @@ int ju_py_resolve_finish(jitunwind_pyreader *r, const char *module)
         /* Fields only DWARF could give and did not are absent from here on;
          * the first of each part is named when its feature is asked for. */
         struct ju_py_layout settled = *r->layout;
-        if (ju_py_layout_settle(&settled, r->executors_missing, r->jit.dwarf.missing,
+        if (ju_py_layout_settle(&settled, r->executors_missing, r->jit.dwarf_missing,
                                 sizeof r->executors_missing) > 0) {
             r->from_target = settled;
             r->layout = &r->from_target;
