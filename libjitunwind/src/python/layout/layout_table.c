@@ -14,7 +14,7 @@
  * checked end to end by tests/unit/check_py_live.c, which decodes live
  * processes of those interpreters. 3.15, 3.16: not run against a real
  * build (none was available); see their tables. */
-#include "python/layout/tables.h"
+#include "python/layout/versions.h"
 
 /* No JIT before 3.13. */
 #define NO_EXECUTOR_ARRAY                                                               \

@@ -20,7 +20,7 @@
 
 #include "python/pyreader.h"
 #include "python/layout/merge.h"
-#include "python/layout/tables.h"
+#include "python/layout/versions.h"
 #include "python/layout/validate.h"
 
 #define OBJECTS_COMMON                                                                  \

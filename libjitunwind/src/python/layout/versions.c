@@ -4,7 +4,6 @@
  * code tests a version. Oldest first. */
 #include <stdio.h>
 
-#include "python/layout/tables.h"
 #include "python/layout/versions.h"
 
 static const struct ju_py_version VERSIONS[] = {

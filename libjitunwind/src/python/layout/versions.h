@@ -24,6 +24,17 @@ struct ju_py_version {
                               * 0: none yet (provisional: DWARF must confirm it) */
 };
 
+/* The static tables the rows name: frame layouts (layout_table.c) and
+ * value layouts (value_layout.c). Only the version table names them;
+ * everything else finds a version's tables through it. */
+JU_HIDDEN extern const struct ju_py_layout ju_py_layout_311_x86_64, ju_py_layout_311_aarch64,
+    ju_py_layout_312, ju_py_layout_313, ju_py_layout_313t, ju_py_layout_314, ju_py_layout_314t,
+    ju_py_layout_315, ju_py_layout_315t, ju_py_layout_316, ju_py_layout_316t;
+
+JU_HIDDEN extern const struct ju_py_value_layout ju_py_value_table_311, ju_py_value_table_312,
+    ju_py_value_table_313, ju_py_value_table_313t, ju_py_value_table_314,
+    ju_py_value_table_314t;
+
 /* The row of a PY_VERSION_HEX's minor version, or NULL. */
 JU_HIDDEN const struct ju_py_version *ju_py_version_of(uint32_t version_hex);
 
