@@ -5,6 +5,7 @@
 #include "python/layout/layout.h"
 #include "python/layout/value_layout.h"
 #include "python/layout/versions.h"
+#include "base/cycle.h"
 
 struct ju_code_cache;
 
