@@ -18,7 +18,7 @@ members = re.findall(r"^\s*uint32_t ([a-z0-9_]+);", struct, re.M)
 members = [m for m in members if m != "version"]  # PY_VERSION_HEX, not an offset
 members += [m for line in re.findall(r"^\s*uint32_t ([a-z0-9_, ]+);", struct, re.M)
             for m in line.replace(" ", "").split(",")[1:]]
-listed = set(re.findall(r"X\(([a-z0-9_]+), [A-Z]+, \d+, [A-Z]+\)", header))
+listed = set(re.findall(r"X\(([a-z0-9_]+), [A-Z]+, \d+, [A-Z]+, ", header))
 problems = ["struct ju_py_layout.%s is not in JU_PY_LAYOUT_FIELDS (its width is unknown, "
             "so no check covers it)" % m for m in members if m not in listed]
 raw_load = re.compile(r"ju_(load|read)_u(8|16|32|64)\([^;]*?(\bL|layout)->([a-z0-9_]+)", re.S)

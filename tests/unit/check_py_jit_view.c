@@ -585,7 +585,7 @@ START_TEST(py315_layout_comes_from_dwarf)
     L = r->layout;
     J = &L->jit;
     ck_assert_str_eq(r->executors_missing, "");
-    ck_assert_str_eq(r->jit.dwarf.missing, "");
+    ck_assert_str_eq(r->jit.dwarf_missing, "");
     ck_assert_uint_eq(r->jit.dwarf.adopted, 0);
     ck_assert_uint_ge(r->jit.dwarf.derived, 19);
     for (i = 0; i < sizeof WANT_315 / sizeof WANT_315[0]; i++)
@@ -752,7 +752,7 @@ START_TEST(py315_dwarf_without_a_field_falls_back)
     mem = ju_builder_memory(t.p.b);
     ck_assert_int_eq(jitunwind_pyreader_new_for_module(&r, &mem, t.p.runtime, 0x030f00f0,
                                                        PY315_DWARF_NO_TRACE), 0);
-    ck_assert_str_eq(r->jit.dwarf.missing, "_PyExecutorObject.ex_trace");
+    ck_assert_str_eq(r->jit.dwarf_missing, "_PyExecutorObject.ex_trace");
     ck_assert_int_eq(r->layout->jit.known, 0);
     ck_assert_int_eq(jitunwind_pyreader_executors(r, e, 4, &n), 0);
     ck_assert_uint_eq(n, 2);

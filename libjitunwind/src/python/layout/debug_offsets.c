@@ -10,7 +10,9 @@
  * copy of 3.15.0rc3's header and its recording of 3.15.0rc1's table agree
  * with field for field.
  *
- * A list is "confirmed" from the first release it is known to describe.
+ * A list is "confirmed" from the first release it is known to describe
+ * (the version table, versions.c, says which list a version uses and from
+ * which release).
  * Fields changed during 3.15's betas (b4 inserted one mid-struct), and 3.16
  * is still in development, so the list of an earlier pre-release, or of a
  * minor with no confirmed release, is provisional: the reader uses it only
@@ -25,6 +27,7 @@
  * to the reader's value layout (value_layout.h), which checks them itself. */
 #include <stdio.h>
 
+#include "python/layout/validate.h"
 #include "python/pyreader.h"
 
 enum field {
@@ -127,58 +130,33 @@ static const uint8_t FIELDS_315[] = {
 };
 
 struct field_list {
-    uint32_t version;        /* 0xMMmm0000 */
-    uint32_t confirmed_from; /* first PY_VERSION_HEX known to match; 0: none yet */
     const uint8_t *fields;
     size_t count;
 };
 
-static const struct field_list LISTS[] = {
-    {0x030d0000, 0x030d0000, FIELDS_313, sizeof FIELDS_313},
-    {0x030e0000, 0x030e0000, FIELDS_314, sizeof FIELDS_314},
-    {0x030f0000, 0x030f00c1 /* 3.15.0rc1 */, FIELDS_315, sizeof FIELDS_315},
-    {0x03100000, 0, FIELDS_315, sizeof FIELDS_315},
+/* By enum ju_py_debug_list: which list a version uses is its row in the
+ * version table (versions.c). */
+static const struct field_list LISTS[JU_PY_DEBUG_LISTS] = {
+    [JU_PY_DEBUG_313] = {FIELDS_313, sizeof FIELDS_313},
+    [JU_PY_DEBUG_314] = {FIELDS_314, sizeof FIELDS_314},
+    [JU_PY_DEBUG_315] = {FIELDS_315, sizeof FIELDS_315},
 };
 
-/* Each offset must lie, with the width of the layout field it sets,
- * inside the struct whose size field is named (fields newer lists add read
- * as 0 from older ones, and fit). */
-static const struct {
-    uint8_t offset, size, field; /* enum field, enum field, enum ju_py_field_id */
-} INSIDE[] = {
-    {RT_INTERPRETERS_HEAD, RT_SIZE, JU_PYF_rt_interpreters_head},
-    {IS_ID, IS_SIZE, JU_PYF_interp_id},
-    {IS_NEXT, IS_SIZE, JU_PYF_interp_next},
-    {IS_THREADS_HEAD, IS_SIZE, JU_PYF_interp_threads_head},
-    {IS_CEVAL_GIL, IS_SIZE, JU_PYF_interp_gil_ptr},
-    {TS_NEXT, TS_SIZE, JU_PYF_ts_next},
-    {TS_INTERP, TS_SIZE, JU_PYF_ts_interp},
-    {TS_CURRENT_FRAME, TS_SIZE, JU_PYF_ts_current_frame},
-    {TS_THREAD_ID, TS_SIZE, JU_PYF_ts_thread_id},
-    {TS_NATIVE_THREAD_ID, TS_SIZE, JU_PYF_ts_native_thread_id},
-    {TS_HOLDS_GIL, TS_SIZE, JU_PYF_ts_holds_gil},
-    {TS_LAST_PROFILED_FRAME, TS_SIZE, JU_PYF_ts_last_profiled_frame},
-    {TS_LAST_PROFILED_SEQ, TS_SIZE, JU_PYF_ts_last_profiled_seq},
-    {FR_PREVIOUS, FR_SIZE, JU_PYF_fr_previous},
-    {FR_EXECUTABLE, FR_SIZE, JU_PYF_fr_code},
-    {FR_INSTR_PTR, FR_SIZE, JU_PYF_fr_instr},
-    {FR_OWNER, FR_SIZE, JU_PYF_fr_owner},
-    {FR_TLBC_INDEX, FR_SIZE, JU_PYF_fr_tlbc_index},
-    {CO_FILENAME, CO_SIZE, JU_PYF_co_filename},
-    {CO_NAME, CO_SIZE, JU_PYF_co_name},
-    {CO_QUALNAME, CO_SIZE, JU_PYF_co_qualname},
-    {CO_LINETABLE, CO_SIZE, JU_PYF_co_linetable},
-    {CO_FIRSTLINENO, CO_SIZE, JU_PYF_co_firstlineno},
-    {CO_CODE_ADAPTIVE, CO_SIZE, JU_PYF_co_code_adaptive},
-    {CO_TLBC, CO_SIZE, JU_PYF_co_tlbc},
-    {OB_TYPE, OB_SIZE, JU_PYF_ob_type},
-    {TP_NAME, TP_SIZE, JU_PYF_tp_name},
-    {BY_OB_SIZE, BY_SIZE, JU_PYF_bytes_size},
-    {BY_OB_SVAL, BY_SIZE, JU_PYF_bytes_sval},
-    {UN_STATE, UN_SIZE, JU_PYF_str_state},
-    {UN_LENGTH, UN_SIZE, JU_PYF_str_length},
-    {UN_ASCII_SIZE, UN_SIZE, JU_PYF_str_ascii_size},
-    {UN_COMPACT_SIZE, UN_SIZE, JU_PYF_str_compact_size},
+/* The field each layout field is read from, from its row (SKIP: none). */
+static const uint8_t GIVES[JU_PYF_MAIN_END] = {
+#define JU_PY_GIVES(name, holder, width, also, kind, debug, paths) [JU_PYF_##name] = debug,
+    JU_PY_LAYOUT_FIELDS(JU_PY_GIVES)
+#undef JU_PY_GIVES
+};
+
+/* The field giving the size of each holder the debug offsets describe: each
+ * offset must lie inside it, with the width of the layout field it sets
+ * (fields newer lists add read as 0 from older ones, and fit). */
+static const uint8_t HOLDER_SIZE[JU_PYH_COUNT] = {
+    [JU_PYH_RUNTIME] = RT_SIZE, [JU_PYH_INTERP] = IS_SIZE, [JU_PYH_TSTATE] = TS_SIZE,
+    [JU_PYH_FRAME] = FR_SIZE,   [JU_PYH_CODE] = CO_SIZE,   [JU_PYH_OBJECT] = OB_SIZE,
+    [JU_PYH_TYPE] = TP_SIZE,    [JU_PYH_BYTES] = BY_SIZE,  [JU_PYH_ASCII] = UN_SIZE,
+    [JU_PYH_COMPACT] = UN_SIZE,
 };
 
 /* The value layout's fields they give, each with the field giving the size
@@ -211,15 +189,18 @@ static const struct {
 static int check_inside(jitunwind_pyreader *r, const uint64_t *v)
 {
     size_t i;
-    for (i = 0; i < sizeof INSIDE / sizeof INSIDE[0]; i++) {
-        const struct ju_py_field_desc *f = &ju_py_fields[INSIDE[i].field];
+    for (i = 0; i < JU_PYF_MAIN_END; i++) {
+        const struct ju_py_field_desc *f = &ju_py_fields[i];
         const char *type = ju_py_holders[f->holder].type;
-        uint64_t size = v[INSIDE[i].size], off = v[INSIDE[i].offset];
+        uint64_t size = v[HOLDER_SIZE[f->holder]], off = v[GIVES[i]];
+        struct ju_py_placed placed = {off, f->width, size, JU_PY_UNBOUNDED};
+        if (GIVES[i] == SKIP)
+            continue;
         if (size == 0 || size > MAX_STRUCT)
             return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
                            "_Py_DebugOffsets are implausible: sizeof(%s) is %llu", type,
                            (unsigned long long)size);
-        if (off > size || f->width > size - off)
+        if (ju_py_field_misfit(&placed) != JU_PY_FITS)
             return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
                            "_Py_DebugOffsets are implausible: %s.%s (offset %llu, %u bytes) "
                            "ends past sizeof(%s), %llu",
@@ -242,11 +223,8 @@ static int list_has(const struct field_list *list, enum field f)
 
 static const struct field_list *list_for(uint32_t version_hex)
 {
-    size_t i;
-    for (i = 0; i < sizeof LISTS / sizeof LISTS[0]; i++)
-        if ((version_hex & 0xffff0000u) == LISTS[i].version)
-            return &LISTS[i];
-    return NULL;
+    const struct ju_py_version *v = ju_py_version_of(version_hex);
+    return v && v->debug_offsets != JU_PY_DEBUG_NONE ? &LISTS[v->debug_offsets] : NULL;
 }
 
 /* The struct sizes an encoded block claims: past every offset it names. */
@@ -275,44 +253,14 @@ int ju_py_encode_debug_offsets(uint32_t version_hex, const struct ju_py_layout *
     }
     v[RT_SIZE] = v[IS_SIZE] = v[TS_SIZE] = v[CO_SIZE] = v[OB_SIZE] = v[TP_SIZE] = v[BY_SIZE] =
         v[UN_SIZE] = ENCODED_STRUCT_SIZE;
-    v[FR_SIZE] = L->fr_size;
-    v[RT_INTERPRETERS_HEAD] = L->rt_interpreters_head;
-    v[IS_ID] = L->interp_id;
-    v[IS_NEXT] = L->interp_next;
-    v[IS_THREADS_HEAD] = L->interp_threads_head;
-    /* Free-threaded builds still have ceval.gil; the decoder ignores it. */
-    v[IS_CEVAL_GIL] = L->interp_gil_ptr != JU_PY_NONE ? L->interp_gil_ptr : 16;
-    v[TS_NEXT] = L->ts_next;
-    v[TS_INTERP] = L->ts_interp;
-    v[TS_CURRENT_FRAME] = L->ts_current_frame;
-    v[TS_THREAD_ID] = L->ts_thread_id;
-    v[TS_NATIVE_THREAD_ID] = L->ts_native_thread_id;
-    v[FR_PREVIOUS] = L->fr_previous;
-    v[FR_EXECUTABLE] = L->fr_code;
-    v[FR_INSTR_PTR] = L->fr_instr;
-    v[FR_OWNER] = L->fr_owner;
-    v[CO_FILENAME] = L->co_filename;
-    v[CO_NAME] = L->co_name;
-    v[CO_QUALNAME] = L->co_qualname;
-    v[CO_LINETABLE] = L->co_linetable;
-    v[CO_FIRSTLINENO] = L->co_firstlineno;
-    v[CO_CODE_ADAPTIVE] = L->co_code_adaptive;
-    v[OB_TYPE] = L->ob_type;
-    v[TP_NAME] = L->tp_name;
-    v[BY_OB_SIZE] = L->bytes_size;
-    v[BY_OB_SVAL] = L->bytes_sval;
-    v[UN_STATE] = L->str_state;
-    v[UN_LENGTH] = L->str_length;
-    v[UN_ASCII_SIZE] = L->str_ascii_size;
-    v[UN_COMPACT_SIZE] = L->str_compact_size;
-    v[TS_HOLDS_GIL] = L->ts_holds_gil != JU_PY_NONE ? L->ts_holds_gil : 0;
-    v[TS_LAST_PROFILED_FRAME] =
-        L->ts_last_profiled_frame != JU_PY_NONE ? L->ts_last_profiled_frame : 0;
-    v[TS_LAST_PROFILED_SEQ] = L->ts_last_profiled_seq != JU_PY_NONE ? L->ts_last_profiled_seq : 0;
-    if (L->free_threaded && L->fr_tlbc_index != JU_PY_NONE) {
-        v[FR_TLBC_INDEX] = L->fr_tlbc_index;
-        v[CO_TLBC] = L->co_tlbc;
+    for (i = 0; i < JU_PYF_MAIN_END; i++) {
+        uint32_t off = ju_py_offset(L, (enum ju_py_field_id)i);
+        if (GIVES[i] != SKIP)
+            v[GIVES[i]] = off < JU_PY_FROM_DWARF ? off : 0;
     }
+    /* Free-threaded builds still have ceval.gil; the decoder ignores it. */
+    if (L->interp_gil_ptr == JU_PY_NONE)
+        v[IS_CEVAL_GIL] = 16;
     memcpy(buf, "xdebugpy", 8);
     memcpy(buf + 8, &(uint64_t){version_hex}, 8);
     memcpy(buf + 16, &(uint64_t){L->free_threaded}, 8);
@@ -345,28 +293,11 @@ int ju_py_debug_offsets_header(jitunwind_pyreader *r)
     return (int)free_threaded;
 }
 
-int ju_py_debug_offsets_supported(uint32_t version_hex)
-{
-    return list_for(version_hex) != NULL;
-}
-
-void ju_py_release_name(uint32_t version_hex, char *buf, size_t size)
-{
-    static const char *const LEVEL[16] = {[0xa] = "a", [0xb] = "b", [0xc] = "rc", [0xf] = ""};
-    const char *level = LEVEL[(version_hex >> 4) & 0xf];
-    unsigned serial = version_hex & 0xf;
-    snprintf(buf, size, "%u.%u.%u%s", version_hex >> 24, (version_hex >> 16) & 0xff,
-             (version_hex >> 8) & 0xff, level ? level : "?");
-    if (level && *level) {
-        size_t len = strlen(buf);
-        snprintf(buf + len, size - len, "%u", serial);
-    }
-}
-
-int ju_py_debug_offsets_confirmed(uint32_t version_hex)
+int ju_py_debug_offsets_give(uint32_t version_hex, enum ju_py_field_id id)
 {
     const struct field_list *list = list_for(version_hex);
-    return list && list->confirmed_from && version_hex >= list->confirmed_from;
+    return list && id < JU_PYF_MAIN_END && GIVES[id] != SKIP &&
+           list_has(list, (enum field)GIVES[id]);
 }
 
 /* Start the reader's value layout from the version's table (out: the
@@ -401,7 +332,7 @@ int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
     const struct field_list *list = list_for(r->version_hex);
     uint8_t raw[HEADER + 8 * 128];
     uint64_t v[N_FIELDS] = {0};
-    size_t pos;
+    size_t pos, i;
     int free_threaded, rc;
     if (!list)
         return ju_fail(&r->err, JITUNWIND_EVERSION, r->runtime,
@@ -429,53 +360,31 @@ int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
     if (v[UN_ASCII_SIZE] + 16 > JU_PY_STR_COPY || v[UN_COMPACT_SIZE] > JU_PY_STR_COPY)
         return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
                        "_Py_DebugOffsets give str headers larger than the decoder reads");
-    out->rt_interpreters_head = (uint32_t)v[RT_INTERPRETERS_HEAD];
-    out->interp_id = (uint32_t)v[IS_ID];
-    out->interp_next = (uint32_t)v[IS_NEXT];
-    out->interp_threads_head = (uint32_t)v[IS_THREADS_HEAD];
-    if (out->interp_gil_ptr != JU_PY_NONE) /* NONE: a build whose GIL holder means nothing */
-        out->interp_gil_ptr = (uint32_t)v[IS_CEVAL_GIL];
-    out->ts_next = (uint32_t)v[TS_NEXT];
-    out->ts_interp = (uint32_t)v[TS_INTERP];
-    out->ts_current_frame = (uint32_t)v[TS_CURRENT_FRAME];
+    /* Each field the table has, from the list when the list has it; one the
+     * table has not (NONE: the GIL of a free-threaded build, thread-local
+     * bytecode of a GIL build) stays absent. */
+    for (i = 0; i < JU_PYF_MAIN_END; i++) {
+        uint32_t *slot = (uint32_t *)((char *)out + ju_py_fields[i].slot);
+        if (GIVES[i] != SKIP && *slot != JU_PY_NONE)
+            *slot = list_has(list, (enum field)GIVES[i]) ? (uint32_t)v[GIVES[i]] : JU_PY_NONE;
+    }
     out->ts_cframe = JU_PY_NONE;
-    out->ts_thread_id = (uint32_t)v[TS_THREAD_ID];
-    out->ts_native_thread_id = (uint32_t)v[TS_NATIVE_THREAD_ID];
-    out->fr_size = (uint32_t)v[FR_SIZE];
-    out->fr_previous = (uint32_t)v[FR_PREVIOUS];
-    out->fr_code = (uint32_t)v[FR_EXECUTABLE];
-    out->fr_instr = (uint32_t)v[FR_INSTR_PTR];
-    out->fr_owner = (uint32_t)v[FR_OWNER];
     out->co_size = (uint32_t)v[CO_CODE_ADAPTIVE] + 8;
-    out->co_filename = (uint32_t)v[CO_FILENAME];
-    out->co_name = (uint32_t)v[CO_NAME];
-    out->co_qualname = (uint32_t)v[CO_QUALNAME];
-    out->co_linetable = (uint32_t)v[CO_LINETABLE];
-    out->co_firstlineno = (uint32_t)v[CO_FIRSTLINENO];
-    out->co_code_adaptive = (uint32_t)v[CO_CODE_ADAPTIVE];
-    out->ob_type = (uint32_t)v[OB_TYPE];
-    out->tp_name = (uint32_t)v[TP_NAME];
-    out->bytes_size = (uint32_t)v[BY_OB_SIZE];
-    out->bytes_sval = (uint32_t)v[BY_OB_SVAL];
-    out->str_state = (uint32_t)v[UN_STATE];
-    out->str_length = (uint32_t)v[UN_LENGTH];
-    out->str_ascii_size = (uint32_t)v[UN_ASCII_SIZE];
     out->str_compact_size = list_has(list, UN_COMPACT_SIZE)
                                 ? (uint32_t)v[UN_COMPACT_SIZE]
                                 : out->str_ascii_size + 16; /* + utf8_length, utf8 */
     out->str_legacy_data = out->str_compact_size;
-    if (out->ts_holds_gil != JU_PY_NONE) /* NONE: no such field, or no GIL (free-threaded) */
-        out->ts_holds_gil = list_has(list, TS_HOLDS_GIL) ? (uint32_t)v[TS_HOLDS_GIL] : JU_PY_NONE;
-    /* The profiler's frame marker (3.15+: frame_chains_markers.c). */
-    out->ts_last_profiled_frame = list_has(list, TS_LAST_PROFILED_FRAME)
-                                      ? (uint32_t)v[TS_LAST_PROFILED_FRAME]
-                                      : JU_PY_NONE;
-    out->ts_last_profiled_seq =
-        list_has(list, TS_LAST_PROFILED_SEQ) ? (uint32_t)v[TS_LAST_PROFILED_SEQ] : JU_PY_NONE;
-    if (out->fr_tlbc_index != JU_PY_NONE) { /* free-threaded with thread-local bytecode */
-        out->fr_tlbc_index = (uint32_t)v[FR_TLBC_INDEX];
-        out->co_tlbc = (uint32_t)v[CO_TLBC];
-    }
+    /* The struct sizes the target gives, each checked above: every field of
+     * these holders, whatever its source, is held to them (ju_py_layout_check). */
+    out->holder_size[JU_PYH_RUNTIME] = (uint32_t)v[RT_SIZE];
+    out->holder_size[JU_PYH_INTERP] = (uint32_t)v[IS_SIZE];
+    out->holder_size[JU_PYH_TSTATE] = (uint32_t)v[TS_SIZE];
+    out->holder_size[JU_PYH_FRAME] = (uint32_t)v[FR_SIZE];
+    out->holder_size[JU_PYH_CODE] = (uint32_t)v[CO_SIZE];
+    out->holder_size[JU_PYH_OBJECT] = (uint32_t)v[OB_SIZE];
+    out->holder_size[JU_PYH_TYPE] = (uint32_t)v[TP_SIZE];
+    out->holder_size[JU_PYH_BYTES] = (uint32_t)v[BY_SIZE];
+    out->holder_size[JU_PYH_UNICODE] = (uint32_t)v[UN_SIZE];
     apply_values(r, list, v, out);
     return 0;
 }

@@ -11,97 +11,52 @@
  * source, is held to ju_py_jit_layout_check before the view reads with it. */
 #include <stdio.h>
 
+#include "python/layout/merge.h"
 #include "python/pyreader.h"
 
-enum jit_field_kind { MEMBER, SIZE_OF, BITS };
-
-struct jit_field {
-    const char *type;
-    const char *paths; /* '|' between alternatives (3.13 `operand`, 3.14 `operand0`) */
-    uint8_t kind;
-    size_t slot;       /* offsetof(struct ju_py_jit_layout, ...) */
-};
-
-#define M(type, paths, field) {type, paths, MEMBER, offsetof(struct ju_py_jit_layout, field)}
-#define S(type, field) {type, NULL, SIZE_OF, offsetof(struct ju_py_jit_layout, field)}
-#define B(type, paths, field) {type, paths, BITS, offsetof(struct ju_py_jit_layout, field)}
-
-static const struct jit_field JIT_FIELDS[] = {
-    M("_PyExecutorObject", "trace", ex_trace),
-    M("_PyExecutorObject", "exit_count", ex_exit_count),
-    M("_PyExecutorObject", "code_size", ex_code_size),
-    M("_PyExecutorObject", "jit_side_entry", ex_side_entry),
-    M("_PyExecutorObject", "exits", ex_exits),
-    M("_PyExecutorObject", "vm_data.opcode", vm_opcode),
-    M("_PyExecutorObject", "vm_data.oparg", vm_oparg),
-    M("_PyExecutorObject", "vm_data.index", vm_index),
-    B("_PyExecutorObject", "vm_data.valid", vm_valid),
-    B("_PyExecutorObject", "vm_data.linked", vm_linked),
-    B("_PyExecutorObject", "vm_data.chain_depth", vm_chain_depth),
-    B("_PyExecutorObject", "vm_data.warm", vm_warm),
-    S("_PyUOpInstruction", uop_size),
-    M("_PyUOpInstruction", "oparg", uop_oparg),
-    M("_PyUOpInstruction", "target", uop_target),
-    M("_PyUOpInstruction", "operand0|operand", uop_operand0),
-    M("_PyUOpInstruction", "operand1", uop_operand1),
-    S("_PyExitData", exit_size),
-    M("_PyExitData", "target", exit_target),
-    M("_PyExitData", "executor", exit_executor),
-    S("StencilGroup", stencil_size),
-    M("StencilGroup", "code_size|code.body_size", stencil_code_size),
-};
-
-/* The first path of `paths` the type has: 0 and *value in bytes (bits for
- * BITS), or ENOTFOUND. */
-static int lookup(jitunwind_dwarf_types *types, const struct jit_field *f, uint64_t *value)
+/* The first path of f's paths its holder has: 0 and *value in bytes (bits
+ * for a BITS field), or ENOTFOUND. */
+static int lookup(jitunwind_dwarf_types *types, const struct ju_py_field_desc *f,
+                  uint64_t *value)
 {
-    return ju_py_dwarf_lookup(types, f->type, f->kind == SIZE_OF ? NULL : f->paths,
-                              f->kind == BITS, value);
+    return ju_py_dwarf_lookup(types, ju_py_holders[f->holder].type,
+                              f->kind == JU_PYK_SIZE_OF ? NULL : f->paths,
+                              f->kind == JU_PYK_BITS, value);
 }
 
 void ju_py_jit_apply_dwarf(jitunwind_dwarf_types *types, struct ju_py_jit_layout *J,
-                           struct ju_py_jit_report *report)
+                           struct jitunwind_py_dwarf_report *report)
 {
     size_t i;
     memset(report, 0, sizeof *report);
     if (!J->known || !types)
         return;
-    for (i = 0; i < sizeof JIT_FIELDS / sizeof JIT_FIELDS[0]; i++) {
-        const struct jit_field *f = &JIT_FIELDS[i];
-        char *slot = (char *)J + f->slot;
+    ju_strlcpy(report->source, jitunwind_dwarf_types_source(types), sizeof report->source);
+    for (i = JU_PYF_MAIN_END; i < JU_PYF_COUNT; i++) {
+        const struct ju_py_field_desc *f = &ju_py_fields[i];
+        size_t at = f->slot - offsetof(struct ju_py_layout, jit);
+        char *slot = (char *)J + at;
+        struct ju_py_jit_bits *b = f->kind == JU_PYK_BITS ? (struct ju_py_jit_bits *)slot : NULL;
         uint64_t value, have;
+        enum ju_py_merge m;
         if (lookup(types, f, &value) < 0 || value >= JU_PY_NONE)
             continue;
-        if (f->kind == BITS) {
-            struct ju_py_jit_bits *b = (struct ju_py_jit_bits *)slot;
-            if (b->width == 0)
-                continue; /* the table says this version has no such flag */
-            if (b->offset == JU_PY_FROM_DWARF) { /* only DWARF knows: taken, not compared */
-                b->offset = (uint32_t)(value / 8);
-                b->bit = (uint8_t)(value % 8);
-                report->derived++;
-                continue;
-            }
-            have = (uint64_t)b->offset * 8 + b->bit;
-        } else {
-            have = *(uint32_t *)slot;
-            if (have == JU_PY_NONE)
-                continue;
-            if (have == JU_PY_FROM_DWARF) {
-                *(uint32_t *)slot = (uint32_t)value;
-                report->derived++;
-                continue;
-            }
-        }
-        report->checked++;
-        if (have == value)
+        if (b && b->width == 0)
+            continue; /* the table says this version has no such flag */
+        /* bit-fields are compared by bit position; only DWARF knows those
+         * marked FROM_DWARF */
+        have = b ? (uint64_t)b->offset * 8 + b->bit : *(uint32_t *)slot;
+        m = b ? ju_py_merge(0, have, value, b->offset == JU_PY_FROM_DWARF, 0)
+              : ju_py_merge(have == JU_PY_NONE, have, value, have == JU_PY_FROM_DWARF, 0);
+        if (m == JU_PY_MERGE_ADOPT && report->mismatches == 0)
+            snprintf(report->first_mismatch, sizeof report->first_mismatch,
+                     "%s.%s: table %llu, DWARF %llu%s", ju_py_holders[f->holder].type,
+                     f->paths ? f->paths : "sizeof", (unsigned long long)have,
+                     (unsigned long long)value, b ? " (bits)" : "");
+        ju_py_merge_count(report, m);
+        if (m == JU_PY_MERGE_SKIP || m == JU_PY_MERGE_AGREE)
             continue;
-        if (report->adopted++ == 0)
-            snprintf(report->first, sizeof report->first, "%s.%s: table %llu, DWARF %llu%s",
-                     f->type, f->paths ? f->paths : "sizeof", (unsigned long long)have,
-                     (unsigned long long)value, f->kind == BITS ? " (bits)" : "");
-        if (f->kind == BITS) {
-            struct ju_py_jit_bits *b = (struct ju_py_jit_bits *)slot;
+        if (b) {
             b->offset = (uint32_t)(value / 8);
             b->bit = (uint8_t)(value % 8);
         } else {

@@ -14,7 +14,7 @@
  * checked end to end by tests/unit/check_py_live.c, which decodes live
  * processes of those interpreters. 3.15, 3.16: not run against a real
  * build (none was available); see their tables. */
-#include "python/layout/layout.h"
+#include "python/layout/versions.h"
 
 /* No JIT before 3.13. */
 #define NO_EXECUTOR_ARRAY                                                               \
@@ -133,12 +133,12 @@
     .str_compact_size = 72, .str_legacy_data = 72, .st_kind_shift = 2,                   \
     .st_compact_bit = 5, .st_ascii_bit = 6, .st_ready_bit = 7, NO_EXECUTORS
 
-static const struct ju_py_layout PY311_X86_64 = {
+const struct ju_py_layout ju_py_layout_311_x86_64 = {
     PY311_ALL_ARCHITECTURES,
     .rt_gil_holder = 576,
 };
 
-static const struct ju_py_layout PY311_AARCH64 = {
+const struct ju_py_layout ju_py_layout_311_aarch64 = {
     PY311_ALL_ARCHITECTURES,
     .rt_gil_holder = 592,
 };
@@ -150,7 +150,7 @@ static const struct ju_py_layout PY311_AARCH64 = {
     .str_state = 32, .str_ascii_size = 40, .str_compact_size = 56, .str_legacy_data = 56, \
     .st_kind_shift = 2, .st_compact_bit = 5, .st_ascii_bit = 6, .st_ready_bit = 0xff
 
-static const struct ju_py_layout PY312 = {
+const struct ju_py_layout ju_py_layout_312 = {
     .name = "CPython 3.12",
     .version = 0x030c0000,
     .rt_interpreters_head = 40,
@@ -213,7 +213,7 @@ static const struct ju_py_layout PY312 = {
     .ob_type = 24, .tp_name = 40, .bytes_size = 32, .bytes_sval = 48, .str_length = 32, \
     .str_state = 48, .str_ascii_size = 56, .str_compact_size = 72, .str_legacy_data = 72
 
-static const struct ju_py_layout PY313 = {
+const struct ju_py_layout ju_py_layout_313 = {
     .name = "CPython 3.13",
     .version = 0x030d0000,
     .rt_interpreters_head = 632,
@@ -250,7 +250,7 @@ static const struct ju_py_layout PY313 = {
  * activation, the trampoline arenas' location. The runtime, interpreter,
  * thread and frame offsets below (3.14.7's) are replaced by the target's
  * debug offsets. */
-static const struct ju_py_layout PY314 = {
+const struct ju_py_layout ju_py_layout_314 = {
     .name = "CPython 3.14",
     .version = 0x030e0000,
     .rt_interpreters_head = 808,
@@ -291,7 +291,7 @@ static const struct ju_py_layout PY314 = {
  * end to end on it. Thread-local bytecode: instr_ptr points into
  * co_tlbc->entries[tlbc_index]; stack refs carry one tag bit; `interned`
  * is a whole byte, so kind/compact/ascii sit at bits 8, 11 and 12. */
-static const struct ju_py_layout PY314T = {
+const struct ju_py_layout ju_py_layout_314t = {
     .name = "CPython 3.14 (free-threaded)",
     .version = 0x030e0000,
     .free_threaded = 1,
@@ -331,7 +331,7 @@ static const struct ju_py_layout PY314T = {
  * state bits as in GIL builds (`interned` became a byte only in 3.14t).
  * Not checked against a real 3.13t build: the debug offsets carry what
  * matters, and the trampoline arenas' place is left to DWARF. */
-static const struct ju_py_layout PY313T = {
+const struct ju_py_layout ju_py_layout_313t = {
     .name = "CPython 3.13 (free-threaded)",
     .version = 0x030d0000,
     .free_threaded = 1,
@@ -398,62 +398,30 @@ static const struct ju_py_layout PY313T = {
     .co_firstlineno = 84, .co_code_adaptive = 232, .co_tlbc = 224, OBJECTS_FREE_THREADED, \
     .st_kind_shift = 8, .st_compact_bit = 11, .st_ascii_bit = 12, .st_ready_bit = 0xff
 
-static const struct ju_py_layout PY315 = {
+const struct ju_py_layout ju_py_layout_315 = {
     .name = "CPython 3.15",
     .version = 0x030f0000,
     SEMANTICS_3_15_TO_3_16,
     GIL_3_15_TO_3_16,
 };
 
-static const struct ju_py_layout PY315T = {
+const struct ju_py_layout ju_py_layout_315t = {
     .name = "CPython 3.15 (free-threaded)",
     .version = 0x030f0000,
     SEMANTICS_3_15_TO_3_16,
     FREE_THREADED_3_15_TO_3_16,
 };
 
-static const struct ju_py_layout PY316 = {
+const struct ju_py_layout ju_py_layout_316 = {
     .name = "CPython 3.16",
     .version = 0x03100000,
     SEMANTICS_3_15_TO_3_16,
     GIL_3_15_TO_3_16,
 };
 
-static const struct ju_py_layout PY316T = {
+const struct ju_py_layout ju_py_layout_316t = {
     .name = "CPython 3.16 (free-threaded)",
     .version = 0x03100000,
     SEMANTICS_3_15_TO_3_16,
     FREE_THREADED_3_15_TO_3_16,
 };
-
-static const struct {
-    int arch; /* enum jitunwind_arch, or 0: every architecture */
-    const struct ju_py_layout *layout;
-} LAYOUTS[] = {
-    {JITUNWIND_ARCH_X86_64, &PY311_X86_64}, {JITUNWIND_ARCH_AARCH64, &PY311_AARCH64},
-    {0, &PY312}, {0, &PY313}, {0, &PY314}, {0, &PY315}, {0, &PY316},
-    {0, &PY313T}, {0, &PY314T}, {0, &PY315T}, {0, &PY316T},
-};
-
-const struct ju_py_layout *ju_py_layout_for_build(uint32_t version_hex, int free_threaded,
-                                                  int arch)
-{
-    size_t i;
-    for (i = 0; i < sizeof LAYOUTS / sizeof LAYOUTS[0]; i++) {
-        const struct ju_py_layout *L = LAYOUTS[i].layout;
-        if ((version_hex & 0xffff0000u) == L->version && L->free_threaded == !!free_threaded &&
-            (LAYOUTS[i].arch == 0 || LAYOUTS[i].arch == arch))
-            return L;
-    }
-    return NULL;
-}
-
-const struct ju_py_layout *ju_py_layout_newest(int free_threaded)
-{
-    return free_threaded ? &PY316T : &PY316;
-}
-
-const struct ju_py_layout *ju_py_layout_for(uint32_t version_hex, int arch)
-{
-    return ju_py_layout_for_build(version_hex, 0, arch);
-}

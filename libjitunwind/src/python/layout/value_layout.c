@@ -19,7 +19,9 @@
 #include <stdio.h>
 
 #include "python/pyreader.h"
-#include "python/layout/value_layout.h"
+#include "python/layout/merge.h"
+#include "python/layout/versions.h"
+#include "python/layout/validate.h"
 
 #define OBJECTS_COMMON                                                                  \
     .long_digits = 8, .float_value = 0, .var_size = 0, .list_items = 8, .dict_used = 0,  \
@@ -30,7 +32,7 @@
     .dk_log2_size = 8, .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,       \
     .dk_indices = 32
 
-static const struct ju_py_value_layout VALUES_311 = {
+const struct ju_py_value_layout ju_py_value_table_311 = {
     .version = 0x030b0000, OBJECTS_COMMON,
     .long_size = 0, .long_tag = JU_PY_NONE, .tuple_items = 8, .ht_qualname = 848,
     .co_argcount = 40, .co_kwonlyargcount = 48, .co_nlocalsplus = 60,
@@ -40,7 +42,7 @@ static const struct ju_py_value_layout VALUES_311 = {
     .interp_gc_collecting = 848,
 };
 
-static const struct ju_py_value_layout VALUES_312 = {
+const struct ju_py_value_layout ju_py_value_table_312 = {
     .version = 0x030c0000, OBJECTS_COMMON,
     .long_size = JU_PY_NONE, .long_tag = 0, .tuple_items = 8, .ht_qualname = 856,
     .co_argcount = 36, .co_kwonlyargcount = 44, .co_nlocalsplus = 56,
@@ -65,41 +67,19 @@ static const struct ju_py_value_layout VALUES_312 = {
     .dv_values = 8, .dv_order_before = 0,                                                 \
     .fr_globals = 24, .fr_builtins = 32, .fr_localsplus = 80, .gil_locked = 16
 
-static const struct ju_py_value_layout VALUES_313 = {VALUES_313_FIELDS,
+const struct ju_py_value_layout ju_py_value_table_313 = {VALUES_313_FIELDS,
                                                      .interp_gc_collecting = 7600};
-static const struct ju_py_value_layout VALUES_313T = {
+const struct ju_py_value_layout ju_py_value_table_313t = {
     VALUES_313_FIELDS, .free_threaded = 1, .interp_gc_collecting = JU_PY_NONE};
-static const struct ju_py_value_layout VALUES_314 = {VALUES_314_FIELDS,
+const struct ju_py_value_layout ju_py_value_table_314 = {VALUES_314_FIELDS,
                                                      .interp_gc_collecting = 7600};
-static const struct ju_py_value_layout VALUES_314T = {
+const struct ju_py_value_layout ju_py_value_table_314t = {
     VALUES_314_FIELDS, .free_threaded = 1, .interp_gc_collecting = JU_PY_NONE};
-
-/* Oldest first within each build. */
-static const struct ju_py_value_layout *const TABLES[] = {
-    &VALUES_311, &VALUES_312, &VALUES_313, &VALUES_314, &VALUES_313T, &VALUES_314T};
-#define N_TABLES (sizeof TABLES / sizeof TABLES[0])
-
-const struct ju_py_value_layout *ju_py_value_table(uint32_t version_hex, int free_threaded)
-{
-    size_t i;
-    for (i = 0; i < N_TABLES; i++)
-        if (TABLES[i]->version == (version_hex & 0xffff0000u) &&
-            TABLES[i]->free_threaded == !!free_threaded)
-            return TABLES[i];
-    return NULL;
-}
-
-const struct ju_py_value_layout *ju_py_value_table_newest(int free_threaded)
-{
-    return free_threaded ? &VALUES_314T : &VALUES_314;
-}
-
-enum field_kind { NEEDED, OPTIONAL, BUILD };
 
 const struct ju_pyv_field_desc ju_pyv_fields[JU_PYV_COUNT] = {
 #define JU_PYV_DESC(field, holder, width, kind, paths)                                  \
     [JU_PYV_##field] = {#field, paths, offsetof(struct ju_py_value_layout, field), width, \
-                        JU_PYVH_##holder, kind},
+                        JU_PYVH_##holder, JU_PYK_##kind},
     JU_PY_VALUE_FIELDS(JU_PYV_DESC)
 #undef JU_PYV_DESC
 };
@@ -173,30 +153,24 @@ void ju_py_values_apply_dwarf(struct ju_py_values *s, const struct ju_py_layout 
         uint32_t *slot = slot_of(s, (enum ju_pyv_field_id)i);
         uint32_t base = ju_pyv_base(L, f->holder);
         uint64_t value;
+        enum ju_py_merge m;
         if (ju_py_dwarf_lookup(types, ju_pyv_holders[f->holder].type, f->paths, 0, &value) < 0 ||
             value < base || value >= JU_PY_NONE)
             continue;
-        if (*slot == JU_PY_NONE) {
-            if (f->kind == BUILD) { /* build-specific, unknown until now */
-                *slot = (uint32_t)(value - base);
-                s->source[i] |= JU_PYV_FROM_DWARF;
-                report->derived++;
-            }
-            continue; /* else a member this version's decoder does not use */
-        }
-        report->checked++;
+        m = ju_py_merge(*slot == JU_PY_NONE, *slot, value - base,
+                        *slot == JU_PY_NONE && f->kind == JU_PYK_BUILD,
+                        debug_offsets_win && (s->source[i] & JU_PYV_FROM_DEBUG_OFFSETS));
+        if (m == JU_PY_MERGE_SKIP)
+            continue; /* a member this version's decoder does not use */
         s->source[i] |= JU_PYV_FROM_DWARF;
-        if (*slot == value - base)
-            continue;
-        if (report->mismatches++ == 0)
+        if ((m == JU_PY_MERGE_ADOPT || m == JU_PY_MERGE_STAND) && report->mismatches == 0)
             snprintf(report->first_mismatch, sizeof report->first_mismatch,
                      "%s.%s: %s %llu, DWARF %llu", ju_pyv_holders[f->holder].type, f->name,
                      s->source[i] & JU_PYV_FROM_DEBUG_OFFSETS ? "debug offsets" : "table",
                      (unsigned long long)*slot + base, (unsigned long long)value);
-        if (debug_offsets_win && (s->source[i] & JU_PYV_FROM_DEBUG_OFFSETS))
-            continue;
-        *slot = (uint32_t)(value - base);
-        report->adopted++;
+        ju_py_merge_count(report, m);
+        if (m == JU_PY_MERGE_DERIVE || m == JU_PY_MERGE_ADOPT)
+            *slot = (uint32_t)(value - base);
     }
 }
 
@@ -208,8 +182,9 @@ int ju_py_values_check(const struct ju_py_values *s, const struct ju_py_layout *
         const struct ju_pyv_field_desc *f = &ju_pyv_fields[i];
         const char *type = ju_pyv_holders[f->holder].type;
         uint32_t off = ju_pyv_offset(&s->V, (enum ju_pyv_field_id)i);
-        uint64_t at = (uint64_t)off + ju_pyv_base(L, f->holder), end = at + f->width;
+        uint64_t at = (uint64_t)off + ju_pyv_base(L, f->holder);
         uint32_t holder = s->holder_size[f->holder];
+        struct ju_py_placed placed;
         if (off == JU_PY_NONE)
             continue;
         if (s->source[i] & JU_PYV_IN_HEADER) {
@@ -217,23 +192,31 @@ int ju_py_values_check(const struct ju_py_values *s, const struct ju_py_layout *
                      L->name, type, f->name, ju_pyv_base(L, f->holder));
             return JITUNWIND_ECORRUPT;
         }
-        if (end > JU_PY_MAX_STRUCT) {
-            snprintf(why, size, "values of %s: %s.%s (offset %llu) lies past any plausible %s",
-                     L->name, type, f->name, (unsigned long long)at, type);
-            return JITUNWIND_ECORRUPT;
-        }
-        if (holder && end > holder) {
+        /* The decoder copies a keys object's header up to dk_indices, at
+         * most JU_PY_DICT_KEYS_COPY bytes (0 when dk_indices says more). */
+        placed.offset = at;
+        placed.width = f->width;
+        placed.holder_size = holder ? holder : JU_PY_UNBOUNDED;
+        placed.copy = f->holder != JU_PYVH_DICTKEYS ? JU_PY_UNBOUNDED
+                      : s->V.dk_indices <= JU_PY_DICT_KEYS_COPY ? s->V.dk_indices
+                                                                : 0;
+        switch (ju_py_field_misfit(&placed)) {
+        case JU_PY_FITS:
+            break;
+        case JU_PY_PAST_HOLDER:
             snprintf(why, size,
                      "values of %s: %s.%s (offset %llu, %u bytes) ends past sizeof(%s), %u",
                      L->name, type, f->name, (unsigned long long)at, f->width, type, holder);
             return JITUNWIND_ECORRUPT;
-        }
-        if (f->holder == JU_PYVH_DICTKEYS &&
-            (s->V.dk_indices > JU_PY_DICT_KEYS_COPY || (f->width && end > s->V.dk_indices))) {
+        case JU_PY_PAST_COPY:
             snprintf(why, size,
                      "values of %s: PyDictKeysObject.%s (offset %u) lies outside the %u-byte "
                      "header before dk_indices (%u) that the decoder copies",
                      L->name, f->name, off, JU_PY_DICT_KEYS_COPY, s->V.dk_indices);
+            return JITUNWIND_ECORRUPT;
+        default:
+            snprintf(why, size, "values of %s: %s.%s (offset %llu) lies past any plausible %s",
+                     L->name, type, f->name, (unsigned long long)at, type);
             return JITUNWIND_ECORRUPT;
         }
     }
@@ -249,7 +232,7 @@ void ju_py_values_finish(struct ju_py_values *s, const struct ju_py_layout *L,
         uint32_t *slot = slot_of(s, (enum ju_pyv_field_id)i);
         if (*slot == JU_PY_NONE || (s->source[i] & ~JU_PYV_FROM_TABLE))
             continue;
-        if (f->kind != NEEDED) {
+        if (f->kind != JU_PYK_CHECKED) {
             *slot = JU_PY_NONE; /* a detail not known for this version: left out */
             continue;
         }

@@ -64,51 +64,53 @@ struct ju_py_value_layout {
     uint32_t interp_gc_collecting;
 };
 
-/* Every offset of struct ju_py_value_layout, once: the CPython struct that
- * holds it, the bytes the decoders load from it (0: an address only), the
- * member paths DWARF knows it by ('|' between versions' names), and its
- * kind: NEEDED (values cannot be read without it), OPTIONAL (a detail the
- * decoders do without: NONE when unknown), BUILD (build-specific: DWARF
- * wins even over the table's NONE). */
+/* Every offset of struct ju_py_value_layout, once, in the form of the
+ * frame layout's rows (layout.h): the CPython struct that holds it, the
+ * bytes the decoders load from it (0: an address only), its kind (enum
+ * ju_py_field_kind: CHECKED, values cannot be read without it; OPTIONAL, a
+ * detail the decoders do without, NONE when unknown; BUILD, build-specific,
+ * DWARF wins even over the table's NONE), and the member paths DWARF knows
+ * it by ('|' between versions' names). Which of them the target's
+ * _Py_DebugOffsets give is debug_offsets.c's VALUES list. */
 #define JU_PY_VALUE_FIELDS(X)                                                           \
-    X(long_size, LONG, 8, NEEDED, "ob_base.ob_size")                                    \
-    X(long_tag, LONG, 8, NEEDED, "long_value.lv_tag")                                   \
-    X(long_digits, LONG, 4, NEEDED, "long_value.ob_digit|ob_digit")                     \
-    X(float_value, FLOAT, 8, NEEDED, "ob_fval")                                         \
-    X(var_size, TUPLE, 8, NEEDED, "ob_base.ob_size")                                    \
-    X(tuple_items, TUPLE, 0, NEEDED, "ob_item") /* the items' start */                 \
-    X(list_items, LIST, 8, NEEDED, "ob_item")                                           \
-    X(dict_used, DICT, 8, NEEDED, "ma_used")                                            \
-    X(dict_keys, DICT, 8, NEEDED, "ma_keys")                                            \
-    X(dict_values, DICT, 8, NEEDED, "ma_values")                                        \
-    X(set_used, SET, 8, NEEDED, "used")                                                 \
-    X(set_mask, SET, 8, NEEDED, "mask")                                                 \
-    X(set_table, SET, 8, NEEDED, "table")                                               \
-    X(func_qualname, FUNCTION, 8, NEEDED, "func_qualname")                              \
-    X(cfunc_ml, CFUNCTION, 8, NEEDED, "m_ml")                                           \
-    X(cfunc_self, CFUNCTION, 8, NEEDED, "m_self")                                       \
-    X(method_func, METHOD, 8, NEEDED, "im_func")                                        \
-    X(method_self, METHOD, 8, NEEDED, "im_self")                                        \
-    X(module_dict, MODULE, 8, NEEDED, "md_dict")                                        \
-    X(cell_ref, CELL, 8, NEEDED, "ob_ref")                                              \
-    X(tp_flags, TYPE, 8, NEEDED, "tp_flags")                                            \
-    X(tp_dict, TYPE, 8, NEEDED, "tp_dict")                                              \
-    X(ht_qualname, HEAPTYPE, 8, NEEDED, "ht_qualname")                                  \
-    X(co_flags, CODE, 4, NEEDED, "co_flags")                                            \
-    X(co_argcount, CODE, 4, NEEDED, "co_argcount")                                      \
-    X(co_kwonlyargcount, CODE, 4, NEEDED, "co_kwonlyargcount")                          \
-    X(co_nlocalsplus, CODE, 4, NEEDED, "co_nlocalsplus")                                \
-    X(co_localsplusnames, CODE, 8, NEEDED, "co_localsplusnames")                        \
-    X(co_localspluskinds, CODE, 8, NEEDED, "co_localspluskinds")                        \
-    X(dk_log2_size, DICTKEYS, 1, NEEDED, "dk_log2_size")                                \
-    X(dk_log2_index_bytes, DICTKEYS, 1, NEEDED, "dk_log2_index_bytes")                  \
-    X(dk_kind, DICTKEYS, 1, NEEDED, "dk_kind")                                          \
-    X(dk_nentries, DICTKEYS, 8, NEEDED, "dk_nentries")                                  \
-    X(dk_indices, DICTKEYS, 0, NEEDED, "dk_indices") /* = the header copied */         \
-    X(dv_values, DICTVALUES, 8, NEEDED, "values")                                       \
-    X(fr_globals, FRAME, 8, NEEDED, "f_globals")                                        \
-    X(fr_builtins, FRAME, 8, NEEDED, "f_builtins")                                      \
-    X(fr_localsplus, FRAME, 0, NEEDED, "localsplus") /* the slots' start */            \
+    X(long_size, LONG, 8, CHECKED, "ob_base.ob_size")                                    \
+    X(long_tag, LONG, 8, CHECKED, "long_value.lv_tag")                                   \
+    X(long_digits, LONG, 4, CHECKED, "long_value.ob_digit|ob_digit")                     \
+    X(float_value, FLOAT, 8, CHECKED, "ob_fval")                                         \
+    X(var_size, TUPLE, 8, CHECKED, "ob_base.ob_size")                                    \
+    X(tuple_items, TUPLE, 0, CHECKED, "ob_item") /* the items' start */                 \
+    X(list_items, LIST, 8, CHECKED, "ob_item")                                           \
+    X(dict_used, DICT, 8, CHECKED, "ma_used")                                            \
+    X(dict_keys, DICT, 8, CHECKED, "ma_keys")                                            \
+    X(dict_values, DICT, 8, CHECKED, "ma_values")                                        \
+    X(set_used, SET, 8, CHECKED, "used")                                                 \
+    X(set_mask, SET, 8, CHECKED, "mask")                                                 \
+    X(set_table, SET, 8, CHECKED, "table")                                               \
+    X(func_qualname, FUNCTION, 8, CHECKED, "func_qualname")                              \
+    X(cfunc_ml, CFUNCTION, 8, CHECKED, "m_ml")                                           \
+    X(cfunc_self, CFUNCTION, 8, CHECKED, "m_self")                                       \
+    X(method_func, METHOD, 8, CHECKED, "im_func")                                        \
+    X(method_self, METHOD, 8, CHECKED, "im_self")                                        \
+    X(module_dict, MODULE, 8, CHECKED, "md_dict")                                        \
+    X(cell_ref, CELL, 8, CHECKED, "ob_ref")                                              \
+    X(tp_flags, TYPE, 8, CHECKED, "tp_flags")                                            \
+    X(tp_dict, TYPE, 8, CHECKED, "tp_dict")                                              \
+    X(ht_qualname, HEAPTYPE, 8, CHECKED, "ht_qualname")                                  \
+    X(co_flags, CODE, 4, CHECKED, "co_flags")                                            \
+    X(co_argcount, CODE, 4, CHECKED, "co_argcount")                                      \
+    X(co_kwonlyargcount, CODE, 4, CHECKED, "co_kwonlyargcount")                          \
+    X(co_nlocalsplus, CODE, 4, CHECKED, "co_nlocalsplus")                                \
+    X(co_localsplusnames, CODE, 8, CHECKED, "co_localsplusnames")                        \
+    X(co_localspluskinds, CODE, 8, CHECKED, "co_localspluskinds")                        \
+    X(dk_log2_size, DICTKEYS, 1, CHECKED, "dk_log2_size")                                \
+    X(dk_log2_index_bytes, DICTKEYS, 1, CHECKED, "dk_log2_index_bytes")                  \
+    X(dk_kind, DICTKEYS, 1, CHECKED, "dk_kind")                                          \
+    X(dk_nentries, DICTKEYS, 8, CHECKED, "dk_nentries")                                  \
+    X(dk_indices, DICTKEYS, 0, CHECKED, "dk_indices") /* = the header copied */         \
+    X(dv_values, DICTVALUES, 8, CHECKED, "values")                                       \
+    X(fr_globals, FRAME, 8, CHECKED, "f_globals")                                        \
+    X(fr_builtins, FRAME, 8, CHECKED, "f_builtins")                                      \
+    X(fr_localsplus, FRAME, 0, CHECKED, "localsplus") /* the slots' start */            \
     X(gil_locked, GIL, 4, OPTIONAL, "locked")                                           \
     X(interp_gc_collecting, INTERP, 4, BUILD, "gc.collecting")
 
@@ -158,7 +160,7 @@ struct ju_pyv_field_desc {
     uint16_t slot;     /* offsetof(struct ju_py_value_layout, name) */
     uint8_t width;     /* bytes loaded; 0: an address */
     uint8_t holder;    /* enum ju_pyv_holder */
-    uint8_t kind;      /* NEEDED, OPTIONAL, BUILD (value_layout.c) */
+    uint8_t kind;      /* enum ju_py_field_kind: CHECKED, OPTIONAL or BUILD */
 };
 struct ju_pyv_holder_desc {
     const char *type;  /* the CPython struct, as DWARF names it */
