@@ -29,6 +29,9 @@ C_NAMES.update({  # the JIT view (python.h)
     "PyUop": "jitunwind_py_uop", "PyJitExit": "jitunwind_py_jit_exit",
     "PyExecutorDetail": "jitunwind_py_executor_detail", "PyJitPc": "jitunwind_py_jit_pc",
 })
+C_NAMES.update({  # the incremental mixer (mixed.h)
+    "MixerOptions": "jitunwind_mixer_options", "MixerNative": "jitunwind_mixer_native",
+})
 
 
 def structures(ffi):

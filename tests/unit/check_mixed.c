@@ -1,6 +1,9 @@
 /* Interleaving native and Python frames, at once and through the
  * incremental mixer. */
+#include <stdlib.h>
+
 #include "internal.h"
+#include "python/pyreader.h"
 #include "suite.h"
 
 static struct jitunwind_py_frame py(uint32_t flags)
@@ -104,7 +107,7 @@ static jitunwind_mixer *mixer_over(jitunwind_registry **reg, uint32_t flags)
 
 static struct jitunwind_mixer_native nat(uint64_t pc, const char *symbol, uint32_t flags)
 {
-    struct jitunwind_mixer_native n = {pc, symbol, flags, UINT32_MAX};
+    struct jitunwind_mixer_native n = {pc, symbol, flags, UINT32_MAX, 0};
     return n;
 }
 
@@ -129,6 +132,8 @@ START_TEST(mixer_roles_from_range_symbol_and_return_address)
     ck_assert_uint_eq(n[2].role, JITUNWIND_ROLE_TRAMPOLINE);
     ck_assert_uint_eq(n[3].role, JITUNWIND_ROLE_OTHER);
     ck_assert_uint_eq(n[4].role, JITUNWIND_ROLE_EVAL);
+    ck_assert_uint_eq(n[0].address, 0x2000);
+    ck_assert_uint_eq(n[1].address, 0x1fff);
     ck_assert_int_eq(jitunwind_mixer_python(m, NULL, 0), JITUNWIND_EINVAL); /* once */
     jitunwind_mixer_free(m);
     jitunwind_registry_free(reg);
@@ -232,6 +237,42 @@ START_TEST(mixer_hides_interpreter_frames_between_eval_loops)
 }
 END_TEST
 
+/* A frame in any part of the eval loop the reader found is an eval-loop
+ * frame whatever its name (a `.cold` part named differently, or not
+ * named); outside them only the name decides. */
+START_TEST(mixer_knows_the_eval_loop_by_address)
+{
+    jitunwind_pyreader *r = calloc(1, sizeof *r);
+    struct jitunwind_mixer_options o = {sizeof o, JITUNWIND_ARCH_X86_64, NULL, NULL, 0, 0};
+    struct jitunwind_mixer_native n[] = {nat(0x5010, NULL, 0), nat(0x7011, "??", 0),
+                                         nat(0x7011, "_PyEval_EvalFrameDefault.part.0", 0),
+                                         nat(0x7011, "_PyEval_EvalFrame.constprop.0", 0)};
+    struct jitunwind_mixed_item out[8];
+    jitunwind_mixer *m;
+    size_t fed, count;
+    ck_assert_ptr_nonnull(r);
+    r->eval[0].start = 0x5000;
+    r->eval[0].end = 0x6000;
+    r->n_eval = 1;
+    o.reader = r;
+    ck_assert_int_eq(jitunwind_mixer_new(&o, &m), 0);
+    ck_assert_int_eq(jitunwind_mixer_python(m, NULL, 0), 0);
+    ck_assert_int_eq(jitunwind_mixer_feed(m, n, 4, &fed, out, 8, &count), 0);
+    ck_assert_uint_eq(n[0].role, JITUNWIND_ROLE_EVAL);
+    ck_assert_uint_eq(n[1].role, JITUNWIND_ROLE_OTHER);
+    ck_assert_uint_eq(n[2].role, JITUNWIND_ROLE_EVAL);
+    ck_assert_uint_eq(n[3].role, JITUNWIND_ROLE_OTHER);
+    jitunwind_mixer_free(m);
+    o.reader = NULL; /* without a reader the address says nothing */
+    ck_assert_int_eq(jitunwind_mixer_new(&o, &m), 0);
+    ck_assert_int_eq(jitunwind_mixer_python(m, NULL, 0), 0);
+    ck_assert_int_eq(jitunwind_mixer_feed(m, n, 1, &fed, out, 8, &count), 0);
+    ck_assert_uint_eq(n[0].role, JITUNWIND_ROLE_OTHER);
+    jitunwind_mixer_free(m);
+    free(r);
+}
+END_TEST
+
 int main(void)
 {
     return ju_run_tests("mixed", JU_TESTS(groups_follow_their_eval_frames, leftovers_and_limits,
@@ -240,5 +281,6 @@ int main(void)
                                           mixer_roles_from_range_symbol_and_return_address,
                                           mixer_in_batches_matches_mix_and_flags_jit_frames,
                                           mixer_limits_keep_frames_and_items_in_step,
-                                          mixer_hides_interpreter_frames_between_eval_loops));
+                                          mixer_hides_interpreter_frames_between_eval_loops,
+                                          mixer_knows_the_eval_loop_by_address));
 }

@@ -110,6 +110,8 @@ struct jitunwind_mixer_native {
     const char *symbol; /* its function's name, or NULL; read only during the call */
     uint32_t flags;     /* JITUNWIND_MIXER_INLINED, _INTERPRETER, _ROLE_GIVEN, _NOT_INNERMOST */
     uint32_t role;      /* set by jitunwind_mixer_feed: enum jitunwind_native_role */
+    uint64_t address;   /* set by jitunwind_mixer_feed: where its code is looked up
+                         * (jitunwind_lookup_address: a return address moved back) */
 };
 
 /* A new mixer with OPTIONS (whose size must be at least up to `flags`):
@@ -134,17 +136,17 @@ JITUNWIND_API int jitunwind_mixer_python(jitunwind_mixer *mixer, struct jitunwin
  * the Python frames were given. */
 #define JITUNWIND_MIXER_WANTS_PYTHON 1
 
-/* Feed the next N native frames (NATIVES, innermost first; their `role` is
- * set). Writes the items of those frames to OUT (at most MAX; COUNT), as
- * jitunwind_mix does, with native indexes and anchors counted over every
- * frame fed to this mixer; *FED says how many of NATIVES were taken.
- * Returns 0 when all were; JITUNWIND_MIXER_WANTS_PYTHON when it stopped at
- * the first eval-loop frame because the Python frames were not given (give
- * them, then feed NATIVES + *FED on: a consumer reads them only for a
- * stack that has an eval loop); ELIMIT when OUT had no room for the next
- * frame and its group (n + the Python frames not yet placed is always
- * enough); EINVAL. On every return the items written and the frames taken
- * agree, so feeding may go on. */
+/* Feed the next N native frames (NATIVES, innermost first; their `role`
+ * and `address` are set). Writes the items of those frames to OUT (at most
+ * MAX; COUNT), as jitunwind_mix does, with native indexes and anchors
+ * counted over every frame fed to this mixer; *FED says how many of
+ * NATIVES were taken. Returns 0 when all were; JITUNWIND_MIXER_WANTS_PYTHON
+ * when it stopped at the first eval-loop frame because the Python frames
+ * were not given (give them, then feed NATIVES + *FED on: a consumer reads
+ * them only for a stack that has an eval loop); ELIMIT when OUT had no
+ * room for the next frame and its group (N + the Python frames not yet
+ * placed is always enough); EINVAL. On every return the items written and
+ * the frames taken agree, so feeding may go on. */
 JITUNWIND_API int jitunwind_mixer_feed(jitunwind_mixer *mixer,
                                        struct jitunwind_mixer_native *natives, size_t n,
                                        size_t *fed, struct jitunwind_mixed_item *out, size_t max,

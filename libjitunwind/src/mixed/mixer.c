@@ -157,6 +157,7 @@ JITUNWIND_API int jitunwind_mixer_feed(jitunwind_mixer *m,
                               ? MARK_HIDEABLE : 0)) < 0)
             break;
         nat->role = role;
+        nat->address = addr;
         put(&out[placed++], JITUNWIND_MIXED_NATIVE, m->fed, JITUNWIND_MIXED_NO_ANCHOR, 0);
         for (k = 0; k < group; k++, m->next_py++) {
             uint32_t lag = k == 0 ? ju_mix_lag(m->previous_role) : 0;
