@@ -70,7 +70,7 @@ def check_word_argument(ui_spec, jit_specs):
     print("ok: the JIT commands take one word and refuse 5 bad inputs with the usage line")
 
 
-def check_range_listing(commands):
+def check_range_listing(commands, session_module):
     """info jit-ranges ADDR|NAME and -n N: the rows chosen, and a line saying
     what was left out."""
     import collections
@@ -104,7 +104,7 @@ def check_range_listing(commands):
             ("-n 1 py::", ["f0"], "(1 of the 5 ranges matching 'py::' shown, of 5 in all: "
                                   "raise -n for more)")):
         session = Session()
-        commands.invoke(commands.JIT_RANGES, commands.run_jit_ranges, session, text)
+        session_module.invoke(commands.JIT_RANGES, commands.run_jit_ranges, session, text)
         got = [l.split("py::")[1].split(":")[0] for l in session.lines if l.startswith("0x")]
         if got != names or (tail and session.lines[-1] != tail):
             fail("jit-ranges %r: %r" % (text, session.lines))
@@ -422,10 +422,10 @@ def main():
     os.environ["JITUNWIND_LIBRARY"] = os.path.join(build, "libjitunwind", "libjitunwind.so")
     import jitunwind
     from jitunwind import mixer
-    from jitunwind.ui import commands, jit_specs, labels, spec, stack, target
+    from jitunwind.ui import commands, jit_specs, labels, session, spec, stack, target
     check_parser(spec, commands)
     check_word_argument(spec, jit_specs)
-    check_range_listing(commands)
+    check_range_listing(commands, session)
     check_hostile_names(jitunwind, labels)
     check_interleaver(jitunwind, stack, mixer)
     check_jit_frame_flags(jitunwind, mixer, labels)
