@@ -12,8 +12,9 @@ Exit 0 when all match, 1 otherwise."""
 import ctypes
 import os
 import re
-import subprocess
 import sys
+
+import c_probe
 
 OTHER_NAMES = {"NO_ANCHOR": "JITUNWIND_MIXED_NO_ANCHOR"}
 
@@ -54,20 +55,13 @@ def main():
     if len(pairs) < 40:
         print("FAIL: only %d constants found in the binding" % len(pairs))
         return 1
-    os.makedirs(work, exist_ok=True)
-    src, exe = os.path.join(work, "binding_constants.c"), os.path.join(work, "binding_constants")
-    with open(src, "w") as f:
-        f.write(c_program(pairs))
-    build = subprocess.run([cc, "-std=c11", "-I", os.path.join(repo, "libjitunwind", "include"),
-                            "-o", exe, src], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True)
-    if build.returncode != 0:
-        print("FAIL: a binding constant the headers do not have:\n" + build.stdout)
+    c_side, errors = c_probe.run(repo, cc, work, "binding_constants", c_program(pairs))
+    if c_side is None:
+        print("FAIL: a binding constant the headers do not have:\n" + errors)
         return 1
-    c_side = subprocess.run([exe], stdout=subprocess.PIPE, text=True, check=True).stdout
     py_side = "".join("%s %s\n" % (name, value) for name, value in pairs)
     failed = False
-    for p, c in zip(py_side.splitlines(), c_side.splitlines()):
+    for p, c in zip(py_side.splitlines(), c_side):
         if p != c:
             print("FAIL: binding %-40s C %s" % (p, c))
             failed = True
