@@ -59,6 +59,8 @@ struct cli_options {
     int idle;         /* --idle: keep the samples of idle threads (docs/cli.md) */
     const char *format; /* collapsed, speedscope, pprof */
     int nonblocking;
+    int perf;         /* --perf: perf events, the process never stopped (perf_events.h) */
+    unsigned stack_size; /* --stack-size: bytes of stack each perf sample copies */
     int no_cache;
     int no_chain_cache;
     int mark_frames;  /* --mark-frames: write CPython 3.15's frame marker */

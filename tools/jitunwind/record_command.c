@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "perf_events.h"
 #include "profile.h"
 
 #define CODE_CACHE_ENTRIES 4096u
@@ -36,6 +37,10 @@ struct sampler {
     int logged;       /* off a terminal: a progress line was written, at logged_at */
     double logged_at;
     uint32_t ids[CLI_MAX_NATIVE + CLI_MAX_PY];
+    struct cli_perf *perf;      /* --perf */
+    uint64_t perf_merge[3];     /* samples by enum cli_perf_merge */
+    uint64_t perf_incomplete;   /* samples whose native walk did not reach the root */
+    uint64_t perf_stops[16];    /* of them, by stop reason */
 };
 
 static double now(void)
@@ -199,6 +204,66 @@ static void sample_mixed(struct sampler *sm, double t)
             continue; /* idle: see docs/cli.md */
         record_stack(sm, sm->s);
     }
+}
+
+/* --perf: one sample read from the rings, unwound and recorded. */
+static void perf_sample(void *arg, const struct cli_perf_sample *ps)
+{
+    struct sampler *sm = arg;
+    int merge;
+    sm->prof.samples++;
+    if (!sm->opt->no_cache) {
+        jitunwind_pyreader_cache_next_sample(sm->t.py);
+        cli_target_forget_reads(&sm->t);
+    }
+    merge = cli_perf_stack(&sm->t, ps, sm->opt, sm->s);
+    sm->perf_merge[merge]++;
+    if (sm->s->stop_reason != JITUNWIND_STOP_END) {
+        sm->perf_incomplete++;
+        sm->perf_stops[(unsigned)sm->s->stop_reason & 15u]++;
+        sm->errors++;
+    }
+    record_stack(sm, sm->s);
+}
+
+/* --perf: what the rings hold; the thread list is read again (threads
+ * started since get events) at most every 0.1 s. */
+static void sample_perf(struct sampler *sm, double t)
+{
+    char err[256] = "";
+    cli_range_watch_check(&sm->t, &sm->watch, t);
+    cli_list_python_threads(&sm->t);
+    cli_perf_read(sm->perf, perf_sample, sm, sm->t.mods);
+    if (t - sm->listed_at > 0.1) {
+        sm->listed_at = t;
+        if (cli_perf_sync_threads(sm->perf, err, sizeof err) == -ESRCH)
+            sm->gone = CLI_GONE_EXITED;
+        else if (err[0])
+            sm->errors++;
+    }
+}
+
+static void perf_summary(struct sampler *sm)
+{
+    const struct cli_perf_counts *c = cli_perf_counts(sm->perf);
+    uint64_t py = sm->perf_merge[CLI_PERF_MERGED] + sm->perf_merge[CLI_PERF_INCONSISTENT];
+    unsigned r, shown;
+    fprintf(stderr, "jitunwind: perf: %llu samples from %llu threads, %llu lost, %llu throttled, "
+                    "%llu did not reach the thread's root",
+            (unsigned long long)c->samples, (unsigned long long)c->threads_seen,
+            (unsigned long long)c->lost, (unsigned long long)c->throttled,
+            (unsigned long long)sm->perf_incomplete);
+    for (r = 0, shown = 0; r < 16; r++)
+        if (sm->perf_stops[r])
+            fprintf(stderr, "%s%llu %s", shown++ ? ", " : " (",
+                    (unsigned long long)sm->perf_stops[r], jitunwind_stop_reason_string((int)r));
+    fprintf(stderr, "%s\n", sm->perf_incomplete ? ")" : "");
+    if (py)
+        fprintf(stderr, "jitunwind: perf: Python frames merged into %llu samples; %llu "
+                        "(%.1f%%) kept native-only, their Python frames not matching the sample\n",
+                (unsigned long long)sm->perf_merge[CLI_PERF_MERGED],
+                (unsigned long long)sm->perf_merge[CLI_PERF_INCONSISTENT],
+                100.0 * (double)sm->perf_merge[CLI_PERF_INCONSISTENT] / (double)py);
 }
 
 /* Off a terminal, a progress line at most this often (the first one says
@@ -367,6 +432,15 @@ int cli_record_command(const struct cli_options *opt)
     profile_init(&sm->prof, opt->hz);
     if ((code = cli_target_open(&sm->t, opt, !opt->nonblocking)) != CLI_OK)
         goto done;
+    if (opt->perf) {
+        char err[320] = "";
+        if (!(sm->perf = cli_perf_open(sm->t.pid, sm->t.arch, opt->hz, opt->stack_size, err,
+                                       sizeof err))) {
+            fprintf(stderr, "jitunwind: %s\n", err);
+            code = CLI_PERMISSION;
+            goto done;
+        }
+    }
     if (!opt->no_cache && (jitunwind_pyreader_cache_code(sm->t.py, CODE_CACHE_ENTRIES) < 0 ||
                            cli_target_cache_reads(&sm->t) < 0))
         fprintf(stderr, "jitunwind: no memory for the caches; reading without them\n");
@@ -385,7 +459,7 @@ int cli_record_command(const struct cli_options *opt)
                             "pointer per thread per sample is written into process %d\n",
                     cleared, cleared == 1 ? "" : "s", sm->t.pid);
     }
-    if (!opt->nonblocking) {
+    if (!opt->nonblocking && !opt->perf) {
         /* Find out now whether ptrace is allowed, rather than at each sample. */
         struct cli_thread probe;
         memset(&probe, 0, sizeof probe);
@@ -418,6 +492,10 @@ int cli_record_command(const struct cli_options *opt)
             break;
         if ((sm->gone = cli_target_gone(&sm->t)) != 0)
             break;
+        if (opt->perf) {
+            sample_perf(sm, t);
+            goto shown;
+        }
         sm->prof.samples++;
         if (!opt->no_cache) {
             jitunwind_pyreader_cache_next_sample(sm->t.py);
@@ -428,6 +506,7 @@ int cli_record_command(const struct cli_options *opt)
             sample_python(sm);
         else
             sample_mixed(sm, t);
+    shown:
         t = now();
         if (t - last_shown >= (top ? 1.0 : 0.5)) {
             last_shown = t;
@@ -438,6 +517,10 @@ int cli_record_command(const struct cli_options *opt)
                     break;
             } else
                 progress(sm, t - start, 0);
+        }
+        if (opt->perf) { /* woken by a sample: its Python frames are read at once */
+            cli_perf_wait(sm->perf, 100);
+            continue;
         }
         next += period;
         if (next < t)
@@ -450,6 +533,8 @@ int cli_record_command(const struct cli_options *opt)
     if (top && code == CLI_OK)
         show_top(sm, sm->prof.seconds);
     progress(sm, sm->prof.seconds, 1);
+    if (sm->perf)
+        perf_summary(sm);
     if (sm->gone)
         fprintf(stderr, "jitunwind: process %d %s; the profile holds what was sampled\n",
                 sm->t.pid, sm->gone == CLI_GONE_EXECED ? "executed another program" : "exited");
@@ -463,6 +548,7 @@ done:
         fprintf(stderr, "jitunwind: writing %s failed: %s\n", opt->output, strerror(errno));
         code = CLI_OUTPUT;
     }
+    cli_perf_close(sm->perf);
     profile_free(&sm->prof);
     cli_range_watch_free(&sm->watch);
     jitunwind_py_chains_free(sm->t.chains);
