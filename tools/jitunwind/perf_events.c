@@ -18,10 +18,10 @@
 #include "cli.h"
 #include "perf_events.h"
 
-/* Ring buffer of one thread: 1 + RING_PAGES pages (a power of two). At
- * 1 kHz with the default 16 KiB stack copies that is 8 samples' room
- * between readings woken at each sample. */
-#define RING_PAGES 64u
+/* Ring buffer of one thread: a header page, then a power of two of pages
+ * with room for RING_SAMPLES samples of the stack copy's size (the reader
+ * is woken at each sample; the room is for when it falls behind). */
+#define RING_SAMPLES 16u
 
 struct perf_thread {
     int tid;
@@ -36,6 +36,7 @@ struct cli_perf {
     unsigned stack_size;
     double hz;
     size_t page;
+    size_t ring_pages;
     struct perf_thread th[CLI_MAX_TIDS];
     size_t n;
     struct pollfd pfd[CLI_MAX_TIDS];
@@ -104,7 +105,7 @@ static int add_thread(struct cli_perf *p, int tid)
         return -ENOSPC;
     if ((fd = perf_open(p, tid)) < 0)
         return -errno;
-    th->base = mmap(NULL, (1 + RING_PAGES) * p->page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    th->base = mmap(NULL, (1 + p->ring_pages) * p->page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (th->base == MAP_FAILED) {
         int err = errno;
         close(fd);
@@ -122,7 +123,7 @@ static int add_thread(struct cli_perf *p, int tid)
 
 static void drop_thread(struct cli_perf *p, size_t i)
 {
-    munmap(p->th[i].base, (1 + RING_PAGES) * p->page);
+    munmap(p->th[i].base, (1 + p->ring_pages) * p->page);
     close(p->th[i].fd);
     p->th[i] = p->th[p->n - 1];
     p->pfd[i] = p->pfd[p->n - 1];
@@ -177,6 +178,8 @@ struct cli_perf *cli_perf_open(int pid, int arch, double hz, unsigned stack_size
     p->stack_size = stack_size;
     p->page = (size_t)sysconf(_SC_PAGESIZE);
     p->regs_mask = regs_mask(arch, &p->n_regs);
+    for (p->ring_pages = 8; p->ring_pages * p->page < RING_SAMPLES * (stack_size + 512u);)
+        p->ring_pages *= 2;
     p->scratch_len = 65536 + 4096;
     if (!(p->scratch = malloc(p->scratch_len))) {
         snprintf(err, err_len, "out of memory");
@@ -295,7 +298,7 @@ static void read_ring(struct cli_perf *p, struct perf_thread *th, cli_perf_sampl
 {
     struct perf_event_mmap_page *meta = th->base;
     unsigned char *ring = (unsigned char *)th->base + p->page;
-    uint64_t size = (uint64_t)RING_PAGES * p->page;
+    uint64_t size = (uint64_t)p->ring_pages * p->page;
     uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
     uint64_t tail = meta->data_tail;
     while (tail + sizeof(struct perf_event_header) <= head) {

@@ -216,7 +216,13 @@ static void perf_sample(void *arg, const struct cli_perf_sample *ps)
         jitunwind_pyreader_cache_next_sample(sm->t.py);
         cli_target_forget_reads(&sm->t);
     }
+    sm->t.pc_outside = 0;
     merge = cli_perf_stack(&sm->t, ps, sm->opt, sm->s);
+    /* Code made since the ranges were read (a warming JIT): read them again
+     * and unwind the sample once more, its copy still at hand. */
+    if (sm->s->stop_reason != JITUNWIND_STOP_END && sm->t.pc_outside &&
+        cli_range_watch_check(&sm->t, &sm->watch, now()))
+        merge = cli_perf_stack(&sm->t, ps, sm->opt, sm->s);
     sm->perf_merge[merge]++;
     if (sm->s->stop_reason != JITUNWIND_STOP_END) {
         sm->perf_incomplete++;
