@@ -175,6 +175,18 @@ struct cli_perf *cli_perf_open(int pid, int arch, double hz, unsigned stack_size
     p->pid = pid;
     p->arch = arch;
     p->hz = hz;
+    {
+        FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+        int max;
+        if (f && fscanf(f, "%d", &max) == 1 && max > 0 && hz > max) {
+            fprintf(stderr, "jitunwind: -F %.0f is above the kernel's limit for perf events "
+                            "(kernel.perf_event_max_sample_rate %d): sampling at %d Hz\n",
+                    hz, max, max);
+            p->hz = max;
+        }
+        if (f)
+            fclose(f);
+    }
     p->stack_size = stack_size;
     p->page = (size_t)sysconf(_SC_PAGESIZE);
     p->regs_mask = regs_mask(arch, &p->n_regs);

@@ -272,6 +272,17 @@ static void perf_summary(struct sampler *sm)
                 100.0 * (double)sm->perf_merge[CLI_PERF_INCONSISTENT] / (double)py);
 }
 
+/* A rate the machine did not reach is said, as achieved vs asked (a
+ * sample is one pass over the threads). */
+static void achieved(const struct sampler *sm)
+{
+    double got = sm->prof.seconds > 0 ? (double)sm->prof.samples / sm->prof.seconds : 0;
+    if (sm->prof.seconds > 0 && got < 0.95 * sm->opt->hz)
+        fprintf(stderr, "jitunwind: asked for %.0f samples/s, achieved %.0f/s: %.1f%% of the "
+                        "samples asked were missed\n",
+                sm->opt->hz, got, 100.0 * (1.0 - got / sm->opt->hz));
+}
+
 /* Off a terminal, a progress line at most this often (the first one says
  * that sampling has begun), each a line of its own. */
 #define PROGRESS_LOG_SECONDS 10.0
@@ -541,6 +552,8 @@ int cli_record_command(const struct cli_options *opt)
     progress(sm, sm->prof.seconds, 1);
     if (sm->perf)
         perf_summary(sm);
+    else
+        achieved(sm);
     if (sm->gone)
         fprintf(stderr, "jitunwind: process %d %s; the profile holds what was sampled\n",
                 sm->t.pid, sm->gone == CLI_GONE_EXECED ? "executed another program" : "exited");
