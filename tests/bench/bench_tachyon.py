@@ -22,9 +22,13 @@ table gives:
              BENCH_SHOW_WRONG=1 to print their innermost frames
   cpu        the sampler's CPU time (user + system, from wait4) / wall time
 
-py-spy is run from PATH or BUILD_DIR/peers-venv when present; it is never
-downloaded here: when absent the table says so. The target's own speed is
-not measured.
+Every sampler keeps every thread's stack at each pass (jitunwind --idle,
+Tachyon -a in its default wall mode, py-spy --idle): without it jitunwind
+keeps only the thread holding the GIL. The samplers differ when behind:
+Tachyon never moves its schedule, so it takes the passes it owes back to
+back; jitunwind drops them (no burst). py-spy is run from PATH or
+BUILD_DIR/peers-venv when present; it is never downloaded here: when absent
+the table says so. The target's own speed is not measured.
 """
 
 import argparse
@@ -118,7 +122,7 @@ def collapsed(path):
 def jitunwind(args, pid, rate, work):
     path = os.path.join(work, "ju.txt")
     cmd = [os.path.join(args.build, "tools", "jitunwind", "jitunwind"), "record", str(pid),
-           "--nonblocking", "-F", str(rate), "-d", str(args.seconds), "-o", path]
+           "--nonblocking", "--idle", "-F", str(rate), "-d", str(args.seconds), "-o", path]
     out, wall, cpu, rc = run_timed(cmd)
     m = re.findall(r"([\d.]+) s, (\d+) samples", out)
     passes = int(m[-1][1]) if m else 0
@@ -166,7 +170,7 @@ def main():
         print("%s is not installed: nothing to compare" % args.python)
         return 0
     args.py_spy = find_py_spy(args.build)
-    samplers = [("jitunwind --nonblocking", jitunwind), ("tachyon", tachyon)]
+    samplers = [("jitunwind --nonblocking", jitunwind), ("tachyon -a", tachyon)]
     if args.py_spy:
         samplers.append(("py-spy --nonblocking", py_spy))
     else:

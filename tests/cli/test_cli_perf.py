@@ -21,6 +21,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from demo_stack import end_target, fail  # noqa: E402
 from extra_pythons import debug_root  # noqa: E402
+from ready_target import built_tool, start_ready  # noqa: E402
 
 SKIP = 77
 SECONDS, HZ = 3, 200
@@ -140,17 +141,9 @@ def run(j, command, env):
         print("skip: %s is not installed" % python)
         return SKIP
     work = tempfile.mkdtemp(prefix="ju-perf-")
-    ready, trigger = os.path.join(work, "ready"), os.path.join(work, "trigger")
-    script = os.path.join(work, "target.py")
-    with open(script, "w") as f:
-        f.write(TARGET)
-    target = subprocess.Popen(command + [script, ready, trigger], env=env)
+    trigger = os.path.join(work, "trigger")
+    target = start_ready(command, TARGET, work, [trigger], env=env)
     try:
-        deadline = time.time() + 60
-        while not os.path.exists(ready):
-            if time.time() > deadline or target.poll() is not None:
-                fail("the target did not start")
-            time.sleep(0.05)
         out = os.path.join(work, "out.txt")
         debug = debug_root(python)
         rec = subprocess.Popen([j, "record", str(target.pid), "--perf", "-F", str(HZ),
@@ -193,13 +186,11 @@ def main():
     if len(sys.argv) < 3:
         print(__doc__)
         return 2
-    j = os.path.join(sys.argv[1], "tools", "jitunwind", "jitunwind")
+    j = built_tool(sys.argv[1])
     env = dict(os.environ)
     for kv in sys.argv[3:]:
         k, _, v = kv.partition("=")
         env[k] = v
-    if not os.access(j, os.X_OK):
-        fail("%s was not built" % j)
     why = perf_available()
     if why:
         print("skip: perf events are refused here (%s)" % why)

@@ -19,6 +19,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from demo_stack import end_target, fail  # noqa: E402
+from ready_target import built_tool  # noqa: E402
 
 SKIP = 77
 PYTHON = "/usr/bin/python3.11"
@@ -46,9 +47,7 @@ def main():
     if len(sys.argv) != 2:
         print(__doc__)
         return 2
-    j = os.path.join(sys.argv[1], "tools", "jitunwind", "jitunwind")
-    if not os.access(j, os.X_OK):
-        fail("%s was not built" % j)
+    j = built_tool(sys.argv[1])
     if not os.access(PYTHON, os.X_OK):
         print("skip: %s is not installed" % PYTHON)
         return SKIP

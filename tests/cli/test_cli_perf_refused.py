@@ -19,6 +19,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from demo_stack import end_target, fail  # noqa: E402
+from ready_target import built_tool  # noqa: E402
 
 SKIP = 77
 PYTHON = "/usr/bin/python3.11"
@@ -48,9 +49,7 @@ def main():
     if len(sys.argv) != 2:
         print(__doc__)
         return 2
-    j = os.path.join(sys.argv[1], "tools", "jitunwind", "jitunwind")
-    if not os.access(j, os.X_OK):
-        fail("%s was not built" % j)
+    j = built_tool(sys.argv[1])
     if PERF_EVENT_OPEN is None:
         print("skip: no perf_event_open number known for %s" % os.uname().machine)
         return SKIP

@@ -14,10 +14,10 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from demo_stack import demo_setup, end_target, fail  # noqa: E402
+from ready_target import built_tool, start_ready  # noqa: E402
 
 SKIP = 77
 
@@ -57,24 +57,14 @@ def main():
         print(__doc__)
         return 2
     build = sys.argv[1]
-    j = os.path.join(build, "tools", "jitunwind", "jitunwind")
-    if not os.access(j, os.X_OK):
-        fail("%s was not built" % j)
+    j = built_tool(build)
     setup = demo_setup(build)
     if setup is None:
         return SKIP
     python, _, env = setup
-    work = tempfile.mkdtemp(prefix="ju-perf-testbed-")
-    ready, script = os.path.join(work, "ready"), os.path.join(work, "spin_demo.py")
-    with open(script, "w") as f:
-        f.write(TARGET)
-    target = subprocess.Popen([python, script, ready], env=env)
+    target = start_ready([python], TARGET, tempfile.mkdtemp(prefix="ju-perf-testbed-"),
+                         env=env)
     try:
-        deadline = time.time() + 60
-        while not os.path.exists(ready):
-            if time.time() > deadline or target.poll() is not None:
-                fail("the target did not start")
-            time.sleep(0.05)
         r = subprocess.run([j, "record", str(target.pid), "--perf", "-F", "200", "-d", "3"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            timeout=120)

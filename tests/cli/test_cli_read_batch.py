@@ -14,10 +14,10 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from demo_stack import end_target, fail  # noqa: E402
+from ready_target import built_tool, start_ready  # noqa: E402
 
 SKIP = 77
 PYTHON = "/usr/bin/python3.11"
@@ -43,21 +43,12 @@ def main():
     if len(sys.argv) != 2:
         print(__doc__)
         return 2
-    j = os.path.join(sys.argv[1], "tools", "jitunwind", "jitunwind")
-    if not os.access(j, os.X_OK):
-        fail("%s was not built" % j)
+    j = built_tool(sys.argv[1])
     if not os.access(PYTHON, os.X_OK):
         print("skip: %s is not installed" % PYTHON)
         return SKIP
-    work = tempfile.mkdtemp(prefix="ju-batch-")
-    ready = os.path.join(work, "ready")
-    target = subprocess.Popen([PYTHON, "-c", TARGET, ready])
+    target = start_ready([PYTHON], TARGET, tempfile.mkdtemp(prefix="ju-batch-"))
     try:
-        deadline = time.time() + 60
-        while not os.path.exists(ready):
-            if time.time() > deadline or target.poll() is not None:
-                fail("the target did not start")
-            time.sleep(0.05)
         r = subprocess.run([j, "record", str(target.pid), "--nonblocking", "-F", "200", "-d",
                             "1.5", "--stats"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            text=True, timeout=120)
