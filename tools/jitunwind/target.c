@@ -191,7 +191,6 @@ static void prefetch(struct cli_target *t, struct cli_blocks *b)
     b->n_last = 0;
 }
 
-
 static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
 {
     struct cli_target *t = arg;
