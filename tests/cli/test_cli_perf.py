@@ -21,7 +21,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from demo_stack import end_target, fail  # noqa: E402
 from extra_pythons import debug_root  # noqa: E402
-from ready_target import built_tool, start_ready  # noqa: E402
+from ready_target import built_tool, interpreters, start_ready  # noqa: E402
 
 SKIP = 77
 SECONDS, HZ = 3, 200
@@ -195,16 +195,12 @@ def main():
     if why:
         print("skip: perf events are refused here (%s)" % why)
         return SKIP
-    if sys.argv[2].startswith("extra:"):
-        name = sys.argv[2][len("extra:"):]
-        pythons = [p for p in os.environ.get("JITUNWIND_EXTRA_PYTHONS", "").split(":")
-                   if p and os.path.basename(p.split(",")[0]) == name]
-        if not pythons:
-            print("skip: JITUNWIND_EXTRA_PYTHONS names no %s" % name)
-            return SKIP
-        codes = [run(j, p.split(","), env) for p in pythons]
-        return 0 if 0 in codes else SKIP
-    return run(j, sys.argv[2].split(","), env)
+    commands = interpreters(sys.argv[2])
+    if not commands:
+        print("skip: JITUNWIND_EXTRA_PYTHONS names no %s" % sys.argv[2])
+        return SKIP
+    codes = [run(j, command, env) for command in commands]
+    return 0 if 0 in codes else SKIP
 
 
 if __name__ == "__main__":

@@ -33,3 +33,14 @@ def start_ready(command, source, work, args=(), env=None, timeout=60):
             fail("the target %s did not start" % " ".join(command))
         time.sleep(0.05)
     return proc
+
+
+def interpreters(spec):
+    """The interpreter commands (lists) a test's PYTHON argument names:
+    PATH[,ARG...], or extra:NAME for each of $JITUNWIND_EXTRA_PYTHONS whose
+    file is named NAME."""
+    if not spec.startswith("extra:"):
+        return [spec.split(",")]
+    name = spec[len("extra:"):]
+    return [p.split(",") for p in os.environ.get("JITUNWIND_EXTRA_PYTHONS", "").split(":")
+            if p and os.path.basename(p.split(",")[0]) == name]

@@ -41,6 +41,7 @@ struct sampler {
     uint64_t perf_merge[3];     /* samples by enum cli_perf_merge */
     uint64_t perf_incomplete;   /* samples whose native walk did not reach the root */
     uint64_t perf_stops[16];    /* of them, by stop reason */
+    uint64_t pushed_left_out;   /* --nonblocking: innermost frames being pushed */
 };
 
 static double now(void)
@@ -120,6 +121,18 @@ static void record_stack(struct sampler *sm, const struct cli_stack *s)
         profile_add(&sm->prof, sm->ids, depth);
 }
 
+/* A thread read while it runs may be pushing a frame: its innermost frame
+ * is linked before its code is readable (JITUNWIND_PYFRAME_BAD_CODE). That
+ * frame is left out, the sample being its caller's, and counted. */
+static void drop_frame_being_pushed(struct sampler *sm, struct cli_stack *s)
+{
+    if (s->n_py == 0 || !(s->py[0].flags & JITUNWIND_PYFRAME_BAD_CODE))
+        return;
+    memmove(s->py, s->py + 1, (s->n_py - 1) * sizeof *s->py);
+    s->n_py--;
+    sm->pushed_left_out++;
+}
+
 /* --nonblocking: every Python thread's frames, read while it runs. */
 static void sample_python(struct sampler *sm)
 {
@@ -142,6 +155,7 @@ static void sample_python(struct sampler *sm)
                                                       s->py_cap, &got)) < 0)
             sm->errors++;
         s->n_py = got;
+        drop_frame_being_pushed(sm, s);
         s->n_native = 0;
         jitunwind_mix(NULL, 0, s->py, s->n_py, s->items, CLI_MAX_NATIVE + s->py_cap,
                       &s->n_items);
@@ -338,6 +352,9 @@ static void stats(struct sampler *sm)
             (unsigned long long)cs.invalidated, (unsigned long long)cs.reads_saved,
             (unsigned long long)ch.walks, (unsigned long long)ch.frames_reused,
             (unsigned long long)ch.reads_saved, (unsigned long long)sm->watch.reloads);
+    if (sm->opt->nonblocking)
+        fprintf(stderr, "frames being pushed left out: %llu\n",
+                (unsigned long long)sm->pushed_left_out);
     if (sm->opt->mark_frames)
         fprintf(stderr, "marker stops: %llu\nmarker frames unread: %llu\nmarker misses: %llu\n"
                         "marker writes: %llu\n",
