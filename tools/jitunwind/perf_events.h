@@ -55,6 +55,12 @@ const struct cli_perf_counts *cli_perf_counts(const struct cli_perf *p);
 /* The one-line reason perf events were refused with errno `err`. */
 void cli_perf_refusal(int err, char *buf, size_t len);
 
+/* --- vdso_module.c --- */
+/* The vDSO at [start, end) of the target as a module (its image copied to
+ * a private file, whose path goes into `path`; the caller unlinks it when
+ * done): 0, or -1 (path ""). */
+int cli_vdso_module(struct cli_target *t, uint64_t start, uint64_t end, char *path, size_t len);
+
 /* --- perf_stack_memory.c --- */
 /* Target memory for unwinding a sample: a read inside the stack copy is
  * served from it; a read wholly inside a module or a registered range

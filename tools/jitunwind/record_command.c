@@ -42,6 +42,7 @@ struct sampler {
     uint64_t perf_incomplete;   /* samples whose native walk did not reach the root */
     uint64_t perf_stops[16];    /* of them, by stop reason */
     uint64_t pushed_left_out;   /* --nonblocking: innermost frames being pushed */
+    char vdso_path[64];         /* --perf: the vDSO's image as a module, or "" */
 };
 
 static double now(void)
@@ -517,6 +518,9 @@ int cli_record_command(const struct cli_options *opt)
     start = next = last_shown = now();
     if (!opt->nonblocking)
         cli_range_watch_init(&sm->t, &sm->watch, start);
+    if (opt->perf) /* a sample taken in it is not stopped at a call boundary */
+        cli_vdso_module(&sm->t, sm->watch.vdso_start, sm->watch.vdso_end, sm->vdso_path,
+                        sizeof sm->vdso_path);
     if (opt->duration > 0)
         sm->deadline = start + opt->duration;
     while (!cli_interrupted && !sm->gone) {
@@ -585,6 +589,8 @@ done:
         code = CLI_OUTPUT;
     }
     cli_perf_close(sm->perf);
+    if (sm->vdso_path[0])
+        unlink(sm->vdso_path);
     profile_free(&sm->prof);
     cli_range_watch_free(&sm->watch);
     jitunwind_py_chains_free(sm->t.chains);
