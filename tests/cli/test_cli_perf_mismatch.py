@@ -19,7 +19,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from demo_stack import end_target, fail  # noqa: E402
-from ready_target import built_tool  # noqa: E402
+from ready_target import built_tool, record_perf  # noqa: E402
 
 SKIP = 77
 PYTHON = "/usr/bin/python3.11"
@@ -54,14 +54,9 @@ def main():
     target = subprocess.Popen([PYTHON, "-c", TARGET])
     try:
         time.sleep(0.5)
-        r = subprocess.run([j, "record", str(target.pid), "--perf", "-F", "500", "-d", "3"],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           timeout=120)
-        if r.returncode != 0:
-            if "perf events refused" in r.stderr:
-                print("skip: %s" % r.stderr.strip())
-                return SKIP
-            fail("record --perf exited %d: %s" % (r.returncode, r.stderr))
+        r = record_perf(j, target, 500, 3)
+        if r is None:
+            return SKIP
         m = re.search(r"merged into (\d+) samples; (\d+) \(([\d.]+)%\) kept native-only", r.stderr)
         if not m:
             fail("no merge rate on stderr: %s" % r.stderr)

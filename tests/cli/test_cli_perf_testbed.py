@@ -11,13 +11,12 @@ Exit 0 on success, 1 on failure, 77 to skip.
 """
 
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from demo_stack import demo_setup, end_target, fail  # noqa: E402
-from ready_target import built_tool, start_ready  # noqa: E402
+from ready_target import built_tool, record_perf, start_ready  # noqa: E402
 
 SKIP = 77
 
@@ -65,14 +64,9 @@ def main():
     target = start_ready([python], TARGET, tempfile.mkdtemp(prefix="ju-perf-testbed-"),
                          env=env)
     try:
-        r = subprocess.run([j, "record", str(target.pid), "--perf", "-F", "200", "-d", "3"],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           timeout=120)
-        if r.returncode != 0:
-            if "perf events refused" in r.stderr:
-                print("skip: %s" % r.stderr.strip())
-                return SKIP
-            fail("record --perf exited %d: %s" % (r.returncode, r.stderr))
+        r = record_perf(j, target, 200, 3)
+        if r is None:
+            return SKIP
         if " 0 did not reach the thread's root" not in r.stderr:
             fail("stacks did not reach their root: %s" % r.stderr)
         merged = 0

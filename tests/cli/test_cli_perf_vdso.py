@@ -9,13 +9,12 @@ Exit 0 on success, 1 on failure, 77 to skip.
 """
 
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from demo_stack import end_target, fail  # noqa: E402
-from ready_target import built_tool, start_ready  # noqa: E402
+from ready_target import built_tool, record_perf, start_ready  # noqa: E402
 
 SKIP = 77
 PYTHON = "/usr/bin/python3.11"
@@ -38,14 +37,9 @@ def main():
         return SKIP
     target = start_ready([PYTHON], TARGET, tempfile.mkdtemp(prefix="ju-vdso-"))
     try:
-        r = subprocess.run([j, "record", str(target.pid), "--perf", "-F", "1000", "-d", "3"],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           timeout=120)
-        if r.returncode != 0:
-            if "perf events refused" in r.stderr:
-                print("skip: %s" % r.stderr.strip())
-                return SKIP
-            fail("record --perf exited %d: %s" % (r.returncode, r.stderr))
+        r = record_perf(j, target, 1000, 3)
+        if r is None:
+            return SKIP
         in_vdso = 0
         for line in r.stdout.splitlines():
             stack, _, count = line.rpartition(" ")

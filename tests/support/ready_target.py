@@ -44,3 +44,17 @@ def interpreters(spec):
     name = spec[len("extra:"):]
     return [p.split(",") for p in os.environ.get("JITUNWIND_EXTRA_PYTHONS", "").split(":")
             if p and os.path.basename(p.split(",")[0]) == name]
+
+
+def record_perf(j, proc, hz, seconds):
+    """`jitunwind record PID --perf` of `proc` (standard output: the
+    collapsed profile): the finished run, or None after printing why perf
+    events are refused here (the caller skips). A failure otherwise."""
+    r = subprocess.run([j, "record", str(proc.pid), "--perf", "-F", str(hz), "-d", str(seconds)],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+    if r.returncode != 0:
+        if "perf events refused" in r.stderr:
+            print("skip: %s" % r.stderr.strip())
+            return None
+        fail("record --perf exited %d: %s" % (r.returncode, r.stderr))
+    return r
