@@ -10,6 +10,7 @@ Exit 0 on success, 1 on failure, 77 to skip.
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -36,7 +37,8 @@ def check(j, command):
     if not os.access(command[0], os.X_OK):
         print("skip: %s is not installed" % command[0])
         return SKIP
-    target = start_ready(command, TARGET, tempfile.mkdtemp(prefix="ju-push-"))
+    work = tempfile.mkdtemp(prefix="ju-push-")
+    target = start_ready(command, TARGET, work)
     try:
         r = subprocess.run([j, "record", str(target.pid), "--nonblocking", "-F", "2000", "-d",
                             "3", "--stats"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -53,6 +55,7 @@ def check(j, command):
         print("ok: %s: %s frames being pushed left out" % (command[0], m.group(1)))
     finally:
         end_target(target)
+        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

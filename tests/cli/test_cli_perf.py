@@ -13,6 +13,7 @@ Exit 0 on success, 1 on failure, 77 to skip.
 """
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -179,6 +180,7 @@ def run(j, command, env):
         print(err.strip())
     finally:
         end_target(target)
+        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

@@ -11,6 +11,7 @@ Exit 0 on success, 1 on failure, 77 to skip.
 """
 
 import os
+import shutil
 import sys
 import tempfile
 
@@ -61,7 +62,8 @@ def main():
     if setup is None:
         return SKIP
     python, _, env = setup
-    target = start_ready([python], TARGET, tempfile.mkdtemp(prefix="ju-perf-testbed-"),
+    work = tempfile.mkdtemp(prefix="ju-perf-testbed-")
+    target = start_ready([python], TARGET, work,
                          env=env)
     try:
         r = record_perf(j, target, 200, 3)
@@ -90,6 +92,7 @@ def main():
             merged, r.stderr.strip()))
     finally:
         end_target(target)
+        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

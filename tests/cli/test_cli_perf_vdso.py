@@ -9,6 +9,7 @@ Exit 0 on success, 1 on failure, 77 to skip.
 """
 
 import os
+import shutil
 import sys
 import tempfile
 
@@ -35,7 +36,8 @@ def main():
     if not os.access(PYTHON, os.X_OK):
         print("skip: %s is not installed" % PYTHON)
         return SKIP
-    target = start_ready([PYTHON], TARGET, tempfile.mkdtemp(prefix="ju-vdso-"))
+    work = tempfile.mkdtemp(prefix="ju-vdso-")
+    target = start_ready([PYTHON], TARGET, work)
     try:
         r = record_perf(j, target, 1000, 3)
         if r is None:
@@ -60,6 +62,7 @@ def main():
         print("ok: %d samples in the vDSO, every stack from _start" % in_vdso)
     finally:
         end_target(target)
+        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

@@ -11,6 +11,7 @@ Exit 0 on success, 1 on failure, 77 to skip.
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -47,7 +48,8 @@ def main():
     if not os.access(PYTHON, os.X_OK):
         print("skip: %s is not installed" % PYTHON)
         return SKIP
-    target = start_ready([PYTHON], TARGET, tempfile.mkdtemp(prefix="ju-batch-"))
+    work = tempfile.mkdtemp(prefix="ju-batch-")
+    target = start_ready([PYTHON], TARGET, work)
     try:
         r = subprocess.run([j, "record", str(target.pid), "--nonblocking", "-F", "200", "-d",
                             "1.5", "--stats"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -66,6 +68,7 @@ def main():
         print("ok: %.1f reads a sample (%d samples)" % (reads / samples, samples))
     finally:
         end_target(target)
+        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 
