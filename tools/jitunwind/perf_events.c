@@ -96,11 +96,13 @@ void cli_perf_refusal(int err, char *buf, size_t len)
              strerror(err), level);
 }
 
-/* Add thread `tid`: 0, -ESRCH when it is gone, or -errno. */
-static int add_thread(struct cli_perf *p, int tid)
+/* Add thread `tid`: 0, or -errno (-ESRCH: it is gone); *mapping says
+ * whether the event opened but its ring buffer could not be mapped. */
+static int add_thread(struct cli_perf *p, int tid, int *mapping)
 {
     struct perf_thread *th = &p->th[p->n];
     int fd;
+    *mapping = 0;
     if (p->n >= CLI_MAX_TIDS)
         return -ENOSPC;
     if ((fd = perf_open(p, tid)) < 0)
@@ -109,6 +111,7 @@ static int add_thread(struct cli_perf *p, int tid)
     if (th->base == MAP_FAILED) {
         int err = errno;
         close(fd);
+        *mapping = 1;
         return -err;
     }
     th->tid = tid;
@@ -139,14 +142,21 @@ int cli_perf_sync_threads(struct cli_perf *p, char *err, size_t err_len)
     for (j = 0; j < p->n; j++)
         p->th[j].seen = 0;
     for (i = 0; i < count; i++) {
-        int rc;
+        int rc, mapping;
         for (j = 0; j < p->n && p->th[j].tid != listed[i].tid; j++)
             continue;
         if (j < p->n) {
             p->th[j].seen = 1;
             continue;
         }
-        rc = add_thread(p, listed[i].tid);
+        rc = add_thread(p, listed[i].tid, &mapping);
+        if (mapping && rc != -ESRCH) { /* locked memory: kernel.perf_event_mlock_kb */
+            snprintf(err, err_len, "the ring buffer of thread %d (%zu KiB) could not be mapped "
+                     "(%s): kernel.perf_event_mlock_kb or RLIMIT_MEMLOCK is below it; a smaller "
+                     "--stack-size needs less", listed[i].tid,
+                     (1 + p->ring_pages) * p->page / 1024, strerror(-rc));
+            return rc;
+        }
         if (rc == -EACCES || rc == -EPERM) {
             cli_perf_refusal(-rc, err, err_len);
             return rc;
