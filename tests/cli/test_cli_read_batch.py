@@ -2,8 +2,9 @@
 """`record --nonblocking` reads the pages its last sample read in one
 system call at the start of the next sample (process_vm_readv with one
 iovec a page), so a sample of an unchanged stack makes few reads of the
-target: on a thread 100 Python frames deep, at most MAX_READS a sample
-(one page at a time, it made about 11), and the stacks are the same.
+target: on a thread 100 Python frames deep, at most MAX_READS read calls
+(--stats) a sample (one page at a time, it made about 11), and the stacks
+are the same.
 
 Usage: test_cli_read_batch.py BUILD_DIR
 Exit 0 on success, 1 on failure, 77 to skip.
@@ -57,15 +58,19 @@ def main():
         if r.returncode != 0:
             fail("record exited %d: %s" % (r.returncode, r.stderr))
         samples = int(re.search(r"^samples: (\d+)$", r.stderr, re.M).group(1))
-        reads = int(re.search(r"^reads: (\d+)$", r.stderr, re.M).group(1))
+        m = re.search(r"^read calls: (\d+)$", r.stderr, re.M)
+        if not m:
+            fail("no count of read calls in --stats: %s" % r.stderr)
+        reads = int(m.group(1))
         for line in r.stdout.splitlines():
             frames = line.rpartition(" ")[0].split(";")
             if sum(f.startswith("recurse (") for f in frames) != DEPTH or \
                     not frames[-1].startswith("spin ("):
                 fail("a stack off the recursion: %s" % line[-300:])
         if not samples or reads / samples > MAX_READS:
-            fail("%d reads in %d samples: more than %d a sample" % (reads, samples, MAX_READS))
-        print("ok: %.1f reads a sample (%d samples)" % (reads / samples, samples))
+            fail("%d read calls in %d samples: more than %d a sample" % (reads, samples,
+                                                                       MAX_READS))
+        print("ok: %.1f read calls a sample (%d samples)" % (reads / samples, samples))
     finally:
         end_target(target)
         shutil.rmtree(work, ignore_errors=True)

@@ -135,7 +135,7 @@ static void python_seeds(void)
     size_t dwarf_len = 0, zdwarf_len = 0, i;
     uint8_t *dwarf = compile(DWARF_SOURCE, "c", "-g -c -O0", &dwarf_len);
     /* The same with zlib-compressed sections, as distributions ship them:
-     * the reader inflates them itself (target/readers/types_only_elf.c). */
+     * the reader inflates them itself (elf/types_only_elf.c). */
     uint8_t *zdwarf = compile(DWARF_SOURCE, "c", "-g -gz=zlib -c -O0", &zdwarf_len);
     for (i = 0; i < sizeof VERSIONS / sizeof VERSIONS[0]; i++) {
         const struct version *v = &VERSIONS[i];

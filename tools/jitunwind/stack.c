@@ -80,9 +80,7 @@ void cli_stack_free(struct cli_stack *s)
     free(s);
 }
 
-/* Twice the room for Python frames (at most py_limit): 0, or -1 when at
- * the limit or out of memory (the arrays are left as they were). */
-static int grow_py(struct cli_stack *s)
+int cli_stack_grow_py(struct cli_stack *s)
 {
     size_t cap = s->py_cap * 2 < s->py_limit ? s->py_cap * 2 : s->py_limit;
     struct jitunwind_py_frame *py;
@@ -149,7 +147,7 @@ static int read_python_frames(struct cli_target *t, int tid, struct cli_stack *s
 void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s)
 {
     int full;
-    while ((full = read_python_frames(t, tid, s)) && grow_py(s) == 0)
+    while ((full = read_python_frames(t, tid, s)) && cli_stack_grow_py(s) == 0)
         continue;
     if (full && !s->py_status) { /* a later thread state's chain had no room */
         s->py_status = JITUNWIND_ELIMIT;

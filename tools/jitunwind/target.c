@@ -161,10 +161,11 @@ void cli_target_load_ranges(struct cli_target *t)
 struct cli_blocks {
     uint64_t base[BLOCKS]; /* block address + 1; 0: empty */
     uint8_t data[BLOCKS][BLOCK];
-    /* The blocks the last sample read, read again in one call at the next
-     * sample's first read (live processes: read_batch.c). */
+    /* The blocks the last sample read from, read again in one call at the
+     * next sample's first read (live processes: read_batch.c). */
     uint64_t last[BLOCKS];
     size_t n_last;
+    uint8_t used[BLOCKS];  /* read from during this sample (a prefetched block may not be) */
     int batch_off;         /* process_vm_readv refused: reads go one by one */
 };
 
@@ -183,7 +184,9 @@ static void prefetch(struct cli_target *t, struct cli_blocks *b)
     for (i = 0; i < b->n_last; i++)
         dst[i] = b->data[block_slot(b->last[i])];
     got = cli_read_blocks(t->pid, b->last, b->n_last, BLOCK, dst);
-    t->reads++;
+    t->read_calls++;
+    if (got > 0)
+        t->reads += (uint64_t)got;
     if (got < 0)
         b->batch_off = 1; /* the reader's own fallback (/proc/PID/mem) reads on */
     for (i = 0; got > 0 && i < (size_t)got; i++)
@@ -202,17 +205,20 @@ static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
             prefetch(t, b);
         if (b->base[slot] != base + 1) {
             t->reads++;
+            t->read_calls++;
             if (t->raw.read(t->raw.arg, base, b->data[slot], BLOCK) < 0) {
                 b->base[slot] = 0;
                 goto direct; /* the page is unreadable: the read fails as asked */
             }
             b->base[slot] = base + 1;
         }
+        b->used[slot] = 1;
         memcpy(dst, b->data[slot] + (addr - base), len);
         return 0;
     }
 direct:
     t->reads++;
+    t->read_calls++;
     return t->raw.read(t->raw.arg, addr, dst, len);
 }
 
@@ -231,9 +237,10 @@ void cli_target_forget_reads(struct cli_target *t)
         return;
     b->n_last = 0;
     for (i = 0; i < BLOCKS && t->live && t->pid > 0 && !b->batch_off; i++)
-        if (b->base[i])
+        if (b->base[i] && b->used[i])
             b->last[b->n_last++] = b->base[i] - 1;
     memset(b->base, 0, sizeof b->base);
+    memset(b->used, 0, sizeof b->used);
 }
 
 /* A write (record --mark-frames only) goes to the target, and the cached

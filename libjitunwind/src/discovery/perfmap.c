@@ -16,6 +16,8 @@
 
 #include "base/arch_facts.h"
 #include "internal.h"
+#include "base/host_files.h"
+#include "ranges/registry_loaders.h"
 
 #define MAX_LINE 4096u          /* longer lines are skipped */
 #define MAX_LINES (4u << 20)    /* lines read from one file */

@@ -18,6 +18,8 @@
 
 #include "base/arch_facts.h"
 #include "python/pyreader.h"
+#include "base/cycle.h"
+#include "ranges/registry_loaders.h"
 
 #define MAX_JIT_SIZE (64u << 20) /* one executor's mapping; real ones are pages */
 

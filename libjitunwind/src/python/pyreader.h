@@ -4,6 +4,7 @@
 
 #include "python/layout.h"
 #include "python/value_layout.h"
+#include "base/cycle.h"
 
 struct ju_code_cache;
 

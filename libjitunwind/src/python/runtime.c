@@ -5,6 +5,8 @@
 
 #include "python/code_cache.h"
 #include "python/pyreader.h"
+#include "base/cycle.h"
+#include "elf/elf.h"
 
 JITUNWIND_API int jitunwind_py_version_supported(uint32_t version_hex)
 {

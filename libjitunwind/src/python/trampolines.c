@@ -5,6 +5,7 @@
  * Each arena is filled with copies of the template at a fixed stride;
  * [start_addr, current_addr) have been handed out. */
 #include "python/pyreader.h"
+#include "base/trampoline_stride.h"
 
 #define MAX_ARENAS 4096u
 #define MAX_ARENA_SIZE (16u << 20)

@@ -10,8 +10,9 @@
 #include <sys/stat.h>
 
 #include "internal.h"
-#include "target/dwarf_answers.h"
-#include "target/dwarf_type_index.h"
+#include "dwarf/dwarf_answers.h"
+#include "dwarf/dwarf_type_index.h"
+#include "elf/elf.h"
 
 #define NAME_MAX_LEN 128
 #define MAX_TYPE_CHAIN 16   /* typedef/const/volatile steps before a struct */

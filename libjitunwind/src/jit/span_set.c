@@ -2,7 +2,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "ranges/span_set.h"
+#include "jit/span_set.h"
 
 static struct ju_span_chunk *chunk(const struct ju_span_set *set, size_t i)
 {

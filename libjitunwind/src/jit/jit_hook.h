@@ -1,5 +1,7 @@
-/* A listener for in-process registrations (jit_inprocess.c), for code above
- * ranges/ that republishes them elsewhere (image/gdb_jit_publish.c). */
+/* A listener for in-process registrations (jit_inprocess.c), for the code
+ * that republishes them elsewhere (gdb_jit_publish.c). Registration does
+ * not call it directly: it needs only base/ and ranges/, so that a JIT can
+ * link it without the ELF image writer (tests/aarch64/build_testbed.sh). */
 #ifndef JITUNWIND_JIT_HOOK_H
 #define JITUNWIND_JIT_HOOK_H
 

@@ -43,9 +43,10 @@
 #include <stdlib.h>
 
 #include "internal.h"
-#include "ranges/jit_hook.h"
-#include "ranges/reserved_array.h"
-#include "ranges/span_set.h"
+#include "jit/jit_hook.h"
+#include "jit/reserved_array.h"
+#include "jit/span_set.h"
+#include "ranges/registry_loaders.h"
 
 JITUNWIND_API struct jitunwind_jit_descriptor jitunwind_jit_descriptor = {
     JITUNWIND_JIT_MAGIC, JITUNWIND_JIT_VERSION, sizeof(struct jitunwind_jit_entry), 0, 0, 0, 0, 0};
@@ -88,7 +89,7 @@ static char *name_next[NAME_CLASSES];     /* the unused part of each class's blo
 static size_t name_left[NAME_CLASSES], name_block_size[NAME_CLASSES];
 static uint32_t gen_base;                 /* first generation of new slots; moves on reset */
 static struct ju_span_set spans = JU_SPAN_SET_INIT; /* the registered bounds */
-static ju_jit_change_fn change_hook;      /* ranges/jit_hook.h */
+static ju_jit_change_fn change_hook;      /* jit/jit_hook.h */
 
 #define PUBLISH(field, value) __atomic_store_n(&(field), (value), __ATOMIC_RELEASE)
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "target/dwarf_name_absence.h"
+#include "dwarf/dwarf_name_absence.h"
 
 #define MAX_TABLES (1u << 20)
 

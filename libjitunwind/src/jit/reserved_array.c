@@ -3,7 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "ranges/reserved_array.h"
+#include "jit/reserved_array.h"
 
 static size_t page_round(size_t bytes)
 {

@@ -9,7 +9,8 @@
 #include <string.h>
 
 #include "internal.h"
-#include "target/modules_internal.h"
+#include "elf/modules_internal.h"
+#include "elf/elf.h"
 
 #define MAX_MODULES 4096u            /* distinct files in one target */
 #define MAX_MAPS_LINE 4096u          /* bytes in one /proc/PID/maps line */

@@ -18,6 +18,7 @@
 
 #include "internal.h"
 #include "jitunwind/dwarf.h"
+#include "elf/elf.h"
 
 #define JU_DWARF_ANSWERS_VERSION 1
 #define JU_DWARF_ANSWERS_MAX 256

@@ -29,7 +29,7 @@
 #define JU_SPAN_SET_H
 
 #include "internal.h"
-#include "ranges/reserved_array.h"
+#include "jit/reserved_array.h"
 
 #define JU_SPAN_CHUNK 128u
 

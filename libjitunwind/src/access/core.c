@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "base/host_files.h"
+#include "elf/elf.h"
 
 struct core_segment {
     uint64_t vaddr;

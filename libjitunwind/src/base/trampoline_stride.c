@@ -1,5 +1,6 @@
 /* How far apart CPython places the copies of its trampoline template. */
 #include "internal.h"
+#include "base/trampoline_stride.h"
 
 #define MAX_TEMPLATE 256u
 

@@ -1,5 +1,6 @@
 /* Checked reads through the caller's jitunwind_memory. */
 #include "internal.h"
+#include "base/read.h"
 
 int ju_read(const struct jitunwind_memory *mem, uint64_t addr, void *dst, size_t len)
 {

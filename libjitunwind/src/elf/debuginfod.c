@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "elf/elf.h"
 
 /* libdebuginfod's API (debuginfod.h), declared here so that building needs
  * no header: the library is optional at run time. */

@@ -7,6 +7,8 @@
 
 #include "base/arch_facts.h"
 #include "internal.h"
+#include "base/host_files.h"
+#include "elf/elf.h"
 
 struct elf_file {
     int fd;

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "elf/elf.h"
 
 /* Sections a type lookup never reads, after ".debug_" or ".zdebug_". */
 static const char *const UNREAD[] = {"line",    "loc",      "loclists", "ranges",

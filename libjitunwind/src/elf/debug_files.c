@@ -12,6 +12,7 @@
 
 #include "internal.h"
 #include "jitunwind/debug_files.h"
+#include "elf/elf.h"
 
 static pthread_mutex_t roots_lock = PTHREAD_MUTEX_INITIALIZER;
 static char roots[JITUNWIND_DEBUG_DIRS_MAX] = JITUNWIND_DEBUG_ROOT_DEFAULT;

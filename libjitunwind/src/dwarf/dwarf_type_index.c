@@ -9,8 +9,9 @@
 #include <string.h>
 
 #include "internal.h"
-#include "target/dwarf_name_absence.h"
-#include "target/dwarf_type_index.h"
+#include "dwarf/dwarf_name_absence.h"
+#include "dwarf/dwarf_type_index.h"
+#include "base/hash.h"
 
 /* An entry of either table: a type name's first DIE (`name` set), or a
  * partial unit scanned (`name` NULL). `owner` NULL: an empty entry. A name

@@ -17,7 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "target/dwarf_answers.h"
+#include "dwarf/dwarf_answers.h"
+#include "base/hash.h"
 
 #define MAGIC "jitunwind-dwarf-answers"
 

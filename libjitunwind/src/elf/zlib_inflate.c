@@ -5,6 +5,7 @@
  * 38 ms). Built without libdeflate, nothing is inflated here and the
  * caller leaves the section to libelf. */
 #include "internal.h"
+#include "elf/elf.h"
 
 #ifdef JITUNWIND_HAVE_LIBDEFLATE
 #include <libdeflate.h>

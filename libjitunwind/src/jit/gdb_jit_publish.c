@@ -1,7 +1,7 @@
 /* In-process registrations published through the GDB JIT interface
  * (image.h). The ranges live in objects of at most RANGES_PER_OBJECT; each
  * object holds one ELF image linked into the descriptor's list. Changes
- * arrive through the registration hook (ranges/jit_hook.h), one at a
+ * arrive through the registration hook (jit/jit_hook.h), one at a
  * time, under the registration lock; `pub_lock` guards the objects
  * against jitunwind_jit_set_gdb_jit(0) and the status. */
 #include <dlfcn.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "image/image_internal.h"
-#include "ranges/jit_hook.h"
+#include "jit/jit_hook.h"
 
 /* The interface, as gdb's documentation ("JIT Compilation Interface")
  * defines it. */
