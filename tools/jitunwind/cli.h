@@ -236,6 +236,7 @@ struct cli_native {
     uint64_t offset;           /* from the symbol */
     const char *module;        /* valid while the target lives */
     char jit_label[CLI_SYMBOL_MAX]; /* a CPython executor's uop label, or "" */
+    char jit_name[JITUNWIND_NAME_MAX]; /* its frame name (jitunwind_py_jit_frame_name), or "" */
 };
 
 struct cli_stack {
