@@ -168,9 +168,52 @@ START_TEST(only_this_users_private_entry_is_trusted)
 }
 END_TEST
 
+/* A cache path through a symbolic link, or through a folder another user
+ * owns (root run with that user's HOME), is neither written nor read: no
+ * file appears where the link or the folder's owner points. */
+START_TEST(a_folder_others_choose_gets_no_cache)
+{
+    struct ju_dwarf_answers *a = sample(), *b = malloc(sizeof *b);
+    char top[] = "/tmp/ju-answers-folder-XXXXXX", real[128], link[128], via[160], file[1200];
+    char owned[128], below[160];
+    ck_assert_ptr_nonnull(mkdtemp(top));
+    snprintf(real, sizeof real, "%s/real", top);
+    snprintf(link, sizeof link, "%s/link", top);
+    snprintf(via, sizeof via, "%s/jitunwind", link);
+    ck_assert_int_eq(mkdir(real, 0700), 0);
+    ck_assert_int_eq(symlink(real, link), 0);
+    ck_assert_int_eq(ju_dwarf_answers_save(a, link), JITUNWIND_EUNSUPPORTED);
+    ck_assert_int_eq(ju_dwarf_answers_save(a, via), JITUNWIND_EUNSUPPORTED);
+    ck_assert_int_eq(rmdir(real), 0); /* empty: nothing was written through the link */
+    ck_assert_int_eq(mkdir(real, 0700), 0);
+    ck_assert_int_eq(ju_dwarf_answers_save(a, real), 0);
+    ck_assert_int_eq(ju_dwarf_answers_load(b, real, KEY), 0);
+    ck_assert_int_eq(ju_dwarf_answers_load(b, link, KEY), JITUNWIND_ECORRUPT);
+    ck_assert_int_eq(ju_dwarf_answers_file(file, sizeof file, real, KEY), 0);
+    unlink(file);
+    if (geteuid() == 0) { /* only root can give a folder away */
+        snprintf(owned, sizeof owned, "%s/home-of-nobody", top);
+        snprintf(below, sizeof below, "%s/.cache/jitunwind", owned);
+        ck_assert_int_eq(mkdir(owned, 0755), 0);
+        ck_assert_int_eq(chown(owned, 65534, 65534), 0);
+        ck_assert_int_eq(ju_dwarf_answers_save(a, below), JITUNWIND_EUNSUPPORTED);
+        ck_assert_int_eq(ju_dwarf_answers_save(a, owned), JITUNWIND_EUNSUPPORTED);
+        ck_assert_int_eq(rmdir(owned), 0); /* empty: no folder and no entry made in it */
+    } else {
+        printf("a folder of another user not tried: not run as root\n");
+    }
+    unlink(link);
+    rmdir(real);
+    rmdir(top);
+    free(a);
+    free(b);
+}
+END_TEST
+
 int main(void)
 {
     return ju_run_tests("dwarf_answers", JU_TESTS(round_trip, damaged_entries_are_refused,
                                                   what_cannot_be_kept_is_not,
-                                                  only_this_users_private_entry_is_trusted));
+                                                  only_this_users_private_entry_is_trusted,
+                                                  a_folder_others_choose_gets_no_cache));
 }

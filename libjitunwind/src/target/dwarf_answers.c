@@ -17,9 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "target/cache_folder.h"
 #include "target/dwarf_answers.h"
 
 #define MAGIC "jitunwind-dwarf-answers"
+#define ENTRY_NAME_MAX (16 + JU_BUILD_ID_HEX_MAX)
 
 static int is_name(const char *s, size_t max)
 {
@@ -69,9 +71,20 @@ void ju_dwarf_answers_add(struct ju_dwarf_answers *a, int kind, const char *type
     ju_strlcpy(x->path, path, sizeof x->path);
 }
 
+/* The entry's name in its folder: 0, or EINVAL. */
+static int entry_name(char *out, size_t size, const char *key)
+{
+    int n = snprintf(out, size, "dwarf-%s", key);
+    return !is_hex_id(key) || n < 0 || (size_t)n >= size ? JITUNWIND_EINVAL : 0;
+}
+
 int ju_dwarf_answers_file(char *out, size_t size, const char *dir, const char *key)
 {
-    int n = snprintf(out, size, "%s/dwarf-%s", dir, key);
+    char name[ENTRY_NAME_MAX];
+    int n;
+    if (entry_name(name, sizeof name, key) < 0)
+        return JITUNWIND_EINVAL;
+    n = snprintf(out, size, "%s/%s", dir, name);
     return n < 0 || (size_t)n >= size ? JITUNWIND_EINVAL : 0;
 }
 
@@ -180,13 +193,17 @@ int ju_dwarf_answers_parse(struct ju_dwarf_answers *a, const char *text, size_t 
 
 int ju_dwarf_answers_load(struct ju_dwarf_answers *a, const char *dir, const char *key)
 {
-    char file[1200], *text;
+    char name[ENTRY_NAME_MAX], *text;
     struct stat st;
     ssize_t got;
-    int fd, rc;
-    if (ju_dwarf_answers_file(file, sizeof file, dir, key) < 0)
+    int fd, dir_fd, rc;
+    if (entry_name(name, sizeof name, key) < 0)
         return JITUNWIND_EINVAL;
-    fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    dir_fd = ju_cache_folder_open(dir, 0);
+    if (dir_fd < 0)
+        return dir_fd == JITUNWIND_EUNSUPPORTED ? JITUNWIND_ECORRUPT : JITUNWIND_ENOTFOUND;
+    fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    close(dir_fd);
     if (fd < 0)
         return JITUNWIND_ENOTFOUND;
     /* Only an entry this user wrote, that nobody else may change, is
@@ -209,30 +226,28 @@ int ju_dwarf_answers_load(struct ju_dwarf_answers *a, const char *dir, const cha
     return rc;
 }
 
-/* mkdir -p, the directories created 0700. */
-static int make_dirs(const char *dir)
+/* A new file in dir_fd, mode 0600, under a name no file had (O_EXCL): its
+ * descriptor (its name in out), or -1. */
+static int create_temp(int dir_fd, char *out, size_t size)
 {
-    char path[1200];
-    char *p;
-    if (ju_strlcpy(path, dir, sizeof path))
-        return JITUNWIND_EINVAL;
-    for (p = path + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(path, 0700) < 0 && errno != EEXIST)
-                return JITUNWIND_EIO;
-            *p = '/';
-        }
-    return mkdir(path, 0700) < 0 && errno != EEXIST ? JITUNWIND_EIO : 0;
+    static unsigned serial;
+    unsigned tries;
+    for (tries = 0; tries < 100; tries++) {
+        int fd;
+        snprintf(out, size, ".dwarf-%ld-%u", (long)getpid(), serial++);
+        fd = openat(dir_fd, out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    return -1;
 }
 
 int ju_dwarf_answers_save(const struct ju_dwarf_answers *a, const char *dir)
 {
-    char file[1200], temp[1200], *text;
-    int fd, len, ok;
-    if (a->full || !is_hex_id(a->key) || !is_hex_id(a->source_id) || strchr(a->source, '\n') ||
-        ju_dwarf_answers_file(file, sizeof file, dir, a->key) < 0 ||
-        snprintf(temp, sizeof temp, "%s/.dwarf-XXXXXX", dir) >= (int)sizeof temp)
+    char name[ENTRY_NAME_MAX], temp[64], *text;
+    int fd, dir_fd, len, ok;
+    if (a->full || entry_name(name, sizeof name, a->key) < 0 || !is_hex_id(a->source_id) ||
+        strchr(a->source, '\n'))
         return JITUNWIND_EINVAL;
     text = malloc(JU_DWARF_ANSWERS_FILE_MAX);
     if (!text)
@@ -241,21 +256,25 @@ int ju_dwarf_answers_save(const struct ju_dwarf_answers *a, const char *dir)
         free(text);
         return len;
     }
-    if (make_dirs(dir) < 0) {
+    dir_fd = ju_cache_folder_open(dir, 1);
+    if (dir_fd < 0) {
         free(text);
-        return JITUNWIND_EIO;
+        return dir_fd;
     }
-    fd = mkstemp(temp);
+    fd = create_temp(dir_fd, temp, sizeof temp);
     if (fd < 0) {
+        close(dir_fd);
         free(text);
         return JITUNWIND_EIO;
     }
     ok = write(fd, text, (size_t)len) == len;
     ok = close(fd) == 0 && ok;
     free(text);
-    if (!ok || rename(temp, file) < 0) {
-        unlink(temp);
+    if (!ok || renameat(dir_fd, temp, dir_fd, name) < 0) {
+        unlinkat(dir_fd, temp, 0);
+        close(dir_fd);
         return JITUNWIND_EIO;
     }
+    close(dir_fd);
     return 0;
 }
