@@ -10,6 +10,12 @@
 #include "suite.h"
 #include "target/dwarf_answers.h"
 
+/* The library's version as its entries name it. */
+#define JU_TEST_STR_(x) #x
+#define JU_TEST_STR(x) JU_TEST_STR_(x)
+#define JU_TEST_VERSION                                                       \
+    JU_TEST_STR(JITUNWIND_VERSION_MAJOR) "." JU_TEST_STR(JITUNWIND_VERSION_MINOR) "." \
+        JU_TEST_STR(JITUNWIND_VERSION_PATCH)
 #define KEY "c561f3aa7232f2bd6ac6d56bd475f1c154a00486"
 
 static struct ju_dwarf_answers *sample(void)
@@ -168,6 +174,49 @@ START_TEST(only_this_users_private_entry_is_trusted)
 }
 END_TEST
 
+/* text with the key line's tool version replaced by `tool`, its end line
+ * made again (so only the version differs): a new string. */
+static char *with_tool(const char *text, const char *tool)
+{
+    const char *key = strstr(text, "\nkey " KEY " "), *tail, *end;
+    char *out = malloc(strlen(text) + 64);
+    size_t n;
+    ck_assert_ptr_nonnull(key); /* the key line names the writer's version */
+    key += strlen("\nkey " KEY " ");
+    tail = strchr(key, '\n');
+    end = strstr(text, "\nend ") + 1;
+    n = (size_t)(key - text);
+    memcpy(out, text, n);
+    n += (size_t)sprintf(out + n, "%s%.*s", tool, (int)(end - tail), tail);
+    sprintf(out + n, "end 4 %016llx\n", (unsigned long long)ju_fnv1a(out, n));
+    return out;
+}
+
+/* An entry written by another version of the library is not used: it may
+ * have asked other questions or stored answers otherwise. */
+START_TEST(another_versions_entry_is_refused)
+{
+    struct ju_dwarf_answers *a = sample(), *b = malloc(sizeof *b);
+    int len;
+    char *text = format(a, &len), *same, *other;
+    const char *key = strstr(text, "\nkey " KEY " ");
+    char mine[64];
+    ck_assert_msg(key != NULL, "the key line names no version: %s", text);
+    ck_assert_int_eq(sscanf(key + strlen("\nkey " KEY " "), "%63s", mine), 1);
+    ck_assert_str_eq(mine, "jitunwind-" JU_TEST_VERSION);
+    same = with_tool(text, mine);
+    ck_assert_str_eq(same, text);
+    other = with_tool(text, "jitunwind-999.0.0");
+    ck_assert_int_eq(ju_dwarf_answers_parse(b, same, strlen(same), KEY), 0);
+    ck_assert_int_eq(ju_dwarf_answers_parse(b, other, strlen(other), KEY), JITUNWIND_ECORRUPT);
+    free(same);
+    free(other);
+    free(text);
+    free(a);
+    free(b);
+}
+END_TEST
+
 /* A cache path through a symbolic link, or through a folder another user
  * owns (root run with that user's HOME), is neither written nor read: no
  * file appears where the link or the folder's owner points. */
@@ -215,5 +264,6 @@ int main(void)
     return ju_run_tests("dwarf_answers", JU_TESTS(round_trip, damaged_entries_are_refused,
                                                   what_cannot_be_kept_is_not,
                                                   only_this_users_private_entry_is_trusted,
-                                                  a_folder_others_choose_gets_no_cache));
+                                                  a_folder_others_choose_gets_no_cache,
+                                                  another_versions_entry_is_refused));
 }

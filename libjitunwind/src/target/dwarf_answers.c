@@ -1,13 +1,16 @@
 /* The cache file of DWARF answers (dwarf_answers.h). The text, line by line:
  *
  *   jitunwind-dwarf-answers VERSION
- *   key BUILD-ID
+ *   key BUILD-ID jitunwind-MAJOR.MINOR.PATCH
  *   source BUILD-ID SIZE PATH
  *   answer KIND RC VALUE TYPE PATH      (PATH "-" for a size query)
  *   ...
  *   end COUNT CHECKSUM
  *
- * CHECKSUM is FNV-1a (64 bits, hex) of every byte before the end line. */
+ * CHECKSUM is FNV-1a (64 bits, hex) of every byte before the end line. The
+ * key holds the version of the library that wrote the entry: another
+ * version may ask other questions or read answers otherwise, so its entry
+ * is not used (and is replaced). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -17,10 +20,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jitunwind/version.h"
 #include "target/cache_folder.h"
 #include "target/dwarf_answers.h"
 
 #define MAGIC "jitunwind-dwarf-answers"
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define TOOL                                                                        \
+    "jitunwind-" STR(JITUNWIND_VERSION_MAJOR) "." STR(JITUNWIND_VERSION_MINOR) "." \
+        STR(JITUNWIND_VERSION_PATCH)
 #define ENTRY_NAME_MAX (16 + JU_BUILD_ID_HEX_MAX)
 
 static int is_name(const char *s, size_t max)
@@ -92,7 +101,7 @@ int ju_dwarf_answers_format(const struct ju_dwarf_answers *a, char *out, size_t 
 {
     size_t len;
     unsigned i;
-    int n = snprintf(out, size, MAGIC " %d\nkey %s\nsource %s %" PRIu64 " %s\n",
+    int n = snprintf(out, size, MAGIC " %d\nkey %s " TOOL "\nsource %s %" PRIu64 " %s\n",
                      JU_DWARF_ANSWERS_VERSION, a->key, a->source_id, a->source_size, a->source);
     if (n < 0 || (size_t)n >= size)
         return JITUNWIND_ELIMIT;
@@ -164,7 +173,8 @@ int ju_dwarf_answers_parse(struct ju_dwarf_answers *a, const char *text, size_t 
         version != JU_DWARF_ANSWERS_VERSION)
         return JITUNWIND_ECORRUPT;
     if (next_line(text, len, &at, line, sizeof line) < 0 || strncmp(line, "key ", 4) != 0 ||
-        strcmp(line + 4, key) != 0 || !is_hex_id(key))
+        strncmp(line + 4, key, strlen(key)) != 0 || strcmp(line + 4 + strlen(key), " " TOOL) ||
+        !is_hex_id(key))
         return JITUNWIND_ECORRUPT;
     ju_strlcpy(a->key, key, sizeof a->key);
     n = 0;
