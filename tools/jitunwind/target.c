@@ -335,6 +335,8 @@ static int open_python(struct cli_target *t, const struct cli_options *opt)
         types = NULL; /* no DWARF: the tables alone, as without a cache */
     rc = jitunwind_pyreader_new_with_dwarf(&t->py, &t->mem, t->loc.runtime_addr,
                                            t->loc.version_hex, t->loc.module, types);
+    if (types && *jitunwind_dwarf_types_cache_note(types))
+        cli_target_note(t, "%s", jitunwind_dwarf_types_cache_note(types));
     jitunwind_dwarf_types_free(types);
     if (rc == 0) {
         const char *name = jitunwind_pyreader_layout_name(t->py);

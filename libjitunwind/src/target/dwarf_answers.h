@@ -80,6 +80,15 @@ JU_HIDDEN int ju_dwarf_answers_format(const struct ju_dwarf_answers *a, char *ou
  * way that is a link or not this user's; nothing is written). */
 JU_HIDDEN int ju_dwarf_answers_save(const struct ju_dwarf_answers *a, const char *dir);
 
+/* Put every answer the cache entry gave to the DWARF again (a caller does
+ * this when an answer contradicts what it knows, so that a well-formed but
+ * wrong entry is not believed): 0 when all hold, or when there was no
+ * entry; 1 when one does not: the entry's answers are dropped (later
+ * queries go to the DWARF, and the entry is written again when the handle
+ * is freed) and jitunwind_dwarf_types_cache_note says which answer was
+ * wrong; a status when the DWARF cannot be read. */
+JU_HIDDEN int ju_dwarf_types_recheck(jitunwind_dwarf_types *t);
+
 /* Whether the handle has opened its DWARF (libdw) yet: 0 while a cache
  * entry answered every query (dwarf_types.c; for tests). */
 JU_HIDDEN int ju_dwarf_types_read_dwarf(const jitunwind_dwarf_types *t);
