@@ -270,6 +270,12 @@ void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s);
 void cli_stack_build(struct cli_target *t, const struct cli_thread *th,
                      const struct cli_options *opt, struct cli_stack *s);
 
+/* --- ptrace_refused.c --- */
+/* Say on stderr that ptrace of pid was refused: the tracer (PID, command
+ * name) when one holds it, else `why` and where permission comes from;
+ * then `instead`, what the command can do without ptrace. */
+void cli_ptrace_refused(int pid, const char *why, const char *instead);
+
 /* --- output_text.c, output_json.c --- */
 const char *cli_role_name(uint32_t role);
 /* Text from the target (names, paths) as a terminal may see it: `text`

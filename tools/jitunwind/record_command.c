@@ -391,8 +391,8 @@ int cli_record_command(const struct cli_options *opt)
         memset(&probe, 0, sizeof probe);
         probe.tid = sm->t.pid;
         if (cli_ptrace_stop(&probe) == -EPERM) {
-            fprintf(stderr, "jitunwind: cannot ptrace process %d: %s; --nonblocking samples "
-                            "Python stacks without it\n", sm->t.pid, probe.error);
+            cli_ptrace_refused(sm->t.pid, probe.error,
+                               "--nonblocking samples Python stacks without it");
             code = CLI_PERMISSION;
             goto done;
         }

@@ -64,8 +64,13 @@ static void load_perf_map(struct cli_target *t)
     if (access(path, F_OK) != 0)
         return;
     rc = jitunwind_registry_load_perf_map(t->reg, path, t->arch, &t->mem, &added, &skipped);
-    if (rc < 0)
-        cli_target_note(t, "%s: %s", path, jitunwind_registry_last_error(t->reg)->message);
+    if (rc < 0) {
+        const char *why = jitunwind_registry_last_error(t->reg)->message;
+        if (strstr(why, path)) /* the library's refusals name the file */
+            cli_target_note(t, "%s", why);
+        else
+            cli_target_note(t, "%s: %s", path, why);
+    }
     else if (skipped)
         cli_target_note(t, "%s: %zu lines skipped", path, skipped);
 }

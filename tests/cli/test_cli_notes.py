@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""What the jitunwind command says about its target's surroundings, one
+mode each:
+
+  perfmap   a refused /tmp/perf-PID.map (another user's) is named once in
+            its note, not twice;
+  vsyscall  a gcore of a plain Python process holds the kernel's
+            [vsyscall] page, executable and not file-backed: no range is
+            guessed from it (no "GUESSED" note, no range);
+  tracer    `record` and `stack` on a process another process traces name
+            the tracer, by PID and command name.
+
+Usage: test_cli_notes.py BUILD_DIR MODE
+Exit 0 on success, 1 on failure, 77 to skip.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP = 77
+PYTHON = "/usr/bin/python3.11"
+SLEEPER = "import time\ndef waiting():\n    time.sleep(120)\nwaiting()\n"
+
+
+def fail(message):
+    print("FAIL: " + message)
+    sys.exit(1)
+
+
+def tool(build):
+    path = os.path.join(build, "tools", "jitunwind", "jitunwind")
+    if not os.access(path, os.X_OK):
+        fail("%s was not built" % path)
+    return path
+
+
+def run(cmd, timeout=60):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def sleeper():
+    """A Python process asleep in waiting() (given a second to get there)."""
+    proc = subprocess.Popen([PYTHON, "-c", SLEEPER])
+    time.sleep(1)
+    return proc
+
+
+def mode_perfmap(j, work):
+    if os.geteuid() != 0:
+        print("SKIP: only root can make a perf map of another user")
+        return SKIP
+    proc = sleeper()
+    path = "/tmp/perf-%d.map" % proc.pid
+    try:
+        with open(path, "w") as f:
+            f.write("1000 10 py::x:/x.py\n")
+        os.chown(path, 65534, 65534)
+        rc, out, err = run([j, "stack", "--json", str(proc.pid)])
+        if rc != 0:
+            fail("stack: exit %d: %s" % (rc, err))
+        notes = [n for n in json.loads(out)["notes"] if path in n]
+        if len(notes) != 1 or notes[0].count(path) != 1:
+            fail("want one note naming %s once, got %r" % (path, notes))
+        print("ok: the refusal names the perf map once: %s" % notes[0])
+    finally:
+        os.unlink(path)
+        proc.kill()
+        proc.wait()
+    return 0
+
+
+def mode_vsyscall(j, work):
+    gcore = shutil.which("gcore")
+    if not gcore:
+        print("SKIP: no gcore")
+        return SKIP
+    with open("/proc/self/maps") as f:
+        if "[vsyscall]" not in f.read():
+            print("SKIP: this kernel maps no [vsyscall] page")
+            return SKIP
+    proc = sleeper()
+    try:
+        prefix = os.path.join(work, "core")
+        subprocess.run([gcore, "-o", prefix, str(proc.pid)], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=120)
+        core = "%s.%d" % (prefix, proc.pid)
+        if not os.path.exists(core):
+            fail("gcore wrote no core")
+        rc, out, err = run([j, "stack", "--json", "--core", core, "--exe", PYTHON])
+        if rc != 0:
+            fail("stack --core: exit %d: %s" % (rc, err))
+        doc = json.loads(out)
+        guessed = [n for n in doc["notes"] if "GUESSED" in n]
+        if guessed or doc["target"]["ranges"] != 0:
+            fail("ranges guessed in a plain Python's core: %r, %d ranges" % (
+                guessed, doc["target"]["ranges"]))
+        if "waiting" not in out:
+            fail("the core's stack lacks the sleeping function: %s" % out[:2000])
+        print("ok: a gcore of plain Python: no range guessed, no note")
+    finally:
+        proc.kill()
+        proc.wait()
+    return 0
+
+
+TRACER = r"""
+import ctypes, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.prctl(15, b"ju-tracer", 0, 0, 0)   # PR_SET_NAME
+if libc.ptrace(0x4206, int(sys.argv[1]), None, None) != 0:   # PTRACE_SEIZE
+    print("seize failed", ctypes.get_errno(), flush=True)
+    sys.exit(1)
+print("seized", flush=True)
+time.sleep(60)
+"""
+
+
+def mode_tracer(j, work):
+    proc = sleeper()
+    tracer = subprocess.Popen([sys.executable, "-c", TRACER, str(proc.pid)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        line = tracer.stdout.readline()
+        if line.strip() != "seized":
+            print("SKIP: cannot trace a process here (%s)" % line.strip())
+            return SKIP
+        want = "already traced by process %d (ju-tracer)" % tracer.pid
+        for cmd in (["record", str(proc.pid), "-d", "0.5", "-o", os.devnull],
+                    ["stack", str(proc.pid)]):
+            rc, out, err = run([j] + cmd)
+            if want not in err:
+                fail("%s: the tracer is not named (%r): exit %d, %r" % (cmd[0], want, rc, err))
+            print("ok: %s names the tracer: %s" % (cmd[0], err.strip().splitlines()[0]))
+    finally:
+        tracer.kill()
+        tracer.wait()
+        proc.kill()
+        proc.wait()
+    return 0
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        return 2
+    build, mode = os.path.abspath(sys.argv[1]), sys.argv[2]
+    if not os.access(PYTHON, os.X_OK):
+        print("SKIP: no %s" % PYTHON)
+        return SKIP
+    modes = {"perfmap": mode_perfmap, "vsyscall": mode_vsyscall, "tracer": mode_tracer}
+    if mode not in modes:
+        print("unknown mode %s" % mode)
+        return 2
+    work = tempfile.mkdtemp(prefix="ju-cli-notes-")
+    try:
+        return modes[mode](tool(build), work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
