@@ -367,6 +367,11 @@ for p, n in json.loads(sys.argv[2]):
     session = Session(jitunwind.PyFrame(0x1000, 0x2000, n, 1, 0, 0, 0, "f", p))
     values.run_py_list(session, Args())
     out["py-list"].append(session.written)
+Args.start = 100000  # past the end of the second case's file
+session = Session(jitunwind.PyFrame(0x1000, 0x2000, 1, 1, 0, 0, 0, "f",
+                                    json.loads(sys.argv[2])[1][0]))
+values.run_py_list(session, Args())
+out["py-list past the end"] = session.written
 try:
     from jitunwind.ui import source_files
 except ImportError:
@@ -421,6 +426,9 @@ def check_source_files(repo):
                          (5, ["  >1    head = 1", "(only the first 4 MiB of %s are read)" % big])):
             if listed[i] != lines:
                 fail("py-list of %s: %r, want %r" % (cases[i][0], listed[i], lines))
+        past = ["Line number 100000 out of range; %s has 3 lines." % regular]
+        if got["py-list past the end"] != past:
+            fail("py-list 100000: %r, want %r" % (got["py-list past the end"], past))
         refused = got.get("refused")
         if refused is None:
             fail("jitunwind.ui.source_files is missing")
