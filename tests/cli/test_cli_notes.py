@@ -9,6 +9,10 @@ mode each:
             guessed from it (no "GUESSED" note, no range);
   tracer    `record` and `stack` on a process another process traces name
             the tracer, by PID and command name;
+  replaced  a core whose files were replaced on disk by other builds since
+            the dump: the interpreter's file refuses the core (exit 7, the
+            two build ids said) rather than blaming the layout; another
+            file (a library) is a note;
   locals    `stack --locals` on a CPython without a value table whose
             DWARF is not found (Debian's stripped 3.15.2 release, from
             JITUNWIND_EXTRA_PYTHONS) names the field the values lack, as
@@ -150,6 +154,46 @@ def mode_tracer(j, work):
     return 0
 
 
+def mode_replaced(j, work):
+    gcore = shutil.which("gcore")
+    if not gcore or not os.access(PYTHON + "d", os.X_OK):
+        print("SKIP: needs gcore and %sd (another build of the same version)" % PYTHON)
+        return SKIP
+    python, lib = os.path.join(work, "python3"), os.path.join(work, "lib")
+    os.mkdir(lib)
+    shutil.copy(PYTHON, python)
+    shutil.copy("/lib/x86_64-linux-gnu/libz.so.1", lib)
+    proc = subprocess.Popen([python, "-c", SLEEPER], env=dict(os.environ, LD_LIBRARY_PATH=lib))
+    time.sleep(1)
+    try:
+        prefix = os.path.join(work, "core")
+        subprocess.run([gcore, "-o", prefix, str(proc.pid)], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=120)
+        core = "%s.%d" % (prefix, proc.pid)
+    finally:
+        proc.kill()
+        proc.wait()
+    rc, out, err = run([j, "stack", "--core", core])
+    if rc != 0 or "replaced" in out + err:
+        fail("the files as dumped: exit %d, %s%s" % (rc, out, err))
+    os.unlink(os.path.join(lib, "libz.so.1"))
+    shutil.copy("/lib/x86_64-linux-gnu/libexpat.so.1", os.path.join(lib, "libz.so.1"))
+    rc, out, err = run([j, "stack", "--core", core])
+    if rc != 0 or "1 file replaced on disk since the dump" not in out or \
+            os.path.join(lib, "libz.so.1") not in out or "waiting" not in out:
+        fail("a replaced library: exit %d, want a note naming it: %s%s" % (rc, out, err))
+    print("ok: a replaced library is noted: %s" % next(
+        line for line in out.splitlines() if "replaced" in line))
+    os.unlink(python)
+    shutil.copy(PYTHON + "d", python)
+    rc, out, err = run([j, "stack", "--core", core])
+    if rc != 7 or "the interpreter's file was replaced since the dump: %s is build" % python \
+            not in err or "trace-refs" in err:
+        fail("a replaced interpreter: exit %d, want 7 and its build ids: %s%s" % (rc, out, err))
+    print("ok: a replaced interpreter: exit 7, %s" % err.strip())
+    return 0
+
+
 def mode_locals(j, work):
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                                     "support"))
@@ -190,7 +234,7 @@ def main():
         print("SKIP: no %s" % PYTHON)
         return SKIP
     modes = {"perfmap": mode_perfmap, "vsyscall": mode_vsyscall, "tracer": mode_tracer,
-             "locals": mode_locals}
+             "locals": mode_locals, "replaced": mode_replaced}
     if mode not in modes:
         print("unknown mode %s" % mode)
         return 2

@@ -220,6 +220,19 @@ int cli_core_notes_cut(const char *core_path);
 int cli_core_exe_build_id(const struct cli_target *t, const char *exe_name, char *out,
                           size_t len);
 int cli_file_build_id(const char *path, char *out, size_t len);
+/* The same of the ELF image a core holds at [start, end). */
+int cli_core_image_build_id(const struct cli_target *t, uint64_t start, uint64_t end,
+                            char *out, size_t len);
+
+/* --- core_files.c --- */
+/* The files a core maps whose copy on disk is another build than the one
+ * dumped (GNU build ids of the image in the core and of the file differ):
+ * how many, at most CLI_CORE_FILES_CHECKED files looked at; `first` gets
+ * "PATH is build X in the core, Y on disk" for `path` when it is one of
+ * them (NULL: for the first found), else "". */
+#define CLI_CORE_FILES_CHECKED 256
+size_t cli_core_replaced_files(const struct cli_target *t, const char *path, char *first,
+                               size_t size);
 
 /* --- stack.c --- */
 struct cli_native {

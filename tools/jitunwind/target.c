@@ -297,6 +297,26 @@ static void watch_exec(struct cli_target *t)
     }
 }
 
+/* A core whose interpreter file was replaced on disk since the dump is
+ * refused (its layout and symbols would be the new build's); other
+ * replaced files are noted (their code and unwind tables are). */
+static int check_core_files(struct cli_target *t)
+{
+    char which[CLI_NOTE_MAX];
+    size_t n = cli_core_replaced_files(t, t->loc.module, which, sizeof which);
+    if (which[0]) {
+        fprintf(stderr, "jitunwind: %s: the interpreter's file was replaced since the dump: "
+                        "%s\n", t->core_path, which);
+        return CLI_MISMATCH;
+    }
+    if (n) {
+        cli_core_replaced_files(t, NULL, which, sizeof which);
+        cli_target_note(t, "%zu file%s replaced on disk since the dump (native frames through "
+                           "them may be wrong): %s", n, n == 1 ? "" : "s", which);
+    }
+    return CLI_OK;
+}
+
 static int check_exe(struct cli_target *t, const char *exe)
 {
     char in_core[128], in_file[128], why[128];
@@ -431,6 +451,8 @@ int cli_target_open(struct cli_target *t, const struct cli_options *opt, int nee
         return CLI_VERSION;
     }
     if ((code = check_access(t)) != CLI_OK)
+        return code;
+    if (!t->live && (code = check_core_files(t)) != CLI_OK)
         return code;
     if (t->live)
         watch_exec(t);
