@@ -295,6 +295,37 @@ def check_debug_roots_from_the_debugger(ju, target):
     print("ok: the debugger's debug-file directories reach the library")
 
 
+def check_thread_list_error(target):
+    """A thread-list error (the list cut short) is said for a thread the
+    list did not find, never for one whose chain was read whole."""
+    class State:
+        def __init__(self, tid):
+            self.native_thread_id, self.current_frame, self.tstate = tid, 0x1000 + tid, tid
+
+    class Reader:
+        def next_stop(self):
+            pass
+
+        def threads(self):
+            return [State(1), State(2)], "the thread list is cut short: a cycle"
+
+        def frames(self, frame, limit, thread_key=None):
+            return (["frame of %d" % thread_key], None) if thread_key == 1 else \
+                (["frame of 2"], "chain of 2: unreadable")
+
+    class Adapter:
+        memory = None
+
+    state = target.TargetState(Adapter())
+    state.pyreader = Reader
+    got = {tid: state.python_frames(tid) for tid in (1, 2, 3)}
+    want = {1: (["frame of 1"], None), 2: (["frame of 2"], "chain of 2: unreadable"),
+            3: ([], "the thread list is cut short: a cycle")}
+    if got != want:
+        fail("python_frames with a thread-list error: %r, want %r" % (got, want))
+    print("ok: a thread-list error is said for a thread not listed, not for a whole chain")
+
+
 def write_core(path, segments, cut):
     """A 64-bit little-endian ELF core with PT_LOAD segments of the given
     sizes, the file cut to `cut` bytes."""
@@ -476,6 +507,7 @@ def main():
     check_jit_frame_flags(jitunwind, stack, labels)
     check_eval_loop_by_address(jitunwind, stack)
     check_debug_roots_from_the_debugger(jitunwind, target)
+    check_thread_list_error(target)
     check_core_truncation(target)
     check_source_files(repo)
     return 0

@@ -348,13 +348,17 @@ class TargetState:
         return list(frames), err
 
     def _read_python_frames(self, os_thread_id, limit):
-        by_id, err = self._threads_by_os_id()
+        """A thread the listing found gets its chains' error only: the
+        listing's error (a thread list cut short) is said for a thread it
+        did not find, which may be one of those it missed."""
+        by_id, list_err = self._threads_by_os_id()
         reader = self.pyreader()
-        frames = []
-        for t in by_id.get(os_thread_id, ()):
+        frames, err = [], None
+        states = by_id.get(os_thread_id, ())
+        for t in states:
             if not t.current_frame:
                 continue
             chain, chain_err = reader.frames(t.current_frame, limit, thread_key=t.tstate)
             frames += chain
             err = err or chain_err
-        return frames, err
+        return frames, (err if states else list_err)
