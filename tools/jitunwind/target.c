@@ -131,6 +131,9 @@ void cli_target_load_ranges(struct cli_target *t)
                             jitunwind_registry_last_error(t->reg)->message);
         else if (info.torn)
             cli_target_note(t, "descriptor was mid-update when read");
+        if (rc == 0 && info.left_out)
+            cli_target_note(t, "descriptor: %llu ranges left out (more than %u MiB of ranges)",
+                            (unsigned long long)info.left_out, JITUNWIND_JIT_MAX_BYTES >> 20);
     }
     if ((addr = module_symbol(t->mods, t->loc.module, JITUNWIND_GDB_JIT_DESCRIPTOR_SYMBOL, NULL)))
         jitunwind_registry_load_gdb_jit(t->reg, &t->mem, addr, t->arch, NULL, NULL);

@@ -47,7 +47,7 @@ class Frame(ctypes.Structure):
 class JitReadInfo(ctypes.Structure):
     _fields_ = [("generation", ctypes.c_uint64), ("retries", ctypes.c_uint32),
                 ("torn", ctypes.c_uint32), ("added", ctypes.c_uint64),
-                ("skipped", ctypes.c_uint64)]
+                ("skipped", ctypes.c_uint64), ("left_out", ctypes.c_uint64)]
 
 
 class ElfImageInfo(ctypes.Structure):

@@ -42,6 +42,9 @@ def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, p
                 notes.append("descriptor was mid-update when the process stopped")
             if info.skipped:
                 notes.append("%d invalid descriptor slots skipped" % info.skipped)
+            if info.left_out:
+                notes.append("%d descriptor ranges left out (past the memory cap, "
+                             "JITUNWIND_JIT_MAX_BYTES)" % info.left_out)
         except JitunwindError as exc:
             notes.append("descriptor at %#x: %s" % (descriptor_addr, exc))
     if gdb_jit_addr and arch:
