@@ -112,6 +112,8 @@ struct cli_target {
     uint64_t jit_descriptor;       /* jitunwind_jit_descriptor in the target, or 0 */
     uint64_t pc_outside;           /* a frame's pc outside every range and module, or 0
                                     * (stack.c sets it; range_watch.c reads it) */
+    unsigned modules_epoch;        /* changes when modules are added (a dlopen seen):
+                                    * what was looked up in them is looked up again */
     char notes[CLI_MAX_NOTES][CLI_NOTE_MAX];
     int n_notes;
 };

@@ -158,11 +158,13 @@ void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s)
 }
 
 /* Native names by address: a symbol table search is linear, and a sampler
- * meets the same return addresses at every sample. The modules of a target
- * do not change while it is open; one cache serves one target at a time. */
+ * meets the same return addresses at every sample. One cache serves one
+ * target's modules at a time, as of one modules_epoch (range_watch.c adds
+ * the modules a process loads later). */
 #define SYMBOL_CACHE 4096u
 struct symbol_entry {
     const jitunwind_modules *mods;
+    unsigned epoch; /* the target's modules_epoch then */
     uint64_t at;    /* lookup address + 1; 0: empty */
     uint64_t offset;
     int found;
@@ -173,8 +175,9 @@ static struct symbol_entry symbol_cache[SYMBOL_CACHE];
 static int symbolize(struct cli_target *t, uint64_t at, char *buf, size_t len, uint64_t *off)
 {
     struct symbol_entry *e = &symbol_cache[(at >> 2) % SYMBOL_CACHE];
-    if (e->at != at + 1 || e->mods != t->mods) {
+    if (e->at != at + 1 || e->mods != t->mods || e->epoch != t->modules_epoch) {
         e->mods = t->mods;
+        e->epoch = t->modules_epoch;
         e->at = at + 1;
         e->offset = 0;
         e->found = jitunwind_modules_symbolize(t->mods, at, e->symbol, sizeof e->symbol,
