@@ -112,6 +112,8 @@ struct cli_target {
     uint64_t jit_descriptor;       /* jitunwind_jit_descriptor in the target, or 0 */
     uint64_t pc_outside;           /* a frame's pc outside every range and module, or 0
                                     * (stack.c sets it; range_watch.c reads it) */
+    int threads_run;               /* Python frames are read while their threads run
+                                    * (stack --python): running_chain.c */
     unsigned modules_epoch;        /* changes when modules are added (a dlopen seen):
                                     * what was looked up in them is looked up again */
     char notes[CLI_MAX_NOTES][CLI_NOTE_MAX];
@@ -284,6 +286,18 @@ void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s);
  * only). */
 void cli_stack_build(struct cli_target *t, const struct cli_thread *th,
                      const struct cli_options *opt, struct cli_stack *s);
+
+/* --- running_chain.c --- */
+/* The Python frames of thread state *th while its thread runs (not
+ * stopped): like jitunwind_pyreader_frames (or _reusing with t->chains)
+ * from th->current_frame, into out (max), *got frames and the status, its
+ * message in why (why_size bytes; "" for 0); the chain is checked again
+ * after the walk and read again while it changed under the reader (*th
+ * then holds the state as last read); *torn = 1 when it still changed
+ * after the last try (the frames may not be one stack). */
+int cli_read_running_chain(struct cli_target *t, struct jitunwind_py_thread *th,
+                           struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
+                           char *why, size_t why_size);
 
 /* --- ptrace_refused.c --- */
 /* Say on stderr that ptrace of pid was refused: the tracer (PID, command

@@ -31,6 +31,7 @@ struct sampler {
     struct cli_range_watch watch; /* the mixed mode's ranges, read again as they change */
     double deadline;  /* -d: when sampling stops (0: at Ctrl-C) */
     uint64_t errors;
+    uint64_t torn;    /* --nonblocking: chains that kept changing while read (errors too) */
     int gone;         /* CLI_GONE_EXITED or CLI_GONE_EXECED once the process has ended */
     int said_left_out;
     int logged;       /* off a terminal: a progress line was written, at logged_at */
@@ -125,17 +126,19 @@ static void sample_python(struct sampler *sm)
     for (i = 0; i < n; i++) {
         struct cli_stack *s = sm->s;
         size_t got = 0;
+        int torn;
         if (!pts[i].current_frame || (!sm->opt->idle && pts[i].holds_gil == 0))
             continue;
         /* A thread that runs on changes its chain under the reader: a
-         * chain cut short is counted as an error and recorded as read. */
-        if ((sm->t.chains ? jitunwind_pyreader_frames_reusing(sm->t.py, sm->t.chains,
-                                                              pts[i].tstate,
-                                                              pts[i].current_frame, s->py,
-                                                              s->py_cap, &got)
-                          : jitunwind_pyreader_frames(sm->t.py, pts[i].current_frame, s->py,
-                                                      s->py_cap, &got)) < 0)
+         * chain cut short is counted as an error and recorded as read; one
+         * that kept changing (running_chain.c) is counted and left out. */
+        if (cli_read_running_chain(&sm->t, &pts[i], s->py, s->py_cap, &got, &torn, NULL, 0) < 0 ||
+            torn)
             sm->errors++;
+        if (torn) {
+            sm->torn++;
+            continue;
+        }
         s->n_py = got;
         s->n_native = 0;
         jitunwind_mix(NULL, 0, s->py, s->n_py, s->items, CLI_MAX_NATIVE + s->py_cap,
@@ -256,6 +259,8 @@ static void stats(struct sampler *sm)
             (unsigned long long)cs.invalidated, (unsigned long long)cs.reads_saved,
             (unsigned long long)ch.walks, (unsigned long long)ch.frames_reused,
             (unsigned long long)ch.reads_saved, (unsigned long long)sm->watch.reloads);
+    if (sm->opt->nonblocking)
+        fprintf(stderr, "torn chains: %llu\n", (unsigned long long)sm->torn);
     if (sm->opt->mark_frames)
         fprintf(stderr, "marker stops: %llu\nmarker frames unread: %llu\nmarker misses: %llu\n"
                         "marker writes: %llu\n",

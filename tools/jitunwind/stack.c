@@ -116,6 +116,8 @@ static int read_python_frames(struct cli_target *t, int tid, struct cli_stack *s
          t->py_threads[t->py_order[k]].native_thread_id == (uint64_t)(unsigned)tid; k++) {
         struct jitunwind_py_thread th = t->py_threads[t->py_order[k]];
         size_t got = 0;
+        int torn = 0;
+        char why[JITUNWIND_ERROR_MESSAGE_MAX];
         if (jitunwind_pyreader_thread(t->py, &th) < 0 ||
             th.native_thread_id != (uint64_t)(unsigned)tid)
             continue; /* the state was freed since the listing */
@@ -128,7 +130,10 @@ static int read_python_frames(struct cli_target *t, int tid, struct cli_stack *s
             full = 1;
             continue;
         }
-        if (t->chains)
+        if (t->threads_run)
+            rc = cli_read_running_chain(t, &th, s->py + s->n_py, s->py_cap - s->n_py, &got,
+                                        &torn, why, sizeof why);
+        else if (t->chains)
             rc = jitunwind_pyreader_frames_reusing(t->py, t->chains, th.tstate, th.current_frame,
                                                    s->py + s->n_py, s->py_cap - s->n_py, &got);
         else
@@ -137,10 +142,15 @@ static int read_python_frames(struct cli_target *t, int tid, struct cli_stack *s
         s->n_py += got;
         if (rc == JITUNWIND_ELIMIT && s->n_py == s->py_cap)
             full = 1;
-        if (rc < 0 && !s->py_status) {
+        if (torn && !s->py_status) {
+            s->py_status = JITUNWIND_EBUSY;
+            snprintf(s->py_error, sizeof s->py_error,
+                     "the chain changed while it was read (the thread runs): the frames may "
+                     "mix moments");
+        } else if (rc < 0 && !s->py_status) {
             s->py_status = rc;
             snprintf(s->py_error, sizeof s->py_error, "%s",
-                     jitunwind_pyreader_last_error(t->py)->message);
+                     t->threads_run ? why : jitunwind_pyreader_last_error(t->py)->message);
         }
     }
     return full;

@@ -141,6 +141,7 @@ int cli_stack_command(const struct cli_options *opt)
     cli_install_signal_handlers();
     if ((code = cli_target_open(&t, opt, !opt->python_only)) != CLI_OK)
         goto done;
+    t.threads_run = t.live && opt->python_only;
     /* Listed once, before any thread is stopped: each held thread then
      * reads only its own states again. */
     cli_list_python_threads(&t);
