@@ -13,6 +13,9 @@ mode each:
             the dump: the interpreter's file refuses the core (exit 7, the
             two build ids said) rather than blaming the layout; another
             file (a library) is a note;
+  cachefolder  run as root with another user's HOME, or with a cache
+            folder that is a symbolic link: the layout cache writes nothing
+            there, and the stack is shown all the same;
   locals    `stack --locals` on a CPython without a value table whose
             DWARF is not found (Debian's stripped 3.15.2 release, from
             JITUNWIND_EXTRA_PYTHONS) names the field the values lack, as
@@ -194,6 +197,36 @@ def mode_replaced(j, work):
     return 0
 
 
+def mode_cachefolder(j, work):
+    if os.geteuid() != 0:
+        print("SKIP: only root can run with another user's HOME")
+        return SKIP
+    theirs, linked, elsewhere = (os.path.join(work, n) for n in ("theirs", "linked", "elsewhere"))
+    os.mkdir(theirs)
+    os.chown(theirs, 65534, 65534)
+    os.makedirs(os.path.join(linked, ".cache"))
+    os.mkdir(elsewhere)
+    os.symlink(elsewhere, os.path.join(linked, ".cache", "jitunwind"))
+    proc = sleeper()
+    try:
+        for home in (theirs, linked):
+            env = {k: v for k, v in os.environ.items()
+                   if k not in ("XDG_CACHE_HOME", "JITUNWIND_NO_CACHE")}
+            env["HOME"] = home
+            rc, out, err = run([j, "stack", str(proc.pid)], env=env)
+            if rc != 0 or "waiting" not in out:
+                fail("HOME=%s: exit %d: %s%s" % (home, rc, out, err))
+        written = os.listdir(theirs) + os.listdir(elsewhere)
+        if written:
+            fail("the layout cache wrote %r through another user's folder or a link" % written)
+        print("ok: another user's HOME and a linked cache folder: nothing written, the stack "
+              "shown")
+    finally:
+        proc.kill()
+        proc.wait()
+    return 0
+
+
 def mode_locals(j, work):
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                                     "support"))
@@ -234,7 +267,8 @@ def main():
         print("SKIP: no %s" % PYTHON)
         return SKIP
     modes = {"perfmap": mode_perfmap, "vsyscall": mode_vsyscall, "tracer": mode_tracer,
-             "locals": mode_locals, "replaced": mode_replaced}
+             "locals": mode_locals, "replaced": mode_replaced,
+             "cachefolder": mode_cachefolder}
     if mode not in modes:
         print("unknown mode %s" % mode)
         return 2
