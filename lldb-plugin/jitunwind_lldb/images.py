@@ -252,11 +252,14 @@ class JitImageCommand:
                         "" if _enabled else " (refresh is off)"))
                     return
                 info = im.info or {}
+                left_out = info.get("left_out", 0)
                 result.AppendMessage(
-                    "jit-image: %s: %d ranges (%d with CFI, %d without), %d FDEs, %d sections%s"
+                    "jit-image: %s: %d ranges (%d with CFI, %d without), %d FDEs, %d sections%s%s"
                     % (im.path, info.get("ranges", 0), info.get("with_cfi", 0),
                        info.get("without_cfi", 0), info.get("fdes", 0),
-                       info.get("sections", 0), "" if _enabled else " (refresh is off)"))
+                       info.get("sections", 0),
+                       ", %d ranges left out (past the image's caps)" % left_out
+                       if left_out else "", "" if _enabled else " (refresh is off)"))
             elif args == ["refresh"]:
                 problem = refresh_target(target, force=True)
                 result.AppendMessage("jit-image: %s" % (problem or "refreshed"))

@@ -53,7 +53,8 @@ class JitReadInfo(ctypes.Structure):
 class ElfImageInfo(ctypes.Structure):
     _fields_ = [("ranges", ctypes.c_uint64), ("with_cfi", ctypes.c_uint64),
                 ("without_cfi", ctypes.c_uint64), ("fdes", ctypes.c_uint64),
-                ("sections", ctypes.c_uint64), ("stop_rows", ctypes.c_uint64)]
+                ("sections", ctypes.c_uint64), ("stop_rows", ctypes.c_uint64),
+                ("left_out", ctypes.c_uint64)]
 
 
 class GdbJitStatus(ctypes.Structure):
