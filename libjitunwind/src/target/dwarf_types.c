@@ -31,7 +31,7 @@ struct jitunwind_dwarf_types {
     char cache_dir[1024];
     int dirty;
     unsigned from_entry; /* memo's first answers, read from the entry */
-    char cache_note[2560]; /* why the entry was refused after use, or "" */
+    char cache_note[2600]; /* why the entry was refused after use, or "" */
 };
 
 static int open_dwarf(struct jitunwind_dwarf_types *t, const char *path)
@@ -228,6 +228,7 @@ int ju_dwarf_types_recheck(jitunwind_dwarf_types *t)
         return 0;
     for (i = 0; i < t->from_entry; i++) {
         const struct ju_dwarf_answer *x = &t->memo->answers[i];
+        char entry[1200];
         uint64_t v = 0;
         int rc = ask_dwarf(t, x->kind, x->type, x->path, &v);
         if (rc != 0 && rc != JITUNWIND_ENOTFOUND && rc != JITUNWIND_EUNSUPPORTED &&
@@ -235,10 +236,12 @@ int ju_dwarf_types_recheck(jitunwind_dwarf_types *t)
             return rc; /* the DWARF cannot say: the entry stands */
         if (rc == x->rc && v == x->value)
             continue;
+        if (ju_dwarf_answers_file(entry, sizeof entry, t->cache_dir, t->memo->key) < 0)
+            ju_strlcpy(entry, t->cache_dir, sizeof entry);
         snprintf(t->cache_note, sizeof t->cache_note,
-                 "the layout cache entry %.900s/dwarf-%s is wrong (%s%s%s: %lld, the DWARF of %.900s "
+                 "the layout cache entry %.1100s is wrong (%s%s%s: %lld, the DWARF of %.1000s "
                  "says %lld): not used, the DWARF read instead",
-                 t->cache_dir, t->memo->key, x->type, x->path[0] ? "." : "", x->path,
+                 entry, x->type, x->path[0] ? "." : "", x->path,
                  x->rc ? (long long)x->rc : (long long)x->value, t->source,
                  rc ? (long long)rc : (long long)v);
         t->memo->count = 0; /* refilled from the DWARF, and written again */
