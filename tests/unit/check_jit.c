@@ -637,7 +637,9 @@ static long max_rss_kib(void)
  * slots left out are counted. */
 START_TEST(a_huge_descriptor_is_read_within_the_byte_cap)
 {
-    uint64_t slots = 4u * 1024u * 1024u, fit = JITUNWIND_JIT_MAX_BYTES / (JITUNWIND_JIT_BYTES_PER_RANGE + 2);
+    /* An unnamed slot costs the per-range bytes and twice an empty name's NUL. */
+    uint64_t slots = 4u * 1024u * 1024u,
+             fit = JITUNWIND_JIT_MAX_BYTES / (JITUNWIND_JIT_BYTES_PER_RANGE + 2);
     struct jitunwind_memory mem = {many_read, &slots};
     struct jitunwind_jit_read_info info;
     jitunwind_registry *reg;

@@ -294,7 +294,8 @@ void cli_stack_build(struct cli_target *t, const struct cli_thread *th,
  * message in why (why_size bytes; "" for 0); the chain is checked again
  * after the walk and read again while it changed under the reader (*th
  * then holds the state as last read); *torn = 1 when it still changed
- * after the last try (the frames may not be one stack). */
+ * after the last try, or stayed doubtful while the thread moved (the
+ * frames may not be one stack). */
 int cli_read_running_chain(struct cli_target *t, struct jitunwind_py_thread *th,
                            struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
                            char *why, size_t why_size);

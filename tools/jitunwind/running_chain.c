@@ -4,8 +4,10 @@
  * then frames written in its place by later calls): an impossible stack.
  * After a walk, the thread state's current frame and the first
  * RECHECKED_FRAMES frames are read again, past the block cache, and
- * compared with what the walk saw; a chain that changed is read again, up
- * to TRIES times, and is otherwise said to be torn. What is compared is
+ * compared with what the walk saw; a chain that changed, or whose walk
+ * failed or met an unreadable code object, is read again, up to TRIES
+ * times, and is otherwise said to be torn (unless the thread stood still
+ * at every try: the chain is then what it is). What is compared is
  * each frame's address and code object: a thread that went away and came
  * back to the same frames with the same code (the same calls) is not seen,
  * and its stack is a possible one. */
