@@ -33,10 +33,22 @@ _images = {}  # target's unique key -> TargetImage
 _directory = []  # this LLDB's private folder for image files, made on first use
 
 
-def _image_dir():
+def _image_dir(debugger):
+    """The folder, removed when the debugger is destroyed (LLDB's quit, or
+    the end of its input: LLDB does not run Python's atexit handlers, so
+    that alone left one folder per session) or, failing that, at exit."""
     if not _directory:
-        _directory.append(tempfile.mkdtemp(prefix="jitunwind-lldb-"))
-        atexit.register(shutil.rmtree, _directory[0], True)
+        folder = tempfile.mkdtemp(prefix="jitunwind-lldb-")
+        _directory.append(folder)
+        atexit.register(shutil.rmtree, folder, True)
+
+        def remove(*_):
+            shutil.rmtree(folder, True)
+        try:  # AddDestroyCallback keeps others' callbacks; older LLDBs only set one
+            add = getattr(debugger, "AddDestroyCallback", None) or debugger.SetDestroyCallback
+            add(remove)
+        except Exception:  # never raise into the debugger: atexit stays
+            pass
     return _directory[0]
 
 
@@ -85,7 +97,8 @@ class TargetImage:
         if not force and digest == self.digest:
             return False
         self.generation += 1
-        path = os.path.join(_image_dir(), "jit-%d-%d.elf" % (_key(self.target), self.generation))
+        path = os.path.join(_image_dir(self.target.GetDebugger()),
+                            "jit-%d-%d.elf" % (_key(self.target), self.generation))
         self.drop()
         if not state.ranges or state.arch is None:
             self.digest = digest
@@ -239,11 +252,14 @@ class JitImageCommand:
                         "" if _enabled else " (refresh is off)"))
                     return
                 info = im.info or {}
+                left_out = info.get("left_out", 0)
                 result.AppendMessage(
-                    "jit-image: %s: %d ranges (%d with CFI, %d without), %d FDEs, %d sections%s"
+                    "jit-image: %s: %d ranges (%d with CFI, %d without), %d FDEs, %d sections%s%s"
                     % (im.path, info.get("ranges", 0), info.get("with_cfi", 0),
                        info.get("without_cfi", 0), info.get("fdes", 0),
-                       info.get("sections", 0), "" if _enabled else " (refresh is off)"))
+                       info.get("sections", 0),
+                       ", %d ranges left out (past the image's caps)" % left_out
+                       if left_out else "", "" if _enabled else " (refresh is off)"))
             elif args == ["refresh"]:
                 problem = refresh_target(target, force=True)
                 result.AppendMessage("jit-image: %s" % (problem or "refreshed"))

@@ -1079,6 +1079,14 @@ release.wait(600)
 """
 
 
+def fnv1a(data):
+    """FNV-1a, 64 bits: the layout cache's checksum."""
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+    return h
+
+
 def mode_layout_cache(build, work):
     """Every thread blocked in a lock: the output of each run is the same
     bytes when the layout is."""
@@ -1177,6 +1185,28 @@ def mode_layout_cache(build, work):
             if entry()[1] != written:
                 fail("%s: the entry was not rewritten" % label)
             print("ok: %s: ignored, the same stack, the entry rewritten" % label)
+        # Well formed, this user's, its checksum right, but wrong: co_qualname
+        # answered with co_filename's offset would name every function
+        # after its file. It contradicts the table, the DWARF is asked
+        # again, and the run says so.
+        filename = re.search(r"^answer 1 0 (\d+) PyCodeObject co_filename$", written, re.M)
+        body = re.sub(r"^answer 1 0 \d+ PyCodeObject co_qualname$",
+                      "answer 1 0 %s PyCodeObject co_qualname" % filename.group(1),
+                      written[:written.rindex("end ")], flags=re.M)
+        with open(path, "w") as f:
+            f.write(body + "end %s %016x\n" % (written.rsplit(" ", 2)[1], fnv1a(body.encode())))
+        doc, want = json.loads(stack("a wrong answer")), json.loads(cold)
+        said = doc.pop("notes")
+        want.pop("notes")
+        if doc != want:
+            fail("a wrong answer: the output differs: the entry was trusted")
+        if entry()[1] != written:
+            fail("a wrong answer: the entry was not rewritten")
+        if not any("layout cache entry %s is wrong (PyCodeObject.co_qualname: %s" % (
+                path, filename.group(1)) in note for note in said):
+            fail("a wrong answer: not said: %r" % said)
+        print("ok: a wrong answer of a well-formed entry: said, the same stack, the entry "
+              "rewritten")
         assert_running(proc.pid, "after the cached runs")
     finally:
         proc.kill()

@@ -94,6 +94,10 @@ def check_jithost(build, repo):
     if not re.match(r"jit-image: \S+\.elf: 302 ranges \(302 with CFI, 0 without\), 302 FDEs",
                     status):
         fail("jit-image status: %r" % status)
+    folder = os.path.dirname(status.split()[1].rstrip(":"))
+    if os.path.exists(folder):
+        fail("the image folder %s is left behind after LLDB ended" % folder)
+    print("ok: the image folder %s is removed when LLDB ends" % folder)
     if FP_CODE not in section(out, "frame select 3") or "main" not in section(out, "up"):
         fail("frame select 3 / up do not go through the JIT frames:\n%s" % out[-3000:])
     finished = section(out, "bt 2")

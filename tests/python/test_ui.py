@@ -257,6 +257,37 @@ def check_debug_roots_from_the_debugger(ju, target):
     print("ok: the debugger's debug-file directories reach the library")
 
 
+def check_thread_list_error(target):
+    """A thread-list error (the list cut short) is said for a thread the
+    list did not find, never for one whose chain was read whole."""
+    class State:
+        def __init__(self, tid):
+            self.native_thread_id, self.current_frame, self.tstate = tid, 0x1000 + tid, tid
+
+    class Reader:
+        def next_stop(self):
+            pass
+
+        def threads(self):
+            return [State(1), State(2)], "the thread list is cut short: a cycle"
+
+        def frames(self, frame, limit, thread_key=None):
+            return (["frame of %d" % thread_key], None) if thread_key == 1 else \
+                (["frame of 2"], "chain of 2: unreadable")
+
+    class Adapter:
+        memory = None
+
+    state = target.TargetState(Adapter())
+    state.pyreader = Reader
+    got = {tid: state.python_frames(tid) for tid in (1, 2, 3)}
+    want = {1: (["frame of 1"], None), 2: (["frame of 2"], "chain of 2: unreadable"),
+            3: ([], "the thread list is cut short: a cycle")}
+    if got != want:
+        fail("python_frames with a thread-list error: %r, want %r" % (got, want))
+    print("ok: a thread-list error is said for a thread not listed, not for a whole chain")
+
+
 def write_core(path, segments, cut):
     """A 64-bit little-endian ELF core with PT_LOAD segments of the given
     sizes, the file cut to `cut` bytes."""
@@ -329,6 +360,11 @@ for p, n in json.loads(sys.argv[2]):
     session = Session(jitunwind.PyFrame(0x1000, 0x2000, n, 1, 0, 0, 0, "f", p))
     values.run_py_list(session, Args())
     out["py-list"].append(session.written)
+Args.start = 100000  # past the end of the second case's file
+session = Session(jitunwind.PyFrame(0x1000, 0x2000, 1, 1, 0, 0, 0, "f",
+                                    json.loads(sys.argv[2])[1][0]))
+values.run_py_list(session, Args())
+out["py-list past the end"] = session.written
 try:
     from jitunwind.ui import source_files
 except ImportError:
@@ -383,6 +419,9 @@ def check_source_files(repo):
                          (5, ["  >1    head = 1", "(only the first 4 MiB of %s are read)" % big])):
             if listed[i] != lines:
                 fail("py-list of %s: %r, want %r" % (cases[i][0], listed[i], lines))
+        past = ["Line number 100000 out of range; %s has 3 lines." % regular]
+        if got["py-list past the end"] != past:
+            fail("py-list 100000: %r, want %r" % (got["py-list past the end"], past))
         refused = got.get("refused")
         if refused is None:
             fail("jitunwind.ui.source_files is missing")
@@ -431,6 +470,7 @@ def main():
     check_jit_frame_flags(jitunwind, mixer, labels)
     check_eval_loop_by_name(jitunwind, stack)
     check_debug_roots_from_the_debugger(jitunwind, target)
+    check_thread_list_error(target)
     check_core_truncation(target)
     check_source_files(repo)
     return 0

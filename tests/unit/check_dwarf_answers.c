@@ -8,8 +8,16 @@
 #include <unistd.h>
 
 #include "suite.h"
+#include "base/hash.h"
+#include "dwarf/cache_folder.h"
 #include "dwarf/dwarf_answers.h"
 
+/* The library's version as its entries name it. */
+#define JU_TEST_STR_(x) #x
+#define JU_TEST_STR(x) JU_TEST_STR_(x)
+#define JU_TEST_VERSION                                                       \
+    JU_TEST_STR(JITUNWIND_VERSION_MAJOR) "." JU_TEST_STR(JITUNWIND_VERSION_MINOR) "." \
+        JU_TEST_STR(JITUNWIND_VERSION_PATCH)
 #define KEY "c561f3aa7232f2bd6ac6d56bd475f1c154a00486"
 
 static struct ju_dwarf_answers *sample(void)
@@ -168,9 +176,96 @@ START_TEST(only_this_users_private_entry_is_trusted)
 }
 END_TEST
 
+/* text with the key line's tool version replaced by `tool`, its end line
+ * made again (so only the version differs): a new string. */
+static char *with_tool(const char *text, const char *tool)
+{
+    const char *key = strstr(text, "\nkey " KEY " "), *tail, *end;
+    char *out = malloc(strlen(text) + 64);
+    size_t n;
+    ck_assert_ptr_nonnull(key); /* the key line names the writer's version */
+    key += strlen("\nkey " KEY " ");
+    tail = strchr(key, '\n');
+    end = strstr(text, "\nend ") + 1;
+    n = (size_t)(key - text);
+    memcpy(out, text, n);
+    n += (size_t)sprintf(out + n, "%s%.*s", tool, (int)(end - tail), tail);
+    sprintf(out + n, "end 4 %016llx\n", (unsigned long long)ju_fnv1a(out, n));
+    return out;
+}
+
+/* An entry written by another version of the library is not used: it may
+ * have asked other questions or stored answers otherwise. */
+START_TEST(another_versions_entry_is_refused)
+{
+    struct ju_dwarf_answers *a = sample(), *b = malloc(sizeof *b);
+    int len;
+    char *text = format(a, &len), *same, *other;
+    const char *key = strstr(text, "\nkey " KEY " ");
+    char mine[64];
+    ck_assert_msg(key != NULL, "the key line names no version: %s", text);
+    ck_assert_int_eq(sscanf(key + strlen("\nkey " KEY " "), "%63s", mine), 1);
+    ck_assert_str_eq(mine, "jitunwind-" JU_TEST_VERSION);
+    same = with_tool(text, mine);
+    ck_assert_str_eq(same, text);
+    other = with_tool(text, "jitunwind-999.0.0");
+    ck_assert_int_eq(ju_dwarf_answers_parse(b, same, strlen(same), KEY), 0);
+    ck_assert_int_eq(ju_dwarf_answers_parse(b, other, strlen(other), KEY), JITUNWIND_ECORRUPT);
+    free(same);
+    free(other);
+    free(text);
+    free(a);
+    free(b);
+}
+END_TEST
+
+/* A cache path through a symbolic link, or through a folder another user
+ * owns (root run with that user's HOME), is neither written nor read: no
+ * file appears where the link or the folder's owner points. */
+START_TEST(a_folder_others_choose_gets_no_cache)
+{
+    struct ju_dwarf_answers *a = sample(), *b = malloc(sizeof *b);
+    char top[] = "/tmp/ju-answers-folder-XXXXXX", real[128], link[128], via[160], file[1200];
+    char owned[128], below[160];
+    ck_assert_ptr_nonnull(mkdtemp(top));
+    snprintf(real, sizeof real, "%s/real", top);
+    snprintf(link, sizeof link, "%s/link", top);
+    snprintf(via, sizeof via, "%s/jitunwind", link);
+    ck_assert_int_eq(mkdir(real, 0700), 0);
+    ck_assert_int_eq(symlink(real, link), 0);
+    ck_assert_int_eq(ju_dwarf_answers_save(a, link), JITUNWIND_EUNSUPPORTED);
+    ck_assert_int_eq(ju_dwarf_answers_save(a, via), JITUNWIND_EUNSUPPORTED);
+    ck_assert_int_eq(rmdir(real), 0); /* empty: nothing was written through the link */
+    ck_assert_int_eq(mkdir(real, 0700), 0);
+    ck_assert_int_eq(ju_dwarf_answers_save(a, real), 0);
+    ck_assert_int_eq(ju_dwarf_answers_load(b, real, KEY), 0);
+    ck_assert_int_eq(ju_dwarf_answers_load(b, link, KEY), JITUNWIND_ECORRUPT);
+    ck_assert_int_eq(ju_dwarf_answers_file(file, sizeof file, real, KEY), 0);
+    unlink(file);
+    if (geteuid() == 0) { /* only root can give a folder away */
+        snprintf(owned, sizeof owned, "%s/home-of-nobody", top);
+        snprintf(below, sizeof below, "%s/.cache/jitunwind", owned);
+        ck_assert_int_eq(mkdir(owned, 0755), 0);
+        ck_assert_int_eq(chown(owned, 65534, 65534), 0);
+        ck_assert_int_eq(ju_dwarf_answers_save(a, below), JITUNWIND_EUNSUPPORTED);
+        ck_assert_int_eq(ju_dwarf_answers_save(a, owned), JITUNWIND_EUNSUPPORTED);
+        ck_assert_int_eq(rmdir(owned), 0); /* empty: no folder and no entry made in it */
+    } else {
+        printf("a folder of another user not tried: not run as root\n");
+    }
+    unlink(link);
+    rmdir(real);
+    rmdir(top);
+    free(a);
+    free(b);
+}
+END_TEST
+
 int main(void)
 {
     return ju_run_tests("dwarf_answers", JU_TESTS(round_trip, damaged_entries_are_refused,
                                                   what_cannot_be_kept_is_not,
-                                                  only_this_users_private_entry_is_trusted));
+                                                  only_this_users_private_entry_is_trusted,
+                                                  a_folder_others_choose_gets_no_cache,
+                                                  another_versions_entry_is_refused));
 }

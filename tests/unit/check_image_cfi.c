@@ -353,10 +353,42 @@ START_TEST(x86_64_scan_rows_of_one_stop)
 }
 END_TEST
 
+/* More runs of ranges than an ELF file numbers sections: the image holds
+ * the first ones (in address order) and says how many were left out,
+ * rather than no image at all. */
+START_TEST(past_the_section_cap_ranges_are_left_out)
+{
+    const size_t n = 70000;
+    struct jitunwind_range *many = calloc(n, sizeof *many);
+    struct jitunwind_elf_image_info info;
+    void *image = NULL;
+    size_t size, i;
+    ck_assert_ptr_nonnull(many);
+    for (i = 0; i < n; i++) /* 16 bytes each, 32 apart: every range its own run */
+        many[i] = make(0x10000000 + i * 32, 16, JITUNWIND_KIND_JIT, JITUNWIND_RULE_FP_PRESERVING,
+                       0, 0, NULL);
+    ck_assert_int_eq(jitunwind_elf_image_write(JITUNWIND_ARCH_X86_64, many, n, NULL, &image,
+                                               &size, &info), 0);
+    ck_assert_uint_eq(info.sections, SHN_LORESERVE - 8u);
+    ck_assert_uint_eq(info.ranges, info.sections);
+    ck_assert_uint_eq(info.left_out, n - info.sections);
+    ck_assert_mem_eq(image, ELFMAG, SELFMAG);
+    jitunwind_elf_image_free(image);
+    /* Under the caps nothing is left out. */
+    ck_assert_int_eq(jitunwind_elf_image_write(JITUNWIND_ARCH_X86_64, many, 1000, NULL, &image,
+                                               &size, &info), 0);
+    ck_assert_uint_eq(info.ranges, 1000);
+    ck_assert_uint_eq(info.left_out, 0);
+    jitunwind_elf_image_free(image);
+    free(many);
+}
+END_TEST
+
 int main(void)
 {
     return ju_run_tests("image_cfi", JU_TESTS(x86_64_every_rule_every_offset,
                                                aarch64_every_rule_every_offset,
                                                x86_64_scan_rows_of_one_stop,
-                                               labels_and_bad_input));
+                                               labels_and_bad_input,
+                                               past_the_section_cap_ranges_are_left_out));
 }

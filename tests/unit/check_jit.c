@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -593,6 +594,76 @@ START_TEST(concurrent_writers_and_a_reader)
 }
 END_TEST
 
+/* A descriptor whose slots are computed, not stored: `slots` tiny unnamed
+ * ranges, 16 bytes apart, in a table at MANY_SLOTS. */
+#define MANY_SLOTS 0x100000000ull
+#define MANY_CODE 0x200000000ull
+
+static int many_read(void *arg, uint64_t addr, void *dst, size_t len)
+{
+    const uint64_t slots = *(const uint64_t *)arg, esize = sizeof(struct jitunwind_jit_entry);
+    uint8_t *out = dst;
+    if (addr == D && len == sizeof(struct jitunwind_jit_descriptor)) {
+        struct jitunwind_jit_descriptor d = {{0}, JITUNWIND_JIT_VERSION, (uint32_t)esize, 2,
+                                             MANY_SLOTS, slots, slots, 7};
+        memcpy(d.magic, JITUNWIND_JIT_MAGIC, sizeof d.magic);
+        memcpy(dst, &d, sizeof d);
+        return 0;
+    }
+    if (addr < MANY_SLOTS || addr + len > MANY_SLOTS + slots * esize)
+        return JITUNWIND_EREAD;
+    while (len) {
+        uint64_t i = (addr - MANY_SLOTS) / esize, skip = (addr - MANY_SLOTS) % esize;
+        size_t n = len < esize - skip ? len : (size_t)(esize - skip);
+        struct jitunwind_jit_entry e = {MANY_CODE + i * 16, 16, JITUNWIND_KIND_JIT,
+                                        JITUNWIND_RULE_FP_PRESERVING, 0, 0, 0, i};
+        memcpy(out, (const uint8_t *)&e + skip, n);
+        out += n;
+        addr += n;
+        len -= n;
+    }
+    return 0;
+}
+
+static long max_rss_kib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+/* The target chooses how many slots there are (up to 16 million): the
+ * debugger's memory is bounded by JITUNWIND_JIT_MAX_BYTES instead, and the
+ * slots left out are counted. */
+START_TEST(a_huge_descriptor_is_read_within_the_byte_cap)
+{
+    /* An unnamed slot costs the per-range bytes and twice an empty name's NUL. */
+    uint64_t slots = 4u * 1024u * 1024u,
+             fit = JITUNWIND_JIT_MAX_BYTES / (JITUNWIND_JIT_BYTES_PER_RANGE + 2);
+    struct jitunwind_memory mem = {many_read, &slots};
+    struct jitunwind_jit_read_info info;
+    jitunwind_registry *reg;
+    long before = max_rss_kib(), grown;
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_jit_read_descriptor(reg, &mem, D, &info), 0);
+    grown = max_rss_kib() - before;
+    ck_assert_uint_eq(info.added, fit);
+    ck_assert_uint_eq(info.left_out, slots - fit);
+    ck_assert_uint_eq(jitunwind_registry_count(reg), fit);
+    ck_assert_uint_eq(jitunwind_registry_at(reg, 0)->start, MANY_CODE); /* the first ones kept */
+    ck_assert_msg(grown < 2 * (long)(JITUNWIND_JIT_MAX_BYTES / 1024),
+                  "the read grew the heap by %ld KiB", grown);
+    jitunwind_registry_free(reg);
+    /* Under the cap, nothing is left out. */
+    slots = 1000;
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_jit_read_descriptor(reg, &mem, D, &info), 0);
+    ck_assert_uint_eq(info.added, 1000);
+    ck_assert_uint_eq(info.left_out, 0);
+    jitunwind_registry_free(reg);
+}
+END_TEST
+
 int main(void)
 {
     return ju_run_tests("jit", JU_TESTS(round_trip_through_memory, register_validates_and_rejects_overlap,
@@ -604,5 +675,6 @@ int main(void)
                                         overlap_checks_match_a_model,
                                         register_unregister_cycles_reuse_slots,
                                         concurrent_writers_and_a_reader,
-                                        absurd_slot_sizes_and_ranges_over_modules_are_refused));
+                                        absurd_slot_sizes_and_ranges_over_modules_are_refused,
+                                        a_huge_descriptor_is_read_within_the_byte_cap));
 }

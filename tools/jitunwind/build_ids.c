@@ -80,6 +80,13 @@ static int memory_read(void *arg, uint64_t offset, void *dst, size_t len)
     return m->mem->read(m->mem->arg, m->base + offset, dst, len);
 }
 
+int cli_core_image_build_id(const struct cli_target *t, uint64_t start, uint64_t end,
+                            char *out, size_t len)
+{
+    struct memory_image img = {&t->mem, start, end - start};
+    return end > start ? image_build_id(memory_read, &img, out, len) : -1;
+}
+
 /* The executable's mapping: the first file mapped from offset 0 whose name
  * matches `exe_name`'s, else the first file of the note (the kernel and
  * gcore list the executable first). */
@@ -108,12 +115,8 @@ int cli_core_exe_build_id(const struct cli_target *t, const char *exe_name, char
         pick = 0;
     if (n) {
         struct jitunwind_module_info info;
-        struct memory_image img = {&t->mem, 0, 0};
-        if (jitunwind_modules_info(mods, pick, &info) == 0) {
-            img.base = info.start;
-            img.size = info.end - info.start;
-            rc = image_build_id(memory_read, &img, out, len);
-        }
+        if (jitunwind_modules_info(mods, pick, &info) == 0)
+            rc = cli_core_image_build_id(t, info.start, info.end, out, len);
     }
 done:
     jitunwind_modules_free(mods);

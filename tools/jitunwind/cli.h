@@ -115,6 +115,10 @@ struct cli_target {
     uint64_t jit_descriptor;       /* jitunwind_jit_descriptor in the target, or 0 */
     uint64_t pc_outside;           /* a frame's pc outside every range and module, or 0
                                     * (stack.c sets it; range_watch.c reads it) */
+    int threads_run;               /* Python frames are read while their threads run
+                                    * (stack --python): running_chain.c */
+    unsigned modules_epoch;        /* changes when modules are added (a dlopen seen):
+                                    * what was looked up in them is looked up again */
     char notes[CLI_MAX_NOTES][CLI_NOTE_MAX];
     int n_notes;
 };
@@ -223,6 +227,19 @@ int cli_core_notes_cut(const char *core_path);
 int cli_core_exe_build_id(const struct cli_target *t, const char *exe_name, char *out,
                           size_t len);
 int cli_file_build_id(const char *path, char *out, size_t len);
+/* The same of the ELF image a core holds at [start, end). */
+int cli_core_image_build_id(const struct cli_target *t, uint64_t start, uint64_t end,
+                            char *out, size_t len);
+
+/* --- core_files.c --- */
+/* The files a core maps whose copy on disk is another build than the one
+ * dumped (GNU build ids of the image in the core and of the file differ):
+ * how many, at most CLI_CORE_FILES_CHECKED files looked at; `first` gets
+ * "PATH is build X in the core, Y on disk" for `path` when it is one of
+ * them (NULL: for the first found), else "". */
+#define CLI_CORE_FILES_CHECKED 256
+size_t cli_core_replaced_files(const struct cli_target *t, const char *path, char *first,
+                               size_t size);
 
 /* --- stack.c --- */
 struct cli_native {
@@ -276,6 +293,25 @@ void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s);
  * only). */
 void cli_stack_build(struct cli_target *t, const struct cli_thread *th,
                      const struct cli_options *opt, struct cli_stack *s);
+
+/* --- running_chain.c --- */
+/* The Python frames of thread state *th while its thread runs (not
+ * stopped): like jitunwind_pyreader_frames (or _reusing with t->chains)
+ * from th->current_frame, into out (max), *got frames and the status, its
+ * message in why (why_size bytes; "" for 0); the chain is checked again
+ * after the walk and read again while it changed under the reader (*th
+ * then holds the state as last read); *torn = 1 when it still changed
+ * after the last try, or stayed doubtful while the thread moved (the
+ * frames may not be one stack). */
+int cli_read_running_chain(struct cli_target *t, struct jitunwind_py_thread *th,
+                           struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
+                           char *why, size_t why_size);
+
+/* --- ptrace_refused.c --- */
+/* Say on stderr that ptrace of pid was refused: the tracer (PID, command
+ * name) when one holds it, else `why` and where permission comes from;
+ * then `instead`, what the command can do without ptrace. */
+void cli_ptrace_refused(int pid, const char *why, const char *instead);
 
 /* --- output_text.c, output_json.c --- */
 const char *cli_role_name(uint32_t role);

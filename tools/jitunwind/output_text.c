@@ -62,8 +62,13 @@ static void locals_lines(FILE *out, struct cli_target *t, const struct jitunwind
         fprintf(out, "            %s = %s%s\n", cli_shown(vars[i].name, name, sizeof name), text,
                 vars[i].flags & JITUNWIND_PYVAR_MAY_BE_STALE ? " (may be stale)" : "");
     }
-    if (rc < 0)
-        fprintf(out, "            (variables cut short: %s)\n", jitunwind_strerror(rc));
+    if (rc < 0) { /* the reader's message names the field a refused layout lacks */
+        static char why[4 * JITUNWIND_ERROR_MESSAGE_MAX];
+        const struct jitunwind_error *e = jitunwind_pyreader_last_error(t->py);
+        fprintf(out, "            (variables cut short: %s)\n",
+                e->code == rc && e->message[0] ? cli_shown(e->message, why, sizeof why)
+                                               : jitunwind_strerror(rc));
+    }
 }
 
 static void native_line(FILE *out, const struct cli_native *n, size_t index)

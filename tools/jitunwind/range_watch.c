@@ -10,7 +10,9 @@
  *     objects: polled every EXECUTOR_POLL seconds, a list walk), or
  *   - a sampled pc lay outside every range, module and the vDSO: at once
  *     while that finds the code, else after a gap that doubles up to
- *     OUTSIDE_GAP_MAX seconds (code that nothing describes stays so).
+ *     OUTSIDE_GAP_MAX seconds (code that nothing describes stays so). Then
+ *     the process's file mappings are read again too: a library it loaded
+ *     (dlopen) since is added to the modules, with its symbols and CFI.
  * A reading replaces every range (jitunwind_registry_clear first), so a freed
  * one names nothing after it. */
 #include <stddef.h>
@@ -116,7 +118,7 @@ void cli_range_watch_init(struct cli_target *t, struct cli_range_watch *w, doubl
 int cli_range_watch_check(struct cli_target *t, struct cli_range_watch *w, double now)
 {
     long long size, mtime_ns;
-    int changed = 0;
+    int changed = 0, outside = 0;
     if (!t->live)
         return 0;
     if (t->jit_descriptor && descriptor_generation(t) != w->generation)
@@ -138,13 +140,19 @@ int cli_range_watch_check(struct cli_target *t, struct cli_range_watch *w, doubl
                              : w->outside_gap * 2 < OUTSIDE_GAP_MIN ? OUTSIDE_GAP_MIN
                                                                     : w->outside_gap * 2;
         w->outside_at = now;
-        changed = 1;
+        changed = outside = 1;
     }
     w->outside_reread = changed && t->pc_outside;
     t->pc_outside = 0;
     if (!changed)
         return 0;
     cli_target_forget_reads(t);
+    if (outside) {
+        size_t before = jitunwind_modules_count(t->mods);
+        (void)jitunwind_modules_load_proc(t->mods, t->pid); /* adds only what is new */
+        if (jitunwind_modules_count(t->mods) != before)
+            t->modules_epoch++;
+    }
     cli_target_load_ranges(t);
     note_sources(t, w, now);
     w->reloads++;

@@ -32,6 +32,7 @@ struct sampler {
     struct cli_range_watch watch; /* the mixed mode's ranges, read again as they change */
     double deadline;  /* -d: when sampling stops (0: at Ctrl-C) */
     uint64_t errors;
+    uint64_t torn;    /* --nonblocking: chains that kept changing while read (errors too) */
     int gone;         /* CLI_GONE_EXITED or CLI_GONE_EXECED once the process has ended */
     int said_left_out;
     int logged;       /* off a terminal: a progress line was written, at logged_at */
@@ -184,22 +185,25 @@ static void sample_python(struct sampler *sm)
     for (i = 0; i < n; i++) {
         struct cli_stack *s = sm->s;
         size_t got = 0;
+        int torn;
         if (!pts[i].current_frame || (!sm->opt->idle && pts[i].holds_gil == 0))
             continue;
         /* A thread that runs on changes its chain under the reader: a
-         * chain cut short is counted as an error and recorded as read. A
+         * chain cut short is counted as an error and recorded as read; one
+         * that kept changing (running_chain.c) is counted and left out. A
          * chain longer than the room is read again into twice the room. */
         for (;;) {
-            int rc = sm->t.chains ? jitunwind_pyreader_frames_reusing(
-                                        sm->t.py, sm->t.chains, pts[i].tstate,
-                                        pts[i].current_frame, s->py, s->py_cap, &got)
-                                  : jitunwind_pyreader_frames(sm->t.py, pts[i].current_frame,
-                                                              s->py, s->py_cap, &got);
+            int rc = cli_read_running_chain(&sm->t, &pts[i], s->py, s->py_cap, &got, &torn,
+                                            NULL, 0);
             if (rc == JITUNWIND_ELIMIT && got == s->py_cap && cli_stack_grow_py(s) == 0)
                 continue;
-            if (rc < 0)
+            if (rc < 0 || torn)
                 sm->errors++;
             break;
+        }
+        if (torn) {
+            sm->torn++;
+            continue;
         }
         s->n_py = got;
         drop_frame_being_pushed(sm, s);
@@ -401,8 +405,8 @@ static void stats(struct sampler *sm)
             (unsigned long long)ch.reads_saved, (unsigned long long)sm->watch.reloads);
     fprintf(stderr, "read calls: %llu\n", (unsigned long long)sm->t.read_calls);
     if (sm->opt->nonblocking)
-        fprintf(stderr, "frames being pushed left out: %llu\n",
-                (unsigned long long)sm->pushed_left_out);
+        fprintf(stderr, "frames being pushed left out: %llu\ntorn chains: %llu\n",
+                (unsigned long long)sm->pushed_left_out, (unsigned long long)sm->torn);
     if (sm->opt->mark_frames)
         fprintf(stderr, "marker stops: %llu\nmarker frames unread: %llu\nmarker misses: %llu\n"
                         "marker writes: %llu\n",
@@ -551,8 +555,8 @@ int cli_record_command(const struct cli_options *opt)
         memset(&probe, 0, sizeof probe);
         probe.tid = sm->t.pid;
         if (cli_ptrace_stop(&probe) == -EPERM) {
-            fprintf(stderr, "jitunwind: cannot ptrace process %d: %s; --nonblocking samples "
-                            "Python stacks without it\n", sm->t.pid, probe.error);
+            cli_ptrace_refused(sm->t.pid, probe.error,
+                               "--nonblocking samples Python stacks without it");
             code = CLI_PERMISSION;
             goto done;
         }

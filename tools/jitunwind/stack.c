@@ -115,6 +115,8 @@ static int read_python_frames(struct cli_target *t, int tid, struct cli_stack *s
          t->py_threads[t->py_order[k]].native_thread_id == (uint64_t)(unsigned)tid; k++) {
         struct jitunwind_py_thread th = t->py_threads[t->py_order[k]];
         size_t got = 0;
+        int torn = 0;
+        char why[JITUNWIND_ERROR_MESSAGE_MAX];
         if (jitunwind_pyreader_thread(t->py, &th) < 0 ||
             th.native_thread_id != (uint64_t)(unsigned)tid)
             continue; /* the state was freed since the listing */
@@ -127,7 +129,10 @@ static int read_python_frames(struct cli_target *t, int tid, struct cli_stack *s
             full = 1;
             continue;
         }
-        if (t->chains)
+        if (t->threads_run)
+            rc = cli_read_running_chain(t, &th, s->py + s->n_py, s->py_cap - s->n_py, &got,
+                                        &torn, why, sizeof why);
+        else if (t->chains)
             rc = jitunwind_pyreader_frames_reusing(t->py, t->chains, th.tstate, th.current_frame,
                                                    s->py + s->n_py, s->py_cap - s->n_py, &got);
         else
@@ -136,10 +141,15 @@ static int read_python_frames(struct cli_target *t, int tid, struct cli_stack *s
         s->n_py += got;
         if (rc == JITUNWIND_ELIMIT && s->n_py == s->py_cap)
             full = 1;
-        if (rc < 0 && !s->py_status) {
+        if (torn && !s->py_status) {
+            s->py_status = JITUNWIND_EBUSY;
+            snprintf(s->py_error, sizeof s->py_error,
+                     "the chain changed while it was read (the thread runs): the frames may "
+                     "mix moments");
+        } else if (rc < 0 && !s->py_status) {
             s->py_status = rc;
             snprintf(s->py_error, sizeof s->py_error, "%s",
-                     jitunwind_pyreader_last_error(t->py)->message);
+                     t->threads_run ? why : jitunwind_pyreader_last_error(t->py)->message);
         }
     }
     return full;
@@ -157,11 +167,13 @@ void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s)
 }
 
 /* Native names by address: a symbol table search is linear, and a sampler
- * meets the same return addresses at every sample. The modules of a target
- * do not change while it is open; one cache serves one target at a time. */
+ * meets the same return addresses at every sample. One cache serves one
+ * target's modules at a time, as of one modules_epoch (range_watch.c adds
+ * the modules a process loads later). */
 #define SYMBOL_CACHE 4096u
 struct symbol_entry {
     const jitunwind_modules *mods;
+    unsigned epoch; /* the target's modules_epoch then */
     uint64_t at;    /* lookup address + 1; 0: empty */
     uint64_t offset;
     int found;
@@ -172,8 +184,9 @@ static struct symbol_entry symbol_cache[SYMBOL_CACHE];
 static int symbolize(struct cli_target *t, uint64_t at, char *buf, size_t len, uint64_t *off)
 {
     struct symbol_entry *e = &symbol_cache[(at >> 2) % SYMBOL_CACHE];
-    if (e->at != at + 1 || e->mods != t->mods) {
+    if (e->at != at + 1 || e->mods != t->mods || e->epoch != t->modules_epoch) {
         e->mods = t->mods;
+        e->epoch = t->modules_epoch;
         e->at = at + 1;
         e->offset = 0;
         e->found = jitunwind_modules_symbolize(t->mods, at, e->symbol, sizeof e->symbol,

@@ -18,34 +18,6 @@
  * only when used): more than a deep stack of distinct functions holds. */
 #define CODE_CACHE_ENTRIES 1024u
 
-static int tracer_of(int pid)
-{
-    char path[64], line[256];
-    int tracer = 0;
-    FILE *f;
-    snprintf(path, sizeof path, "/proc/%d/status", pid);
-    if (!(f = fopen(path, "re")))
-        return 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "TracerPid: %d", &tracer) == 1)
-            break;
-    fclose(f);
-    return tracer;
-}
-
-static void ptrace_refused(int pid, int err)
-{
-    int tracer = tracer_of(pid);
-    if (tracer > 0)
-        fprintf(stderr, "jitunwind: cannot ptrace process %d: it is already traced by process "
-                        "%d (a debugger?); --python reads Python frames without ptrace\n",
-                pid, tracer);
-    else
-        fprintf(stderr, "jitunwind: cannot ptrace process %d: %s (run as its user or root; "
-                        "see /proc/sys/kernel/yama/ptrace_scope); --python reads Python frames "
-                        "without ptrace\n", pid, strerror(err));
-}
-
 /* --python: the OS threads that run a Python thread state (the listing). */
 static size_t python_threads(struct cli_target *t, struct cli_thread *out, size_t max,
                              size_t *left_out)
@@ -169,6 +141,7 @@ int cli_stack_command(const struct cli_options *opt)
     cli_install_signal_handlers();
     if ((code = cli_target_open(&t, opt, !opt->python_only)) != CLI_OK)
         goto done;
+    t.threads_run = t.live && opt->python_only;
     /* Listed once, before any thread is stopped: each held thread then
      * reads only its own states again. */
     cli_list_python_threads(&t);
@@ -196,7 +169,8 @@ int cli_stack_command(const struct cli_options *opt)
                 continue; /* the thread ended since the listing, or Ctrl-C */
             if (rc == -EPERM && stopped == 0) {
                 refused = 1; /* every thread of the process will refuse alike */
-                ptrace_refused(t.pid, EPERM);
+                cli_ptrace_refused(t.pid, strerror(EPERM),
+                                   "--python reads Python frames without ptrace");
                 break;
             }
             held = rc == 0;

@@ -73,10 +73,15 @@ static void load_perf_map(struct cli_target *t)
         if (access(path, F_OK) != 0)
             continue;
         rc = files[i].load(t->reg, path, t->arch, &t->mem, &added, &skipped);
-        if (rc < 0)
-            cli_target_note(t, "%s: %s", path, jitunwind_registry_last_error(t->reg)->message);
-        else if (skipped)
+        if (rc < 0) {
+            const char *why = jitunwind_registry_last_error(t->reg)->message;
+            if (strstr(why, path)) /* the library's refusals name the file */
+                cli_target_note(t, "%s", why);
+            else
+                cli_target_note(t, "%s: %s", path, why);
+        } else if (skipped) {
             cli_target_note(t, "%s: %zu %s skipped", path, skipped, files[i].unit);
+        }
     }
 }
 
@@ -136,6 +141,9 @@ void cli_target_load_ranges(struct cli_target *t)
                             jitunwind_registry_last_error(t->reg)->message);
         else if (info.torn)
             cli_target_note(t, "descriptor was mid-update when read");
+        if (rc == 0 && info.left_out)
+            cli_target_note(t, "descriptor: %llu ranges left out (more than %u MiB of ranges)",
+                            (unsigned long long)info.left_out, JITUNWIND_JIT_MAX_BYTES >> 20);
     }
     if ((addr = module_symbol(t->mods, t->loc.module, JITUNWIND_GDB_JIT_DESCRIPTOR_SYMBOL, NULL)))
         jitunwind_registry_load_gdb_jit(t->reg, &t->mem, addr, t->arch, NULL, NULL);
@@ -342,6 +350,26 @@ static void watch_exec(struct cli_target *t)
     }
 }
 
+/* A core whose interpreter file was replaced on disk since the dump is
+ * refused (its layout and symbols would be the new build's); other
+ * replaced files are noted (their code and unwind tables are). */
+static int check_core_files(struct cli_target *t)
+{
+    char which[CLI_NOTE_MAX];
+    size_t n = cli_core_replaced_files(t, t->loc.module, which, sizeof which);
+    if (which[0]) {
+        fprintf(stderr, "jitunwind: %s: the interpreter's file was replaced since the dump: "
+                        "%s\n", t->core_path, which);
+        return CLI_MISMATCH;
+    }
+    if (n) {
+        cli_core_replaced_files(t, NULL, which, sizeof which);
+        cli_target_note(t, "%zu file%s replaced on disk since the dump (native frames through "
+                           "them may be wrong): %s", n, n == 1 ? "" : "s", which);
+    }
+    return CLI_OK;
+}
+
 static int check_exe(struct cli_target *t, const char *exe)
 {
     char in_core[128], in_file[128], why[128];
@@ -385,6 +413,8 @@ static int open_python(struct cli_target *t, const struct cli_options *opt)
         types = NULL; /* no DWARF: the tables alone, as without a cache */
     rc = jitunwind_pyreader_new_with_dwarf(&t->py, &t->mem, t->loc.runtime_addr,
                                            t->loc.version_hex, t->loc.module, types);
+    if (types && *jitunwind_dwarf_types_cache_note(types))
+        cli_target_note(t, "%s", jitunwind_dwarf_types_cache_note(types));
     jitunwind_dwarf_types_free(types);
     if (rc == 0) {
         const char *name = jitunwind_pyreader_layout_name(t->py);
@@ -474,6 +504,8 @@ int cli_target_open(struct cli_target *t, const struct cli_options *opt, int nee
         return CLI_VERSION;
     }
     if ((code = check_access(t)) != CLI_OK)
+        return code;
+    if (!t->live && (code = check_core_files(t)) != CLI_OK)
         return code;
     if (t->live)
         watch_exec(t);

@@ -39,6 +39,11 @@ JITUNWIND_API void jitunwind_dwarf_types_free(jitunwind_dwarf_types *types); /* 
 
 /* The file the DWARF was read from (elf_path or the separate debug file). */
 JITUNWIND_API const char *jitunwind_dwarf_types_source(const jitunwind_dwarf_types *types);
+/* "" or, when a cache entry was found well formed but wrong (a reader that
+ * found an answer contradicting its tables asked the DWARF again, which
+ * said otherwise), one line naming the entry and the answer; the entry
+ * was then not used, and is written again from the DWARF. */
+JITUNWIND_API const char *jitunwind_dwarf_types_cache_note(const jitunwind_dwarf_types *types);
 
 /* Byte offset of `member_path` ("vm_data.links.next": dot-separated member
  * names) inside the struct or union named `type_name` (a tag or a typedef).

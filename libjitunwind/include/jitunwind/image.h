@@ -57,6 +57,7 @@ struct jitunwind_elf_image_info {
     uint64_t fdes;        /* FDEs written (one per trampoline copy) */
     uint64_t sections;    /* code sections (runs of adjacent ranges) */
     uint64_t stop_rows;   /* FDEs of one pc at one stop (write_file_at_stop) */
+    uint64_t left_out;    /* ranges not written: past the FDE or section cap (below) */
 };
 
 #define JITUNWIND_ELF_IMAGE_MAX_FDES (1u << 22)
@@ -69,10 +70,13 @@ struct jitunwind_elf_image_info {
 /* Write the image of `ranges` (n of them, in address order, not
  * overlapping) for `arch` (enum jitunwind_arch) into a new buffer; free
  * it with jitunwind_elf_image_free(). `mem` (may be NULL) reads the first
- * bytes of trampoline copies. `info` may be NULL. Errors: EINVAL
- * (unsorted or overlapping ranges, unknown arch), ELIMIT (more than
- * JITUNWIND_ELF_IMAGE_MAX_FDES FDEs or too many sections), ENOMEM, EELF,
- * EIO. */
+ * bytes of trampoline copies. `info` may be NULL. An image holds at most
+ * JITUNWIND_ELF_IMAGE_MAX_FDES FDEs and 65,272 code sections (one per run
+ * of adjacent ranges; ELF numbers sections in 16 bits): the ranges past
+ * either cap, in address order, are left out and counted in
+ * info->left_out, the image holding those before. Errors: EINVAL
+ * (unsorted or overlapping ranges, unknown arch), ELIMIT (this stop's SCAN
+ * rows past the FDE cap), ENOMEM, EELF, EIO. */
 JITUNWIND_API int jitunwind_elf_image_write(int arch, const struct jitunwind_range *ranges,
                                             size_t n, const struct jitunwind_memory *mem,
                                             void **image, size_t *size,

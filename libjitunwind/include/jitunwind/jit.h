@@ -93,13 +93,22 @@ struct jitunwind_jit_read_info {
     uint32_t torn;       /* 1 if a writer was stopped mid-update (odd seq) */
     uint64_t added;      /* ranges added to the registry */
     uint64_t skipped;    /* slots that were invalid or overlapped */
+    uint64_t left_out;   /* live slots not read: past JITUNWIND_JIT_MAX_BYTES */
 };
 
 /* Read the descriptor at `descriptor_addr` in the target and add its ranges
  * (origin DESCRIPTOR) to `reg`. Bounded: at most JITUNWIND_JIT_MAX_SLOTS
- * slots, names truncated at JITUNWIND_NAME_MAX. Errors: EREAD, ECORRUPT
- * (bad magic, sizes), EVERSION, EBUSY (seq kept changing), ENOMEM. */
+ * slots, names truncated at JITUNWIND_NAME_MAX, and the memory the read
+ * takes (the copied slots, their names, the ranges they become) about
+ * JITUNWIND_JIT_MAX_BYTES: the target, not the debugger, chooses how many
+ * slots there are, and 4 million tiny ones took 637 MB. Each slot kept
+ * counts JITUNWIND_JIT_BYTES_PER_RANGE bytes plus twice its name; once the
+ * cap is reached, the remaining live slots (in slot-array order) are left
+ * out and counted in info->left_out. Errors: EREAD, ECORRUPT (bad magic,
+ * sizes), EVERSION, EBUSY (seq kept changing), ENOMEM. */
 #define JITUNWIND_JIT_MAX_SLOTS (16u * 1024u * 1024u)
+#define JITUNWIND_JIT_MAX_BYTES (64u * 1024u * 1024u)
+#define JITUNWIND_JIT_BYTES_PER_RANGE 160u
 JITUNWIND_API int jitunwind_jit_read_descriptor(jitunwind_registry *reg,
                                                 const struct jitunwind_memory *mem,
                                                 uint64_t descriptor_addr,

@@ -128,6 +128,10 @@ JITUNWIND_API int jitunwind_registry_add_guesses(jitunwind_registry *reg,
     return 0;
 }
 
+/* Addresses from here up are the kernel's on every 64-bit architecture
+ * supported; a core (gdb's gcore) may still hold a page of them. */
+#define KERNEL_HALF (1ull << 63)
+
 /* Is [start, end) overlapped by any mapping of the NT_FILE note? */
 static int file_backed(const uint8_t *desc, size_t size, uint64_t start, uint64_t end)
 {
@@ -170,6 +174,8 @@ JITUNWIND_API int jitunwind_core_anonymous_exec_mappings(const char *core_path,
             continue; /* not executable, or its contents were not dumped */
         if (desc && file_backed(desc, size, ph.p_vaddr, ph.p_vaddr + ph.p_memsz))
             continue;
+        if (ph.p_vaddr >= KERNEL_HALF)
+            continue; /* the kernel's, not the process's: x86-64's [vsyscall] page */
         if (ph.p_filesz >= 4) { /* an ELF image (the vDSO) is not JIT code */
             Elf_Data *head = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, 4, ELF_T_BYTE);
             if (head && head->d_buf && memcmp(head->d_buf, "\177ELF", 4) == 0)

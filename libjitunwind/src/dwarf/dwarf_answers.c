@@ -1,13 +1,16 @@
 /* The cache file of DWARF answers (dwarf_answers.h). The text, line by line:
  *
  *   jitunwind-dwarf-answers VERSION
- *   key BUILD-ID
+ *   key BUILD-ID jitunwind-MAJOR.MINOR.PATCH
  *   source BUILD-ID SIZE PATH
  *   answer KIND RC VALUE TYPE PATH      (PATH "-" for a size query)
  *   ...
  *   end COUNT CHECKSUM
  *
- * CHECKSUM is FNV-1a (64 bits, hex) of every byte before the end line. */
+ * CHECKSUM is FNV-1a (64 bits, hex) of every byte before the end line. The
+ * key holds the version of the library that wrote the entry: another
+ * version may ask other questions or read answers otherwise, so its entry
+ * is not used (and is replaced). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -17,10 +20,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dwarf/dwarf_answers.h"
 #include "base/hash.h"
+#include "dwarf/cache_folder.h"
+#include "dwarf/dwarf_answers.h"
+#include "jitunwind/version.h"
 
 #define MAGIC "jitunwind-dwarf-answers"
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define TOOL                                                                        \
+    "jitunwind-" STR(JITUNWIND_VERSION_MAJOR) "." STR(JITUNWIND_VERSION_MINOR) "." \
+        STR(JITUNWIND_VERSION_PATCH)
+#define ENTRY_NAME_MAX (16 + JU_BUILD_ID_HEX_MAX)
 
 static int is_name(const char *s, size_t max)
 {
@@ -70,9 +81,20 @@ void ju_dwarf_answers_add(struct ju_dwarf_answers *a, int kind, const char *type
     ju_strlcpy(x->path, path, sizeof x->path);
 }
 
+/* The entry's name in its folder: 0, or EINVAL. */
+static int entry_name(char *out, size_t size, const char *key)
+{
+    int n = snprintf(out, size, "dwarf-%s", key);
+    return !is_hex_id(key) || n < 0 || (size_t)n >= size ? JITUNWIND_EINVAL : 0;
+}
+
 int ju_dwarf_answers_file(char *out, size_t size, const char *dir, const char *key)
 {
-    int n = snprintf(out, size, "%s/dwarf-%s", dir, key);
+    char name[ENTRY_NAME_MAX];
+    int n;
+    if (entry_name(name, sizeof name, key) < 0)
+        return JITUNWIND_EINVAL;
+    n = snprintf(out, size, "%s/%s", dir, name);
     return n < 0 || (size_t)n >= size ? JITUNWIND_EINVAL : 0;
 }
 
@@ -80,7 +102,7 @@ int ju_dwarf_answers_format(const struct ju_dwarf_answers *a, char *out, size_t 
 {
     size_t len;
     unsigned i;
-    int n = snprintf(out, size, MAGIC " %d\nkey %s\nsource %s %" PRIu64 " %s\n",
+    int n = snprintf(out, size, MAGIC " %d\nkey %s " TOOL "\nsource %s %" PRIu64 " %s\n",
                      JU_DWARF_ANSWERS_VERSION, a->key, a->source_id, a->source_size, a->source);
     if (n < 0 || (size_t)n >= size)
         return JITUNWIND_ELIMIT;
@@ -152,7 +174,8 @@ int ju_dwarf_answers_parse(struct ju_dwarf_answers *a, const char *text, size_t 
         version != JU_DWARF_ANSWERS_VERSION)
         return JITUNWIND_ECORRUPT;
     if (next_line(text, len, &at, line, sizeof line) < 0 || strncmp(line, "key ", 4) != 0 ||
-        strcmp(line + 4, key) != 0 || !is_hex_id(key))
+        strncmp(line + 4, key, strlen(key)) != 0 || strcmp(line + 4 + strlen(key), " " TOOL) ||
+        !is_hex_id(key))
         return JITUNWIND_ECORRUPT;
     ju_strlcpy(a->key, key, sizeof a->key);
     n = 0;
@@ -181,13 +204,17 @@ int ju_dwarf_answers_parse(struct ju_dwarf_answers *a, const char *text, size_t 
 
 int ju_dwarf_answers_load(struct ju_dwarf_answers *a, const char *dir, const char *key)
 {
-    char file[1200], *text;
+    char name[ENTRY_NAME_MAX], *text;
     struct stat st;
     ssize_t got;
-    int fd, rc;
-    if (ju_dwarf_answers_file(file, sizeof file, dir, key) < 0)
+    int fd, dir_fd, rc;
+    if (entry_name(name, sizeof name, key) < 0)
         return JITUNWIND_EINVAL;
-    fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    dir_fd = ju_cache_folder_open(dir, 0);
+    if (dir_fd < 0)
+        return dir_fd == JITUNWIND_EUNSUPPORTED ? JITUNWIND_ECORRUPT : JITUNWIND_ENOTFOUND;
+    fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    close(dir_fd);
     if (fd < 0)
         return JITUNWIND_ENOTFOUND;
     /* Only an entry this user wrote, that nobody else may change, is
@@ -210,30 +237,28 @@ int ju_dwarf_answers_load(struct ju_dwarf_answers *a, const char *dir, const cha
     return rc;
 }
 
-/* mkdir -p, the directories created 0700. */
-static int make_dirs(const char *dir)
+/* A new file in dir_fd, mode 0600, under a name no file had (O_EXCL): its
+ * descriptor (its name in out), or -1. */
+static int create_temp(int dir_fd, char *out, size_t size)
 {
-    char path[1200];
-    char *p;
-    if (ju_strlcpy(path, dir, sizeof path))
-        return JITUNWIND_EINVAL;
-    for (p = path + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(path, 0700) < 0 && errno != EEXIST)
-                return JITUNWIND_EIO;
-            *p = '/';
-        }
-    return mkdir(path, 0700) < 0 && errno != EEXIST ? JITUNWIND_EIO : 0;
+    static unsigned serial;
+    unsigned tries;
+    for (tries = 0; tries < 100; tries++) {
+        int fd;
+        snprintf(out, size, ".dwarf-%ld-%u", (long)getpid(), serial++);
+        fd = openat(dir_fd, out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    return -1;
 }
 
 int ju_dwarf_answers_save(const struct ju_dwarf_answers *a, const char *dir)
 {
-    char file[1200], temp[1200], *text;
-    int fd, len, ok;
-    if (a->full || !is_hex_id(a->key) || !is_hex_id(a->source_id) || strchr(a->source, '\n') ||
-        ju_dwarf_answers_file(file, sizeof file, dir, a->key) < 0 ||
-        snprintf(temp, sizeof temp, "%s/.dwarf-XXXXXX", dir) >= (int)sizeof temp)
+    char name[ENTRY_NAME_MAX], temp[64], *text;
+    int fd, dir_fd, len, ok;
+    if (a->full || entry_name(name, sizeof name, a->key) < 0 || !is_hex_id(a->source_id) ||
+        strchr(a->source, '\n'))
         return JITUNWIND_EINVAL;
     text = malloc(JU_DWARF_ANSWERS_FILE_MAX);
     if (!text)
@@ -242,21 +267,25 @@ int ju_dwarf_answers_save(const struct ju_dwarf_answers *a, const char *dir)
         free(text);
         return len;
     }
-    if (make_dirs(dir) < 0) {
+    dir_fd = ju_cache_folder_open(dir, 1);
+    if (dir_fd < 0) {
         free(text);
-        return JITUNWIND_EIO;
+        return dir_fd;
     }
-    fd = mkstemp(temp);
+    fd = create_temp(dir_fd, temp, sizeof temp);
     if (fd < 0) {
+        close(dir_fd);
         free(text);
         return JITUNWIND_EIO;
     }
     ok = write(fd, text, (size_t)len) == len;
     ok = close(fd) == 0 && ok;
     free(text);
-    if (!ok || rename(temp, file) < 0) {
-        unlink(temp);
+    if (!ok || renameat(dir_fd, temp, dir_fd, name) < 0) {
+        unlinkat(dir_fd, temp, 0);
+        close(dir_fd);
         return JITUNWIND_EIO;
     }
+    close(dir_fd);
     return 0;
 }

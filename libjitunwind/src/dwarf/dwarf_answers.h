@@ -69,14 +69,26 @@ JU_HIDDEN int ju_dwarf_answers_file(char *out, size_t size, const char *dir, con
 JU_HIDDEN int ju_dwarf_answers_parse(struct ju_dwarf_answers *a, const char *text, size_t len,
                                      const char *key);
 /* Read and parse the entry for `key` under `dir`: 0, ENOTFOUND, ECORRUPT
- * (also for a file that is not this user's, or that others may write). */
+ * (also for a file that is not this user's, or that others may write, and
+ * for a `dir` that cache_folder.h refuses). */
 JU_HIDDEN int ju_dwarf_answers_load(struct ju_dwarf_answers *a, const char *dir,
                                     const char *key);
 /* The entry text of *a into out (size bytes): its length, or ELIMIT. */
 JU_HIDDEN int ju_dwarf_answers_format(const struct ju_dwarf_answers *a, char *out, size_t size);
 /* Write *a as its key's entry under `dir` (created, mode 0700, if
- * missing): to a temporary file in `dir`, then renamed over the entry. */
+ * missing): to a temporary file in `dir`, then renamed over the entry.
+ * `dir` is opened as cache_folder.h says (EUNSUPPORTED: a folder on the
+ * way that is a link or not this user's; nothing is written). */
 JU_HIDDEN int ju_dwarf_answers_save(const struct ju_dwarf_answers *a, const char *dir);
+
+/* Put every answer the cache entry gave to the DWARF again (a caller does
+ * this when an answer contradicts what it knows, so that a well-formed but
+ * wrong entry is not believed): 0 when all hold, or when there was no
+ * entry; 1 when one does not: the entry's answers are dropped (later
+ * queries go to the DWARF, and the entry is written again when the handle
+ * is freed) and jitunwind_dwarf_types_cache_note says which answer was
+ * wrong; a status when the DWARF cannot be read. */
+JU_HIDDEN int ju_dwarf_types_recheck(jitunwind_dwarf_types *t);
 
 /* Whether the handle has opened its DWARF (libdw) yet: 0 while a cache
  * entry answered every query (dwarf_types.c; for tests). */

@@ -31,6 +31,8 @@ struct jitunwind_dwarf_types {
     struct ju_dwarf_answers *memo;
     char cache_dir[1024];
     int dirty;
+    unsigned from_entry; /* memo's first answers, read from the entry */
+    char cache_note[2600]; /* why the entry was refused after use, or "" */
 };
 
 static int open_dwarf(struct jitunwind_dwarf_types *t, const char *path)
@@ -135,6 +137,7 @@ static int use_cache(struct jitunwind_dwarf_types *t, const char *elf_path, cons
     ju_strlcpy(t->cache_dir, cache_dir, sizeof t->cache_dir);
     if (ju_dwarf_answers_load(t->memo, cache_dir, key) == 0 && source_unchanged(t->memo)) {
         ju_strlcpy(t->source, t->memo->source, sizeof t->source);
+        t->from_entry = t->memo->count;
         return 1;
     }
     memset(t->memo, 0, sizeof *t->memo); /* absent, corrupt or stale: rewritten */
@@ -209,6 +212,45 @@ int ju_dwarf_types_read_dwarf(const jitunwind_dwarf_types *t)
 JITUNWIND_API const char *jitunwind_dwarf_types_source(const jitunwind_dwarf_types *t)
 {
     return t ? t->source : NULL;
+}
+
+JITUNWIND_API const char *jitunwind_dwarf_types_cache_note(const jitunwind_dwarf_types *t)
+{
+    return t ? t->cache_note : "";
+}
+
+static int ask_dwarf(jitunwind_dwarf_types *t, int kind, const char *type_name,
+                     const char *member_path, uint64_t *value);
+
+int ju_dwarf_types_recheck(jitunwind_dwarf_types *t)
+{
+    unsigned i;
+    if (!t || !t->memo || !t->from_entry)
+        return 0;
+    for (i = 0; i < t->from_entry; i++) {
+        const struct ju_dwarf_answer *x = &t->memo->answers[i];
+        char entry[1200];
+        uint64_t v = 0;
+        int rc = ask_dwarf(t, x->kind, x->type, x->path, &v);
+        if (rc != 0 && rc != JITUNWIND_ENOTFOUND && rc != JITUNWIND_EUNSUPPORTED &&
+            rc != JITUNWIND_ELIMIT)
+            return rc; /* the DWARF cannot say: the entry stands */
+        if (rc == x->rc && v == x->value)
+            continue;
+        if (ju_dwarf_answers_file(entry, sizeof entry, t->cache_dir, t->memo->key) < 0)
+            ju_strlcpy(entry, t->cache_dir, sizeof entry);
+        snprintf(t->cache_note, sizeof t->cache_note,
+                 "the layout cache entry %.1100s is wrong (%s%s%s: %lld, the DWARF of %.1000s "
+                 "says %lld): not used, the DWARF read instead",
+                 entry, x->type, x->path[0] ? "." : "", x->path,
+                 x->rc ? (long long)x->rc : (long long)x->value, t->source,
+                 rc ? (long long)rc : (long long)v);
+        t->memo->count = 0; /* refilled from the DWARF, and written again */
+        t->from_entry = 0;
+        t->dirty = 1;
+        return 1;
+    }
+    return 0;
 }
 
 /* Follow typedef/const/volatile/atomic to the underlying type. */

@@ -93,6 +93,19 @@ static void add_symbol(struct writer *w, const struct jitunwind_range *r, size_t
     w->info.ranges++;
 }
 
+/* Does range r still fit the image's caps: a section if it starts a run,
+ * and its FDEs (one per trampoline copy, else one; a SCAN range's rows of
+ * this stop are checked as they are written)? */
+static int fits(const struct writer *w, const struct jitunwind_range *r)
+{
+    uint64_t len = r->end - r->start, stride = r->stride ? r->stride : len;
+    uint64_t fdes = (len + stride - 1) / stride;
+    int new_run = !(w->nruns && w->runs[w->nruns - 1].end == r->start);
+    if (new_run && w->nruns >= MAX_SECTIONS)
+        return 0;
+    return fdes <= JITUNWIND_ELF_IMAGE_MAX_FDES - w->info.fdes;
+}
+
 /* Group adjacent ranges into runs; every range becomes a symbol of its run's
  * section and, where its rule allows, FDEs. */
 static int collect(struct writer *w, const struct jitunwind_range *ranges, size_t n)
@@ -107,12 +120,14 @@ static int collect(struct writer *w, const struct jitunwind_range *ranges, size_
         const struct jitunwind_range *r = &ranges[i];
         if (r->end <= r->start || (i > 0 && r->start < ranges[i - 1].end))
             return JITUNWIND_EINVAL;
+        if (!fits(w, r)) {
+            w->info.left_out = n - i; /* those before make a whole image */
+            break;
+        }
         if (w->nruns && w->runs[w->nruns - 1].end == r->start) {
             w->runs[w->nruns - 1].end = r->end;
         } else {
             struct run *runs;
-            if (w->nruns >= MAX_SECTIONS)
-                return JITUNWIND_ELIMIT;
             if (!(runs = ju_reserve_one(w->runs, &w->runs_cap, w->nruns, sizeof *runs, 16)))
                 return JITUNWIND_ENOMEM;
             w->runs = runs;

@@ -118,6 +118,12 @@ JU_HIDDEN int ju_py_resolve_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *
 JU_HIDDEN int ju_py_resolve_finish(jitunwind_pyreader *r, const char *module);
 JU_HIDDEN int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
                                 struct ju_py_layout *L, struct jitunwind_py_dwarf_report *report);
+/* ju_py_apply_dwarf, and when a DWARF answer contradicts the table (or is
+ * refused) while the answers came from a cache entry, again after putting
+ * the entry's answers to the DWARF (dwarf_recheck.c). */
+JU_HIDDEN int ju_py_apply_dwarf_rechecked(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
+                                          struct ju_py_layout *L,
+                                          struct jitunwind_py_dwarf_report *report);
 /* The free_threaded word of the target's _Py_DebugOffsets header (0 or 1)
  * after checking its cookie and version, or a negative status. */
 JU_HIDDEN int ju_py_debug_offsets_header(jitunwind_pyreader *r);

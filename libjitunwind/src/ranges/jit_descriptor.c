@@ -6,8 +6,9 @@
  * A `seq` that stays odd and unchanged over several attempts means the
  * writer is stopped mid-update (a stopped process or a core): the copy is
  * used, since every non-empty slot is complete by the publication order,
- * and flagged as torn. Memory use is bounded by the live slots, read in
- * fixed-size chunks, and a cap on the bytes of names. */
+ * and flagged as torn. Memory use is bounded by JITUNWIND_JIT_MAX_BYTES
+ * (jit.h; slots past it are left out and counted), the slot array being
+ * read in fixed-size chunks. */
 #include <stdlib.h>
 
 #include "internal.h"
@@ -17,7 +18,6 @@
 #define TORN_CONFIRMATIONS 3   /* stable odd seq this many times in a row: the writer is stopped */
 #define CHUNK_BYTES (256u * 1024u) /* bytes per read of the slot array */
 #define MAX_ENTRY_SIZE 4096u   /* a newer, larger entry format is accepted up to this */
-#define MAX_NAME_BYTES (64u * 1024u * 1024u) /* names beyond this total are dropped */
 
 struct live_slot {
     struct jitunwind_jit_entry e;
@@ -29,6 +29,8 @@ struct snapshot {
     size_t count, cap;
     char *names; /* NUL-terminated names, back to back */
     size_t names_len, names_cap;
+    uint64_t bytes;    /* what the kept slots cost (jit.h: JITUNWIND_JIT_MAX_BYTES) */
+    uint64_t left_out; /* live slots past the cap */
 };
 
 static void snapshot_free(struct snapshot *s)
@@ -75,6 +77,14 @@ static int keep_slot(const struct jitunwind_memory *mem, struct snapshot *s,
                      const struct jitunwind_jit_entry *e)
 {
     struct live_slot *slot, *grown;
+    uint64_t name_len = e->name && e->name_len ? e->name_len : 0;
+    uint64_t cost = JITUNWIND_JIT_BYTES_PER_RANGE +
+                    2 * ((name_len < JITUNWIND_NAME_MAX ? name_len : JITUNWIND_NAME_MAX) + 1);
+    if (s->bytes + cost > JITUNWIND_JIT_MAX_BYTES) {
+        s->left_out++;
+        return 0;
+    }
+    s->bytes += cost;
     grown = ju_reserve_one(s->slots, &s->cap, s->count, sizeof *s->slots, 64);
     if (!grown)
         return JITUNWIND_ENOMEM;
@@ -84,8 +94,6 @@ static int keep_slot(const struct jitunwind_memory *mem, struct snapshot *s,
     slot->name = SIZE_MAX;
     if (e->name && e->name_len) {
         size_t len = e->name_len < JITUNWIND_NAME_MAX - 1 ? e->name_len : JITUNWIND_NAME_MAX - 1;
-        if (s->names_len + len + 1 > MAX_NAME_BYTES)
-            return 0;
         if (s->names_len + len + 1 > s->names_cap) {
             size_t ncap = (s->names_cap + len + 1) * 2;
             char *n = realloc(s->names, ncap);
@@ -226,6 +234,7 @@ JITUNWIND_API int jitunwind_jit_read_descriptor(jitunwind_registry *reg,
                        (unsigned long long)d.entries);
     }
     info->generation = d.generation;
+    info->left_out = s.left_out;
     add_slots(reg, &s, info);
     snapshot_free(&s);
     ju_clear_error(err);

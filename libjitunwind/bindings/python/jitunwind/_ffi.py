@@ -47,13 +47,14 @@ class Frame(ctypes.Structure):
 class JitReadInfo(ctypes.Structure):
     _fields_ = [("generation", ctypes.c_uint64), ("retries", ctypes.c_uint32),
                 ("torn", ctypes.c_uint32), ("added", ctypes.c_uint64),
-                ("skipped", ctypes.c_uint64)]
+                ("skipped", ctypes.c_uint64), ("left_out", ctypes.c_uint64)]
 
 
 class ElfImageInfo(ctypes.Structure):
     _fields_ = [("ranges", ctypes.c_uint64), ("with_cfi", ctypes.c_uint64),
                 ("without_cfi", ctypes.c_uint64), ("fdes", ctypes.c_uint64),
-                ("sections", ctypes.c_uint64), ("stop_rows", ctypes.c_uint64)]
+                ("sections", ctypes.c_uint64), ("stop_rows", ctypes.c_uint64),
+                ("left_out", ctypes.c_uint64)]
 
 
 class GdbJitStatus(ctypes.Structure):

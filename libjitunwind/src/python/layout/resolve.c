@@ -30,7 +30,7 @@ int ju_py_resolve_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types)
         r->layout = &r->from_target;
     }
     ju_strlcpy(r->dwarf.source, jitunwind_dwarf_types_source(types), sizeof r->dwarf.source);
-    rc = ju_py_apply_dwarf(r, types, &r->from_target, &r->dwarf);
+    rc = ju_py_apply_dwarf_rechecked(r, types, &r->from_target, &r->dwarf);
     ju_py_values_apply_dwarf(&r->values, r->layout, types,
                              !r->assumed && ju_py_debug_offsets_confirmed(r->version_hex));
     ju_py_jit_apply_dwarf(types, &r->from_target.jit, &r->jit.dwarf);

@@ -42,6 +42,9 @@ def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, p
                 notes.append("descriptor was mid-update when the process stopped")
             if info.skipped:
                 notes.append("%d invalid descriptor slots skipped" % info.skipped)
+            if info.left_out:
+                notes.append("%d descriptor ranges left out (past the memory cap, "
+                             "JITUNWIND_JIT_MAX_BYTES)" % info.left_out)
         except JitunwindError as exc:
             notes.append("descriptor at %#x: %s" % (descriptor_addr, exc))
     if gdb_jit_addr and arch:
@@ -354,13 +357,17 @@ class TargetState:
         return list(frames), err
 
     def _read_python_frames(self, os_thread_id, limit):
-        by_id, err = self._threads_by_os_id()
+        """A thread the listing found gets its chains' error only: the
+        listing's error (a thread list cut short) is said for a thread it
+        did not find, which may be one of those it missed."""
+        by_id, list_err = self._threads_by_os_id()
         reader = self.pyreader()
-        frames = []
-        for t in by_id.get(os_thread_id, ()):
+        frames, err = [], None
+        states = by_id.get(os_thread_id, ())
+        for t in states:
             if not t.current_frame:
                 continue
             chain, chain_err = reader.frames(t.current_frame, limit, thread_key=t.tstate)
             frames += chain
             err = err or chain_err
-        return frames, err
+        return frames, (err if states else list_err)

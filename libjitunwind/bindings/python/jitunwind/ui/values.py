@@ -291,6 +291,11 @@ def run_py_list(session, args):
         start, end = args.start, args.start + 9
     else:
         start, end = max(frame.line - CONTEXT, 1), frame.line + CONTEXT
+    if start > len(lines):
+        session.write("Line number %d out of range; %s has %d lines%s."
+                      % (start, labels.escaped(frame.filename), len(lines),
+                         " read" if source.truncated else ""))
+        return
     for number in range(start, min(end, len(lines)) + 1):
         mark = ">" if number == frame.line else ""
         session.write("%4s    %s" % (mark + str(number), labels.escaped(lines[number - 1])))

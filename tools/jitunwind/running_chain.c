@@ -1,0 +1,94 @@
+/* A running thread's Python frames (record --nonblocking, stack --python):
+ * the thread goes on while its chain is read, so a walk can mix frames of
+ * different moments (a frame read before the thread returned past it,
+ * then frames written in its place by later calls): an impossible stack.
+ * After a walk, the thread state's current frame and the first
+ * RECHECKED_FRAMES frames are read again, past the block cache, and
+ * compared with what the walk saw; a chain that changed, or whose walk
+ * failed or met an unreadable code object, is read again, up to TRIES
+ * times, and is otherwise said to be torn (unless the thread stood still
+ * at every try: the chain is then what it is). What is compared is
+ * each frame's address and code object: a thread that went away and came
+ * back to the same frames with the same code (the same calls) is not seen,
+ * and its stack is a possible one. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define TRIES 3
+#define RECHECKED_FRAMES 4
+
+/* The first try may reuse what the frame-chain cache holds; a try again
+ * reads every frame. */
+static int walk(struct cli_target *t, const struct jitunwind_py_thread *th,
+                struct jitunwind_py_frame *out, size_t max, size_t *got, int again)
+{
+    if (t->chains && !again)
+        return jitunwind_pyreader_frames_reusing(t->py, t->chains, th->tstate, th->current_frame,
+                                                 out, max, got);
+    return jitunwind_pyreader_frames(t->py, th->current_frame, out, max, got);
+}
+
+/* Is the chain still the one `out` holds (n frames)? */
+static int unchanged(struct cli_target *t, const struct jitunwind_py_thread *th,
+                     const struct jitunwind_py_frame *out, size_t n)
+{
+    struct jitunwind_py_thread now = *th;
+    struct jitunwind_py_frame again[RECHECKED_FRAMES];
+    size_t want = n < RECHECKED_FRAMES ? n : RECHECKED_FRAMES, got = 0, i;
+    cli_target_forget_reads(t); /* fresh bytes, not the walk's */
+    if (jitunwind_pyreader_thread(t->py, &now) < 0 || now.current_frame != th->current_frame)
+        return 0;
+    if (want && jitunwind_pyreader_frames(t->py, now.current_frame, again, want, &got) < 0 &&
+        got < want)
+        return 0;
+    for (i = 0; i < want; i++)
+        if (again[i].address != out[i].address || again[i].code != out[i].code)
+            return 0;
+    return 1;
+}
+
+/* A walk that failed, or met a code object it could not read, may have met
+ * a frame being written: worth reading again. */
+static int doubtful(int rc, const struct jitunwind_py_frame *out, size_t n, size_t max)
+{
+    size_t i;
+    if (rc < 0 && !(rc == JITUNWIND_ELIMIT && n == max))
+        return 1;
+    for (i = 0; i < n; i++)
+        if ((out[i].flags & JITUNWIND_PYFRAME_BAD_CODE) || !out[i].qualname[0])
+            return 1;
+    return 0;
+}
+
+int cli_read_running_chain(struct cli_target *t, struct jitunwind_py_thread *th,
+                           struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
+                           char *why, size_t why_size)
+{
+    int rc = 0, tries, same = 1, moved = 0;
+    *torn = 0;
+    for (tries = 0; tries < TRIES; tries++) {
+        if (tries) { /* where the thread is now */
+            cli_target_forget_reads(t);
+            if (jitunwind_pyreader_thread(t->py, th) < 0)
+                break;
+        }
+        *got = 0;
+        if (!th->current_frame)
+            return 0;
+        rc = walk(t, th, out, max, got, tries > 0);
+        if (why_size) /* the check below reads too, and so sets the reader's error */
+            snprintf(why, why_size, "%s", rc < 0 ? jitunwind_pyreader_last_error(t->py)->message
+                                                 : "");
+        same = unchanged(t, th, out, *got);
+        moved |= !same;
+        if (same && !doubtful(rc, out, *got, max))
+            return rc;
+    }
+    /* Doubtful at every try while the thread stood still: the chain is
+     * what it is (cut short, or a frame really unreadable), said by rc.
+     * Doubtful while it moved: torn, like a chain that changed. */
+    *torn = !same || moved;
+    return rc;
+}
