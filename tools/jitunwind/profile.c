@@ -170,11 +170,6 @@ static int64_t count_stack(struct profile *p, const uint32_t *ids, uint32_t dept
     return (int64_t)(p->n_stacks - 1);
 }
 
-int profile_add(struct profile *p, const uint32_t *ids, uint32_t depth)
-{
-    return count_stack(p, ids, depth) < 0 ? -1 : 0;
-}
-
 static uint64_t thread_key(const struct profile *p, uint32_t id)
 {
     return mix(0x7468, (uint64_t)(uint32_t)p->threads[id].tid);

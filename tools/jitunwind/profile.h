@@ -74,13 +74,11 @@ void profile_free(struct profile *p);
 /* The id of a frame (interned), or UINT32_MAX when out of memory. */
 uint32_t profile_frame(struct profile *p, uint32_t kind, const char *name, const char *file,
                        int32_t line);
-/* Count one more of the stack `ids` (root first), seen by no thread in
- * particular. */
-int profile_add(struct profile *p, const uint32_t *ids, uint32_t depth);
 /* The index of thread `tid` in p->threads, added (named `name`, which may
  * be NULL or "") when first seen; UINT32_MAX when out of memory. */
 uint32_t profile_thread(struct profile *p, int tid, const char *name);
-/* profile_add, and the stack appended to thread `thread`'s time order. */
+/* Count one more of the stack `ids` (root first), and append it to thread
+ * `thread`'s time order (none when `thread` is not one of p->threads). */
 int profile_add_for(struct profile *p, uint32_t thread, const uint32_t *ids, uint32_t depth);
 /* "leaf (file:line)" for a Python frame, the name for others; escaped
  * (cli_shown). */
