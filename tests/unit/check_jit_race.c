@@ -1,7 +1,7 @@
 /* A thread of the JIT's own process reads the descriptor
  * while 8 threads register and unregister ranges. The slot array grows
- * under the reader (it used to be freed: heap-use-after-free) and names are
- * retired under it (they used to be freed). Run under ASan (build-asan) and
+ * under the reader and names are retired under it: neither may be freed
+ * while a reader can still see it. Run under ASan (build-asan) and
  * TSan (build-tsan, tests/dev.sh): the reader through
  * jitunwind_jit_read_self() must race with nothing; a plain memcpy reader
  * (what jit.h allowed) must never touch freed memory. */
@@ -24,9 +24,9 @@
 #endif
 
 enum { WRITERS = 8 };
-/* Registrations per writer (the issue's reproducer used 100,000; TSan is
- * about ten times slower). The live window grows with the count, so the
- * slot array keeps growing under the reader. */
+/* Registrations per writer (TSan is about ten times slower). The live
+ * window grows with the count, so the slot array keeps growing under the
+ * reader. */
 #define PER_WRITER (UNDER_TSAN ? 20000 : 100000)
 
 static int writers_done;
