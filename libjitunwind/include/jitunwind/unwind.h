@@ -95,21 +95,13 @@ struct jitunwind_frame {
 
 #define JITUNWIND_UNWIND_NO_FP_FALLBACK (1u << 0)
 
+/* A walk in progress, in storage the caller allocates (on the stack, say):
+ * its contents are private to the library, their layout may change between
+ * releases, and only its size is part of the ABI. Safe to copy: a copy
+ * continues the walk from the same frame independently of the original. */
+#define JITUNWIND_CURSOR_WORDS 64
 struct jitunwind_cursor {
-    /* private: use the functions below */
-    int arch;
-    uint32_t flags;
-    uint32_t max_depth;
-    uint32_t depth;
-    int stop_reason;
-    int started;        /* the initial frame has been delivered */
-    int equal_sp_steps; /* consecutive steps that kept sp (LR steps) */
-    const jitunwind_registry *registry;
-    struct jitunwind_modules *modules; /* optional: CFI for native frames */
-    struct jitunwind_memory mem;
-    struct jitunwind_frame current;
-    uint64_t seen_pc[8];
-    uint64_t seen_sp[8];
+    uint64_t opaque[JITUNWIND_CURSOR_WORDS];
 };
 
 /* Start a walk at `initial` (pc and sp required; fp needed by most steps).
