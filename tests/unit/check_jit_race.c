@@ -102,7 +102,7 @@ static void check_ranges(const jitunwind_registry *reg)
 
 static void race(int use_memcpy)
 {
-    static const struct jitunwind_memory plain = {memcpy_read, NULL};
+    static const struct jitunwind_memory plain = {sizeof(struct jitunwind_memory), memcpy_read, NULL};
     pthread_t t[WRITERS];
     int w, ok = 0, busy = 0;
     jitunwind_jit_reset();

@@ -33,6 +33,7 @@ static void target(uint32_t version, size_t slots)
     memset(&mem, 0, sizeof mem); /* no write operation */
     C.inner = ju_builder_memory(P.b);
     C.reads = 0;
+    mem.size = sizeof mem;
     mem.read = counting_read;
     mem.arg = &C;
     ck_assert_int_eq(jitunwind_pyreader_new(&R, &mem, P.runtime, version), 0);

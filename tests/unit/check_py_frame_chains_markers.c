@@ -59,6 +59,7 @@ static void target(uint32_t version, int writable, int spread)
     M.inner = ju_builder_memory(P.b);
     M.b = P.b;
     memset(&mem, 0, sizeof mem);
+    mem.size = sizeof mem;
     mem.read = tm_read;
     mem.write = writable ? tm_write : NULL;
     mem.arg = &M;

@@ -145,7 +145,7 @@ static int init_reader(jitunwind_pyreader *r, const struct jitunwind_memory *mem
 {
     uint64_t head, type = 0;
     int provisional, rc;
-    r->mem = *mem;
+    ju_memory_copy(&r->mem, mem);
     r->runtime = runtime_addr;
     r->version_hex = version_hex;
     r->arch = module && *module ? ju_elf_arch(module) : 0;
@@ -232,7 +232,7 @@ static int open_reader(jitunwind_pyreader **out, const struct jitunwind_memory *
     int rc;
     if (!out)
         return JITUNWIND_EINVAL;
-    if (!mem || !mem->read || !runtime_addr)
+    if (!ju_memory_valid(mem) || !runtime_addr)
         return ju_constructed((void **)out, NULL, JITUNWIND_EINVAL, NULL);
     r = calloc(1, sizeof *r);
     if (!r)

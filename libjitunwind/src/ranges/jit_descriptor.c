@@ -167,7 +167,7 @@ JITUNWIND_API int jitunwind_jit_read_descriptor(jitunwind_registry *reg,
     struct snapshot s = {0};
     uint64_t odd_seq = 0;
     int attempt, rc = 0, consistent = 0, odd_streak = 0;
-    if (!reg || !mem || !mem->read)
+    if (!reg || !ju_memory_valid(mem))
         return JITUNWIND_EINVAL;
     err = ju_registry_error(reg);
     if (!info)
@@ -257,7 +257,7 @@ static int self_read(void *arg, uint64_t addr, void *dst, size_t len)
 JITUNWIND_API int jitunwind_jit_read_self(jitunwind_registry *reg,
                                           struct jitunwind_jit_read_info *info)
 {
-    static const struct jitunwind_memory self = {self_read, NULL};
+    static const struct jitunwind_memory self = {sizeof(struct jitunwind_memory), self_read, NULL};
     return jitunwind_jit_read_descriptor(reg, &self,
                                          (uint64_t)(uintptr_t)&jitunwind_jit_descriptor, info);
 }

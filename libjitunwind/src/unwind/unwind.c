@@ -84,7 +84,7 @@ JITUNWIND_API int jitunwind_step_range_in(int arch, const jitunwind_registry *re
 {
     struct ju_step s = {mem, in, out, innermost, JITUNWIND_STOP_NONE, 0, registry};
     int rc;
-    if (!range || !mem || !in || !out || !arch_ok(arch) || !(in->valid & JITUNWIND_REG_PC) ||
+    if (!range || !ju_memory_valid(mem) || !in || !out || !arch_ok(arch) || !(in->valid & JITUNWIND_REG_PC) ||
         !pc_fits(range, in->pc, innermost))
         return JITUNWIND_EINVAL;
     rc = apply_rule(arch, &s, range);
@@ -111,7 +111,7 @@ JITUNWIND_API int jitunwind_step_fp(int arch, const struct jitunwind_memory *mem
 {
     struct ju_step s = {mem, in, out, 0, JITUNWIND_STOP_NONE, 0};
     int rc;
-    if (!mem || !in || !out || !arch_ok(arch))
+    if (!ju_memory_valid(mem) || !in || !out || !arch_ok(arch))
         return JITUNWIND_EINVAL;
     if (!(in->valid & JITUNWIND_REG_FP)) {
         s.stop = JITUNWIND_STOP_NEED_REGISTER;
@@ -123,7 +123,7 @@ JITUNWIND_API int jitunwind_step_fp(int arch, const struct jitunwind_memory *mem
     } else {
         rc = ju_step_frame_record(&s, in->fp);
         if (rc == 0)
-            out->pc = ju_arch_strip_pac(ju_arch_facts(arch), mem->pac_mask, out->pc);
+            out->pc = ju_arch_strip_pac(ju_arch_facts(arch), ju_memory_pac_mask(mem), out->pc);
     }
     if (stop_reason)
         *stop_reason = rc < 0 ? s.stop : JITUNWIND_STOP_NONE;
@@ -157,7 +157,7 @@ JITUNWIND_API int jitunwind_cursor_init(struct jitunwind_cursor *cursor, int arc
                                         uint32_t max_depth, uint32_t flags)
 {
     struct ju_cursor *c = cursor ? ju_cursor_of(cursor) : NULL;
-    if (!c || !mem || !mem->read || !initial || !arch_ok(arch) ||
+    if (!c || !ju_memory_valid(mem) || !initial || !arch_ok(arch) ||
         (initial->valid & (JITUNWIND_REG_PC | JITUNWIND_REG_SP)) !=
             (JITUNWIND_REG_PC | JITUNWIND_REG_SP))
         return JITUNWIND_EINVAL;
@@ -166,7 +166,7 @@ JITUNWIND_API int jitunwind_cursor_init(struct jitunwind_cursor *cursor, int arc
     c->flags = flags;
     c->max_depth = max_depth ? max_depth : JITUNWIND_DEFAULT_MAX_DEPTH;
     c->registry = registry;
-    c->mem = *mem;
+    ju_memory_copy(&c->mem, mem);
     c->current.regs = *initial;
     c->current.source = JITUNWIND_SOURCE_INITIAL;
     c->current.depth = 0;

@@ -15,8 +15,13 @@ READ_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64,
 
 
 class Memory(ctypes.Structure):
-    _fields_ = [("read", READ_FN), ("arg", ctypes.c_void_p), ("pac_mask", ctypes.c_uint64),
+    """struct jitunwind_memory; `size` is filled in: Memory(read, arg, ...)."""
+    _fields_ = [("size", ctypes.c_size_t), ("read", READ_FN), ("arg", ctypes.c_void_p),
+                ("pac_mask", ctypes.c_uint64),
                 ("write", ctypes.c_void_p)]  # NULL: the library never writes
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(ctypes.sizeof(Memory), *args, **kwargs)
 
 
 class Error(ctypes.Structure):

@@ -20,7 +20,7 @@ static const struct ju_arch_facts *aarch64(void)
  * addresses). */
 static uint64_t strip_pac(const struct ju_step *s, uint64_t pc)
 {
-    return ju_arch_strip_pac(aarch64(), s->mem->pac_mask, pc);
+    return ju_arch_strip_pac(aarch64(), ju_memory_pac_mask(s->mem), pc);
 }
 
 static int from_lr(struct ju_step *s)
