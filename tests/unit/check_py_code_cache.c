@@ -37,7 +37,7 @@ static uint64_t target(uint32_t version)
     mem.size = sizeof mem;
     mem.read = counting_read;
     mem.arg = &C;
-    ck_assert_int_eq(jitunwind_pyreader_new(&R, &mem, P.runtime, version), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&R, &mem, P.runtime, version, NULL), 0);
     return a;
 }
 

@@ -29,7 +29,7 @@ static void open_target(struct pyo_target *t, size_t build)
     pyi_thread(&t->p, interp, 0, 1);
     pyi_set_interpreters(&t->p, interp);
     t->mem = ju_builder_memory(t->p.b);
-    ck_assert_int_eq(jitunwind_pyreader_new(&t->r, &t->mem, t->p.runtime, t->version), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&t->r, &t->mem, t->p.runtime, t->version, NULL), 0);
 }
 
 
@@ -277,7 +277,7 @@ START_TEST(every_failed_read_is_survived)
         obj = pyo_dict(o, 3, k, v);
         f.inner = t.mem;
         mem = ju_faulty_memory(&f);
-        ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, t.p.runtime, t.version), 0);
+        ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, t.p.runtime, t.version, NULL), 0);
         for (n = 0;; n++) {
             f.fail_at = 0;
             if (n == 0) {
@@ -495,7 +495,8 @@ START_TEST(a_released_gil_has_no_holder)
         ju_builder_u64(t.p.b, gil + t.p.L->gil_last_holder, ts);
         ju_builder_u32(t.p.b, gil + t.o.V->gil_locked, 0);
         t.mem = ju_builder_memory(t.p.b);
-        ck_assert_int_eq(jitunwind_pyreader_new(&t.r, &t.mem, t.p.runtime, BUILDS[b].version), 0);
+        ck_assert_int_eq(jitunwind_pyreader_open(&t.r, &t.mem, t.p.runtime, BUILDS[b].version,
+                                                 NULL), 0);
         ck_assert_int_eq(jitunwind_pyreader_threads(t.r, th, 4, &n), 0);
         ck_assert_int_eq(th[0].holds_gil, 0);
         ju_builder_u32(t.p.b, gil + t.o.V->gil_locked, 1);
@@ -531,7 +532,7 @@ START_TEST(unsupported_versions_say_so)
     pyi_thread(&p, interp, 0, 1);
     pyi_set_interpreters(&p, interp);
     mem = ju_builder_memory(p.b);
-    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, p.runtime, 0x030f00c1), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030f00c1, NULL), 0);
     ck_assert_int_eq(jitunwind_pyreader_repr(r, p.code_type, NULL, buf, sizeof buf, NULL),
                      JITUNWIND_EUNSUPPORTED);
     ck_assert(strstr(jitunwind_pyreader_last_error(r)->message, "3.15") != NULL);

@@ -40,18 +40,12 @@ JITUNWIND_API int jitunwind_py_locate_core(const char *core_path,
 
 /* Versions the decoder has a layout for (major.minor): returns 1 or 0.
  * 3.15 pre-releases before rc1 and 3.16 have a provisional one, used only
- * when the interpreter's DWARF confirms it (jitunwind_pyreader_new_for_module). */
+ * when the interpreter's DWARF confirms it (jitunwind_pyreader_opts.module). */
 JITUNWIND_API int jitunwind_py_version_supported(uint32_t version_hex);
 
 typedef struct jitunwind_pyreader jitunwind_pyreader;
+typedef struct jitunwind_dwarf_types jitunwind_dwarf_types; /* dwarf.h */
 
-/* Open a decoder over `mem` for the runtime at `runtime_addr`. Fails with
- * EVERSION for versions without a layout, EREAD/ECORRUPT when the runtime
- * does not look like one, ENOTFOUND when it has no interpreter yet (stopped
- * before Py_Initialize*, or after finalisation). */
-JITUNWIND_API int jitunwind_pyreader_new(jitunwind_pyreader **out,
-                                         const struct jitunwind_memory *mem,
-                                         uint64_t runtime_addr, uint32_t version_hex);
 JITUNWIND_API void jitunwind_pyreader_free(jitunwind_pyreader *reader); /* NULL ok */
 JITUNWIND_API const struct jitunwind_error *
 jitunwind_pyreader_last_error(const jitunwind_pyreader *reader);
@@ -255,34 +249,39 @@ struct jitunwind_py_dwarf_report {
     char first_mismatch[192]; /* "struct.member: layout N, DWARF M", or "" */
 };
 
-/* jitunwind_pyreader_new, given also the ELF file that holds _PyRuntime
- * (jitunwind_py_location.module). Its ELF header picks the layout tables'
- * architecture (jitunwind_pyreader_new: the host's); its symbols let the
- * reader check the object header (PyType_Type must be its own type: a
- * --with-trace-refs build without DWARF is refused, not misread) and find
- * 3.13's cold-exit executors. When its DWARF is found (the file's own,
- * or a separate debug file: see dwarf.h), the layout is cross-checked
- * against it, a 3.11/3.12 build whose structs differ from the table (debug
- * or non-default builds) is read with DWARF's offsets, a provisional
- * _Py_DebugOffsets field list (3.15 pre-releases before rc1, 3.16) is used
- * only when DWARF agrees with it (EVERSION naming the first disagreement, or
- * saying no DWARF was found, otherwise), and build-specific offsets are
- * taken from it: the executor lists (3.13, 3.14) and the trampoline arenas.
- * A file without DWARF is not an error; the decoder then keeps its tables
- * (see jitunwind_pyreader_dwarf_report). */
-JITUNWIND_API int jitunwind_pyreader_new_for_module(jitunwind_pyreader **out,
-                                                    const struct jitunwind_memory *mem,
-                                                    uint64_t runtime_addr, uint32_t version_hex,
-                                                    const char *module);
-/* The same with type information the caller already opened (dwarf.h), so
- * that a debugger opening a reader at every stop parses the DWARF once.
- * `types` may be NULL (no DWARF); it is only read during this call. */
-typedef struct jitunwind_dwarf_types jitunwind_dwarf_types;
-JITUNWIND_API int jitunwind_pyreader_new_with_dwarf(jitunwind_pyreader **out,
-                                                    const struct jitunwind_memory *mem,
-                                                    uint64_t runtime_addr, uint32_t version_hex,
-                                                    const char *module,
-                                                    jitunwind_dwarf_types *types);
+/* Options of jitunwind_pyreader_open. Zero it, set `size`, then the members
+ * wanted; a member left 0 or NULL takes its default. */
+struct jitunwind_pyreader_opts {
+    size_t size; /* sizeof(struct jitunwind_pyreader_opts), checked as jitunwind_memory's */
+    /* The ELF file that holds _PyRuntime (jitunwind_py_location.module), or
+     * NULL. Its ELF header picks the layout tables' architecture (without
+     * it: the host's); its symbols let the reader check the object header
+     * (PyType_Type must be its own type: a --with-trace-refs build without
+     * DWARF is refused, not misread) and find 3.13's cold-exit executors.
+     * When its DWARF is found (the file's own, or a separate debug file: see
+     * dwarf.h), the layout is cross-checked against it, a 3.11/3.12 build
+     * whose structs differ from the table (debug or non-default builds) is
+     * read with DWARF's offsets, a provisional _Py_DebugOffsets field list
+     * (3.15 pre-releases before rc1, 3.16) is used only when DWARF agrees
+     * with it (EVERSION naming the first disagreement, or saying no DWARF
+     * was found, otherwise), and build-specific offsets are taken from it:
+     * the executor lists (3.13, 3.14) and the trampoline arenas. A file
+     * without DWARF is not an error; the decoder then keeps its tables (see
+     * jitunwind_pyreader_dwarf_report). */
+    const char *module;
+    /* The module's DWARF already opened (dwarf.h), so that a debugger opening
+     * a reader at every stop parses it once; only read during the call. NULL:
+     * the reader opens the module's DWARF itself (unless
+     * JITUNWIND_PYREADER_NO_DWARF). */
+    jitunwind_dwarf_types *types;
+    uint32_t flags; /* JITUNWIND_PYREADER_* */
+};
+
+/* Options with their size set, as a pointer to a temporary (C99 compound
+ * literal): JITUNWIND_PYREADER_OPTS(.module = path, .types = types). */
+#define JITUNWIND_PYREADER_OPTS(...)                                                  \
+    (&(const struct jitunwind_pyreader_opts){sizeof(struct jitunwind_pyreader_opts), __VA_ARGS__})
+
 /* Opt-in for a CPython newer than any table (3.17+), or a pre-release whose
  * _Py_DebugOffsets field list is provisional (3.15 before rc1, 3.16; without
  * the flag those are read only when the build's DWARF confirms the list):
@@ -295,13 +294,22 @@ JITUNWIND_API int jitunwind_pyreader_new_with_dwarf(jitunwind_pyreader **out,
  * says so, and callers should tell their users. Ignored for versions whose
  * field list is confirmed. */
 #define JITUNWIND_PYREADER_ASSUME_LAYOUT (1u << 0)
+/* Use the module's symbols but not its DWARF (the tables alone). */
+#define JITUNWIND_PYREADER_NO_DWARF (1u << 1)
 
-/* The general form of the constructors above; flags: JITUNWIND_PYREADER_*. */
+/* Open a decoder in *OUT over MEM for the runtime at RUNTIME_ADDR of
+ * CPython VERSION_HEX (jitunwind_py_location), with OPTS (NULL: every
+ * default: no module, the host's layout tables). Returns 0, or EINVAL (OUT
+ * or MEM NULL, RUNTIME_ADDR 0, OPTS with an unknown flag or refused by its
+ * size), EVERSION for versions without a layout, EREAD/ECORRUPT when the
+ * runtime does not look like one, ENOTFOUND when it has no interpreter yet
+ * (stopped before Py_Initialize*, or after finalisation); *OUT is NULL on
+ * failure, and jitunwind_last_error() says why. Free with
+ * jitunwind_pyreader_free. */
 JITUNWIND_API int jitunwind_pyreader_open(jitunwind_pyreader **out,
                                           const struct jitunwind_memory *mem,
                                           uint64_t runtime_addr, uint32_t version_hex,
-                                          const char *module, jitunwind_dwarf_types *types,
-                                          uint32_t flags);
+                                          const struct jitunwind_pyreader_opts *opts);
 
 /* What the reader reads the target as, e.g. "CPython 3.14 (free-threaded)";
  * assumed layouts say "assumed". Valid while the reader lives. */
@@ -346,7 +354,7 @@ struct jitunwind_py_executor {
  * EUNSUPPORTED for versions without executor lists (3.11, 3.12; 3.15+ is
  * read through the GDB JIT interface), ENOTFOUND when where this build
  * keeps them is unknown (no DWARF: open with
- * jitunwind_pyreader_new_for_module). Lists are bounded and cycle-checked;
+ * jitunwind_pyreader_opts.module). Lists are bounded and cycle-checked;
  * a negative status leaves the *count executors before the problem valid. */
 JITUNWIND_API int jitunwind_pyreader_executors(jitunwind_pyreader *reader,
                                                struct jitunwind_py_executor *out, size_t max,

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sized.h"
 #include "python/code_cache.h"
 #include "python/pyreader.h"
 
@@ -246,38 +247,19 @@ static int open_reader(jitunwind_pyreader **out, const struct jitunwind_memory *
     return ju_constructed((void **)out, r, rc, NULL);
 }
 
-JITUNWIND_API int jitunwind_pyreader_new(jitunwind_pyreader **out,
-                                         const struct jitunwind_memory *mem,
-                                         uint64_t runtime_addr, uint32_t version_hex)
-{
-    return open_reader(out, mem, runtime_addr, version_hex, NULL, NULL, 0, 0);
-}
-
-JITUNWIND_API int jitunwind_pyreader_new_for_module(jitunwind_pyreader **out,
-                                                    const struct jitunwind_memory *mem,
-                                                    uint64_t runtime_addr, uint32_t version_hex,
-                                                    const char *module)
-{
-    return open_reader(out, mem, runtime_addr, version_hex, module, NULL, 1, 0);
-}
-
-JITUNWIND_API int jitunwind_pyreader_new_with_dwarf(jitunwind_pyreader **out,
-                                                    const struct jitunwind_memory *mem,
-                                                    uint64_t runtime_addr, uint32_t version_hex,
-                                                    const char *module,
-                                                    jitunwind_dwarf_types *types)
-{
-    return open_reader(out, mem, runtime_addr, version_hex, module, types, 0, 0);
-}
-
 JITUNWIND_API int jitunwind_pyreader_open(jitunwind_pyreader **out,
                                           const struct jitunwind_memory *mem,
                                           uint64_t runtime_addr, uint32_t version_hex,
-                                          const char *module, jitunwind_dwarf_types *types,
-                                          uint32_t flags)
+                                          const struct jitunwind_pyreader_opts *opts)
 {
-    return open_reader(out, mem, runtime_addr, version_hex, module, types, types == NULL,
-                       flags);
+    const uint32_t known = JITUNWIND_PYREADER_ASSUME_LAYOUT | JITUNWIND_PYREADER_NO_DWARF;
+    const char *module = JU_SIZED_GET(opts, struct jitunwind_pyreader_opts, module, NULL);
+    jitunwind_dwarf_types *types = JU_SIZED_GET(opts, struct jitunwind_pyreader_opts, types, NULL);
+    uint32_t flags = JU_SIZED_GET(opts, struct jitunwind_pyreader_opts, flags, 0);
+    if (out && (!JU_OPTS_VALID(opts, struct jitunwind_pyreader_opts) || (flags & ~known)))
+        return ju_constructed((void **)out, NULL, JITUNWIND_EINVAL, NULL);
+    return open_reader(out, mem, runtime_addr, version_hex, module, types,
+                       !types && !(flags & JITUNWIND_PYREADER_NO_DWARF), flags);
 }
 
 JITUNWIND_API const char *jitunwind_pyreader_layout_name(const jitunwind_pyreader *r)

@@ -24,6 +24,16 @@ class Memory(ctypes.Structure):
         super().__init__(ctypes.sizeof(Memory), *args, **kwargs)
 
 
+class PyReaderOpts(ctypes.Structure):
+    """struct jitunwind_pyreader_opts; `size` is filled in:
+    PyReaderOpts(module, types, flags)."""
+    _fields_ = [("size", ctypes.c_size_t), ("module", ctypes.c_char_p),
+                ("types", ctypes.c_void_p), ("flags", ctypes.c_uint32)]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(ctypes.sizeof(PyReaderOpts), *args, **kwargs)
+
+
 class Error(ctypes.Structure):
     _fields_ = [("code", ctypes.c_int), ("address", ctypes.c_uint64),
                 ("message", ctypes.c_char * 384)]
@@ -271,14 +281,9 @@ def _declare(lib):
     _fn(lib, "jitunwind_py_locate_live", i, i, P(PyLocation))
     _fn(lib, "jitunwind_py_locate_core", i, ctypes.c_char_p, P(PyLocation))
     _fn(lib, "jitunwind_py_version_supported", i, u32)
-    _fn(lib, "jitunwind_pyreader_new", i, P(vp), P(Memory), u64, u32)
-    _fn(lib, "jitunwind_pyreader_new_for_module", i, P(vp), P(Memory), u64, u32,
-        ctypes.c_char_p)
     _fn(lib, "jitunwind_pyreader_dwarf_report", i, vp, P(PyDwarfReport))
     _fn(lib, "jitunwind_pyreader_values_report", i, vp, P(PyDwarfReport), P(i))
-    _fn(lib, "jitunwind_pyreader_new_with_dwarf", i, P(vp), P(Memory), u64, u32, ctypes.c_char_p,
-        vp)
-    _fn(lib, "jitunwind_pyreader_open", i, P(vp), P(Memory), u64, u32, ctypes.c_char_p, vp, u32)
+    _fn(lib, "jitunwind_pyreader_open", i, P(vp), P(Memory), u64, u32, P(PyReaderOpts))
     _fn(lib, "jitunwind_pyreader_layout_name", ctypes.c_char_p, vp)
     _fn(lib, "jitunwind_dwarf_types_open", i, P(vp), ctypes.c_char_p)
     _fn(lib, "jitunwind_dwarf_types_free", None, vp)
