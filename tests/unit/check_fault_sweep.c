@@ -94,7 +94,7 @@ END_TEST
 static void sweep_value_rendering(uint32_t version, int free_threaded)
 {
     static char full[16384], buf[16384];
-    const struct jitunwind_py_repr_options deep = {3, 0, 0, 0};
+    const struct jitunwind_py_repr_options deep = {sizeof deep, 3, 0, 0};
     struct py_image p;
     struct pyo o;
     struct pyo_adversarial a;

@@ -557,10 +557,10 @@ JITUNWIND_API int jitunwind_py_linetable_line(const uint8_t *table, size_t len,
 
 /* Limits of jitunwind_pyreader_repr; a 0 field takes the default. */
 struct jitunwind_py_repr_options {
+    size_t size;        /* sizeof(struct jitunwind_py_repr_options), checked as jitunwind_memory's */
     uint32_t max_depth; /* containers nested deeper show as [...], {...}: default 2 */
     uint32_t max_items; /* items shown per container, then "...": default 10 */
     uint32_t max_chars; /* characters of a str or bytes, digits of an int: default 200 */
-    uint32_t reserved;
 };
 
 #define JITUNWIND_PYREPR_TRUNCATED (1u << 0)  /* a limit cut something ("..." marks where) */

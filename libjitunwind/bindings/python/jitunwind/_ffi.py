@@ -329,8 +329,13 @@ def _declare(lib):
 # --- values and frame variables (python.h: jitunwind_pyreader_repr and after) ---
 
 class PyReprOptions(ctypes.Structure):
-    _fields_ = [("max_depth", ctypes.c_uint32), ("max_items", ctypes.c_uint32),
-                ("max_chars", ctypes.c_uint32), ("reserved", ctypes.c_uint32)]
+    """struct jitunwind_py_repr_options; `size` is filled in:
+    PyReprOptions(max_depth, max_items, max_chars)."""
+    _fields_ = [("size", ctypes.c_size_t), ("max_depth", ctypes.c_uint32),
+                ("max_items", ctypes.c_uint32), ("max_chars", ctypes.c_uint32)]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(ctypes.sizeof(PyReprOptions), *args, **kwargs)
 
 
 class PyVariable(ctypes.Structure):
