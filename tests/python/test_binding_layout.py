@@ -24,7 +24,7 @@ C_NAMES = {
     "PyReprOptions": "jitunwind_py_repr_options", "PyVariable": "jitunwind_py_variable",
     "PyCodeRange": "jitunwind_py_code_range", "PyReaderOpts": "jitunwind_pyreader_opts",
 }
-C_NAMES.update({  # the JIT view (python.h)
+C_NAMES.update({  # the JIT view (python_jit.h)
     "ElfImageInfo": "jitunwind_elf_image_info", "GdbJitStatus": "jitunwind_gdb_jit_status",
     "PyUop": "jitunwind_py_uop", "PyJitExit": "jitunwind_py_jit_exit",
     "PyExecutorDetail": "jitunwind_py_executor_detail", "PyJitPc": "jitunwind_py_jit_pc",

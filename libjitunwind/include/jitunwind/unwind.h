@@ -98,7 +98,9 @@ struct jitunwind_frame {
 /* A walk in progress, in storage the caller allocates (on the stack, say):
  * its contents are private to the library, their layout may change between
  * releases, and only its size is part of the ABI. Safe to copy: a copy
- * continues the walk from the same frame independently of the original. */
+ * continues the walk from the same frame independently of the original.
+ * Threads: one thread at a time, and its registry and modules are in use
+ * while it steps (jitunwind.h). */
 #define JITUNWIND_CURSOR_WORDS 64
 struct jitunwind_cursor {
     uint64_t opaque[JITUNWIND_CURSOR_WORDS];

@@ -326,7 +326,7 @@ def _declare(lib):
     _fn(lib, "jitunwind_jit_gdb_jit_status", None, P(GdbJitStatus))
 
 
-# --- values and frame variables (python.h: jitunwind_pyreader_repr and after) ---
+# --- values and frame variables (python_values.h) ---
 
 class PyReprOptions(ctypes.Structure):
     """struct jitunwind_py_repr_options; `size` is filled in:
@@ -360,7 +360,7 @@ def declare_values(lib):
     lib.jitunwind_values_declared = True
 
 
-# --- JIT developer view (python.h, jit_view.c); declared by jitview.py ---
+# --- JIT developer view (python_jit.h, jit_view.c); declared by jitview.py ---
 
 class PyUop(ctypes.Structure):
     _fields_ = [("index", ctypes.c_uint32), ("opcode", ctypes.c_uint16),
