@@ -32,9 +32,11 @@ C_NAMES.update({  # the JIT view (python_jit.h)
 
 
 def structures(ffi):
+    """The binding's structures with fields (a base without `_fields_`
+    mirrors no struct)."""
     return {name: cls for name, cls in vars(ffi).items()
             if isinstance(cls, type) and issubclass(cls, ctypes.Structure)
-            and cls.__module__ == ffi.__name__}
+            and cls.__module__ == ffi.__name__ and "_fields_" in vars(cls)}
 
 
 def c_program(classes):

@@ -14,24 +14,26 @@ READ_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64,
                            ctypes.c_void_p, ctypes.c_size_t)
 
 
-class Memory(ctypes.Structure):
+class _Sized(ctypes.Structure):
+    """A struct the caller passes in with a leading `size` (its sizeof, which
+    the library checks): filled in, the other fields given in order."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(ctypes.sizeof(type(self)), *args, **kwargs)
+
+
+class Memory(_Sized):
     """struct jitunwind_memory; `size` is filled in: Memory(read, arg, ...)."""
     _fields_ = [("size", ctypes.c_size_t), ("read", READ_FN), ("arg", ctypes.c_void_p),
                 ("pac_mask", ctypes.c_uint64),
                 ("write", ctypes.c_void_p)]  # NULL: the library never writes
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(ctypes.sizeof(Memory), *args, **kwargs)
 
-
-class PyReaderOpts(ctypes.Structure):
+class PyReaderOpts(_Sized):
     """struct jitunwind_pyreader_opts; `size` is filled in:
     PyReaderOpts(module, types, flags)."""
     _fields_ = [("size", ctypes.c_size_t), ("module", ctypes.c_char_p),
                 ("types", ctypes.c_void_p), ("flags", ctypes.c_uint32)]
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(ctypes.sizeof(PyReaderOpts), *args, **kwargs)
 
 
 class Error(ctypes.Structure):
@@ -328,14 +330,11 @@ def _declare(lib):
 
 # --- values and frame variables (python_values.h) ---
 
-class PyReprOptions(ctypes.Structure):
+class PyReprOptions(_Sized):
     """struct jitunwind_py_repr_options; `size` is filled in:
     PyReprOptions(max_depth, max_items, max_chars)."""
     _fields_ = [("size", ctypes.c_size_t), ("max_depth", ctypes.c_uint32),
                 ("max_items", ctypes.c_uint32), ("max_chars", ctypes.c_uint32)]
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(ctypes.sizeof(PyReprOptions), *args, **kwargs)
 
 
 class PyVariable(ctypes.Structure):
