@@ -48,7 +48,11 @@ JITUNWIND_API int jitunwind_py_version_supported(uint32_t version_hex);
 typedef struct jitunwind_pyreader jitunwind_pyreader;
 typedef struct jitunwind_dwarf_types jitunwind_dwarf_types; /* dwarf.h */
 
-JITUNWIND_API void jitunwind_pyreader_free(jitunwind_pyreader *reader); /* NULL ok */
+/* Free READER (NULL is ignored); what it returned is invalid after. */
+JITUNWIND_API void jitunwind_pyreader_free(jitunwind_pyreader *reader);
+/* The last failure recorded in READER (code, address, message), never
+ * NULL; for a NULL READER, jitunwind_last_error(). Valid until the next call
+ * on READER. */
 JITUNWIND_API const struct jitunwind_error *
 jitunwind_pyreader_last_error(const jitunwind_pyreader *reader);
 
@@ -66,9 +70,11 @@ struct jitunwind_py_thread {
 #define JITUNWIND_PY_MAX_THREADS 4096u
 #define JITUNWIND_PY_MAX_INTERPRETERS 256u
 
-/* Thread states of every interpreter, in list order, at most `max`.
- * *count gets the number written. Returns 0, or a negative status with
- * *count threads still valid (truncated but honest: ELOOP, ELIMIT, EREAD). */
+/* The thread states of every interpreter of READER's target, in list order,
+ * into OUT (at most MAX; OUT may be NULL when MAX is 0); *COUNT gets the
+ * number written. Returns 0, or EINVAL (READER or COUNT NULL), or another
+ * negative status with the *COUNT threads before the problem still valid
+ * (truncated but honest: ELOOP, ELIMIT, EREAD). */
 JITUNWIND_API int jitunwind_pyreader_threads(jitunwind_pyreader *reader,
                                              struct jitunwind_py_thread *out, size_t max,
                                              size_t *count);
