@@ -14,7 +14,7 @@ packages=(build-essential cmake pkg-config check libelf-dev libdw-dev elfutils g
           clang-19 lld libc6-dev-arm64-cross lintian unzip
           libclang-rt-19-dev qemu-user-static gdb-multiarch gcc-aarch64-linux-gnu
           python3.11-venv libprotobuf-c-dev protobuf-c-compiler protobuf-compiler zlib1g-dev
-          libdeflate-dev debuginfod patchelf)
+          libdeflate-dev debuginfod patchelf golang-go)
 
 install_missing() {
     local missing=()

@@ -8,9 +8,9 @@
 # authentication code (qemu-user signs with real keys).
 # The sources are the x86-64 test bed's; only the trampoline templates
 # (trampoline_aarch64.S) and the flags differ. libjitunwind's in-process
-# registration (base/, ranges/ but registry_modules.c, target/memory.c) is
-# compiled into the module (a library symbol left undefined fails here, not
-# at import):
+# registration (base/, ranges/ but registry_modules.c, jit/ but
+# gdb_jit_publish.c) is compiled into the module (a library symbol left
+# undefined fails here, not at import):
 # the target needs only jitunwind_jit_register and the descriptor, not the
 # reader side (libelf/libdw). Exit 77 with the reason when it cannot build.
 set -euo pipefail
@@ -74,9 +74,10 @@ for src in "$bed/module.c" "$bed/jit.c" "$bed/trampolines.c"; do
 done
 $cc -c "$bed/trampoline_aarch64.S" -o "$gen/trampoline_aarch64.o"
 objs+=("$gen/trampoline_aarch64.o")
-for src in "$lib"/src/base/*.c "$lib"/src/ranges/*.c "$lib/src/target/memory.c"; do
-    # registry_modules.c joins ranges with the reader's modules (target/modules.c)
-    [ "$(basename "$src")" = registry_modules.c ] && continue
+for src in "$lib"/src/base/*.c "$lib"/src/ranges/*.c "$lib"/src/jit/*.c; do
+    # registry_modules.c joins ranges with the reader's modules (elf/modules.c);
+    # gdb_jit_publish.c writes ELF images (image/)
+    case "$(basename "$src")" in registry_modules.c | gdb_jit_publish.c) continue ;; esac
     o="$gen/lib_$(basename "$src" .c).o"
     $cc -O2 -g -fPIC -std=c11 -D_GNU_SOURCE -DJITUNWIND_BUILDING -DJITUNWIND_VERSION_STRING='"aarch64-testbed"' \
         -fvisibility=hidden -I"$lib/include" -I"$lib/src" -c "$src" -o "$o"

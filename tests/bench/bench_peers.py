@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """jitunwind side by side with py-spy and pystack (a benchmark, not a test).
 
-Usage: bench_peers.py BUILD_DIR [--runs N]
+Usage: bench_peers.py BUILD_DIR [--runs N] [--only stack|record|slowdown]
 
 Installs py-spy and pystack from PyPI into BUILD_DIR/peers-venv on first use
 (prints why and exits 0 when PyPI is out of reach), then, on each
@@ -17,9 +17,10 @@ $JITUNWIND_EXTRA_PYTHONS):
          loop the JIT compiles): the median wall time of N runs, and what
          each showed in the last (threads, Python frames, native frames, frames in JIT or
          trampoline code named as such, frames without a name).
-  record: `jitunwind record --nonblocking` vs `py-spy record --nonblocking`
-         at -F 1000 for 5 s on the same process: samples per second achieved,
-         and the reads the code cache saved.
+  record: `jitunwind record --nonblocking --idle` vs `py-spy record
+         --nonblocking --idle` at 100 and 1000 Hz for 5 s on the same process
+         (its threads sleep, so both keep idle threads): thread stacks
+         recorded per second, counted in each one's output.
 
 Prints one table per part; docs/cli.md holds a run's figures.
 """
@@ -241,53 +242,71 @@ def bench_stack(build, spy, pystack, runs, work):
     return rows
 
 
+def spy_stacks(path):
+    """Stacks in py-spy's raw (collapsed) output: one per thread per sample."""
+    total = 0
+    with open(path, errors="replace") as f:
+        for line in f:
+            head, _, count = line.rstrip("\n").rpartition(" ")
+            if head and count.isdigit():
+                total += int(count)
+    return total
+
+
 def bench_record(build, spy, work, seconds=5, rates=(100, 1000)):
-    """Samples per second each achieves over the wall time of its run (a
-    sampler that falls behind takes longer than asked, or drops samples)."""
+    """Thread stacks recorded per second by each, both told to keep idle
+    threads (--idle): the target's threads sleep, and without --idle py-spy
+    records none of them, and its "Samples" line counts only what it
+    recorded. A sampler that falls behind takes longer than asked, or drops
+    samples: the rate is over each run's wall time."""
     ours = os.path.join(build, "tools", "jitunwind", "jitunwind")
     label, cmd, env = interpreters(build)[0]
     proc, gate = start(cmd, env, work)
+    threads = THREADS  # the main thread is one of the workers
     rows = []
     try:
         for rate in rates:
             out = os.path.join(work, "ours.txt")
             t = time.perf_counter()
-            p = subprocess.run([ours, "record", str(proc.pid), "--nonblocking", "-F", str(rate),
-                                "-d", str(seconds), "--stats", "-o", out],
+            p = subprocess.run([ours, "record", str(proc.pid), "--nonblocking", "--idle", "-F",
+                                str(rate), "-d", str(seconds), "--stats", "-o", out],
                                stderr=subprocess.PIPE, text=True, timeout=120)
             wall = time.perf_counter() - t
             stats = dict(re.findall(r"^(\w[\w ]*): (\d+)$", p.stderr, re.M))
             samples = int(stats.get("samples", 0))
-            rows.append(("jitunwind record", rate, samples, wall,
-                         "%s target reads (%.0f/sample); the code cache: %s hits, %s misses" % (
-                             stats.get("reads", "?"),
-                             int(stats.get("reads", 0)) / max(samples, 1),
-                             stats.get("cache hits", "?"), stats.get("cache misses", "?"))))
+            rows.append(("jitunwind record --nonblocking --idle", rate,
+                         int(stats.get("stacks", 0)), wall,
+                         "%d sampling passes; %s target reads (%.0f/pass)" % (
+                             samples, stats.get("reads", "?"),
+                             int(stats.get("reads", 0)) / max(samples, 1))))
             t = time.perf_counter()
-            note = ""
+            note, raw = "", os.path.join(work, "spy.txt")
             try:
-                q = subprocess.run([spy, "record", "--nonblocking", "-r", str(rate), "-d",
-                                    str(seconds), "--pid", str(proc.pid), "-f", "raw", "-o",
-                                    os.path.join(work, "spy.txt")], stdout=subprocess.PIPE,
+                q = subprocess.run([spy, "record", "--nonblocking", "--idle", "-r", str(rate),
+                                    "-d", str(seconds), "--pid", str(proc.pid), "-f", "raw",
+                                    "-o", raw], stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, text=True, timeout=seconds + 60)
+                stacks = spy_stacks(raw) if os.path.exists(raw) else 0
                 sm = re.search(r"Samples: (\d+)", q.stdout)
-                samples = int(sm.group(1)) if sm else 0
+                note = "its Samples line: %s" % (sm.group(1) if sm else "none")
                 behind = re.findall(r"([\d.]+)s behind in sampling", q.stdout)
                 if behind:
-                    note = "reported falling %ss behind" % behind[-1]
+                    note += "; reported falling %ss behind" % behind[-1]
             except subprocess.TimeoutExpired:
-                samples, note = 0, "killed after %d s" % (seconds + 60)
-            rows.append(("py-spy record", rate, samples, time.perf_counter() - t, note))
+                stacks, note = 0, "killed after %d s" % (seconds + 60)
+            rows.append(("py-spy record --nonblocking --idle", rate, stacks,
+                         time.perf_counter() - t, note))
     finally:
         os.unlink(gate)
         proc.wait(timeout=60)
-    print("\n## record --nonblocking for %d s (%s, %d threads x %d frames)\n" % (
-        seconds, label, THREADS, DEPTH))
-    print("| tool | rate asked (Hz) | samples | wall (s) | samples/s achieved | note |")
-    print("|---|---:|---:|---:|---:|---|")
-    for name, rate, samples, wall, note in rows:
-        print("| %s | %d | %d | %.1f | %.1f | %s |" % (name, rate, samples, wall,
-                                                      samples / wall, note))
+    print("\n## record for %d s (%s, %d threads x %d frames, sleeping; both with --idle)\n"
+          % (seconds, label, threads, DEPTH))
+    print("| tool | rate asked (Hz) | thread stacks | wall (s) | stacks/s | per thread (Hz) "
+          "| note |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for name, rate, stacks, wall, note in rows:
+        print("| %s | %d | %d | %.1f | %.1f | %.1f | %s |" % (
+            name, rate, stacks, wall, stacks / wall, stacks / wall / threads, note))
 
 
 SLOWDOWN_TARGET = """\
@@ -393,9 +412,12 @@ def main():
         print("%s: %s" % (name, v))
     work = tempfile.mkdtemp(prefix="bench-peers-", dir=build)
     try:
-        rows = bench_stack(build, spy, pystack, runs, work)
-        bench_record(build, spy, work)
-        bench_slowdown(build, spy, work)
+        only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
+        rows = bench_stack(build, spy, pystack, runs, work) if only in (None, "stack") else []
+        if only in (None, "record"):
+            bench_record(build, spy, work)
+        if only in (None, "slowdown"):
+            bench_slowdown(build, spy, work)
         if "--show" in sys.argv:
             for label, name, _, _, out, _ in rows:
                 print("\n### %s: %s\n%s" % (label, name, out[:4000]))

@@ -48,6 +48,7 @@ from demo_stack import (EVAL, JIT_SCRIPT, demo_setup, expected_stack, fail, mark
                         parse_mixed)
 from extra_pythons import JIT_ON, debug_root, named  # noqa: E402
 from values_target import gcore  # noqa: E402
+import debuginfod_server  # noqa: E402
 
 SKIP = 77
 
@@ -623,9 +624,12 @@ def check_jit(build, work, python, args, label):
                 if [n[1] for n in names] != ["hot", "caller", "<module>"]:
                     fail("%s: Python frames %r\n%s" % (label, names, out))
                 # The uop at the return address is a call, whose bytecode
-                # target gives the innermost Python frame its exact line.
+                # target gives the innermost Python frame its exact line,
+                # and the JIT frame's label that uop's line (not the
+                # executor's first line).
                 hot = markers(os.path.join(work, "hot.py"))["hot"]
-                if "CALL" not in jit[0] or names[0][2] != hot:
+                if "CALL" not in jit[0] or names[0][2] != hot or \
+                        "hot.py:%d) [jit" % hot not in jit[0]:
                     fail("%s: the JIT frame %r, its Python frame %r: want a call uop and "
                          "line %d" % (label, jit[0], names[0], hot))
                 print("ok: %s: executor frame %r after %d stacks" % (label, jit[0], attempt + 1))
@@ -1338,31 +1342,6 @@ def mode_debug_files(build, work):
     return 0
 
 
-def free_port():
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def served(url, proc, timeout=120):
-    """Wait until `url` answers 200 (the server has indexed the file)."""
-    import urllib.error
-    import urllib.request
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            fail("debuginfod exited with %d" % proc.returncode)
-        try:
-            with urllib.request.urlopen(url, timeout=5) as r:
-                if r.status == 200:
-                    return
-        except (urllib.error.URLError, OSError):
-            pass
-        time.sleep(0.5)
-    fail("debuginfod did not serve %s within %d s" % (url, timeout))
-
-
 def mode_debuginfod(build, work):
     """A real debuginfod on 127.0.0.1 serving Debian's python3.15 debug file
     (and nothing under the debug roots): with DEBUGINFOD_URLS the CLI gets
@@ -1372,60 +1351,44 @@ def mode_debuginfod(build, work):
     j = tool(build)
     release = named("python3.15")
     root = debug_root(release) if release else None
-    server = shutil.which("debuginfod")
-    if not root or not server:
+    if not root or not debuginfod_server.available():
         print("SKIP: needs python3.15 with PREFIX/lib/debug on JITUNWIND_EXTRA_PYTHONS and "
               "Debian's debuginfod (apt-get install debuginfod)")
         return SKIP
-    build_id = os.path.join(root, ".build-id")
-    sub = os.listdir(build_id)[0]
-    name = os.listdir(os.path.join(build_id, sub))[0]
-    hexid = sub + name[:-len(".debug")]
-    serve = os.path.join(work, "serve")
-    os.makedirs(serve)
-    shutil.copy(os.path.join(build_id, sub, name), serve)
-    port = free_port()
-    log = open(os.path.join(work, "debuginfod.log"), "w")
-    daemon = subprocess.Popen([server, "-p", str(port), "-F", "-t", "0", "-g", "0", "-c", "1",
-                               "-d", os.path.join(work, "index.sqlite"), serve],
-                              stdout=log, stderr=subprocess.STDOUT)
     proc, gate = None, None
-    try:
-        url = "http://127.0.0.1:%d" % port
-        served("%s/buildid/%s/debuginfo" % (url, hexid), daemon)
-        proc, gate = start_script(release, [], HOT_SCRIPT, work, "hot.py",
-                                  env=dict(os.environ, PYTHON_JIT="1"))
-        empty = os.path.join(work, "no-debug-files")
-        os.makedirs(empty)
-        cache = os.path.join(work, "client-cache")
-        cmd = [j, "stack", str(proc.pid), "--json", "--no-cache", "--debug-file-directory", empty]
-        env = dict(os.environ, DEBUGINFOD_URLS=url, DEBUGINFOD_CACHE_PATH=cache)
-        env.pop("JITUNWIND_DEBUG_FILE_DIRECTORY", None)
-        rc, doc = stack_until("debuginfod", cmd, has_jit_frame, env=env)
-        symbols = eval_anchored("debuginfod", doc)
-        uops = uop_labels(doc)
-        fetched = os.path.join(cache, hexid, "debuginfo")
-        if rc != 0 or "_PyEval_EvalFrameDefault.cold" not in symbols or not uops or \
-                not os.path.isfile(fetched):
-            fail("debuginfod: exit %d, eval symbols %r, uops %r, %s %s" % (
-                rc, sorted(symbols), uops, fetched,
-                "fetched" if os.path.isfile(fetched) else "not fetched"))
-        print("ok: debuginfod on %s: the debug file fetched into the client's cache; Python "
-              "frames run by %s; JIT frame at %s" % (url, ", ".join(sorted(symbols)), uops[0]))
-        del env["DEBUGINFOD_URLS"]
-        rc, out, err = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                      text=True, env=env, timeout=120).returncode, None, None
-        if rc != 6:
-            fail("without DEBUGINFOD_URLS: exit %d, want 6 (no debug file: partial)" % rc)
-        print("ok: without DEBUGINFOD_URLS the server is not asked (partial stack, exit 6)")
-    finally:
-        if gate and os.path.exists(gate):
-            os.unlink(gate)
-        if proc:
-            proc.wait(timeout=60)
-        daemon.terminate()
-        daemon.wait(timeout=60)
-        log.close()
+    with debuginfod_server.serving(root, work) as (url, hexid):
+        try:
+            proc, gate = start_script(release, [], HOT_SCRIPT, work, "hot.py",
+                                      env=dict(os.environ, PYTHON_JIT="1"))
+            empty = os.path.join(work, "no-debug-files")
+            os.makedirs(empty)
+            cache = os.path.join(work, "client-cache")
+            cmd = [j, "stack", str(proc.pid), "--json", "--no-cache", "--debug-file-directory",
+                   empty]
+            env = dict(os.environ, DEBUGINFOD_URLS=url, DEBUGINFOD_CACHE_PATH=cache)
+            env.pop("JITUNWIND_DEBUG_FILE_DIRECTORY", None)
+            rc, doc = stack_until("debuginfod", cmd, has_jit_frame, env=env)
+            symbols = eval_anchored("debuginfod", doc)
+            uops = uop_labels(doc)
+            fetched = os.path.join(cache, hexid, "debuginfo")
+            if rc != 0 or "_PyEval_EvalFrameDefault.cold" not in symbols or not uops or \
+                    not os.path.isfile(fetched):
+                fail("debuginfod: exit %d, eval symbols %r, uops %r, %s %s" % (
+                    rc, sorted(symbols), uops, fetched,
+                    "fetched" if os.path.isfile(fetched) else "not fetched"))
+            print("ok: debuginfod on %s: the debug file fetched into the client's cache; Python "
+                  "frames run by %s; JIT frame at %s" % (url, ", ".join(sorted(symbols)), uops[0]))
+            del env["DEBUGINFOD_URLS"]
+            rc, doc = stack_until("without DEBUGINFOD_URLS", cmd, has_jit_frame, env=env)
+            if uop_labels(doc):
+                fail("without DEBUGINFOD_URLS: uops named %r (the debug file was found)"
+                     % uop_labels(doc))
+            print("ok: without DEBUGINFOD_URLS the server is not asked (no uop named)")
+        finally:
+            if gate and os.path.exists(gate):
+                os.unlink(gate)
+            if proc:
+                proc.wait(timeout=60)
     return 0
 
 

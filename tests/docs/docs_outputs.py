@@ -41,6 +41,7 @@ from doc_runs import Skip, need as _need, run as _run
 import scenarios_aarch64
 import scenarios_cli
 import scenarios_jit
+import scenarios_jit315
 import scenarios_lldb
 import scenarios_values
 
@@ -65,7 +66,8 @@ SCENARIOS = {
     "cli-stack-demo": scenarios_cli.stack_demo,
     "python-m-jitunwind-help": python_module_help,
 }
-for _module in (scenarios_lldb, scenarios_values, scenarios_jit, scenarios_aarch64, scenarios_cli):
+for _module in (scenarios_lldb, scenarios_values, scenarios_jit, scenarios_jit315,
+                scenarios_aarch64, scenarios_cli):
     SCENARIOS.update(_module.SCENARIOS)
 
 

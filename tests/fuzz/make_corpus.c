@@ -135,7 +135,7 @@ static void python_seeds(void)
     size_t dwarf_len = 0, zdwarf_len = 0, i;
     uint8_t *dwarf = compile(DWARF_SOURCE, "c", "-g -c -O0", &dwarf_len);
     /* The same with zlib-compressed sections, as distributions ship them:
-     * the reader inflates them itself (target/readers/types_only_elf.c). */
+     * the reader inflates them itself (elf/types_only_elf.c). */
     uint8_t *zdwarf = compile(DWARF_SOURCE, "c", "-g -gz=zlib -c -O0", &zdwarf_len);
     for (i = 0; i < sizeof VERSIONS / sizeof VERSIONS[0]; i++) {
         const struct version *v = &VERSIONS[i];
@@ -359,6 +359,39 @@ static void perfmap_seed(void)
     ju_builder_free(b);
 }
 
+/* A jitdump file as CPython's -X perf_jit writes it: its header, an
+ * unwinding-info record, two code loads (a trampoline each). */
+static void jitdump_seed(void)
+{
+    static const char *const names[] = {"py::hot:/tmp/demo.py", "py::caller:/tmp/demo.py"};
+    uint8_t text[512];
+    size_t n = 0, i, len;
+    uint32_t head[10] = {0x4a695444u, 1, 40, 62, 0, 1, 0, 0, 0, 0};
+    uint32_t rec[4] = {4, 48, 0, 0};
+    struct ju_builder *b = ju_builder_new();
+    FILE *f;
+    memcpy(text, head, sizeof head), n = sizeof head;
+    memcpy(text + n, rec, sizeof rec), n += sizeof rec;
+    memset(text + n, 0xee, 32), n += 32;
+    for (i = 0; i < 2; i++) {
+        uint64_t addr = 0x7f0000 + 0x60 * i, size = sizeof JU_X86_FRAMED;
+        uint32_t load[4] = {0, 0, 0, 0};
+        uint32_t ids[2] = {1, 1};
+        uint64_t fields[4] = {addr, addr, size, i + 1};
+        len = strlen(names[i]) + 1;
+        load[1] = (uint32_t)(56 + len + size);
+        memcpy(text + n, load, sizeof load), n += sizeof load;
+        memcpy(text + n, ids, sizeof ids), n += sizeof ids;
+        memcpy(text + n, fields, sizeof fields), n += sizeof fields;
+        memcpy(text + n, names[i], len), n += len;
+        memcpy(text + n, JU_X86_FRAMED, size), n += size;
+        ju_builder_write(b, addr, JU_X86_FRAMED, sizeof JU_X86_FRAMED);
+    }
+    fuzz_target_write(f = seed("jitdump", "two_trampolines"), 0, 0, 0, 0, 0, b, (char *)text, n);
+    fclose(f);
+    ju_builder_free(b);
+}
+
 /* API calls: adds of every rule, lookups, steps, in-process registrations. */
 static void registry_seed(void)
 {
@@ -425,6 +458,7 @@ int main(int argc, char **argv)
     descriptor_seed();
     gdb_jit_seed();
     perfmap_seed();
+    jitdump_seed();
     registry_seed();
     return 0;
 }

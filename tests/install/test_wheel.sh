@@ -22,9 +22,13 @@ if [ ! -x "$tools/bin/auditwheel" ]; then
 fi
 work=$(mktemp -d "$build/wheel-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-(cd "$src" && "$tools/bin/pip" wheel . --no-build-isolation --no-deps \
-     --config-settings=build-dir="$work/cmake" -w "$work/dist" >"$work/wheel.log" 2>&1) || {
-    tail -30 "$work/wheel.log"; echo "FAIL: pip wheel"; exit 1; }
+# Built from a read-only checkout (a read-only bind mount in a mount
+# namespace of its own), as pip does it: the build happens outside the tree.
+mkdir "$work/ro-src"
+unshare -m sh -c 'mount --bind -o ro "$1" "$2" && cd "$2" && "$3" wheel . --no-build-isolation --no-deps -w "$4"' \
+    sh "$src" "$work/ro-src" "$tools/bin/pip" "$work/dist" >"$work/wheel.log" 2>&1 || {
+    tail -30 "$work/wheel.log"; echo "FAIL: pip wheel on a read-only checkout (needs root for unshare -m)"; exit 1; }
+echo "ok: pip wheel builds from a read-only checkout"
 PATH="$tools/bin:$PATH" auditwheel repair -w "$work/wheelhouse" "$work"/dist/*.whl >"$work/repair.log" 2>&1 || {
     cat "$work/repair.log"; echo "FAIL: auditwheel repair"; exit 1; }
 wheel=$(ls "$work"/wheelhouse/*.whl)
@@ -55,6 +59,26 @@ for lib in libdw libelf; do
         printf '%s\n' "$deps"; echo "FAIL: $lib does not resolve into jitunwind.libs"; exit 1; }
 done
 echo "ok: the installed wheel loads its own library with the vendored libdw and libelf"
+# As on a machine without libdw and libelf: the system's copies hidden (an
+# empty file bound over each, in a mount namespace of its own), the library
+# and the command still load, and the command reads a live Python process.
+hide=""
+for lib in libdw.so.1 libelf.so.1; do
+    path=$(ldconfig -p | sed -n "s/^[[:space:]]*$lib (libc6,x86-64) => //p" | head -1)
+    [ -n "$path" ] && hide="$hide $(readlink -f "$path")"
+done
+[ -n "$hide" ] || { echo "FAIL: the system's libdw/libelf were not found to hide"; exit 1; }
+python3 -c 'import time; print("ready", flush=True); time.sleep(60)' >"$work/target.out" &
+target=$!
+while ! grep -q ready "$work/target.out"; do sleep 0.1; done
+unshare -m sh -c 'for f in $1; do mount --bind /dev/null "$f" || exit 1; done
+    python3 -c "import ctypes; ctypes.CDLL(\"libdw.so.1\")" 2>/dev/null && { echo "libdw still loads"; exit 1; }
+    env -u JITUNWIND_LIBRARY "$2/bin/python" -m jitunwind --version >/dev/null || exit 1
+    env -u JITUNWIND_LIBRARY "$2/bin/jitunwind" stack "$3"' sh "$hide" "$work/venv" "$target" >"$work/hidden.out" 2>&1 || {
+    kill "$target"; cat "$work/hidden.out"; echo "FAIL: the wheel does not run without the system's libdw/libelf"; exit 1; }
+kill "$target"
+grep -q "<module>" "$work/hidden.out" || { cat "$work/hidden.out"; echo "FAIL: no Python frame in the stack"; exit 1; }
+echo "ok: with the system's libdw and libelf hidden, the wheel's library and command run (stack of a live process)"
 # The console script runs the program in the wheel (jitunwind/bin), which
 # finds the wheel's library.
 unzip -l "$wheel" | grep -q ' jitunwind/bin/jitunwind$' || { echo "FAIL: the wheel has no jitunwind/bin/jitunwind"; exit 1; }

@@ -1,6 +1,6 @@
 """The decoders load layout fields only through the field table.
 
-Every offset or size member of struct ju_py_layout (src/python/layout.h)
+Every offset or size member of struct ju_py_layout (src/python/layout/layout.h)
 must be listed in JU_PY_LAYOUT_FIELDS, where its width is, so that
 ju_py_layout_check covers it; and no decoder in src/python/ may load from
 `<buffer or address> + L->field` with a width of its own (ju_load_u*,
@@ -12,17 +12,17 @@ import re
 import sys
 
 src = pathlib.Path(sys.argv[1]) / "python"
-header = (src / "layout.h").read_text()
+header = (src / "layout" / "layout.h").read_text()
 struct = re.search(r"struct ju_py_layout \{(.*?)\n\};", header, re.S).group(1)
 members = re.findall(r"^\s*uint32_t ([a-z0-9_]+);", struct, re.M)
 members = [m for m in members if m != "version"]  # PY_VERSION_HEX, not an offset
 members += [m for line in re.findall(r"^\s*uint32_t ([a-z0-9_, ]+);", struct, re.M)
             for m in line.replace(" ", "").split(",")[1:]]
-listed = set(re.findall(r"X\(([a-z0-9_]+), [A-Z]+, \d+, [A-Z]+\)", header))
+listed = set(re.findall(r"X\(([a-z0-9_]+), [A-Z]+, \d+, [A-Z]+, ", header))
 problems = ["struct ju_py_layout.%s is not in JU_PY_LAYOUT_FIELDS (its width is unknown, "
             "so no check covers it)" % m for m in members if m not in listed]
 raw_load = re.compile(r"ju_(load|read)_u(8|16|32|64)\([^;]*?(\bL|layout)->([a-z0-9_]+)", re.S)
-for path in sorted(src.glob("*.c")):
+for path in sorted(src.rglob("*.c")):
     text = path.read_text()
     for m in raw_load.finditer(text):
         if m.group(4) in listed:
@@ -35,7 +35,7 @@ for path in sorted(src.glob("*.c")):
 # ju_load_u*, the renderer's 8-byte field()/read_field(), a byte from the
 # copied keys header) of the width listed there, which ju_py_values_check
 # holds each layout to.
-vheader = (src / "value_layout.h").read_text()
+vheader = (src / "layout" / "value_layout.h").read_text()
 vstruct = re.search(r"struct ju_py_value_layout \{(.*?)\n\};", vheader, re.S).group(1)
 vmembers = [m for line in re.findall(r"^\s*uint32_t ([a-z0-9_, ]+);", vstruct, re.M)
             for m in line.replace(" ", "").split(",")]
@@ -49,7 +49,7 @@ loads = [(re.compile(r"ju_(?:load|read)_u(8|16|32|64)\([^;]*?\bV->([a-z0-9_]+)",
          (re.compile(r"\b(?:read_)?field\(g, [^,;]+, (?:g->o\.)?V->([a-z0-9_]+)"), lambda m: 8),
          (re.compile(r"keys_head\[V->([a-z0-9_]+)\]"), lambda m: 1)]
 checked = 0
-for path in sorted(src.glob("*.c")):
+for path in sorted(src.rglob("*.c")):
     text = path.read_text()
     for pattern, width in loads:
         for m in pattern.finditer(text):

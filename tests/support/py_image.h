@@ -4,7 +4,7 @@
 #define JU_TEST_PY_IMAGE_H
 
 #include "builder.h"
-#include "python/layout.h"
+#include "python/layout/layout.h"
 
 struct py_image {
     struct ju_builder *b;

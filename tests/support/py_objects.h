@@ -6,7 +6,7 @@
 #define JU_TEST_PY_OBJECTS_H
 
 #include "py_image.h"
-#include "python/value_layout.h"
+#include "python/layout/value_layout.h"
 
 struct pyo {
     struct py_image *p;

@@ -14,6 +14,7 @@
 #include "jitunwind/jitunwind.h"
 #include "python/pyreader.h"
 #include "suite.h"
+#include "elf/elf.h"
 
 static char dir[] = "/tmp/ju-debug-files-XXXXXX";
 

@@ -12,10 +12,11 @@
 
 #include "jitunwind/dwarf.h"
 #include "py_image.h"
-#include "target/dwarf_answers.h"
-#include "target/dwarf_name_absence.h"
-#include "target/dwarf_type_index.h"
+#include "dwarf/dwarf_answers.h"
+#include "dwarf/dwarf_name_absence.h"
+#include "dwarf/dwarf_type_index.h"
 #include "suite.h"
+#include "elf/elf.h"
 
 struct links_probe {
     void *next;

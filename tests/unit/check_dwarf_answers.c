@@ -1,4 +1,4 @@
-/* The cache file of DWARF answers (target/dwarf_answers.c): what is written
+/* The cache file of DWARF answers (dwarf/dwarf_answers.c): what is written
  * reads back the same, and an entry that is damaged (its version number
  * included), cut short, padded or for another build is refused. */
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "suite.h"
-#include "target/dwarf_answers.h"
+#include "dwarf/dwarf_answers.h"
 
 #define KEY "c561f3aa7232f2bd6ac6d56bd475f1c154a00486"
 

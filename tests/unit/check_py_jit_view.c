@@ -585,7 +585,7 @@ START_TEST(py315_layout_comes_from_dwarf)
     L = r->layout;
     J = &L->jit;
     ck_assert_str_eq(r->executors_missing, "");
-    ck_assert_str_eq(r->jit.dwarf.missing, "");
+    ck_assert_str_eq(r->jit.dwarf_missing, "");
     ck_assert_uint_eq(r->jit.dwarf.adopted, 0);
     ck_assert_uint_ge(r->jit.dwarf.derived, 19);
     for (i = 0; i < sizeof WANT_315 / sizeof WANT_315[0]; i++)
@@ -752,7 +752,7 @@ START_TEST(py315_dwarf_without_a_field_falls_back)
     mem = ju_builder_memory(t.p.b);
     ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, t.p.runtime, 0x030f00f0,
                                              JITUNWIND_PYREADER_OPTS(.module = PY315_DWARF_NO_TRACE)), 0);
-    ck_assert_str_eq(r->jit.dwarf.missing, "_PyExecutorObject.ex_trace");
+    ck_assert_str_eq(r->jit.dwarf_missing, "_PyExecutorObject.ex_trace");
     ck_assert_int_eq(r->layout->jit.known, 0);
     ck_assert_int_eq(jitunwind_pyreader_executors(r, e, 4, &n), 0);
     ck_assert_uint_eq(n, 2);
@@ -815,6 +815,7 @@ START_TEST(py315_gdb_jit_ranges_matched_by_code_address)
     jitunwind_pyreader *r;
     jitunwind_registry *reg;
     size_t added;
+    char name[256];
     build(&t, V315);
     r = open_reader(&t, V315, 1);
     ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
@@ -834,10 +835,74 @@ START_TEST(py315_gdb_jit_ranges_matched_by_code_address)
     ck_assert_str_eq(w.uop.name, "_CALL_BUILTIN_FAST");
     ck_assert_int_eq(w.uop.line, 13);
     range_named(reg, JIT_CODE + 0x10000, "py::jit:hot (/app.py:10)");
+    /* The frame is shown with the uop's line, not the executor's first. */
+    jitunwind_py_jit_frame_name(&w, name, sizeof name);
+    ck_assert_str_eq(name, "py::jit:hot [uop 3/9 _CALL_BUILTIN_FAST] (/app.py:13)");
+    w.uop.line = -1; /* a uop without a line (an inlined callee's): none shown */
+    jitunwind_py_jit_frame_name(&w, name, sizeof name);
+    ck_assert_str_eq(name, "py::jit:hot [uop 3/9 _CALL_BUILTIN_FAST] (/app.py)");
+    w.region = JITUNWIND_JIT_REGION_SHIM; /* outside the uops: the executor's first line */
+    jitunwind_py_jit_frame_name(&w, name, sizeof name);
+    ck_assert_str_eq(name, "py::jit:hot [shim] (/app.py:10)");
+    w.ex.qualname[0] = '\0';
+    w.executor = 0x1000;
+    jitunwind_py_jit_frame_name(&w, name, sizeof name);
+    ck_assert_str_eq(name, "py::jit:<executor 0x1000> [shim] (/app.py:10)");
 
     jitunwind_registry_free(reg);
     jitunwind_pyreader_free(r);
     pyi_free(&t.p);
+}
+END_TEST
+
+/* The executors' GDB JIT ranges of a version, registered under `name`,
+ * then the interpreter's ranges added: the range takes the executor's
+ * name, and the note is what the reader says of the GDB JIT name. */
+static void gdb_jit_named(uint32_t version, const char *name, char *note, size_t size)
+{
+    struct target t;
+    const struct jitunwind_range gdb = {.start = JIT_CODE, .end = JIT_CODE + JIT_SIZE,
+                                        .kind = JITUNWIND_KIND_JIT,
+                                        .rule = JITUNWIND_RULE_FP_PRESERVING,
+                                        .origin = JITUNWIND_ORIGIN_INTERPRETER, .name = name};
+    jitunwind_pyreader *r;
+    jitunwind_registry *reg;
+    build(&t, V315);
+    r = open_reader(&t, V315, 1);
+    /* 3.16's layout is 3.15's (layout_table.c); a synthetic 3.16 target
+     * would need DWARF confirming its provisional debug offsets, which only
+     * the version the GDB JIT names are checked against needs here. */
+    r->version_hex = version;
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_registry_add(reg, &gdb), 0);
+    ck_assert_int_eq(jitunwind_pyreader_executor_ranges(r, reg, JITUNWIND_ARCH_X86_64, 0, 0,
+                                                        NULL), 0);
+    range_named(reg, JIT_CODE + stencil_offset(3), "py::jit:hot (/app.py:10)");
+    snprintf(note, size, "%s", jitunwind_pyreader_executor_ranges_note(r));
+    jitunwind_registry_free(reg);
+    jitunwind_pyreader_free(r);
+    pyi_free(&t.p);
+}
+
+/* CPython's main branch (3.16 in development) names the executors' GDB JIT
+ * objects "py::jit_entry:*": the provisional 3.16 layer expects that name,
+ * matches the range to its executor and says the name is provisional; a
+ * name the version does not give is said to be unexpected; 3.15's own name
+ * on 3.15 is nothing to say. */
+START_TEST(py316_gdb_jit_entry_ranges_are_expected_and_said_so)
+{
+    char note[JITUNWIND_ERROR_MESSAGE_MAX];
+    gdb_jit_named(0x031000a2, "py::jit_entry:executor", note, sizeof note);
+    ck_assert_msg(strstr(note, "3.16.0a2 (in development)") && strstr(note, "\"py::jit_entry:*\"")
+                      && strstr(note, "provisional"), "note: %s", note);
+    gdb_jit_named(0x031000a2, "py::jit:executor", note, sizeof note);
+    ck_assert_msg(strstr(note, "named \"py::jit:executor\", where CPython 3.16.0a2 names them "
+                               "\"py::jit_entry:*\""), "note: %s", note);
+    gdb_jit_named(0x030f02f0, "py::jit:executor", note, sizeof note);
+    ck_assert_str_eq(note, "");
+    gdb_jit_named(0x030f02f0, "py::jit_entry:executor", note, sizeof note);
+    ck_assert_msg(strstr(note, "where CPython 3.15.2 names them \"py::jit:executor\""),
+                  "note: %s", note);
 }
 END_TEST
 
@@ -862,6 +927,7 @@ int main(void)
     tcase_add_test(tc, py315_dwarf_without_a_field_falls_back);
     tcase_add_test(tc, py315_without_dwarf_only_gdb_jit_ranges);
     tcase_add_test(tc, py315_gdb_jit_ranges_matched_by_code_address);
+    tcase_add_test(tc, py316_gdb_jit_entry_ranges_are_expected_and_said_so);
     tcase_add_test(tc, shim_is_its_own_frame);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);

@@ -152,7 +152,7 @@ START_TEST(a_jit_layout_from_dwarf_with_fields_past_its_objects_is_refused)
 {
     const struct ju_py_layout *table = ju_py_layout_for(0x030e07f0, jitunwind_host_arch());
     struct ju_py_layout L = *table;
-    struct ju_py_jit_report rep;
+    struct jitunwind_py_dwarf_report rep;
     jitunwind_dwarf_types *types;
     char self_path[4096], why[256];
     ssize_t got = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
@@ -164,7 +164,7 @@ START_TEST(a_jit_layout_from_dwarf_with_fields_past_its_objects_is_refused)
     jitunwind_dwarf_types_free(types);
     ck_assert_uint_eq(L.jit.uop_size, 12);
     ck_assert_uint_eq(L.jit.stencil_size, 8);
-    ck_assert_str_eq(rep.first, "_PyUOpInstruction.sizeof: table 24, DWARF 12");
+    ck_assert_str_eq(rep.first_mismatch, "_PyUOpInstruction.sizeof: table 24, DWARF 12");
     ck_assert_int_eq(ju_py_jit_layout_check(&L, why, sizeof why), JITUNWIND_ECORRUPT);
     ck_assert_str_eq(why, "CPython 3.14: _PyUOpInstruction.uop_operand0 (offset 8, 8 bytes) ends "
                           "past the 12 bytes of _PyUOpInstruction that uop_size gives");

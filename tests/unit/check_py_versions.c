@@ -577,6 +577,54 @@ START_TEST(trampoline_arenas_from_the_runtime)
 }
 END_TEST
 
+/* -X perf_jit's arena: copies padded to 96 bytes, the first two named by
+ * the jitdump file (ranges of origin PERF_MAP), the newest not yet (CPython
+ * buffers the file): the arena's copies past the named ones get a range. */
+START_TEST(a_padded_arena_named_in_part_keeps_its_newest_copies)
+{
+    struct py_image p;
+    struct jitunwind_memory mem;
+    jitunwind_pyreader *r;
+    jitunwind_registry *reg;
+    struct jitunwind_range named = {.kind = JITUNWIND_KIND_TRAMPOLINE,
+                                    .rule = JITUNWIND_RULE_TRAMPOLINE_FRAMED,
+                                    .origin = JITUNWIND_ORIGIN_PERF_MAP};
+    const struct jitunwind_range *tail;
+    uint64_t code = 0x7e0000, arena, i;
+    size_t added;
+    pyi_init(&p, 0x030d00f0);
+    pyi_set_interpreters(&p, pyi_interp(&p, 0, 0));
+    for (i = 0; i < 5; i++)
+        ju_builder_write(p.b, code + i * 96, JU_X86_FRAMED, sizeof JU_X86_FRAMED);
+    arena = pyi_alloc(&p, 48);
+    ju_builder_u64(p.b, arena, code);
+    ju_builder_u64(p.b, arena + 8, code + 5 * 96);
+    ju_builder_u64(p.b, arena + 16, 0x10000);
+    ju_builder_u64(p.b, arena + 32, sizeof JU_X86_FRAMED);
+    ju_builder_u64(p.b, p.runtime + p.L->rt_perf_code_arena, arena);
+    mem = ju_builder_memory(p.b);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030d00f0, NULL), 0);
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    for (i = 0; i < 2; i++) {
+        named.start = code + i * 96;
+        named.end = named.start + sizeof JU_X86_FRAMED;
+        named.name = i ? "py::caller:/app.py" : "py::hot:/app.py";
+        ck_assert_int_eq(jitunwind_registry_add(reg, &named), 0);
+    }
+    ck_assert_int_eq(jitunwind_pyreader_trampoline_ranges(r, reg, JITUNWIND_ARCH_X86_64, &added), 0);
+    ck_assert_uint_eq(added, 1);
+    ck_assert_str_eq(jitunwind_registry_lookup(reg, code + 96 + 5)->name, "py::caller:/app.py");
+    ck_assert_ptr_nonnull(tail = jitunwind_registry_lookup(reg, code + 3 * 96 + 5));
+    ck_assert_str_eq(tail->name, "py::<perf trampoline>");
+    ck_assert_uint_eq(tail->stride, 96);
+    ck_assert_uint_eq(tail->start, code + 2 * 96);
+    ck_assert_uint_eq(tail->end, code + 5 * 96);
+    jitunwind_registry_free(reg);
+    jitunwind_pyreader_free(r);
+    pyi_free(&p);
+}
+END_TEST
+
 int main(void)
 {
     return ju_run_tests("py_versions", JU_TESTS(every_supported_version,
@@ -588,5 +636,6 @@ int main(void)
                                                 debug_offsets_are_checked,
                                                 a_build_that_does_not_fit_is_refused,
                                                 a_build_whose_objects_differ_is_refused,
-                                                trampoline_arenas_from_the_runtime));
+                                                trampoline_arenas_from_the_runtime,
+                                                a_padded_arena_named_in_part_keeps_its_newest_copies));
 }

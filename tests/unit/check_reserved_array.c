@@ -1,11 +1,11 @@
-/* The never-moving arrays of ranges/reserved_array.h: growing keeps the
+/* The never-moving arrays of jit/reserved_array.h: growing keeps the
  * address and what was written; clearing leaves every byte zero, keeps
  * the first JU_RESERVED_KEEP bytes writable and takes the rest back; used
  * as an arena, pieces are cut one after the other. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "ranges/reserved_array.h"
+#include "jit/reserved_array.h"
 #include "suite.h"
 
 static int all_zero(const unsigned char *p, size_t n)

@@ -1,4 +1,4 @@
-/* The overlap index of in-process registration (ranges/span_set.c) against
+/* The overlap index of in-process registration (jit/span_set.c) against
  * a brute-force model, with enough spans to fill, split and empty many
  * chunks: rising, falling and random arrival, removals from the ends and the
  * middle, spans vacated in place and reused, chunks from the arena and the
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
-#include "ranges/span_set.h"
+#include "jit/span_set.h"
 #include "suite.h"
 
 #define MAX_SPANS 20000

@@ -34,7 +34,7 @@ enum cli_exit {
 
 #define CLI_MAX_TIDS 4096u
 #define CLI_MAX_NATIVE 4096u  /* native frames per thread */
-#define CLI_MAX_PY 2048u      /* Python frames per thread a sample holds; `stack`
+#define CLI_MAX_PY 2048u      /* Python frames a stack has room for at first; it
                                * grows to JITUNWIND_PY_MAX_FRAMES */
 #define CLI_MAX_NOTES 8
 #define CLI_NOTE_MAX 320
@@ -233,6 +233,7 @@ struct cli_native {
     uint64_t offset;           /* from the symbol */
     const char *module;        /* valid while the target lives */
     char jit_label[CLI_SYMBOL_MAX]; /* a CPython executor's uop label, or "" */
+    char jit_name[JITUNWIND_NAME_MAX]; /* its frame name (jitunwind_py_jit_frame_name), or "" */
 };
 
 struct cli_stack {
@@ -259,6 +260,9 @@ struct cli_stack {
  * JITUNWIND_PY_MAX_FRAMES), or NULL when out of memory. */
 struct cli_stack *cli_stack_new(size_t py_limit);
 void cli_stack_free(struct cli_stack *s);
+/* Twice the room for Python frames (at most py_limit): 0, or -1 when at
+ * the limit or out of memory (the arrays are left as they were). */
+int cli_stack_grow_py(struct cli_stack *s);
 /* List the thread states (before the threads are stopped one by one). */
 void cli_list_python_threads(struct cli_target *t);
 /* Fill s->py with the Python frames of OS thread `tid` (all its thread

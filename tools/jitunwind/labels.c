@@ -31,14 +31,9 @@ void cli_native_label(const struct cli_native *n, char *buf, size_t len)
     if (n->range.rule == JITUNWIND_RULE_FP_PRESERVING && n->range.frame_size &&
         n->range.frame_size != 16)
         snprintf(rule + strlen(rule), sizeof rule - strlen(rule), "/%u", n->range.frame_size);
-    if (n->jit_label[0]) {
-        /* A CPython executor: "py::jit:hot [uop 3/9 _NAME] (file:line) [jit rule]" keeps
-         * the range's name and adds where in the trace the pc is. */
-        const char *name = cli_shown(n->range_name, shown, sizeof shown);
-        const char *place = strstr(name, " (");
-        int head = place ? (int)(place - name) : (int)strlen(name);
-        snprintf(buf, len, "%.*s %s%s [%s %s]", head, name, n->jit_label,
-                 place ? place : "", jitunwind_range_kind_string(n->range.kind), rule);
+    if (n->jit_name[0]) { /* a CPython executor: "py::jit:hot [uop 3/9 _NAME] (file:line)" */
+        snprintf(buf, len, "%s [%s %s]", cli_shown(n->jit_name, shown, sizeof shown),
+                 jitunwind_range_kind_string(n->range.kind), rule);
         return;
     }
     {

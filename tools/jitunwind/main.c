@@ -15,8 +15,8 @@ static const char usage_text[] =
     "       jitunwind stack --core CORE [--exe PYTHON] [--native-all] [--json] [--locals]\n"
     "                       [--threads TID,...] [--max-frames N] [--no-cache] [--stats]\n"
     "       jitunwind record PID [-F HZ] [-d SECONDS] [-o FILE|-] [--idle]\n"
-    "                       [--format collapsed|speedscope|pprof] [--nonblocking] [--no-cache]\n"
-    "                       [--no-chain-cache] [--mark-frames] [--stats]\n"
+    "                       [--format collapsed|speedscope|pprof|flamegraph] [--nonblocking]\n"
+    "                       [--no-cache] [--no-chain-cache] [--mark-frames] [--stats]\n"
     "       jitunwind top PID [-F HZ] [-d SECONDS] [--idle] [--nonblocking]\n"
     "       (stack, record, top: [--debug-file-directory DIRS])\n"
     "       jitunwind --help | --version\n";
@@ -54,7 +54,9 @@ static const char help_text[] =
     "  --idle           also keep the samples of idle threads: a Python thread that\n"
     "                   does not hold the GIL (asleep, blocked on I/O or a lock,\n"
     "                   waiting for the GIL). Without it they are left out\n"
-    "  --format F       collapsed (default), speedscope or pprof (gzipped protobuf)\n"
+    "  --format F       collapsed (default); speedscope (one profile per thread, its\n"
+    "                   samples in time order); pprof (gzipped protobuf); flamegraph\n"
+    "                   (an SVG flame graph, self-contained)\n"
     "  --nonblocking    Python stacks only, read without stopping the process\n"
     "  --no-cache       do not cache code objects, line tables or frame chains between\n"
     "                   samples, nor the interpreter's DWARF answers on disk\n"
@@ -188,8 +190,10 @@ static int parse(int argc, char **argv, struct cli_options *opt)
         } else if (strcmp(a, "--format") == 0 && !is_stack) {
             if (!(v = value(argc, argv, &i)))
                 return CLI_USAGE;
-            if (strcmp(v, "collapsed") && strcmp(v, "speedscope") && strcmp(v, "pprof"))
-                return usage_error("--format is collapsed, speedscope or pprof, not %s", v);
+            if (strcmp(v, "collapsed") && strcmp(v, "speedscope") && strcmp(v, "pprof") &&
+                strcmp(v, "flamegraph"))
+                return usage_error("--format is collapsed, speedscope, pprof or flamegraph, "
+                                   "not %s", v);
             opt->format = v;
         } else if (strcmp(a, "--idle") == 0 && !is_stack) {
             opt->idle = 1;

@@ -28,6 +28,17 @@ static int64_t intern(struct strings *s, const char *text)
     return (int64_t)s->n++;
 }
 
+/* pprof demangles a function whose system name equals its name, and treats
+ * a name holding '<', '(' or '[' as demangled C++ whose template arguments
+ * and parameters it strips ("<module>" became "<unknown>", a JIT label lost
+ * its "(file:line)"). Only a native symbol is a system name; every label this
+ * tool makes (Python functions, JIT and trampoline ranges, "?? (module)")
+ * gets the empty system name, which pprof leaves as it is. */
+static int is_symbol(const struct profile_frame *f)
+{
+    return f->kind == PROFILE_NATIVE && !strchr(f->name, ' ') && f->name[0] != '[';
+}
+
 static const char *kind_file(const struct profile_frame *f)
 {
     switch (f->kind) {
@@ -78,7 +89,8 @@ int output_pprof(FILE *out, const struct profile *p)
         const struct profile_frame *f = &p->frames[i];
         perftools__profiles__function__init(&funcs[i]);
         funcs[i].id = i + 1;
-        funcs[i].name = funcs[i].system_name = intern(&st, f->name);
+        funcs[i].name = intern(&st, f->name);
+        funcs[i].system_name = is_symbol(f) ? funcs[i].name : 0;
         funcs[i].filename = intern(&st, kind_file(f));
         func_ptrs[i] = &funcs[i];
         perftools__profiles__line__init(&lines[i]);

@@ -33,6 +33,10 @@ void profile_free(struct profile *p)
     }
     for (i = 0; i < p->n_stacks; i++)
         free(p->stacks[i].frames);
+    for (i = 0; i < p->n_threads; i++)
+        free(p->threads[i].runs);
+    free(p->threads);
+    free(p->thread_slots);
     free(p->frames);
     free(p->frame_slots);
     free(p->stacks);
@@ -43,6 +47,23 @@ void profile_free(struct profile *p)
 static uint64_t frame_hash(uint32_t kind, const char *name, const char *file, int32_t line)
 {
     return hash_str(hash_str(mix(kind, (uint64_t)(uint32_t)line), name), file);
+}
+
+/* Room for one more item in a growable array of `n` items of `size`
+ * bytes: doubled (from `first`) when full. 0, or -1 when out of memory
+ * (the array left as it was). */
+static int room_for_one(void **items, size_t *cap, size_t n, size_t size, size_t first)
+{
+    size_t fresh_cap;
+    void *fresh;
+    if (n < *cap)
+        return 0;
+    fresh_cap = *cap ? *cap * 2 : first;
+    if (!(fresh = realloc(*items, fresh_cap * size)))
+        return -1;
+    *items = fresh;
+    *cap = fresh_cap;
+    return 0;
 }
 
 /* Double a hash table when it is half full, re-inserting with `rehash`. */
@@ -104,14 +125,8 @@ uint32_t profile_frame(struct profile *p, uint32_t kind, const char *name, const
             return p->frame_slots[at] - 1;
         at = (at + 1) & (p->frame_slot_count - 1);
     }
-    if (p->n_frames == p->cap_frames) {
-        size_t cap = p->cap_frames ? p->cap_frames * 2 : 256;
-        struct profile_frame *fresh = realloc(p->frames, cap * sizeof *fresh);
-        if (!fresh)
-            return UINT32_MAX;
-        p->frames = fresh;
-        p->cap_frames = cap;
-    }
+    if (room_for_one((void **)&p->frames, &p->cap_frames, p->n_frames, sizeof *p->frames, 256))
+        return UINT32_MAX;
     f = &p->frames[p->n_frames];
     f->kind = kind;
     f->line = line;
@@ -126,7 +141,8 @@ uint32_t profile_frame(struct profile *p, uint32_t kind, const char *name, const
     return (uint32_t)(p->n_frames - 1);
 }
 
-int profile_add(struct profile *p, const uint32_t *ids, uint32_t depth)
+/* The stack's index, counted once more; -1 when out of memory. */
+static int64_t count_stack(struct profile *p, const uint32_t *ids, uint32_t depth)
 {
     size_t at;
     struct profile_stack *s;
@@ -138,18 +154,12 @@ int profile_add(struct profile *p, const uint32_t *ids, uint32_t depth)
         s = &p->stacks[p->stack_slots[at] - 1];
         if (s->depth == depth && memcmp(s->frames, ids, depth * sizeof *ids) == 0) {
             s->count++;
-            return 0;
+            return (int64_t)(p->stack_slots[at] - 1);
         }
         at = (at + 1) & (p->stack_slot_count - 1);
     }
-    if (p->n_stacks == p->cap_stacks) {
-        size_t cap = p->cap_stacks ? p->cap_stacks * 2 : 256;
-        struct profile_stack *fresh = realloc(p->stacks, cap * sizeof *fresh);
-        if (!fresh)
-            return -1;
-        p->stacks = fresh;
-        p->cap_stacks = cap;
-    }
+    if (room_for_one((void **)&p->stacks, &p->cap_stacks, p->n_stacks, sizeof *p->stacks, 256))
+        return -1;
     s = &p->stacks[p->n_stacks];
     if (!(s->frames = malloc((depth ? depth : 1) * sizeof *ids)))
         return -1;
@@ -157,6 +167,68 @@ int profile_add(struct profile *p, const uint32_t *ids, uint32_t depth)
     s->depth = depth;
     s->count = 1;
     p->stack_slots[at] = (uint32_t)++p->n_stacks;
+    return (int64_t)(p->n_stacks - 1);
+}
+
+int profile_add(struct profile *p, const uint32_t *ids, uint32_t depth)
+{
+    return count_stack(p, ids, depth) < 0 ? -1 : 0;
+}
+
+static uint64_t thread_key(const struct profile *p, uint32_t id)
+{
+    return mix(0x7468, (uint64_t)(uint32_t)p->threads[id].tid);
+}
+
+uint32_t profile_thread(struct profile *p, int tid, const char *name)
+{
+    size_t at;
+    struct profile_thread *th;
+    if (grow_slots(&p->thread_slots, &p->thread_slot_count, p->n_threads, thread_key, p) < 0)
+        return UINT32_MAX;
+    at = mix(0x7468, (uint64_t)(uint32_t)tid) & (p->thread_slot_count - 1);
+    while (p->thread_slots[at]) {
+        if (p->threads[p->thread_slots[at] - 1].tid == tid)
+            return p->thread_slots[at] - 1;
+        at = (at + 1) & (p->thread_slot_count - 1);
+    }
+    if (room_for_one((void **)&p->threads, &p->cap_threads, p->n_threads, sizeof *p->threads, 16))
+        return UINT32_MAX;
+    th = &p->threads[p->n_threads];
+    memset(th, 0, sizeof *th);
+    th->tid = tid;
+    snprintf(th->name, sizeof th->name, "%s", name ? name : "");
+    p->thread_slots[at] = (uint32_t)++p->n_threads;
+    return (uint32_t)(p->n_threads - 1);
+}
+
+int profile_add_for(struct profile *p, uint32_t thread, const uint32_t *ids, uint32_t depth)
+{
+    int64_t stack = count_stack(p, ids, depth);
+    struct profile_thread *th;
+    if (stack < 0)
+        return -1;
+    if (thread >= p->n_threads)
+        return 0;
+    th = &p->threads[thread];
+    th->samples++;
+    if (th->n_runs && th->runs[th->n_runs - 1].stack == (uint32_t)stack &&
+        th->runs[th->n_runs - 1].count < UINT32_MAX) {
+        th->runs[th->n_runs - 1].count++;
+        return 0;
+    }
+    if (p->n_runs >= PROFILE_MAX_RUNS) {
+        p->runs_dropped++;
+        return 0;
+    }
+    if (room_for_one((void **)&th->runs, &th->cap_runs, th->n_runs, sizeof *th->runs, 64)) {
+        p->runs_dropped++;
+        return 0;
+    }
+    th->runs[th->n_runs].stack = (uint32_t)stack;
+    th->runs[th->n_runs].count = 1;
+    th->n_runs++;
+    p->n_runs++;
     return 0;
 }
 

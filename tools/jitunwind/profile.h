@@ -27,6 +27,27 @@ struct profile_stack {
     uint64_t count;
 };
 
+/* A run of one stack seen in a row by one thread: the thread's samples in
+ * time order, run-length encoded (a thread that stays in one place costs
+ * one entry). */
+struct profile_run {
+    uint32_t stack;    /* index into profile.stacks */
+    uint32_t count;
+};
+
+struct profile_thread {
+    int tid;                 /* OS thread id; 0: a stack no thread was given for */
+    char name[64];           /* its name as read from the target (raw) */
+    struct profile_run *runs;
+    size_t n_runs, cap_runs;
+    uint64_t samples;        /* stacks recorded for it, in runs or not */
+};
+
+/* At most this many runs are kept for all threads together (8 bytes
+ * each): past it, stacks are still counted in the merged profile, and
+ * runs_dropped says how many samples the time-ordered view lacks. */
+#define PROFILE_MAX_RUNS (16u << 20)
+
 struct profile {
     struct profile_frame *frames;
     size_t n_frames, cap_frames;
@@ -38,6 +59,12 @@ struct profile {
     size_t stack_slot_count;
     uint64_t samples;       /* sampling passes */
     uint64_t stacks_seen;   /* thread stacks recorded */
+    struct profile_thread *threads; /* in the order first seen */
+    size_t n_threads, cap_threads;
+    uint32_t *thread_slots; /* hash: thread index + 1, 0 empty */
+    size_t thread_slot_count;
+    size_t n_runs;          /* runs of all threads */
+    uint64_t runs_dropped;  /* samples past PROFILE_MAX_RUNS */
     double seconds;         /* how long it ran */
     double hz;              /* the rate asked for */
 };
@@ -47,8 +74,14 @@ void profile_free(struct profile *p);
 /* The id of a frame (interned), or UINT32_MAX when out of memory. */
 uint32_t profile_frame(struct profile *p, uint32_t kind, const char *name, const char *file,
                        int32_t line);
-/* Count one more of the stack `ids` (root first). */
+/* Count one more of the stack `ids` (root first), seen by no thread in
+ * particular. */
 int profile_add(struct profile *p, const uint32_t *ids, uint32_t depth);
+/* The index of thread `tid` in p->threads, added (named `name`, which may
+ * be NULL or "") when first seen; UINT32_MAX when out of memory. */
+uint32_t profile_thread(struct profile *p, int tid, const char *name);
+/* profile_add, and the stack appended to thread `thread`'s time order. */
+int profile_add_for(struct profile *p, uint32_t thread, const uint32_t *ids, uint32_t depth);
 /* "leaf (file:line)" for a Python frame, the name for others; escaped
  * (cli_shown). */
 void profile_frame_label(const struct profile_frame *f, char *buf, size_t len);
@@ -58,5 +91,6 @@ void profile_function_label(const struct profile_frame *f, char *buf, size_t len
 int output_collapsed(FILE *out, const struct profile *p);
 int output_speedscope(FILE *out, const struct profile *p);
 int output_pprof(FILE *out, const struct profile *p); /* gzipped profile.proto */
+int output_flamegraph(FILE *out, const struct profile *p); /* a self-contained SVG */
 
 #endif

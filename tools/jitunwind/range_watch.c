@@ -35,17 +35,24 @@ static uint64_t descriptor_generation(struct cli_target *t)
     return g;
 }
 
+/* The perf map's and the jitdump file's (-X perf_jit) sizes added, and the
+ * later of their modification times; -1 for a file that is not there. */
 static void perf_map_state(const struct cli_target *t, long long *size, long long *mtime_ns)
 {
+    static const char *const names[] = {"/tmp/perf-%d.map", "/tmp/jit-%d.dump"};
     char path[64];
     struct stat st;
-    snprintf(path, sizeof path, "/tmp/perf-%d.map", t->pid);
-    if (stat(path, &st) != 0) {
-        *size = *mtime_ns = -1;
-        return;
+    size_t i;
+    *size = *mtime_ns = -1;
+    for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+        long long m;
+        snprintf(path, sizeof path, names[i], t->pid);
+        if (stat(path, &st) != 0)
+            continue;
+        m = (long long)st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec;
+        *size = (*size < 0 ? 0 : *size) + (long long)st.st_size;
+        *mtime_ns = m > *mtime_ns ? m : *mtime_ns;
     }
-    *size = (long long)st.st_size;
-    *mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec;
 }
 
 /* The [vdso] mapping of the process, from /proc/PID/maps. */

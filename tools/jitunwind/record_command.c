@@ -35,7 +35,8 @@ struct sampler {
     int said_left_out;
     int logged;       /* off a terminal: a progress line was written, at logged_at */
     double logged_at;
-    uint32_t ids[CLI_MAX_NATIVE + CLI_MAX_PY];
+    uint32_t *ids;    /* a stack's frame ids: room for every item of sm->s, and one */
+    size_t ids_cap;
 };
 
 static double now(void)
@@ -83,10 +84,19 @@ static int unplaced(const struct cli_stack *s, const struct jitunwind_mixed_item
 /* One thread's stack into the profile, root first. The eval loop's own
  * frames are left out (the Python frames they run stand for them), and so
  * are the interpreter's internal calls between them, as `stack` hides them. */
-static void record_stack(struct sampler *sm, const struct cli_stack *s)
+static void record_stack(struct sampler *sm, const struct cli_stack *s, uint32_t thread)
 {
     uint32_t depth = 0, id;
     size_t i, n_unplaced = 0;
+    if (s->n_items + 1 > sm->ids_cap) {
+        uint32_t *ids = realloc(sm->ids, (s->n_items + 1) * sizeof *ids);
+        if (!ids) {
+            sm->errors++;
+            return;
+        }
+        sm->ids = ids;
+        sm->ids_cap = s->n_items + 1;
+    }
     for (i = s->n_items; i-- > 0;) {
         const struct jitunwind_mixed_item *it = &s->items[i];
         if (unplaced(s, it)) {
@@ -112,7 +122,37 @@ static void record_stack(struct sampler *sm, const struct cli_stack *s)
             (id = python_id(sm, &s->py[s->items[i].index])) != UINT32_MAX)
             sm->ids[depth++] = id;
     if (depth)
-        profile_add(&sm->prof, sm->ids, depth);
+        profile_add_for(&sm->prof, thread, sm->ids, depth);
+}
+
+/* The profile's entry for OS thread `tid`, named (`name`, or its comm) when
+ * first seen; the names are read again before the profile is written. */
+static uint32_t sampled_thread(struct sampler *sm, int tid, const char *name)
+{
+    size_t before = sm->prof.n_threads;
+    uint32_t at = profile_thread(&sm->prof, tid, name);
+    if (at != UINT32_MAX && sm->prof.n_threads > before && !sm->prof.threads[at].name[0]) {
+        struct cli_thread th = {.tid = tid};
+        cli_thread_name(sm->t.pid, &th);
+        snprintf(sm->prof.threads[at].name, sizeof sm->prof.threads[at].name, "%s", th.name);
+    }
+    return at;
+}
+
+/* A thread's name may be set after it was first sampled: the name it has at
+ * the end is the one profiles show (a thread that has ended keeps the name
+ * it had). */
+static void name_threads(struct sampler *sm)
+{
+    size_t i;
+    for (i = 0; i < sm->prof.n_threads; i++) {
+        struct cli_thread th = {.tid = sm->prof.threads[i].tid};
+        if (th.tid <= 0)
+            continue;
+        cli_thread_name(sm->t.pid, &th);
+        if (th.name[0])
+            snprintf(sm->prof.threads[i].name, sizeof sm->prof.threads[i].name, "%s", th.name);
+    }
 }
 
 /* --nonblocking: every Python thread's frames, read while it runs. */
@@ -128,19 +168,25 @@ static void sample_python(struct sampler *sm)
         if (!pts[i].current_frame || (!sm->opt->idle && pts[i].holds_gil == 0))
             continue;
         /* A thread that runs on changes its chain under the reader: a
-         * chain cut short is counted as an error and recorded as read. */
-        if ((sm->t.chains ? jitunwind_pyreader_frames_reusing(sm->t.py, sm->t.chains,
-                                                              pts[i].tstate,
-                                                              pts[i].current_frame, s->py,
-                                                              s->py_cap, &got)
-                          : jitunwind_pyreader_frames(sm->t.py, pts[i].current_frame, s->py,
-                                                      s->py_cap, &got)) < 0)
-            sm->errors++;
+         * chain cut short is counted as an error and recorded as read. A
+         * chain longer than the room is read again into twice the room. */
+        for (;;) {
+            int rc = sm->t.chains ? jitunwind_pyreader_frames_reusing(
+                                        sm->t.py, sm->t.chains, pts[i].tstate,
+                                        pts[i].current_frame, s->py, s->py_cap, &got)
+                                  : jitunwind_pyreader_frames(sm->t.py, pts[i].current_frame,
+                                                              s->py, s->py_cap, &got);
+            if (rc == JITUNWIND_ELIMIT && got == s->py_cap && cli_stack_grow_py(s) == 0)
+                continue;
+            if (rc < 0)
+                sm->errors++;
+            break;
+        }
         s->n_py = got;
         s->n_native = 0;
         jitunwind_mix(NULL, 0, s->py, s->n_py, s->items, CLI_MAX_NATIVE + s->py_cap,
                       &s->n_items);
-        record_stack(sm, s);
+        record_stack(sm, s, sampled_thread(sm, (int)pts[i].native_thread_id, NULL));
     }
 }
 
@@ -197,7 +243,7 @@ static void sample_mixed(struct sampler *sm, double t)
             sm->errors++;
         if (!sm->opt->idle && sm->s->holds_gil == 0)
             continue; /* idle: see docs/cli.md */
-        record_stack(sm, sm->s);
+        record_stack(sm, sm->s, sampled_thread(sm, th->tid, th->name));
     }
 }
 
@@ -270,8 +316,12 @@ static int write_profile(struct sampler *sm, FILE *out)
     const struct cli_options *opt = sm->opt;
     int rc;
     errno = 0;
+    if (!sm->gone)
+        name_threads(sm);
     if (strcmp(opt->format, "speedscope") == 0)
         rc = output_speedscope(out, &sm->prof);
+    else if (strcmp(opt->format, "flamegraph") == 0)
+        rc = output_flamegraph(out, &sm->prof);
     else if (strcmp(opt->format, "pprof") == 0)
         rc = output_pprof(out, &sm->prof);
     else
@@ -357,7 +407,7 @@ int cli_record_command(const struct cli_options *opt)
     FILE *out = stdout;
     double start, next, period = 1.0 / opt->hz, last_shown = 0;
     int code, top = strcmp(opt->command, "top") == 0;
-    if (!sm || !(sm->s = cli_stack_new(CLI_MAX_PY))) {
+    if (!sm || !(sm->s = cli_stack_new(JITUNWIND_PY_MAX_FRAMES))) {
         fprintf(stderr, "jitunwind: out of memory\n");
         free(sm);
         return CLI_NO_TARGET;
@@ -468,6 +518,7 @@ done:
     jitunwind_py_chains_free(sm->t.chains);
     cli_target_close(&sm->t);
     cli_stack_free(sm->s);
+    free(sm->ids);
     free(sm);
     return code;
 }

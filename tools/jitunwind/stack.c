@@ -80,9 +80,7 @@ void cli_stack_free(struct cli_stack *s)
     free(s);
 }
 
-/* Twice the room for Python frames (at most py_limit): 0, or -1 when at
- * the limit or out of memory (the arrays are left as they were). */
-static int grow_py(struct cli_stack *s)
+int cli_stack_grow_py(struct cli_stack *s)
 {
     size_t cap = s->py_cap * 2 < s->py_limit ? s->py_cap * 2 : s->py_limit;
     struct jitunwind_py_frame *py;
@@ -149,7 +147,7 @@ static int read_python_frames(struct cli_target *t, int tid, struct cli_stack *s
 void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s)
 {
     int full;
-    while ((full = read_python_frames(t, tid, s)) && grow_py(s) == 0)
+    while ((full = read_python_frames(t, tid, s)) && cli_stack_grow_py(s) == 0)
         continue;
     if (full && !s->py_status) { /* a later thread state's chain had no room */
         s->py_status = JITUNWIND_ELIMIT;
@@ -192,7 +190,7 @@ static void name_native(struct cli_target *t, struct cli_native *nf, int innermo
     uint64_t pc = nf->f.regs.pc, at = jitunwind_lookup_address(t->arch, pc, innermost), off = 0;
     const struct jitunwind_range *r = jitunwind_registry_lookup(t->reg, at);
     long m;
-    nf->symbol[0] = nf->jit_label[0] = '\0';
+    nf->symbol[0] = nf->jit_label[0] = nf->jit_name[0] = '\0';
     nf->has_range = r != NULL;
     nf->module = NULL;
     if (r) {
@@ -202,8 +200,9 @@ static void name_native(struct cli_target *t, struct cli_native *nf, int innermo
         nf->role = r->kind == JITUNWIND_KIND_JIT ? JITUNWIND_ROLE_JIT : JITUNWIND_ROLE_TRAMPOLINE;
         if (r->kind == JITUNWIND_KIND_JIT && r->origin == JITUNWIND_ORIGIN_INTERPRETER && t->py) {
             static struct jitunwind_py_jit_pc where;
-            if (jitunwind_pyreader_jit_pc(t->py, at, 0, &where) == 0)
-                jitunwind_py_jit_pc_label(&where, nf->jit_label, sizeof nf->jit_label);
+            if (jitunwind_pyreader_jit_pc(t->py, at, 0, &where) == 0 &&
+                jitunwind_py_jit_pc_label(&where, nf->jit_label, sizeof nf->jit_label) > 0)
+                jitunwind_py_jit_frame_name(&where, nf->jit_name, sizeof nf->jit_name);
         }
         return;
     }
@@ -220,6 +219,18 @@ static void name_native(struct cli_target *t, struct cli_native *nf, int innermo
     nf->role = jitunwind_pyreader_in_eval_loop(t->py, at) ||
                        jitunwind_native_role_from_symbol(nf->symbol) == JITUNWIND_ROLE_EVAL
                    ? JITUNWIND_ROLE_EVAL : JITUNWIND_ROLE_OTHER;
+    /* An eval-loop part no symbol names is the one found from the code of
+     * a stripped interpreter (jitunwind_pyreader_eval_ranges): the part
+     * GCC split off, which its symbol, in the debug file, calls so. */
+    if (!nf->symbol[0] && nf->role == JITUNWIND_ROLE_EVAL) {
+        struct jitunwind_py_code_range parts[JITUNWIND_PY_MAX_EVAL_RANGES];
+        size_t n = 0, i;
+        jitunwind_pyreader_eval_ranges(t->py, parts, JITUNWIND_PY_MAX_EVAL_RANGES, &n);
+        for (i = 0; i < n && i < JITUNWIND_PY_MAX_EVAL_RANGES; i++)
+            if (at >= parts[i].start && at < parts[i].end)
+                nf->offset = pc - parts[i].start;
+        snprintf(nf->symbol, sizeof nf->symbol, "_PyEval_EvalFrameDefault.cold");
+    }
 }
 
 /* Without --native-all, the interpreter's own native frames between the

@@ -55,19 +55,28 @@ static uint64_t module_symbol(const jitunwind_modules *mods, const char *path, c
     return 0;
 }
 
+/* CPython's -X perf writes a perf map, -X perf_jit a jitdump file. */
 static void load_perf_map(struct cli_target *t)
 {
+    static const struct {
+        const char *name, *unit;
+        int (*load)(jitunwind_registry *, const char *, int, const struct jitunwind_memory *,
+                    size_t *, size_t *);
+    } files[] = {{"/tmp/perf-%d.map", "lines", jitunwind_registry_load_perf_map},
+                 {"/tmp/jit-%d.dump", "records", jitunwind_registry_load_jitdump}};
     char path[64];
-    size_t added = 0, skipped = 0;
+    size_t added = 0, skipped = 0, i;
     int rc;
-    snprintf(path, sizeof path, "/tmp/perf-%d.map", t->pid);
-    if (access(path, F_OK) != 0)
-        return;
-    rc = jitunwind_registry_load_perf_map(t->reg, path, t->arch, &t->mem, &added, &skipped);
-    if (rc < 0)
-        cli_target_note(t, "%s: %s", path, jitunwind_registry_last_error(t->reg)->message);
-    else if (skipped)
-        cli_target_note(t, "%s: %zu lines skipped", path, skipped);
+    for (i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, files[i].name, t->pid);
+        if (access(path, F_OK) != 0)
+            continue;
+        rc = files[i].load(t->reg, path, t->arch, &t->mem, &added, &skipped);
+        if (rc < 0)
+            cli_target_note(t, "%s: %s", path, jitunwind_registry_last_error(t->reg)->message);
+        else if (skipped)
+            cli_target_note(t, "%s: %zu %s skipped", path, skipped, files[i].unit);
+    }
 }
 
 /* The eval loop's function itself (the reader's ranges; scanning for a
@@ -137,6 +146,8 @@ void cli_target_load_ranges(struct cli_target *t)
         int rc = jitunwind_pyreader_executor_ranges(t->py, t->reg, t->arch, 0, 0, NULL);
         if (rc < 0 && rc != JITUNWIND_EUNSUPPORTED && rc != JITUNWIND_ENOTFOUND)
             cli_target_note(t, "JIT executors: %s", jitunwind_pyreader_last_error(t->py)->message);
+        if (*jitunwind_pyreader_executor_ranges_note(t->py))
+            cli_target_note(t, "JIT executors: %s", jitunwind_pyreader_executor_ranges_note(t->py));
         rc = jitunwind_pyreader_trampoline_ranges(t->py, t->reg, t->arch, NULL);
         if (rc < 0 && rc != JITUNWIND_EUNSUPPORTED && rc != JITUNWIND_ENOTFOUND)
             cli_target_note(t, "trampoline arenas: %s",

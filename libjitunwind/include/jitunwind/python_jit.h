@@ -60,6 +60,13 @@ JITUNWIND_API int jitunwind_pyreader_executor_ranges(jitunwind_pyreader *reader,
                                                      jitunwind_registry *registry, int arch,
                                                      uint64_t eval_start, uint64_t eval_end,
                                                      size_t *added);
+/* One line on the interpreter's own GDB JIT registrations that the last
+ * jitunwind_pyreader_executor_ranges matched to executors, or "" (never
+ * NULL): a name other than the one the version gives its executors' code
+ * (3.15: "py::jit:executor"), or, on 3.16 (in development), that ranges
+ * named "py::jit_entry:*" (CPython's main branch) were seen and that this
+ * name is provisional. Valid until the next call with `reader`. */
+JITUNWIND_API const char *jitunwind_pyreader_executor_ranges_note(const jitunwind_pyreader *reader);
 
 
 /* --- JIT developer view (3.13 and later): from a PC to executor, uop,
@@ -205,6 +212,15 @@ JITUNWIND_API int jitunwind_pyreader_jit_pc(jitunwind_pyreader *reader, uint64_t
  * the region is unknown. Returns snprintf's count. */
 JITUNWIND_API int jitunwind_py_jit_pc_label(const struct jitunwind_py_jit_pc *where, char *buf,
                                             size_t size);
+
+/* The name a JIT frame is shown by: "py::jit:hot [uop 17/42 _CALL_BUILTIN_FAST]
+ * (app.py:12)", the executor's qualified name (or "<executor 0x...>"), the
+ * label above, and the line of the uop that holds pc (no line when that uop
+ * has none); outside the uops, the executor's first line. Text the target
+ * controls is copied as it is (escape it before a terminal sees it).
+ * Returns snprintf's count. */
+JITUNWIND_API int jitunwind_py_jit_frame_name(const struct jitunwind_py_jit_pc *where, char *buf,
+                                              size_t size);
 
 #ifdef __cplusplus
 }

@@ -158,6 +158,17 @@ JITUNWIND_API int jitunwind_registry_load_perf_map(jitunwind_registry *reg,
                                                    const struct jitunwind_memory *mem,
                                                    size_t *added, size_t *skipped);
 
+/* The same from a jitdump file (/tmp/jit-PID.dump, perf's format, which
+ * CPython writes under `-X perf_jit` instead of a perf map): each
+ * JIT_CODE_LOAD record's code becomes a range as a perf-map line does
+ * (origin PERF_MAP, its name, a rule read from its code); other records
+ * are stepped over. EUNSUPPORTED when the file is not a version 1 jitdump
+ * of the host's byte order. A record cut short (the process still writing
+ * it) ends the file; *added and *skipped as above. */
+JITUNWIND_API int jitunwind_registry_load_jitdump(jitunwind_registry *reg, const char *path,
+                                                  int arch, const struct jitunwind_memory *mem,
+                                                  size_t *added, size_t *skipped);
+
 /* Switch every GUESS range of kind JIT to RULE_SCAN towards [start, end)
  * (the eval loop's code): for interpreters whose JIT code does not keep the
  * frame pointer. Returns the number of ranges changed. */

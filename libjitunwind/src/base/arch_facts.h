@@ -3,7 +3,7 @@
  * return address is turned into a lookup address, instruction and
  * trampoline-template sizes, pointer-authentication defaults. Readers and
  * unwinders ask this table; they do not write these constants themselves.
- * It sits in base/ because every floor above asks it (target/ for the ELF
+ * It sits in base/ because every floor above asks it (elf/ for the ELF
  * machine, unwind/ for registers, discovery/ for templates).
  *
  * A new architecture is one more table in arch_facts.c (and its rules in

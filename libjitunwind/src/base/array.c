@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "base/array.h"
 
 void *ju_reserve_one(void *items, size_t *cap, size_t count, size_t item_size, size_t first_cap)
 {

@@ -1,6 +1,7 @@
 /* FNV-1a, 64 bits: the library's one byte-string hash (the layout cache's
  * checksum, the DWARF type-name index). */
 #include "internal.h"
+#include "base/hash.h"
 
 uint64_t ju_fnv1a(const void *data, size_t len)
 {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "base/host_files.h"
 
 static const char *file_type(mode_t mode)
 {

@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "internal.h"
+#include "base/status.h"
 
 #ifndef JITUNWIND_VERSION_STRING
 #define JITUNWIND_VERSION_STRING "0.0.0"

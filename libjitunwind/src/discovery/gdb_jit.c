@@ -8,6 +8,8 @@
 
 #include "base/arch_facts.h"
 #include "internal.h"
+#include "base/cycle.h"
+#include "ranges/registry_loaders.h"
 
 struct object_info {
     uint64_t start, end;

@@ -2,7 +2,10 @@
 #include <stdio.h>
 
 #include "base/arch_facts.h"
+#include "base/trampoline_stride.h"
+#include "elf/elf.h"
 #include "internal.h"
+#include "unwind/arch/rules.h"
 
 JITUNWIND_API int jitunwind_anonymous_exec_mappings(int pid, struct jitunwind_mapping *out,
                                                     size_t max, size_t *count)
@@ -40,17 +43,14 @@ JITUNWIND_API int jitunwind_anonymous_exec_mappings(int pid, struct jitunwind_ma
     return 0;
 }
 
-/* Length of the trampoline template of `rule` at `code`, after the
- * architecture's landing pad if the copy starts with one. */
-static uint64_t template_size(int arch, const uint8_t *code, size_t len, int rule)
+/* Length of the trampoline copy of `rule` at `code`: its head, if any,
+ * and its template. */
+static uint64_t copy_size(int arch, const uint8_t *code, size_t len, int rule)
 {
     const struct ju_arch_facts *a = ju_arch_facts(arch);
-    const struct ju_code_bytes *t =
-        rule == JITUNWIND_RULE_TRAMPOLINE_SUB8 ? &a->trampoline_sub8 : &a->trampoline_framed;
-    if (rule == JITUNWIND_RULE_TRAMPOLINE_FRAMED &&
-        ju_code_starts_with(code, len, &a->trampoline_framed_pac))
-        return a->trampoline_framed_pac.len;
-    return t->len + (ju_code_starts_with(code, len, &a->landing_pad) ? a->landing_pad.len : 0u);
+    int head = ju_code_head(a, code, len);
+    const struct ju_rule_layout *l = ju_rule_layout(arch, (uint32_t)rule, head);
+    return l ? ju_rule_copy_len(a, l, head) : 0;
 }
 
 static int overlaps(const jitunwind_registry *reg, uint64_t start, uint64_t end)
@@ -82,7 +82,7 @@ static int guess_one(jitunwind_registry *reg, const struct jitunwind_memory *mem
     r.origin = JITUNWIND_ORIGIN_GUESS;
     rule = jitunwind_classify_trampoline(arch, code, sizeof code);
     if (rule > 0) {
-        uint64_t size = template_size(arch, code, sizeof code, rule);
+        uint64_t size = copy_size(arch, code, sizeof code, rule);
         uint64_t stride = ju_trampoline_stride(mem, start, end, code, size);
         if (stride == 0 || stride > UINT32_MAX)
             return 0;

@@ -16,6 +16,9 @@
 
 #include "base/arch_facts.h"
 #include "internal.h"
+#include "base/host_files.h"
+#include "discovery/perf_files.h"
+#include "ranges/registry_loaders.h"
 
 #define MAX_LINE 4096u          /* longer lines are skipped */
 #define MAX_LINES (4u << 20)    /* lines read from one file */
@@ -72,16 +75,15 @@ static int next_line(FILE *f, char *buf, size_t cap, size_t *len, int *overlong)
 
 #define MAX_SUPERSEDED 16u /* perf-map ranges one line may replace */
 
-/* The user a perf map belongs to, when its name says which live process
- * wrote it (perf-PID.map): that process's owner, or -1. */
-static long owner_of(const char *path)
+long ju_perf_file_owner(const char *path)
 {
     const char *base = strrchr(path, '/');
     char proc[64], tail;
     struct stat st;
     int pid;
     base = base ? base + 1 : path;
-    if (sscanf(base, "perf-%d.ma%c", &pid, &tail) != 2 || tail != 'p' || pid <= 0)
+    if (!((sscanf(base, "perf-%d.ma%c", &pid, &tail) == 2 && tail == 'p') ||
+          (sscanf(base, "jit-%d.dum%c", &pid, &tail) == 2 && tail == 'p')) || pid <= 0)
         return -1;
     snprintf(proc, sizeof proc, "/proc/%d", pid);
     return stat(proc, &st) == 0 ? (long)st.st_uid : -1;
@@ -100,7 +102,7 @@ JITUNWIND_API int jitunwind_registry_load_perf_map(jitunwind_registry *reg, cons
     if (!ju_arch_facts(arch))
         return ju_fail(ju_registry_error(reg), JITUNWIND_EINVAL, 0, "unknown architecture %d", arch);
     /* Any local user can create /tmp/perf-PID.map before the process does. */
-    rc = ju_open_host_file(path, JU_OPEN_SHARED_PLACE, owner_of(path), ju_registry_error(reg), &fd);
+    rc = ju_open_host_file(path, JU_OPEN_SHARED_PLACE, ju_perf_file_owner(path), ju_registry_error(reg), &fd);
     if (rc < 0)
         return rc;
     f = fdopen(fd, "r");

@@ -38,22 +38,6 @@ struct writer {
     struct jitunwind_elf_image_info info;
 };
 
-/* How the copy at `copy` starts (enum ju_copy_head), from its code. */
-static int copy_head_at(const struct writer *w, uint64_t copy)
-{
-    uint8_t head[JU_MAX_TEMPLATE];
-    const struct ju_code_bytes *pac = &w->a->trampoline_framed_pac, *pad = &w->a->landing_pad;
-    if (!w->mem)
-        return JU_COPY_PLAIN;
-    if (pac->len && ju_read(w->mem, copy, head, pac->len) == 0 &&
-        ju_code_starts_with(head, pac->len, pac))
-        return JU_COPY_PAC;
-    if (pad->len && ju_read(w->mem, copy, head, pad->len) == 0 &&
-        ju_code_starts_with(head, pad->len, pad))
-        return JU_COPY_LANDING_PAD;
-    return JU_COPY_PLAIN;
-}
-
 /* The FDEs of one range: one for an FP_PRESERVING range, one per copy of a
  * trampoline range. */
 static int describe(struct writer *w, size_t cie, const struct jitunwind_range *r)
@@ -82,7 +66,7 @@ static int describe(struct writer *w, size_t cie, const struct jitunwind_range *
         uint64_t len;
         if (w->info.fdes >= JITUNWIND_ELF_IMAGE_MAX_FDES)
             return JITUNWIND_ELIMIT;
-        ju_cfi_plan_for(w->a, r->rule, r->frame_size, copy_head_at(w, copy), &plan);
+        ju_cfi_plan_for(w->a, r->rule, r->frame_size, ju_copy_head(w->a, w->mem, copy), &plan);
         len = plan.len;
         if (len > stride)
             len = stride;

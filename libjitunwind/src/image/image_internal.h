@@ -6,6 +6,7 @@
 #include "base/arch_facts.h"
 #include "internal.h"
 #include "jitunwind/image.h"
+#include "unwind/arch/rules.h"
 
 /* A growable byte buffer; after an allocation failure every put is a no-op
  * and `failed` stays set, so callers check once at the end. */
@@ -38,7 +39,7 @@ struct ju_cfi_row {
     int32_t fp_at;
 };
 
-#define JU_CFI_MAX_ROWS 4u
+#define JU_CFI_MAX_ROWS JU_RULE_MAX_ROWS
 
 /* The rows of one copy of a rule's code and the bytes they cover. */
 struct ju_cfi_plan {
@@ -47,14 +48,9 @@ struct ju_cfi_plan {
     struct ju_cfi_row rows[JU_CFI_MAX_ROWS];
 };
 
-/* How a trampoline copy starts: its template plain, after a landing pad
- * (endbr64, `bti c`), or as the branch-protected framed template (AArch64:
- * paciasp ... autiasp; ret). */
-enum ju_copy_head { JU_COPY_PLAIN = 0, JU_COPY_LANDING_PAD = 1, JU_COPY_PAC = 2 };
-
 /* The rows of `rule` (frame_size for FP_PRESERVING) on `a`, for a copy
- * that starts as `head` (enum ju_copy_head) says. The
- * rows are those of the unwinder's rules in unwind/arch/, written as CFI.
+ * that starts as `head` (enum ju_copy_head, unwind/arch/rules.h) says: the
+ * states of the unwinder's rules (rules.c), written as CFI.
  * JITUNWIND_EUNSUPPORTED: the rule has no static CFI (SCAN, which depends
  * on the stack; SUB8 on AArch64). */
 JU_HIDDEN int ju_cfi_plan_for(const struct ju_arch_facts *a, uint32_t rule, uint32_t frame_size,

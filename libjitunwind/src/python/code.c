@@ -1,5 +1,5 @@
 /* Code objects: names, first line, and the line of an instruction. */
-#include "python/code_cache.h"
+#include "python/sampling/code_cache.h"
 #include "python/pyreader.h"
 
 /* Is `type` PyCode_Type? Checked once by its tp_name, then by address. */

@@ -12,6 +12,7 @@
 
 #include "internal.h"
 #include "python/pyreader.h"
+#include "elf/elf.h"
 
 #define EVAL_FUNCTION "_PyEval_EvalFrameDefault"
 

@@ -4,7 +4,8 @@
  * (frame_chains.h) the frames the thread's last chain spans are read in one
  * batch, and a frame unchanged since then is not decoded again; with frame
  * markers (frame_chains_markers.c) the walk may stop at the marked frame. */
-#include "python/frame_chains.h"
+#include "python/sampling/frame_chains.h"
+#include "base/cycle.h"
 
 static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_frame *out,
                 size_t max, size_t *count, struct ju_chain_walk *w)

@@ -4,6 +4,7 @@
  * file's initialised data. */
 #include "python/pyreader.h"
 #include "jitunwind/modules.h"
+#include "elf/elf.h"
 
 static int locate_in(jitunwind_modules *mods, struct jitunwind_py_location *loc)
 {

@@ -2,8 +2,10 @@
 #ifndef JITUNWIND_PYREADER_H
 #define JITUNWIND_PYREADER_H
 
-#include "python/layout.h"
-#include "python/value_layout.h"
+#include "python/layout/layout.h"
+#include "python/layout/value_layout.h"
+#include "python/layout/versions.h"
+#include "base/cycle.h"
 
 struct ju_code_cache;
 
@@ -12,17 +14,13 @@ struct ju_code_cache;
 #define JU_PY_HELD_BLOCK 512u   /* read_cache.c: bytes per cached block */
 #define JU_PY_HELD_BLOCKS 256u  /* blocks kept by jitunwind_pyreader_hold_reads */
 
-/* JIT view: what DWARF said of struct ju_py_jit_layout (jit_layout.c). */
 #define JU_PY_FIELD_NAME_MAX 96u /* "Type.field" in messages */
 
-struct ju_py_jit_report {
-    uint32_t checked, adopted;
-    uint32_t derived; /* JU_PY_FROM_DWARF fields DWARF gave */
-    char first[160];  /* the first disagreement, DWARF's value adopted */
-    char missing[JU_PY_FIELD_NAME_MAX]; /* the first JU_PY_FROM_DWARF field DWARF did not give */
-};
+/* JIT view: check struct ju_py_jit_layout against DWARF and complete it
+ * (jit_layout.c), reported as the frame and value layouts are (derived:
+ * JU_PY_FROM_DWARF fields DWARF gave; every disagreement is adopted). */
 JU_HIDDEN void ju_py_jit_apply_dwarf(jitunwind_dwarf_types *types, struct ju_py_jit_layout *J,
-                                     struct ju_py_jit_report *report);
+                                     struct jitunwind_py_dwarf_report *report);
 
 #define JU_PY_MAX_UOP_IDS 2048u    /* opcodes in the stencil and uop-name tables */
 #define JU_PY_UOP_NAME_MAX 48u
@@ -36,7 +34,9 @@ struct ju_py_jit_tables {
     int8_t loaded;                      /* 0 not tried, 1 read, -1 failed (see `missing`) */
     int8_t layout_ok;                   /* ju_py_jit_layout_check of the reader's layout:
                                          * 0 not run, 1 passed, -1 failed (see `missing`) */
-    struct ju_py_jit_report dwarf;
+    struct jitunwind_py_dwarf_report dwarf; /* what DWARF said of the JIT view's layout */
+    char dwarf_missing[JU_PY_FIELD_NAME_MAX]; /* the first JU_PY_FROM_DWARF field DWARF
+                                               * did not give, or "" */
     char missing[160];
     uint32_t code_size[JU_PY_MAX_UOP_IDS];        /* stencil_groups[op].code_size */
     uint8_t name_state[JU_PY_MAX_UOP_IDS];        /* 0 unread, 1 read, 2 unreadable */
@@ -59,6 +59,9 @@ struct jitunwind_pyreader {
     /* the first JU_PY_FROM_DWARF executor field DWARF did not give ("" when
      * none): then the executors are unknown (ju_py_layout_settle) */
     char executors_missing[JU_PY_FIELD_NAME_MAX];
+    /* what the last jitunwind_pyreader_executor_ranges saw of the target's
+     * own GDB JIT names (gdb_jit_names.c), or "" */
+    char gdb_jit_note[JITUNWIND_ERROR_MESSAGE_MAX];
     /* the eval loop's parts (eval_loop.c), by start: found with the symbols */
     struct jitunwind_py_code_range eval[JITUNWIND_PY_MAX_EVAL_RANGES];
     size_t n_eval;
@@ -102,28 +105,34 @@ struct ju_py_field_info {
  * the real headers. */
 JU_HIDDEN int ju_py_layout_field(const struct ju_py_layout *L, size_t i,
                                  struct ju_py_field_info *out);
-/* The one DWARF lookup of the layouts (frame, JIT view, values): the first
- * of `paths` ('|' between alternatives) that `type` has, as a byte offset
- * (a bit offset when `bits`), or sizeof(type) when paths is NULL: 0, or
- * ENOTFOUND. */
-JU_HIDDEN int ju_py_dwarf_lookup(jitunwind_dwarf_types *types, const char *type,
-                                 const char *paths, int bits, uint64_t *value);
+/* The resolver of a reader's layouts (resolve.c), in its order. With
+ * r->layout the version's table (or an assumed one): the target's own
+ * _Py_DebugOffsets, and the value layout's start. */
+JU_HIDDEN int ju_py_resolve_target(jitunwind_pyreader *r);
+/* The build's DWARF, for the frame layout, the JIT view and the values. */
+JU_HIDDEN int ju_py_resolve_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types);
+/* A provisional debug-offsets list confirmed by DWARF or refused, fields
+ * left to DWARF settled, and the one check of the frame and value layouts
+ * (a value layout that fails costs the values only). `module`: the
+ * interpreter's file, for messages (NULL: none given). */
+JU_HIDDEN int ju_py_resolve_finish(jitunwind_pyreader *r, const char *module);
 JU_HIDDEN int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
                                 struct ju_py_layout *L, struct jitunwind_py_dwarf_report *report);
 /* The free_threaded word of the target's _Py_DebugOffsets header (0 or 1)
  * after checking its cookie and version, or a negative status. */
 JU_HIDDEN int ju_py_debug_offsets_header(jitunwind_pyreader *r);
 
+/* An executor's code was found registered through the GDB JIT interface
+ * under `name`: note a name other than the version's, or the name of a
+ * version in development (r->gdb_jit_note; the first of a call is kept). */
+JU_HIDDEN void ju_py_note_gdb_jit_name(jitunwind_pyreader *r, const char *name);
 /* 3.13+: read and check the target's _Py_DebugOffsets and copy them over
  * `out` (pre-filled with the version's static table). */
-JU_HIDDEN int ju_py_debug_offsets_supported(uint32_t version_hex);
-/* 1 when the version's field list is known to describe this release; 0 for
- * a provisional list (pre-releases, a minor in development), which the
- * reader uses only when DWARF confirms it. */
-JU_HIDDEN int ju_py_debug_offsets_confirmed(uint32_t version_hex);
-/* "3.15.0rc1", "3.16.0a2", "3.14.7" for a PY_VERSION_HEX. */
-JU_HIDDEN void ju_py_release_name(uint32_t version_hex, char *buf, size_t size);
 JU_HIDDEN int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out);
+/* 1 when the target's _Py_DebugOffsets of this version give main layout
+ * field `id` (its row names one, and the version's list has it): its value
+ * then stands against DWARF's. */
+JU_HIDDEN int ju_py_debug_offsets_give(uint32_t version_hex, enum ju_py_field_id id);
 /* The inverse, for synthetic targets in tests: a _Py_DebugOffsets block for
  * `version_hex` describing L and the value layout V (NULL: the version's
  * table, else the newest), into buf (*len bytes). */
@@ -156,6 +165,9 @@ JU_HIDDEN void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, ui
  * (0, 0 when unknown). */
 JU_HIDDEN int ju_py_is_eval_symbol(const char *name);
 JU_HIDDEN void ju_py_find_eval_parts(jitunwind_pyreader *r, const char *module, uint64_t bias);
+/* When the symbols named only the function itself: its out-of-line part
+ * found from its jumps and .eh_frame (eval_outlined.c), added to r->eval. */
+JU_HIDDEN void ju_py_find_eval_outlined(jitunwind_pyreader *r, const char *module, uint64_t bias);
 JU_HIDDEN void ju_py_eval_main(const jitunwind_pyreader *r, uint64_t *start, uint64_t *end);
 
 /* The executor at `address` (when non-zero), else the one whose code holds

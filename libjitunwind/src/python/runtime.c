@@ -4,8 +4,10 @@
 #include <string.h>
 
 #include "base/sized.h"
-#include "python/code_cache.h"
+#include "python/sampling/code_cache.h"
 #include "python/pyreader.h"
+#include "base/cycle.h"
+#include "elf/elf.h"
 
 JITUNWIND_API int jitunwind_py_version_supported(uint32_t version_hex)
 {
@@ -73,16 +75,7 @@ static int use_module(jitunwind_pyreader *r, const char *module, jitunwind_dwarf
     if (open_types && jitunwind_dwarf_types_open(&types, module) < 0)
         types = NULL;
     if (types) {
-        int rc;
-        if (r->layout != &r->from_target) {
-            r->from_target = *r->layout;
-            r->layout = &r->from_target;
-        }
-        ju_strlcpy(r->dwarf.source, jitunwind_dwarf_types_source(types), sizeof r->dwarf.source);
-        rc = ju_py_apply_dwarf(r, types, &r->from_target, &r->dwarf);
-        ju_py_values_apply_dwarf(&r->values, r->layout, types,
-                                 !r->assumed && ju_py_debug_offsets_confirmed(r->version_hex));
-        ju_py_jit_apply_dwarf(types, &r->from_target.jit, &r->jit.dwarf);
+        int rc = ju_py_resolve_dwarf(r, types);
         if (types != given)
             jitunwind_dwarf_types_free(types);
         if (rc < 0)
@@ -94,6 +87,7 @@ static int use_module(jitunwind_pyreader *r, const char *module, jitunwind_dwarf
         return 0; /* not the file that holds the runtime: no symbols to go by */
     bias = r->runtime - values[RUNTIME]; /* the file's load bias */
     ju_py_find_eval_parts(r, module, bias);
+    ju_py_find_eval_outlined(r, module, bias);
     if (found[STENCILS] && found[UOP_NAMES]) { /* JIT builds (jit_view.c) */
         r->jit.stencils = values[STENCILS] + bias;
         r->jit.stencils_size = sizes[STENCILS];
@@ -158,56 +152,19 @@ static int init_reader(jitunwind_pyreader *r, const struct jitunwind_memory *mem
     if ((!r->layout || provisional) && (flags & JITUNWIND_PYREADER_ASSUME_LAYOUT) &&
         (rc = assume_layout(r, module)) < 0)
         return rc;
-    if (!r->layout)
+    if (!r->layout) {
+        char range[32];
+        ju_py_supported_range(range, sizeof range);
         return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
-                       "CPython %u.%u is not supported (supported: 3.11 to 3.16, GIL and "
-                       "free-threaded)",
-                       version_hex >> 24, (version_hex >> 16) & 0xff);
-    if (!r->assumed && ju_py_debug_offsets_supported(version_hex)) {
-        r->from_target = *r->layout;
-        if ((rc = ju_py_apply_debug_offsets(r, &r->from_target)) < 0)
-            return rc; /* it starts the value layout too */
-        r->layout = &r->from_target;
-    } else {
-        ju_py_values_start(&r->values, r->layout, version_hex);
+                       "CPython %u.%u is not supported (supported: %s, GIL and free-threaded)",
+                       version_hex >> 24, (version_hex >> 16) & 0xff, range);
     }
+    if ((rc = ju_py_resolve_target(r)) < 0)
+        return rc;
     if (module && *module && (rc = use_module(r, module, types, open_types, &type)) < 0)
         return rc;
-    if (r->assumed && !r->dwarf.source[0])
-        return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
-                       "%s: no DWARF found for %s", r->layout->name, module);
-    if (!r->assumed && provisional && r->debug_offsets_confirmed == 0) {
-        /* use_module has refused any disagreement; here there was nothing to compare. */
-        char release[32];
-        ju_py_release_name(version_hex, release, sizeof release);
-        return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
-                       "CPython %s: its _Py_DebugOffsets field list is provisional (a pre-release, "
-                       "or a version still in development) and is used only when the "
-                       "interpreter's DWARF confirms it; no DWARF describing it was found%s%s",
-                       release, module && *module ? " for " : "", module ? module : "");
-    }
-    {
-        /* Fields only DWARF could give and did not are absent from here on;
-         * the first of each part is named when its feature is asked for. */
-        struct ju_py_layout settled = *r->layout;
-        if (ju_py_layout_settle(&settled, r->executors_missing, r->jit.dwarf.missing,
-                                sizeof r->executors_missing) > 0) {
-            r->from_target = settled;
-            r->layout = &r->from_target;
-        }
-    }
-    {
-        /* The one check of the finished layout (table, debug offsets, DWARF):
-         * the decoders read no field it has not passed. */
-        char why[JITUNWIND_ERROR_MESSAGE_MAX];
-        char release[32];
-        if (ju_py_layout_check(r->layout, why, sizeof why) < 0)
-            return ju_fail(&r->err, JITUNWIND_ECORRUPT, runtime_addr, "%s", why);
-        /* The value layout's own check: failing it costs the values only
-         * (ju_py_objects_init reports it), not the stacks. */
-        ju_py_release_name(version_hex, release, sizeof release);
-        ju_py_values_finish(&r->values, r->layout, release);
-    }
+    if ((rc = ju_py_resolve_finish(r, module)) < 0)
+        return rc;
     if (type && (rc = check_object_header(r, type)) < 0)
         return rc;
     if (ju_py_fetch(&r->mem, r->layout, runtime_addr, JU_PYF_rt_interpreters_head, &head) < 0)

@@ -5,10 +5,31 @@
  * Each arena is filled with copies of the template at a fixed stride;
  * [start_addr, current_addr) have been handed out. */
 #include "python/pyreader.h"
+#include "base/trampoline_stride.h"
 
 #define MAX_ARENAS 4096u
 #define MAX_ARENA_SIZE (16u << 20)
 #define MAX_TEMPLATE 256u
+
+/* An arena whose copies a perf map or jitdump named only in part (CPython
+ * buffers its jitdump: the newest copies may not be in the file yet): the
+ * copies past the last one a range covers, as *r; 0 when none is left. */
+static int uncovered_tail(const jitunwind_registry *reg, struct jitunwind_range *r)
+{
+    uint64_t tail = r->end, copies = (r->end - r->start) / r->stride, k;
+    for (k = copies + ((r->end - r->start) % r->stride != 0); k-- > 0;) {
+        uint64_t at = r->start + k * r->stride;
+        if (jitunwind_registry_lookup(reg, at) ||
+            jitunwind_registry_lookup(reg, at + r->stride - 1 < r->end ? at + r->stride - 1
+                                                                       : r->end - 1))
+            break;
+        tail = at;
+    }
+    if (tail == r->end)
+        return 0;
+    r->start = tail;
+    return 1;
+}
 
 JITUNWIND_API int jitunwind_pyreader_trampoline_ranges(jitunwind_pyreader *r,
                                                        jitunwind_registry *reg, int arch,
@@ -66,6 +87,8 @@ JITUNWIND_API int jitunwind_pyreader_trampoline_ranges(jitunwind_pyreader *r,
         range.origin = JITUNWIND_ORIGIN_INTERPRETER;
         range.name = "py::<perf trampoline>";
         if (jitunwind_registry_add(reg, &range) == 0)
+            count++;
+        else if (uncovered_tail(reg, &range) && jitunwind_registry_add(reg, &range) == 0)
             count++;
     }
     if (added)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "ranges/registry_internal.h"
+#include "ranges/registry_loaders.h"
 
 /* Binary-search lookups after a change before the index is built. A build
  * costs 20-30 ns per range, a binary search 100-200 ns at 100k-1M ranges

@@ -6,7 +6,8 @@
 
 #include "base/arch_facts.h"
 #include "internal.h"
-#include "target/modules_internal.h"
+#include "unwind/cfi.h"
+#include "elf/modules_internal.h"
 #include "unwind/arch/arch.h"
 
 #define EXPR_STACK 16   /* DWARF expression stack depth */

@@ -5,6 +5,7 @@
 #include "unwind/arch/arch.h"
 #include "unwind/cursor.h"
 #include "internal.h"
+#include "unwind/cfi.h"
 
 #define SEEN_RING JU_CURSOR_SEEN
 
@@ -135,14 +136,15 @@ JITUNWIND_API int jitunwind_step_fp(int arch, const struct jitunwind_memory *mem
 JITUNWIND_API int jitunwind_classify_trampoline(int arch, const uint8_t *code, size_t len)
 {
     const struct ju_arch_facts *a = ju_arch_facts(arch);
+    int head;
+    uint32_t skip;
     if (!code || !a)
         return JITUNWIND_EINVAL;
-    if (ju_code_starts_with(code, len, &a->trampoline_framed_pac))
+    if ((head = ju_code_head(a, code, len)) == JU_COPY_PAC)
         return JITUNWIND_RULE_TRAMPOLINE_FRAMED;
-    if (ju_code_starts_with(code, len, &a->landing_pad)) {
-        code += a->landing_pad.len;
-        len -= a->landing_pad.len;
-    }
+    skip = ju_rule_head_len(a, head);
+    code += skip;
+    len -= skip;
     if (ju_code_starts_with(code, len, &a->trampoline_sub8))
         return JITUNWIND_RULE_TRAMPOLINE_SUB8;
     if (ju_code_starts_with(code, len, &a->trampoline_framed))

@@ -404,10 +404,16 @@ class Registry(_Owned):
         return self._lib.jitunwind_registry_drop_over_modules(self._handle, modules._handle)
 
     def load_perf_map(self, path, arch, memory):
+        return self._load_file(self._lib.jitunwind_registry_load_perf_map, path, arch, memory)
+
+    def load_jitdump(self, path, arch, memory):
+        """The same from a jitdump file (CPython's -X perf_jit)."""
+        return self._load_file(self._lib.jitunwind_registry_load_jitdump, path, arch, memory)
+
+    def _load_file(self, fn, path, arch, memory):
         added, skipped = ctypes.c_size_t(), ctypes.c_size_t()
-        rc = self._lib.jitunwind_registry_load_perf_map(
-            self._handle, path.encode(), arch, memory.ref(), ctypes.byref(added),
-            ctypes.byref(skipped))
+        rc = fn(self._handle, path.encode(), arch, memory.ref(), ctypes.byref(added),
+                ctypes.byref(skipped))
         if rc < 0:
             self._check(rc)
         return added.value, skipped.value
@@ -703,6 +709,14 @@ class PyReader(_Owned):
         if rc < 0:
             raise JitunwindError(rc, self._detail())
         return added.value
+
+    def executor_ranges_note(self):
+        """What the last executor_ranges saw of the interpreter's own GDB JIT
+        names (a name not the version's; 3.16's provisional one), or ""."""
+        try:
+            return _text(self._lib.jitunwind_pyreader_executor_ranges_note(self._handle))
+        except OSError:  # a library without it (_ffi: the function raises when called)
+            return ""
 
     @property
     def layout_name(self):

@@ -246,6 +246,8 @@ def _declare(lib):
     _fn(lib, "jitunwind_registry_last_error", P(Error), vp)
     _fn(lib, "jitunwind_registry_load_perf_map", i, vp, ctypes.c_char_p, i, P(Memory),
         P(sz), P(sz))
+    _fn(lib, "jitunwind_registry_load_jitdump", i, vp, ctypes.c_char_p, i, P(Memory),
+        P(sz), P(sz))
     _fn(lib, "jitunwind_jit_read_descriptor", i, vp, P(Memory), u64, P(JitReadInfo))
     _fn(lib, "jitunwind_registry_load_gdb_jit", i, vp, P(Memory), u64, i, P(sz), P(sz))
     _fn(lib, "jitunwind_anonymous_exec_mappings", i, i, P(Mapping), sz, P(sz))
@@ -293,6 +295,7 @@ def _declare(lib):
     _fn(lib, "jitunwind_dwarf_member_offset", i, vp, ctypes.c_char_p, ctypes.c_char_p, P(u64))
     _fn(lib, "jitunwind_pyreader_executors", i, vp, P(PyExecutor), sz, P(sz))
     _fn(lib, "jitunwind_pyreader_executor_ranges", i, vp, vp, i, u64, u64, P(sz))
+    _fn(lib, "jitunwind_pyreader_executor_ranges_note", ctypes.c_char_p, vp)
     _fn(lib, "jitunwind_pyreader_free", None, vp)
     _fn(lib, "jitunwind_pyreader_last_error", P(Error), vp)
     _fn(lib, "jitunwind_pyreader_threads", i, vp, P(PyThread), sz, P(sz))
@@ -411,5 +414,6 @@ def declare_jitview(lib):
         P(sz))
     _fn(lib, "jitunwind_pyreader_jit_pc", i, vp, u64, u64, P(PyJitPc))
     _fn(lib, "jitunwind_py_jit_pc_label", i, P(PyJitPc), ctypes.c_char_p, sz)
+    _fn(lib, "jitunwind_py_jit_frame_name", i, P(PyJitPc), ctypes.c_char_p, sz)
     _fn(lib, "jitunwind_step_range_in", i, i, vp, P(Range), P(Memory), P(Regs), i, P(Regs), P(i))
     lib._jitview_declared = True

@@ -26,7 +26,7 @@ Detail = collections.namedtuple(
               "have_names missing")
 JitPc = collections.namedtuple(
     "JitPc", "pc executor jit_code offset region uop_count uop qualname filename first_line code "
-             "label missing")
+             "label missing name")
 
 
 def _lib():
@@ -99,24 +99,17 @@ def jit_pc(reader, pc, code=0):
         _raise(reader, rc)
     buf = ctypes.create_string_buffer(128)
     lib.jitunwind_py_jit_pc_label(ctypes.byref(w), buf, len(buf))
+    name = ctypes.create_string_buffer(2048)
+    lib.jitunwind_py_jit_frame_name(ctypes.byref(w), name, len(name))
     return JitPc(w.pc, w.executor, w.jit_code, w.offset, w.region, w.uop_count, _uop(w.uop),
                  _text(w.ex.qualname), _text(w.ex.filename), w.ex.first_line, w.ex.code,
-                 _text(buf.value), _text(w.missing))
+                 _text(buf.value), _text(w.missing), _text(name.value))
 
 
 def frame_label(where):
-    """`py::jit:hot [uop 17/42 _CALL_BUILTIN_FAST] (app.py:12)` for a JitPc:
-    the uop's line (none when it has none); outside uops the executor's
-    first line, as the range name has it."""
-    name = where.qualname or "<executor %#x>" % where.executor
-    line = where.first_line
-    if where.region == REGION_UOP:
-        line = where.uop.line  # a uop without a line shows none, not the def line
-    place = ""
-    if where.filename:
-        place = " (%s:%d)" % (where.filename, line) if line > 0 else " (%s)" % where.filename
-    label = " " + where.label if where.label else ""
-    return "py::jit:%s%s%s" % (name, label, place)
+    """`py::jit:hot [uop 17/42 _CALL_BUILTIN_FAST] (app.py:12)` for a JitPc
+    (jitunwind_py_jit_frame_name: the uop's line)."""
+    return where.name
 
 
 def _state(d):

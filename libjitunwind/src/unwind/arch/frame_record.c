@@ -33,19 +33,6 @@ int ju_step_frame_record(struct ju_step *s, uint64_t fp)
     return 0;
 }
 
-int ju_step_fp_preserving(struct ju_step *s, const struct jitunwind_range *r)
-{
-    uint64_t fp = s->in->fp, size = r->frame_size ? r->frame_size : 16;
-    int rc;
-    if (fp > UINT64_MAX - size) {
-        s->stop = JITUNWIND_STOP_BAD_FRAME;
-        return JITUNWIND_ECORRUPT;
-    }
-    if ((rc = ju_step_frame_record(s, fp)) == 0)
-        s->out->sp = fp + size;
-    return rc;
-}
-
 int ju_step_return_address_at(struct ju_step *s, uint64_t addr, uint64_t new_sp)
 {
     uint64_t pc;

@@ -1,77 +1,23 @@
-/* x86-64 rules. Trampoline layouts (CPython's Python/asm_trampoline.S), by
- * offset inside one copy:
- *   SUB8:   [endbr64 (4)] | sub $8,%rsp (4) | call *%rcx (2) | add $8,%rsp (4)
- *           | ret (1)
- *   FRAMED: [endbr64 (4)] | push %rbp (1) | mov %rsp,%rbp (3) | call *%rcx (2)
- *           | pop %rbp (1) | ret (1)
- * CET builds start with endbr64 (3.14+, and briefly 3.13.x with SUB8); it
- * shifts every offset by 4. Whether a copy has one is read from its first
- * bytes; an unreadable head is taken as none.
- * An innermost pc that is not at an instruction boundary of the template (or
- * lies in the padding after it) is a BAD_FRAME: the range does not hold what
- * it claims.
+/* x86-64 rules. The trampoline layouts are data (rules.c): a copy's state
+ * at its pc's offset is executed; an innermost pc that is not at an
+ * instruction boundary of the template (or lies in the padding after it)
+ * is a BAD_FRAME: the range does not hold what it claims. Whether a copy
+ * starts with endbr64 is read from its first bytes; an unreadable head is
+ * taken as none.
  *
  * Only the innermost frame can be stopped at any instruction. Every other
  * frame's pc is a return address, which points just after a call: in a
  * trampoline that is always the return point (the callee is still running),
  * whatever offset the pc seems to have. So non-innermost frames use the
- * return-point rule unconditionally; this also makes a return address that
- * equals range.end (a call ending the range) unwind correctly. */
+ * return point's state unconditionally; this also makes a return address
+ * that equals range.end (a call ending the range) unwind correctly. */
 #include "base/arch_facts.h"
 #include "unwind/arch/arch.h"
 
-/* The templates and endbr64 are the architecture table's. */
+/* endbr64 is the architecture table's. */
 static const struct ju_code_bytes *endbr64(void)
 {
     return &ju_arch_facts(JITUNWIND_ARCH_X86_64)->landing_pad;
-}
-
-static int bad(struct ju_step *s)
-{
-    s->stop = JITUNWIND_STOP_BAD_FRAME;
-    return JITUNWIND_ECORRUPT;
-}
-
-/* 4 if the trampoline copy at `copy_start` begins with endbr64, else 0. */
-static uint64_t endbr_size(const struct ju_step *s, uint64_t copy_start)
-{
-    uint8_t head[JU_MAX_TEMPLATE];
-    if (ju_read(s->mem, copy_start, head, endbr64()->len) == 0 &&
-        ju_code_starts_with(head, endbr64()->len, endbr64()))
-        return endbr64()->len;
-    return 0;
-}
-
-static int step_sub8(struct ju_step *s, uint64_t off, uint64_t copy_start)
-{
-    uint64_t base, sp = s->in->sp;
-    /* Return point: the trampoline's own return address sits above the
-     * 8-byte pad. */
-    if (!s->innermost)
-        return ju_step_return_address_at(s, sp + 8, sp + 16);
-    base = endbr_size(s, copy_start);
-    if (off >= base + 4 && off < base + 10) /* at call, or at add (return point) */
-        return ju_step_return_address_at(s, sp + 8, sp + 16);
-    if (off == 0 || off == base || off == base + 10) /* before sub / at ret */
-        return ju_step_return_address_at(s, sp, sp + 8);
-    return bad(s);
-}
-
-static int step_framed(struct ju_step *s, uint64_t off, uint64_t copy_start)
-{
-    uint64_t base, sp = s->in->sp;
-    if (!s->innermost) /* return point: the frame record is complete */
-        return ju_step_frame_record(s, s->in->fp);
-    base = endbr_size(s, copy_start);
-    if (off == 0 || off == base) /* at endbr64 or push: nothing pushed yet */
-        return ju_step_return_address_at(s, sp, sp + 8);
-    if (off == base + 1) /* at mov: the caller's rbp and return address are at sp */
-        return ju_step_frame_record(s, sp);
-    if (off == base + 4 || off == base + 6) /* at call, or at pop (return point) */
-        return ju_step_frame_record(s, s->in->fp);
-    if (off == base + 7) /* at ret: rbp restored */
-        return ju_step_return_address_at(s, sp, sp + 8);
-    return bad(s);
 }
 
 /* Is there a call instruction ending just before `ra`? e8 rel32; ff /2 with
@@ -225,17 +171,13 @@ static int step_fp_or_scan(struct ju_step *s, const struct jitunwind_range *r)
 
 int ju_x86_64_step_range(struct ju_step *s, const struct jitunwind_range *r)
 {
-    uint64_t copy_start, off;
     if (r->rule == JITUNWIND_RULE_FP_PRESERVING)
-        return ju_step_fp_preserving(s, r);
+        return ju_step_fp_preserving(s, ju_arch_facts(JITUNWIND_ARCH_X86_64), r);
     if (r->rule == JITUNWIND_RULE_SCAN)
         return step_fp_or_scan(s, r);
     if (!(s->in->valid & JITUNWIND_REG_SP)) {
         s->stop = JITUNWIND_STOP_NEED_REGISTER;
         return JITUNWIND_EINVAL;
     }
-    off = ju_trampoline_offset(r, s->in->pc, &copy_start);
-    if (r->rule == JITUNWIND_RULE_TRAMPOLINE_SUB8)
-        return step_sub8(s, off, copy_start);
-    return step_framed(s, off, copy_start);
+    return ju_step_trampoline(s, ju_arch_facts(JITUNWIND_ARCH_X86_64), r);
 }

@@ -51,20 +51,26 @@ def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, p
                 notes.append("GDB JIT interface: %d objects skipped" % skipped)
         except JitunwindError as exc:
             notes.append("GDB JIT interface at %#x: %s" % (gdb_jit_addr, exc))
-    path = "/tmp/perf-%d.map" % pid if pid else None
-    if path and arch and os.path.exists(path):
+    # CPython's -X perf writes a perf map, -X perf_jit a jitdump file.
+    for name, load, unit in (("/tmp/perf-%d.map", registry.load_perf_map, "lines"),
+                             ("/tmp/jit-%d.dump", registry.load_jitdump, "records")):
+        path = name % pid if pid else None
+        if not (path and arch and os.path.exists(path)):
+            continue
         try:
-            _, skipped = registry.load_perf_map(path, arch, memory)
+            _, skipped = load(path, arch, memory)
             if skipped:
                 missing = core_missing_bytes(core_path) if core_path else 0
-                notes.append("%s: %d lines skipped%s" % (
-                    path, skipped, ": the core is truncated (%d bytes of memory missing), so "
-                    "their code bytes are not in it" % missing if missing else ""))
+                notes.append("%s: %d %s skipped%s" % (
+                    path, skipped, unit, ": the core is truncated (%d bytes of memory missing), "
+                    "so their code bytes are not in it" % missing if missing else ""))
         except JitunwindError as exc:
             notes.append("%s: %s" % (path, exc))
     if pyreader is not None and arch:
         try:
             pyreader().executor_ranges(registry, arch, eval_range)
+            if pyreader().executor_ranges_note():
+                notes.append("JIT executors: %s" % pyreader().executor_ranges_note())
         except JitunwindError as exc:
             if exc.code != EUNSUPPORTED:
                 notes.append("JIT executors: %s" % exc)

@@ -1,0 +1,441 @@
+/* Native modules: mapped ELF files, their load bias, symbols and CFI handles.
+ * Module files are host files (not target memory); they are opened once,
+ * when first added, and kept open for the life of the set. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "elf/modules_internal.h"
+#include "elf/elf.h"
+
+#define MAX_MODULES 4096u            /* distinct files in one target */
+#define MAX_MAPS_LINE 4096u          /* bytes in one /proc/PID/maps line */
+
+struct jitunwind_modules {
+    struct ju_module *mods;
+    size_t count, cap;
+    struct jitunwind_error err;
+};
+
+JITUNWIND_API int jitunwind_modules_new(jitunwind_modules **out)
+{
+    jitunwind_modules *mods;
+    if (!out)
+        return JITUNWIND_EINVAL;
+    elf_version(EV_CURRENT);
+    mods = calloc(1, sizeof *mods);
+    return ju_constructed((void **)out, mods, mods ? 0 : JITUNWIND_ENOMEM, NULL);
+}
+
+static void module_close(struct ju_module *m)
+{
+    if (m->eh_cfi) /* from dwarf_getcfi_elf: ours to end (the .debug_frame one is the Dwarf's) */
+        dwarf_cfi_end(m->eh_cfi);
+    if (m->dwarf)
+        dwarf_end(m->dwarf);
+    if (m->sep_elf)
+        ju_elf_close(m->sep_fd, m->sep_elf);
+    ju_elf_close(m->fd, m->elf);
+    free(m->path);
+}
+
+JITUNWIND_API void jitunwind_modules_free(jitunwind_modules *mods)
+{
+    size_t i;
+    if (!mods)
+        return;
+    for (i = 0; i < mods->count; i++)
+        module_close(&mods->mods[i]);
+    free(mods->mods);
+    free(mods);
+}
+
+JITUNWIND_API const struct jitunwind_error *
+jitunwind_modules_last_error(const jitunwind_modules *mods)
+{
+    return mods ? &mods->err : jitunwind_last_error();
+}
+
+/* Load bias from the first PT_LOAD segment and a mapping that covers its
+ * file offset; 0 for ET_EXEC. Returns 0 when it cannot be decided yet (the
+ * covering mapping has not been added). */
+static int compute_bias(struct ju_module *m, uint64_t start, uint64_t end, uint64_t offset)
+{
+    GElf_Ehdr eh;
+    size_t phnum, i;
+    if (!gelf_getehdr(m->elf, &eh) || elf_getphdrnum(m->elf, &phnum) != 0)
+        return 0;
+    if (eh.e_type == ET_EXEC) {
+        m->bias = 0;
+        return 1;
+    }
+    for (i = 0; i < phnum; i++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(m->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+            continue;
+        if (offset <= ph.p_offset && ph.p_offset < offset + (end - start)) {
+            m->bias = start + (ph.p_offset - offset) - ph.p_vaddr;
+            return 1;
+        }
+        return 0; /* only the first PT_LOAD decides */
+    }
+    return 0;
+}
+
+static struct ju_module *find_path(jitunwind_modules *mods, const char *path)
+{
+    size_t i;
+    for (i = 0; i < mods->count; i++)
+        if (strcmp(mods->mods[i].path, path) == 0)
+            return &mods->mods[i];
+    return NULL;
+}
+
+static int open_module(jitunwind_modules *mods, const char *path, struct ju_module **out)
+{
+    struct ju_module m = {0}, *grown;
+    *out = NULL;
+    if (mods->count >= MAX_MODULES)
+        return ju_fail(&mods->err, JITUNWIND_ELIMIT, 0, "more than %u modules", MAX_MODULES);
+    if (ju_elf_open(path, &m.fd, &m.elf) < 0)
+        return 0; /* deleted, inaccessible or not ELF: not a module we can use */
+    m.path = strdup(path);
+    if (!m.path) {
+        ju_elf_close(m.fd, m.elf);
+        return JITUNWIND_ENOMEM;
+    }
+    m.start = UINT64_MAX;
+    m.sep_fd = -1;
+    grown = ju_reserve_one(mods->mods, &mods->cap, mods->count, sizeof *mods->mods, 32);
+    if (!grown) {
+        module_close(&m);
+        return JITUNWIND_ENOMEM;
+    }
+    mods->mods = grown;
+    mods->mods[mods->count] = m;
+    *out = &mods->mods[mods->count++];
+    return 0;
+}
+
+JITUNWIND_API int jitunwind_modules_add_mapping(jitunwind_modules *mods, const char *path,
+                                                uint64_t start, uint64_t end,
+                                                uint64_t offset)
+{
+    struct ju_module *m;
+    int rc;
+    if (!mods || !path || end <= start)
+        return JITUNWIND_EINVAL;
+    m = find_path(mods, path);
+    if (!m) {
+        rc = open_module(mods, path, &m);
+        if (rc < 0 || !m)
+            return rc;
+    }
+    if (start < m->start)
+        m->start = start;
+    if (end > m->end)
+        m->end = end;
+    if (!m->bias_known)
+        m->bias_known = compute_bias(m, start, end, offset);
+    return 0;
+}
+
+JITUNWIND_API int jitunwind_modules_load_proc(jitunwind_modules *mods, int pid)
+{
+    char path[64], line[MAX_MAPS_LINE];
+    FILE *f;
+    int rc = 0;
+    if (!mods || pid <= 0)
+        return JITUNWIND_EINVAL;
+    snprintf(path, sizeof path, "/proc/%d/maps", pid);
+    f = fopen(path, "re");
+    if (!f)
+        return ju_fail(&mods->err, JITUNWIND_EIO, 0, "cannot open %s", path);
+    while (rc >= 0 && fgets(line, sizeof line, f)) {
+        unsigned long long start, end, offset;
+        int name_at = 0;
+        char *name;
+        if (sscanf(line, "%llx-%llx %*4s %llx %*x:%*x %*u %n", &start, &end, &offset,
+                   &name_at) < 3 || name_at == 0)
+            continue;
+        name = line + name_at;
+        name[strcspn(name, "\n")] = '\0';
+        if (name[0] != '/')
+            continue; /* anonymous, [heap], [stack], [vdso] ... */
+        rc = jitunwind_modules_add_mapping(mods, name, start, end, offset);
+    }
+    fclose(f);
+    return rc < 0 ? rc : 0;
+}
+
+/* Walk the NT_FILE note of a core: count, page size, count x (start, end,
+ * page offset), then count NUL-terminated names. */
+static int add_nt_file(jitunwind_modules *mods, const uint8_t *desc, size_t size)
+{
+    uint64_t count, page, i;
+    const char *names;
+    size_t names_len, pos = 0;
+    if (size < 16)
+        return JITUNWIND_ECORRUPT;
+    count = ju_load_u64(desc);
+    page = ju_load_u64(desc + 8);
+    if (count > JU_MAX_NT_FILE_ENTRIES || 16 + count * 24 > size)
+        return JITUNWIND_ECORRUPT;
+    names = (const char *)desc + 16 + count * 24;
+    names_len = size - (size_t)(16 + count * 24);
+    for (i = 0; i < count; i++) {
+        const uint8_t *e = desc + 16 + i * 24;
+        size_t n = strnlen(names + pos, names_len - pos);
+        int rc;
+        if (pos + n >= names_len)
+            return JITUNWIND_ECORRUPT;
+        rc = jitunwind_modules_add_mapping(mods, names + pos, ju_load_u64(e),
+                                           ju_load_u64(e + 8), ju_load_u64(e + 16) * page);
+        if (rc < 0 && rc != JITUNWIND_EINVAL)
+            return rc;
+        pos += n + 1;
+    }
+    return 0;
+}
+
+int ju_core_open(const char *core_path, int *fd, Elf **elf)
+{
+    size_t phnum;
+    int rc = ju_elf_open(core_path, fd, elf);
+    if (rc == 0 && elf_getphdrnum(*elf, &phnum) != 0) {
+        ju_elf_close(*fd, *elf);
+        *elf = NULL;
+        *fd = -1;
+        rc = JITUNWIND_EELF;
+    }
+    return rc;
+}
+
+int ju_core_nt_file(Elf *elf, const uint8_t **desc, size_t *size)
+{
+    size_t phnum, i;
+    if (elf_getphdrnum(elf, &phnum) != 0)
+        return JITUNWIND_EELF;
+    for (i = 0; i < phnum; i++) {
+        GElf_Phdr ph;
+        Elf_Data *data;
+        size_t off = 0, name_off, desc_off;
+        GElf_Nhdr nh;
+        if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+            continue;
+        data = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
+        if (!data)
+            continue;
+        while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+            if (nh.n_type == NT_FILE && nh.n_namesz == 5 &&
+                memcmp((const char *)data->d_buf + name_off, "CORE", 4) == 0) {
+                *desc = (const uint8_t *)data->d_buf + desc_off;
+                *size = nh.n_descsz;
+                return 0;
+            }
+        }
+    }
+    return JITUNWIND_ENOTFOUND;
+}
+
+JITUNWIND_API int jitunwind_modules_load_core(jitunwind_modules *mods, const char *core_path)
+{
+    int fd, rc;
+    Elf *elf;
+    const uint8_t *desc;
+    size_t size;
+    if (!mods || !core_path)
+        return JITUNWIND_EINVAL;
+    if ((rc = ju_core_open(core_path, &fd, &elf)) < 0)
+        return ju_fail(&mods->err, rc, 0,
+                       rc == JITUNWIND_EIO ? "cannot open core %s" : "%s is not an ELF core",
+                       core_path);
+    rc = ju_core_nt_file(elf, &desc, &size);
+    if (rc == 0)
+        rc = add_nt_file(mods, desc, size);
+    ju_elf_close(fd, elf);
+    if (rc == JITUNWIND_ENOTFOUND)
+        return ju_fail(&mods->err, rc, 0, "%s has no NT_FILE note", core_path);
+    if (rc < 0)
+        return ju_fail(&mods->err, rc, 0, "%s: malformed NT_FILE note", core_path);
+    return 0;
+}
+
+JITUNWIND_API size_t jitunwind_modules_count(const jitunwind_modules *mods)
+{
+    return mods ? mods->count : 0;
+}
+
+JITUNWIND_API int jitunwind_modules_info(const jitunwind_modules *mods, size_t index,
+                                         struct jitunwind_module_info *out)
+{
+    const struct ju_module *m;
+    if (!mods || !out || index >= mods->count)
+        return JITUNWIND_EINVAL;
+    m = &mods->mods[index];
+    out->path = m->path;
+    out->start = m->start;
+    out->end = m->end;
+    out->bias = m->bias;
+    out->has_cfi = ju_module_cfi((struct ju_module *)m, 0) != NULL ||
+                   ju_module_cfi((struct ju_module *)m, 1) != NULL;
+    out->reserved = 0;
+    return 0;
+}
+
+JITUNWIND_API long jitunwind_modules_find(const jitunwind_modules *mods, uint64_t addr)
+{
+    size_t i;
+    if (!mods)
+        return -1;
+    for (i = 0; i < mods->count; i++) {
+        const struct ju_module *m = &mods->mods[i];
+        if (m->bias_known && addr >= m->start && addr < m->end)
+            return (long)i;
+    }
+    return -1;
+}
+
+struct ju_module *ju_modules_lookup(jitunwind_modules *mods, uint64_t addr)
+{
+    long i = jitunwind_modules_find(mods, addr);
+    return i < 0 ? NULL : &mods->mods[i];
+}
+
+Dwarf_CFI *ju_module_cfi(struct ju_module *m, int debug_frame)
+{
+    if (!debug_frame) {
+        if (!m->eh_tried) {
+            m->eh_tried = 1;
+            m->eh_cfi = dwarf_getcfi_elf(m->elf);
+        }
+        return m->eh_cfi;
+    }
+    if (!m->debug_tried) {
+        m->debug_tried = 1;
+        m->dwarf = dwarf_begin_elf(m->elf, DWARF_C_READ, NULL);
+        m->debug_cfi = m->dwarf ? dwarf_getcfi(m->dwarf) : NULL;
+    }
+    return m->debug_cfi;
+}
+
+/* Symbol i of a table: a 64-bit file's table, in memory order once libelf
+ * gives it (elf_getdata), is read in place; gelf_getsym's copy and checks
+ * per symbol were most of the time of naming a frame on a large table. */
+static int symbol_at(Elf_Data *data, int elf64, size_t i, GElf_Sym *out)
+{
+    if (elf64) {
+        Elf64_Sym sym; /* copied: libelf may leave a crafted file's table unaligned */
+        memcpy(&sym, (const char *)data->d_buf + i * sizeof sym, sizeof sym);
+        out->st_name = sym.st_name;
+        out->st_info = sym.st_info;
+        out->st_shndx = sym.st_shndx;
+        out->st_value = sym.st_value;
+        out->st_size = sym.st_size;
+        return 1;
+    }
+    return gelf_getsym(data, (int)i, out) != NULL;
+}
+
+/* Search one symbol table for the function containing vaddr: among the
+ * defined, named STT_FUNC symbols containing it (a size of 0 counting as
+ * 1), the one with the highest value, and of those the first. */
+static int search_symtab(Elf *elf, Elf_Scn *scn, uint64_t vaddr, char *buf, size_t len,
+                         uint64_t *offset)
+{
+    GElf_Shdr sh;
+    Elf_Data *data;
+    size_t i, n;
+    int found = 0, elf64;
+    uint64_t best = 0;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_entsize == 0)
+        return 0;
+    data = elf_getdata(scn, NULL);
+    if (!data || !data->d_buf)
+        return 0;
+    elf64 = gelf_getclass(elf) == ELFCLASS64 && data->d_type == ELF_T_SYM;
+    n = sh.sh_size / sh.sh_entsize;
+    if (elf64 && n > data->d_size / sizeof(Elf64_Sym))
+        n = data->d_size / sizeof(Elf64_Sym); /* a header claiming more than the data */
+    for (i = 0; i < n; i++) {
+        GElf_Sym sym;
+        const char *name;
+        if (!symbol_at(data, elf64, i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+            sym.st_shndx == SHN_UNDEF || sym.st_value > vaddr)
+            continue;
+        if (vaddr >= sym.st_value + (sym.st_size ? sym.st_size : 1))
+            continue;
+        if (found && sym.st_value <= best)
+            continue;
+        name = elf_strptr(elf, sh.sh_link, sym.st_name);
+        if (!name || !*name)
+            continue;
+        found = 1;
+        best = sym.st_value;
+        ju_strlcpy(buf, name, len);
+        *offset = vaddr - sym.st_value;
+    }
+    return found;
+}
+
+/* The module's separate debug file (debug_files.c), or NULL. Tried once. */
+static Elf *separate_debug_elf(struct ju_module *m)
+{
+    char path[4096];
+    if (m->sep_tried)
+        return m->sep_elf;
+    m->sep_tried = 1;
+    if (ju_debug_file_find(m->elf, m->path, 0, path, sizeof path, NULL, 0) < 0)
+        return NULL;
+    if (ju_elf_open(path, &m->sep_fd, &m->sep_elf) < 0) {
+        m->sep_elf = NULL;
+        m->sep_fd = -1;
+    }
+    return m->sep_elf;
+}
+
+JITUNWIND_API int jitunwind_modules_symbolize(jitunwind_modules *mods, uint64_t addr,
+                                              char *buf, size_t len, uint64_t *offset)
+{
+    struct ju_module *m;
+    uint64_t off = 0;
+    int pass;
+    if (!mods || !buf || len == 0)
+        return JITUNWIND_EINVAL;
+    m = ju_modules_lookup(mods, addr);
+    if (!m)
+        return JITUNWIND_ENOTFOUND;
+    for (pass = 0; pass < 2; pass++) {
+        Elf_Scn *scn = NULL;
+        while ((scn = elf_nextscn(m->elf, scn)) != NULL) {
+            GElf_Shdr sh;
+            if (!gelf_getshdr(scn, &sh) ||
+                sh.sh_type != (pass == 0 ? SHT_SYMTAB : SHT_DYNSYM))
+                continue;
+            if (search_symtab(m->elf, scn, addr - m->bias, buf, len, &off)) {
+                if (offset)
+                    *offset = off;
+                return 0;
+            }
+        }
+    }
+    /* A stripped file (Debian's python3.11) keeps its static functions'
+     * symbols in the separate debug file: same virtual addresses. */
+    if (separate_debug_elf(m)) {
+        Elf_Scn *scn = NULL;
+        while ((scn = elf_nextscn(m->sep_elf, scn)) != NULL) {
+            GElf_Shdr sh;
+            if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB &&
+                search_symtab(m->sep_elf, scn, addr - m->bias, buf, len, &off)) {
+                if (offset)
+                    *offset = off;
+                return 0;
+            }
+        }
+    }
+    return JITUNWIND_ENOTFOUND;
+}

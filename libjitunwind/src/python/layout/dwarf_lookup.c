@@ -1,0 +1,28 @@
+/* The one DWARF lookup the layouts share: a member found by the first of
+ * its alternative paths (CPython renames members between versions), its
+ * bit offset for bit-fields, or a struct's size. */
+#include "python/layout/layout.h"
+
+int ju_py_dwarf_lookup(jitunwind_dwarf_types *types, const char *type, const char *paths,
+                       int bits, uint64_t *value)
+{
+    char path[128];
+    const char *p = paths;
+    if (!p)
+        return jitunwind_dwarf_type_size(types, type, value);
+    while (*p) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len < sizeof path) {
+            memcpy(path, p, len);
+            path[len] = 0;
+            if ((bits ? jitunwind_dwarf_member_bit_offset(types, type, path, value)
+                      : jitunwind_dwarf_member_offset(types, type, path, value)) == 0)
+                return 0;
+        }
+        if (!bar)
+            break;
+        p = bar + 1;
+    }
+    return JITUNWIND_ENOTFOUND;
+}

@@ -1,0 +1,57 @@
+/* The one precedence by which a layout's sources are merged, for the
+ * frame layout, the JIT view and the value layout alike. The order is
+ * always: the version's table (versions.c), then the target's own
+ * _Py_DebugOffsets (debug_offsets.c, 3.13+), then the build's DWARF
+ * (dwarf_layout.c, jit_layout.c, value_layout.c), then settle (fields only
+ * DWARF could give and did not become absent), then one check
+ * (validate.h). This header owns what DWARF's value does at the third
+ * step. */
+#ifndef JITUNWIND_PY_MERGE_H
+#define JITUNWIND_PY_MERGE_H
+
+#include <stdint.h>
+
+#include "jitunwind/python.h"
+
+enum ju_py_merge {
+    JU_PY_MERGE_SKIP,   /* the version has no such field: DWARF's value is not used */
+    JU_PY_MERGE_DERIVE, /* taken from DWARF: a build-specific field, or one only DWARF knows */
+    JU_PY_MERGE_AGREE,  /* compared: the same */
+    JU_PY_MERGE_ADOPT,  /* compared, differs: DWARF's value replaces the table's */
+    JU_PY_MERGE_STAND   /* compared, differs: the target's own debug offsets stand (a file
+                         * on disk could belong to another build) */
+};
+
+/* What DWARF's value `dwarf` does to a field that has `have`, unless
+ * `absent` (the version has no such field). `derive`: the caller's rule
+ * says DWARF gives it outright (build-specific, or left to DWARF by the
+ * table); `target_gave`: the value came from the target's own debug
+ * offsets. */
+static inline enum ju_py_merge ju_py_merge(int absent, uint64_t have, uint64_t dwarf,
+                                           int derive, int target_gave)
+{
+    if (derive)
+        return JU_PY_MERGE_DERIVE;
+    if (absent)
+        return JU_PY_MERGE_SKIP;
+    if (have == dwarf)
+        return JU_PY_MERGE_AGREE;
+    return target_gave ? JU_PY_MERGE_STAND : JU_PY_MERGE_ADOPT;
+}
+
+/* Count verdict m in a report: checked, mismatches (the first named by
+ * `first`, already formatted), adopted, derived. */
+static inline void ju_py_merge_count(struct jitunwind_py_dwarf_report *report,
+                                     enum ju_py_merge m)
+{
+    if (m == JU_PY_MERGE_DERIVE)
+        report->derived++;
+    if (m == JU_PY_MERGE_AGREE || m == JU_PY_MERGE_ADOPT || m == JU_PY_MERGE_STAND)
+        report->checked++;
+    if (m == JU_PY_MERGE_ADOPT || m == JU_PY_MERGE_STAND)
+        report->mismatches++;
+    if (m == JU_PY_MERGE_ADOPT)
+        report->adopted++;
+}
+
+#endif

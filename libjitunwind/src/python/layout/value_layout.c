@@ -1,0 +1,248 @@
+/* Object layouts for values and frame variables, per CPython version.
+ * Checked with `gdb ptype /o` against the DWARF of pyenv's 3.11.7, 3.12.1,
+ * 3.13.0 and a 3.14.7 build (x86-64; the same on AArch64: no lock is held
+ * by value in these structs), and end to end by tests/values (reprs of a
+ * corpus compared with the interpreter's own). Free-threaded builds: the
+ * same tables behind the 32-byte header (PyDictKeysObject's dk_mutex sits
+ * in a padding byte; the frame's fields before localsplus are unchanged).
+ * The GIL's `locked` and the interpreter's gc.collecting: gdb on the same
+ * builds and on Debian's 3.11.2 (release and debug), 3.12.0, 3.13.0 and
+ * 3.14.7 debug builds, which agree (free-threaded builds: from the target's
+ * _Py_DebugOffsets, or DWARF).
+ *
+ * These tables are where a reader's value layout starts (ju_py_values_start);
+ * the target's _Py_DebugOffsets (debug_offsets.c) and the build's DWARF
+ * then override them, and ju_py_values_check holds the result to each
+ * field's width and holder before any decoder reads with it. A version
+ * without a table (3.15+) starts from the newest one, borrowed: every
+ * needed field must then come from the target or DWARF. */
+#include <stdio.h>
+
+#include "python/pyreader.h"
+#include "python/layout/merge.h"
+#include "python/layout/versions.h"
+#include "python/layout/validate.h"
+
+#define OBJECTS_COMMON                                                                  \
+    .long_digits = 8, .float_value = 0, .var_size = 0, .list_items = 8, .dict_used = 0,  \
+    .dict_keys = 16, .dict_values = 24, .set_used = 8, .set_mask = 16, .set_table = 24,  \
+    .func_qualname = 24, .cfunc_ml = 0, .cfunc_self = 8, .method_func = 0,               \
+    .method_self = 8, .module_dict = 0, .cell_ref = 0, .tp_flags = 152, .tp_dict = 248,  \
+    .co_flags = 32, .co_localsplusnames = 80, .co_localspluskinds = 88,                  \
+    .dk_log2_size = 8, .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,       \
+    .dk_indices = 32
+
+const struct ju_py_value_layout ju_py_value_table_311 = {
+    .version = 0x030b0000, OBJECTS_COMMON,
+    .long_size = 0, .long_tag = JU_PY_NONE, .tuple_items = 8, .ht_qualname = 848,
+    .co_argcount = 40, .co_kwonlyargcount = 48, .co_nlocalsplus = 60,
+    .dv_values = 0, .dv_order_before = 1,
+    .fr_globals = 8, .fr_builtins = 16, .fr_localsplus = 72,
+    .gil_locked = JU_PY_NONE, /* 3.11: the runtime's current thread state says it */
+    .interp_gc_collecting = 848,
+};
+
+const struct ju_py_value_layout ju_py_value_table_312 = {
+    .version = 0x030c0000, OBJECTS_COMMON,
+    .long_size = JU_PY_NONE, .long_tag = 0, .tuple_items = 8, .ht_qualname = 856,
+    .co_argcount = 36, .co_kwonlyargcount = 44, .co_nlocalsplus = 56,
+    .dv_values = 0, .dv_order_before = 1,
+    .fr_globals = 24, .fr_builtins = 32, .fr_localsplus = 72, .gil_locked = 16,
+    .interp_gc_collecting = 312,
+};
+
+/* 3.13 and 3.14 also have free-threaded builds: the same tables behind the
+ * bigger header; their gc.collecting is not the GIL build's. */
+#define VALUES_313_FIELDS                                                                 \
+    .version = 0x030d0000, OBJECTS_COMMON,                                                \
+    .long_size = JU_PY_NONE, .long_tag = 0, .tuple_items = 8, .ht_qualname = 856,        \
+    .co_argcount = 36, .co_kwonlyargcount = 44, .co_nlocalsplus = 56,                     \
+    .dv_values = 8, .dv_order_before = 0,                                                 \
+    .fr_globals = 24, .fr_builtins = 32, .fr_localsplus = 72, .gil_locked = 16
+
+#define VALUES_314_FIELDS                                                                 \
+    .version = 0x030e0000, OBJECTS_COMMON,                                                \
+    .long_size = JU_PY_NONE, .long_tag = 0, .tuple_items = 16 /* after ob_hash */,       \
+    .ht_qualname = 856, .co_argcount = 36, .co_kwonlyargcount = 44, .co_nlocalsplus = 56, \
+    .dv_values = 8, .dv_order_before = 0,                                                 \
+    .fr_globals = 24, .fr_builtins = 32, .fr_localsplus = 80, .gil_locked = 16
+
+const struct ju_py_value_layout ju_py_value_table_313 = {VALUES_313_FIELDS,
+                                                     .interp_gc_collecting = 7600};
+const struct ju_py_value_layout ju_py_value_table_313t = {
+    VALUES_313_FIELDS, .free_threaded = 1, .interp_gc_collecting = JU_PY_NONE};
+const struct ju_py_value_layout ju_py_value_table_314 = {VALUES_314_FIELDS,
+                                                     .interp_gc_collecting = 7600};
+const struct ju_py_value_layout ju_py_value_table_314t = {
+    VALUES_314_FIELDS, .free_threaded = 1, .interp_gc_collecting = JU_PY_NONE};
+
+const struct ju_pyv_field_desc ju_pyv_fields[JU_PYV_COUNT] = {
+#define JU_PYV_DESC(field, holder, width, kind, paths)                                  \
+    [JU_PYV_##field] = {#field, paths, offsetof(struct ju_py_value_layout, field), width, \
+                        JU_PYVH_##holder, JU_PYK_##kind},
+    JU_PY_VALUE_FIELDS(JU_PYV_DESC)
+#undef JU_PYV_DESC
+};
+
+const struct ju_pyv_holder_desc ju_pyv_holders[JU_PYVH_COUNT] = {
+    [JU_PYVH_LONG] = {"PyLongObject"},          [JU_PYVH_FLOAT] = {"PyFloatObject"},
+    [JU_PYVH_TUPLE] = {"PyTupleObject"},        [JU_PYVH_LIST] = {"PyListObject"},
+    [JU_PYVH_DICT] = {"PyDictObject"},          [JU_PYVH_SET] = {"PySetObject"},
+    [JU_PYVH_FUNCTION] = {"PyFunctionObject"},  [JU_PYVH_CFUNCTION] = {"PyCFunctionObject"},
+    [JU_PYVH_METHOD] = {"PyMethodObject"},      [JU_PYVH_MODULE] = {"PyModuleObject"},
+    [JU_PYVH_CELL] = {"PyCellObject"},          [JU_PYVH_TYPE] = {"PyTypeObject"},
+    [JU_PYVH_HEAPTYPE] = {"PyHeapTypeObject"},  [JU_PYVH_CODE] = {"PyCodeObject"},
+    [JU_PYVH_DICTKEYS] = {"PyDictKeysObject"},  [JU_PYVH_DICTVALUES] = {"PyDictValues"},
+    [JU_PYVH_FRAME] = {"_PyInterpreterFrame"}, [JU_PYVH_GIL] = {"_gil_runtime_state"},
+    [JU_PYVH_INTERP] = {"PyInterpreterState"},
+};
+
+static uint32_t *slot_of(struct ju_py_values *s, enum ju_pyv_field_id id)
+{
+    return (uint32_t *)((char *)&s->V + ju_pyv_fields[id].slot);
+}
+
+void ju_py_values_start(struct ju_py_values *s, const struct ju_py_layout *L,
+                        uint32_t version_hex)
+{
+    const struct ju_py_value_layout *table = ju_py_value_table(version_hex, L->free_threaded);
+    size_t i;
+    memset(s, 0, sizeof *s);
+    s->borrowed = table == NULL;
+    s->V = table ? *table : *ju_py_value_table_newest(L->free_threaded);
+    for (i = 0; i < JU_PYV_COUNT; i++)
+        s->source[i] = *slot_of(s, (enum ju_pyv_field_id)i) != JU_PY_NONE ? JU_PYV_FROM_TABLE : 0;
+}
+
+void ju_py_values_set(struct ju_py_values *s, const struct ju_py_layout *L,
+                      enum ju_pyv_field_id id, uint64_t offset, int source)
+{
+    uint32_t base = ju_pyv_base(L, ju_pyv_fields[id].holder);
+    s->source[id] |= (uint8_t)source;
+    if (offset < base) { /* inside the object header: no value field is; the check says so */
+        *slot_of(s, id) = 0;
+        s->source[id] |= JU_PYV_IN_HEADER;
+        return;
+    }
+    *slot_of(s, id) = offset - base < JU_PY_MAX_STRUCT ? (uint32_t)(offset - base)
+                                                       : JU_PY_MAX_STRUCT;
+}
+
+void ju_py_values_holder_size(struct ju_py_values *s, enum ju_pyv_holder h, uint64_t size)
+{
+    if (size)
+        s->holder_size[h] = size < JU_PY_NONE ? (uint32_t)size : JU_PY_NONE - 1;
+}
+
+void ju_py_values_apply_dwarf(struct ju_py_values *s, const struct ju_py_layout *L,
+                              jitunwind_dwarf_types *types, int debug_offsets_win)
+{
+    struct jitunwind_py_dwarf_report *report = &s->dwarf;
+    size_t i;
+    uint64_t size;
+    if (!types)
+        return;
+    s->dwarf_seen = 1;
+    ju_strlcpy(report->source, jitunwind_dwarf_types_source(types), sizeof report->source);
+    for (i = 0; i < JU_PYVH_COUNT; i++) /* the target's own sizes, when it gave them, stand */
+        if (!s->holder_size[i] &&
+            jitunwind_dwarf_type_size(types, ju_pyv_holders[i].type, &size) == 0)
+            ju_py_values_holder_size(s, (enum ju_pyv_holder)i, size);
+    for (i = 0; i < JU_PYV_COUNT; i++) {
+        const struct ju_pyv_field_desc *f = &ju_pyv_fields[i];
+        uint32_t *slot = slot_of(s, (enum ju_pyv_field_id)i);
+        uint32_t base = ju_pyv_base(L, f->holder);
+        uint64_t value;
+        enum ju_py_merge m;
+        if (ju_py_dwarf_lookup(types, ju_pyv_holders[f->holder].type, f->paths, 0, &value) < 0 ||
+            value < base || value >= JU_PY_NONE)
+            continue;
+        m = ju_py_merge(*slot == JU_PY_NONE, *slot, value - base,
+                        *slot == JU_PY_NONE && f->kind == JU_PYK_BUILD,
+                        debug_offsets_win && (s->source[i] & JU_PYV_FROM_DEBUG_OFFSETS));
+        if (m == JU_PY_MERGE_SKIP)
+            continue; /* a member this version's decoder does not use */
+        s->source[i] |= JU_PYV_FROM_DWARF;
+        if ((m == JU_PY_MERGE_ADOPT || m == JU_PY_MERGE_STAND) && report->mismatches == 0)
+            snprintf(report->first_mismatch, sizeof report->first_mismatch,
+                     "%s.%s: %s %llu, DWARF %llu", ju_pyv_holders[f->holder].type, f->name,
+                     s->source[i] & JU_PYV_FROM_DEBUG_OFFSETS ? "debug offsets" : "table",
+                     (unsigned long long)*slot + base, (unsigned long long)value);
+        ju_py_merge_count(report, m);
+        if (m == JU_PY_MERGE_DERIVE || m == JU_PY_MERGE_ADOPT)
+            *slot = (uint32_t)(value - base);
+    }
+}
+
+int ju_py_values_check(const struct ju_py_values *s, const struct ju_py_layout *L, char *why,
+                       size_t size)
+{
+    size_t i;
+    for (i = 0; i < JU_PYV_COUNT; i++) {
+        const struct ju_pyv_field_desc *f = &ju_pyv_fields[i];
+        const char *type = ju_pyv_holders[f->holder].type;
+        uint32_t off = ju_pyv_offset(&s->V, (enum ju_pyv_field_id)i);
+        uint64_t at = (uint64_t)off + ju_pyv_base(L, f->holder);
+        uint32_t holder = s->holder_size[f->holder];
+        struct ju_py_placed placed;
+        if (off == JU_PY_NONE)
+            continue;
+        if (s->source[i] & JU_PYV_IN_HEADER) {
+            snprintf(why, size, "values of %s: %s.%s lies inside the %u-byte object header",
+                     L->name, type, f->name, ju_pyv_base(L, f->holder));
+            return JITUNWIND_ECORRUPT;
+        }
+        /* The decoder copies a keys object's header up to dk_indices, at
+         * most JU_PY_DICT_KEYS_COPY bytes (0 when dk_indices says more). */
+        placed.offset = at;
+        placed.width = f->width;
+        placed.holder_size = holder ? holder : JU_PY_UNBOUNDED;
+        placed.copy = f->holder != JU_PYVH_DICTKEYS ? JU_PY_UNBOUNDED
+                      : s->V.dk_indices <= JU_PY_DICT_KEYS_COPY ? s->V.dk_indices
+                                                                : 0;
+        switch (ju_py_field_misfit(&placed)) {
+        case JU_PY_FITS:
+            break;
+        case JU_PY_PAST_HOLDER:
+            snprintf(why, size,
+                     "values of %s: %s.%s (offset %llu, %u bytes) ends past sizeof(%s), %u",
+                     L->name, type, f->name, (unsigned long long)at, f->width, type, holder);
+            return JITUNWIND_ECORRUPT;
+        case JU_PY_PAST_COPY:
+            snprintf(why, size,
+                     "values of %s: PyDictKeysObject.%s (offset %u) lies outside the %u-byte "
+                     "header before dk_indices (%u) that the decoder copies",
+                     L->name, f->name, off, JU_PY_DICT_KEYS_COPY, s->V.dk_indices);
+            return JITUNWIND_ECORRUPT;
+        default:
+            snprintf(why, size, "values of %s: %s.%s (offset %llu) lies past any plausible %s",
+                     L->name, type, f->name, (unsigned long long)at, type);
+            return JITUNWIND_ECORRUPT;
+        }
+    }
+    return 0;
+}
+
+void ju_py_values_finish(struct ju_py_values *s, const struct ju_py_layout *L,
+                         const char *release)
+{
+    size_t i;
+    for (i = 0; s->borrowed && i < JU_PYV_COUNT; i++) {
+        const struct ju_pyv_field_desc *f = &ju_pyv_fields[i];
+        uint32_t *slot = slot_of(s, (enum ju_pyv_field_id)i);
+        if (*slot == JU_PY_NONE || (s->source[i] & ~JU_PYV_FROM_TABLE))
+            continue;
+        if (f->kind != JU_PYK_CHECKED) {
+            *slot = JU_PY_NONE; /* a detail not known for this version: left out */
+            continue;
+        }
+        s->status = JITUNWIND_EUNSUPPORTED;
+        snprintf(s->why, sizeof s->why,
+                 "CPython %s has no value table, and %s.%s is neither in its _Py_DebugOffsets "
+                 "nor in %s: its objects cannot be read",
+                 release, ju_pyv_holders[f->holder].type, f->name,
+                 s->dwarf_seen ? "its DWARF" : "any DWARF (none was found)");
+        return;
+    }
+    s->status = ju_py_values_check(s, L, s->why, sizeof s->why);
+}

@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+"""jitunwind on Debian's CPython 3.15.2 ($JITUNWIND_EXTRA_PYTHONS names
+python3.15: stripped, JIT built in, PYTHON_JIT=1 turns it on).
+
+Usage: test_cli_315.py BUILD_DIR MODE
+  MODE stripped  no debug file at all (no debug root, no debuginfod): the
+                 eval loop's `.cold` part, which only the debug file's
+                 symbol table names, is still found (from the function's
+                 jumps and .eh_frame): every Python frame of the JIT process
+                 is run by it, the part found is the one the debug file's
+                 symbol names (same offset), and record's stacks go from
+                 _start with the Python frames placed
+  MODE perf      -X perf_jit (a jitdump file, no perf map) with PYTHON_JIT=1:
+                 the stack goes through the trampolines, each named by its
+                 Python function from the jitdump (the script makes enough
+                 functions after its own for the interpreter to flush their
+                 records), every Python frame run by an eval-loop frame;
+                 -X perf with PYTHON_JIT=1: the JIT is off (no JIT frame),
+                 the trampolines named from the perf map
+  MODE markers   record --mark-frames on python3.15 (its debug root given)
+                 and python3.15d, a recursion that returns all the time: the
+                 frame markers are written and stopped at, every recorded
+                 stack is one the script can have, and the interpreter moved
+                 the marker of frames that returned
+                 (tstate->last_profiled_frame_seq, read by gdb from DWARF,
+                 is no longer 0)
+Exit 0 on success, 1 on failure, 77 to skip.
+"""
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "support"))
+sys.path.insert(0, HERE)
+from demo_stack import fail  # noqa: E402
+from extra_pythons import JIT_ON, debug_root, named, separate_debug_file  # noqa: E402
+from test_cli import (HOT_SCRIPT, PY_LABEL, eval_anchored, has_jit_frame,  # noqa: E402
+                      parse_collapsed, run, stack_until, start_script, tool)
+
+SKIP = 77
+COLD = "_PyEval_EvalFrameDefault.cold"
+
+
+def no_debug_files_env(**extra):
+    """An environment in which no debug file can be found."""
+    env = dict(os.environ, **extra)
+    for name in ("JITUNWIND_DEBUG_FILE_DIRECTORY", "DEBUGINFOD_URLS"):
+        env.pop(name, None)
+    return env
+
+
+def debug_symbol(debug_file, name):
+    """(value, size) of `name` in the debug file's symbol table, or None."""
+    out = subprocess.run(["readelf", "-sW", debug_file], stdout=subprocess.PIPE, text=True,
+                         timeout=60).stdout
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 8 and f[7] == name:
+            return int(f[1], 16), int(f[2])
+    return None
+
+
+def mode_stripped(build, work):
+    j = tool(build)
+    release = named("python3.15")
+    debug_file = release and separate_debug_file(release)
+    if not debug_file:
+        print("SKIP: needs python3.15 with its debug file under PREFIX/lib/debug on "
+              "JITUNWIND_EXTRA_PYTHONS (to check the part found against its symbol)")
+        return SKIP
+    cold = debug_symbol(debug_file, COLD)
+    if not cold:
+        fail("%s names no %s" % (debug_file, COLD))
+    env = no_debug_files_env(**JIT_ON)
+    proc, gate = start_script(release, [], HOT_SCRIPT, work, "hot.py", env=env)
+    try:
+        pid = str(proc.pid)
+        label = "python3.15 PYTHON_JIT=1 without a debug file"
+        rc, doc = stack_until(label, [j, "stack", pid, "--json", "--no-cache",
+                                      "--debug-file-directory", ""],
+                              lambda d: has_jit_frame(d) and any(
+                                  f["kind"] == "native" and f["symbol"] == COLD
+                                  for t in d["threads"] for f in t["frames"]), env=env)
+        symbols = eval_anchored(label, doc)
+        if rc != 0 or symbols != {COLD}:
+            fail("%s: exit %d, Python frames run by %r" % (label, rc, sorted(symbols)))
+        for f in (f for t in doc["threads"] for f in t["frames"]):
+            if f["kind"] == "native" and f["symbol"] == COLD:
+                pc = int(f["pc"], 16)
+                if not (cold[0] <= pc - 1 < cold[0] + cold[1]) or f["offset"] != pc - cold[0]:
+                    fail("%s: the frame at %#x is not in the debug file's %s [%#x, +%d) at "
+                         "offset %d" % (label, pc, COLD, cold[0], cold[1], f["offset"]))
+        print("ok: %s: every Python frame run by %s, the part the debug file's symbol names "
+              "([%#x, +%d))" % (label, COLD, cold[0], cold[1]))
+        path = os.path.join(work, "record.txt")
+        rc, out, err = run([j, "record", pid, "-d", "1", "-F", "50", "-o", path,
+                            "--debug-file-directory", ""])
+        stacks = parse_collapsed(open(path).read())
+        placed = [s for s in stacks if any(PY_LABEL.match(f) for f in s)]
+        unplaced = [s for s in placed if "no native frame" in " ".join(s)]
+        if rc != 0 or any(s[0] != "_start" for s in stacks) or not placed or unplaced:
+            fail("record without a debug file: exit %d, roots %r, %d stacks with Python "
+                 "frames, %d not placed, first %r" % (rc, sorted({s[0] for s in stacks}),
+                                                      len(placed), len(unplaced), placed[:1]))
+        print("ok: record without a debug file: %d stacks, every one from _start, the Python "
+              "frames placed" % len(stacks))
+    finally:
+        if os.path.exists(gate):
+            os.unlink(gate)
+        proc.wait(timeout=60)
+    return 0
+
+
+# hot and caller get their trampolines, then 200 more functions do: CPython
+# buffers its jitdump file, and their records push the first ones out to it.
+PERF_SCRIPT = """\
+import os, sys
+GATE = sys.argv[1]
+
+
+def hot(n):
+    total = 0
+    for i in range(n):
+        total += i
+        os.getppid()
+    return total
+
+
+def caller(loop):
+    while loop and os.path.exists(GATE):
+        hot(1000)
+
+
+hot(1)
+caller(False)
+for k in range(200):
+    exec("def f%d():\\n    return %d\\nf%d()" % (k, k, k))
+open(GATE + ".ready", "w").close()
+caller(True)
+"""
+
+
+def trampoline_names(doc):
+    return [f["name"] for t in doc["threads"] for f in t["frames"]
+            if f["kind"] == "native" and f["role"] == "trampoline"]
+
+
+def mode_perf(build, work):
+    j = tool(build)
+    release = named("python3.15")
+    if not release:
+        print("SKIP: no python3.15 on JITUNWIND_EXTRA_PYTHONS")
+        return SKIP
+    script = os.path.join(work, "perf.py")
+    want = ["py::hot:%s" % script, "py::caller:%s" % script, "py::<module>:%s" % script]
+    for option, source in (("perf_jit", "/tmp/jit-%d.dump"), ("perf", "/tmp/perf-%d.map")):
+        env = dict(os.environ, **JIT_ON)
+        proc, gate = start_script(release, ["-X", option], PERF_SCRIPT, work, "perf.py",
+                                  env=env)
+        label = "python3.15 -X %s PYTHON_JIT=1" % option
+        try:
+            rc, doc = stack_until(label, [j, "stack", str(proc.pid), "--json"],
+                                  lambda d: any(f["kind"] == "native" and f["symbol"] and
+                                                "getppid" in f["symbol"]
+                                                for t in d["threads"] for f in t["frames"]))
+            names = [n.split(" [")[0] for n in trampoline_names(doc)]
+            if rc != 0 or names != want or has_jit_frame(doc):
+                fail("%s: exit %d, trampolines %r (want %r), JIT frames %s, notes %r" % (
+                    label, rc, names, want, has_jit_frame(doc), doc["notes"]))
+            natives = [f for f in doc["threads"][0]["frames"] if f["kind"] == "native"]
+            if natives[-1]["symbol"] != "_start":
+                fail("%s: the stack ends at %r" % (label, natives[-1]["name"]))
+            eval_anchored(label, doc)
+            if not os.path.exists(source % proc.pid):
+                fail("%s: no %s" % (label, source % proc.pid))
+            print("ok: %s: through trampolines %s (from %s), to _start, no JIT frame" % (
+                label, ", ".join(trampoline_names(doc)), source % proc.pid))
+        finally:
+            if os.path.exists(gate):
+                os.unlink(gate)
+            proc.wait(timeout=60)
+            for path in (source % proc.pid,):
+                if os.path.exists(path):
+                    os.unlink(path)
+    return 0
+
+
+MARKERS_SCRIPT = """\
+import os, sys
+GATE = sys.argv[1]
+
+
+def leaf():
+    return os.getppid()
+
+
+def mid(k):
+    return mid(k - 1) if k else leaf()
+
+
+def run():
+    while os.path.exists(GATE):
+        for k in (6, 2, 9, 4):
+            mid(k)
+
+
+open(GATE + ".ready", "w").close()
+run()
+"""
+POSSIBLE = re.compile(r"^<module>;run(;exists|(;mid){0,10}(;leaf)?)$")
+
+
+def sequence_now(python, pid, root):
+    """The main thread state's last_profiled_frame_seq, read by gdb."""
+    args = ["-iex", "set debug-file-directory %s" % root] if root else []
+    out = subprocess.run(["gdb", "-nx", "-batch", "-q", "-iex", "set debuginfod enabled off"] +
+                         args + ["-p", str(pid), "-ex",
+                                 "p/d _PyRuntime.interpreters.head->threads.head->"
+                                 "last_profiled_frame_seq", python],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         timeout=120).stdout
+    m = re.search(r"^\$1 = (\d+)$", out, re.M)
+    if not m:
+        fail("gdb could not read last_profiled_frame_seq:\n%s" % out[-2000:])
+    return int(m.group(1))
+
+
+def mode_markers(build, work):
+    j = tool(build)
+    pythons = [p for p in (named("python3.15"), named("python3.15d")) if p]
+    if not pythons:
+        print("SKIP: no python3.15 or python3.15d on JITUNWIND_EXTRA_PYTHONS")
+        return SKIP
+    for python in pythons:
+        root = debug_root(python) if python.endswith("3.15") else None
+        extra = ["--debug-file-directory", root] if root else []
+        proc, gate = start_script(python, [], MARKERS_SCRIPT, work, "markers.py")
+        label = "%s record --mark-frames" % os.path.basename(python)
+        try:
+            path = os.path.join(work, "markers.txt")
+            rc, out, err = run([j, "record", str(proc.pid), "-d", "1", "-F", "200",
+                                "--mark-frames", "--stats", "-o", path] + extra)
+            stats = dict(re.findall(r"^(\w[\w ]*): (\d+)$", err, re.M))
+            if rc != 0 or "frame markers on: 1 thread" not in err or \
+                    int(stats.get("marker writes", 0)) < 2 or \
+                    int(stats.get("marker stops", 0)) == 0:
+                fail("%s: exit %d, markers not used:\n%s" % (label, rc, err))
+            stacks = parse_collapsed(open(path).read())
+            shapes = {";".join(m.group(1) for m in map(PY_LABEL.match, s) if m)
+                      for s in stacks}
+            impossible = sorted(s for s in shapes if not POSSIBLE.match(s))
+            if impossible:
+                fail("%s: stacks the script cannot have: %r" % (label, impossible[:5]))
+            seq = sequence_now(python, proc.pid, root)
+            if seq == 0:
+                fail("%s: last_profiled_frame_seq is 0: the interpreter never moved a marker "
+                     "(not the field the library wrote next to?)" % label)
+            print("ok: %s: %s marker stops, %s writes, %d stack shapes, all possible; "
+                  "last_profiled_frame_seq %d" % (label, stats["marker stops"],
+                                                  stats["marker writes"], len(shapes), seq))
+        finally:
+            if os.path.exists(gate):
+                os.unlink(gate)
+            proc.wait(timeout=60)
+    return 0
+
+
+MODES = {"stripped": mode_stripped, "perf": mode_perf, "markers": mode_markers}
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[2] not in MODES:
+        print(__doc__)
+        return 2
+    build = os.path.abspath(sys.argv[1])
+    with tempfile.TemporaryDirectory(prefix="ju-cli315-", dir=build) as work:
+        return MODES[sys.argv[2]](build, work)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

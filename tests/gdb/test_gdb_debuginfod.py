@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""gdb on Debian's stripped python3.15 with its JIT on and nothing under
+its debug roots (gdb's debug-file-directory an empty folder, gdb's own
+debuginfod client off), a real debuginfod on 127.0.0.1 serving the debug
+file: with DEBUGINFOD_URLS the plugin's library fetches it, so JIT frames
+are named by function and uop (the JIT view's tables are local symbols of
+the debug file) and the Python frames are under the eval loop; without the
+variable no uop is named, and the Python frames are still under the eval
+loop (its `.cold` part found from the code).
+
+Usage: test_gdb_debuginfod.py BUILD_DIR REPO_DIR
+Exit 77 when $JITUNWIND_EXTRA_PYTHONS names no python3.15 with
+PREFIX/lib/debug, or debuginfod is not installed.
+"""
+
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import debuginfod_server  # noqa: E402
+from demo_stack import fail  # noqa: E402
+from extra_pythons import debug_root, named  # noqa: E402
+from test_gdb_debug_files import STOPS, stops  # noqa: E402
+from test_gdb_jitview_real import TIMER_SCRIPT  # noqa: E402
+
+SKIP = 77
+UOP = r"py::jit:spin \[uop \d+/\d+ \w+\] \(%s:\d+\)"
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        return 2
+    build, repo = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    python = named("python3.15")
+    root = debug_root(python) if python else None
+    if not root or not debuginfod_server.available():
+        print("SKIP: " + ("no python3.15 with PREFIX/lib/debug on JITUNWIND_EXTRA_PYTHONS"
+                          if not root else debuginfod_server.WHY_NONE))
+        return SKIP
+    work = tempfile.mkdtemp(prefix="ju-gdb-debuginfod-", dir=build)
+    try:
+        script = os.path.join(work, "spin.py")
+        with open(script, "w") as f:
+            f.write(TIMER_SCRIPT)
+        empty = os.path.join(work, "no-debug-files")
+        os.makedirs(empty)
+        cache = os.path.join(work, "client-cache")
+        env = dict(os.environ, PYTHON_JIT="1", DEBUGINFOD_CACHE_PATH=cache,
+                   JITUNWIND_LIBRARY=os.path.join(build, "libjitunwind", "libjitunwind.so"))
+        env.pop("JITUNWIND_DEBUG_FILE_DIRECTORY", None)
+        with debuginfod_server.serving(root, work) as (url, hexid):
+            out, seen = stops(repo, dict(env, DEBUGINFOD_URLS=url), python, script, empty)
+            in_jit = 0
+            for i, (bt, mixed) in enumerate(seen):
+                if not re.search(UOP % re.escape(script), bt):
+                    continue  # stopped outside JIT code
+                in_jit += 1
+                if "no native frame" in mixed or not re.search(r"\n\s+\[py\] spin at ", mixed):
+                    fail("stop %d: the Python frames are not under the eval loop:\n%s"
+                         % (i, mixed))
+            if not in_jit:
+                fail("no stop of %d showed a JIT frame named by function and uop:\n%s"
+                     % (STOPS, out[-4000:]))
+            if not os.path.isfile(os.path.join(cache, hexid, "debuginfo")):
+                fail("the debug file is not in the client's cache %s" % cache)
+            print("ok: DEBUGINFOD_URLS=%s: the debug file fetched; %d of %d stops in JIT code, "
+                  "each frame named `py::jit:spin [uop ...]`, Python frames under the eval loop"
+                  % (url, in_jit, STOPS))
+            shutil.rmtree(cache)
+            out, seen = stops(repo, env, python, script, empty)
+            if any(re.search(UOP % re.escape(script), bt) for bt, _ in seen):
+                fail("without DEBUGINFOD_URLS a uop was named (a debug file was found)")
+            # No debug file at all: the eval loop's .cold part, which no
+            # symbol names, is still found (from the code), so the Python
+            # frames of a stop in JIT code are under it.
+            in_jit = [mixed for bt, mixed in seen if "py::jit:executor" in bt]
+            if not in_jit or any("no native frame" in m or not re.search(r"\n\s+\[py\] spin ", m)
+                                 for m in in_jit):
+                fail("without a debug file: stops in JIT code %d, Python frames not under the "
+                     "eval loop:\n%s" % (len(in_jit), in_jit[0] if in_jit else out[-3000:]))
+            print("ok: without DEBUGINFOD_URLS no uop is named; in %d stops in JIT code the "
+                  "Python frames are under the eval loop's unnamed .cold part" % len(in_jit))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""LLDB attached to Debian's stripped python3.15 running with its JIT on,
+nothing under its debug roots (target.debug-file-search-paths an empty
+folder), a real debuginfod on 127.0.0.1 serving the debug file: with
+DEBUGINFOD_URLS in LLDB's environment the plugin's library fetches it, so
+`mixed-bt` names the JIT frame by function and uop (the JIT view's tables
+are local symbols of the debug file) and puts the Python frames under the
+eval loop; without the variable no uop is named, and the Python frames are
+still under the eval loop (its `.cold` part found from the code).
+
+Usage: test_lldb_debuginfod.py BUILD_DIR REPO_DIR
+Exit 77 when there is no LLDB, $JITUNWIND_EXTRA_PYTHONS names no python3.15
+with PREFIX/lib/debug, or debuginfod is not installed.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import debuginfod_server  # noqa: E402
+from demo_stack import fail  # noqa: E402
+from extra_pythons import debug_root, named  # noqa: E402
+from lldb_under_test import LLDB, MISSING, work_dir  # noqa: E402
+from test_lldb_debug_files import SPIN, attached  # noqa: E402
+from test_lldb_demo import section  # noqa: E402
+
+SKIP = 77
+UOP = r"py::jit:spin \[uop \d+/\d+ \w+\] \(%s:\d+\)"
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        return 2
+    build, repo = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    python = named("python3.15")
+    root = debug_root(python) if python else None
+    if not LLDB or not root or not debuginfod_server.available():
+        print("SKIP: " + (MISSING if not LLDB else
+                          "no python3.15 with PREFIX/lib/debug on JITUNWIND_EXTRA_PYTHONS"
+                          if not root else debuginfod_server.WHY_NONE))
+        return SKIP
+    work = os.path.join(work_dir(build), "debuginfod")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    empty = os.path.join(work, "no-debug-files")
+    os.makedirs(empty)
+    cache = os.path.join(work, "client-cache")
+    env = dict(os.environ, DEBUGINFOD_CACHE_PATH=cache,
+               JITUNWIND_LIBRARY=os.path.join(build, "libjitunwind", "libjitunwind.so"))
+    env.pop("JITUNWIND_DEBUG_FILE_DIRECTORY", None)
+    script = os.path.join(work, "spin.py")
+    with open(script, "w") as f:
+        f.write(SPIN)
+    target = subprocess.Popen([python, script], env=dict(env, PYTHON_JIT="1"))
+    try:
+        with debuginfod_server.serving(root, work) as (url, hexid):
+            time.sleep(1)  # the loop is hot: its executor is made
+            for attempt in range(10):
+                mixed = section(attached(repo, dict(env, DEBUGINFOD_URLS=url), target.pid,
+                                         empty, ["mixed-bt"]), "mixed-bt")
+                if re.search(UOP % re.escape(script), mixed):
+                    break
+            else:
+                fail("no attach of 10 showed a JIT frame named by function and uop:\n%s"
+                     % mixed)
+            if "no native frame" in mixed or not re.search(r"\n\s+\[py\] spin at ", mixed):
+                fail("the Python frames are not under the eval loop:\n%s" % mixed)
+            if not os.path.isfile(os.path.join(cache, hexid, "debuginfo")):
+                fail("the debug file is not in the client's cache %s" % cache)
+            print("ok: DEBUGINFOD_URLS=%s: the debug file fetched; the JIT frame named by "
+                  "function and uop, spin under the eval loop (attach %d)" % (url, attempt + 1))
+            shutil.rmtree(cache)
+            in_jit = 0
+            for attempt in range(3):
+                mixed = section(attached(repo, env, target.pid, empty, ["mixed-bt"]),
+                                "mixed-bt")
+                if re.search(UOP % re.escape(script), mixed):
+                    fail("without DEBUGINFOD_URLS a uop was named (a debug file was found):\n%s"
+                         % mixed)
+                # No debug file at all: the eval loop's .cold part, which no
+                # symbol names, is still found (from the code).
+                if "py::jit:executor" in mixed:
+                    in_jit += 1
+                    if "no native frame" in mixed or not re.search(r"\n\s+\[py\] spin ", mixed):
+                        fail("without a debug file the Python frames are not under the eval "
+                             "loop:\n%s" % mixed)
+            if not in_jit:
+                fail("without DEBUGINFOD_URLS no attach of 3 stopped in JIT code:\n%s" % mixed)
+            print("ok: without DEBUGINFOD_URLS no uop is named; the Python frames are under "
+                  "the eval loop's unnamed .cold part")
+    finally:
+        target.kill()
+        target.wait()
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
