@@ -5,8 +5,7 @@ takeover.py registers them (with the value commands)."""
 
 import gdb
 
-from jitunwind.ui import commands as shared
-from jitunwind.ui.commands import NativeView, NoTarget, Session
+from jitunwind.ui.session import NativeView, NoTarget, Session, invoke as shared_invoke
 
 from .state import arch_of
 
@@ -111,7 +110,7 @@ class GdbSession(Session):
         return [(insn["addr"], insn["asm"]) for insn in arch.disassemble(start, end - 1)]
 
 
-def _command_class(spec, run, session_class=GdbSession, invoke=shared.invoke):
+def command_class(spec, run, session_class=GdbSession, invoke=shared_invoke):
     """A gdb.Command class for `spec`, running `run` through `invoke`
     against a `session_class` (jitunwind_gdb.values passes its own)."""
     name = spec.gdb_name

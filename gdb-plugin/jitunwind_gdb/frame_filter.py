@@ -3,13 +3,14 @@ range (the Python function they run), and the Python frames of each
 eval-loop activation are shown under it (gdb's elided frames), innermost
 first. Frames are pulled from gdb lazily, a batch at a time, so `bt 3`
 unwinds a handful of frames, not the whole stack; the interleaving is the
-shared one (jitunwind.ui.stack, the library's jitunwind_mix)."""
+shared one (jitunwind.ui.stack, the library's mixer)."""
 
 import gdb
 from gdb.FrameDecorator import FrameDecorator
 
+from jitunwind import ROLE_EVAL
 from jitunwind.ui.labels import NO_NAME, PY_MARK, python_label, escaped
-from jitunwind.ui.stack import ROLE_EVAL, jit_view_note, mixed_stack
+from jitunwind.ui.stack import jit_view_note, mixed_stack
 
 FIRST_BATCH, LARGEST_BATCH = 1, 256
 

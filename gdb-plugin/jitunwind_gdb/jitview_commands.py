@@ -4,9 +4,9 @@ GdbSession like every shared command."""
 
 from jitunwind.ui import jit_specs
 
-from .commands import _command_class
+from .commands import command_class
 
 
 def register(plugin):
     for spec, run in jit_specs.COMMANDS:
-        _command_class(spec, run)(plugin)
+        command_class(spec, run)(plugin)

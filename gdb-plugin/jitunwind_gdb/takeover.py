@@ -14,10 +14,11 @@ printer is not a command and keeps working."""
 import gdb
 
 from jitunwind.ui import commands as shared_commands
+from jitunwind.ui import session as shared_session
 from jitunwind.ui import values as shared_values
 
 from . import script_watch
-from .commands import GdbSession, _command_class
+from .commands import GdbSession, command_class
 from .values import GdbValuesSession
 
 _noted = []
@@ -25,7 +26,7 @@ _noted = []
 
 def ours():
     """(spec, run, session class, invoke) of every command we own."""
-    return ([(spec, run, GdbSession, shared_commands.invoke)
+    return ([(spec, run, GdbSession, shared_session.invoke)
              for spec, run in shared_commands.COMMANDS] +
             [(spec, run, GdbValuesSession, shared_values.invoke)
              for spec, run in shared_values.COMMANDS])
@@ -57,7 +58,7 @@ def note_text(replaced):
 
 def _install(plugin, commands, replaced):
     for spec, run, session_class, invoke in commands:
-        _command_class(spec, run, session_class, invoke)(plugin)
+        command_class(spec, run, session_class, invoke)(plugin)
     if replaced and not _noted:
         _noted.append(True)
         print(note_text(replaced))

@@ -3,10 +3,10 @@ per Spec (LLDB resolves `command script add -c` classes by name), running
 against `LldbSession`; `help <command>` shows the spec's help."""
 
 from jitunwind.ui import commands as shared
-from jitunwind.ui.commands import NoTarget, Session
+from jitunwind.ui.session import NoTarget, Session, invoke as shared_invoke
 
 from . import target as tgt
-from .walk import native_frames
+from .walk import match_frame, native_frames
 
 
 class _Thread:
@@ -44,7 +44,6 @@ class LldbSession(Session):
     def native_pointer_argument(self, thread, natives, index, name):
         """The pointer argument `name` of native frame natives[index] (LLDB's
         matching frame), or None."""
-        from .values import match_frame
         found = match_frame(thread.thread, natives, index)
         if found is None:
             return None
@@ -89,7 +88,7 @@ class LldbSession(Session):
         return out
 
 
-def _command_class(spec, run, session_class=LldbSession, invoke=shared.invoke):
+def command_class(spec, run, session_class=LldbSession, invoke=shared_invoke):
     """A command class for `spec`, running `run` through `invoke` against a
     `session_class` (jitunwind_lldb.values passes its own)."""
     name = spec.lldb_name
@@ -106,7 +105,7 @@ def _command_class(spec, run, session_class=LldbSession, invoke=shared.invoke):
         "get_long_help": lambda self: spec.help(name)})
 
 
-CLASSES = [_command_class(spec, run) for spec, run in shared.COMMANDS]
+CLASSES = [command_class(spec, run) for spec, run in shared.COMMANDS]
 globals().update((cls.__name__, cls) for cls in CLASSES)
 
 RECOGNIZER = "recognizer.EvalFrameRecognizer"
@@ -117,7 +116,7 @@ def register(debugger, package):
         debugger.HandleCommand("command script add -o -c %s.commands.%s %s"
                                % (package, cls.__name__, cls.NAME))
     # Importing the plugin twice must not add the recognizer twice.
-    listing = _run(debugger, "frame recognizer list")
+    listing = run_command(debugger, "frame recognizer list")
     if "%s.%s" % (package, RECOGNIZER) in listing:
         return
     # -x: the function and module names are regular expressions (any CPython
@@ -129,7 +128,8 @@ def register(debugger, package):
         "-n '^_PyEval_EvalFrameDefault(\\..+)?$' -s '^(lib)?python3'" % (package, RECOGNIZER))
 
 
-def _run(debugger, command):
+def run_command(debugger, command):
+    """What LLDB printed for `command` (its output, then its errors)."""
     import lldb
     result = lldb.SBCommandReturnObject()
     debugger.GetCommandInterpreter().HandleCommand(command, result)

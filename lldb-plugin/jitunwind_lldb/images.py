@@ -26,8 +26,8 @@ import lldb
 import jitunwind as ju
 
 from . import target as tgt
-from .commands import _run
-from .walk import _registers
+from .commands import run_command
+from .walk import registers
 
 _images = {}  # target's unique key -> TargetImage
 _directory = []  # this LLDB's private folder for image files, made on first use
@@ -74,7 +74,7 @@ class TargetImage:
         for thread in process:
             frame = thread.GetFrameAtIndex(0)
             if frame.IsValid():
-                threads.append(_registers(state.arch, frame))
+                threads.append(registers(state.arch, frame))
         return threads
 
     def refresh(self, state, force=False):
@@ -129,7 +129,7 @@ def _run_on(target, command):
     selected = debugger.GetSelectedTarget()
     debugger.SetSelectedTarget(target)
     try:
-        return _run(debugger, command)
+        return run_command(debugger, command)
     finally:
         if selected.IsValid():
             debugger.SetSelectedTarget(selected)
@@ -273,8 +273,8 @@ def register(debugger, package, stop_hook=True):
         return
     _in_use[:] = [True]
     hook = "%s.images.StopHook" % package
-    if hook not in _run(debugger, "target stop-hook list"):
-        _run(debugger, "target stop-hook add -P %s" % hook)
+    if hook not in run_command(debugger, "target stop-hook list"):
+        run_command(debugger, "target stop-hook add -P %s" % hook)
 
 
 def register_first_frame(debugger, package):
@@ -282,5 +282,5 @@ def register_first_frame(debugger, package):
     tries the most recently added recognizer first, and this one matches
     every function."""
     recognizer = "%s.images.FirstFrameRecognizer" % package
-    if recognizer not in _run(debugger, "frame recognizer list"):
+    if recognizer not in run_command(debugger, "frame recognizer list"):
         debugger.HandleCommand("frame recognizer add -x -f false -l %s -n . -s ." % recognizer)

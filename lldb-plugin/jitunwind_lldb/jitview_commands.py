@@ -3,10 +3,10 @@ run against LldbSession like every shared command. LLDB command names
 cannot hold a space: `info` is one command whose first word picks
 `info jit-executors` or `info jit-executor`."""
 
-from jitunwind.ui import commands as shared
+from jitunwind.ui.session import invoke as session_invoke
 from jitunwind.ui import jit_specs
 
-from .commands import LldbSession, _command_class
+from .commands import LldbSession, command_class
 
 _RUNS = dict((spec.name, run) for spec, run in jit_specs.COMMANDS)
 _INFO = {"jit-executors": jit_specs.JIT_EXECUTORS, "jit-executor": jit_specs.JIT_EXECUTOR}
@@ -32,10 +32,10 @@ class Info:
             session.write("info: unknown subcommand %r\nusage: %s | %s" % (
                 word, jit_specs.JIT_EXECUTORS.usage(), jit_specs.JIT_EXECUTOR.usage()))
             return
-        shared.invoke(spec, _RUNS[spec.name], session, rest)
+        session_invoke(spec, _RUNS[spec.name], session, rest)
 
 
-CLASSES = [_command_class(spec, run) for spec, run in jit_specs.COMMANDS
+CLASSES = [command_class(spec, run) for spec, run in jit_specs.COMMANDS
            if spec not in _INFO.values()]
 globals().update((cls.__name__, cls) for cls in CLASSES)
 

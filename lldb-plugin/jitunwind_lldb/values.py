@@ -7,27 +7,8 @@ JIT code) is matched to LLDB's frames by pc and stack pointer."""
 from jitunwind.ui import values as shared
 
 from . import provider
-from .commands import LldbSession, _command_class
-
-
-def match_frame(thread, natives, index):
-    """LLDB's frame index for natives[index], or None. LLDB lists inlined
-    calls as frames of their own (so indexes differ, and the concrete
-    frame of a call made from inlined code has another pc): match the pc
-    and stack pointer, else the stack pointer and function name."""
-    want = natives[index]
-    frames = [thread.GetFrameAtIndex(i) for i in range(thread.GetNumFrames())]
-    for f in frames:
-        if f.GetPC() == want.pc and (want.sp is None or f.GetSP() == want.sp):
-            return f.GetFrameID()
-    for f in frames:
-        if want.sp is not None and f.GetSP() == want.sp and want.symbol and \
-                f.GetFunctionName() == want.symbol and not f.IsInlined():
-            return f.GetFrameID()
-    for f in frames:
-        if f.GetPC() == want.pc:
-            return f.GetFrameID()
-    return None
+from .commands import LldbSession, command_class
+from .walk import match_frame
 
 
 class LldbValuesSession(LldbSession, shared.ValuesSession):
@@ -71,7 +52,7 @@ def python_frame_ids(thread):
             if f.IsSynthetic() and (f.GetFunctionName() or "").endswith(provider.PYTHON_MARK)]
 
 
-CLASSES = [_command_class(spec, run, LldbValuesSession, shared.invoke)
+CLASSES = [command_class(spec, run, LldbValuesSession, shared.invoke)
            for spec, run in shared.COMMANDS]
 globals().update((cls.__name__, cls) for cls in CLASSES)
 

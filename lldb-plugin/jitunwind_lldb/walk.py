@@ -5,7 +5,7 @@ interleaved with Python frames by the shared code (jitunwind.ui.stack)."""
 import lldb
 
 import jitunwind as ju
-from jitunwind.ui.commands import NativeView
+from jitunwind.ui.session import NativeView
 from jitunwind.ui.labels import NO_NAME
 from jitunwind.ui.stack import lookup_pc, mixed_stack
 
@@ -13,7 +13,8 @@ DEFAULT_LIMIT = 1024
 MAX_INLINE_DEPTH = 64  # inlined scopes listed at one pc (DWARF from the target's files)
 
 
-def _registers(arch, frame):
+def registers(arch, frame):
+    """(pc, sp, fp, lr or None) of an LLDB frame."""
     pc, sp, fp = frame.GetPC(), frame.GetSP(), frame.GetFP()
     lr = None
     if arch == ju.ARCH_AARCH64:
@@ -77,7 +78,7 @@ def innermost_registers(arch, frame):
     architecture the library does not walk)."""
     if not frame or not frame.IsValid() or arch is None:
         return None
-    return _registers(arch, frame)
+    return registers(arch, frame)
 
 
 def native_frames(state, thread, limit=DEFAULT_LIMIT, registers=None):
@@ -108,3 +109,23 @@ def walk_thread(state, thread, limit=DEFAULT_LIMIT):
     """(entries, mixer): the mixed stack of `thread` (jitunwind.ui.stack)."""
     views, _ = native_frames(state, thread, limit)
     return mixed_stack(state, views, lambda: state.python_frames(thread.GetThreadID()))
+
+
+def match_frame(thread, natives, index):
+    """LLDB's frame index for natives[index], or None. LLDB lists inlined
+    calls as frames of their own (so indexes differ, and the concrete
+    frame of a call made from inlined code has another pc): match the pc
+    and stack pointer, else the stack pointer and function name."""
+    want = natives[index]
+    frames = [thread.GetFrameAtIndex(i) for i in range(thread.GetNumFrames())]
+    for f in frames:
+        if f.GetPC() == want.pc and (want.sp is None or f.GetSP() == want.sp):
+            return f.GetFrameID()
+    for f in frames:
+        if want.sp is not None and f.GetSP() == want.sp and want.symbol and \
+                f.GetFunctionName() == want.symbol and not f.IsInlined():
+            return f.GetFrameID()
+    for f in frames:
+        if f.GetPC() == want.pc:
+            return f.GetFrameID()
+    return None

@@ -502,8 +502,10 @@ def mode_errors(build, work):
         ([j, "stack", "4194303"], 2, "no process 4194303"),
         ([j, "stack", "1", "--debug-file-directory"], 1, "needs a value"),
         ([j, "record", "1", "--debug-file-directory", "/d" * 2048], 1, "too long"),
-        ([j, "record", "1", "-F", "1e-300"], 1, "-F wants a rate from 1 to 10000 Hz"),
-        ([j, "top", "1", "-F", "0.5"], 1, "-F wants a rate from 1 to 10000 Hz"),
+        ([j, "record", "1", "-F", "1e-300"], 1, "-F wants a rate of at least 1 Hz"),
+        ([j, "top", "1", "-F", "0.5"], 1, "-F wants a rate of at least 1 Hz"),
+        ([j, "record", "1", "--stack-size", "8192"], 1, "--stack-size goes with --perf"),
+        ([j, "record", "1", "--perf", "--nonblocking"], 1, "give one"),
     ]
     for cmd, code, text in checks:
         rc, out, err = run(cmd)

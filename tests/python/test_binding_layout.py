@@ -10,8 +10,9 @@ Exit 0 when every structure matches, 1 otherwise."""
 
 import ctypes
 import os
-import subprocess
 import sys
+
+import c_probe
 
 # ctypes class in _ffi.py -> the struct it mirrors.
 C_NAMES = {
@@ -28,6 +29,9 @@ C_NAMES.update({  # the JIT view (python_jit.h)
     "ElfImageInfo": "jitunwind_elf_image_info", "GdbJitStatus": "jitunwind_gdb_jit_status",
     "PyUop": "jitunwind_py_uop", "PyJitExit": "jitunwind_py_jit_exit",
     "PyExecutorDetail": "jitunwind_py_executor_detail", "PyJitPc": "jitunwind_py_jit_pc",
+})
+C_NAMES.update({  # the incremental mixer (mixed.h)
+    "MixerOptions": "jitunwind_mixer_options", "MixerNative": "jitunwind_mixer_native",
 })
 
 
@@ -73,17 +77,10 @@ def main():
     if unmapped:
         print("FAIL: ctypes structures with no C struct named in this test: %s" % unmapped)
         return 1
-    os.makedirs(work, exist_ok=True)
-    src, exe = os.path.join(work, "binding_layout.c"), os.path.join(work, "binding_layout")
-    with open(src, "w") as f:
-        f.write(c_program(classes))
-    build = subprocess.run([cc, "-std=c11", "-I", os.path.join(repo, "libjitunwind", "include"),
-                            "-o", exe, src], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True)
-    if build.returncode != 0:
-        print("FAIL: a ctypes field the headers do not have:\n" + build.stdout)
+    c_side, errors = c_probe.run(repo, cc, work, "binding_layout", c_program(classes))
+    if c_side is None:
+        print("FAIL: a ctypes field the headers do not have:\n" + errors)
         return 1
-    c_side = subprocess.run([exe], stdout=subprocess.PIPE, text=True, check=True).stdout.split("\n")
     py_side = python_side(classes)
     bad = [(p, c) for p, c in zip(py_side, c_side) if p != c]
     for p, c in bad:

@@ -70,7 +70,7 @@ def check_word_argument(ui_spec, jit_specs):
     print("ok: the JIT commands take one word and refuse 5 bad inputs with the usage line")
 
 
-def check_range_listing(commands):
+def check_range_listing(commands, session_module):
     """info jit-ranges ADDR|NAME and -n N: the rows chosen, and a line saying
     what was left out."""
     import collections
@@ -104,7 +104,7 @@ def check_range_listing(commands):
             ("-n 1 py::", ["f0"], "(1 of the 5 ranges matching 'py::' shown, of 5 in all: "
                                   "raise -n for more)")):
         session = Session()
-        commands.invoke(commands.JIT_RANGES, commands.run_jit_ranges, session, text)
+        session_module.invoke(commands.JIT_RANGES, commands.run_jit_ranges, session, text)
         got = [l.split("py::")[1].split(":")[0] for l in session.lines if l.startswith("0x")]
         if got != names or (tail and session.lines[-1] != tail):
             fail("jit-ranges %r: %r" % (text, session.lines))
@@ -141,7 +141,7 @@ def check_hostile_names(ju, labels):
     print("ok: target names print escaped in py-bt, mixed-bt, frame labels and jit-ranges")
 
 
-def check_interleaver(ju, stack):
+def check_interleaver(ju, stack, mixer):
     """Fed in batches of every size, the stream anchors each Python frame
     where one jitunwind_mix over the whole stack does."""
     R = ju
@@ -152,7 +152,7 @@ def check_interleaver(ju, stack):
               for i, f in enumerate(flags)]
     whole = list(frames)
     want = {}
-    for kind, index, anchor in R.mix(roles, whole):
+    for kind, index, anchor in mixer.mix(roles, whole):
         if kind == R.MIXED_PYTHON:
             want[index] = (anchor, whole[index].flags)
     for size in range(1, len(roles) + 1):
@@ -171,50 +171,20 @@ def check_interleaver(ju, stack):
     print("ok: the streaming interleaving matches jitunwind_mix for every batch size")
 
 
-def check_jit_frame_flags(ju, stack, labels):
-    """The frame an eval loop runs straight into JIT code: jitunwind_mix
-    flags it as running JIT code with a line that may lag; when the JIT
-    view finds its exact line, only the lag goes -- its values may still be
-    stale (the library marks them from PYFRAME_IN_JIT)."""
+def check_jit_frame_flags(ju, mixer, labels):
+    """The frame an eval loop runs straight into JIT code: the mixer flags
+    it as running JIT code with a line that may lag; when the JIT view finds
+    its exact line (the library's mixer, in check_py_jit_view), only the lag
+    goes -- its values may still be stale (the library marks them from
+    PYFRAME_IN_JIT), and that is how it is shown."""
     R = ju
     frame = R.PyFrame(0x1000, 0x2000, 7, 1, 0, 0, R.PYFRAME_ENTRY, "spin", "x.py")
     pyframes = [frame]
-    R.mix([R.ROLE_JIT, R.ROLE_EVAL], pyframes)
+    mixer.mix([R.ROLE_JIT, R.ROLE_EVAL], pyframes)
     if pyframes[0].flags & (R.PYFRAME_IN_JIT | R.PYFRAME_LINE_MAY_LAG) != \
             R.PYFRAME_IN_JIT | R.PYFRAME_LINE_MAY_LAG:
         fail("a frame run by JIT code has flags %#x" % pyframes[0].flags)
-
-    class State:  # what _exact_lines reads of a target: its reader, its arch
-        arch = 0
-
-        def pyreader(self):
-            return None
-
-    class Native:
-        def __init__(self, pc):
-            self.pc, self.symbol = pc, None
-
-    seen = []
-
-    def try_jit_pc(reader, pc, code):
-        seen.append((pc, code))
-        uop = collections.namedtuple("Uop", "line")(12)
-        return collections.namedtuple("Where", "region uop")(stack.jitview.REGION_UOP, uop)
-    saved = stack.jitview.try_jit_pc
-    stack.jitview.try_jit_pc = try_jit_pc
-    try:
-        groups = [[], [pyframes[0]]]
-        stack._exact_lines(State(), [Native(0x5000), Native(0x6000)], 0,
-                           [(R.ROLE_JIT, None, "jit"), (R.ROLE_EVAL, None, "eval")], groups,
-                           stack.Interleaver(lambda: ([], None)))
-    finally:
-        stack.jitview.try_jit_pc = saved
-    exact = groups[1][0]
-    if seen != [(0x5000, 0x2000)] or exact.line != 12:
-        fail("the JIT view's line was not used: %r, line %d" % (seen, exact.line))
-    if exact.flags & R.PYFRAME_LINE_MAY_LAG or not exact.flags & R.PYFRAME_IN_JIT:
-        fail("exact line in JIT code: flags %#x (want IN_JIT kept, LINE_MAY_LAG cleared)"
-             % exact.flags)
+    exact = pyframes[0]._replace(line=12, flags=pyframes[0].flags & ~R.PYFRAME_LINE_MAY_LAG)
     text = labels.python_flags_text(exact)
     if text != "entry, JIT code" or "[in JIT code" in labels.python_name(exact):
         fail("flags %r, name %r" % (text, labels.python_name(exact)))
@@ -222,40 +192,32 @@ def check_jit_frame_flags(ju, stack, labels):
           "line is found")
 
 
-def check_eval_loop_by_address(ju, stack):
-    """A native frame whose code lies in any part of the eval loop the
-    reader found is an eval frame, whatever the debugger calls it (a
-    `.cold` part by its suffixed name, or no name); without a reader, only
-    the name decides."""
-    class Reader:
-        def in_eval_loop(self, addr):
-            return 0x5000 <= addr < 0x6000
-
+def check_eval_loop_by_name(ju, stack):
+    """A native frame named as a part of the eval loop is an eval frame
+    (`.cold`, `.part.N`), one named otherwise is not, whatever the state
+    (by address, through the reader's parts: check_mixed)."""
     class State:
         arch = ju.ARCH_X86_64
-
-        def __init__(self, reader):
-            self.reader = reader
 
         def lookup(self, pc):
             return None
 
         def pyreader(self):
-            if self.reader is None:
-                raise RuntimeError("no Python in this target")
-            return self.reader
+            raise RuntimeError("no Python in this target")
 
-    cases = [(State(Reader()), 0x5010, None, ju.ROLE_EVAL),
-             (State(Reader()), 0x7010, "??", ju.ROLE_OTHER),
-             (State(None), 0x5010, None, ju.ROLE_OTHER),
-             (State(None), 0x7010, "_PyEval_EvalFrameDefault.cold", ju.ROLE_EVAL),
+    class Native:
+        def __init__(self, pc, symbol):
+            self.pc, self.symbol = pc, symbol
+
+    cases = [(State(), 0x7010, "??", ju.ROLE_OTHER),
+             (State(), 0x7010, "_PyEval_EvalFrameDefault.cold", ju.ROLE_EVAL),
              (None, 0x7010, "_PyEval_EvalFrameDefault.part.0", ju.ROLE_EVAL),
              (None, 0x7010, "_PyEval_EvalFrame.constprop.0", ju.ROLE_OTHER)]
     for state, pc, symbol, want in cases:
-        role = stack.classify(state, pc, False, symbol)[0]
-        if role != want:
-            fail("pc %#x, symbol %r: role %d, want %d" % (pc, symbol, role, want))
-    print("ok: the eval loop by address (the reader's parts) and by suffixed name")
+        entries, _ = stack.mixed_stack(state, [Native(pc, symbol)], lambda: ([], None))
+        if entries[0].role != want:
+            fail("pc %#x, symbol %r: role %d, want %d" % (pc, symbol, entries[0].role, want))
+    print("ok: the eval loop by suffixed name")
 
 
 def check_debug_roots_from_the_debugger(ju, target):
@@ -459,14 +421,15 @@ def main():
     sys.path.insert(0, os.path.join(repo, "libjitunwind", "bindings", "python"))
     os.environ["JITUNWIND_LIBRARY"] = os.path.join(build, "libjitunwind", "libjitunwind.so")
     import jitunwind
-    from jitunwind.ui import commands, jit_specs, labels, spec, stack, target
+    from jitunwind import mixer
+    from jitunwind.ui import commands, jit_specs, labels, session, spec, stack, target
     check_parser(spec, commands)
     check_word_argument(spec, jit_specs)
-    check_range_listing(commands)
+    check_range_listing(commands, session)
     check_hostile_names(jitunwind, labels)
-    check_interleaver(jitunwind, stack)
-    check_jit_frame_flags(jitunwind, stack, labels)
-    check_eval_loop_by_address(jitunwind, stack)
+    check_interleaver(jitunwind, stack, mixer)
+    check_jit_frame_flags(jitunwind, mixer, labels)
+    check_eval_loop_by_name(jitunwind, stack)
     check_debug_roots_from_the_debugger(jitunwind, target)
     check_core_truncation(target)
     check_source_files(repo)

@@ -906,6 +906,55 @@ START_TEST(py316_gdb_jit_entry_ranges_are_expected_and_said_so)
 }
 END_TEST
 
+/* The library's mixer: the Python frame an eval loop runs straight into
+ * JIT code takes its line from the uop at the innermost JIT frame, looked
+ * up in its code object, and keeps only the JIT flag; where no uop holds
+ * that pc (the shim) the line may still lag. */
+START_TEST(the_mixer_makes_a_jit_frame_line_exact)
+{
+    struct target t;
+    jitunwind_pyreader *r;
+    int k;
+    build(&t, _i);
+    r = open_reader(&t, _i, 1);
+    for (k = 0; k < 2; k++) {
+        uint64_t pc = JIT_CODE + (k == 0 ? stencil_offset(3) : 0);
+        struct jitunwind_mixer_options o = {sizeof o, JITUNWIND_ARCH_X86_64, NULL, r, 0, 0};
+        struct jitunwind_mixer_native n[] = {
+            {pc, NULL, JITUNWIND_MIXER_ROLE_GIVEN, JITUNWIND_ROLE_JIT, 0},
+            {0x1000, "_PyEval_EvalFrameDefault", 0, JITUNWIND_ROLE_OTHER, 0}};
+        struct jitunwind_py_frame py;
+        struct jitunwind_mixed_item out[4];
+        jitunwind_mixer *m;
+        size_t fed, count;
+        memset(&py, 0, sizeof py);
+        py.code = t.code;
+        py.line = 1;
+        py.flags = JITUNWIND_PYFRAME_ENTRY;
+        ck_assert_int_eq(jitunwind_mixer_new(&o, &m), 0);
+        ck_assert_int_eq(jitunwind_mixer_python(m, &py, 1), 0);
+        ck_assert_int_eq(jitunwind_mixer_feed(m, n, 2, &fed, out, 4, &count), 0);
+        ck_assert_uint_eq(count, 3);
+        ck_assert_uint_eq(out[2].flags, JITUNWIND_MIXED_LINE_MAY_LAG);
+        if (k == 1 && !shim_bytes) { /* 3.15: the code starts with a uop */
+            jitunwind_mixer_free(m);
+            continue;
+        }
+        if (k == 0) {
+            ck_assert_int_eq(py.line, 10 + WANT_TARGET[3]);
+            ck_assert_uint_eq(py.flags, JITUNWIND_PYFRAME_ENTRY | JITUNWIND_PYFRAME_IN_JIT);
+        } else {
+            ck_assert_int_eq(py.line, 1);
+            ck_assert_uint_eq(py.flags, JITUNWIND_PYFRAME_ENTRY | JITUNWIND_PYFRAME_IN_JIT |
+                                            JITUNWIND_PYFRAME_LINE_MAY_LAG);
+        }
+        jitunwind_mixer_free(m);
+    }
+    jitunwind_pyreader_free(r);
+    pyi_free(&t.p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("py_jit_view");
@@ -929,6 +978,7 @@ int main(void)
     tcase_add_test(tc, py315_gdb_jit_ranges_matched_by_code_address);
     tcase_add_test(tc, py316_gdb_jit_entry_ranges_are_expected_and_said_so);
     tcase_add_test(tc, shim_is_its_own_frame);
+    tcase_add_loop_test(tc, the_mixer_makes_a_jit_frame_line_exact, 0, n);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

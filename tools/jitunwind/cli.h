@@ -59,6 +59,8 @@ struct cli_options {
     int idle;         /* --idle: keep the samples of idle threads (docs/cli.md) */
     const char *format; /* collapsed, speedscope, pprof */
     int nonblocking;
+    int perf;         /* --perf: perf events, the process never stopped (perf_events.h) */
+    unsigned stack_size; /* --stack-size: bytes of stack each perf sample copies */
     int no_cache;
     int no_chain_cache;
     int mark_frames;  /* --mark-frames: write CPython 3.15's frame marker */
@@ -96,6 +98,7 @@ struct cli_target {
     struct jitunwind_memory mem;   /* counts its reads into `reads`, then `raw` */
     struct jitunwind_memory raw;
     uint64_t reads;                /* reads of the target (block fills included) */
+    uint64_t read_calls;           /* the system calls they took (a batch of blocks: one) */
     uint64_t writes;               /* writes into it (--mark-frames only) */
     struct cli_blocks *blocks;     /* record's per-sample read cache, or NULL */
     jitunwind_modules *mods;

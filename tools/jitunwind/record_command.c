@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "perf_events.h"
 #include "profile.h"
 
 #define CODE_CACHE_ENTRIES 4096u
@@ -37,6 +38,12 @@ struct sampler {
     double logged_at;
     uint32_t *ids;    /* a stack's frame ids: room for every item of sm->s, and one */
     size_t ids_cap;
+    struct cli_perf *perf;      /* --perf */
+    uint64_t perf_merge[3];     /* samples by enum cli_perf_merge */
+    uint64_t perf_incomplete;   /* samples whose native walk did not reach the root */
+    uint64_t perf_stops[16];    /* of them, by stop reason */
+    uint64_t pushed_left_out;   /* --nonblocking: innermost frames being pushed */
+    char vdso_path[64];         /* --perf: the vDSO's image as a module, or "" */
 };
 
 static double now(void)
@@ -155,6 +162,18 @@ static void name_threads(struct sampler *sm)
     }
 }
 
+/* A thread read while it runs may be pushing a frame: its innermost frame
+ * is linked before its code is readable (JITUNWIND_PYFRAME_BAD_CODE). That
+ * frame is left out, the sample being its caller's, and counted. */
+static void drop_frame_being_pushed(struct sampler *sm, struct cli_stack *s)
+{
+    if (s->n_py == 0 || !(s->py[0].flags & JITUNWIND_PYFRAME_BAD_CODE))
+        return;
+    memmove(s->py, s->py + 1, (s->n_py - 1) * sizeof *s->py);
+    s->n_py--;
+    sm->pushed_left_out++;
+}
+
 /* --nonblocking: every Python thread's frames, read while it runs. */
 static void sample_python(struct sampler *sm)
 {
@@ -183,6 +202,7 @@ static void sample_python(struct sampler *sm)
             break;
         }
         s->n_py = got;
+        drop_frame_being_pushed(sm, s);
         s->n_native = 0;
         jitunwind_mix(NULL, 0, s->py, s->n_py, s->items, CLI_MAX_NATIVE + s->py_cap,
                       &s->n_items);
@@ -247,6 +267,83 @@ static void sample_mixed(struct sampler *sm, double t)
     }
 }
 
+/* --perf: one sample read from the rings, unwound and recorded. */
+static void perf_sample(void *arg, const struct cli_perf_sample *ps)
+{
+    struct sampler *sm = arg;
+    int merge;
+    sm->prof.samples++;
+    if (!sm->opt->no_cache) {
+        jitunwind_pyreader_cache_next_sample(sm->t.py);
+        cli_target_forget_reads(&sm->t);
+    }
+    sm->t.pc_outside = 0;
+    merge = cli_perf_stack(&sm->t, ps, sm->opt, sm->s);
+    /* Code made since the ranges were read (a warming JIT): read them again
+     * and unwind the sample once more, its copy still at hand. */
+    if (sm->s->stop_reason != JITUNWIND_STOP_END && sm->t.pc_outside &&
+        cli_range_watch_check(&sm->t, &sm->watch, now()))
+        merge = cli_perf_stack(&sm->t, ps, sm->opt, sm->s);
+    sm->perf_merge[merge]++;
+    if (sm->s->stop_reason != JITUNWIND_STOP_END) {
+        sm->perf_incomplete++;
+        sm->perf_stops[(unsigned)sm->s->stop_reason & 15u]++;
+        sm->errors++;
+    }
+    record_stack(sm, sm->s, sampled_thread(sm, (int)ps->tid, NULL));
+}
+
+/* --perf: what the rings hold; the thread list is read again (threads
+ * started since get events) at most every 0.1 s. */
+static void sample_perf(struct sampler *sm, double t)
+{
+    char err[256] = "";
+    cli_range_watch_check(&sm->t, &sm->watch, t);
+    cli_list_python_threads(&sm->t);
+    cli_perf_read(sm->perf, perf_sample, sm, sm->t.mods);
+    if (t - sm->listed_at > 0.1) {
+        sm->listed_at = t;
+        if (cli_perf_sync_threads(sm->perf, err, sizeof err) == -ESRCH)
+            sm->gone = CLI_GONE_EXITED;
+        else if (err[0])
+            sm->errors++;
+    }
+}
+
+static void perf_summary(struct sampler *sm)
+{
+    const struct cli_perf_counts *c = cli_perf_counts(sm->perf);
+    uint64_t py = sm->perf_merge[CLI_PERF_MERGED] + sm->perf_merge[CLI_PERF_INCONSISTENT];
+    unsigned r, shown;
+    fprintf(stderr, "jitunwind: perf: %llu samples from %llu threads, %llu lost, %llu throttled, "
+                    "%llu did not reach the thread's root",
+            (unsigned long long)c->samples, (unsigned long long)c->threads_seen,
+            (unsigned long long)c->lost, (unsigned long long)c->throttled,
+            (unsigned long long)sm->perf_incomplete);
+    for (r = 0, shown = 0; r < 16; r++)
+        if (sm->perf_stops[r])
+            fprintf(stderr, "%s%llu %s", shown++ ? ", " : " (",
+                    (unsigned long long)sm->perf_stops[r], jitunwind_stop_reason_string((int)r));
+    fprintf(stderr, "%s\n", sm->perf_incomplete ? ")" : "");
+    if (py)
+        fprintf(stderr, "jitunwind: perf: Python frames merged into %llu samples; %llu "
+                        "(%.1f%%) kept native-only, their Python frames not matching the sample\n",
+                (unsigned long long)sm->perf_merge[CLI_PERF_MERGED],
+                (unsigned long long)sm->perf_merge[CLI_PERF_INCONSISTENT],
+                100.0 * (double)sm->perf_merge[CLI_PERF_INCONSISTENT] / (double)py);
+}
+
+/* A rate the machine did not reach is said, as achieved vs asked (a
+ * sample is one pass over the threads). */
+static void achieved(const struct sampler *sm)
+{
+    double got = sm->prof.seconds > 0 ? (double)sm->prof.samples / sm->prof.seconds : 0;
+    if (sm->prof.seconds > 0 && got < 0.95 * sm->opt->hz)
+        fprintf(stderr, "jitunwind: asked for %.0f samples/s, achieved %.0f/s: %.1f%% of the "
+                        "samples asked were missed\n",
+                sm->opt->hz, got, 100.0 * (1.0 - got / sm->opt->hz));
+}
+
 /* Off a terminal, a progress line at most this often (the first one says
  * that sampling has begun), each a line of its own. */
 #define PROGRESS_LOG_SECONDS 10.0
@@ -302,6 +399,10 @@ static void stats(struct sampler *sm)
             (unsigned long long)cs.invalidated, (unsigned long long)cs.reads_saved,
             (unsigned long long)ch.walks, (unsigned long long)ch.frames_reused,
             (unsigned long long)ch.reads_saved, (unsigned long long)sm->watch.reloads);
+    fprintf(stderr, "read calls: %llu\n", (unsigned long long)sm->t.read_calls);
+    if (sm->opt->nonblocking)
+        fprintf(stderr, "frames being pushed left out: %llu\n",
+                (unsigned long long)sm->pushed_left_out);
     if (sm->opt->mark_frames)
         fprintf(stderr, "marker stops: %llu\nmarker frames unread: %llu\nmarker misses: %llu\n"
                         "marker writes: %llu\n",
@@ -417,6 +518,15 @@ int cli_record_command(const struct cli_options *opt)
     profile_init(&sm->prof, opt->hz);
     if ((code = cli_target_open(&sm->t, opt, !opt->nonblocking)) != CLI_OK)
         goto done;
+    if (opt->perf) {
+        char err[320] = "";
+        if (!(sm->perf = cli_perf_open(sm->t.pid, sm->t.arch, opt->hz, opt->stack_size, err,
+                                       sizeof err))) {
+            fprintf(stderr, "jitunwind: %s\n", err);
+            code = CLI_PERMISSION;
+            goto done;
+        }
+    }
     if (!opt->no_cache && (jitunwind_pyreader_cache_code(sm->t.py, CODE_CACHE_ENTRIES) < 0 ||
                            cli_target_cache_reads(&sm->t) < 0))
         fprintf(stderr, "jitunwind: no memory for the caches; reading without them\n");
@@ -435,7 +545,7 @@ int cli_record_command(const struct cli_options *opt)
                             "pointer per thread per sample is written into process %d\n",
                     cleared, cleared == 1 ? "" : "s", sm->t.pid);
     }
-    if (!opt->nonblocking) {
+    if (!opt->nonblocking && !opt->perf) {
         /* Find out now whether ptrace is allowed, rather than at each sample. */
         struct cli_thread probe;
         memset(&probe, 0, sizeof probe);
@@ -459,6 +569,9 @@ int cli_record_command(const struct cli_options *opt)
     start = next = last_shown = now();
     if (!opt->nonblocking)
         cli_range_watch_init(&sm->t, &sm->watch, start);
+    if (opt->perf) /* a sample taken in it is not stopped at a call boundary */
+        cli_vdso_module(&sm->t, sm->watch.vdso_start, sm->watch.vdso_end, sm->vdso_path,
+                        sizeof sm->vdso_path);
     if (opt->duration > 0)
         sm->deadline = start + opt->duration;
     while (!cli_interrupted && !sm->gone) {
@@ -468,6 +581,10 @@ int cli_record_command(const struct cli_options *opt)
             break;
         if ((sm->gone = cli_target_gone(&sm->t)) != 0)
             break;
+        if (opt->perf) {
+            sample_perf(sm, t);
+            goto shown;
+        }
         sm->prof.samples++;
         if (!opt->no_cache) {
             jitunwind_pyreader_cache_next_sample(sm->t.py);
@@ -478,6 +595,7 @@ int cli_record_command(const struct cli_options *opt)
             sample_python(sm);
         else
             sample_mixed(sm, t);
+    shown:
         t = now();
         if (t - last_shown >= (top ? 1.0 : 0.5)) {
             last_shown = t;
@@ -488,6 +606,10 @@ int cli_record_command(const struct cli_options *opt)
                     break;
             } else
                 progress(sm, t - start, 0);
+        }
+        if (opt->perf) { /* woken by a sample: its Python frames are read at once */
+            cli_perf_wait(sm->perf, 100);
+            continue;
         }
         next += period;
         if (next < t)
@@ -500,6 +622,10 @@ int cli_record_command(const struct cli_options *opt)
     if (top && code == CLI_OK)
         show_top(sm, sm->prof.seconds);
     progress(sm, sm->prof.seconds, 1);
+    if (sm->perf)
+        perf_summary(sm);
+    else
+        achieved(sm);
     if (sm->gone)
         fprintf(stderr, "jitunwind: process %d %s; the profile holds what was sampled\n",
                 sm->t.pid, sm->gone == CLI_GONE_EXECED ? "executed another program" : "exited");
@@ -513,6 +639,9 @@ done:
         fprintf(stderr, "jitunwind: writing %s failed: %s\n", opt->output, strerror(errno));
         code = CLI_OUTPUT;
     }
+    cli_perf_close(sm->perf);
+    if (sm->vdso_path[0])
+        unlink(sm->vdso_path);
     profile_free(&sm->prof);
     cli_range_watch_free(&sm->watch);
     jitunwind_py_chains_free(sm->t.chains);

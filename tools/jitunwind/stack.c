@@ -1,7 +1,8 @@
 /* One thread's mixed stack: its native frames unwound by the library
  * (ranges' rules, CFI, frame pointers), each named (symbol, range, or a
  * CPython executor's uop), its Python frames decoded, and the two
- * interleaved by jitunwind_mix. */
+ * interleaved by the library's mixer (roles, groups, exact lines in JIT
+ * code, hidden interpreter frames). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -197,7 +198,6 @@ static void name_native(struct cli_target *t, struct cli_native *nf, int innermo
         nf->range = *r;
         snprintf(nf->range_name, sizeof nf->range_name, "%s", r->name ? r->name : "??");
         nf->range.name = nf->range_name;
-        nf->role = r->kind == JITUNWIND_KIND_JIT ? JITUNWIND_ROLE_JIT : JITUNWIND_ROLE_TRAMPOLINE;
         if (r->kind == JITUNWIND_KIND_JIT && r->origin == JITUNWIND_ORIGIN_INTERPRETER && t->py) {
             static struct jitunwind_py_jit_pc where;
             if (jitunwind_pyreader_jit_pc(t->py, at, 0, &where) == 0 &&
@@ -216,44 +216,6 @@ static void name_native(struct cli_target *t, struct cli_native *nf, int innermo
     }
     if (symbolize(t, at, nf->symbol, sizeof nf->symbol, &off) == 0)
         nf->offset = off + (pc - at);
-    nf->role = jitunwind_pyreader_in_eval_loop(t->py, at) ||
-                       jitunwind_native_role_from_symbol(nf->symbol) == JITUNWIND_ROLE_EVAL
-                   ? JITUNWIND_ROLE_EVAL : JITUNWIND_ROLE_OTHER;
-    /* An eval-loop part no symbol names is the one found from the code of
-     * a stripped interpreter (jitunwind_pyreader_eval_ranges): the part
-     * GCC split off, which its symbol, in the debug file, calls so. */
-    if (!nf->symbol[0] && nf->role == JITUNWIND_ROLE_EVAL) {
-        struct jitunwind_py_code_range parts[JITUNWIND_PY_MAX_EVAL_RANGES];
-        size_t n = 0, i;
-        jitunwind_pyreader_eval_ranges(t->py, parts, JITUNWIND_PY_MAX_EVAL_RANGES, &n);
-        for (i = 0; i < n && i < JITUNWIND_PY_MAX_EVAL_RANGES; i++)
-            if (at >= parts[i].start && at < parts[i].end)
-                nf->offset = pc - parts[i].start;
-        snprintf(nf->symbol, sizeof nf->symbol, "_PyEval_EvalFrameDefault.cold");
-    }
-}
-
-/* Without --native-all, the interpreter's own native frames between the
- * innermost and the outermost eval loop (calls, vectorcalls) are hidden:
- * the Python frames say the same. */
-static void hide_interpreter_frames(struct cli_target *t, struct cli_stack *s)
-{
-    size_t i, first = s->n_native, last = 0;
-    for (i = 0; i < s->n_native; i++) {
-        if (s->native[i].role == JITUNWIND_ROLE_EVAL) {
-            if (first == s->n_native)
-                first = i;
-            last = i;
-        }
-    }
-    for (i = first + 1; i < last; i++) {
-        struct cli_native *nf = &s->native[i];
-        if (nf->role == JITUNWIND_ROLE_OTHER && nf->module &&
-            strcmp(nf->module, t->loc.module) == 0) {
-            nf->hidden = 1;
-            s->hidden++;
-        }
-    }
 }
 
 static void unwind_native(struct cli_target *t, const struct cli_thread *th, struct cli_stack *s)
@@ -271,36 +233,65 @@ static void unwind_native(struct cli_target *t, const struct cli_thread *th, str
     }
 }
 
-/* The innermost Python frame of an eval loop that called JIT code may show
- * a lagging line; the uop at the innermost JIT frame of the run above that
- * eval loop, looked up in the frame's code, gives the exact one. */
-static void exact_lines(struct cli_target *t, struct cli_stack *s)
+/* An eval-loop part no symbol names is the one found from the code of a
+ * stripped interpreter (jitunwind_pyreader_eval_ranges): the part GCC split
+ * off, which its symbol, in the debug file, calls so. */
+static void name_outlined_eval(struct cli_target *t, struct cli_native *nf, int innermost)
 {
-    static struct jitunwind_py_jit_pc where;
-    size_t i;
-    for (i = 0; i < s->n_items; i++) {
-        const struct jitunwind_mixed_item *it = &s->items[i];
-        struct jitunwind_py_frame *f;
-        size_t first;
-        if (it->kind != JITUNWIND_MIXED_PYTHON || !(it->flags & JITUNWIND_MIXED_LINE_MAY_LAG))
-            continue;
-        f = &s->py[it->index];
-        /* as the binding's mix(): the values may be stale even once the line is exact */
-        f->flags |= JITUNWIND_PYFRAME_LINE_MAY_LAG | JITUNWIND_PYFRAME_IN_JIT;
-        if (it->anchor == JITUNWIND_MIXED_NO_ANCHOR || it->anchor == 0 || !t->py)
-            continue;
-        for (first = it->anchor; first > 0 && s->native[first - 1].role == JITUNWIND_ROLE_JIT;)
-            first--;
-        if (first == it->anchor)
-            continue;
-        if (jitunwind_pyreader_jit_pc(t->py, jitunwind_lookup_address(
-                                                 t->arch, s->native[first].f.regs.pc, first == 0),
-                                      f->code, &where) == 0 &&
-            where.region == JITUNWIND_JIT_REGION_UOP && where.uop.line > 0) {
-            f->line = where.uop.line;
-            f->flags &= ~(uint32_t)JITUNWIND_PYFRAME_LINE_MAY_LAG;
-        }
+    struct jitunwind_py_code_range parts[JITUNWIND_PY_MAX_EVAL_RANGES];
+    uint64_t pc = nf->f.regs.pc, at = jitunwind_lookup_address(t->arch, pc, innermost);
+    size_t n = 0, i;
+    jitunwind_pyreader_eval_ranges(t->py, parts, JITUNWIND_PY_MAX_EVAL_RANGES, &n);
+    for (i = 0; i < n && i < JITUNWIND_PY_MAX_EVAL_RANGES; i++)
+        if (at >= parts[i].start && at < parts[i].end)
+            nf->offset = pc - parts[i].start;
+    snprintf(nf->symbol, sizeof nf->symbol, "_PyEval_EvalFrameDefault.cold");
+}
+
+/* Roles, the Python frames each eval loop runs, their exact lines in JIT
+ * code, and (without --native-all) the interpreter's own native frames
+ * between the innermost and the outermost eval loop hidden: the Python
+ * frames say the same. Python frames no native frame runs come last. */
+static void mix(struct cli_target *t, const struct cli_options *opt, struct cli_stack *s)
+{
+    static struct jitunwind_mixer_native natives[CLI_MAX_NATIVE];
+    struct jitunwind_mixer_options mo = {.size = sizeof mo, .arch = (uint32_t)t->arch,
+                                         .registry = t->reg, .reader = t->py,
+                                         .flags = opt->native_all ? 0u
+                                                                  : JITUNWIND_MIXER_HIDE_INTERPRETER};
+    size_t i, fed = 0, max = CLI_MAX_NATIVE + s->py_cap;
+    jitunwind_mixer *m;
+    for (i = 0; i < s->n_native; i++) {
+        const struct cli_native *nf = &s->native[i];
+        natives[i].pc = nf->f.regs.pc;
+        natives[i].symbol = nf->has_range ? NULL : nf->symbol;
+        natives[i].flags = nf->module && strcmp(nf->module, t->loc.module) == 0
+                               ? JITUNWIND_MIXER_INTERPRETER : 0;
+        natives[i].role = JITUNWIND_ROLE_OTHER;
     }
+    if (jitunwind_mixer_new(&mo, &m) < 0) {
+        s->partial = 1;
+        return;
+    }
+    if (jitunwind_mixer_python(m, s->py, s->n_py) < 0 ||
+        jitunwind_mixer_feed(m, natives, s->n_native, &fed, s->items, max, &s->n_items) < 0)
+        s->partial = 1;
+    for (i = 0; i < s->n_native; i++) {
+        s->native[i].role = natives[i].role;
+        if (!s->native[i].symbol[0] && !s->native[i].has_range &&
+            s->native[i].role == JITUNWIND_ROLE_EVAL && t->py)
+            name_outlined_eval(t, &s->native[i], i == 0);
+        s->native[i].hidden = jitunwind_mixer_hidden(m, i);
+        s->hidden += (size_t)s->native[i].hidden;
+    }
+    for (i = jitunwind_mixer_next_python(m); i < s->n_py && s->n_items < max; i++) {
+        struct jitunwind_mixed_item *it = &s->items[s->n_items++];
+        it->kind = JITUNWIND_MIXED_PYTHON;
+        it->index = (uint32_t)i;
+        it->anchor = JITUNWIND_MIXED_NO_ANCHOR;
+        it->flags = 0;
+    }
+    jitunwind_mixer_free(m);
 }
 
 static int shown_item(const struct cli_stack *s, size_t i)
@@ -332,7 +323,6 @@ static void cut_frames(struct cli_stack *s, size_t max)
 void cli_stack_build(struct cli_target *t, const struct cli_thread *th,
                      const struct cli_options *opt, struct cli_stack *s)
 {
-    static uint32_t roles[CLI_MAX_NATIVE];
     size_t i;
     s->thread = *th;
     s->n_native = s->n_items = s->hidden = 0;
@@ -344,14 +334,7 @@ void cli_stack_build(struct cli_target *t, const struct cli_thread *th,
     else if (!opt->python_only)
         s->partial = 1;
     cli_python_frames(t, th->tid, s);
-    for (i = 0; i < s->n_native; i++)
-        roles[i] = s->native[i].role;
-    if (jitunwind_mix(roles, s->n_native, s->py, s->n_py, s->items, CLI_MAX_NATIVE + s->py_cap,
-                      &s->n_items) < 0)
-        s->partial = 1;
-    exact_lines(t, s);
-    if (!opt->native_all)
-        hide_interpreter_frames(t, s);
+    mix(t, opt, s);
     if (s->py_status < 0)
         s->partial = 1;
     for (i = 0; i < s->n_items && s->n_native; i++)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "read_batch.h"
 
 #define EXIT_WAIT_MS 500 /* for a process whose memory is gone to be a zombie */
 
@@ -171,12 +172,37 @@ void cli_target_load_ranges(struct cli_target *t)
 struct cli_blocks {
     uint64_t base[BLOCKS]; /* block address + 1; 0: empty */
     uint8_t data[BLOCKS][BLOCK];
+    /* The blocks the last sample read from, read again in one call at the
+     * next sample's first read (live processes: read_batch.c). */
+    uint64_t last[BLOCKS];
+    size_t n_last;
+    uint8_t used[BLOCKS];  /* read from during this sample (a prefetched block may not be) */
+    int batch_off;         /* process_vm_readv refused: reads go one by one */
 };
 
 /* The cache slot of the block at `base` (BLOCK-aligned). */
 static unsigned block_slot(uint64_t base)
 {
     return (unsigned)((base / BLOCK) % BLOCKS);
+}
+
+/* Before the first read of a sample: the last sample's blocks at once. */
+static void prefetch(struct cli_target *t, struct cli_blocks *b)
+{
+    void *dst[BLOCKS];
+    size_t i;
+    long got;
+    for (i = 0; i < b->n_last; i++)
+        dst[i] = b->data[block_slot(b->last[i])];
+    got = cli_read_blocks(t->pid, b->last, b->n_last, BLOCK, dst);
+    t->read_calls++;
+    if (got > 0)
+        t->reads += (uint64_t)got;
+    if (got < 0)
+        b->batch_off = 1; /* the reader's own fallback (/proc/PID/mem) reads on */
+    for (i = 0; got > 0 && i < (size_t)got; i++)
+        b->base[block_slot(b->last[i])] = b->last[i] + 1;
+    b->n_last = 0;
 }
 
 static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
@@ -186,19 +212,24 @@ static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
     uint64_t base = addr & ~(uint64_t)(BLOCK - 1);
     if (b && len <= BLOCK && addr + len >= addr && addr + len <= base + BLOCK) {
         unsigned slot = block_slot(base);
+        if (b->n_last)
+            prefetch(t, b);
         if (b->base[slot] != base + 1) {
             t->reads++;
+            t->read_calls++;
             if (t->raw.read(t->raw.arg, base, b->data[slot], BLOCK) < 0) {
                 b->base[slot] = 0;
                 goto direct; /* the page is unreadable: the read fails as asked */
             }
             b->base[slot] = base + 1;
         }
+        b->used[slot] = 1;
         memcpy(dst, b->data[slot] + (addr - base), len);
         return 0;
     }
 direct:
     t->reads++;
+    t->read_calls++;
     return t->raw.read(t->raw.arg, addr, dst, len);
 }
 
@@ -211,8 +242,16 @@ int cli_target_cache_reads(struct cli_target *t)
 
 void cli_target_forget_reads(struct cli_target *t)
 {
-    if (t->blocks)
-        memset(t->blocks->base, 0, sizeof t->blocks->base);
+    struct cli_blocks *b = t->blocks;
+    size_t i;
+    if (!b)
+        return;
+    b->n_last = 0;
+    for (i = 0; i < BLOCKS && t->live && t->pid > 0 && !b->batch_off; i++)
+        if (b->base[i] && b->used[i])
+            b->last[b->n_last++] = b->base[i] - 1;
+    memset(b->base, 0, sizeof b->base);
+    memset(b->used, 0, sizeof b->used);
 }
 
 /* A write (record --mark-frames only) goes to the target, and the cached

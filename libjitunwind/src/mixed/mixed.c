@@ -1,6 +1,7 @@
 /* Interleaving native and Python frames: the k-th eval-loop native frame
  * from the top runs the k-th group of Python frames. */
 #include "internal.h"
+#include "mixed/mixed_internal.h"
 #include "python/pyreader.h"
 
 JITUNWIND_API int jitunwind_native_role_from_symbol(const char *symbol)
@@ -12,6 +13,15 @@ JITUNWIND_API int jitunwind_native_role_from_symbol(const char *symbol)
     if (strncmp(symbol, "py::", 4) == 0)
         return JITUNWIND_ROLE_TRAMPOLINE;
     return JITUNWIND_ROLE_OTHER;
+}
+
+size_t ju_mix_group_size(const struct jitunwind_py_frame *py, size_t n_py, size_t next)
+{
+    size_t k;
+    for (k = next; k < n_py; k++)
+        if (py[k].flags & JITUNWIND_PYFRAME_ENTRY)
+            return k + 1 - next;
+    return n_py - next;
 }
 
 static int put(struct jitunwind_mixed_item *out, size_t max, size_t *n, uint32_t kind,
@@ -31,29 +41,22 @@ JITUNWIND_API int jitunwind_mix(const uint32_t *roles, size_t n_native,
                                 const struct jitunwind_py_frame *py, size_t n_py,
                                 struct jitunwind_mixed_item *out, size_t max, size_t *count)
 {
-    size_t i, next_py = 0, n = 0;
+    size_t i, k, group, next_py = 0, n = 0;
     int rc;
     if (!count || (!roles && n_native) || (!py && n_py) || (!out && max) ||
         n_native > UINT32_MAX - 1 || n_py > UINT32_MAX)
         return JITUNWIND_EINVAL;
     *count = 0;
     for (i = 0; i < n_native; i++) {
-        uint32_t lag;
         if ((rc = put(out, max, &n, JITUNWIND_MIXED_NATIVE, i, JITUNWIND_MIXED_NO_ANCHOR, 0)) < 0)
             goto done;
         if (roles[i] != JITUNWIND_ROLE_EVAL)
             continue;
-        lag = (i > 0 && roles[i - 1] == JITUNWIND_ROLE_JIT) ? JITUNWIND_MIXED_LINE_MAY_LAG : 0;
-        /* This activation runs Python frames up to and including an ENTRY one. */
-        while (next_py < n_py) {
-            int entry = (py[next_py].flags & JITUNWIND_PYFRAME_ENTRY) != 0;
-            if ((rc = put(out, max, &n, JITUNWIND_MIXED_PYTHON, next_py, (uint32_t)i, lag)) < 0)
+        group = ju_mix_group_size(py, n_py, next_py);
+        for (k = 0; k < group; k++, next_py++)
+            if ((rc = put(out, max, &n, JITUNWIND_MIXED_PYTHON, next_py, (uint32_t)i,
+                          k == 0 && i > 0 ? ju_mix_lag(roles[i - 1]) : 0)) < 0)
                 goto done;
-            lag = 0; /* only the innermost frame of the group runs in the JIT code */
-            next_py++;
-            if (entry)
-                break;
-        }
     }
     for (; next_py < n_py; next_py++) /* no native frame left to anchor them */
         if ((rc = put(out, max, &n, JITUNWIND_MIXED_PYTHON, next_py, JITUNWIND_MIXED_NO_ANCHOR, 0)) < 0)

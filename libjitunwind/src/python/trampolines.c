@@ -35,8 +35,9 @@ JITUNWIND_API int jitunwind_pyreader_trampoline_ranges(jitunwind_pyreader *r,
                                                        jitunwind_registry *reg, int arch,
                                                        size_t *added)
 {
-    uint64_t arena, tortoise = 0;
-    size_t n = 0, count = 0, power = 1, lam = 0;
+    struct ju_cycle seen = {0, 1, 0};
+    uint64_t arena;
+    size_t n = 0, count = 0;
     if (!r || !reg)
         return JITUNWIND_EINVAL;
     if (added)
@@ -53,13 +54,8 @@ JITUNWIND_API int jitunwind_pyreader_trampoline_ranges(jitunwind_pyreader *r,
         uint64_t start, current, size, code_size, stride;
         struct jitunwind_range range = {0};
         int rule;
-        if (arena == tortoise)
+        if (ju_cycle_seen(&seen, arena))
             return ju_fail(&r->err, JITUNWIND_ELOOP, arena, "the trampoline arena list loops");
-        if (++lam == power) {
-            tortoise = arena;
-            power *= 2;
-            lam = 0;
-        }
         if (++n > MAX_ARENAS)
             return ju_fail(&r->err, JITUNWIND_ELIMIT, arena, "more than %u arenas", MAX_ARENAS);
         if (ju_read(&r->mem, arena, raw, sizeof raw) < 0)

@@ -161,6 +161,12 @@ static int caller_reg(const struct eval_ctx *c, Dwarf_Frame *frame, int regno,
         *out = v;
         return 0;
     }
+    /* A slot wholly below sp was popped (GCC's epilogues leave the save
+     * rule in place after the pop): the register holds the caller's value
+     * again. A perf sample's stack copy, which starts at sp, lacks it. */
+    if ((c->regs->valid & JITUNWIND_REG_SP) && v <= c->regs->sp - 8 && v < c->regs->sp &&
+        regno != c->dr->dwarf_ra && reg_value(c, (uint64_t)regno, out) == 0)
+        return 0;
     if (ju_read_u64(c->mem, v, out) < 0) {
         *stop = JITUNWIND_STOP_UNREADABLE;
         return JITUNWIND_EREAD;

@@ -9,6 +9,7 @@ import ctypes
 import collections
 
 from . import _ffi
+from ._ffi import text as _text
 
 ARCH_X86_64 = 1
 ARCH_AARCH64 = 2
@@ -74,10 +75,6 @@ class JitunwindError(Exception):
         text = library().jitunwind_strerror(code).decode()
         self.detail = detail
         super().__init__("%s: %s" % (text, detail) if detail else text)
-
-
-def _text(raw):
-    return raw.decode("utf-8", "replace") if raw else ""
 
 
 def _error_detail(err_ptr):
@@ -818,43 +815,3 @@ class PyReader(_Owned):
         frames = [PyFrame(f.address, f.code, f.line, f.first_line, f.lasti, f.owner, f.flags,
                           _text(f.qualname), _text(f.filename)) for f in arr[:n.value]]
         return frames, (JitunwindError(rc, self._detail()) if rc < 0 else None)
-
-
-def native_role(symbol):
-    return library().jitunwind_native_role_from_symbol(symbol.encode() if symbol else None)
-
-
-def mix(roles, pyframes):
-    """Interleave: returns [(MIXED_NATIVE, native_index, None) or
-    (MIXED_PYTHON, python_index, anchor_native_index_or_None)]. Python frames
-    running in JIT code get PYFRAME_IN_JIT and PYFRAME_LINE_MAY_LAG set in
-    `pyframes` (a list, updated in place); finding the exact line clears
-    only the latter (their values may still be stale)."""
-    n_native, n_py = len(roles), len(pyframes)
-    roles_arr = (ctypes.c_uint32 * max(n_native, 1))(*roles)
-    py_arr = (_ffi.PyFrame * max(n_py, 1))()
-    for i, f in enumerate(pyframes):
-        py_arr[i].address, py_arr[i].code = f.address, f.code
-        py_arr[i].line, py_arr[i].flags = f.line, f.flags
-    cap = n_native + n_py
-    out = (_ffi.MixedItem * max(cap, 1))()
-    count = ctypes.c_size_t()
-    rc = library().jitunwind_mix(roles_arr, n_native, py_arr, n_py, out, cap,
-                                 ctypes.byref(count))
-    if rc < 0:
-        raise JitunwindError(rc, "mixing %d native and %d Python frames" % (n_native, n_py))
-    result = []
-    for item in out[:count.value]:
-        anchor = None if item.anchor == NO_ANCHOR else item.anchor
-        if item.kind == MIXED_PYTHON and item.flags & MIXED_LINE_MAY_LAG:
-            frame = pyframes[item.index]  # report it the same way as the decoder's own flag
-            pyframes[item.index] = frame._replace(
-                flags=frame.flags | PYFRAME_LINE_MAY_LAG | PYFRAME_IN_JIT)
-        result.append((item.kind, item.index, anchor))
-    return result
-
-
-# What debuggers show lives in jitunwind.ui; these names stay importable from
-# here for callers written before it.
-from .ui.labels import python_flags_text, python_label, range_label, rule_text  # noqa: E402,F401
-from .ui.target import load_target_ranges  # noqa: E402,F401

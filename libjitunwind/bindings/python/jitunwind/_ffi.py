@@ -417,3 +417,41 @@ def declare_jitview(lib):
     _fn(lib, "jitunwind_py_jit_frame_name", i, P(PyJitPc), ctypes.c_char_p, sz)
     _fn(lib, "jitunwind_step_range_in", i, i, vp, P(Range), P(Memory), P(Regs), i, P(Regs), P(i))
     lib._jitview_declared = True
+
+
+def text(raw):
+    """A C string or char array as Python text ("" for NULL); bytes that
+    are not UTF-8 are replaced."""
+    return raw.decode("utf-8", "replace") if raw else ""
+
+
+# --- The incremental mixer (mixed.h) ---
+
+class MixerOptions(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_uint32), ("arch", ctypes.c_uint32),
+                ("registry", ctypes.c_void_p), ("reader", ctypes.c_void_p),
+                ("flags", ctypes.c_uint32), ("reserved", ctypes.c_uint32)]
+
+
+class MixerNative(ctypes.Structure):
+    _fields_ = [("pc", ctypes.c_uint64), ("symbol", ctypes.c_char_p),
+                ("flags", ctypes.c_uint32), ("role", ctypes.c_uint32),
+                ("address", ctypes.c_uint64)]
+
+
+MIXER_INLINED, MIXER_INTERPRETER, MIXER_ROLE_GIVEN, MIXER_NOT_INNERMOST = 1, 2, 4, 8
+MIXER_WANTS_PYTHON = 1
+
+
+def declare_mixer(lib):
+    """Declare the mixer's functions on `lib` (once)."""
+    if getattr(lib, "_mixer_declared", False):
+        return
+    P, vp, sz, i = ctypes.POINTER, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int
+    _fn(lib, "jitunwind_mixer_new", i, P(MixerOptions), P(vp))
+    _fn(lib, "jitunwind_mixer_free", None, vp)
+    _fn(lib, "jitunwind_mixer_python", i, vp, P(PyFrame), sz)
+    _fn(lib, "jitunwind_mixer_feed", i, vp, P(MixerNative), sz, P(sz), P(MixedItem), sz, P(sz))
+    _fn(lib, "jitunwind_mixer_next_python", sz, vp)
+    _fn(lib, "jitunwind_mixer_hidden", i, vp, sz)
+    lib._mixer_declared = True

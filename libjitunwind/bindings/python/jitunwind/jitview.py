@@ -7,8 +7,8 @@ import collections
 import ctypes
 
 from . import _ffi
-from . import (JitunwindError, PYEXEC_COLD_EXIT, PYEXEC_DELETED, ENOTFOUND, library,
-               _text)
+from ._ffi import text as _text
+from . import JitunwindError, PYEXEC_COLD_EXIT, PYEXEC_DELETED, ENOTFOUND, library
 
 REGION_UNKNOWN, REGION_SHIM, REGION_UOP, REGION_FATAL, REGION_TAIL = range(5)
 TARGET_SOURCES = {0: "", 1: "", 2: "via error", 3: "via exit", 4: "as before"}
@@ -286,39 +286,3 @@ def resolve_executor(reader, arg):
         return executors[value].address
     where = jit_pc(reader, value)
     return where.executor if where is not None else value
-
-
-def try_jit_pc(reader, pc, code=0):
-    """jit_pc, or None on any failure (for labels: never raises)."""
-    try:
-        return jit_pc(reader, pc, code)
-    except Exception:
-        return None
-
-
-def range_frame_label(reader_fn, rng, lookup_pc):
-    """(label, JitPc or None, why): the label of a JIT frame is
-    `py::jit:hot [uop 17/42 NAME] (app.py:12) [jit fp-or-scan]` when the
-    executor's layout is known, else the range's own label; `why` says in one
-    line what the JIT view lacked for a CPython executor (None when nothing).
-    `reader_fn` returns a PyReader or raises. Never raises."""
-    from . import KIND_JIT, ORIGIN_INTERPRETER
-    from .ui.labels import range_label
-    if rng.kind != KIND_JIT or rng.origin != ORIGIN_INTERPRETER:
-        return range_label(rng), None, None
-    try:
-        where = jit_pc(reader_fn(), lookup_pc)
-    except Exception as exc:
-        return range_label(rng), None, str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    if where is None:
-        return range_label(rng), None, "no executor's code holds %#x" % lookup_pc
-    if not where.label:
-        return range_label(rng), where, where.missing or "the executor at %#x has no name" % (
-            where.executor)
-    return jit_frame_label(where, rng), where, where.missing or None
-
-
-def jit_frame_label(where, rng):
-    from . import KIND_NAMES
-    from .ui.labels import rule_text
-    return "%s [%s %s]" % (frame_label(where), KIND_NAMES.get(rng.kind, "?"), rule_text(rng))

@@ -3,12 +3,13 @@ not the debugger's own API.
 
     spec.py      one description per command (name, usage, flags, help) and
                  the one argument parser both debuggers use
-    commands.py  one implementation per command, written against the small
-                 `Session` interface each plugin adapts (docs/architecture.md,
-                 "Adding a debugger command")
+    session.py   the small `Session` interface each plugin adapts and the
+                 one `invoke()` that runs a command without ever raising
+    commands.py  one implementation per command, written against `Session`
+                 (docs/architecture.md, "Adding a debugger command")
     target.py    per-stop state of a target: ranges, notes, the Python reader,
                  the thread -> thread state map, read once per stop
-    stack.py     frame roles and the streaming native/Python interleaving
+    stack.py     the library's mixer fed as a debugger walks, frames labelled
     labels.py    how frames, ranges and notes are printed
     memory.py    target memory read through a debugger, for the library
 

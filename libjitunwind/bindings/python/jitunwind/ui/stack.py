@@ -1,14 +1,12 @@
-"""Frame roles and the interleaving of native and Python frames.
-
-The interleaving rule is the library's (jitunwind_mix: the k-th eval-loop
-frame runs the k-th group of Python frames). `Interleaver` feeds it native
+"""The mixed stack as debuggers show it: the library's mixer (roles, the
+Python frames each eval loop runs, exact lines in JIT code) fed native
 frames in batches, so that a debugger that pulls frames lazily (`bt 3`)
-unwinds only as many as it shows."""
+unwinds only as many as it shows, and each frame labelled."""
 
-from .. import (KIND_JIT, MIXED_PYTHON, PYFRAME_LINE_MAY_LAG, ROLE_EVAL, ROLE_JIT, ROLE_OTHER,
-                ROLE_TRAMPOLINE, lookup_address, mix, native_role)
+from .. import KIND_JIT, KIND_NAMES, ORIGIN_INTERPRETER, ROLE_JIT, ROLE_TRAMPOLINE, lookup_address
 from .. import jitview
-from .labels import NO_NAME
+from ..mixer import INLINED, ROLE_GIVEN, Mixer
+from .labels import NO_NAME, range_label, rule_text
 
 
 def lookup_pc(pc, innermost, arch):
@@ -18,14 +16,12 @@ def lookup_pc(pc, innermost, arch):
     return lookup_address(arch, pc, innermost)
 
 
-def frame_role(rng, symbol):
-    """The role of a native frame: JIT or trampoline when a registered range
-    holds it, the eval loop by its symbol, anything else OTHER (a trampoline
-    is a trampoline only when a range says so)."""
-    if rng is not None:
-        return ROLE_JIT if rng.kind == KIND_JIT else ROLE_TRAMPOLINE
-    role = native_role(symbol) if symbol else ROLE_OTHER
-    return role if role == ROLE_EVAL else ROLE_OTHER
+def _reader(state):
+    """The target's PyReader, or None (no state, no Python in the target)."""
+    try:
+        return state.pyreader() if state is not None else None
+    except Exception:  # no Python in this target: the eval loop is known by name only
+        return None
 
 
 class Interleaver:
@@ -33,55 +29,62 @@ class Interleaver:
 
     `python_frames()` is called once, when the first eval-loop frame is fed
     (a stack without one never reads the Python frames); it returns
-    (frames, error). `feed(roles)` takes the roles of the next native frames
-    and returns, for each, the list of Python frames it runs."""
+    (frames, error). `state` (may be None) gives the mixer the target's
+    architecture, ranges and Python reader; `not_innermost`: the first frame
+    fed is a caller."""
 
-    def __init__(self, python_frames):
+    __slots__ = ("_load", "_mixer", "error", "failed", "jit_view_said")
+
+    def __init__(self, python_frames, state=None, not_innermost=False):
         self._load = python_frames
-        self.pyframes = None
+        self._mixer = Mixer(getattr(state, "arch", None), getattr(state, "registry", None),
+                            _reader(state), not_innermost)
         self.error = None
-        self.failed = False     # the Python frames could not be read at all
-        self._next = 0          # first Python frame not yet anchored
-        self._previous = None   # role of the last native frame fed
+        self.failed = False          # the Python frames could not be read at all
+        self.jit_view_said = False   # jit_view_note's line was given
+
+    @property
+    def pyframes(self):
+        """The Python frames as mixing left them, or None before they are read."""
+        return self._mixer.pyframes
 
     def _python(self):
-        if self.pyframes is None:
-            self.pyframes, self.error = [], None
+        if self._mixer.pyframes is None:
+            frames, self.error = [], None
             try:
                 frames, self.error = self._load()
-                self.pyframes = list(frames)
             except Exception as exc:  # shown by the caller as one line
-                self.error, self.failed = exc, True
-        return self.pyframes
+                frames, self.error, self.failed = [], exc, True
+            self._mixer.give_python(list(frames))
+        return self._mixer.pyframes
 
     @property
     def started(self):
-        return self.pyframes is not None
+        return self._mixer.pyframes is not None
 
     def feed(self, roles):
-        roles = list(roles)
-        groups = [[] for _ in roles]
-        if ROLE_EVAL in roles:
-            base = self._next
-            pending = self._python()[base:]
-            # The frame before this batch matters only as JIT (the innermost
-            # Python frame of the next eval loop then runs in JIT code); as
-            # anything else it must not anchor a second time.
-            head = [ROLE_JIT] if self._previous == ROLE_JIT else []
-            placed = mix(head + roles, pending)  # marks lagging lines in `pending`
-            self.pyframes[base:] = pending
-            for kind, index, anchor in placed:
-                if kind == MIXED_PYTHON and anchor is not None:
-                    groups[anchor - len(head)].append(pending[index])
-                    self._next = base + index + 1
-        if roles:
-            self._previous = roles[-1]
-        return groups
+        """The Python frames each of the next native frames runs, by their
+        known roles."""
+        return self._feed([(0, None, ROLE_GIVEN, role) for role in roles])[2]
+
+    def feed_frames(self, natives):
+        """(roles, lookup addresses, Python frames run by each) of the next
+        native frames (objects with `pc`, `symbol` and optionally `inlined`),
+        classified by the library."""
+        return self._feed([(f.pc, f.symbol, INLINED if getattr(f, "inlined", False) else 0, 0)
+                           for f in natives])
+
+    def _feed(self, natives):
+        roles, addresses, placed = self._mixer.feed(natives, self._python)
+        groups = [[] for _ in natives]
+        for anchor, index in placed:
+            groups[anchor].append(self._mixer.pyframes[index])
+        return roles, addresses, groups
 
     @property
     def exhausted(self):
         """Every Python frame read has been anchored."""
-        return self.pyframes is not None and self._next >= len(self.pyframes)
+        return self.started and self._mixer.next_python >= len(self._mixer.pyframes)
 
     def unread(self):
         """The Python frames no native frame fed so far runs, read now if
@@ -92,7 +95,7 @@ class Interleaver:
 
     def leftovers(self):
         """Python frames no native frame fed so far runs."""
-        return self.pyframes[self._next:] if self.pyframes else []
+        return self._mixer.pyframes[self._mixer.next_python:] if self.started else []
 
 
 class MixedEntry:
@@ -107,37 +110,43 @@ class MixedEntry:
         self.why = why  # what the JIT view lacked for this executor frame, or None
 
 
-def classify(state, pc, innermost, symbol):
-    """(role, range or None, label, why) of a native frame. A CPython
-    executor's frame is labelled by the JIT view: `py::jit:hot [uop 17/42
-    NAME] (file:line)`; `why` says what the view lacked, if anything."""
-    rng = state.lookup(lookup_pc(pc, innermost, state.arch)) if state is not None else None
-    label, why = symbol or NO_NAME, None
-    if rng is not None:
-        label, _, why = jitview.range_frame_label(state.pyreader, rng,
-                                                  lookup_pc(pc, innermost, state.arch))
-    role = frame_role(rng, symbol)
-    if role == ROLE_OTHER and rng is None and state is not None and \
-            in_eval_loop(state, lookup_pc(pc, innermost, state.arch)):
-        role = ROLE_EVAL
-    return role, rng, label, why
+def describe(state, symbol, role, address):
+    """(range or None, label, why) of a native frame of `role` whose code
+    is looked up at `address`; `why` says in one line what the JIT view
+    lacked for a CPython executor's frame (None when nothing)."""
+    rng = state.lookup(address) if state is not None and role in (ROLE_JIT, ROLE_TRAMPOLINE) \
+        else None
+    if rng is None:
+        return None, symbol or NO_NAME, None
+    label, why = range_frame_label(state.pyreader, rng, address)
+    return rng, label, why
 
 
-def in_eval_loop(state, addr):
-    """Whether `addr` lies in the eval loop's code as the library found it
-    (every part: a debugger may name a `.cold` part differently, or not at
-    all); False without a Python reader."""
+def range_frame_label(reader_fn, rng, address):
+    """(label, why): a CPython executor's frame is labelled by the JIT view,
+    `py::jit:hot [uop 17/42 NAME] (app.py:12) [jit fp-or-scan]`, when the
+    executor's layout is known; any other range by its own label.
+    `reader_fn` returns a PyReader or raises. Never raises."""
+    if rng.kind != KIND_JIT or rng.origin != ORIGIN_INTERPRETER:
+        return range_label(rng), None
     try:
-        return state.pyreader().in_eval_loop(addr)
-    except Exception:  # no Python in this target: nothing is its eval loop
-        return False
+        where = jitview.jit_pc(reader_fn(), address)
+    except Exception as exc:
+        return range_label(rng), str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    if where is None:
+        return range_label(rng), "no executor's code holds %#x" % address
+    if not where.label:
+        return range_label(rng), where.missing or "the executor at %#x has no name" % (
+            where.executor)
+    return "%s [%s %s]" % (jitview.frame_label(where), KIND_NAMES.get(rng.kind, "?"),
+                           rule_text(rng)), where.missing or None
 
 
 def jit_view_note(entry, mixer):
     """The one line a backtrace adds after the first executor frame whose
     JIT view is incomplete (the frame keeps the range's own label); None
     for every other frame."""
-    if entry.why is None or getattr(mixer, "jit_view_said", False):
+    if entry.why is None or mixer.jit_view_said:
         return None
     mixer.jit_view_said = True
     return "JIT view incomplete: %s" % entry.why
@@ -145,47 +154,17 @@ def jit_view_note(entry, mixer):
 
 def mixed_stack(state, natives, python_frames, first_index=0, mixer=None):
     """(entries, mixer): the native frames `natives` (objects with `pc` and
-    `symbol`, innermost first, the first at `first_index`) with the Python
-    frames each eval loop runs after it. Pass the returned `mixer` back with
-    the next batch to continue a stack; `mixer.leftovers()` are the Python
-    frames no frame so far runs, `mixer.error` why the chain is short."""
-    mixer = mixer or Interleaver(python_frames)
-    # The innermost frame's pc is not a return address; nor is that of the
-    # functions inlined into it, listed before it with the same pc.
-    concrete_seen = getattr(mixer, "concrete_seen", first_index > 0)
-    classified = []
-    for f in natives:
-        classified.append(classify(state, f.pc, not concrete_seen, f.symbol))
-        concrete_seen = concrete_seen or not getattr(f, "inlined", False)
-    mixer.concrete_seen = concrete_seen
-    groups = mixer.feed([c[0] for c in classified])
-    _exact_lines(state, natives, first_index, classified, groups, mixer)
+    `symbol`, and `inlined` for a call inlined into the next one; innermost
+    first, the first at `first_index`) with the Python frames each eval loop
+    runs after it. Pass the returned `mixer` back with the next batch to
+    continue a stack; `mixer.leftovers()` are the Python frames no frame so
+    far runs, `mixer.error` why the chain is short."""
+    mixer = mixer or Interleaver(python_frames, state, first_index > 0)
+    roles, addresses, groups = mixer.feed_frames(natives)
     entries = []
-    for i, (f, (role, rng, label, why), group) in enumerate(zip(natives, classified, groups)):
+    for i, (f, role, address, group) in enumerate(zip(natives, roles, addresses, groups)):
         index = first_index + i
+        rng, label, why = describe(state, f.symbol, role, address)
         entries.append(MixedEntry(index, f, label, rng, role, why=why))
         entries.extend(MixedEntry(index, pyframe=p, anchor=index) for p in group)
     return entries, mixer
-
-
-def _exact_lines(state, natives, first_index, classified, groups, mixer):
-    """The innermost Python frame of an eval loop that called JIT code gets
-    its exact line from the uop at the innermost JIT frame's PC (the JIT
-    frames right above the eval loop: the trace, then the shim), looked up
-    in that Python frame's code object; its "line may lag" flag goes. The
-    run of JIT frames may start in an earlier batch (kept on the mixer)."""
-    run = getattr(mixer, "jit_run", [])
-    for i, (f, (role, *_), group) in enumerate(zip(natives, classified, groups)):
-        if role == ROLE_JIT:
-            run.append(lookup_pc(f.pc, first_index + i == 0, state.arch if state else None))
-            continue
-        if group and run and group[0].flags & PYFRAME_LINE_MAY_LAG and state is not None:
-            try:
-                where = jitview.try_jit_pc(state.pyreader(), run[0], group[0].code)
-            except Exception:
-                where = None
-            if where is not None and where.region == jitview.REGION_UOP and where.uop.line > 0:
-                group[0] = group[0]._replace(line=where.uop.line,
-                                             flags=group[0].flags & ~PYFRAME_LINE_MAY_LAG)
-        run = []
-    mixer.jit_run = run

@@ -11,7 +11,8 @@ The plugins give `Session` two more methods for this (ValuesSession)."""
 
 from .. import values
 from . import labels, source_files
-from .commands import NoTarget, Session
+from .session import NoTarget, Session
+from .session import invoke as shared_invoke
 from .spec import Positional, Spec, UsageError, parse
 from .stack import mixed_stack
 
@@ -321,9 +322,8 @@ COMMANDS = [(PY_LOCALS, run_py_locals), (PY_PRINT, run_py_print), (PY_UP, run_py
 
 
 def invoke(spec, run, session, text):
-    """As commands.invoke (never raises: one line per failure), with the
+    """As session.invoke (never raises: one line per failure), with the
     word parser for py-print."""
-    from .commands import invoke as shared_invoke
     if spec.name not in PARSERS:
         return shared_invoke(spec, run, session, text)
     name = spec.lldb_name if session.debugger == "lldb" else spec.gdb_name

@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""`jitunwind record --nonblocking` against CPython 3.15's own sampling
+profiler (Tachyon: `python3.15 -m profiling.sampling attach`) and py-spy,
+on one CPython 3.15 target with its JIT on (a benchmark, not a test).
+
+Usage: bench_tachyon.py BUILD_DIR [--python PYTHON3.15] [--seconds S]
+                        [--rates 1000,10000,100000] [--threads 1,8]
+
+The target runs THREADS threads, each DEPTH (100) Python frames deep
+(`recurse` calling itself, then `spin` looping), so every right stack of a
+bench thread is exactly DEPTH `recurse` frames under `spin`. For each
+thread count and rate, each sampler runs S seconds (default 5) and the
+table gives:
+
+  passes/s   samples per second achieved, as the sampler counts them (a
+             pass over every thread: jitunwind's "samples", Tachyon's
+             "Captured N samples")
+  missed     the share of the rate x S passes asked that were not taken
+  stacks     thread stacks recorded (the counts of the collapsed output)
+  wrong      of them, stacks of a bench thread that are not DEPTH `recurse`
+             frames under `spin` (itself maybe in os.path.exists); set
+             BENCH_SHOW_WRONG=1 to print their innermost frames
+  cpu        the sampler's CPU time (user + system, from wait4) / wall time
+
+Every sampler keeps every thread's stack at each pass (jitunwind --idle,
+Tachyon -a in its default wall mode, py-spy --idle): without it jitunwind
+keeps only the thread holding the GIL. The samplers differ when behind:
+Tachyon never moves its schedule, so it takes the passes it owes back to
+back; jitunwind drops them (no burst). py-spy is run from PATH or
+BUILD_DIR/peers-venv when present; it is never downloaded here: when absent
+the table says so. The target's own speed is not measured.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+DEPTH = 100
+DEFAULT_PYTHON = "/work/cpython-builds/p315/usr/bin/python3.15"
+
+TARGET = r'''
+import os, sys, threading
+GATE, DEPTH, THREADS = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+
+def spin():
+    x = 0
+    while True:
+        x = (x + 1) & 0xffff  # a small int: the JIT's specialisation holds
+        if x == 0 and not os.path.exists(GATE):
+            return
+
+def recurse(n):
+    if n == 0:
+        return spin()
+    return recurse(n - 1)
+
+threads = [threading.Thread(target=recurse, args=(DEPTH - 1,)) for _ in range(THREADS - 1)]
+for t in threads:
+    t.start()
+open(GATE + ".ready", "w").close()
+recurse(DEPTH - 1)
+for t in threads:
+    t.join()
+'''
+
+
+def run_timed(cmd, env=None):
+    """(stdout+stderr text, wall seconds, cpu seconds) of a command."""
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=env)
+    out = proc.stdout.read()
+    _, status, ru = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.monotonic() - start
+    return out, wall, ru.ru_utime + ru.ru_stime, proc.returncode
+
+
+def judge(stacks):
+    """(stacks, wrong) from [(frames root first, count)]: a stack holding a
+    `recurse` frame belongs to a bench thread."""
+    total = wrong = 0
+    for frames, count in stacks:
+        names = [f for f in frames]
+        rec = sum(1 for f in names if is_func(f, "recurse"))
+        if not rec:
+            continue
+        total += count
+        # spin may be in its call of os.path.exists
+        while len(names) > 1 and is_func(names[-1], "exists"):
+            names = names[:-1]
+        if rec != DEPTH or not is_func(names[-1], "spin"):
+            wrong += count
+            if os.environ.get("BENCH_SHOW_WRONG"):
+                print("wrong: %s" % ";".join(names[-4:]))
+    return total, wrong
+
+
+def is_func(frame, name):
+    # jitunwind: "name (file:line)"; Tachyon: "file:name:line"; py-spy: "name (file:line)"
+    return frame.startswith(name + " (") or (":%s:" % name) in frame
+
+
+def collapsed(path):
+    out = []
+    try:
+        with open(path) as f:
+            for line in f:
+                stack, _, count = line.rstrip("\n").rpartition(" ")
+                if stack and count.isdigit():
+                    out.append((stack.split(";"), int(count)))
+    except OSError:
+        pass
+    return out
+
+
+def jitunwind(args, pid, rate, work):
+    path = os.path.join(work, "ju.txt")
+    cmd = [os.path.join(args.build, "tools", "jitunwind", "jitunwind"), "record", str(pid),
+           "--nonblocking", "--idle", "-F", str(rate), "-d", str(args.seconds), "-o", path]
+    out, wall, cpu, rc = run_timed(cmd)
+    m = re.findall(r"([\d.]+) s, (\d+) samples", out)
+    passes = int(m[-1][1]) if m else 0
+    secs = float(m[-1][0]) if m else args.seconds
+    return passes, secs, collapsed(path), cpu / wall if wall else 0, rc, out
+
+
+def tachyon(args, pid, rate, work):
+    path = os.path.join(work, "tachyon.txt")
+    cmd = [args.python, "-m", "profiling.sampling", "attach", "-a", "-r", str(rate),
+           "-d", str(args.seconds), "--collapsed", "-o", path, str(pid)]
+    out, wall, cpu, rc = run_timed(cmd)
+    m = re.search(r"Captured (\d+) samples in ([\d.]+) seconds", out)
+    passes, secs = (int(m.group(1)), float(m.group(2))) if m else (0, args.seconds)
+    return passes, secs, collapsed(path), cpu / wall if wall else 0, rc, out
+
+
+def find_py_spy(build):
+    for cand in (shutil.which("py-spy"), os.path.join(build, "peers-venv", "bin", "py-spy")):
+        if cand and os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
+def py_spy(args, pid, rate, work):
+    path = os.path.join(work, "pyspy.txt")
+    cmd = [args.py_spy, "record", "--pid", str(pid), "--rate", str(rate), "--duration",
+           str(args.seconds), "--format", "raw", "--nonblocking", "--idle", "-o", path]
+    out, wall, cpu, rc = run_timed(cmd)
+    m = re.search(r"Samples: (\d+)", out)
+    stacks = collapsed(path)
+    passes = int(m.group(1)) if m else 0
+    return passes, args.seconds, stacks, cpu / wall if wall else 0, rc, out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("build")
+    ap.add_argument("--python", default=DEFAULT_PYTHON)
+    ap.add_argument("--seconds", type=int, default=5)
+    ap.add_argument("--rates", default="1000,10000,100000")
+    ap.add_argument("--threads", default="1,8")
+    args = ap.parse_args()
+    if not os.access(args.python, os.X_OK):
+        print("%s is not installed: nothing to compare" % args.python)
+        return 0
+    args.py_spy = find_py_spy(args.build)
+    samplers = [("jitunwind --nonblocking", jitunwind), ("tachyon -a", tachyon)]
+    if args.py_spy:
+        samplers.append(("py-spy --nonblocking", py_spy))
+    else:
+        print("py-spy: not installed (not on PATH nor in %s/peers-venv; not downloaded here)"
+              % args.build)
+    env = dict(os.environ, PYTHON_JIT="1")
+    print("target: %s, JIT on, %d frames deep, %d s per run" % (args.python, DEPTH,
+                                                                args.seconds))
+    print("%-8s %-8s %-26s %10s %8s %9s %8s %6s" % ("threads", "rate", "sampler", "passes/s",
+                                                    "missed", "stacks", "wrong", "cpu"))
+    for threads in [int(t) for t in args.threads.split(",")]:
+        work = tempfile.mkdtemp(prefix="ju-bench-tachyon-")
+        gate = os.path.join(work, "gate")
+        open(gate, "w").close()
+        target = subprocess.Popen([args.python, "-c", TARGET, gate, str(DEPTH), str(threads)],
+                                  env=env)
+        try:
+            while not os.path.exists(gate + ".ready"):
+                if target.poll() is not None:
+                    print("the target exited")
+                    return 1
+                time.sleep(0.05)
+            time.sleep(1.0)  # the JIT compiles the loop
+            for rate in [int(r) for r in args.rates.split(",")]:
+                for name, fn in samplers:
+                    passes, secs, stacks, cpu, rc, out = fn(args, target.pid, rate, work)
+                    if rc != 0:
+                        print("%-8d %-8d %-26s exit %d: %s" % (threads, rate, name, rc,
+                                                               out.strip()[-200:]))
+                        continue
+                    asked = rate * secs
+                    total, wrong = judge(stacks)
+                    print("%-8d %-8d %-26s %10.0f %7.1f%% %9d %8d %5.0f%%" % (
+                        threads, rate, name, passes / secs if secs else 0,
+                        100.0 * max(0.0, asked - passes) / asked if asked else 0, total, wrong,
+                        100.0 * cpu))
+                    sys.stdout.flush()
+        finally:
+            os.unlink(gate)
+            try:
+                target.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                target.kill()
+                target.wait()
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

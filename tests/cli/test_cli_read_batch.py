@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""`record --nonblocking` reads the pages its last sample read in one
+system call at the start of the next sample (process_vm_readv with one
+iovec a page), so a sample of an unchanged stack makes few reads of the
+target: on a thread 100 Python frames deep, at most MAX_READS read calls
+(--stats) a sample (one page at a time, it made about 11), and the stacks
+are the same.
+
+Usage: test_cli_read_batch.py BUILD_DIR
+Exit 0 on success, 1 on failure, 77 to skip.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from demo_stack import end_target, fail  # noqa: E402
+from ready_target import built_tool, start_ready  # noqa: E402
+
+SKIP = 77
+PYTHON = "/usr/bin/python3.11"
+DEPTH = 100
+MAX_READS = 6
+
+TARGET = r'''
+import sys
+def spin():
+    x = 0
+    while True:
+        x = (x + 1) & 0xffff
+def recurse(n):
+    if n == 0:
+        return spin()
+    return recurse(n - 1)
+open(sys.argv[1], "w").close()
+recurse(%d)
+''' % (DEPTH - 1)
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__)
+        return 2
+    j = built_tool(sys.argv[1])
+    if not os.access(PYTHON, os.X_OK):
+        print("skip: %s is not installed" % PYTHON)
+        return SKIP
+    work = tempfile.mkdtemp(prefix="ju-batch-")
+    target = start_ready([PYTHON], TARGET, work)
+    try:
+        r = subprocess.run([j, "record", str(target.pid), "--nonblocking", "-F", "200", "-d",
+                            "1.5", "--stats"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, timeout=120)
+        if r.returncode != 0:
+            fail("record exited %d: %s" % (r.returncode, r.stderr))
+        samples = int(re.search(r"^samples: (\d+)$", r.stderr, re.M).group(1))
+        m = re.search(r"^read calls: (\d+)$", r.stderr, re.M)
+        if not m:
+            fail("no count of read calls in --stats: %s" % r.stderr)
+        reads = int(m.group(1))
+        for line in r.stdout.splitlines():
+            frames = line.rpartition(" ")[0].split(";")
+            if sum(f.startswith("recurse (") for f in frames) != DEPTH or \
+                    not frames[-1].startswith("spin ("):
+                fail("a stack off the recursion: %s" % line[-300:])
+        if not samples or reads / samples > MAX_READS:
+            fail("%d read calls in %d samples: more than %d a sample" % (reads, samples,
+                                                                       MAX_READS))
+        print("ok: %.1f read calls a sample (%d samples)" % (reads / samples, samples))
+    finally:
+        end_target(target)
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

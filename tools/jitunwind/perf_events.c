@@ -1,0 +1,384 @@
+/* record --perf: perf events on every thread of a process, never stopping
+ * it. One software cpu-clock event per thread (the kernel refuses to map
+ * the ring buffer of an inherited per-task event, so threads started later
+ * get theirs at the next listing), each sample carrying the thread's user
+ * registers and a copy of the top of its user stack. The ring buffers are
+ * read here and each record handed on: samples to the caller, MMAP2
+ * records into the module set, LOST and THROTTLE counted. */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "perf_events.h"
+
+/* Ring buffer of one thread: a header page, then a power of two of pages
+ * with room for RING_SAMPLES samples of the stack copy's size (the reader
+ * is woken at each sample; the room is for when it falls behind). */
+#define RING_SAMPLES 16u
+
+struct perf_thread {
+    int tid;
+    int fd;
+    void *base;          /* the mapping: header page, then the ring */
+    int seen;            /* listed at the last listing */
+};
+
+struct cli_perf {
+    int pid;
+    int arch;
+    unsigned stack_size;
+    double hz;
+    size_t page;
+    size_t ring_pages;
+    struct perf_thread th[CLI_MAX_TIDS];
+    size_t n;
+    struct pollfd pfd[CLI_MAX_TIDS];
+    unsigned char *scratch; /* a record that wraps around the ring's end */
+    size_t scratch_len;
+    uint64_t regs_mask;
+    unsigned n_regs;
+    struct cli_perf_counts counts;
+};
+
+/* The user registers a sample carries, as perf numbers them: a sample
+ * holds them in increasing order of these numbers. */
+static uint64_t regs_mask(int arch, unsigned *n)
+{
+    *n = 3;
+    if (arch == JITUNWIND_ARCH_AARCH64) { /* x29, lr, sp, pc */
+        *n = 4;
+        return (1ull << 29) | (1ull << 30) | (1ull << 31) | (1ull << 32);
+    }
+    return (1ull << 6) | (1ull << 7) | (1ull << 8); /* x86-64: bp, sp, ip */
+}
+
+static int perf_open(struct cli_perf *p, int tid)
+{
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_CPU_CLOCK;
+    a.freq = 1;
+    a.sample_freq = (uint64_t)(p->hz + 0.5);
+    a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER |
+                    PERF_SAMPLE_STACK_USER;
+    a.sample_regs_user = p->regs_mask;
+    a.sample_stack_user = p->stack_size;
+    a.exclude_kernel = 1;
+    a.exclude_hv = 1;
+    a.mmap = 1;
+    a.mmap2 = 1;
+    a.sample_id_all = 1;
+    a.wakeup_events = 1; /* woken at each sample: the Python frames are read right after */
+    return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+void cli_perf_refusal(int err, char *buf, size_t len)
+{
+    char level[16] = "unreadable";
+    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+    int v;
+    if (f && fscanf(f, "%d", &v) == 1)
+        snprintf(level, sizeof level, "%d", v);
+    if (f)
+        fclose(f);
+    snprintf(buf, len, "perf events refused (%s): kernel.perf_event_paranoid is %s; run as "
+                       "root or with CAP_PERFMON (or CAP_SYS_ADMIN), or lower it "
+                       "(sysctl kernel.perf_event_paranoid=1)",
+             strerror(err), level);
+}
+
+/* Add thread `tid`: 0, or -errno (-ESRCH: it is gone); *mapping says
+ * whether the event opened but its ring buffer could not be mapped. */
+static int add_thread(struct cli_perf *p, int tid, int *mapping)
+{
+    struct perf_thread *th = &p->th[p->n];
+    int fd;
+    *mapping = 0;
+    if (p->n >= CLI_MAX_TIDS)
+        return -ENOSPC;
+    if ((fd = perf_open(p, tid)) < 0)
+        return -errno;
+    th->base = mmap(NULL, (1 + p->ring_pages) * p->page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (th->base == MAP_FAILED) {
+        int err = errno;
+        close(fd);
+        *mapping = 1;
+        return -err;
+    }
+    th->tid = tid;
+    th->fd = fd;
+    th->seen = 1;
+    p->pfd[p->n].fd = fd;
+    p->pfd[p->n].events = POLLIN;
+    p->n++;
+    p->counts.threads_seen++;
+    return 0;
+}
+
+static void drop_thread(struct cli_perf *p, size_t i)
+{
+    munmap(p->th[i].base, (1 + p->ring_pages) * p->page);
+    close(p->th[i].fd);
+    p->th[i] = p->th[p->n - 1];
+    p->pfd[i] = p->pfd[p->n - 1];
+    p->n--;
+}
+
+int cli_perf_sync_threads(struct cli_perf *p, char *err, size_t err_len)
+{
+    static struct cli_thread listed[CLI_MAX_TIDS];
+    size_t count = 0, left_out = 0, i, j;
+    if (cli_list_threads(p->pid, listed, CLI_MAX_TIDS, &count, &left_out) < 0)
+        return -ESRCH;
+    for (j = 0; j < p->n; j++)
+        p->th[j].seen = 0;
+    for (i = 0; i < count; i++) {
+        int rc, mapping;
+        for (j = 0; j < p->n && p->th[j].tid != listed[i].tid; j++)
+            continue;
+        if (j < p->n) {
+            p->th[j].seen = 1;
+            continue;
+        }
+        rc = add_thread(p, listed[i].tid, &mapping);
+        if (mapping && rc != -ESRCH) { /* locked memory: kernel.perf_event_mlock_kb */
+            snprintf(err, err_len, "the ring buffer of thread %d (%zu KiB) could not be mapped "
+                     "(%s): kernel.perf_event_mlock_kb or RLIMIT_MEMLOCK is below it; a smaller "
+                     "--stack-size needs less", listed[i].tid,
+                     (1 + p->ring_pages) * p->page / 1024, strerror(-rc));
+            return rc;
+        }
+        if (rc == -EACCES || rc == -EPERM) {
+            cli_perf_refusal(-rc, err, err_len);
+            return rc;
+        }
+        if (rc < 0 && rc != -ESRCH && p->n == 0) {
+            snprintf(err, err_len, "perf_event_open on thread %d: %s", listed[i].tid,
+                     strerror(-rc));
+            return rc;
+        }
+    }
+    /* Called after a reading: what a thread that is gone left is read. */
+    for (j = p->n; j-- > 0;)
+        if (!p->th[j].seen)
+            drop_thread(p, j);
+    return 0;
+}
+
+struct cli_perf *cli_perf_open(int pid, int arch, double hz, unsigned stack_size, char *err,
+                               size_t err_len)
+{
+    struct cli_perf *p = calloc(1, sizeof *p);
+    if (!p) {
+        snprintf(err, err_len, "out of memory");
+        return NULL;
+    }
+    p->pid = pid;
+    p->arch = arch;
+    p->hz = hz;
+    {
+        FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+        int max;
+        if (f && fscanf(f, "%d", &max) == 1 && max > 0 && hz > max) {
+            fprintf(stderr, "jitunwind: -F %.0f is above the kernel's limit for perf events "
+                            "(kernel.perf_event_max_sample_rate %d): sampling at %d Hz\n",
+                    hz, max, max);
+            p->hz = max;
+        }
+        if (f)
+            fclose(f);
+    }
+    p->stack_size = stack_size;
+    p->page = (size_t)sysconf(_SC_PAGESIZE);
+    p->regs_mask = regs_mask(arch, &p->n_regs);
+    for (p->ring_pages = 8; p->ring_pages * p->page < RING_SAMPLES * (stack_size + 512u);)
+        p->ring_pages *= 2;
+    p->scratch_len = 65536 + 4096;
+    if (!(p->scratch = malloc(p->scratch_len))) {
+        snprintf(err, err_len, "out of memory");
+        free(p);
+        return NULL;
+    }
+    if (cli_perf_sync_threads(p, err, err_len) < 0 || p->n == 0) {
+        if (!err[0])
+            snprintf(err, err_len, "process %d has no thread left to sample", pid);
+        cli_perf_close(p);
+        return NULL;
+    }
+    return p;
+}
+
+void cli_perf_close(struct cli_perf *p)
+{
+    if (!p)
+        return;
+    while (p->n)
+        drop_thread(p, p->n - 1);
+    free(p->scratch);
+    free(p);
+}
+
+int cli_perf_wait(struct cli_perf *p, int timeout_ms)
+{
+    return poll(p->pfd, p->n, timeout_ms);
+}
+
+const struct cli_perf_counts *cli_perf_counts(const struct cli_perf *p)
+{
+    return &p->counts;
+}
+
+/* A sample record's body (after its header) into *s: 0, or -1 when it is
+ * not laid out as asked (counted as malformed). */
+static int parse_sample(const struct cli_perf *p, const unsigned char *b, size_t len,
+                        struct cli_perf_sample *s)
+{
+    size_t at = 0, i;
+    uint64_t abi, size;
+    uint64_t r[4];
+    memset(s, 0, sizeof *s);
+    if (len < 24)
+        return -1;
+    memcpy(&s->pid, b, 4);
+    memcpy(&s->tid, b + 4, 4);
+    memcpy(&s->time, b + 8, 8);
+    memcpy(&abi, b + 16, 8);
+    at = 24;
+    if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+        if (len < at + 8u * p->n_regs)
+            return -1;
+        for (i = 0; i < p->n_regs; i++)
+            memcpy(&r[i], b + at + 8 * i, 8);
+        at += 8u * p->n_regs;
+        if (p->arch == JITUNWIND_ARCH_AARCH64) {
+            s->regs.fp = r[0];
+            s->regs.lr = r[1];
+            s->regs.sp = r[2];
+            s->regs.pc = r[3];
+            s->regs.valid = JITUNWIND_REG_PC | JITUNWIND_REG_SP | JITUNWIND_REG_FP |
+                            JITUNWIND_REG_LR;
+        } else {
+            s->regs.fp = r[0];
+            s->regs.sp = r[1];
+            s->regs.pc = r[2];
+            s->regs.valid = JITUNWIND_REG_PC | JITUNWIND_REG_SP | JITUNWIND_REG_FP;
+        }
+    }
+    if (len < at + 8)
+        return -1;
+    memcpy(&size, b + at, 8);
+    at += 8;
+    if (size) {
+        uint64_t dyn;
+        if (size > len - at || len - at - size < 8)
+            return -1;
+        memcpy(&dyn, b + at + size, 8);
+        s->stack = b + at;
+        s->stack_len = dyn < size ? (size_t)dyn : (size_t)size;
+    }
+    return 0;
+}
+
+/* An MMAP2 record: an executable file mapping joins the module set. */
+static void take_mmap2(struct cli_perf *p, const unsigned char *b, size_t len,
+                       jitunwind_modules *mods)
+{
+    struct perf_mmap2_body {
+        uint32_t pid, tid;
+        uint64_t addr, len, pgoff;
+        uint32_t maj, min;
+        uint64_t ino, ino_generation;
+        uint32_t prot, flags;
+    } m;
+    char path[4096];
+    size_t name_len;
+    if (len < sizeof m)
+        return;
+    memcpy(&m, b, sizeof m);
+    name_len = strnlen((const char *)b + sizeof m, len - sizeof m);
+    if (name_len == len - sizeof m || name_len >= sizeof path || (int)m.pid != p->pid)
+        return; /* not NUL-terminated in the record, or another process */
+    memcpy(path, b + sizeof m, name_len + 1);
+    p->counts.mmaps++;
+    if (path[0] == '/' && mods &&
+        jitunwind_modules_add_mapping(mods, path, m.addr, m.addr + m.len, m.pgoff) == 0)
+        p->counts.modules_added++;
+}
+
+/* The records of one ring, oldest first. */
+static void read_ring(struct cli_perf *p, struct perf_thread *th, cli_perf_sample_fn fn,
+                      void *arg, jitunwind_modules *mods)
+{
+    struct perf_event_mmap_page *meta = th->base;
+    unsigned char *ring = (unsigned char *)th->base + p->page;
+    uint64_t size = (uint64_t)p->ring_pages * p->page;
+    uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+    uint64_t tail = meta->data_tail;
+    while (tail + sizeof(struct perf_event_header) <= head) {
+        struct perf_event_header h;
+        uint64_t off = tail % size;
+        const unsigned char *rec;
+        size_t k;
+        for (k = 0; k < sizeof h; k++)
+            ((unsigned char *)&h)[k] = ring[(off + k) % size];
+        if (h.size < sizeof h || tail + h.size > head)
+            break;
+        if (off + h.size <= size) {
+            rec = ring + off;
+        } else { /* wraps: copied whole */
+            size_t first = (size_t)(size - off);
+            if (h.size > p->scratch_len)
+                goto next;
+            memcpy(p->scratch, ring + off, first);
+            memcpy(p->scratch + first, ring, h.size - first);
+            rec = p->scratch;
+        }
+        switch (h.type) {
+        case PERF_RECORD_SAMPLE: {
+            struct cli_perf_sample s;
+            if (parse_sample(p, rec + sizeof h, h.size - sizeof h, &s) < 0) {
+                p->counts.malformed++;
+                break;
+            }
+            p->counts.samples++;
+            if (fn)
+                fn(arg, &s);
+            break;
+        }
+        case PERF_RECORD_MMAP2:
+            take_mmap2(p, rec + sizeof h, h.size - sizeof h, mods);
+            break;
+        case PERF_RECORD_LOST:
+            if (h.size >= sizeof h + 16) {
+                uint64_t lost;
+                memcpy(&lost, rec + sizeof h + 8, 8);
+                p->counts.lost += lost;
+            }
+            break;
+        case PERF_RECORD_THROTTLE:
+            p->counts.throttled++;
+            break;
+        default:
+            break;
+        }
+    next:
+        tail += h.size;
+    }
+    __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+void cli_perf_read(struct cli_perf *p, cli_perf_sample_fn fn, void *arg, jitunwind_modules *mods)
+{
+    size_t i;
+    for (i = 0; i < p->n; i++)
+        read_ring(p, &p->th[i], fn, arg, mods);
+}

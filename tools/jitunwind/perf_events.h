@@ -1,0 +1,96 @@
+/* record --perf: perf events on a process's threads (perf_events.c), the
+ * memory of one sample's stack copy (perf_stack_memory.c), and a sample's
+ * mixed stack (perf_sample_unwind.c). */
+#ifndef JITUNWIND_CLI_PERF_EVENTS_H
+#define JITUNWIND_CLI_PERF_EVENTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli.h"
+
+/* The default copy of each sample's user stack, in bytes (--stack-size),
+ * and the most the kernel copies (a sample's size is 16 bits). */
+#define CLI_PERF_STACK_DEFAULT 16384u
+#define CLI_PERF_STACK_MAX 65000u
+
+/* One sample, valid during the callback only (it points into the ring). */
+struct cli_perf_sample {
+    uint32_t pid, tid;
+    uint64_t time;
+    struct jitunwind_regs regs;   /* valid 0 when the kernel had no user registers */
+    const unsigned char *stack;   /* the copy of [regs.sp, regs.sp + stack_len) */
+    size_t stack_len;
+};
+
+struct cli_perf_counts {
+    uint64_t samples;      /* read from the rings */
+    uint64_t lost;         /* PERF_RECORD_LOST: the kernel found the ring full */
+    uint64_t throttled;    /* PERF_RECORD_THROTTLE: the kernel lowered the rate */
+    uint64_t malformed;    /* a sample not laid out as asked */
+    uint64_t mmaps;        /* MMAP2 records of the process */
+    uint64_t modules_added;/* of them, file mappings added to the module set */
+    uint64_t threads_seen; /* threads an event was opened on */
+};
+
+struct cli_perf;
+typedef void (*cli_perf_sample_fn)(void *arg, const struct cli_perf_sample *s);
+
+/* The events of every thread of `pid` at `hz` (the kernel's frequency
+ * mode: it adjusts the period to reach it), each sample copying
+ * `stack_size` bytes of stack. NULL with one line in `err` when refused
+ * (the reason names kernel.perf_event_paranoid and the capabilities). */
+struct cli_perf *cli_perf_open(int pid, int arch, double hz, unsigned stack_size, char *err,
+                               size_t err_len);
+void cli_perf_close(struct cli_perf *p); /* NULL ok */
+/* Open events on the threads started since, drop those gone (call after a
+ * reading): 0, -ESRCH when the process is gone, or -errno with `err` set. */
+int cli_perf_sync_threads(struct cli_perf *p, char *err, size_t err_len);
+/* Wait until a ring holds a record or `timeout_ms` passed (poll). */
+int cli_perf_wait(struct cli_perf *p, int timeout_ms);
+/* Every record waiting in the rings: samples to `fn` (may be NULL), the
+ * file mappings of MMAP2 records into `mods` (may be NULL). */
+void cli_perf_read(struct cli_perf *p, cli_perf_sample_fn fn, void *arg, jitunwind_modules *mods);
+const struct cli_perf_counts *cli_perf_counts(const struct cli_perf *p);
+/* The one-line reason perf events were refused with errno `err`. */
+void cli_perf_refusal(int err, char *buf, size_t len);
+
+/* --- vdso_module.c --- */
+/* The vDSO at [start, end) of the target as a module (its image copied to
+ * a private file, whose path goes into `path`; the caller unlinks it when
+ * done): 0, or -1 (path ""). */
+int cli_vdso_module(struct cli_target *t, uint64_t start, uint64_t end, char *path, size_t len);
+
+/* --- perf_stack_memory.c --- */
+/* Target memory for unwinding a sample: a read inside the stack copy is
+ * served from it; a read wholly inside a module or a registered range
+ * (code, which the unwinder reads to recognise calls and trampoline
+ * states) goes to `code`; any other read fails with JITUNWIND_EREAD (the
+ * walk then stops as UNREADABLE), never reading the live stack, which
+ * has moved on since the sample. `copy` must outlive the memory's use. */
+struct cli_stack_copy {
+    uint64_t start;
+    const unsigned char *bytes;
+    size_t len;
+    const struct jitunwind_memory *code; /* or NULL: reads outside the copy fail */
+    const jitunwind_registry *reg;
+    const jitunwind_modules *mods;
+    uint64_t misses;     /* reads that failed */
+};
+struct jitunwind_memory cli_stack_copy_memory(struct cli_stack_copy *copy);
+
+/* --- perf_sample_unwind.c --- */
+/* Whether a sample's Python frames were merged into its native stack. */
+enum cli_perf_merge {
+    CLI_PERF_NATIVE_ONLY = 0,  /* no Python frames on the thread */
+    CLI_PERF_MERGED = 1,       /* read after the sample and consistent with it */
+    CLI_PERF_INCONSISTENT = 2  /* read, but not matching the sampled eval loops: left out */
+};
+/* The mixed stack of sample `ps` into `s`: its native frames unwound by the
+ * library from the sampled registers over the stack copy, its thread's
+ * Python frames read now (the target runs on) and merged only when they
+ * match the eval-loop frames the sample holds. Returns enum cli_perf_merge. */
+int cli_perf_stack(struct cli_target *t, const struct cli_perf_sample *ps,
+                   const struct cli_options *opt, struct cli_stack *s);
+
+#endif
