@@ -167,7 +167,11 @@ test)
     # tests (qemu-user); when it cannot be made they skip and say why.
     bash "$repo/tests/aarch64/setup.sh" "$build" >/dev/null ||
         echo "dev.sh: no AArch64 sysroot: the aarch64.* tests will skip"
-    step "ctest" in_dir "$build" ctest --output-on-failure -j"$(nproc)"
+    step "ctest" in_dir "$build" ctest --output-on-failure -j"$(nproc)" \
+        --output-junit "$build/ctest-results.xml"
+    # A test that ran in CI and now skips fails the run (tests/required-in-ci.txt).
+    step "required tests ran" python3 "$repo/tests/support/required_ran.py" \
+        "$repo/tests/required-in-ci.txt" "$build/ctest-results.xml"
     step "unit under ASan/UBSan" asan_unit
     step "debuggers with ASan library" asan_debuggers
     step "TSan race" tsan_race

@@ -68,7 +68,7 @@ static uint64_t function_offset(const char *path)
  * terminating frame record at fp. Returns the number of frames. */
 static int walk(uint64_t offset, uint64_t lr, struct jitunwind_frame *f)
 {
-    struct jitunwind_memory mem = {read_stack, NULL};
+    struct jitunwind_memory mem = {sizeof(struct jitunwind_memory), read_stack, NULL};
     struct jitunwind_regs regs = {0};
     jitunwind_modules *mods = NULL;
     int n, stop;

@@ -82,7 +82,7 @@ static double walk_ranges_ns, walk_raw_ns;
 
 static void bench_walk(void)
 {
-    struct jitunwind_memory mem = {stack_read, NULL};
+    struct jitunwind_memory mem = {sizeof(struct jitunwind_memory), stack_read, NULL};
     struct jitunwind_frame frames[FRAMES + 2];
     struct jitunwind_regs start = {0x401000, STACK_BASE - 0x100, STACK_BASE, 0,
                                    JITUNWIND_REG_PC | JITUNWIND_REG_SP | JITUNWIND_REG_FP, 0};

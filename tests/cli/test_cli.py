@@ -359,40 +359,56 @@ def check_threads(build, work, python, args, label):
             proc.wait()
 
 
+def make_core(python, demo, env, work):
+    """A core of the demo at jitbed_checkpoint, and the pid it was taken of:
+    the kernel's, written in `work` when core_pattern writes a file there,
+    else gdb's gcore (core_pattern may pipe cores to a crash collector)."""
+    with open("/proc/sys/kernel/core_pattern") as f:
+        pattern = f.read().strip()
+    if pattern == "core" or pattern.startswith("core."):
+        import resource
+        proc = subprocess.Popen([python, demo], env=dict(env, JITBED_ABORT_AT_CHECKPOINT="1"),
+                                cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                preexec_fn=lambda: resource.setrlimit(
+                                    resource.RLIMIT_CORE, (resource.RLIM_INFINITY,) * 2))
+        proc.communicate(timeout=120)
+        cores = [os.path.join(work, n) for n in os.listdir(work) if n.startswith("core")]
+        if not cores:
+            fail("no core was written in %s (core_pattern %r)" % (work, pattern))
+        return cores[0], proc.pid
+    if not shutil.which("gdb"):
+        print("SKIP: core_pattern %r writes no core here, and gdb (gcore) is not installed"
+              % pattern)
+        sys.exit(SKIP)
+    core = os.path.join(work, "demo.gcore")
+    out = subprocess.run(["gdb", "-nx", "-batch", "-iex", "set debuginfod enabled off",
+                          "-ex", "set breakpoint pending on", "-ex", "break jitbed_checkpoint",
+                          "-ex", "run", "-ex", "gcore " + core, "-ex", "kill",
+                          "--args", python, demo], env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, timeout=300).stdout
+    pid = re.search(r"\(process (\d+)\) killed", out)
+    if not pid or not os.path.exists(core):
+        fail("gcore wrote no core of the demo:\n" + out[-3000:])
+    return core, int(pid.group(1))
+
+
 def mode_core(build, work):
     j = tool(build)
     setup = demo_setup(build)
     if setup is None:
         return SKIP
     python, demo, env = setup
-    env = dict(env, JITBED_ABORT_AT_CHECKPOINT="1")
-    # The kernel writes "core" in the working directory (core_pattern "core").
-    with open("/proc/sys/kernel/core_pattern") as f:
-        pattern = f.read().strip()
-    if pattern.startswith("|"):
-        print("SKIP: core_pattern pipes cores to %s" % pattern)
-        return SKIP
-    import resource
-    proc = subprocess.Popen([python, demo], env=env, cwd=work, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT,
-                            preexec_fn=lambda: resource.setrlimit(
-                                resource.RLIMIT_CORE, (resource.RLIM_INFINITY,) * 2))
-    proc.communicate(timeout=120)
-    cores = [os.path.join(work, n) for n in os.listdir(work) if n.startswith("core")]
-    if not cores:
-        print("SKIP: no core was written (core_pattern %r)" % pattern)
-        return SKIP
-    core = cores[0]
+    core, pid = make_core(python, demo, env, work)
     try:
         rc, out, err = run([j, "stack", "--core", core, "--exe", python])
         if rc != 0:
             fail("stack --core: exit %d: %s\n%s" % (rc, err, out))
         check_demo_text("stack --core", out, demo, live=False)
-        if "Thread %d" % proc.pid not in out:
-            fail("stack --core: the thread is not the dumped process's %d" % proc.pid)
+        if "Thread %d" % pid not in out:
+            fail("stack --core: the thread is not the dumped process's %d" % pid)
         rc, out, err = run([j, "stack", "--core", core, "--json"])
         doc = json.loads(out)
-        if rc != 0 or doc["target"]["core"] != core or doc["target"]["pid"] != proc.pid:
+        if rc != 0 or doc["target"]["core"] != core or doc["target"]["pid"] != pid:
             fail("stack --core --json: exit %d, target %r" % (rc, doc["target"]))
         print("ok: stack --core --json")
         other = next((p for p in ("/root/.pyenv/versions/3.11.7/bin/python3.11", "/bin/sh",

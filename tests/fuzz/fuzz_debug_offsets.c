@@ -8,7 +8,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct fuzz_target t;
     jitunwind_pyreader *r;
     fuzz_target_parse(&t, data, size);
-    if (jitunwind_pyreader_new(&r, &t.mem, t.runtime, t.version_hex) == 0) {
+    if (jitunwind_pyreader_open(&r, &t.mem, t.runtime, t.version_hex, NULL) == 0) {
         fuzz_walk_threads_and_frames(r, 0);
         jitunwind_pyreader_free(r);
     }

@@ -33,8 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             jitunwind_dwarf_member_bit_offset(types, LOOKUPS[i][0], LOOKUPS[i][1], &v);
             jitunwind_dwarf_type_size(types, LOOKUPS[i][0], &v);
         }
-        if (jitunwind_pyreader_open(&r, &t.mem, t.runtime, t.version_hex, path, types,
-                                    t.flags & 1) == 0) {
+        if (jitunwind_pyreader_open(&r, &t.mem, t.runtime, t.version_hex,
+                                    JITUNWIND_PYREADER_OPTS(.module = path, .types = types,
+                                                            .flags = t.flags & 1)) == 0) {
             fuzz_walk_threads_and_frames(r, t.aux0);
             jitunwind_pyreader_free(r);
         }

@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static struct jitunwind_py_executor ex[64];
     size_t n, added;
     fuzz_target_parse(&t, data, size);
-    if (jitunwind_pyreader_new(&r, &t.mem, t.runtime, t.version_hex) == 0) {
+    if (jitunwind_pyreader_open(&r, &t.mem, t.runtime, t.version_hex, NULL) == 0) {
         place_lists(r, t.flags);
         jitunwind_pyreader_executors(r, ex, 64, &n);
         if (jitunwind_registry_new(&reg) == 0) {

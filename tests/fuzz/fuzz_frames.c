@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static struct jitunwind_mixed_item items[128];
     size_t n = 0, m;
     fuzz_target_parse(&t, data, size);
-    if (jitunwind_pyreader_new(&r, &t.mem, t.runtime, t.version_hex) == 0) {
+    if (jitunwind_pyreader_open(&r, &t.mem, t.runtime, t.version_hex, NULL) == 0) {
         fuzz_walk_threads_and_frames(r, t.aux0);
         /* The interleaving of what was decoded with a native stack. */
         if (jitunwind_pyreader_frames(r, t.aux0, frames, 64, &n) >= 0 || n) {

@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char label[128];
     size_t n = 0, m, i;
     fuzz_target_parse(&t, data, size);
-    if (jitunwind_pyreader_new(&r, &t.mem, t.runtime, t.version_hex) == 0) {
+    if (jitunwind_pyreader_open(&r, &t.mem, t.runtime, t.version_hex, NULL) == 0) {
         set_up(r, &t);
         jitunwind_pyreader_executor_details(r, details, MAX_EXECUTORS, &n);
         for (i = 0; i < n && i < MAX_EXECUTORS; i++) {

@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_target_free(&t);
         return 0;
     }
-    if (jitunwind_pyreader_new(&r, &t.mem, t.runtime, t.version_hex) == 0) {
+    if (jitunwind_pyreader_open(&r, &t.mem, t.runtime, t.version_hex, NULL) == 0) {
         jitunwind_pyreader_trampoline_ranges(r, reg, arch, &added);
         jitunwind_pyreader_free(r);
     }

@@ -23,9 +23,9 @@ C_NAMES = {
     "PyExecutor": "jitunwind_py_executor", "Mapping": "jitunwind_mapping",
     "ModuleInfo": "jitunwind_module_info", "MixedItem": "jitunwind_mixed_item",
     "PyReprOptions": "jitunwind_py_repr_options", "PyVariable": "jitunwind_py_variable",
-    "PyCodeRange": "jitunwind_py_code_range",
+    "PyCodeRange": "jitunwind_py_code_range", "PyReaderOpts": "jitunwind_pyreader_opts",
 }
-C_NAMES.update({  # the JIT view (python.h)
+C_NAMES.update({  # the JIT view (python_jit.h)
     "ElfImageInfo": "jitunwind_elf_image_info", "GdbJitStatus": "jitunwind_gdb_jit_status",
     "PyUop": "jitunwind_py_uop", "PyJitExit": "jitunwind_py_jit_exit",
     "PyExecutorDetail": "jitunwind_py_executor_detail", "PyJitPc": "jitunwind_py_jit_pc",
@@ -36,9 +36,11 @@ C_NAMES.update({  # the incremental mixer (mixed.h)
 
 
 def structures(ffi):
+    """The binding's structures with fields (a base without `_fields_`
+    mirrors no struct)."""
     return {name: cls for name, cls in vars(ffi).items()
             if isinstance(cls, type) and issubclass(cls, ctypes.Structure)
-            and cls.__module__ == ffi.__name__}
+            and cls.__module__ == ffi.__name__ and "_fields_" in vars(cls)}
 
 
 def c_program(classes):

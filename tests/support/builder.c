@@ -131,7 +131,7 @@ static int builder_read(void *arg, uint64_t addr, void *dst, size_t len)
 
 struct jitunwind_memory ju_builder_memory(struct ju_builder *b)
 {
-    struct jitunwind_memory m = {builder_read, b};
+    struct jitunwind_memory m = {sizeof(struct jitunwind_memory), builder_read, b};
     return m;
 }
 

@@ -10,6 +10,6 @@ static int faulty_read(void *arg, uint64_t addr, void *dst, size_t len)
 
 struct jitunwind_memory ju_faulty_memory(struct ju_faulty *f)
 {
-    struct jitunwind_memory m = {faulty_read, f};
+    struct jitunwind_memory m = {sizeof(struct jitunwind_memory), faulty_read, f};
     return m;
 }

@@ -9,10 +9,12 @@
 /* CTest's SKIP_RETURN_CODE for the unit suites (tests/CMakeLists.txt). */
 #define JU_SKIP_EXIT 77
 
-/* Runs every test of `tests` (NULL-terminated) in one TCase named `name`.
- * Returns EXIT_FAILURE when a test failed; else JU_SKIP_EXIT, after listing
- * the reasons, when a test skipped something (ju_skip), so that the summary
- * shows a skip rather than a pass; else EXIT_SUCCESS. */
+/* Runs each test of `tests` (NULL-terminated) in a runner of its own,
+ * under the suite name `name`, and prints, per test, the parts it skipped
+ * (ju_skip) with their reasons. Returns EXIT_FAILURE when a test failed;
+ * else JU_SKIP_EXIT when every test skipped something, so that the summary
+ * shows a skip rather than a pass; else EXIT_SUCCESS (a skipped part of one
+ * test does not mark the others skipped). */
 int ju_run_tests(const char *name, const TTest *const *tests);
 
 /* Record that the calling test could not check something (a missing

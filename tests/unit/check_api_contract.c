@@ -56,8 +56,7 @@ START_TEST(constructors_reject_null_out)
     ck_assert_int_eq(jitunwind_dwarf_types_open(NULL, "/proc/self/exe"), JITUNWIND_EINVAL);
     ck_assert_int_eq(jitunwind_dwarf_types_open_cached(NULL, "/proc/self/exe", "/tmp"),
                      JITUNWIND_EINVAL);
-    ck_assert_int_eq(jitunwind_pyreader_new(NULL, &mem, 0x1000, 0x030c00f0), JITUNWIND_EINVAL);
-    ck_assert_int_eq(jitunwind_pyreader_open(NULL, &mem, 0x1000, 0x030c00f0, NULL, NULL, 0),
+    ck_assert_int_eq(jitunwind_pyreader_open(NULL, &mem, 0x1000, 0x030c00f0, NULL),
                      JITUNWIND_EINVAL);
 }
 END_TEST
@@ -155,7 +154,7 @@ START_TEST(pyreader_queries_reject_null_out)
     pyi_thread(&p, interp, 0, 7);
     pyi_set_interpreters(&p, interp);
     mem = ju_builder_memory(p.b);
-    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, p.runtime, 0x030d00f0), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030d00f0, NULL), 0);
     ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
     ck_assert_int_eq(jitunwind_pyreader_threads(r, NULL, 2, &n), JITUNWIND_EINVAL);
     ck_assert_int_eq(jitunwind_pyreader_threads(r, t, 2, NULL), JITUNWIND_EINVAL);
@@ -205,29 +204,55 @@ START_TEST(failed_constructors_leave_out_null)
     pyi_init(&p, 0x030d00f0);
     mem = ju_builder_memory(p.b);
     /* No interpreter (Python not initialised yet): opened, then refused. */
-    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, p.runtime, 0x030d00f0), JITUNWIND_ENOTFOUND);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030d00f0, NULL),
+                     JITUNWIND_ENOTFOUND);
     ck_assert_ptr_null(r);
     err = jitunwind_last_error();
     ck_assert_ptr_nonnull(err);
     ck_assert_int_eq(err->code, JITUNWIND_ENOTFOUND);
     ck_assert_msg(strstr(err->message, "not initialised") != NULL, "%s", err->message);
     r = POISON;
-    ck_assert_int_eq(jitunwind_pyreader_new_for_module(&r, &mem, p.runtime, 0x02070000, NULL),
+    /* Options are checked by their size and flags before the target is
+     * read: a size of 0, an unknown member set past this library's struct
+     * or an unknown flag is refused; a larger struct whose unknown tail is
+     * 0 gets as far as the target (not initialised). */
+    {
+        struct {
+            struct jitunwind_pyreader_opts opts;
+            uint64_t unknown;
+        } newer = {{sizeof newer, NULL, NULL, 0}, 1};
+        struct jitunwind_pyreader_opts none = {0};
+        ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030d00f0, &none),
+                         JITUNWIND_EINVAL);
+        ck_assert_ptr_null(r);
+        ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030d00f0, &newer.opts),
+                         JITUNWIND_EINVAL);
+        ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030d00f0,
+                                                 JITUNWIND_PYREADER_OPTS(.flags = 1u << 31)),
+                         JITUNWIND_EINVAL);
+        newer.unknown = 0;
+        ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030d00f0, &newer.opts),
+                         JITUNWIND_ENOTFOUND);
+        r = POISON;
+    }
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x02070000,
+                                             JITUNWIND_PYREADER_OPTS(.module = NULL)),
                      JITUNWIND_EVERSION);
     ck_assert_ptr_null(r);
     ck_assert_int_eq(jitunwind_last_error()->code, JITUNWIND_EVERSION);
     r = POISON;
-    ck_assert_int_eq(jitunwind_pyreader_new_with_dwarf(&r, &mem, p.runtime, 0x02070000, NULL,
-                                                       NULL),
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x02070000,
+                                             JITUNWIND_PYREADER_OPTS(.module = NULL,
+                                                                     .flags = JITUNWIND_PYREADER_NO_DWARF)),
                      JITUNWIND_EVERSION);
     ck_assert_ptr_null(r);
     r = POISON;
     ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime + 0x100000000ull, 0x030d00f0,
-                                             NULL, NULL, 0),
+                                             NULL),
                      JITUNWIND_EREAD);
     ck_assert_ptr_null(r);
     r = POISON;
-    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, 0, 0x030d00f0), JITUNWIND_EINVAL);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, 0, 0x030d00f0, NULL), JITUNWIND_EINVAL);
     ck_assert_ptr_null(r);
     /* A process that does not exist. */
     snprintf(path, sizeof path, "/proc/sys/kernel/pid_max");
@@ -265,7 +290,7 @@ START_TEST(last_error_is_cleared_by_a_success)
     struct jitunwind_memory mem;
     pyi_init(&p, 0x030d00f0);
     mem = ju_builder_memory(p.b);
-    ck_assert_int_lt(jitunwind_pyreader_new(&r, &mem, p.runtime, 0x030d00f0), 0);
+    ck_assert_int_lt(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030d00f0, NULL), 0);
     ck_assert_int_ne(jitunwind_last_error()->code, 0);
     ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
     ck_assert_int_eq(jitunwind_last_error()->code, 0);

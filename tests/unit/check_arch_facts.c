@@ -2,6 +2,7 @@
  * what the rest of the library does with them, and an architecture it
  * does not know is refused everywhere. */
 #include <elf.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "base/arch_facts.h"
@@ -109,7 +110,7 @@ static int record_read(void *arg, uint64_t addr, void *buf, size_t len)
 START_TEST(the_memory_carries_the_targets_pac_mask)
 {
     uint64_t record[2] = {0x2000, 0x005f00000040abcdull};
-    struct jitunwind_memory mem = {record_read, record, 0xfff0000000000000ull};
+    struct jitunwind_memory mem = {sizeof(struct jitunwind_memory), record_read, record, 0xfff0000000000000ull};
     struct jitunwind_regs in = {0x400000, 0x0ff0, 0x1000, 0,
                                 JITUNWIND_REG_PC | JITUNWIND_REG_SP | JITUNWIND_REG_FP, 0};
     struct jitunwind_regs out;
@@ -119,6 +120,40 @@ START_TEST(the_memory_carries_the_targets_pac_mask)
     mem.pac_mask = 0;
     ck_assert_int_eq(jitunwind_step_fp(JITUNWIND_ARCH_AARCH64, &mem, &in, &out, &stop), 0);
     ck_assert_uint_eq(out.pc, 0x000000000040abcdull);
+}
+END_TEST
+
+/* The memory description is checked by its size: a caller built against
+ * its first version (read and arg) keeps working, and the library reads
+ * nothing past that size (the pac_mask there is not the caller's); a newer,
+ * larger one is accepted when the members this library does not know are
+ * 0, refused when one is set; a size below the first version is refused. */
+START_TEST(the_memory_description_is_read_by_its_size)
+{
+    uint64_t record[2] = {0x2000, 0x005f00000040abcdull};
+    struct {
+        struct jitunwind_memory mem;
+        uint64_t unknown;
+    } newer = {{sizeof newer, record_read, record, 0xfff0000000000000ull, NULL}, 0};
+    struct jitunwind_memory first = {offsetof(struct jitunwind_memory, arg) + sizeof(void *),
+                                      record_read, record, 0xfff0000000000000ull, NULL};
+    struct jitunwind_regs in = {0x400000, 0x0ff0, 0x1000, 0,
+                                JITUNWIND_REG_PC | JITUNWIND_REG_SP | JITUNWIND_REG_FP, 0};
+    struct jitunwind_regs out;
+    int stop;
+    ck_assert_int_eq(jitunwind_step_fp(JITUNWIND_ARCH_AARCH64, &first, &in, &out, &stop), 0);
+    ck_assert_uint_eq(out.pc, 0x000000000040abcdull); /* the default mask */
+    ck_assert_int_eq(jitunwind_step_fp(JITUNWIND_ARCH_AARCH64, &newer.mem, &in, &out, &stop), 0);
+    ck_assert_uint_eq(out.pc, 0x000f00000040abcdull);
+    newer.unknown = 1;
+    ck_assert_int_eq(jitunwind_step_fp(JITUNWIND_ARCH_AARCH64, &newer.mem, &in, &out, &stop),
+                     JITUNWIND_EINVAL);
+    first.size = sizeof(void *);
+    ck_assert_int_eq(jitunwind_step_fp(JITUNWIND_ARCH_AARCH64, &first, &in, &out, &stop),
+                     JITUNWIND_EINVAL);
+    first.size = 0;
+    ck_assert_int_eq(jitunwind_step_fp(JITUNWIND_ARCH_AARCH64, &first, &in, &out, &stop),
+                     JITUNWIND_EINVAL);
 }
 END_TEST
 
@@ -145,5 +180,6 @@ int main(void)
                                                pointer_authentication_is_stripped_where_it_exists,
                                                pointer_authentication_uses_the_callers_mask,
                                                the_memory_carries_the_targets_pac_mask,
+                                               the_memory_description_is_read_by_its_size,
                                                dwarf_registers));
 }

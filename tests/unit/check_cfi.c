@@ -70,7 +70,7 @@ NOFP void ju_cfi_level1(void) { char pad[8]; memset(pad, 1, sizeof pad); sink +=
 __attribute__((noinline)) static void walk_now(void)
 {
     jitunwind_modules *mods;
-    struct jitunwind_memory mem = {self_read, NULL};
+    struct jitunwind_memory mem = {sizeof(struct jitunwind_memory), self_read, NULL};
     struct jitunwind_regs regs = captured, next;
     uint64_t off;
     int i;
@@ -111,7 +111,7 @@ END_TEST
 START_TEST(cfi_reports_unknown_pc_and_unreadable_stack)
 {
     jitunwind_modules *mods;
-    struct jitunwind_memory mem = {self_read, NULL};
+    struct jitunwind_memory mem = {sizeof(struct jitunwind_memory), self_read, NULL};
     struct jitunwind_regs regs, next;
     int stop;
     ju_cfi_level1();

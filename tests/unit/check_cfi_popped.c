@@ -58,6 +58,7 @@ START_TEST(cfi_step_after_pop_takes_the_restored_register)
     memset(&mem, 0, sizeof mem);
     c.start = 0x7ff000001000;
     memcpy(c.bytes, &ra, 8); /* the return address at sp */
+    mem.size = sizeof mem;
     mem.read = copy_read;
     mem.arg = &c;
     memset(&regs, 0, sizeof regs);
@@ -93,6 +94,7 @@ START_TEST(cfi_step_before_pop_reads_the_slot)
     c.start = 0x7ff000001000;
     memcpy(c.bytes, &saved, 8);
     memcpy(c.bytes + 8, &ra, 8);
+    mem.size = sizeof mem;
     mem.read = copy_read;
     mem.arg = &c;
     memset(&regs, 0, sizeof regs);

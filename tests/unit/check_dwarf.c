@@ -697,11 +697,13 @@ START_TEST(a_build_that_differs_from_the_table_is_read_with_its_dwarf)
     pyi_set_interpreters(&p, interp);
     mem = ju_builder_memory(p.b);
     /* The table alone misreads it, and says so. */
-    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, p.runtime, 0x030c01f0), JITUNWIND_EVERSION);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030c01f0,
+                                             NULL), JITUNWIND_EVERSION);
     ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_last_error(r)->message, "non-default"));
     jitunwind_pyreader_free(r);
     /* With the build's DWARF the member is found where it is. */
-    ck_assert_int_eq(jitunwind_pyreader_new_for_module(&r, &mem, p.runtime, 0x030c01f0, self_path),
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030c01f0,
+                                             JITUNWIND_PYREADER_OPTS(.module = self_path)),
                      0);
     ck_assert_int_eq(jitunwind_pyreader_dwarf_report(r, &rep), 0);
     ck_assert_uint_eq(rep.mismatches, 4); /* the thread state's interp and three state bits */

@@ -39,7 +39,7 @@ static void sweep_python_decoding(uint32_t version, int free_threaded)
         int rc;
         f.fail_at = k;
         f.reads = 0;
-        rc = jitunwind_pyreader_new(&r, &mem, p.runtime, version);
+        rc = jitunwind_pyreader_open(&r, &mem, p.runtime, version, NULL);
         if (rc == 0) {
             /* A failed read ends a walk with EREAD and what came before
              * it, or costs a detail (a name, a line) with all of it. */
@@ -94,7 +94,7 @@ END_TEST
 static void sweep_value_rendering(uint32_t version, int free_threaded)
 {
     static char full[16384], buf[16384];
-    const struct jitunwind_py_repr_options deep = {3, 0, 0, 0};
+    const struct jitunwind_py_repr_options deep = {sizeof deep, 3, 0, 0};
     struct py_image p;
     struct pyo o;
     struct pyo_adversarial a;
@@ -113,7 +113,7 @@ static void sweep_value_rendering(uint32_t version, int free_threaded)
     pyi_set_interpreters(&p, interp);
     f.inner = ju_builder_memory(p.b);
     mem = ju_faulty_memory(&f);
-    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, p.runtime, version), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, version, NULL), 0);
     ck_assert_int_eq(jitunwind_pyreader_values_report(r, &rep, &status), 0);
     for (k = 0;; k++) { /* k = 0: the fault-free run, counting its reads */
         int rc;

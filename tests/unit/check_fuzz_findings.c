@@ -202,7 +202,7 @@ START_TEST(a_uop_field_past_its_entry_is_refused)
     fuzz_dir(path, sizeof path, "findings/jit_view/uop_oparg_past_its_entry");
     bytes = read_input(path, &len);
     fuzz_target_parse(&t, bytes, len);
-    ck_assert_int_eq(jitunwind_pyreader_new(&r, &t.mem, t.runtime, t.version_hex), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &t.mem, t.runtime, t.version_hex, NULL), 0);
     set_up(r, &t);
     ck_assert_uint_eq(r->layout->jit.uop_oparg, 2048);
     ck_assert_int_eq(jitunwind_pyreader_executor_details(r, d, 4, &n), 0);

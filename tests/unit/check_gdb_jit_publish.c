@@ -99,7 +99,7 @@ START_TEST(batches_republishes_and_withdraws)
     /* A debugger's reader of the interface passes over these images (their
      * ranges are in the jitunwind descriptor): none added, none skipped. */
     {
-        struct jitunwind_memory self = {read_self, NULL};
+        struct jitunwind_memory self = {sizeof(struct jitunwind_memory), read_self, NULL};
         jitunwind_registry *reg;
         size_t got = 1, skipped = 1;
         ck_assert_int_eq(jitunwind_registry_new(&reg), 0);

@@ -21,7 +21,7 @@ static int self_read(void *arg, uint64_t addr, void *dst, size_t len)
     return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : JITUNWIND_EREAD;
 }
 
-static const struct jitunwind_memory SELF = {self_read, NULL};
+static const struct jitunwind_memory SELF = {sizeof(struct jitunwind_memory), self_read, NULL};
 static char code[64][256]; /* stand-in code regions */
 
 static uint64_t desc_addr(void)
@@ -298,7 +298,7 @@ static void new_odd_seq_per_attempt(struct racing *r) /* stays odd, but moves be
 START_TEST(moving_and_stopped_writers)
 {
     struct racing race = {ju_builder_new(), 0, 0, NULL};
-    struct jitunwind_memory mem = {racing_read, &race};
+    struct jitunwind_memory mem = {sizeof(struct jitunwind_memory), racing_read, &race};
     jitunwind_registry *reg;
     struct jitunwind_jit_read_info info;
     ck_assert_int_eq(jitunwind_registry_new(&reg), 0);

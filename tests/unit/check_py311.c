@@ -16,7 +16,7 @@ static size_t N;
 static void open_reader(void)
 {
     struct jitunwind_memory mem = ju_builder_memory(P.b);
-    ck_assert_int_eq(jitunwind_pyreader_new(&R, &mem, P.runtime, V311), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&R, &mem, P.runtime, V311, NULL), 0);
 }
 
 static void teardown(void)
@@ -250,16 +250,18 @@ START_TEST(list_cycles_and_bad_runtimes)
     ck_assert_uint_ge(n, 2);
     jitunwind_pyreader_free(R);
     mem = ju_builder_memory(P.b);
-    ck_assert_int_eq(jitunwind_pyreader_new(&R, &mem, P.runtime, 0x030a00f0), JITUNWIND_EVERSION);
+    ck_assert_int_eq(jitunwind_pyreader_open(&R, &mem, P.runtime, 0x030a00f0,
+                                             NULL), JITUNWIND_EVERSION);
     jitunwind_pyreader_free(R);
-    ck_assert_int_eq(jitunwind_pyreader_new(&R, &mem, 0x5000000000ull, V311), JITUNWIND_EREAD);
+    ck_assert_int_eq(jitunwind_pyreader_open(&R, &mem, 0x5000000000ull, V311,
+                                             NULL), JITUNWIND_EREAD);
     jitunwind_pyreader_free(R);
     pyi_set_interpreters(&P, 0);
-    ck_assert_int_eq(jitunwind_pyreader_new(&R, &mem, P.runtime, V311), JITUNWIND_ENOTFOUND);
+    ck_assert_int_eq(jitunwind_pyreader_open(&R, &mem, P.runtime, V311, NULL), JITUNWIND_ENOTFOUND);
     ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_last_error(R)->message, "not initialised yet"));
     jitunwind_pyreader_free(R);
     pyi_set_interpreters(&P, 0x1234); /* misaligned: corrupt, not uninitialised */
-    ck_assert_int_eq(jitunwind_pyreader_new(&R, &mem, P.runtime, V311), JITUNWIND_ECORRUPT);
+    ck_assert_int_eq(jitunwind_pyreader_open(&R, &mem, P.runtime, V311, NULL), JITUNWIND_ECORRUPT);
     ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_last_error(R)->message, "no interpreter"));
     teardown();
     ck_assert_int_eq(jitunwind_py_version_supported(0x030b07f0), 1);

@@ -197,19 +197,21 @@ START_TEST(a_newer_version_is_read_only_by_opt_in_with_dwarf)
     build(&p, &L, V317, &frame);
     mem = ju_builder_memory(p.b);
     /* Without the opt-in: refused, clearly. */
-    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, V317, self_path, NULL, 0),
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, V317,
+                                             JITUNWIND_PYREADER_OPTS(.module = self_path)),
                      JITUNWIND_EVERSION);
     ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_last_error(r)->message, "not supported"));
     jitunwind_pyreader_free(r);
     /* Opt-in without DWARF: refused, saying why. */
-    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, V317, NULL, NULL,
-                                             JITUNWIND_PYREADER_ASSUME_LAYOUT),
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, V317,
+                                             JITUNWIND_PYREADER_OPTS(.flags = JITUNWIND_PYREADER_ASSUME_LAYOUT)),
                      JITUNWIND_EVERSION);
     ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_last_error(r)->message, "DWARF"));
     jitunwind_pyreader_free(r);
     /* Opt-in with DWARF: every offset from it, 3.14 semantics, said so. */
-    ck_assert_msg(jitunwind_pyreader_open(&r, &mem, p.runtime, V317, self_path, NULL,
-                                          JITUNWIND_PYREADER_ASSUME_LAYOUT) == 0,
+    ck_assert_msg(jitunwind_pyreader_open(&r, &mem, p.runtime, V317,
+                                          JITUNWIND_PYREADER_OPTS(.module = self_path,
+                                                                  .flags = JITUNWIND_PYREADER_ASSUME_LAYOUT)) == 0,
                   "%s", jitunwind_pyreader_last_error(r)->message);
     ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_layout_name(r), "assumed"));
     ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_layout_name(r), "3.17"));
@@ -242,7 +244,8 @@ START_TEST(a_provisional_field_list_is_used_when_dwarf_confirms_it)
     uint64_t frame;
     build_with_debug_offsets(&p, &L, &L, &frame);
     mem = ju_builder_memory(p.b);
-    ck_assert_msg(jitunwind_pyreader_open(&r, &mem, p.runtime, V316, self_path, NULL, 0) == 0,
+    ck_assert_msg(jitunwind_pyreader_open(&r, &mem, p.runtime, V316,
+                                          JITUNWIND_PYREADER_OPTS(.module = self_path)) == 0,
                   "%s", jitunwind_pyreader_last_error(r)->message);
     ck_assert_str_eq(jitunwind_pyreader_layout_name(r), "CPython 3.16");
     ck_assert_int_eq(jitunwind_pyreader_dwarf_report(r, &rep), 0);
@@ -251,7 +254,7 @@ START_TEST(a_provisional_field_list_is_used_when_dwarf_confirms_it)
     expect_target(r, frame);
     jitunwind_pyreader_free(r);
     /* No DWARF to confirm it: refused (check_py_versions has more). */
-    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, V316, NULL, NULL, 0),
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, V316, NULL),
                      JITUNWIND_EVERSION);
     ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_last_error(r)->message, "provisional"));
     jitunwind_pyreader_free(r);
@@ -274,7 +277,8 @@ START_TEST(a_provisional_field_list_that_dwarf_contradicts_is_refused)
     shifted.ts_native_thread_id -= 8;
     build_with_debug_offsets(&p, &L, &shifted, &frame);
     mem = ju_builder_memory(p.b);
-    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, V316, self_path, NULL, 0),
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, V316,
+                                             JITUNWIND_PYREADER_OPTS(.module = self_path)),
                      JITUNWIND_EVERSION);
     msg = jitunwind_pyreader_last_error(r)->message;
     ck_assert_msg(strstr(msg, "3.16.0a2") && strstr(msg, "does not fit") &&
@@ -282,8 +286,9 @@ START_TEST(a_provisional_field_list_that_dwarf_contradicts_is_refused)
                   "%s", msg);
     jitunwind_pyreader_free(r);
     /* The opt-in reads it from DWARF alone, with the version's own table. */
-    ck_assert_msg(jitunwind_pyreader_open(&r, &mem, p.runtime, V316, self_path, NULL,
-                                          JITUNWIND_PYREADER_ASSUME_LAYOUT) == 0,
+    ck_assert_msg(jitunwind_pyreader_open(&r, &mem, p.runtime, V316,
+                                          JITUNWIND_PYREADER_OPTS(.module = self_path,
+                                                                  .flags = JITUNWIND_PYREADER_ASSUME_LAYOUT)) == 0,
                   "%s", jitunwind_pyreader_last_error(r)->message);
     ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_layout_name(r), "assumed"));
     ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_layout_name(r), "CPython 3.16 semantics"));
@@ -304,21 +309,23 @@ START_TEST(the_assumption_is_strict)
     mem = ju_builder_memory(p.b);
     /* A free-threaded header: its tables need tlbc members this DWARF lacks. */
     ju_builder_u64(p.b, p.runtime + 16, 1);
-    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, V317, self_path, NULL,
-                                             JITUNWIND_PYREADER_ASSUME_LAYOUT),
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, V317,
+                                             JITUNWIND_PYREADER_OPTS(.module = self_path,
+                                                                     .flags = JITUNWIND_PYREADER_ASSUME_LAYOUT)),
                      JITUNWIND_EVERSION);
     ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_last_error(r)->message, "tlbc_index"));
     jitunwind_pyreader_free(r);
     /* A header for another version: not this runtime. */
     ju_builder_u64(p.b, p.runtime + 16, 0);
     ju_builder_u64(p.b, p.runtime + 8, bad_version);
-    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, V317, self_path, NULL,
-                                             JITUNWIND_PYREADER_ASSUME_LAYOUT),
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, V317,
+                                             JITUNWIND_PYREADER_OPTS(.module = self_path,
+                                                                     .flags = JITUNWIND_PYREADER_ASSUME_LAYOUT)),
                      JITUNWIND_ECORRUPT);
     jitunwind_pyreader_free(r);
     /* Versions with a table ignore the flag. */
-    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030b07f0, NULL, NULL,
-                                             JITUNWIND_PYREADER_ASSUME_LAYOUT),
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030b07f0,
+                                             JITUNWIND_PYREADER_OPTS(.flags = JITUNWIND_PYREADER_ASSUME_LAYOUT)),
                      JITUNWIND_ENOTFOUND); /* read as 3.11: no interpreter where 3.11 has it */
     ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_last_error(r)->message, "or not "));
     jitunwind_pyreader_free(r);

@@ -34,9 +34,10 @@ static uint64_t target(uint32_t version)
     pyi_set_interpreters(&P, interp);
     C.inner = ju_builder_memory(P.b);
     C.reads = 0;
+    mem.size = sizeof mem;
     mem.read = counting_read;
     mem.arg = &C;
-    ck_assert_int_eq(jitunwind_pyreader_new(&R, &mem, P.runtime, version), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&R, &mem, P.runtime, version, NULL), 0);
     return a;
 }
 

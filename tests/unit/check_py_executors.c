@@ -1,7 +1,7 @@
 /* JIT executors (3.13, 3.14) from the interpreter's lists, with the lists'
  * build-specific offsets taken from DWARF. This program is built with -g and
  * is its own "libpython": the CPython-named types below are what
- * jitunwind_pyreader_new_for_module finds in its DWARF, and its _PyRuntime
+ * jitunwind_pyreader_open (.module) finds in its DWARF, and its _PyRuntime
  * and COLD_EXITS symbols place 3.13's cold exits in the synthetic target. */
 #include <stddef.h>
 #include <stdint.h>
@@ -104,8 +104,9 @@ static jitunwind_pyreader *open_reader(struct target *t, uint32_t version, const
 {
     struct jitunwind_memory mem = ju_builder_memory(t->p.b);
     jitunwind_pyreader *r;
-    int rc = module ? jitunwind_pyreader_new_for_module(&r, &mem, t->p.runtime, version, module)
-                    : jitunwind_pyreader_new(&r, &mem, t->p.runtime, version);
+    int rc = module ? jitunwind_pyreader_open(&r, &mem, t->p.runtime, version,
+                                              JITUNWIND_PYREADER_OPTS(.module = module))
+                    : jitunwind_pyreader_open(&r, &mem, t->p.runtime, version, NULL);
     ck_assert_msg(rc == 0, "open: %s", jitunwind_pyreader_last_error(r)->message);
     return r;
 }
@@ -201,16 +202,18 @@ START_TEST(one_dwarf_handle_for_many_readers)
     mem = ju_builder_memory(t.p.b);
     ck_assert_int_eq(jitunwind_dwarf_types_open(&types, self_path), 0);
     for (i = 0; i < 3; i++) {
-        ck_assert_int_eq(jitunwind_pyreader_new_with_dwarf(&r, &mem, t.p.runtime, 0x030e07f0,
-                                                           self_path, types), 0);
+        ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, t.p.runtime, 0x030e07f0,
+                                                 JITUNWIND_PYREADER_OPTS(.module = self_path,
+                                                                         .types = types)), 0);
         ck_assert_int_eq(jitunwind_pyreader_executors(r, e, 4, &n), 0);
         ck_assert_uint_eq(n, 1);
         jitunwind_pyreader_free(r);
     }
     jitunwind_dwarf_types_free(types);
     /* No handle: the tables alone, which do not know where the lists are. */
-    ck_assert_int_eq(jitunwind_pyreader_new_with_dwarf(&r, &mem, t.p.runtime, 0x030e07f0,
-                                                       self_path, NULL), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, t.p.runtime, 0x030e07f0,
+                                             JITUNWIND_PYREADER_OPTS(.module = self_path,
+                                                                     .flags = JITUNWIND_PYREADER_NO_DWARF)), 0);
     ck_assert_int_eq(jitunwind_pyreader_executors(r, e, 4, &n), JITUNWIND_ENOTFOUND);
     jitunwind_pyreader_free(r);
     pyi_free(&t.p);

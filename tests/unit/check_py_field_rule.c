@@ -107,7 +107,7 @@ static int open_with_runtime_size(uint64_t rt_size, char *msg, size_t cap)
     pyi_thread(&p, interp, frame, 1);
     pyi_set_interpreters(&p, interp);
     mem = ju_builder_memory(p.b);
-    rc = jitunwind_pyreader_new(&r, &mem, p.runtime, V314);
+    rc = jitunwind_pyreader_open(&r, &mem, p.runtime, V314, NULL);
     snprintf(msg, cap, "%s", jitunwind_pyreader_last_error(r)->message);
     jitunwind_pyreader_free(r);
     pyi_free(&p);

@@ -33,9 +33,10 @@ static void target(uint32_t version, size_t slots)
     memset(&mem, 0, sizeof mem); /* no write operation */
     C.inner = ju_builder_memory(P.b);
     C.reads = 0;
+    mem.size = sizeof mem;
     mem.read = counting_read;
     mem.arg = &C;
-    ck_assert_int_eq(jitunwind_pyreader_new(&R, &mem, P.runtime, version), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&R, &mem, P.runtime, version, NULL), 0);
     ck_assert_int_eq(jitunwind_pyreader_cache_code(R, 64), 0);
     ck_assert_ptr_nonnull(K = jitunwind_py_chains_new(slots, 64));
 }

@@ -59,10 +59,11 @@ static void target(uint32_t version, int writable, int spread)
     M.inner = ju_builder_memory(P.b);
     M.b = P.b;
     memset(&mem, 0, sizeof mem);
+    mem.size = sizeof mem;
     mem.read = tm_read;
     mem.write = writable ? tm_write : NULL;
     mem.arg = &M;
-    ck_assert_int_eq(jitunwind_pyreader_new(&R, &mem, P.runtime, version), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&R, &mem, P.runtime, version, NULL), 0);
     ck_assert_ptr_nonnull(K = jitunwind_py_chains_new(4, 64));
     ck_assert_ptr_nonnull(K0 = jitunwind_py_chains_new(4, 64));
 }

@@ -129,8 +129,8 @@ static void build(struct target *t, int which)
     if (BUILDS[which].dwarf) { /* the layout the reader will have: write the target with it */
         struct jitunwind_memory mem = ju_builder_memory(t->p.b);
         jitunwind_pyreader *r;
-        int rc = jitunwind_pyreader_new_for_module(&r, &mem, t->p.runtime,
-                                                   BUILDS[which].version, BUILDS[which].dwarf);
+        int rc = jitunwind_pyreader_open(&r, &mem, t->p.runtime, BUILDS[which].version,
+                                         JITUNWIND_PYREADER_OPTS(.module = BUILDS[which].dwarf));
         ck_assert_msg(rc == 0, "open: %s", jitunwind_pyreader_last_error(r)->message);
         t->dwarf_layout = *r->layout;
         t->L = &t->dwarf_layout;
@@ -192,9 +192,9 @@ static jitunwind_pyreader *open_reader(struct target *t, int which, int with_tab
     struct jitunwind_memory mem = ju_builder_memory(t->p.b);
     jitunwind_pyreader *r;
     int rc = BUILDS[which].dwarf
-                 ? jitunwind_pyreader_new_for_module(&r, &mem, t->p.runtime,
-                                                     BUILDS[which].version, BUILDS[which].dwarf)
-                 : jitunwind_pyreader_new(&r, &mem, t->p.runtime, BUILDS[which].version);
+                 ? jitunwind_pyreader_open(&r, &mem, t->p.runtime, BUILDS[which].version,
+                                           JITUNWIND_PYREADER_OPTS(.module = BUILDS[which].dwarf))
+                 : jitunwind_pyreader_open(&r, &mem, t->p.runtime, BUILDS[which].version, NULL);
     ck_assert_msg(rc == 0, "open: %s", jitunwind_pyreader_last_error(r)->message);
     if (!BUILDS[which].dwarf)
         r->from_target.interp_executor_list = LIST_OFFSET;
@@ -481,7 +481,7 @@ START_TEST(versions_without_traces_say_so)
     pyi_init(&p, 0x030c01f0);
     pyi_set_interpreters(&p, pyi_interp(&p, 0, 0));
     mem = ju_builder_memory(p.b);
-    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, p.runtime, 0x030c01f0), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030c01f0, NULL), 0);
     ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, JIT_CODE, 0, &w), JITUNWIND_EUNSUPPORTED);
     ck_assert_str_ne(jitunwind_pyreader_last_error(r)->message, "");
     jitunwind_pyreader_free(r);
@@ -750,8 +750,8 @@ START_TEST(py315_dwarf_without_a_field_falls_back)
     size_t n = 99;
     build(&t, V315);
     mem = ju_builder_memory(t.p.b);
-    ck_assert_int_eq(jitunwind_pyreader_new_for_module(&r, &mem, t.p.runtime, 0x030f00f0,
-                                                       PY315_DWARF_NO_TRACE), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, t.p.runtime, 0x030f00f0,
+                                             JITUNWIND_PYREADER_OPTS(.module = PY315_DWARF_NO_TRACE)), 0);
     ck_assert_str_eq(r->jit.dwarf_missing, "_PyExecutorObject.ex_trace");
     ck_assert_int_eq(r->layout->jit.known, 0);
     ck_assert_int_eq(jitunwind_pyreader_executors(r, e, 4, &n), 0);
@@ -780,7 +780,7 @@ START_TEST(py315_without_dwarf_only_gdb_jit_ranges)
     size_t n = 99, added = 99;
     build(&t, V315);
     mem = ju_builder_memory(t.p.b);
-    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, t.p.runtime, 0x030f00f0), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, t.p.runtime, 0x030f00f0, NULL), 0);
     ck_assert_int_eq(jitunwind_pyreader_executors(r, e, 4, &n), JITUNWIND_EUNSUPPORTED);
     ck_assert_uint_eq(n, 0);
     ck_assert_str_eq(jitunwind_pyreader_last_error(r)->message, want);

@@ -36,7 +36,7 @@ static int open_with(const struct ju_py_layout *layout, char *msg, size_t cap)
     pyi_thread(&p, interp, frame, 1);
     pyi_set_interpreters(&p, interp);
     mem = ju_builder_memory(p.b);
-    rc = jitunwind_pyreader_new(&r, &mem, p.runtime, V313);
+    rc = jitunwind_pyreader_open(&r, &mem, p.runtime, V313, NULL);
     snprintf(msg, cap, "%s", jitunwind_pyreader_last_error(r)->message);
     if (rc == 0)
         (void)jitunwind_pyreader_frames(r, frame, f, 4, &n); /* the decoder's reads */
@@ -119,7 +119,8 @@ START_TEST(a_dwarf_member_ending_past_its_struct_is_refused)
     pyi_init(&p, 0x030f00f0); /* 3.15: the layout reads holds_gil */
     pyi_set_interpreters(&p, pyi_interp(&p, 0, 0));
     mem = ju_builder_memory(p.b);
-    ck_assert_int_eq(jitunwind_pyreader_new_for_module(&r, &mem, p.runtime, 0x030f00f0, self_path),
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030f00f0,
+                                             JITUNWIND_PYREADER_OPTS(.module = self_path)),
                      JITUNWIND_ECORRUPT);
     msg = jitunwind_pyreader_last_error(r)->message;
     ck_assert_msg(strstr(msg, "PyThreadState.ts_holds_gil (offset 15, 4 bytes) past "

@@ -65,8 +65,8 @@ static void check_dwarf_agrees(const struct jitunwind_memory *mem,
     struct jitunwind_py_dwarf_report rep;
     struct jitunwind_py_frame f[4];
     size_t nf;
-    ck_assert_int_eq(jitunwind_pyreader_new_for_module(&r, mem, loc->runtime_addr,
-                                                       loc->version_hex, loc->module), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, mem, loc->runtime_addr, loc->version_hex,
+                                             JITUNWIND_PYREADER_OPTS(.module = loc->module)), 0);
     ck_assert_int_eq(jitunwind_pyreader_dwarf_report(r, &rep), 0);
     ck_assert_msg(strstr(rep.source, expect_dwarf_part) != NULL,
                   "DWARF of %s read from '%s', expected from '%s'", loc->module, rep.source,
@@ -99,7 +99,7 @@ static void check_interpreter(const char *python, const char *expect_module_part
     ck_assert_ptr_nonnull(strstr(loc.module, expect_module_part));
     ck_assert_int_eq(jitunwind_process_reader_new(&pr, c.pid), 0);
     mem = jitunwind_process_reader_memory(pr);
-    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, loc.runtime_addr, loc.version_hex), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, loc.runtime_addr, loc.version_hex, NULL), 0);
     ck_assert_int_eq(jitunwind_pyreader_threads(r, t, 8, &nt), 0);
     ck_assert_uint_eq(nt, 1);
     ck_assert_uint_eq(t[0].native_thread_id, (uint64_t)c.pid);

@@ -163,7 +163,8 @@ START_TEST(a_free_threaded_provisional_list_confirmed_by_dwarf)
     pyi_thread(&p, interp, frame, 3160);
     pyi_set_interpreters(&p, interp);
     mem = ju_builder_memory(p.b);
-    ck_assert_msg(jitunwind_pyreader_open(&r, &mem, p.runtime, V316, self_path, NULL, 0) == 0,
+    ck_assert_msg(jitunwind_pyreader_open(&r, &mem, p.runtime, V316,
+                                          JITUNWIND_PYREADER_OPTS(.module = self_path)) == 0,
                   "%s", jitunwind_pyreader_last_error(r)->message);
     ck_assert_str_eq(jitunwind_pyreader_layout_name(r), "CPython 3.16 (free-threaded)");
     ck_assert_int_eq(jitunwind_pyreader_dwarf_report(r, &rep), 0);
@@ -184,7 +185,8 @@ START_TEST(a_free_threaded_provisional_list_confirmed_by_dwarf)
      * DWARF corrects, so the name still decodes (a disagreement with the
      * debug offsets themselves would refuse the target instead). */
     ju_builder_u64(p.b, p.runtime + 16, 0);
-    ck_assert_msg(jitunwind_pyreader_open(&r, &mem, p.runtime, V316, self_path, NULL, 0) == 0,
+    ck_assert_msg(jitunwind_pyreader_open(&r, &mem, p.runtime, V316,
+                                          JITUNWIND_PYREADER_OPTS(.module = self_path)) == 0,
                   "%s", jitunwind_pyreader_last_error(r)->message);
     ck_assert_str_eq(jitunwind_pyreader_layout_name(r), "CPython 3.16");
     ck_assert_int_eq(jitunwind_pyreader_dwarf_report(r, &rep), 0);

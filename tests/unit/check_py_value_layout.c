@@ -66,8 +66,8 @@ static const char *self_path(void)
 static int open_with_dwarf(struct pyo_target *t, struct jitunwind_py_dwarf_report *rep)
 {
     int status = -1;
-    ck_assert_msg(jitunwind_pyreader_new_for_module(&t->r, &t->mem, t->p.runtime, t->version,
-                                                    self_path()) == 0,
+    ck_assert_msg(jitunwind_pyreader_open(&t->r, &t->mem, t->p.runtime, t->version,
+                                          JITUNWIND_PYREADER_OPTS(.module = self_path())) == 0,
                   "%s", jitunwind_pyreader_last_error(t->r)->message);
     ck_assert_int_eq(jitunwind_pyreader_values_report(t->r, rep, &status), 0);
     return status;
@@ -103,7 +103,7 @@ START_TEST(debug_offsets_move_value_fields_and_the_renderer_follows)
         V.tuple_items += 8;
         V.long_digits += 8;
         build(&t, BUILDS[b].version, BUILDS[b].free_threaded, &V);
-        ck_assert_int_eq(jitunwind_pyreader_new(&t.r, &t.mem, t.p.runtime, t.version), 0);
+        ck_assert_int_eq(jitunwind_pyreader_open(&t.r, &t.mem, t.p.runtime, t.version, NULL), 0);
         ck_assert_int_eq(jitunwind_pyreader_values_report(t.r, &rep, &status), 0);
         ck_assert_int_eq(status, 0);
         items[0] = pyo_int(&t.o, 1);
@@ -125,7 +125,7 @@ START_TEST(debug_offsets_give_free_threaded_builds_their_gc_state)
     int collecting = -1;
     V.interp_gc_collecting = 6000;
     build(&t, 0x030e07f0, 1, &V);
-    ck_assert_int_eq(jitunwind_pyreader_new(&t.r, &t.mem, t.p.runtime, t.version), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&t.r, &t.mem, t.p.runtime, t.version, NULL), 0);
     t.mem.read(t.mem.arg, t.p.runtime + t.p.L->rt_interpreters_head, &interp, 8);
     ju_builder_u32(t.p.b, interp + 6000, 1);
     ck_assert_int_eq(jitunwind_pyreader_gc_collecting(t.r, interp, &collecting), 0);
@@ -136,7 +136,7 @@ START_TEST(debug_offsets_give_free_threaded_builds_their_gc_state)
     pyo_target_close(&t);
     /* the same build without them in the block: not known, said so */
     build(&t, 0x030e07f0, 1, NULL);
-    ck_assert_int_eq(jitunwind_pyreader_new(&t.r, &t.mem, t.p.runtime, t.version), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&t.r, &t.mem, t.p.runtime, t.version, NULL), 0);
     t.mem.read(t.mem.arg, t.p.runtime + t.p.L->rt_interpreters_head, &interp, 8);
     ck_assert_int_eq(jitunwind_pyreader_gc_collecting(t.r, interp, &collecting),
                      JITUNWIND_EUNSUPPORTED);
@@ -160,7 +160,7 @@ START_TEST(a_debug_offset_past_its_struct_refuses_the_values_by_name)
     V.float_value = 0x4000 - 16 - 4; /* the encoder declares 0x4000-byte objects */
     build(&t, 0x030d00f0, 0, &V);
     f = pyo_object(&t.o, t.o.t_float, 8);
-    ck_assert_int_eq(jitunwind_pyreader_new(&t.r, &t.mem, t.p.runtime, t.version), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&t.r, &t.mem, t.p.runtime, t.version, NULL), 0);
     ck_assert_int_eq(jitunwind_pyreader_values_report(t.r, &rep, &status), 0);
     ck_assert_int_eq(status, JITUNWIND_ECORRUPT);
     before = ju_builder_reads(t.p.b);
@@ -220,7 +220,7 @@ START_TEST(a_version_without_a_table_names_the_first_unknown_field)
     struct pyo_target t;
     char buf[64];
     build(&t, 0x030f00f0, 0, ju_py_value_table_newest(0));
-    ck_assert_int_eq(jitunwind_pyreader_new(&t.r, &t.mem, t.p.runtime, t.version), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&t.r, &t.mem, t.p.runtime, t.version, NULL), 0);
     ck_assert_int_eq(jitunwind_pyreader_repr(t.r, t.p.code_type, NULL, buf, sizeof buf, NULL),
                      JITUNWIND_EUNSUPPORTED);
     ck_assert_str_eq(jitunwind_pyreader_last_error(t.r)->message,

@@ -29,7 +29,7 @@ static void open_target(struct pyo_target *t, size_t build)
     pyi_thread(&t->p, interp, 0, 1);
     pyi_set_interpreters(&t->p, interp);
     t->mem = ju_builder_memory(t->p.b);
-    ck_assert_int_eq(jitunwind_pyreader_new(&t->r, &t->mem, t->p.runtime, t->version), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&t->r, &t->mem, t->p.runtime, t->version, NULL), 0);
 }
 
 
@@ -138,7 +138,7 @@ START_TEST(objects_render_as_repr)
         l = pyo_list(o, 1, &inner_list);
         CHECK_REPR(&t, l, "[[{...}]]"); /* depth 2 by default */
         {
-            struct jitunwind_py_repr_options deep = {5, 0, 0, 0};
+            struct jitunwind_py_repr_options deep = {sizeof deep, 5, 0, 0};
             uint32_t flags;
             ck_assert_str_eq(render_with(&t, l, &deep, &flags), "[[{'a': [2], 2: None}]]");
             ck_assert_uint_eq(flags, 0);
@@ -162,7 +162,7 @@ START_TEST(limits_and_cycles)
     uint64_t items[12], l;
     uint32_t flags;
     char text[300];
-    struct jitunwind_py_repr_options opt = {0, 3, 5, 0};
+    struct jitunwind_py_repr_options opt = {sizeof opt, 0, 3, 5};
     size_t i;
     open_target(&t, 2);
     o = &t.o;
@@ -172,6 +172,12 @@ START_TEST(limits_and_cycles)
     ck_assert_str_eq(render_with(&t, l, NULL, &flags), "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, ...]");
     ck_assert_uint_eq(flags, JITUNWIND_PYREPR_TRUNCATED);
     ck_assert_str_eq(render_with(&t, l, &opt, &flags), "[0, 1, 2, ...]");
+    /* The options are read by their size: one without it is refused. */
+    {
+        struct jitunwind_py_repr_options sizeless = {0, 0, 3, 5};
+        ck_assert_int_eq(jitunwind_pyreader_repr(t.r, l, &sizeless, text, sizeof text, &flags),
+                         JITUNWIND_EINVAL);
+    }
     for (i = 0; i < 250; i++)
         text[i] = (char)('a' + i % 26);
     text[250] = '\0';
@@ -238,7 +244,7 @@ START_TEST(adversarial_objects_are_bounded)
         ck_assert(flags & JITUNWIND_PYREPR_TRUNCATED);
         /* 1,000 nested lists, and a 1,000-long cycle of them */
         {
-            struct jitunwind_py_repr_options deep = {1000, 0, 0, 0};
+            struct jitunwind_py_repr_options deep = {sizeof deep, 1000, 0, 0};
             ck_assert_uint_lt(strlen(render_with(&t, a.deep_chain, &deep, &flags)), 100);
             ck_assert_uint_lt(strlen(render_with(&t, a.deep_cycle, &deep, &flags)), 100);
         }
@@ -264,7 +270,7 @@ START_TEST(every_failed_read_is_survived)
         uint64_t k[3], v[3], obj, thing, total = 0, n;
         char full[4096], buf[4096];
         uint32_t flags;
-        const struct jitunwind_py_repr_options deep = {4, 0, 0, 0};
+        const struct jitunwind_py_repr_options deep = {sizeof deep, 4, 0, 0};
         open_target(&t, b);
         o = &t.o;
         thing = pyo_object(o, pyo_type(o, "Thing", 1, "m"), 16);
@@ -277,7 +283,7 @@ START_TEST(every_failed_read_is_survived)
         obj = pyo_dict(o, 3, k, v);
         f.inner = t.mem;
         mem = ju_faulty_memory(&f);
-        ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, t.p.runtime, t.version), 0);
+        ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, t.p.runtime, t.version, NULL), 0);
         for (n = 0;; n++) {
             f.fail_at = 0;
             if (n == 0) {
@@ -495,7 +501,8 @@ START_TEST(a_released_gil_has_no_holder)
         ju_builder_u64(t.p.b, gil + t.p.L->gil_last_holder, ts);
         ju_builder_u32(t.p.b, gil + t.o.V->gil_locked, 0);
         t.mem = ju_builder_memory(t.p.b);
-        ck_assert_int_eq(jitunwind_pyreader_new(&t.r, &t.mem, t.p.runtime, BUILDS[b].version), 0);
+        ck_assert_int_eq(jitunwind_pyreader_open(&t.r, &t.mem, t.p.runtime, BUILDS[b].version,
+                                                 NULL), 0);
         ck_assert_int_eq(jitunwind_pyreader_threads(t.r, th, 4, &n), 0);
         ck_assert_int_eq(th[0].holds_gil, 0);
         ju_builder_u32(t.p.b, gil + t.o.V->gil_locked, 1);
@@ -531,7 +538,7 @@ START_TEST(unsupported_versions_say_so)
     pyi_thread(&p, interp, 0, 1);
     pyi_set_interpreters(&p, interp);
     mem = ju_builder_memory(p.b);
-    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, p.runtime, 0x030f00c1), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030f00c1, NULL), 0);
     ck_assert_int_eq(jitunwind_pyreader_repr(r, p.code_type, NULL, buf, sizeof buf, NULL),
                      JITUNWIND_EUNSUPPORTED);
     ck_assert(strstr(jitunwind_pyreader_last_error(r)->message, "3.15") != NULL);

@@ -77,7 +77,8 @@ START_TEST(debug_offsets_and_dwarf_read_a_version_without_a_table)
     pyi_thread(&p, interp, 0, 1);
     pyi_set_interpreters(&p, interp);
     mem = ju_builder_memory(p.b);
-    ck_assert_msg(jitunwind_pyreader_new_for_module(&r, &mem, p.runtime, V315, self_path) == 0,
+    ck_assert_msg(jitunwind_pyreader_open(&r, &mem, p.runtime, V315,
+                                          JITUNWIND_PYREADER_OPTS(.module = self_path)) == 0,
                   "%s", jitunwind_pyreader_last_error(r)->message);
     ck_assert_int_eq(jitunwind_pyreader_values_report(r, &rep, &status), 0);
     ck_assert_int_eq(status, 0);
@@ -96,7 +97,7 @@ START_TEST(debug_offsets_and_dwarf_read_a_version_without_a_table)
     ck_assert_str_eq(buf, expect);
     jitunwind_pyreader_free(r);
     /* the same target without DWARF: refused, naming a field */
-    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, p.runtime, V315), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, V315, NULL), 0);
     ck_assert_int_eq(jitunwind_pyreader_repr(r, d, NULL, buf, sizeof buf, NULL),
                      JITUNWIND_EUNSUPPORTED);
     ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_last_error(r)->message, "dict_used"));

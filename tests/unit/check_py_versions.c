@@ -52,7 +52,8 @@ static void check_version(uint32_t version, int free_threaded)
         pyi_set_gil_holder(&p, ts);
     }
     mem = ju_builder_memory(p.b);
-    ck_assert_msg(jitunwind_pyreader_new(&r, &mem, p.runtime, version) == 0, "%s: %s", p.L->name,
+    ck_assert_msg(jitunwind_pyreader_open(&r, &mem, p.runtime, version,
+                                          NULL) == 0, "%s: %s", p.L->name,
                   jitunwind_pyreader_last_error(r)->message);
     ck_assert_int_eq(jitunwind_pyreader_threads(r, t, 4, &n), 0);
     ck_assert_uint_eq(n, 1);
@@ -98,7 +99,7 @@ START_TEST(free_threaded_thread_local_bytecode)
     pyi_thread(&p, interp, frame, 7);
     pyi_set_interpreters(&p, interp);
     mem = ju_builder_memory(p.b);
-    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, p.runtime, 0x030e07f0), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030e07f0, NULL), 0);
     ck_assert_int_eq(jitunwind_pyreader_frames(r, frame, f, 2, &n), 0);
     ck_assert_uint_eq(n, 1);
     ck_assert_str_eq(f[0].qualname, "runner");
@@ -155,7 +156,7 @@ START_TEST(the_init_cleanup_frame_is_a_shim)
         user_init = pyi_frame(&p, pyi_code(&p, "__init__", "/m.py", 10, 8), cleanup, 1, 0, 0);
         pyi_set_interpreters(&p, pyi_interp(&p, 0, 0));
         mem = ju_builder_memory(p.b);
-        ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, p.runtime, version), 0);
+        ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, version, NULL), 0);
         ck_assert_int_eq(jitunwind_pyreader_frames(r, user_init, f, 4, &n), 0);
         ck_assert_uint_eq(n, 3);
         ck_assert_uint_eq(f[0].flags & JITUNWIND_PYFRAME_SHIM, 0);
@@ -186,7 +187,7 @@ START_TEST(provisional_field_lists_need_dwarf)
         pyi_init(&p, PROVISIONAL[i]);
         pyi_set_interpreters(&p, pyi_interp(&p, 0, 0));
         mem = ju_builder_memory(p.b);
-        ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, p.runtime, PROVISIONAL[i]),
+        ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, PROVISIONAL[i], NULL),
                          JITUNWIND_EVERSION);
         msg = jitunwind_pyreader_last_error(r)->message;
         ck_assert_msg(strstr(msg, "provisional") && strstr(msg, "DWARF"), "%s", msg);
@@ -324,7 +325,7 @@ START_TEST(the_3_15_field_list_follows_the_header)
     ju_builder_u64(p.b, interp + L.interp_gil_ptr, gil);
     pyi_set_interpreters(&p, interp);
     mem = ju_builder_memory(p.b);
-    ck_assert_msg(jitunwind_pyreader_new(&r, &mem, p.runtime, 0x030f00c1) == 0, "%s",
+    ck_assert_msg(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030f00c1, NULL) == 0, "%s",
                   jitunwind_pyreader_last_error(r)->message);
     ck_assert_str_eq(jitunwind_pyreader_layout_name(r), "CPython 3.15");
     ck_assert_int_eq(jitunwind_pyreader_threads(r, t, 2, &n), 0);
@@ -394,7 +395,8 @@ START_TEST(each_architecture_reads_its_own_table)
             jitunwind_pyreader *r;
             size_t n;
             ck_assert_int_eq(
-                jitunwind_pyreader_new_for_module(&r, &mem, p.runtime, 0x030b07f0, paths[m]), 0);
+                jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030b07f0,
+                                        JITUNWIND_PYREADER_OPTS(.module = paths[m])), 0);
             ck_assert_int_eq(jitunwind_pyreader_threads(r, t, 1, &n), 0);
             ck_assert_int_eq(t[0].holds_gil, a == m);
             jitunwind_pyreader_free(r);
@@ -417,7 +419,7 @@ static int open_damaged(uint64_t offset, const void *bytes, size_t len, char *me
     pyi_set_interpreters(&p, pyi_interp(&p, 0, 0));
     ju_builder_write(p.b, p.runtime + offset, bytes, len);
     mem = ju_builder_memory(p.b);
-    rc = jitunwind_pyreader_new(&r, &mem, p.runtime, 0x030d00f0);
+    rc = jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030d00f0, NULL);
     snprintf(message, cap, "%s", jitunwind_pyreader_last_error(r)->message);
     jitunwind_pyreader_free(r);
     pyi_free(&p);
@@ -458,7 +460,8 @@ START_TEST(a_build_that_does_not_fit_is_refused)
     /* As if PyThreadState had other fields first (e.g. a debug build). */
     ju_builder_u64(p.b, ts + p.L->ts_interp, 0);
     mem = ju_builder_memory(p.b);
-    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, p.runtime, 0x030c01f0), JITUNWIND_EVERSION);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030c01f0,
+                                             NULL), JITUNWIND_EVERSION);
     ck_assert_ptr_nonnull(strstr(jitunwind_pyreader_last_error(r)->message, "does not match"));
     jitunwind_pyreader_free(r);
     pyi_free(&p);
@@ -496,18 +499,21 @@ START_TEST(a_build_whose_objects_differ_is_refused)
     ju_builder_u64(p.b, type + p.L->ob_type, type);
     ju_builder_u64(p.b, type + p.L->tp_name, name);
     mem = ju_builder_memory(p.b);
-    ck_assert_msg(jitunwind_pyreader_new_for_module(&r, &mem, p.runtime, 0x030c01f0, self) == 0,
+    ck_assert_msg(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030c01f0,
+                                          JITUNWIND_PYREADER_OPTS(.module = self)) == 0,
                   "%s", jitunwind_pyreader_last_error(r)->message);
     jitunwind_pyreader_free(r);
     /* The name unreadable (a core without read-only data): no judgement. */
     ju_builder_u64(p.b, type + p.L->tp_name, 0x7700000000ull);
-    ck_assert_int_eq(jitunwind_pyreader_new_for_module(&r, &mem, p.runtime, 0x030c01f0, self), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030c01f0,
+                                             JITUNWIND_PYREADER_OPTS(.module = self)), 0);
     jitunwind_pyreader_free(r);
     /* Trace-refs: _ob_next, _ob_prev, then the refcount and the type. */
     ju_builder_u64(p.b, type + 8, 0);
     ju_builder_u64(p.b, type + 24, type);
     ju_builder_u64(p.b, type + 40, name);
-    ck_assert_int_eq(jitunwind_pyreader_new_for_module(&r, &mem, p.runtime, 0x030c01f0, self),
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030c01f0,
+                                             JITUNWIND_PYREADER_OPTS(.module = self)),
                      JITUNWIND_EVERSION);
     msg = jitunwind_pyreader_last_error(r)->message;
     ck_assert_msg(strstr(msg, "objects do not match the CPython 3.12 layout") && strstr(msg, "trace-refs"),
@@ -548,7 +554,7 @@ START_TEST(trampoline_arenas_from_the_runtime)
     ju_builder_u64(p.b, a2 + 40, a1);
     ju_builder_u64(p.b, p.runtime + p.L->rt_perf_code_arena, a2);
     mem = ju_builder_memory(p.b);
-    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, p.runtime, 0x030d00f0), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030d00f0, NULL), 0);
     ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
     ck_assert_int_eq(jitunwind_pyreader_trampoline_ranges(r, reg, JITUNWIND_ARCH_X86_64, &added), 0);
     ck_assert_uint_eq(added, 2);
@@ -597,7 +603,7 @@ START_TEST(a_padded_arena_named_in_part_keeps_its_newest_copies)
     ju_builder_u64(p.b, arena + 32, sizeof JU_X86_FRAMED);
     ju_builder_u64(p.b, p.runtime + p.L->rt_perf_code_arena, arena);
     mem = ju_builder_memory(p.b);
-    ck_assert_int_eq(jitunwind_pyreader_new(&r, &mem, p.runtime, 0x030d00f0), 0);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030d00f0, NULL), 0);
     ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
     for (i = 0; i < 2; i++) {
         named.start = code + i * 96;

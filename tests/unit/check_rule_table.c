@@ -41,7 +41,7 @@ static int read_mem(void *arg, uint64_t addr, void *dst, size_t len)
     return 0;
 }
 
-static const struct jitunwind_memory MEM = {read_mem, NULL};
+static const struct jitunwind_memory MEM = {sizeof(struct jitunwind_memory), read_mem, NULL};
 
 /* The caller by a CFI row's formula: CFA = sp or fp + offset; pc saved at
  * CFA + ra_at or in the link register; fp saved at CFA + fp_at, equal to

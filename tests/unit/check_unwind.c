@@ -283,6 +283,42 @@ START_TEST(garbage_stacks_stay_bounded_with_scan_ranges)
 }
 END_TEST
 
+/* The cursor is opaque storage that is safe to copy: a copy taken mid-walk
+ * goes on from the same frame, and stepping one leaves the other where it
+ * was. */
+START_TEST(cursor_copy_is_an_independent_walk)
+{
+    struct ju_builder *b = ju_builder_new();
+    struct jitunwind_regs start = {NATIVE, 0x700000, 0x700100, 0, ALL3, 0};
+    struct jitunwind_frame a[8], c2[8];
+    struct jitunwind_cursor c, copy;
+    struct jitunwind_memory mem = ju_builder_memory(b);
+    uint64_t pcs[6];
+    int i, na = 0, nc = 0;
+    for (i = 0; i < 6; i++)
+        pcs[i] = NATIVE + 0x10 * (uint64_t)(i + 1);
+    chain(b, 0x700100, 6, pcs);
+    ck_assert_int_eq(jitunwind_cursor_init(&c, JITUNWIND_ARCH_X86_64, NULL, &mem, &start, 0, 0), 0);
+    for (i = 0; i < 3; i++)
+        ck_assert_int_eq(jitunwind_cursor_step(&c, &a[na++]), 1);
+    copy = c;
+    while (na < 8 && jitunwind_cursor_step(&c, &a[na]) == 1)
+        na++;
+    while (nc < 8 && jitunwind_cursor_step(&copy, &c2[nc]) == 1)
+        nc++;
+    ck_assert_int_eq(na, 3 + nc);
+    ck_assert_int_gt(nc, 1);
+    for (i = 0; i < nc; i++) {
+        ck_assert_uint_eq(c2[i].regs.pc, a[3 + i].regs.pc);
+        ck_assert_uint_eq(c2[i].regs.sp, a[3 + i].regs.sp);
+        ck_assert_uint_eq(c2[i].depth, a[3 + i].depth);
+    }
+    ck_assert_int_eq(jitunwind_cursor_stop_reason(&copy), jitunwind_cursor_stop_reason(&c));
+    ck_assert_int_ne(jitunwind_cursor_stop_reason(&c), JITUNWIND_STOP_NONE);
+    ju_builder_free(b);
+}
+END_TEST
+
 START_TEST(depth_cap_unreadable_and_garbage)
 {
     struct ju_builder *b = ju_builder_new();
@@ -406,6 +442,7 @@ int main(void)
                                            garbage_stacks_stay_bounded,
                                            garbage_stacks_stay_bounded_with_scan_ranges,
                                            depth_cap_unreadable_and_garbage,
+                                           cursor_copy_is_an_independent_walk,
                                            no_fp_fallback_and_bad_arguments,
                                            aarch64_leaf_uses_link_register_once));
 }

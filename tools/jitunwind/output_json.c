@@ -105,7 +105,7 @@ static void locals_json(FILE *out, struct cli_target *t, const struct jitunwind_
 {
     static struct jitunwind_py_variable vars[256];
     static char text[512];
-    struct jitunwind_py_repr_options ro = {2, 8, 120, 0};
+    struct jitunwind_py_repr_options ro = {sizeof ro, 2, 8, 120};
     size_t n = 0, i;
     jitunwind_pyreader_frame_variables(t->py, f, vars, 256, &n);
     fprintf(out, ", \"locals\": [");

@@ -49,7 +49,7 @@ static void locals_lines(FILE *out, struct cli_target *t, const struct jitunwind
 {
     static struct jitunwind_py_variable vars[256];
     static char text[512], name[4 * sizeof vars[0].name];
-    struct jitunwind_py_repr_options ro = {2, 8, 120, 0};
+    struct jitunwind_py_repr_options ro = {sizeof ro, 2, 8, 120};
     size_t n = 0, i;
     int rc = jitunwind_pyreader_frame_variables(t->py, f, vars, 256, &n);
     for (i = 0; i < n; i++) {

@@ -38,6 +38,7 @@ struct jitunwind_memory cli_stack_copy_memory(struct cli_stack_copy *copy)
 {
     struct jitunwind_memory m;
     memset(&m, 0, sizeof m);
+    m.size = sizeof m;
     m.read = copy_read;
     m.arg = copy;
     return m;

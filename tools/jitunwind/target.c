@@ -411,8 +411,9 @@ static int open_python(struct cli_target *t, const struct cli_options *opt)
     if (jitunwind_dwarf_types_open_cached(&types, t->loc.module,
                                           cli_cache_dir(opt, dir, sizeof dir)) < 0)
         types = NULL; /* no DWARF: the tables alone, as without a cache */
-    rc = jitunwind_pyreader_new_with_dwarf(&t->py, &t->mem, t->loc.runtime_addr,
-                                           t->loc.version_hex, t->loc.module, types);
+    rc = jitunwind_pyreader_open(&t->py, &t->mem, t->loc.runtime_addr, t->loc.version_hex,
+                                 JITUNWIND_PYREADER_OPTS(.module = t->loc.module, .types = types,
+                                                         .flags = types ? 0 : JITUNWIND_PYREADER_NO_DWARF));
     if (types && *jitunwind_dwarf_types_cache_note(types))
         cli_target_note(t, "%s", jitunwind_dwarf_types_cache_note(types));
     jitunwind_dwarf_types_free(types);

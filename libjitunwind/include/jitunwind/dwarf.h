@@ -17,6 +17,8 @@
 extern "C" {
 #endif
 
+/* Threads: one thread at a time, lookups included (they fill its index),
+ * and a pyreader being opened with it counts as a use (jitunwind.h). */
 typedef struct jitunwind_dwarf_types jitunwind_dwarf_types;
 
 /* Open the type information of the ELF file at `elf_path`. ENOTFOUND when

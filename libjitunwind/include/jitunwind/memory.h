@@ -20,6 +20,13 @@
  *     one pointer per thread per sample); nothing else ever writes. Readers of
  *     dead targets (cores, images) have none.
  *
+ * `size` is sizeof(struct jitunwind_memory) as the caller was compiled: the
+ * library reads only that many bytes, so a caller built against an older,
+ * smaller version keeps working (the members it lacks read as 0), and one
+ * built against a newer version is refused (EINVAL) if it sets a member
+ * this library does not know. A size below the first version's (`read` and
+ * `arg`) is refused.
+ *
  * The struct is copied by value into the handles that use it; `arg` must stay
  * valid for as long as those handles do. Zero it before filling it in: a
  * member left unset must read as NULL or 0.
@@ -42,6 +49,7 @@ typedef int (*jitunwind_read_fn)(void *arg, uint64_t addr, void *dst, size_t len
 typedef int (*jitunwind_write_fn)(void *arg, uint64_t addr, const void *src, size_t len);
 
 struct jitunwind_memory {
+    size_t size; /* sizeof(struct jitunwind_memory): see above */
     jitunwind_read_fn read;
     void *arg;
     /* AArch64: the bits of a code address that hold a pointer-authentication

@@ -22,6 +22,8 @@
 extern "C" {
 #endif
 
+/* Threads: one thread at a time, the CFI steps that use it included
+ * (jitunwind.h). */
 typedef struct jitunwind_modules jitunwind_modules; /* also declared in unwind.h */
 
 struct jitunwind_module_info {

@@ -16,6 +16,8 @@ extern "C" {
 
 /* A live process: process_vm_readv, falling back to /proc/PID/mem (both need
  * ptrace permission over the target, as a debugger has). */
+/* Threads (each reader of this header): one thread at a time, the reads of
+ * its jitunwind_memory included (jitunwind.h). */
 typedef struct jitunwind_process_reader jitunwind_process_reader;
 JITUNWIND_API int jitunwind_process_reader_new(jitunwind_process_reader **out, int pid);
 JITUNWIND_API void jitunwind_process_reader_free(jitunwind_process_reader *r);

@@ -114,6 +114,7 @@ struct jitunwind_range {
  * larger than this. */
 #define JITUNWIND_MAX_TARGET_RANGE (1ull << 30)
 
+/* Threads: one thread at a time, lookups included (jitunwind.h). */
 typedef struct jitunwind_registry jitunwind_registry;
 
 JITUNWIND_API int jitunwind_registry_new(jitunwind_registry **out);

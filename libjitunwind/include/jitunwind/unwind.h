@@ -95,41 +95,45 @@ struct jitunwind_frame {
 
 #define JITUNWIND_UNWIND_NO_FP_FALLBACK (1u << 0)
 
+/* A walk in progress, in storage the caller allocates (on the stack, say):
+ * its contents are private to the library, their layout may change between
+ * releases, and only its size is part of the ABI. Safe to copy: a copy
+ * continues the walk from the same frame independently of the original.
+ * Threads: one thread at a time, and its registry and modules are in use
+ * while it steps (jitunwind.h). */
+#define JITUNWIND_CURSOR_WORDS 64
 struct jitunwind_cursor {
-    /* private: use the functions below */
-    int arch;
-    uint32_t flags;
-    uint32_t max_depth;
-    uint32_t depth;
-    int stop_reason;
-    int started;        /* the initial frame has been delivered */
-    int equal_sp_steps; /* consecutive steps that kept sp (LR steps) */
-    const jitunwind_registry *registry;
-    struct jitunwind_modules *modules; /* optional: CFI for native frames */
-    struct jitunwind_memory mem;
-    struct jitunwind_frame current;
-    uint64_t seen_pc[8];
-    uint64_t seen_sp[8];
+    uint64_t opaque[JITUNWIND_CURSOR_WORDS];
 };
 
-/* Start a walk at `initial` (pc and sp required; fp needed by most steps).
- * `registry` may be NULL (pure FP walk). max_depth 0 means the default. */
+/* Start a walk in CURSOR on ARCH (enum jitunwind_arch) at INITIAL (pc and
+ * sp required; fp needed by most steps). REGISTRY may be NULL (a pure
+ * frame-pointer walk); MEM is copied, its `arg` must outlive the walk, and
+ * REGISTRY must not change while the walk goes on. MAX_DEPTH 0 means
+ * JITUNWIND_DEFAULT_MAX_DEPTH; FLAGS: JITUNWIND_UNWIND_*. Returns 0, or
+ * EINVAL (CURSOR, MEM or INITIAL NULL, MEM refused by its size, an unknown
+ * ARCH, pc or sp not valid). Nothing to free. */
 JITUNWIND_API int jitunwind_cursor_init(struct jitunwind_cursor *cursor, int arch,
                                         const jitunwind_registry *registry,
                                         const struct jitunwind_memory *mem,
                                         const struct jitunwind_regs *initial,
                                         uint32_t max_depth, uint32_t flags);
 
-/* Produce the next frame into *out: the first call gives the initial frame.
- * Returns 1 when *out holds a frame, 0 when the walk has ended (see
- * jitunwind_cursor_stop_reason), or a negative status for invalid use. */
+/* The next frame of CURSOR's walk into *OUT: the first call gives the
+ * initial frame. Returns 1 when *OUT holds a frame, 0 when the walk has
+ * ended (jitunwind_cursor_stop_reason says why; later calls return 0 too),
+ * or EINVAL when CURSOR or OUT is NULL. OUT->range points into the
+ * registry: valid while it does not change. */
 JITUNWIND_API int jitunwind_cursor_step(struct jitunwind_cursor *cursor,
                                         struct jitunwind_frame *out);
 
+/* Why CURSOR's walk ended (enum jitunwind_stop_reason); STOP_NONE while it
+ * goes on, or for a NULL CURSOR. */
 JITUNWIND_API int jitunwind_cursor_stop_reason(const struct jitunwind_cursor *cursor);
 
-/* Use the CFI of `modules` (modules.h) for native frames outside registered
- * ranges, before the frame-pointer fallback. NULL turns it off. */
+/* Use the CFI of MODULES (modules.h) for native frames outside registered
+ * ranges, before the frame-pointer fallback; NULL turns it off. MODULES must
+ * outlive the walk. A NULL CURSOR is ignored. */
 JITUNWIND_API void jitunwind_cursor_set_modules(struct jitunwind_cursor *cursor,
                                                 struct jitunwind_modules *modules);
 

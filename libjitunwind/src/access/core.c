@@ -214,6 +214,6 @@ static int core_read(void *arg, uint64_t addr, void *dst, size_t len)
 
 JITUNWIND_API struct jitunwind_memory jitunwind_core_reader_memory(jitunwind_core_reader *r)
 {
-    struct jitunwind_memory m = {core_read, r};
+    struct jitunwind_memory m = {sizeof(struct jitunwind_memory), core_read, r};
     return m;
 }

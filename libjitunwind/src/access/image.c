@@ -109,6 +109,6 @@ static int image_read(void *arg, uint64_t addr, void *dst, size_t len)
 
 JITUNWIND_API struct jitunwind_memory jitunwind_image_memory(jitunwind_image *img)
 {
-    struct jitunwind_memory m = {image_read, img};
+    struct jitunwind_memory m = {sizeof(struct jitunwind_memory), image_read, img};
     return m;
 }

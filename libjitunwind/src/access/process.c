@@ -80,7 +80,7 @@ static int process_read(void *arg, uint64_t addr, void *dst, size_t len)
 
 JITUNWIND_API struct jitunwind_memory jitunwind_process_reader_memory(jitunwind_process_reader *r)
 {
-    struct jitunwind_memory m = {process_read, r};
+    struct jitunwind_memory m = {sizeof(struct jitunwind_memory), process_read, r};
     return m;
 }
 

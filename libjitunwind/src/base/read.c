@@ -1,11 +1,34 @@
 /* Checked reads through the caller's jitunwind_memory. */
+#include "base/sized.h"
 #include "internal.h"
 #include "base/read.h"
+
+int ju_memory_valid(const struct jitunwind_memory *mem)
+{
+    return mem &&
+           ju_sized_valid(mem, mem->size, sizeof *mem, JU_OFFSETOFEND(struct jitunwind_memory, arg)) &&
+           mem->read;
+}
+
+int ju_memory_copy(struct jitunwind_memory *dst, const struct jitunwind_memory *src)
+{
+    if (!ju_memory_valid(src))
+        return JITUNWIND_EINVAL;
+    memset(dst, 0, sizeof *dst);
+    memcpy(dst, src, src->size < sizeof *dst ? src->size : sizeof *dst);
+    dst->size = sizeof *dst;
+    return 0;
+}
+
+uint64_t ju_memory_pac_mask(const struct jitunwind_memory *mem)
+{
+    return JU_SIZED_GET(mem, struct jitunwind_memory, pac_mask, 0);
+}
 
 int ju_read(const struct jitunwind_memory *mem, uint64_t addr, void *dst, size_t len)
 {
     int rc;
-    if (!mem || !mem->read || (!dst && len))
+    if ((!dst && len) || !ju_memory_valid(mem))
         return JITUNWIND_EINVAL;
     if (len > JITUNWIND_READ_MAX)
         return JITUNWIND_EINVAL;

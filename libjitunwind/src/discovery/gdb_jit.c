@@ -116,7 +116,7 @@ JITUNWIND_API int jitunwind_registry_load_gdb_jit(jitunwind_registry *reg,
     size_t n = 0, n_added = 0, n_skipped = 0;
     uint8_t *image = NULL;
     int rc = 0;
-    if (!reg || !mem || !mem->read || !ju_arch_facts(arch))
+    if (!reg || !ju_memory_valid(mem) || !ju_arch_facts(arch))
         return JITUNWIND_EINVAL;
     elf_version(EV_CURRENT);
     if (ju_read(mem, descriptor_addr, head, sizeof head) < 0)

@@ -104,7 +104,7 @@ JITUNWIND_API int jitunwind_registry_add_guesses(jitunwind_registry *reg,
                                                  size_t *added)
 {
     size_t i, count = 0;
-    if (!reg || !mem || (!maps && n) || n > JITUNWIND_MAX_MAPPINGS || !ju_arch_facts(arch))
+    if (!reg || !ju_memory_valid(mem) || (!maps && n) || n > JITUNWIND_MAX_MAPPINGS || !ju_arch_facts(arch))
         return JITUNWIND_EINVAL;
     for (i = 0; i < n; i++) {
         uint64_t start = maps[i].start, end = maps[i].end;

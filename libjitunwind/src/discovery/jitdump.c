@@ -64,7 +64,7 @@ JITUNWIND_API int jitunwind_registry_load_jitdump(jitunwind_registry *reg, const
     size_t n_added = 0, n_skipped = 0, records = 0;
     int fd, rc = 0;
     FILE *f;
-    if (!reg || !path || !mem || !mem->read)
+    if (!reg || !path || !ju_memory_valid(mem))
         return JITUNWIND_EINVAL;
     if (!ju_arch_facts(arch))
         return ju_fail(ju_registry_error(reg), JITUNWIND_EINVAL, 0, "unknown architecture %d", arch);

@@ -97,7 +97,7 @@ JITUNWIND_API int jitunwind_registry_load_perf_map(jitunwind_registry *reg, cons
     size_t n_added = 0, n_skipped = 0, lines = 0, len;
     int fd, rc, overlong;
     FILE *f;
-    if (!reg || !path || !mem || !mem->read)
+    if (!reg || !path || !ju_memory_valid(mem))
         return JITUNWIND_EINVAL;
     if (!ju_arch_facts(arch))
         return ju_fail(ju_registry_error(reg), JITUNWIND_EINVAL, 0, "unknown architecture %d", arch);

@@ -368,7 +368,7 @@ JITUNWIND_API int jitunwind_elf_image_write_file_at_stop(
     void *image = NULL;
     size_t size = 0, npoints = 0;
     int rc;
-    if (!path || !reg || !mem || (nthreads && !threads))
+    if (!path || !reg || !ju_memory_valid(mem) || (nthreads && !threads))
         return JITUNWIND_EINVAL;
     if ((rc = ju_stop_points(arch, reg, mods, mem, threads, nthreads, &points, &npoints)) == 0 &&
         (rc = build_registry(arch, reg, mem, points, npoints, &image, &size, info)) == 0)

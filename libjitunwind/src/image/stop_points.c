@@ -24,7 +24,7 @@ static int row_for(const struct ju_arch_facts *a, const struct jitunwind_memory 
     uint64_t cfa = caller->regs.sp, ra, saved_fp;
     if (cfa <= f->regs.sp || cfa - f->regs.sp > UINT32_MAX || cfa < 16 ||
         ju_read_u64(mem, cfa - 8, &ra) < 0 ||
-        ju_arch_strip_pac(a, mem->pac_mask, ra) != caller->regs.pc)
+        ju_arch_strip_pac(a, ju_memory_pac_mask(mem), ra) != caller->regs.pc)
         return 0;
     *row = (struct ju_cfi_row){0};
     row->cfa_offset = (uint32_t)(cfa - f->regs.sp);

@@ -127,7 +127,7 @@ static int read_self(void *arg, uint64_t addr, void *dst, size_t len)
  * image stays linked (it still describes the ranges it had). */
 static void republish(struct object *o)
 {
-    struct jitunwind_memory self = {read_self, NULL};
+    struct jitunwind_memory self = {sizeof(struct jitunwind_memory), read_self, NULL};
     void *image = NULL;
     size_t size = 0;
     int rc = 0;

@@ -30,7 +30,7 @@ static int self_read(void *arg, uint64_t addr, void *dst, size_t len)
 JITUNWIND_API int jitunwind_jit_read_self(jitunwind_registry *reg,
                                           struct jitunwind_jit_read_info *info)
 {
-    static const struct jitunwind_memory self = {self_read, NULL};
+    static const struct jitunwind_memory self = {sizeof(struct jitunwind_memory), self_read, NULL};
     return jitunwind_jit_read_descriptor(reg, &self,
                                          (uint64_t)(uintptr_t)&jitunwind_jit_descriptor, info);
 }

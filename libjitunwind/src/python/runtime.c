@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sized.h"
 #include "python/sampling/code_cache.h"
 #include "python/pyreader.h"
 #include "base/cycle.h"
@@ -139,7 +140,7 @@ static int init_reader(jitunwind_pyreader *r, const struct jitunwind_memory *mem
 {
     uint64_t head, type = 0;
     int provisional, rc;
-    r->mem = *mem;
+    ju_memory_copy(&r->mem, mem);
     r->runtime = runtime_addr;
     r->version_hex = version_hex;
     r->arch = module && *module ? ju_elf_arch(module) : 0;
@@ -189,7 +190,7 @@ static int open_reader(jitunwind_pyreader **out, const struct jitunwind_memory *
     int rc;
     if (!out)
         return JITUNWIND_EINVAL;
-    if (!mem || !mem->read || !runtime_addr)
+    if (!ju_memory_valid(mem) || !runtime_addr)
         return ju_constructed((void **)out, NULL, JITUNWIND_EINVAL, NULL);
     r = calloc(1, sizeof *r);
     if (!r)
@@ -203,38 +204,19 @@ static int open_reader(jitunwind_pyreader **out, const struct jitunwind_memory *
     return ju_constructed((void **)out, r, rc, NULL);
 }
 
-JITUNWIND_API int jitunwind_pyreader_new(jitunwind_pyreader **out,
-                                         const struct jitunwind_memory *mem,
-                                         uint64_t runtime_addr, uint32_t version_hex)
-{
-    return open_reader(out, mem, runtime_addr, version_hex, NULL, NULL, 0, 0);
-}
-
-JITUNWIND_API int jitunwind_pyreader_new_for_module(jitunwind_pyreader **out,
-                                                    const struct jitunwind_memory *mem,
-                                                    uint64_t runtime_addr, uint32_t version_hex,
-                                                    const char *module)
-{
-    return open_reader(out, mem, runtime_addr, version_hex, module, NULL, 1, 0);
-}
-
-JITUNWIND_API int jitunwind_pyreader_new_with_dwarf(jitunwind_pyreader **out,
-                                                    const struct jitunwind_memory *mem,
-                                                    uint64_t runtime_addr, uint32_t version_hex,
-                                                    const char *module,
-                                                    jitunwind_dwarf_types *types)
-{
-    return open_reader(out, mem, runtime_addr, version_hex, module, types, 0, 0);
-}
-
 JITUNWIND_API int jitunwind_pyreader_open(jitunwind_pyreader **out,
                                           const struct jitunwind_memory *mem,
                                           uint64_t runtime_addr, uint32_t version_hex,
-                                          const char *module, jitunwind_dwarf_types *types,
-                                          uint32_t flags)
+                                          const struct jitunwind_pyreader_opts *opts)
 {
-    return open_reader(out, mem, runtime_addr, version_hex, module, types, types == NULL,
-                       flags);
+    const uint32_t known = JITUNWIND_PYREADER_ASSUME_LAYOUT | JITUNWIND_PYREADER_NO_DWARF;
+    const char *module = JU_SIZED_GET(opts, struct jitunwind_pyreader_opts, module, NULL);
+    jitunwind_dwarf_types *types = JU_SIZED_GET(opts, struct jitunwind_pyreader_opts, types, NULL);
+    uint32_t flags = JU_SIZED_GET(opts, struct jitunwind_pyreader_opts, flags, 0);
+    if (out && (!JU_OPTS_VALID(opts, struct jitunwind_pyreader_opts) || (flags & ~known)))
+        return ju_constructed((void **)out, NULL, JITUNWIND_EINVAL, NULL);
+    return open_reader(out, mem, runtime_addr, version_hex, module, types,
+                       !types && !(flags & JITUNWIND_PYREADER_NO_DWARF), flags);
 }
 
 JITUNWIND_API const char *jitunwind_pyreader_layout_name(const jitunwind_pyreader *r)

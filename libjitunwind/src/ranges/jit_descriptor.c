@@ -176,7 +176,7 @@ JITUNWIND_API int jitunwind_jit_read_descriptor(jitunwind_registry *reg,
     struct snapshot s = {0};
     uint64_t odd_seq = 0;
     int attempt, rc = 0, consistent = 0, odd_streak = 0;
-    if (!reg || !mem || !mem->read)
+    if (!reg || !ju_memory_valid(mem))
         return JITUNWIND_EINVAL;
     err = ju_registry_error(reg);
     if (!info)

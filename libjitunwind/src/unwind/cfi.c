@@ -207,7 +207,7 @@ int ju_step_cfi(int arch, jitunwind_modules *mods, const struct jitunwind_memory
 
     if (stop_reason)
         *stop_reason = JITUNWIND_STOP_NONE;
-    if (!mods || !mem || !in || !out || !(in->valid & JITUNWIND_REG_PC))
+    if (!mods || !ju_memory_valid(mem) || !in || !out || !(in->valid & JITUNWIND_REG_PC))
         return JITUNWIND_EINVAL;
     if (!(c.dr = ju_arch_facts(arch)))
         return JITUNWIND_EUNSUPPORTED;
@@ -241,7 +241,7 @@ int ju_step_cfi(int arch, jitunwind_modules *mods, const struct jitunwind_memory
         goto done;
     }
     /* A pac-ret function's saved x30 carries a pointer-authentication code. */
-    out->pc = ju_arch_strip_pac(c.dr, mem->pac_mask, value);
+    out->pc = ju_arch_strip_pac(c.dr, ju_memory_pac_mask(mem), value);
     out->sp = c.cfa;
     out->valid = JITUNWIND_REG_PC | JITUNWIND_REG_SP;
     /* The return-address column is the link register and still holds the

@@ -3,10 +3,11 @@
 #include "base/arch_facts.h"
 #include "ranges/registry_internal.h"
 #include "unwind/arch/arch.h"
+#include "unwind/cursor.h"
 #include "internal.h"
 #include "unwind/cfi.h"
 
-#define SEEN_RING (sizeof(((struct jitunwind_cursor *)0)->seen_pc) / sizeof(uint64_t))
+#define SEEN_RING JU_CURSOR_SEEN
 
 JITUNWIND_API int jitunwind_host_arch(void)
 {
@@ -84,7 +85,7 @@ JITUNWIND_API int jitunwind_step_range_in(int arch, const jitunwind_registry *re
 {
     struct ju_step s = {mem, in, out, innermost, JITUNWIND_STOP_NONE, 0, registry};
     int rc;
-    if (!range || !mem || !in || !out || !arch_ok(arch) || !(in->valid & JITUNWIND_REG_PC) ||
+    if (!range || !ju_memory_valid(mem) || !in || !out || !arch_ok(arch) || !(in->valid & JITUNWIND_REG_PC) ||
         !pc_fits(range, in->pc, innermost))
         return JITUNWIND_EINVAL;
     rc = apply_rule(arch, &s, range);
@@ -111,7 +112,7 @@ JITUNWIND_API int jitunwind_step_fp(int arch, const struct jitunwind_memory *mem
 {
     struct ju_step s = {mem, in, out, 0, JITUNWIND_STOP_NONE, 0};
     int rc;
-    if (!mem || !in || !out || !arch_ok(arch))
+    if (!ju_memory_valid(mem) || !in || !out || !arch_ok(arch))
         return JITUNWIND_EINVAL;
     if (!(in->valid & JITUNWIND_REG_FP)) {
         s.stop = JITUNWIND_STOP_NEED_REGISTER;
@@ -123,7 +124,7 @@ JITUNWIND_API int jitunwind_step_fp(int arch, const struct jitunwind_memory *mem
     } else {
         rc = ju_step_frame_record(&s, in->fp);
         if (rc == 0)
-            out->pc = ju_arch_strip_pac(ju_arch_facts(arch), mem->pac_mask, out->pc);
+            out->pc = ju_arch_strip_pac(ju_arch_facts(arch), ju_memory_pac_mask(mem), out->pc);
     }
     if (stop_reason)
         *stop_reason = rc < 0 ? s.stop : JITUNWIND_STOP_NONE;
@@ -151,22 +152,23 @@ JITUNWIND_API int jitunwind_classify_trampoline(int arch, const uint8_t *code, s
     return JITUNWIND_ENOTFOUND;
 }
 
-JITUNWIND_API int jitunwind_cursor_init(struct jitunwind_cursor *c, int arch,
+JITUNWIND_API int jitunwind_cursor_init(struct jitunwind_cursor *cursor, int arch,
                                         const jitunwind_registry *registry,
                                         const struct jitunwind_memory *mem,
                                         const struct jitunwind_regs *initial,
                                         uint32_t max_depth, uint32_t flags)
 {
-    if (!c || !mem || !mem->read || !initial || !arch_ok(arch) ||
+    struct ju_cursor *c = cursor ? ju_cursor_of(cursor) : NULL;
+    if (!c || !ju_memory_valid(mem) || !initial || !arch_ok(arch) ||
         (initial->valid & (JITUNWIND_REG_PC | JITUNWIND_REG_SP)) !=
             (JITUNWIND_REG_PC | JITUNWIND_REG_SP))
         return JITUNWIND_EINVAL;
-    memset(c, 0, sizeof *c);
+    memset(cursor, 0, sizeof *cursor);
     c->arch = arch;
     c->flags = flags;
     c->max_depth = max_depth ? max_depth : JITUNWIND_DEFAULT_MAX_DEPTH;
     c->registry = registry;
-    c->mem = *mem;
+    ju_memory_copy(&c->mem, mem);
     c->current.regs = *initial;
     c->current.source = JITUNWIND_SOURCE_INITIAL;
     c->current.depth = 0;
@@ -175,19 +177,19 @@ JITUNWIND_API int jitunwind_cursor_init(struct jitunwind_cursor *c, int arch,
     return 0;
 }
 
-JITUNWIND_API void jitunwind_cursor_set_modules(struct jitunwind_cursor *c,
+JITUNWIND_API void jitunwind_cursor_set_modules(struct jitunwind_cursor *cursor,
                                                 struct jitunwind_modules *modules)
 {
-    if (c)
-        c->modules = modules;
+    if (cursor)
+        ju_cursor_of(cursor)->modules = modules;
 }
 
-JITUNWIND_API int jitunwind_cursor_stop_reason(const struct jitunwind_cursor *c)
+JITUNWIND_API int jitunwind_cursor_stop_reason(const struct jitunwind_cursor *cursor)
 {
-    return c ? c->stop_reason : JITUNWIND_STOP_NONE;
+    return cursor ? ju_cursor_of_const(cursor)->stop_reason : JITUNWIND_STOP_NONE;
 }
 
-static const struct jitunwind_range *range_for(const struct jitunwind_cursor *c,
+static const struct jitunwind_range *range_for(const struct ju_cursor *c,
                                                uint64_t pc, int innermost)
 {
     /* Every frame but the innermost has a return address as pc: it points
@@ -200,14 +202,14 @@ static const struct jitunwind_range *range_for(const struct jitunwind_cursor *c,
                        : NULL;
 }
 
-static int stop(struct jitunwind_cursor *c, int reason)
+static int stop(struct ju_cursor *c, int reason)
 {
     c->stop_reason = reason;
     return 0;
 }
 
 /* Compute the caller of c->current into *next; returns 0 or a stop reason. */
-static int caller_of(struct jitunwind_cursor *c, struct jitunwind_frame *next)
+static int caller_of(struct ju_cursor *c, struct jitunwind_frame *next)
 {
     const struct jitunwind_frame *cur = &c->current;
     int innermost = cur->depth == 0;
@@ -246,7 +248,7 @@ static int caller_of(struct jitunwind_cursor *c, struct jitunwind_frame *next)
     return JITUNWIND_STOP_NONE;
 }
 
-static int seen_before(const struct jitunwind_cursor *c, uint64_t pc, uint64_t sp)
+static int seen_before(const struct ju_cursor *c, uint64_t pc, uint64_t sp)
 {
     size_t i, n = c->depth + 1 < SEEN_RING ? c->depth + 1 : SEEN_RING;
     for (i = 0; i < n; i++)
@@ -255,8 +257,10 @@ static int seen_before(const struct jitunwind_cursor *c, uint64_t pc, uint64_t s
     return 0;
 }
 
-JITUNWIND_API int jitunwind_cursor_step(struct jitunwind_cursor *c, struct jitunwind_frame *out)
+JITUNWIND_API int jitunwind_cursor_step(struct jitunwind_cursor *cursor,
+                                        struct jitunwind_frame *out)
 {
+    struct ju_cursor *c = cursor ? ju_cursor_of(cursor) : NULL;
     struct jitunwind_frame next;
     int reason;
     if (!c || !out)
@@ -320,6 +324,6 @@ JITUNWIND_API int jitunwind_unwind(int arch, const jitunwind_registry *registry,
     while (n < max && (rc = jitunwind_cursor_step(&c, &frames[n])) == 1)
         n++;
     if (stop_reason)
-        *stop_reason = n >= max ? JITUNWIND_STOP_DEPTH : c.stop_reason;
+        *stop_reason = n >= max ? JITUNWIND_STOP_DEPTH : jitunwind_cursor_stop_reason(&c);
     return rc < 0 ? rc : (int)(n > INT32_MAX ? INT32_MAX : n);
 }

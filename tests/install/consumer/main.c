@@ -15,7 +15,7 @@ static int self_read(void *arg, uint64_t addr, void *dst, size_t len)
 int main(void)
 {
     static char code[64];
-    struct jitunwind_memory mem = {self_read, NULL};
+    struct jitunwind_memory mem = {sizeof(struct jitunwind_memory), self_read, NULL};
     jitunwind_registry *reg;
     const struct jitunwind_range *r;
     if (jitunwind_jit_register(code, sizeof code, JITUNWIND_KIND_JIT, JITUNWIND_RULE_FP_PRESERVING,

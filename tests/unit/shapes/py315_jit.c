@@ -3,8 +3,8 @@
  * gh-144888 (executors in arrays): Include/internal/pycore_optimizer.h,
  * pycore_uop.h and pycore_interp_structs.h, Python/jit.c's StencilGroup.
  * Built with -g into a shared object whose DWARF the JIT view suites feed
- * to the reader as a real libpython's would be (jitunwind_pyreader_new_
- * for_module): the 3.15 layout takes every executor offset from it.
+ * to the reader as a real libpython's would be (jitunwind_pyreader_open
+ * with .module): the 3.15 layout takes every executor offset from it.
  *
  * -DPY315_WITHOUT_TRACE renames _PyExecutorObject.trace (keeping every
  * offset): a build whose DWARF lacks a field the JIT view needs. PyInterpreterState keeps only

@@ -673,10 +673,12 @@ class PyReader(_Owned):
         if assume_layout is None:
             assume_layout = os.environ.get("JITUNWIND_ASSUME_LAYOUT") == "1"
         types = dwarf_types_for(module) if module else None
+        opts = _ffi.PyReaderOpts(module.encode() if module else None,
+                                 types._handle if types else None,
+                                 PYREADER_ASSUME_LAYOUT if assume_layout else 0)
         rc = self._lib.jitunwind_pyreader_open(
             ctypes.byref(self._handle), memory.ref(), runtime_addr, version_hex,
-            module.encode() if module else None, types._handle if types else None,
-            PYREADER_ASSUME_LAYOUT if assume_layout else 0)
+            ctypes.byref(opts))
         if rc < 0:
             # A failed constructor leaves no handle; its detail is the thread's last error.
             detail = _error_detail(self._lib.jitunwind_last_error())

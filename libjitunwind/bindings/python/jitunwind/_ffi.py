@@ -14,9 +14,26 @@ READ_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64,
                            ctypes.c_void_p, ctypes.c_size_t)
 
 
-class Memory(ctypes.Structure):
-    _fields_ = [("read", READ_FN), ("arg", ctypes.c_void_p), ("pac_mask", ctypes.c_uint64),
+class _Sized(ctypes.Structure):
+    """A struct the caller passes in with a leading `size` (its sizeof, which
+    the library checks): filled in, the other fields given in order."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(ctypes.sizeof(type(self)), *args, **kwargs)
+
+
+class Memory(_Sized):
+    """struct jitunwind_memory; `size` is filled in: Memory(read, arg, ...)."""
+    _fields_ = [("size", ctypes.c_size_t), ("read", READ_FN), ("arg", ctypes.c_void_p),
+                ("pac_mask", ctypes.c_uint64),
                 ("write", ctypes.c_void_p)]  # NULL: the library never writes
+
+
+class PyReaderOpts(_Sized):
+    """struct jitunwind_pyreader_opts; `size` is filled in:
+    PyReaderOpts(module, types, flags)."""
+    _fields_ = [("size", ctypes.c_size_t), ("module", ctypes.c_char_p),
+                ("types", ctypes.c_void_p), ("flags", ctypes.c_uint32)]
 
 
 class Error(ctypes.Structure):
@@ -269,14 +286,9 @@ def _declare(lib):
     _fn(lib, "jitunwind_py_locate_live", i, i, P(PyLocation))
     _fn(lib, "jitunwind_py_locate_core", i, ctypes.c_char_p, P(PyLocation))
     _fn(lib, "jitunwind_py_version_supported", i, u32)
-    _fn(lib, "jitunwind_pyreader_new", i, P(vp), P(Memory), u64, u32)
-    _fn(lib, "jitunwind_pyreader_new_for_module", i, P(vp), P(Memory), u64, u32,
-        ctypes.c_char_p)
     _fn(lib, "jitunwind_pyreader_dwarf_report", i, vp, P(PyDwarfReport))
     _fn(lib, "jitunwind_pyreader_values_report", i, vp, P(PyDwarfReport), P(i))
-    _fn(lib, "jitunwind_pyreader_new_with_dwarf", i, P(vp), P(Memory), u64, u32, ctypes.c_char_p,
-        vp)
-    _fn(lib, "jitunwind_pyreader_open", i, P(vp), P(Memory), u64, u32, ctypes.c_char_p, vp, u32)
+    _fn(lib, "jitunwind_pyreader_open", i, P(vp), P(Memory), u64, u32, P(PyReaderOpts))
     _fn(lib, "jitunwind_pyreader_layout_name", ctypes.c_char_p, vp)
     _fn(lib, "jitunwind_dwarf_types_open", i, P(vp), ctypes.c_char_p)
     _fn(lib, "jitunwind_dwarf_types_free", None, vp)
@@ -320,11 +332,13 @@ def _declare(lib):
     _fn(lib, "jitunwind_jit_gdb_jit_status", None, P(GdbJitStatus))
 
 
-# --- values and frame variables (python.h: jitunwind_pyreader_repr and after) ---
+# --- values and frame variables (python_values.h) ---
 
-class PyReprOptions(ctypes.Structure):
-    _fields_ = [("max_depth", ctypes.c_uint32), ("max_items", ctypes.c_uint32),
-                ("max_chars", ctypes.c_uint32), ("reserved", ctypes.c_uint32)]
+class PyReprOptions(_Sized):
+    """struct jitunwind_py_repr_options; `size` is filled in:
+    PyReprOptions(max_depth, max_items, max_chars)."""
+    _fields_ = [("size", ctypes.c_size_t), ("max_depth", ctypes.c_uint32),
+                ("max_items", ctypes.c_uint32), ("max_chars", ctypes.c_uint32)]
 
 
 class PyVariable(ctypes.Structure):
@@ -349,7 +363,7 @@ def declare_values(lib):
     lib.jitunwind_values_declared = True
 
 
-# --- JIT developer view (python.h, jit_view.c); declared by jitview.py ---
+# --- JIT developer view (python_jit.h, jit_view.c); declared by jitview.py ---
 
 class PyUop(ctypes.Structure):
     _fields_ = [("index", ctypes.c_uint32), ("opcode", ctypes.c_uint16),

@@ -1,6 +1,6 @@
 """The JIT developer view (CPython 3.13+; 3.15 from DWARF) for the debugger plugins:
 executors, their traces and exits, and which uop / bytecode instruction /
-line a PC is in. The library computes everything (python.h, jit_view.c);
+line a PC is in. The library computes everything (python_jit.h, jit_view.c);
 this module converts and formats, shared by the GDB and LLDB commands."""
 
 import collections

@@ -57,7 +57,7 @@ def repr_object(reader, address, max_depth=0, max_items=0, max_chars=0, size=BUF
     (depth 2, 10 items, 200 characters)."""
     buf = _buffer(("text", size), lambda: ctypes.create_string_buffer(size))
     flags = ctypes.c_uint32()
-    opts = _ffi.PyReprOptions(max_depth, max_items, max_chars, 0)
+    opts = _ffi.PyReprOptions(max_depth, max_items, max_chars)
     rc = _lib().jitunwind_pyreader_repr(reader._handle, address, ctypes.byref(opts), buf, size,
                                         ctypes.byref(flags))
     if rc < 0:

@@ -1,6 +1,6 @@
 /* The JIT developer view (3.13 and later): an executor's trace, exits and
  * vm_data, where each uop's stencil sits in its machine code, and from a
- * PC the uop, bytecode instruction and line it runs (python.h).
+ * PC the uop, bytecode instruction and line it runs (python_jit.h).
  *
  * The code layout follows CPython's Python/jit.c (_PyJIT_Compile):
  * [shim: jit_side_entry - jit_code (3.13, 3.14; none in 3.15+, whose

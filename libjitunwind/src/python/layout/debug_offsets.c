@@ -5,18 +5,15 @@
  *
  * Sources: 3.13: Include/internal/pycore_runtime.h of 3.13.0; 3.14:
  * Include/internal/pycore_debug_offsets.h of 3.14.7; 3.15 and 3.16: that
- * header on CPython's main branch during 3.16 development (mid-2026, after
- * `last_profiled_frame_seq` was inserted), which a third-party reader's
- * copy of 3.15.0rc3's header and its recording of 3.15.0rc1's table agree
- * with field for field.
+ * header in its form with `last_profiled_frame_seq`, which 3.15.0rc3's
+ * header and a recording of 3.15.0rc1's table agree with field for field.
  *
  * A list is "confirmed" from the first release it is known to describe
  * (the version table, versions.c, says which list a version uses and from
- * which release).
- * Fields changed during 3.15's betas (b4 inserted one mid-struct), and 3.16
- * is still in development, so the list of an earlier pre-release, or of a
- * minor with no confirmed release, is provisional: the reader uses it only
- * when the build's DWARF agrees with every offset it gives (runtime.c).
+ * which release). Pre-releases may insert fields mid-struct, so the list of
+ * an earlier pre-release, or of a minor with no confirmed release, is
+ * provisional: the reader uses it only when the build's DWARF agrees with
+ * every offset it gives (runtime.c).
  *
  * The values replace the offsets of the version's static table (the GIL or
  * the free-threaded one, as the block's free_threaded word says), after

@@ -6,6 +6,7 @@
  * and shows as CPython's Py_ReprEnter makes it ([...], {...}, (...)); one
  * beyond the depth limit shows the same way. Each container scans at most
  * JU_PY_MAX_DICT_SCAN slots; every read is bounded. */
+#include "base/sized.h"
 #include "python/values/read_cache.h"
 #include "python/values/repr.h"
 
@@ -431,17 +432,24 @@ int jitunwind_pyreader_repr(jitunwind_pyreader *reader, uint64_t object,
     int rc;
     if (flags)
         *flags = 0;
-    if (!reader || !buf || size < 32)
+    if (!reader || !buf || size < 32 ||
+        !JU_OPTS_VALID(options, struct jitunwind_py_repr_options))
         return JITUNWIND_EINVAL;
     buf[0] = '\0';
     memset(&g, 0, offsetof(struct renderer, stack));
     if ((rc = ju_py_objects_init(&g.o, reader)) < 0)
         return rc; /* the reason, naming the field, is in reader->err */
-    g.max_depth = options && options->max_depth ? options->max_depth : DEFAULT_DEPTH;
+    g.max_depth = JU_SIZED_GET(options, struct jitunwind_py_repr_options, max_depth, 0);
+    g.max_items = JU_SIZED_GET(options, struct jitunwind_py_repr_options, max_items, 0);
+    g.max_chars = JU_SIZED_GET(options, struct jitunwind_py_repr_options, max_chars, 0);
+    if (!g.max_depth)
+        g.max_depth = DEFAULT_DEPTH;
     if (g.max_depth > MAX_DEPTH)
         g.max_depth = MAX_DEPTH;
-    g.max_items = options && options->max_items ? options->max_items : DEFAULT_ITEMS;
-    g.max_chars = options && options->max_chars ? options->max_chars : DEFAULT_CHARS;
+    if (!g.max_items)
+        g.max_items = DEFAULT_ITEMS;
+    if (!g.max_chars)
+        g.max_chars = DEFAULT_CHARS;
     ju_w_init(&g.w, buf, size);
     ju_read_cache_install(&cache, reader);
     emit(&g, object);

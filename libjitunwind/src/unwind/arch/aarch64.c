@@ -18,7 +18,7 @@ static const struct ju_arch_facts *aarch64(void)
 static int strip(struct ju_step *s, int rc)
 {
     if (rc == 0)
-        s->out->pc = ju_arch_strip_pac(aarch64(), s->mem->pac_mask, s->out->pc);
+        s->out->pc = ju_arch_strip_pac(aarch64(), ju_memory_pac_mask(s->mem), s->out->pc);
     return rc;
 }
 

@@ -1,0 +1,122 @@
+/* A sampler's additions to the CPython decoder (python.h): a cache of code
+ * objects across samples and cached frame chains per thread, so that a
+ * sample reads only what changed. */
+#ifndef JITUNWIND_PYTHON_SAMPLING_H
+#define JITUNWIND_PYTHON_SAMPLING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jitunwind/python.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* --- A sampler's cache ---
+ *
+ * Keep up to `entries` code objects decoded (qualname, filename, first
+ * line and, up to 4 KiB, the line table) by address between calls of
+ * jitunwind_pyreader_frames, so that a frame whose code was seen before
+ * costs one read of the code object's head instead of six or more. The
+ * head is read at every use (at the first use in a sample with
+ * jitunwind_pyreader_cache_next_sample): an entry is used only while the
+ * code object there still has the same name, file and line-table pointers
+ * and first line (a code object never changes them; a new one at a freed
+ * address holds new strings), so a stale entry is refilled, never shown. 0 turns the
+ * cache off (the default). EINVAL above JITUNWIND_PY_MAX_CODE_CACHE,
+ * ENOMEM. */
+#define JITUNWIND_PY_MAX_CODE_CACHE 65536u
+JITUNWIND_API int jitunwind_pyreader_cache_code(jitunwind_pyreader *reader, size_t entries);
+
+/* A sampler's unit of time: after this call, a code object whose head was
+ * checked once in the sample is trusted for the rest of it (its head is not
+ * read again for each frame that runs it), until the next call. Without
+ * calls every use is checked. EINVAL when the cache is off. */
+JITUNWIND_API int jitunwind_pyreader_cache_next_sample(jitunwind_pyreader *reader);
+
+struct jitunwind_py_cache_stats {
+    uint64_t hits;        /* frames whose code came from the cache */
+    uint64_t misses;      /* frames whose code was read (first time, or stale) */
+    uint64_t invalidated; /* of the misses, entries whose code object had changed */
+    uint64_t reads_saved; /* target reads the hits did not make */
+};
+JITUNWIND_API int jitunwind_pyreader_cache_stats(const jitunwind_pyreader *reader,
+                                                 struct jitunwind_py_cache_stats *out);
+
+/* --- A sampler's frame chains ---
+ *
+ * Between two samples of a thread, the outer part of its frame chain is
+ * usually unchanged. A chain cache keeps each thread's last complete chain
+ * (its outermost `frames` frames, decoded) for `threads` threads; the
+ * caller owns it and names a thread by any key (its tstate address).
+ * jitunwind_pyreader_frames_reusing walks like jitunwind_pyreader_frames,
+ * but reads the memory the cached chain spans (up to 64 KiB) in one read,
+ * and a frame whose address, code object, instruction pointer, owner and
+ * previous pointer are those cached is not decoded again (no code-object,
+ * name or line-table reads): its qualname, file and line come from the
+ * cache. Every frame is still visited: an inner frame cannot vouch for the
+ * outer ones (a helper called from two callers of the same size has the
+ * same address, code, instruction and previous pointer under both).
+ * CPython 3.15's last_profiled_frame marker lets a walk stop early, but
+ * the profiler must write it into the target: that is opt-in
+ * (jitunwind_py_chains_mark_frames below). Only chains walked to the end
+ * without error are kept. All memory is allocated by jitunwind_py_chains_new;
+ * a walk allocates nothing. */
+/* Threads: one thread at a time, with the pyreader it is used with
+ * (jitunwind.h). */
+typedef struct jitunwind_py_chains jitunwind_py_chains;
+#define JITUNWIND_PY_MAX_CHAIN_THREADS 4096u
+/* NULL on ENOMEM or sizes of 0 or above the maxima (JITUNWIND_PY_MAX_FRAMES). */
+JITUNWIND_API jitunwind_py_chains *jitunwind_py_chains_new(size_t threads, size_t frames);
+JITUNWIND_API void jitunwind_py_chains_free(jitunwind_py_chains *chains);
+/* As jitunwind_pyreader_frames, reusing `thread_key`'s cached chain (the
+ * least recently used thread's slot is taken for a new key). */
+JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *reader,
+                                                    jitunwind_py_chains *chains,
+                                                    uint64_t thread_key, uint64_t frame_addr,
+                                                    struct jitunwind_py_frame *out, size_t max,
+                                                    size_t *count);
+struct jitunwind_py_chain_stats {
+    uint64_t walks;         /* calls of jitunwind_pyreader_frames_reusing */
+    uint64_t reused_walks;  /* of those, walks that took a frame from the cache */
+    uint64_t frames_reused; /* frames found unchanged in the cache (their code
+                             * is still checked, through the code cache) */
+    uint64_t reads_saved;   /* frame reads the one batch read of each walk, or a
+                             * stop at the marker, replaced */
+    /* With frame markers (jitunwind_py_chains_mark_frames): */
+    uint64_t marker_stops;   /* walks that stopped at the marker */
+    uint64_t marker_frames;  /* frames beyond it taken from the cache unread */
+    uint64_t marker_misses;  /* walks that reached the marker but walked on
+                              * (the frame there was not the one cached) */
+    uint64_t marker_writes;  /* pointers written into the target (clears included) */
+};
+JITUNWIND_API int jitunwind_py_chains_stats(const jitunwind_py_chains *chains,
+                                            struct jitunwind_py_chain_stats *out);
+
+/* Opt-in: use CPython 3.15's frame marker, as CPython's own sampling
+ * profiler does. This WRITES INTO THE TARGET: one pointer per thread per
+ * sample (tstate->last_profiled_frame), through the write operation of the
+ * reader's memory, which must have one (a live process's writable memory;
+ * never a core). The interpreter keeps the marker on a live frame (it moves
+ * it to the caller when that frame returns, and bumps
+ * last_profiled_frame_seq). From then on, jitunwind_pyreader_frames_reusing
+ * with `reader` must be given the thread state's address as `thread_key`;
+ * it reads the marker, walks from the current frame until it reaches the
+ * marker, and, when the frame there is the cached one (same key as today,
+ * and the same marker sequence), takes the frames beyond it from the cache
+ * without reading them; otherwise it walks on (never a short stack). After a
+ * complete walk it writes the walked top frame as the new marker (not when
+ * unchanged). Turning it on first clears every thread's marker (a marker
+ * left by another profiler would name a frame this cache never saw).
+ * Returns the number of threads cleared, or EVERSION (the layout has no
+ * last_profiled_frame), EUNSUPPORTED (the memory has no write operation),
+ * EINVAL, EREAD/ELOOP/ELIMIT (the thread list), or the write's status. */
+JITUNWIND_API int jitunwind_py_chains_mark_frames(jitunwind_py_chains *chains,
+                                                  jitunwind_pyreader *reader);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

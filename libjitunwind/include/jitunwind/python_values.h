@@ -1,0 +1,107 @@
+/* Python values read through the decoder (python.h): repr() of objects,
+ * a frame's variables, name lookup as Python does it, and the GC state. */
+#ifndef JITUNWIND_PYTHON_VALUES_H
+#define JITUNWIND_PYTHON_VALUES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jitunwind/python.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* --- Values and frame variables (3.11-3.14) --- */
+
+/* Limits of jitunwind_pyreader_repr; a 0 field takes the default. */
+struct jitunwind_py_repr_options {
+    size_t size;        /* sizeof(struct jitunwind_py_repr_options), checked as jitunwind_memory's */
+    uint32_t max_depth; /* containers nested deeper show as [...], {...}: default 2 */
+    uint32_t max_items; /* items shown per container, then "...": default 10 */
+    uint32_t max_chars; /* characters of a str or bytes, digits of an int: default 200 */
+};
+
+#define JITUNWIND_PYREPR_TRUNCATED (1u << 0)  /* a limit cut something ("..." marks where) */
+#define JITUNWIND_PYREPR_UNREADABLE (1u << 1) /* some pointer could not be read */
+
+/* Render the object at `object` as Python's repr() would, bounded: None,
+ * bool, int, float, str, bytes, tuple, list, dict (combined and split
+ * tables), set, frozenset, type, function, builtin function or method,
+ * bound method, module, code, cell, Ellipsis, NotImplemented; any other
+ * object (and subclasses of the builtins) as Python's default
+ * `<module.Class object at 0x...>`. Cut parts end in "..."; a reference
+ * cycle shows as Python shows it ([...], {...}); a pointer that cannot be
+ * read as `<unreadable 0x...>`, with nothing read past a failed page. No
+ * recursion, no allocation: the text goes to buf (NUL-terminated, cut with
+ * "..." at `size`, which must be >= 32). *flags (may be NULL) gets
+ * JITUNWIND_PYREPR_*. Returns 0, EINVAL, or EUNSUPPORTED for versions whose
+ * objects are not described (3.15+). docs/values.md lists what differs
+ * from CPython's own repr. */
+JITUNWIND_API int jitunwind_pyreader_repr(jitunwind_pyreader *reader, uint64_t object,
+                                          const struct jitunwind_py_repr_options *options,
+                                          char *buf, size_t size, uint32_t *flags);
+
+/* Variable kinds and flags. */
+#define JITUNWIND_PYVAR_ARG (1u << 0)      /* a parameter (incl. *args, **kwargs) */
+#define JITUNWIND_PYVAR_LOCAL (1u << 1)
+#define JITUNWIND_PYVAR_CELL (1u << 2)     /* captured by an inner function: read through its cell */
+#define JITUNWIND_PYVAR_FREE (1u << 3)     /* from an enclosing function: read through its cell */
+#define JITUNWIND_PYVAR_UNBOUND (1u << 8)  /* no value yet (or deleted): `value` is 0 */
+#define JITUNWIND_PYVAR_MAY_BE_STALE (1u << 9) /* the frame runs JIT code: may lag */
+#define JITUNWIND_PYVAR_NAME_TRUNCATED (1u << 10)
+
+struct jitunwind_py_variable {
+    uint64_t value;    /* the object (a cell's content for CELL/FREE), 0 when unbound */
+    uint32_t flags;    /* JITUNWIND_PYVAR_* */
+    uint32_t reserved;
+    char name[JITUNWIND_PY_NAME_MAX];
+};
+
+#define JITUNWIND_PY_MAX_VARIABLES 65536u
+
+/* The variables of a frame decoded by jitunwind_pyreader_frames, from its
+ * localsplus and its code's co_localsplusnames/co_localspluskinds:
+ * arguments first, then locals, cells and free variables; hidden
+ * (inlined-comprehension) slots only when bound. Frames flagged
+ * JITUNWIND_PYFRAME_IN_JIT or JITUNWIND_PYFRAME_LINE_MAY_LAG (running JIT
+ * code) give every variable JITUNWIND_PYVAR_MAY_BE_STALE. At most `max`; *count gets the number.
+ * Returns 0, or a negative status (EREAD, ECORRUPT, ELIMIT) with the
+ * *count variables before the problem valid. */
+JITUNWIND_API int jitunwind_pyreader_frame_variables(jitunwind_pyreader *reader,
+                                                     const struct jitunwind_py_frame *frame,
+                                                     struct jitunwind_py_variable *out,
+                                                     size_t max, size_t *count);
+
+#define JITUNWIND_PYSCOPE_LOCAL 1
+#define JITUNWIND_PYSCOPE_GLOBAL 2
+#define JITUNWIND_PYSCOPE_BUILTIN 3
+#define JITUNWIND_PYSCOPE_UNBOUND_LOCAL 4 /* a variable of the frame, not bound: *value 0 */
+
+/* Find `name` as Python would from that frame: its variables, then its
+ * globals, then its builtins. 0 with *value and *scope (JITUNWIND_PYSCOPE_*)
+ * set, ENOTFOUND, or another negative status. A variable of the frame
+ * that is not bound is JITUNWIND_PYSCOPE_UNBOUND_LOCAL: Python would raise
+ * for it rather than look further, so a global of the same name is not it. */
+JITUNWIND_API int jitunwind_pyreader_frame_lookup(jitunwind_pyreader *reader,
+                                                  const struct jitunwind_py_frame *frame,
+                                                  const char *name, uint64_t *value, int *scope);
+
+/* Whether the interpreter `interp` (jitunwind_py_thread.interp) is running
+ * a garbage collection: 0 with *collecting 0 or 1; EUNSUPPORTED where its
+ * place is not known (free-threaded builds, 3.15+), EREAD. */
+JITUNWIND_API int jitunwind_pyreader_gc_collecting(jitunwind_pyreader *reader, uint64_t interp,
+                                                   int *collecting);
+
+/* Keep the target memory the value functions above read (128 KiB of it,
+ * in the reader) from one call to the next while `hold` is 1; 0 forgets
+ * it. Only for a target that does not run meanwhile (a stop, a core):
+ * rendering every frame's arguments (py-bt-full) then reads each shared
+ * object, name and code object once. Returns 0 or EINVAL. */
+JITUNWIND_API int jitunwind_pyreader_hold_reads(jitunwind_pyreader *reader, int hold);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
