@@ -552,8 +552,14 @@ struct jitunwind_py_repr_options {
     uint32_t max_depth; /* containers nested deeper show as [...], {...}: default 2 */
     uint32_t max_items; /* items shown per container, then "...": default 10 */
     uint32_t max_chars; /* characters of a str or bytes, digits of an int: default 200 */
-    uint32_t reserved;
+    uint32_t style;     /* JITUNWIND_PYREPR_STYLE_* bits; 0: as repr() */
 };
+
+/* Builtin functions and methods as CPython's libpython.py shows them:
+ * `<built-in method NAME of TYPE object at remote 0x...>` whenever the
+ * builtin has a `self` (a module too), so that output read by tools made for
+ * libpython matches. */
+#define JITUNWIND_PYREPR_STYLE_LIBPYTHON (1u << 0)
 
 #define JITUNWIND_PYREPR_TRUNCATED (1u << 0)  /* a limit cut something ("..." marks where) */
 #define JITUNWIND_PYREPR_UNREADABLE (1u << 1) /* some pointer could not be read */

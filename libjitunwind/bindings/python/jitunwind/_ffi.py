@@ -320,7 +320,7 @@ def _declare(lib):
 
 class PyReprOptions(ctypes.Structure):
     _fields_ = [("max_depth", ctypes.c_uint32), ("max_items", ctypes.c_uint32),
-                ("max_chars", ctypes.c_uint32), ("reserved", ctypes.c_uint32)]
+                ("max_chars", ctypes.c_uint32), ("style", ctypes.c_uint32)]
 
 
 class PyVariable(ctypes.Structure):

@@ -11,6 +11,7 @@ from . import _ffi, library, text_escape, JitunwindError
 
 REPR_TRUNCATED = 1 << 0
 REPR_UNREADABLE = 1 << 1
+STYLE_LIBPYTHON = 1 << 0  # builtins as libpython.py shows them (JITUNWIND_PYREPR_STYLE_LIBPYTHON)
 
 VAR_ARG = 1 << 0
 VAR_LOCAL = 1 << 1
@@ -52,12 +53,12 @@ def _buffer(kind, make):
     return buf
 
 
-def repr_object(reader, address, max_depth=0, max_items=0, max_chars=0, size=BUFFER):
+def repr_object(reader, address, max_depth=0, max_items=0, max_chars=0, size=BUFFER, style=0):
     """(text, flags) of the object at `address`; 0 limits take the defaults
-    (depth 2, 10 items, 200 characters)."""
+    (depth 2, 10 items, 200 characters); `style`: STYLE_* bits."""
     buf = _buffer(("text", size), lambda: ctypes.create_string_buffer(size))
     flags = ctypes.c_uint32()
-    opts = _ffi.PyReprOptions(max_depth, max_items, max_chars, 0)
+    opts = _ffi.PyReprOptions(max_depth, max_items, max_chars, style)
     rc = _lib().jitunwind_pyreader_repr(reader._handle, address, ctypes.byref(opts), buf, size,
                                         ctypes.byref(flags))
     if rc < 0:
