@@ -150,7 +150,10 @@ def run_py_bt(session, args):
     def lines(frames, err, state, thread):
         found = for_frames(session, state, thread, state.pyreader(), frames)
         frames = [lv.frame for lv in found if lv.frame is not None]
-        calls = {lv.python: lv.call for lv in found if lv.frame is None}
+        calls = {}
+        for lv in found:
+            if lv.frame is None:
+                calls.setdefault(lv.python, []).append(lv.call)
         return labels.py_bt_lines(frames, err, calls)
     _python_frames(session, args, lines)
 

@@ -75,14 +75,14 @@ def source_line(filename, line):
 
 
 def py_bt_lines(frames, err, calls=None):
-    """CPython-style traceback, innermost first; `calls` {frame index: text}
-    are the C calls (builtins) frames are making, each on a line of its own
-    just before its caller, as libpython.py lists them."""
+    """CPython-style traceback, innermost first; `calls` {frame index:
+    [text]} are the levels inside a frame (the builtin it calls, "Waiting for
+    the GIL"), innermost first, each on a line of its own just before the
+    frame, as libpython.py lists them."""
     out = ["Traceback (most recent call first):"]
     calls = calls or {}
     for i, f in enumerate(frames):
-        if i in calls:
-            out.append("  " + calls[i])
+        out.extend("  " + text for text in calls.get(i, ()))
         out.append('  File "%s", line %s, in %s' % (escaped(f.filename), line_text(f.line),
                                                     python_name(f)))
         source = source_line(f.filename, f.line)

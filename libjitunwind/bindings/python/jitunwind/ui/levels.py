@@ -22,6 +22,14 @@ CALLABLE_ARGUMENTS = (("cfunction_vectorcall_", "func"), ("cfunction_call", "fun
                       ("_PyObject_VectorcallTstate", "callable"))
 # What a call level may render as: libpython shows only these as levels.
 CALL_FORMS = ("<built-in ", "<method-wrapper ")
+# Native functions that put a thread in a state libpython's py-bt names,
+# by symbol (gdb and LLDB list inlined functions as frames too): waiting in
+# take_gil for the GIL; inside a collection (collect in 3.11,
+# gc_collect_main in 3.12 and 3.13, the three entries of 3.14's
+# incremental collector).
+STATES = (("Waiting for the GIL", ("take_gil",)),
+          ("Garbage-collecting", ("collect", "gc_collect_main", "gc_collect_full",
+                                  "gc_collect_young", "gc_collect_increment")))
 
 
 class Level:
@@ -64,17 +72,42 @@ def plain(frames):
     return [Level(i, None, frame=f) for i, f in enumerate(frames)]
 
 
+def state_text(symbol):
+    """"Waiting for the GIL", "Garbage-collecting" or None for a native
+    frame's function."""
+    for text, names in STATES:
+        if symbol in names:
+            return text
+    return None
+
+
+def _between(session, thread, reader, natives, start, end, python):
+    """The levels natives[start:end] (innermost first) add inside Python
+    frame `python`: each state (one of each), then at most one C call (the
+    innermost frame naming it; the generic vectorcall frames outside it
+    name the same call again)."""
+    out, said = [], set()
+    called = False
+    for index in range(start, end):
+        state = state_text(natives[index].symbol or "")
+        if state is not None and state not in said:
+            said.add(state)
+            out.append(Level(python, index, call=state))
+        elif state is None and not called:
+            text = call_text(session, thread, reader, natives, index)
+            if text is not None:
+                called = True
+                out.append(Level(python, index, call=text))
+    return out
+
+
 def build(session, thread, reader, natives, frames, anchors):
     """The levels, innermost first, of Python `frames` run by the native
     frames `anchors` (None: not placed) of `natives`."""
     out, inner = [], -1
     for i, (frame, anchor) in enumerate(zip(frames, anchors)):
         if anchor is not None and anchor != inner:
-            for index in range(inner + 1, anchor):
-                text = call_text(session, thread, reader, natives, index)
-                if text is not None:
-                    out.append(Level(i, index, call=text))
-                    break
+            out.extend(_between(session, thread, reader, natives, inner + 1, anchor, i))
             inner = anchor
         out.append(Level(i, anchor, frame=frame))
     return out
