@@ -53,6 +53,15 @@ class LldbSession(Session):
             return None
         return value.GetValueAsUnsigned() or None
 
+    def function_at(self, address):
+        """The name of the function whose code starts at `address`, or None."""
+        target = self._process.GetTarget()
+        symbol = target.ResolveLoadAddress(address).GetSymbol()
+        if not symbol or not symbol.IsValid() or \
+                symbol.GetStartAddress().GetLoadAddress(target) != address:
+            return None
+        return symbol.GetName()
+
     def write(self, line):
         self._result.AppendMessage(line)
 

@@ -1,5 +1,5 @@
 # A collection started from Python: bar calls foo calls gc.collect, which
-# the debugger stops in (deduce_unreachable, inside the collection), once
+# the debugger stops in (gc_collect_main, the collection), once
 # stopped in id first (collections while starting up run no Python code).
 from gc import collect
 

@@ -1,9 +1,10 @@
 # CPython's gdb scenario: foo calls bar calls baz, which calls a builtin
-# (id) that the debugger stops in. WARM=N first runs the calls N times with
-# abs in place of id, so that a JIT build runs baz's call from JIT code.
+# (id) that the debugger stops in. With WARM=N baz makes the call N times
+# more first (the debugger ignores as many stops), so that a JIT build runs
+# it from JIT code by the time it stops.
 import os
 
-call = abs
+WARM = int(os.environ.get("WARM", "0"))
 
 
 def foo(a, b, c):
@@ -15,10 +16,8 @@ def bar(a, b, c):
 
 
 def baz(*args):
-    call(42)
+    for _ in range(1 + WARM):
+        id(42)
 
 
-for _ in range(int(os.environ.get("WARM", "0"))):
-    foo(1, 2, 3)
-call = id
 foo(1, 2, 3)

@@ -303,6 +303,10 @@ static void emit(struct renderer *g, uint64_t obj)
         ju_w_fmt(&g->w, " at 0x%llx>", (unsigned long long)obj);
         break;
     case JU_K_CFUNCTION: put_cfunction(g, obj); break;
+    case JU_K_METHOD_WRAPPER:
+        rc = ju_repr_method_wrapper(&g->o, &g->w, obj,
+                                    !!(g->style & JITUNWIND_PYREPR_STYLE_LIBPYTHON));
+        break;
     case JU_K_MODULE: put_module(g, obj); break;
     case JU_K_CODE: put_code(g, obj); break;
     case JU_K_CELL: put_cell(g, obj); break;

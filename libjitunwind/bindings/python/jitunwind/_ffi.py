@@ -323,6 +323,10 @@ class PyReprOptions(ctypes.Structure):
                 ("max_chars", ctypes.c_uint32), ("style", ctypes.c_uint32)]
 
 
+class PyCFunction(ctypes.Structure):
+    _fields_ = [("object", ctypes.c_uint64), ("function", ctypes.c_uint64)]
+
+
 class PyVariable(ctypes.Structure):
     _fields_ = [("value", ctypes.c_uint64), ("flags", ctypes.c_uint32),
                 ("reserved", ctypes.c_uint32), ("name", ctypes.c_char * 256)]
@@ -342,6 +346,7 @@ def declare_values(lib):
         P(i))
     _fn(lib, "jitunwind_pyreader_hold_reads", i, vp, i)
     _fn(lib, "jitunwind_pyreader_gc_collecting", i, vp, u64, P(i))
+    _fn(lib, "jitunwind_pyreader_frame_cfunctions", i, vp, P(PyFrame), P(PyCFunction), sz, P(sz))
     lib.jitunwind_values_declared = True
 
 

@@ -92,6 +92,21 @@ def lookup(reader, frame, name):
     return value.value, SCOPE_NAMES.get(scope.value, "?")
 
 
+STACK_SLOTS = 64  # JITUNWIND_PY_STACK_SLOTS
+
+
+def frame_cfunctions(reader, frame):
+    """[(object, C function address)] of the builtin function and method
+    objects on the frame's value stack (jitunwind_pyreader_frame_cfunctions);
+    [] when its code object cannot be read."""
+    arr = _buffer("cfunctions", lambda: (_ffi.PyCFunction * STACK_SLOTS)())
+    n = ctypes.c_size_t()
+    f = _frame_struct(frame)
+    rc = _lib().jitunwind_pyreader_frame_cfunctions(reader._handle, ctypes.byref(f), arr,
+                                                    STACK_SLOTS, ctypes.byref(n))
+    return [] if rc < 0 else [(c.object, c.function) for c in arr[:n.value]]
+
+
 def gc_collecting(reader, interp):
     """True or False: the interpreter runs a garbage collection; None when
     not known for this build."""

@@ -51,6 +51,11 @@ class Session:
     def write(self, line):
         raise NotImplementedError
 
+    # Optional, for the builtin a frame calls (ui/levels.py):
+    # native_pointer_argument(thread, natives, index, name): a native
+    # frame's pointer argument; function_at(address): the name of the
+    # function starting there.
+
     # The JIT commands (jit_specs.py) also need:
     def address(self, text):
         """The address an expression (`$pc`, `0x7f...`, a symbol) evaluates to."""

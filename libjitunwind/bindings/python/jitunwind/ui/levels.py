@@ -10,7 +10,8 @@ callable argument the debugger can read and renders as a builtin. Without
 native arguments (no DWARF for them) there are no call levels, only
 Python frames."""
 
-from .. import values
+from .. import ROLE_JIT, ROLE_TRAMPOLINE, values
+from . import labels
 from .stack import mixed_stack
 
 # Native functions and the argument holding the callable a Python frame is
@@ -64,7 +65,7 @@ def call_text(session, thread, reader, natives, index):
         text = values.repr_object(reader, address, style=values.STYLE_LIBPYTHON)[0]
     except Exception:  # an unreadable callable is no level: the frames still print
         return None
-    return text if text.startswith(CALL_FORMS) else None
+    return labels.escaped(text) if text.startswith(CALL_FORMS) else None
 
 
 def plain(frames):
@@ -81,11 +82,32 @@ def state_text(symbol):
     return None
 
 
-def _between(session, thread, reader, natives, start, end, python):
+def direct_call(session, reader, natives, start, end, frame, jit):
+    """(index, text) of the builtin `frame` calls directly, from its eval
+    loop or its JIT code (natives[end], natives[end - 1]... in `jit`), as a
+    specialized CALL does: the native frame just inside them runs the C
+    function of a builtin on the frame's value stack. None when not so."""
+    function_at = getattr(session, "function_at", None)
+    k = end - 1
+    while k >= start and k in jit:
+        k -= 1
+    if function_at is None or k < start or not natives[k].symbol:
+        return None
+    try:
+        for obj, function in values.frame_cfunctions(reader, frame):
+            if function_at(function) == natives[k].symbol:
+                text = values.repr_object(reader, obj, style=values.STYLE_LIBPYTHON)[0]
+                return (k, labels.escaped(text)) if text.startswith(CALL_FORMS) else None
+    except Exception:  # an unreadable stack is no level: the frames still print
+        pass
+    return None
+
+
+def _between(session, thread, reader, natives, start, end, frame, python, jit):
     """The levels natives[start:end] (innermost first) add inside Python
     frame `python`: each state (one of each), then at most one C call (the
     innermost frame naming it; the generic vectorcall frames outside it
-    name the same call again)."""
+    name the same call again), else the builtin it calls directly."""
     out, said = [], set()
     called = False
     for index in range(start, end):
@@ -98,16 +120,27 @@ def _between(session, thread, reader, natives, start, end, python):
             if text is not None:
                 called = True
                 out.append(Level(python, index, call=text))
+    direct = None if called else direct_call(session, reader, natives, start, end, frame, jit)
+    if direct is not None:
+        out.append(Level(python, direct[0], call=direct[1]))
     return out
 
 
-def build(session, thread, reader, natives, frames, anchors):
+def jit_frames(entries):
+    """The indexes of the JIT and trampoline frames among mixed_stack's
+    entries (a builtin called from JIT code is called from them)."""
+    return {e.index for e in entries
+            if e.pyframe is None and e.role in (ROLE_JIT, ROLE_TRAMPOLINE)}
+
+
+def build(session, thread, reader, natives, frames, anchors, jit=frozenset()):
     """The levels, innermost first, of Python `frames` run by the native
-    frames `anchors` (None: not placed) of `natives`."""
+    frames `anchors` (None: not placed) of `natives`; `jit`: jit_frames()."""
     out, inner = [], -1
     for i, (frame, anchor) in enumerate(zip(frames, anchors)):
         if anchor is not None and anchor != inner:
-            out.extend(_between(session, thread, reader, natives, inner + 1, anchor, i))
+            out.extend(_between(session, thread, reader, natives, inner + 1, anchor, frame, i,
+                                jit))
             inner = anchor
         out.append(Level(i, anchor, frame=frame))
     return out
@@ -117,14 +150,15 @@ NATIVE_LIMIT = 4096
 
 
 def anchored(session, state, thread):
-    """(natives, placed): the thread's native frames and, for each Python
+    """(natives, placed, jit): the thread's native frames; for each Python
     frame the interleaving placed, {frame address: (frame as the
-    interleaving leaves it, index of the native frame running it)}. The
-    interleaved frame carries the exact line of one running JIT code."""
+    interleaving leaves it, index of the native frame running it)} (the
+    interleaved frame carries the exact line of one running JIT code); and
+    jit_frames()."""
     natives, _notes = session.native_frames(thread, NATIVE_LIMIT)
     entries, _mixer = mixed_stack(state, natives, lambda: state.python_frames(thread.tid))
     return natives, {e.pyframe.address: (e.pyframe, e.anchor) for e in entries
-                     if e.pyframe is not None}
+                     if e.pyframe is not None}, jit_frames(entries)
 
 
 def for_frames(session, state, thread, reader, frames):
@@ -132,9 +166,9 @@ def for_frames(session, state, thread, reader, frames):
     frame as the interleaving leaves it, with the C calls found above it.
     When the native side cannot be read, the frames alone."""
     try:
-        natives, placed = anchored(session, state, thread)
+        natives, placed, jit = anchored(session, state, thread)
     except Exception:  # the C-call levels and native numbers are extra: the frames still print
         return plain(frames)
     mixed = [placed.get(f.address, (f, None)) for f in frames]
     return build(session, thread, reader, natives, [m[0] for m in mixed],
-                 [m[1] for m in mixed])
+                 [m[1] for m in mixed], jit)

@@ -114,7 +114,7 @@ class _Stack:
             raise NoTarget("no Python frames in this thread")
         # the same stop, as far as the selection cares (readers may be reopened per command)
         self.levels = levels.build(session, self.thread, self.reader, natives, self.frames,
-                                   self.anchors)
+                                   self.anchors, levels.jit_frames(entries))
         self.fingerprint = (len(self.levels),) + tuple(
             (f.address, f.code, f.lasti) for f in self.frames[:16])
 
