@@ -19,10 +19,10 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
-from extra_pythons import JIT_ON, gdb_args, jit_available  # noqa: E402
+from extra_pythons import gdb_args  # noqa: E402
 from values_target import run_all  # noqa: E402
-from libpython_scenarios import (ADDR, CCALL, CONVENTIONS, OWNERS, check_sample,  # noqa: E402
-                                 check_states, check_wrapper, expect, line_of)
+from libpython_scenarios import (ADDR, CCALL, CONVENTIONS, OWNERS, check_all,  # noqa: E402
+                                 expect, label_of, line_of)
 
 # gdb's words for what the scenarios do
 DIALECT = {"frame": "frame", "frame_line": "#%s ", "break": "break %s",
@@ -107,17 +107,12 @@ def check_ccall(build, repo, python, label):
 
 
 def run(build, repo, python):
-    label = os.path.basename(os.path.dirname(os.path.dirname(python))) + "/" + \
-        os.path.basename(python)
+    label = label_of(python)
+
     def debugger(python, script, breaks, commands, env):
         return gdb(build, repo, python, script, breaks, commands, env)
-    check_sample(debugger, DIALECT, python, label, None, failures)
-    if jit_available(python):
-        check_sample(debugger, DIALECT, python, label + " (JIT on, warm)",
-                     dict(JIT_ON, WARM="10000"), failures)
+    check_all(debugger, DIALECT, python, label, failures)
     check_ccall(build, repo, python, label)
-    check_states(debugger, DIALECT, python, label, failures)
-    check_wrapper(debugger, DIALECT, python, label, failures)
     print("checked: %s" % label)
 
 

@@ -15,9 +15,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
-from extra_pythons import JIT_ON, jit_available, lldb_args  # noqa: E402
+from extra_pythons import lldb_args  # noqa: E402
 from lldb_under_test import LLDB, MISSING, without_stop_reports  # noqa: E402
-from libpython_scenarios import check_sample, check_states, check_wrapper  # noqa: E402
+from libpython_scenarios import check_all, label_of  # noqa: E402
 from values_target import SKIP, run_all  # noqa: E402
 
 # LLDB's words for what the scenarios do
@@ -53,17 +53,11 @@ def lldb(build, repo, python, script, breaks, commands, env=None):
 
 
 def run(build, repo, python):
-    label = "lldb " + os.path.basename(os.path.dirname(os.path.dirname(python))) + "/" + \
-        os.path.basename(python)
+    label = "lldb " + label_of(python)
 
     def debugger(python, script, breaks, commands, env):
         return lldb(build, repo, python, script, breaks, commands, env)
-    check_sample(debugger, DIALECT, python, label, None, failures)
-    if jit_available(python):
-        check_sample(debugger, DIALECT, python, label + " (JIT on, warm)",
-                     dict(JIT_ON, WARM="10000"), failures)
-    check_states(debugger, DIALECT, python, label, failures)
-    check_wrapper(debugger, DIALECT, python, label, failures)
+    check_all(debugger, DIALECT, python, label, failures)
     print("checked: %s" % label)
 
 

@@ -7,6 +7,8 @@ broken promise to `failures`."""
 import os
 import re
 
+from extra_pythons import JIT_ON, jit_available
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 VALUES = os.path.join(HERE, "..", "values")
 SAMPLE = os.path.realpath(os.path.join(VALUES, "libpython_sample.py"))
@@ -150,3 +152,21 @@ def check_wrapper(debugger, dialect, python, label, failures):
            sections.get("full", [raw[-1500:]])[:2],
            [r"#\d+ " + wrapper, r"#\d+ Frame %s, for file %s, line \d+, in MyList.__init__ "
             r"\(self=.*\)" % (ADDR, re.escape(WRAPPER))])
+
+
+def label_of(python):
+    """"p315/python3.15": the interpreter's build folder and name."""
+    return os.path.basename(os.path.dirname(os.path.dirname(python))) + "/" + \
+        os.path.basename(python)
+
+
+def check_all(debugger, dialect, python, label, failures):
+    """Every scenario both debuggers run: the sample (also with the JIT on
+    and warm where the interpreter has a JIT), a collection, threads
+    waiting for the GIL, a method-wrapper."""
+    check_sample(debugger, dialect, python, label, None, failures)
+    if jit_available(python):
+        check_sample(debugger, dialect, python, label + " (JIT on, warm)",
+                     dict(JIT_ON, WARM="10000"), failures)
+    check_states(debugger, dialect, python, label, failures)
+    check_wrapper(debugger, dialect, python, label, failures)
