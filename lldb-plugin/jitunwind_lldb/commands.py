@@ -53,14 +53,25 @@ class LldbSession(Session):
             return None
         return value.GetValueAsUnsigned() or None
 
+    def frame_number(self, thread, natives, index):
+        """LLDB's number of native frame natives[index], or None."""
+        from .values import match_frame
+        return match_frame(thread.thread, natives, index)
+
     def function_at(self, address):
-        """The name of the function whose code starts at `address`, or None."""
+        """The name of the function whose code starts at `address`, or None:
+        named as the native frames are (walk.code_levels: the debug
+        information's name, else the symbol's)."""
+        import lldb
         target = self._process.GetTarget()
-        symbol = target.ResolveLoadAddress(address).GetSymbol()
+        ctx = target.ResolveSymbolContextForAddress(target.ResolveLoadAddress(address),
+                                                    lldb.eSymbolContextEverything)
+        symbol = ctx.GetSymbol()
         if not symbol or not symbol.IsValid() or \
                 symbol.GetStartAddress().GetLoadAddress(target) != address:
             return None
-        return symbol.GetName()
+        function = ctx.GetFunction()
+        return function.GetName() if function and function.IsValid() else symbol.GetName()
 
     def write(self, line):
         self._result.AppendMessage(line)

@@ -22,7 +22,7 @@ from values_target import SKIP, run_all  # noqa: E402
 
 # LLDB's words for what the scenarios do
 DIALECT = {"frame": "frame info", "frame_line": "frame #%s:",
-           "break": "breakpoint set -n %s", "all": "%s -a"}
+           "break": "breakpoint set -n %s", "all": "%s -a", "may_not_select": True}
 
 failures = []
 

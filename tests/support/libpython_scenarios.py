@@ -20,6 +20,8 @@ CONVENTIONS = ["meth_noargs", "meth_o", "meth_varargs", "meth_varargs_keywords",
                "meth_fastcall", "meth_fastcall_keywords"]
 OWNERS = 4  # _testcapi, MethClass, MethClass(), MethStatic(): each calls every convention
 ADDR = r"0x[0-9a-f]+"
+NOT_SELECTED = ("(the native frame running it could not be selected: the debugger's frame "
+                "selection is unchanged)")
 # A builtin as libpython.py shows it; a module's type is "module"
 ID = r"<built-in method id of module object at remote %s>" % ADDR
 
@@ -76,10 +78,17 @@ def check_sample(debugger, dialect, python, label, env, failures):
         full += [frame_re(name, args[name], lines[name]), "    " + re.escape(source[name])]
     expect(failures, label, "py-bt-full", got("py-bt-full"), full)
     # py-up from the builtin selects baz, and the native frame running it
+    # (where the debugger's own unwinding reaches that frame: LLDB 19 does
+    # not through every build, and then the command must say so)
+    unselected = [n for n in ("up1", "up2", "down1")
+                  if dialect.get("may_not_select") and got(n)[-1:] == [NOT_SELECTED]]
+    for n in unselected:
+        sections[n] = got(n)[:-1]
     expect(failures, label, "py-up from builtin_id", got("up1"), full[1:3])
     m = re.match(r"#(\d+) ", got("up1")[0])
-    if not m or not any(line.startswith(dialect["frame_line"] % m.group(1))
-                        for line in got("frame1")):
+    named = m and any(line.startswith(dialect["frame_line"] % m.group(1))
+                      for line in got("frame1"))
+    if "up1" not in unselected and not named:
         failures.append("%s: py-up did not select the frame it names: %s / %s"
                         % (label, got("up1")[:1], got("frame1")[:1]))
     expect(failures, label, "py-print args", got("print args"), [re.escape("local 'args' = (1, 2, 3)")])

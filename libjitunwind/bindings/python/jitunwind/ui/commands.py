@@ -51,10 +51,11 @@ class Session:
     def write(self, line):
         raise NotImplementedError
 
-    # Optional, for the builtin a frame calls (ui/levels.py):
+    # Optional, for the levels of ui/levels.py:
     # native_pointer_argument(thread, natives, index, name): a native
     # frame's pointer argument; function_at(address): the name of the
-    # function starting there.
+    # function starting there; frame_number(thread, natives, index): the
+    # debugger's number for a native frame, where it is not the index.
 
     # The JIT commands (jit_specs.py) also need:
     def address(self, text):

@@ -37,11 +37,30 @@ class Level:
     """One level: a Python frame (`frame`, `python` its index among the
     Python frames) or a C call (`call`, its text; `python` the index of the
     Python frame calling it). `native` is the index of the native frame
-    (the debugger's frame number) that runs it, or None."""
-    __slots__ = ("frame", "call", "python", "native")
+    that runs it, or None; `number` the debugger's number for that frame
+    (numbered())."""
+    __slots__ = ("frame", "call", "python", "native", "number")
 
     def __init__(self, python, native, frame=None, call=None):
         self.python, self.native, self.frame, self.call = python, native, frame, call
+        self.number = native
+
+
+def numbered(session, thread, natives, levels):
+    """`levels` with each `number` the debugger's own frame number where it
+    numbers frames otherwise (LLDB lists inlined calls apart:
+    Session.frame_number), else the native frame's index."""
+    number_of = getattr(session, "frame_number", None)
+    if number_of is None:
+        return levels
+    found = {}
+    for level in levels:
+        if level.native is not None:
+            if level.native not in found:
+                found[level.native] = number_of(thread, natives, level.native)
+            if found[level.native] is not None:
+                level.number = found[level.native]
+    return levels
 
 
 def _callable_argument(symbol):
@@ -143,7 +162,7 @@ def build(session, thread, reader, natives, frames, anchors, jit=frozenset()):
                                 jit))
             inner = anchor
         out.append(Level(i, anchor, frame=frame))
-    return out
+    return numbered(session, thread, natives, out)
 
 
 NATIVE_LIMIT = 4096

@@ -156,8 +156,7 @@ class _Stack:
 
 def frame_line(reader, number, frame, verbose=False):
     """libpython's line for a Python frame: `#N Frame 0x..., for file F,
-    line L, in NAME (args)`, N the debugger's number of the native frame
-    running it (else its index among the Python frames). `verbose` adds
+    line L, in NAME (args)` (level_lines picks N). `verbose` adds
     the code object's address and the frame's flags."""
     args = values.arguments_text(reader, frame)
     flags = labels.python_flags_text(frame) if verbose else ""
@@ -170,8 +169,9 @@ def frame_line(reader, number, frame, verbose=False):
 def level_lines(reader, level, verbose=False):
     """The lines py-bt-full, py-up and py-down print for one level: a C call
     as `#N <built-in ...>`, a Python frame as frame_line() and its source
-    line."""
-    number = level.native if level.native is not None else level.python
+    line; N the debugger's number of the native frame running it (else the
+    index among the Python frames)."""
+    number = level.number if level.number is not None else level.python
     if level.frame is None:
         return ["#%d %s" % (number, level.call)]
     out = [frame_line(reader, number, level.frame, verbose)]
