@@ -112,9 +112,9 @@ class _Stack:
             self.frames, self.anchors = list(frames), [None] * len(frames)
         if not self.frames:
             raise NoTarget("no Python frames in this thread")
-        # the same stop, as far as the selection cares (readers may be reopened per command)
         self.levels = levels.build(session, self.thread, self.reader, natives, self.frames,
                                    self.anchors, levels.jit_frames(entries))
+        # the same stop, as far as the selection cares (readers may be reopened per command)
         self.fingerprint = (len(self.levels),) + tuple(
             (f.address, f.code, f.lasti) for f in self.frames[:16])
 
