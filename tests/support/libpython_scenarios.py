@@ -119,21 +119,45 @@ def check_sample(debugger, dialect, python, label, env, failures):
     expect(failures, label, "py-up past the outermost", got("up6"), ["Unable to find an older python frame"])
 
 
+def never_stopped(sections, label, where):
+    """True, saying so, when the target ran to its end instead of stopping
+    at the breakpoint in `where`: the debugger could not place it (LLDB 19
+    places gc_collect_main's and wrapper_call's in Debian's LTO 3.15.2 at
+    one out-of-line copy the calls do not run)."""
+    text = " ".join(sections.get("continue", []))
+    if "exited normally" in text or "exited with status" in text:
+        print("skip %s on %s: the debugger's breakpoint in %s was never hit" % (where, label, where))
+        return True
+    return False
+
+
 def check_states(debugger, dialect, python, label, failures):
     """py-bt and py-bt-full name a collection and a wait for the GIL (see
     check_sample)."""
     sections, raw = debugger(python, GC, ["builtin_id"],
-                        [("break", dialect["break"] % "gc_collect_main"), ("continue", "continue"),
-                         ("bt", "py-bt"), ("full", "py-bt-full")], None)
+                             [("break", dialect["break"] % "gc_collect_main"),
+                              ("continue", "continue"), ("bt", "py-bt"), ("full", "py-bt-full")],
+                             None)
     collect = r"<built-in method collect of module object at remote %s>" % ADDR
+    if not never_stopped(sections, label, "gc_collect_main"):
+        check_collection(sections, raw, collect, label, failures)
+    check_gil(debugger, dialect, python, label, failures)
+
+
+def check_collection(sections, raw, collect, label, failures):
+    """A stop in gc_collect_main, called by gc.collect called by foo."""
     expect(failures, label, "py-bt in a collection", sections.get("bt", [raw[-1500:]])[:4],
            ["Traceback \\(most recent call first\\):", "  Garbage-collecting", "  " + collect,
             '  File "%s", line %d, in foo' % (re.escape(GC), line_of(GC, "collect()"))])
     expect(failures, label, "py-bt-full in a collection", sections.get("full", [raw[-1500:]])[:2],
            [r"#\d+ Garbage-collecting", r"#\d+ " + collect])
+
+
+def check_gil(debugger, dialect, python, label, failures):
+    """Spinning threads while the main thread is stopped wait for the GIL."""
     sections, raw = debugger(python, GIL, ["builtin_id"],
-                        [("all", dialect["all"] % "py-bt"),
-                         ("all full", dialect["all"] % "py-bt-full")], None)
+                             [("all", dialect["all"] % "py-bt"),
+                              ("all full", dialect["all"] % "py-bt-full")], None)
     waiting = r"  Waiting for the GIL\n  File \"%s\", line \d+, in Spinner.run\n" % re.escape(GIL)
     if not re.search(waiting, "\n".join(sections.get("all", [])) + "\n"):
         failures.append("%s: no thread's py-bt waits for the GIL in Spinner.run:\n%s"
@@ -153,6 +177,8 @@ def check_wrapper(debugger, dialect, python, label, failures):
                               ("continue", "continue"), ("bt", "py-bt"), ("full", "py-bt-full")],
                              None)
     wrapper = r"<method-wrapper '__init__' of MyList object at remote %s>" % ADDR
+    if never_stopped(sections, label, "wrapper_call"):
+        return
     expect(failures, label, "py-bt in a method-wrapper", sections.get("bt", [raw[-1500:]])[:3],
            ["Traceback \\(most recent call first\\):", "  " + wrapper,
             '  File "%s", line %d, in MyList.__init__'
