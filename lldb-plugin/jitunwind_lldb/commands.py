@@ -58,6 +58,12 @@ class LldbSession(Session):
         from .values import match_frame
         return match_frame(thread.thread, natives, index)
 
+    def python_frame_numbers(self, thread):
+        """LLDB's numbers of the Python frames its frame provider (22+)
+        lists, innermost first; [] without it."""
+        from .values import python_frame_ids
+        return python_frame_ids(thread.thread)
+
     def function_at(self, address):
         """The name of the function whose code starts at `address`, or None:
         named as the native frames are (walk.code_levels: the debug

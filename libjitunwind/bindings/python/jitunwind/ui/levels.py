@@ -48,14 +48,18 @@ class Level:
 
 def numbered(session, thread, natives, levels):
     """`levels` with each `number` the debugger's own frame number where it
-    numbers frames otherwise (LLDB lists inlined calls apart:
-    Session.frame_number), else the native frame's index."""
+    numbers frames otherwise: a Python frame's own where the debugger lists
+    Python frames (LLDB 22+'s frame provider:
+    Session.python_frame_numbers), a native frame's where it lists inlined
+    calls apart (LLDB: Session.frame_number); else the native frame's
+    index."""
+    listed = getattr(session, "python_frame_numbers", lambda _thread: [])(thread)
     number_of = getattr(session, "frame_number", None)
-    if number_of is None:
-        return levels
     found = {}
     for level in levels:
-        if level.native is not None:
+        if level.frame is not None and level.python < len(listed):
+            level.number = listed[level.python]
+        elif level.native is not None and number_of is not None:
             if level.native not in found:
                 found[level.native] = number_of(thread, natives, level.native)
             if found[level.native] is not None:
