@@ -20,6 +20,7 @@ CONVENTIONS = ["meth_noargs", "meth_o", "meth_varargs", "meth_varargs_keywords",
                "meth_fastcall", "meth_fastcall_keywords"]
 OWNERS = 4  # _testcapi, MethClass, MethClass(), MethStatic(): each calls every convention
 ADDR = r"0x[0-9a-f]+"
+JIT_WARM = 5000  # calls before the stop: past the JIT's warm-up (3,000 were not, on 3.15.2)
 NOT_SELECTED = ("(the native frame running it could not be selected: the debugger's frame "
                 "selection is unchanged)")
 # A builtin as libpython.py shows it; a module's type is "module"
@@ -58,11 +59,13 @@ def check_sample(debugger, dialect, python, label, env, failures):
             "<module>": ""}
     order = ["baz", "bar", "foo", "<module>"]
     commands = [("py-bt", "py-bt"), ("py-bt-full", "py-bt-full"), ("up1", "py-up"),
-                ("frame1", dialect["frame"]), ("print args", "py-print args"), ("locals", "py-locals"),
+                ("frame1", dialect["frame"]), ("print args", "py-print args"),
+                ("locals", "py-locals"),
                 ("up2", "py-up"), ("print len", "py-print len"),
                 ("print name", "py-print __name__"), ("down1", "py-down"), ("down2", "py-down"),
                 ("down3", "py-down"), ("list", "py-list"), ("list 1,3", "py-list 1,3"),
-                ("list 9", "py-list 9"), ("verbose", "py-bt-full -v"), ("up6", "py-up 6")]
+                ("list 9", "py-list 9"), ("verbose", "py-bt-full -v"), ("up6", "py-up 6"),
+                ("mixed", "mixed-bt 3")]
     sections, raw = debugger(python, SAMPLE, ["builtin_id"], commands, env)
     got = lambda name: sections.get(name, ["<missing>: " + raw[-1500:]])  # noqa: E731
 
@@ -91,24 +94,28 @@ def check_sample(debugger, dialect, python, label, env, failures):
     if "up1" not in unselected and not named:
         failures.append("%s: py-up did not select the frame it names: %s / %s"
                         % (label, got("up1")[:1], got("frame1")[:1]))
-    expect(failures, label, "py-print args", got("print args"), [re.escape("local 'args' = (1, 2, 3)")])
+    expect(failures, label, "py-print args", got("print args"),
+           [re.escape("local 'args' = (1, 2, 3)")])
     # the loop's variable follows; in JIT code both are marked as possibly stale
     expect(failures, label, "py-locals", got("locals")[:1],
            [re.escape("args = (1, 2, 3)") + r"(  \(may be stale: JIT code\))?"])
     expect(failures, label, "second py-up", got("up2"), full[3:5])
     expect(failures, label, "py-print len", got("print len"),
            [r"builtin 'len' = <built-in method len of module object at remote %s>" % ADDR])
-    expect(failures, label, "py-print __name__", got("print name"), [r"global '__name__' = '__main__'"])
+    expect(failures, label, "py-print __name__", got("print name"),
+           [r"global '__name__' = '__main__'"])
     expect(failures, label, "py-down", got("down1"), full[1:3])
     expect(failures, label, "py-down to the builtin", got("down2"), full[:1])
-    expect(failures, label, "py-down at the bottom", got("down3"), ["Unable to find a newer python frame"])
+    expect(failures, label, "py-down at the bottom", got("down3"),
+           ["Unable to find a newer python frame"])
     listing = open(SAMPLE).read().splitlines()
 
     def listed(start, end, mark):  # LLDB drops a message's trailing blanks
         return [re.escape(("%4s    %s" % ((">" if n == mark else "") + str(n),
                                           listing[n - 1])).rstrip()) + " *"
                 for n in range(start, min(end, len(listing)) + 1)]
-    expect(failures, label, "py-list", got("list"), listed(lines["baz"] - 5, lines["baz"] + 5, lines["baz"]))
+    expect(failures, label, "py-list", got("list"),
+           listed(lines["baz"] - 5, lines["baz"] + 5, lines["baz"]))
     expect(failures, label, "py-list 1,3", got("list 1,3"), listed(1, 3, lines["baz"]))
     expect(failures, label, "py-list 9", got("list 9"), listed(9, 19, lines["baz"]))
     verbose = got("verbose")
@@ -116,7 +123,11 @@ def check_sample(debugger, dialect, python, label, env, failures):
                         % (ADDR, ADDR), v) for v in verbose):
         failures.append("%s: py-bt-full -v has no code address and entry flag: %s"
                         % (label, verbose))
-    expect(failures, label, "py-up past the outermost", got("up6"), ["Unable to find an older python frame"])
+    expect(failures, label, "py-up past the outermost", got("up6"),
+           ["Unable to find an older python frame"])
+    if env and env.get("WARM") and not any("py::jit:baz" in line for line in got("mixed")):
+        failures.append("%s: the warmed-up call does not run from JIT code:\n%s"
+                        % (label, "\n".join(got("mixed"))))
 
 
 def never_stopped(sections, label, where):
@@ -126,7 +137,8 @@ def never_stopped(sections, label, where):
     one out-of-line copy the calls do not run)."""
     text = " ".join(sections.get("continue", []))
     if "exited normally" in text or "exited with status" in text:
-        print("skip %s on %s: the debugger's breakpoint in %s was never hit" % (where, label, where))
+        print("skip %s on %s: the debugger's breakpoint in %s was never hit"
+              % (where, label, where))
         return True
     return False
 
@@ -202,6 +214,6 @@ def check_all(debugger, dialect, python, label, failures):
     check_sample(debugger, dialect, python, label, None, failures)
     if jit_available(python):
         check_sample(debugger, dialect, python, label + " (JIT on, warm)",
-                     dict(JIT_ON, WARM="10000"), failures)
+                     dict(JIT_ON, WARM=str(JIT_WARM)), failures)
     check_states(debugger, dialect, python, label, failures)
     check_wrapper(debugger, dialect, python, label, failures)
