@@ -106,20 +106,24 @@ def state_text(symbol):
 
 
 def direct_call(session, reader, natives, start, end, frame, jit):
-    """(index, text) of the builtin `frame` calls directly, from its eval
-    loop or its JIT code (natives[end], natives[end - 1]... in `jit`), as a
-    specialized CALL does: the native frame just inside them runs the C
-    function of a builtin on the frame's value stack. None when not so."""
+    """(index, text) of the builtin `frame` is calling, found by its C
+    function: the outermost native frame of natives[start:end] (not JIT
+    code) that runs the C function of a builtin on the frame's value stack.
+    So a specialized CALL (3.14+'s eval loop, JIT code), which calls it with
+    no cfunction_* frame between, and a generic call whose callable argument
+    the debugger cannot read are named too. None when no frame does."""
     function_at = getattr(session, "function_at", None)
-    k = end - 1
-    while k >= start and k in jit:
-        k -= 1
-    if function_at is None or k < start or not natives[k].symbol:
+    if function_at is None:
         return None
     try:
+        names = {}
         for obj, function in values.frame_cfunctions(reader, frame):
-            if function_at(function) == natives[k].symbol:
-                text = values.repr_object(reader, obj, style=values.STYLE_LIBPYTHON)[0]
+            names.setdefault(function_at(function), obj)
+        names.pop(None, None)
+        for k in range(end - 1, start - 1, -1):
+            if k not in jit and natives[k].symbol in names:
+                text = values.repr_object(reader, names[natives[k].symbol],
+                                          style=values.STYLE_LIBPYTHON)[0]
                 return (k, labels.escaped(text)) if text.startswith(CALL_FORMS) else None
     except Exception:  # an unreadable stack is no level: the frames still print
         pass
