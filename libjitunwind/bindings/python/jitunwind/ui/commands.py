@@ -55,7 +55,8 @@ class Session:
     # native_pointer_argument(thread, natives, index, name): a native
     # frame's pointer argument; function_at(address): the name of the
     # function starting there; frame_number(thread, natives, index): the
-    # debugger's number for a native frame, where it is not the index.
+    # debugger's number for a native frame, where it is not the index;
+    # python_frame_numbers(thread): its numbers of the Python frames it lists.
 
     # The JIT commands (jit_specs.py) also need:
     def address(self, text):
