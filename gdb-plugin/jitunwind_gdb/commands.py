@@ -95,6 +95,24 @@ class GdbSession(Session):
             if switched:
                 selected.switch()
 
+    def function_at(self, address):
+        """The name of the function whose code starts at `address` (its
+        DWARF, else its ELF symbol), or None."""
+        try:
+            block, found = gdb.block_for_pc(address), None
+            # the outermost function block: an inlined function may start there too
+            while block is not None and not block.is_static and not block.is_global:
+                if block.function is not None:
+                    found = block
+                block = block.superblock
+            if found is not None:
+                return found.function.name if found.start == address else None
+            text = gdb.execute("info symbol %#x" % address, to_string=True)
+        except (gdb.error, RuntimeError):
+            return None
+        words = text.split()  # "NAME in section S": "NAME + N in ..." is not its start
+        return words[0] if len(words) > 2 and words[1] == "in" else None
+
     def write(self, line):
         print(line)
 

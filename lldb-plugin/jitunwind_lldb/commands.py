@@ -52,6 +52,32 @@ class LldbSession(Session):
             return None
         return value.GetValueAsUnsigned() or None
 
+    def frame_number(self, thread, natives, index):
+        """LLDB's number of native frame natives[index], or None."""
+        from .values import match_frame
+        return match_frame(thread.thread, natives, index)
+
+    def python_frame_numbers(self, thread):
+        """LLDB's numbers of the Python frames its frame provider (22+)
+        lists, innermost first; [] without it."""
+        from .values import python_frame_ids
+        return python_frame_ids(thread.thread)
+
+    def function_at(self, address):
+        """The name of the function whose code starts at `address`, or None:
+        named as the native frames are (walk.code_levels: the debug
+        information's name, else the symbol's)."""
+        import lldb
+        target = self._process.GetTarget()
+        ctx = target.ResolveSymbolContextForAddress(target.ResolveLoadAddress(address),
+                                                    lldb.eSymbolContextEverything)
+        symbol = ctx.GetSymbol()
+        if not symbol or not symbol.IsValid() or \
+                symbol.GetStartAddress().GetLoadAddress(target) != address:
+            return None
+        function = ctx.GetFunction()
+        return function.GetName() if function and function.IsValid() else symbol.GetName()
+
     def write(self, line):
         self._result.AppendMessage(line)
 

@@ -16,7 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "libjitunwind", "bindings", "python"))
 
 import jitunwind  # noqa: E402
-from jitunwind.ui import labels, values  # noqa: E402
+from jitunwind.ui import labels, levels, values  # noqa: E402
 
 TARGET = r"""
 import sys
@@ -62,7 +62,7 @@ def main():
 
         def py_bt_full():
             f, err = frames()
-            return values.bt_full_lines(reader, f, err)
+            return values.bt_full_lines(reader, levels.plain(f), err)
 
         lines_bt, lines_full = py_bt(), py_bt_full()
         assert len(lines_full) >= depth, len(lines_full)

@@ -512,7 +512,7 @@ def check_plugin_output(label, out, demo):
 
 
 PLUGIN_SECTIONS = [("bt", "bt"), ("mixed-bt", "mixed-bt"), ("raw", "bt -no-filters"),
-                   ("py-bt", "py-bt"), ("py-bt-full", "py-bt-full"), ("ranges", "info jit-ranges"),
+                   ("py-bt", "py-bt"), ("py-bt-full", "py-bt-full -v"), ("ranges", "info jit-ranges"),
                    ("ranges-name", "info jit-ranges jit:leaf"), ("ranges-n", "info jit-ranges -n 2"),
                    ("unwinders", "info unwinder")]
 

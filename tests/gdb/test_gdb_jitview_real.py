@@ -65,7 +65,7 @@ def check_timer(repo, env, python, work, label):
     cmds = ["handle SIGVTALRM stop print pass", "run"]
     for i in range(12):
         cmds += sections([("bt%d" % i, "bt"), ("pc%d" % i, "jit-pc"), ("locals%d" % i, "py-locals"),
-                          ("full%d" % i, "py-bt-full")]) + ["continue"]
+                          ("full%d" % i, "py-bt-full -v")]) + ["continue"]
     out = run_gdb(repo, env, cmds + ["kill"], ["--args", python, script])
     checked, pcs = 0, set()
     for i in range(12):
@@ -91,7 +91,7 @@ def check_timer(repo, env, python, work, label):
                 fail("%s: timer stop %d: py-locals does not mark %s as possibly stale:\n%s"
                      % (label, i, name, values))
         full = section(out, "full%d" % i)
-        top = re.search(r"^#0 Frame 0x[0-9a-f]+, code 0x[0-9a-f]+, for file .*, line (\d+), "
+        top = re.search(r"^#\d+ Frame 0x[0-9a-f]+, code 0x[0-9a-f]+, for file .*, line (\d+), "
                         r"in spin \(\) \[(.*)\]$", full, re.M)
         if not top or int(top.group(1)) != int(py.group(1)) or \
                 "JIT code" not in top.group(2) or "line may lag" in top.group(2):

@@ -26,7 +26,9 @@ def main():
     if setup is None:
         return SKIP
     python, demo, env = setup
-    steps = [("raw", "bt -no-filters"), ("up1", "py-up"), ("f1", "frame"),
+    # the stop is in a builtin leaf calls: the first py-up selects leaf (libpython's levels)
+    steps = [("raw", "bt -no-filters"), ("up0", "py-up"), ("f0", "frame"), ("up1", "py-up"),
+             ("f1", "frame"),
              ("locals1", "py-locals"), ("up2", "py-up"), ("f2", "frame"), ("up3", "py-up"),
              ("f3", "frame"), ("print", "py-print jit_leaf"), ("down", "py-down"),
              ("f4", "frame")]
@@ -49,9 +51,9 @@ def main():
         m = FRAME_RE.search(sections[name])
         return (int(m.group(1)), m.group(2)) if m else None
 
-    want = [("up1", "inner", evals[1]), ("up2", "middle", evals[2]), ("up3", "outer", evals[3]),
+    want = [("up0", "leaf", evals[0]), ("up1", "inner", evals[1]), ("up2", "middle", evals[2]), ("up3", "outer", evals[3]),
             ("down", "middle", evals[2])]
-    frames = {"up1": "f1", "up2": "f2", "up3": "f3", "down": "f4"}
+    frames = {"up0": "f0", "up1": "f1", "up2": "f2", "up3": "f3", "down": "f4"}
     for step, function, index in want:
         first = sections[step].splitlines()[:1]
         if not first or " in %s (" % function not in first[0]:

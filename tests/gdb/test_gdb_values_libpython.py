@@ -83,7 +83,7 @@ def main():
     try:
         ascii_id = target.data["ids"]["ascii"]
         commands = marked(["py-up", "py-print closure", "print (PyObject *) %d" % ascii_id,
-                           "py-bt -n 1", "py-bt-full"] +
+                           "py-bt -n 1", "py-bt-full -v"] +
                           ["help %s" % name for name in LIBPYTHON_NAMES])
         summaries = {name: summary_of(repo, name) for name in LIBPYTHON_NAMES}
         for early in (False, True):
@@ -103,9 +103,9 @@ def main():
             bt = got.get("py-bt -n 1", "")
             if "in report" not in bt or "in outer" in bt or "cut short" not in bt:
                 failures.append("%s: py-bt is not ours:\n%s" % (mode, bt[-2000:]))
-            # ours shows the code object's address; libpython's line has none
-            full = got.get("py-bt-full", "")
-            if not re.search(r"#0 Frame 0x[0-9a-f]+, code 0x[0-9a-f]+, for file .*in report",
+            # ours shows the code object's address on request; libpython's line has none
+            full = got.get("py-bt-full -v", "")
+            if not re.search(r"#\d+ Frame 0x[0-9a-f]+, code 0x[0-9a-f]+, for file .*in report",
                              full):
                 failures.append("%s: py-bt-full is not ours:\n%s" % (mode, full[-2000:]))
             for name in LIBPYTHON_NAMES:

@@ -346,8 +346,8 @@ class Stack:
     def __init__(self, session):
         self.frames = [session.frame]
 
-    def current(self):
-        return 0
+    def python_frame(self):
+        return self.frames[0]
 
 
 class Args:

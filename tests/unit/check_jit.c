@@ -640,7 +640,7 @@ START_TEST(a_huge_descriptor_is_read_within_the_byte_cap)
     /* An unnamed slot costs the per-range bytes and twice an empty name's NUL. */
     uint64_t slots = 4u * 1024u * 1024u,
              fit = JITUNWIND_JIT_MAX_BYTES / (JITUNWIND_JIT_BYTES_PER_RANGE + 2);
-    struct jitunwind_memory mem = {many_read, &slots};
+    struct jitunwind_memory mem = {sizeof(struct jitunwind_memory), many_read, &slots};
     struct jitunwind_jit_read_info info;
     jitunwind_registry *reg;
     long before = max_rss_kib(), grown;

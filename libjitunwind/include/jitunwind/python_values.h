@@ -20,7 +20,14 @@ struct jitunwind_py_repr_options {
     uint32_t max_depth; /* containers nested deeper show as [...], {...}: default 2 */
     uint32_t max_items; /* items shown per container, then "...": default 10 */
     uint32_t max_chars; /* characters of a str or bytes, digits of an int: default 200 */
+    uint32_t style;     /* JITUNWIND_PYREPR_STYLE_* bits; 0: as repr() */
 };
+
+/* Builtin functions and methods as CPython's libpython.py shows them:
+ * `<built-in method NAME of TYPE object at remote 0x...>` whenever the
+ * builtin has a `self` (a module too), so that output read by tools made for
+ * libpython matches. */
+#define JITUNWIND_PYREPR_STYLE_LIBPYTHON (1u << 0)
 
 #define JITUNWIND_PYREPR_TRUNCATED (1u << 0)  /* a limit cut something ("..." marks where) */
 #define JITUNWIND_PYREPR_UNREADABLE (1u << 1) /* some pointer could not be read */
@@ -86,6 +93,28 @@ JITUNWIND_API int jitunwind_pyreader_frame_variables(jitunwind_pyreader *reader,
 JITUNWIND_API int jitunwind_pyreader_frame_lookup(jitunwind_pyreader *reader,
                                                   const struct jitunwind_py_frame *frame,
                                                   const char *name, uint64_t *value, int *scope);
+
+/* A builtin function or method object (PyCFunctionObject) and the C
+ * function it calls (its PyMethodDef's ml_meth). */
+struct jitunwind_py_cfunction {
+    uint64_t object;
+    uint64_t function;
+};
+
+#define JITUNWIND_PY_STACK_SLOTS 64u /* value-stack slots frame_cfunctions reads */
+
+/* The builtin function and method objects on `frame`'s value stack (the
+ * first JITUNWIND_PY_STACK_SLOTS slots past its locals, live or left over
+ * from earlier calls): the builtin a frame is calling is among them. A
+ * specialized CALL (CALL_BUILTIN_O and kin, in the eval loop and in JIT
+ * code) calls the C function directly, with no cfunction_* frame between
+ * to name it: a caller matches `function` with that native frame's. At most
+ * `max`, in slot order; *count gets the number. Returns 0, ECORRUPT
+ * (no readable code object) or EINVAL. */
+JITUNWIND_API int jitunwind_pyreader_frame_cfunctions(jitunwind_pyreader *reader,
+                                                      const struct jitunwind_py_frame *frame,
+                                                      struct jitunwind_py_cfunction *out,
+                                                      size_t max, size_t *count);
 
 /* Whether the interpreter `interp` (jitunwind_py_thread.interp) is running
  * a garbage collection: 0 with *collecting 0 or 1; EUNSUPPORTED where its

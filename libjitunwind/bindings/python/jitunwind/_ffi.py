@@ -336,9 +336,14 @@ def _declare(lib):
 
 class PyReprOptions(_Sized):
     """struct jitunwind_py_repr_options; `size` is filled in:
-    PyReprOptions(max_depth, max_items, max_chars)."""
+    PyReprOptions(max_depth, max_items, max_chars, style)."""
     _fields_ = [("size", ctypes.c_size_t), ("max_depth", ctypes.c_uint32),
-                ("max_items", ctypes.c_uint32), ("max_chars", ctypes.c_uint32)]
+                ("max_items", ctypes.c_uint32), ("max_chars", ctypes.c_uint32),
+                ("style", ctypes.c_uint32)]
+
+
+class PyCFunction(ctypes.Structure):
+    _fields_ = [("object", ctypes.c_uint64), ("function", ctypes.c_uint64)]
 
 
 class PyVariable(ctypes.Structure):
@@ -360,6 +365,7 @@ def declare_values(lib):
         P(i))
     _fn(lib, "jitunwind_pyreader_hold_reads", i, vp, i)
     _fn(lib, "jitunwind_pyreader_gc_collecting", i, vp, u64, P(i))
+    _fn(lib, "jitunwind_pyreader_frame_cfunctions", i, vp, P(PyFrame), P(PyCFunction), sz, P(sz))
     lib.jitunwind_values_declared = True
 
 

@@ -11,6 +11,7 @@ from . import _ffi, library, text_escape, JitunwindError
 
 REPR_TRUNCATED = 1 << 0
 REPR_UNREADABLE = 1 << 1
+STYLE_LIBPYTHON = 1 << 0  # builtins as libpython.py shows them (JITUNWIND_PYREPR_STYLE_LIBPYTHON)
 
 VAR_ARG = 1 << 0
 VAR_LOCAL = 1 << 1
@@ -52,12 +53,12 @@ def _buffer(kind, make):
     return buf
 
 
-def repr_object(reader, address, max_depth=0, max_items=0, max_chars=0, size=BUFFER):
+def repr_object(reader, address, max_depth=0, max_items=0, max_chars=0, size=BUFFER, style=0):
     """(text, flags) of the object at `address`; 0 limits take the defaults
-    (depth 2, 10 items, 200 characters)."""
+    (depth 2, 10 items, 200 characters); `style`: STYLE_* bits."""
     buf = _buffer(("text", size), lambda: ctypes.create_string_buffer(size))
     flags = ctypes.c_uint32()
-    opts = _ffi.PyReprOptions(max_depth, max_items, max_chars)
+    opts = _ffi.PyReprOptions(max_depth, max_items, max_chars, style)
     rc = _lib().jitunwind_pyreader_repr(reader._handle, address, ctypes.byref(opts), buf, size,
                                         ctypes.byref(flags))
     if rc < 0:
@@ -89,6 +90,21 @@ def lookup(reader, frame, name):
     if rc < 0:
         return None
     return value.value, SCOPE_NAMES.get(scope.value, "?")
+
+
+STACK_SLOTS = 64  # JITUNWIND_PY_STACK_SLOTS
+
+
+def frame_cfunctions(reader, frame):
+    """[(object, C function address)] of the builtin function and method
+    objects on the frame's value stack (jitunwind_pyreader_frame_cfunctions);
+    [] when its code object cannot be read."""
+    arr = _buffer("cfunctions", lambda: (_ffi.PyCFunction * STACK_SLOTS)())
+    n = ctypes.c_size_t()
+    f = _frame_struct(frame)
+    rc = _lib().jitunwind_pyreader_frame_cfunctions(reader._handle, ctypes.byref(f), arr,
+                                                    STACK_SLOTS, ctypes.byref(n))
+    return [] if rc < 0 else [(c.object, c.function) for c in arr[:n.value]]
 
 
 def gc_collecting(reader, interp):

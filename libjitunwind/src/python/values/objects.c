@@ -18,6 +18,7 @@ static const struct {
     {"builtin_function_or_method", JU_K_CFUNCTION}, {"method", JU_K_METHOD},
     {"module", JU_K_MODULE}, {"code", JU_K_CODE}, {"cell", JU_K_CELL},
     {"ellipsis", JU_K_ELLIPSIS}, {"NotImplementedType", JU_K_NOTIMPLEMENTED},
+    {"method-wrapper", JU_K_METHOD_WRAPPER},
 };
 
 int ju_py_objects_init(struct ju_py_objects *o, struct jitunwind_pyreader *r)

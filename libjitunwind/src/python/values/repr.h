@@ -29,6 +29,11 @@ JU_HIDDEN void ju_w_unreadable(struct ju_writer *w, uint64_t addr);
  * when it cannot be read. */
 JU_HIDDEN int ju_repr_int(struct ju_py_objects *o, struct ju_writer *w, uint64_t obj,
                           int as_bool, uint32_t max_digits);
+/* repr() of a method-wrapper (a slot wrapper bound to an object):
+ * `<method-wrapper 'NAME' of TYPE object at 0x...>`, with "remote " before
+ * the address in libpython's style. A negative status when unreadable. */
+JU_HIDDEN int ju_repr_method_wrapper(struct ju_py_objects *o, struct ju_writer *w, uint64_t obj,
+                                     int libpython);
 JU_HIDDEN int ju_repr_float(struct ju_py_objects *o, struct ju_writer *w, uint64_t obj);
 /* repr() of a str: at most max_chars characters, then "..." before the
  * closing quote; the quote is chosen from the first JU_PY_MAX_STR_CHARS

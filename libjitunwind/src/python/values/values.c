@@ -30,7 +30,7 @@ struct open_item {
 struct renderer {
     struct ju_py_objects o;
     struct ju_writer w;
-    uint32_t max_depth, max_items, max_chars;
+    uint32_t max_depth, max_items, max_chars, style;
     unsigned depth, containers;
     struct open_item stack[MAX_STACK];
 };
@@ -143,7 +143,9 @@ static void put_cfunction(struct renderer *g, uint64_t obj)
     if (ml && ju_read_u64(&g->o.r->mem, ml, &name_ptr) == 0 &&
         ju_py_read_cstring(&g->o, name_ptr, name, sizeof name) < 0)
         ju_strlcpy(name, "?", sizeof name);
-    if (self == 0 || (ju_py_object_type(&g->o, self, &t) == 0 && t->kind == JU_K_MODULE)) {
+    int libpython = !!(g->style & JITUNWIND_PYREPR_STYLE_LIBPYTHON);
+    if (self == 0 || (!libpython && ju_py_object_type(&g->o, self, &t) == 0 &&
+                      t->kind == JU_K_MODULE)) {
         ju_w_fmt(&g->w, "<built-in function %s>", name);
         return;
     }
@@ -153,8 +155,8 @@ static void put_cfunction(struct renderer *g, uint64_t obj)
         ju_w_str(&g->w, ">");
         return;
     }
-    ju_w_fmt(&g->w, "<built-in method %s of %s object at 0x%llx>", name, t->tp_name,
-             (unsigned long long)self);
+    ju_w_fmt(&g->w, "<built-in method %s of %s object at %s0x%llx>", name, t->tp_name,
+             libpython ? "remote " : "", (unsigned long long)self);
 }
 
 static void put_type(struct renderer *g, uint64_t obj)
@@ -302,6 +304,10 @@ static void emit(struct renderer *g, uint64_t obj)
         ju_w_fmt(&g->w, " at 0x%llx>", (unsigned long long)obj);
         break;
     case JU_K_CFUNCTION: put_cfunction(g, obj); break;
+    case JU_K_METHOD_WRAPPER:
+        rc = ju_repr_method_wrapper(&g->o, &g->w, obj,
+                                    !!(g->style & JITUNWIND_PYREPR_STYLE_LIBPYTHON));
+        break;
     case JU_K_MODULE: put_module(g, obj); break;
     case JU_K_CODE: put_code(g, obj); break;
     case JU_K_CELL: put_cell(g, obj); break;
@@ -450,6 +456,7 @@ int jitunwind_pyreader_repr(jitunwind_pyreader *reader, uint64_t object,
         g.max_items = DEFAULT_ITEMS;
     if (!g.max_chars)
         g.max_chars = DEFAULT_CHARS;
+    g.style = JU_SIZED_GET(options, struct jitunwind_py_repr_options, style, 0);
     ju_w_init(&g.w, buf, size);
     ju_read_cache_install(&cache, reader);
     emit(&g, object);

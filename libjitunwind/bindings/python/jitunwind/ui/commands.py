@@ -7,6 +7,7 @@ every failure into one line (a usage error also prints the usage line).
 See docs/architecture.md, "Adding a debugger command"."""
 
 from . import labels
+from .session import VERBOSE
 from .spec import Flag, Positional, Spec
 from .stack import jit_view_note, mixed_stack
 
@@ -23,11 +24,12 @@ PY_BT = Spec(
     flags=[ALL, LIMIT])
 PY_BT_FULL = Spec(
     "py-bt-full", "Print the Python frames with their arguments, addresses and flags.",
-    "Each Python frame with its interpreter frame address, its arguments as repr() shows "
-    "them (as libpython does) and flags: entry "
-    "(the outermost frame of an eval-loop activation), generator, JIT code (running JIT "
-    "code: its values may be stale), line may lag (its line too).",
-    flags=[ALL, LIMIT])
+    "As libpython.py: `#N Frame 0x..., for file F, line L, in NAME (args)` and the source "
+    "line, N the debugger's number of the native frame running it, and each builtin a frame "
+    "calls as `#N <built-in ...>` before it. --verbose adds the code object's address and "
+    "flags: entry (the outermost frame of an eval-loop activation), generator, JIT code "
+    "(running JIT code: its values may be stale), line may lag (its line too).",
+    flags=[ALL, LIMIT, VERBOSE])
 MIXED_BT = Spec(
     "mixed-bt", "Print native and Python frames interleaved, one line each.",
     "Native frames, JIT and trampoline frames named by their range, and under each "
@@ -87,20 +89,27 @@ def _python_frames(session, args, format_lines):
 
 
 def run_py_bt(session, args):
-    _python_frames(session, args, lambda frames, err, _state, _thread:
-                   labels.py_bt_lines(frames, err))
+    from .levels import for_frames  # the builtins each frame calls, as libpython lists them
+
+    def lines(frames, err, state, thread):
+        found = for_frames(session, state, thread, state.pyreader(), frames)
+        frames = [lv.frame for lv in found if lv.frame is not None]
+        calls = {}
+        for lv in found:
+            if lv.frame is None:
+                calls.setdefault(lv.python, []).append(lv.call)
+        return labels.py_bt_lines(frames, err, calls)
+    _python_frames(session, args, lines)
 
 
 def run_py_bt_full(session, args):
-    from .values import bt_full_lines, native_context  # as libpython shows them
+    from .levels import for_frames
+    from .values import bt_full_lines  # as libpython shows them
 
     def lines(frames, err, state, thread):
         reader = state.pyreader()
-        try:
-            calls, mixed = native_context(session, state, thread, reader)
-        except Exception:  # the builtin lines and JIT lines are extra: the frames still print
-            calls, mixed = {}, {}
-        return bt_full_lines(reader, frames, err, calls, mixed)
+        return bt_full_lines(reader, for_frames(session, state, thread, reader, frames), err,
+                             args.verbose)
     _python_frames(session, args, lines)
 
 

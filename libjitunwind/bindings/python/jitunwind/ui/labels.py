@@ -74,10 +74,15 @@ def source_line(filename, line):
     return escaped((source_files.source_line(filename, line) or "").strip()) or None
 
 
-def py_bt_lines(frames, err):
-    """CPython-style traceback, innermost first."""
+def py_bt_lines(frames, err, calls=None):
+    """CPython-style traceback, innermost first; `calls` {frame index:
+    [text]} are the levels inside a frame (the builtin it calls, "Waiting for
+    the GIL"), innermost first, each on a line of its own just before the
+    frame, as libpython.py lists them."""
     out = ["Traceback (most recent call first):"]
-    for f in frames:
+    calls = calls or {}
+    for i, f in enumerate(frames):
+        out.extend("  " + text for text in calls.get(i, ()))
         out.append('  File "%s", line %s, in %s' % (escaped(f.filename), line_text(f.line),
                                                     python_name(f)))
         source = source_line(f.filename, f.line)

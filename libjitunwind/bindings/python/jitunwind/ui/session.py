@@ -3,8 +3,13 @@ adapts its debugger to, the native frame it hands over, and `invoke()`,
 which parses a command line, runs it and turns every failure into one line.
 Below commands.py, values.py and jit_specs.py, which all use it."""
 
-from .spec import UsageError, parse
+from .spec import Flag, UsageError, parse
 from .target import PythonUnavailable
+
+
+# The flag of the commands that print Python frames (commands.py, values.py).
+VERBOSE = Flag("-v", "--verbose", "verbose",
+               "also each frame's code object address and its flags (entry, generator, JIT code)")
 
 
 class NoTarget(RuntimeError):
@@ -45,6 +50,13 @@ class Session:
 
     def write(self, line):
         raise NotImplementedError
+
+    # Optional, for the levels of ui/levels.py:
+    # native_pointer_argument(thread, natives, index, name): a native
+    # frame's pointer argument; function_at(address): the name of the
+    # function starting there; frame_number(thread, natives, index): the
+    # debugger's number for a native frame, where it is not the index;
+    # python_frame_numbers(thread): its numbers of the Python frames it lists.
 
     # The JIT commands (jit_specs.py) also need:
     def address(self, text):

@@ -10,8 +10,8 @@ the innermost Python frame it runs (or runs above it) the selected one.
 The plugins give `Session` two more methods for this (ValuesSession)."""
 
 from .. import values
-from . import labels, source_files
-from .session import NoTarget, Session
+from . import labels, levels, source_files
+from .session import VERBOSE, NoTarget, Session
 from .session import invoke as shared_invoke
 from .spec import Positional, Spec, UsageError, parse
 from .stack import mixed_stack
@@ -62,19 +62,22 @@ PY_PRINT = _WordSpec(
     positional=Positional("name", "NAME", "the variable's name"), category="data")
 PY_UP = Spec(
     "py-up", "Select and print the Python frame that called this one.",
-    "Moves COUNT (default 1) Python frames outwards and selects the native eval-loop frame "
-    "that runs it, so `bt` and `frame` agree.",
-    positional=Positional("count", "COUNT", "how many Python frames to move"))
+    "Moves COUNT (default 1) levels outwards, as libpython.py: a level is a Python frame or a "
+    "builtin a Python frame is calling. Selects the native frame that runs it (the eval loop, "
+    "or the builtin's call), so `bt` and `frame` agree, and prints it as py-bt-full does.",
+    flags=[VERBOSE], positional=Positional("count", "COUNT", "how many levels to move"))
 PY_DOWN = Spec(
     "py-down", "Select and print the Python frame called by this one.",
-    "Moves COUNT (default 1) Python frames inwards and selects the native eval-loop frame "
-    "that runs it.",
-    positional=Positional("count", "COUNT", "how many Python frames to move"))
+    "Moves COUNT (default 1) levels inwards (see py-up) and selects the native frame that "
+    "runs it.",
+    flags=[VERBOSE], positional=Positional("count", "COUNT", "how many levels to move"))
 PY_LIST = Spec(
     "py-list", "List the Python source around the selected Python frame's line.",
-    "Shows 11 lines around the current line (marked '>'), or 10 lines from START, read from "
-    "the frame's file when it is a regular file readable on this machine (its first 4 MiB).",
-    positional=Positional("start", "START", "first line to list"))
+    "As libpython.py: 11 lines around the current line (marked '>'), or the 11 lines from "
+    "START, or lines START to END, read from the frame's file when it is a regular file "
+    "readable on this machine (its first 4 MiB).",
+    positional=Positional("start", "START[,END]", "the first line to list, and the last",
+                          word=True))
 
 CONTEXT = 5
 
@@ -110,120 +113,90 @@ class _Stack:
             self.frames, self.anchors = list(frames), [None] * len(frames)
         if not self.frames:
             raise NoTarget("no Python frames in this thread")
+        self.levels = levels.build(session, self.thread, self.reader, natives, self.frames,
+                                   self.anchors, levels.jit_frames(entries))
         # the same stop, as far as the selection cares (readers may be reopened per command)
-        self.fingerprint = (len(self.frames),) + tuple(
+        self.fingerprint = (len(self.levels),) + tuple(
             (f.address, f.code, f.lasti) for f in self.frames[:16])
 
     def current(self):
-        """The index of the selected Python frame."""
+        """The index in `levels` of the selected level."""
         listed = self.session.selected_python(self.thread)
         if listed is not None and listed < len(self.frames):
-            return listed
+            return next(i for i, lv in enumerate(self.levels)
+                        if lv.frame is not None and lv.python == listed)
         saved = _selection.get(self.thread.tid)
         native = self.session.selected_native(self.thread, self.natives)
         # py-up/py-down's choice stands while the debugger's selection is
         # the one it left (the user did not pick another native frame)
-        if saved and saved[0] == self.fingerprint and saved[1] < len(self.frames) and \
+        if saved and saved[0] == self.fingerprint and saved[1] < len(self.levels) and \
                 saved[2] == native:
             return saved[1]
-        for i, anchor in enumerate(self.anchors):
-            if anchor is not None and anchor >= native:
+        for i, level in enumerate(self.levels):
+            if level.native is not None and level.native >= native:
                 return i
         return 0
 
+    def python_frame(self):
+        """The selected Python frame: the selected level's, or for a C call
+        the Python frame calling it (as libpython's py-print and py-locals
+        read the caller's variables there)."""
+        return self.frames[self.levels[self.current()].python]
+
     def select(self, index):
-        """Select Python frame `index` and its native frame: False when the
+        """Select level `index` and its native frame: False when the
         debugger could not select that native frame."""
-        done = self.anchors[index] is not None and (
-            self.session.select_python(self.thread, index) or
-            self.session.select_native(self.thread, self.natives, self.anchors[index]))
+        level = self.levels[index]
+        done = level.native is not None and (
+            (level.frame is not None and self.session.select_python(self.thread, level.python))
+            or self.session.select_native(self.thread, self.natives, level.native))
         _selection[self.thread.tid] = (self.fingerprint, index,
                                        self.session.selected_native(self.thread, self.natives))
         return done
 
 
-def frame_line(reader, index, frame):
-    """`#N Frame 0x..., code 0x..., for file F, line L, in NAME (args)`:
-    libpython's py-bt-full line with the code object's address."""
+def frame_line(reader, number, frame, verbose=False):
+    """libpython's line for a Python frame: `#N Frame 0x..., for file F,
+    line L, in NAME (args)` (level_lines picks N). `verbose` adds
+    the code object's address and the frame's flags."""
     args = values.arguments_text(reader, frame)
-    flags = labels.python_flags_text(frame)
-    return "#%d Frame %#x, code %#x, for file %s, line %s, in %s (%s)%s" % (
-        index, frame.address, frame.code, labels.escaped(frame.filename),
-        labels.line_text(frame.line),
+    flags = labels.python_flags_text(frame) if verbose else ""
+    return "#%d Frame %#x, %sfor file %s, line %s, in %s (%s)%s" % (
+        number, frame.address, "code %#x, " % frame.code if verbose else "",
+        labels.escaped(frame.filename), labels.line_text(frame.line),
         labels.python_name(frame), args, " [%s]" % flags if flags else "")
 
 
-# Native functions and the argument that holds the callable a Python frame
-# is calling: the builtin itself in cfunction_*, any callable in the
-# generic vectorcall (where a release build inlined the cfunction_ call).
-CALLABLE_ARGUMENTS = (("cfunction_vectorcall_", "func"), ("cfunction_call", "func"),
-                      ("PyObject_Vectorcall", "callable"),
-                      ("_PyObject_VectorcallTstate", "callable"))
+def level_lines(reader, level, verbose=False):
+    """The lines py-bt-full, py-up and py-down print for one level: a C call
+    as `#N <built-in ...>`, a Python frame as frame_line() and its source
+    line; N the debugger's number of the native frame running it (else the
+    index among the Python frames)."""
+    number = level.number if level.number is not None else level.python
+    if level.frame is None:
+        return ["#%d %s" % (number, level.call)]
+    out = [frame_line(reader, number, level.frame, verbose)]
+    source = labels.source_line(level.frame.filename, level.frame.line)
+    if source:
+        out.append("    " + source)
+    return out
 
 
-def _callable_argument(symbol):
-    for prefix, name in CALLABLE_ARGUMENTS:
-        if symbol.startswith(prefix):
-            return name
-    return None
-
-
-def native_context(session, state, thread, reader):
-    """(calls, mixed) for py-bt-full, from the thread's native frames:
-    `calls` {Python frame address: "<built-in function sleep>"} is the
-    builtin each Python frame is calling, where the native frames between
-    its eval loop and the next inner one say so (as libpython's py-bt shows
-    them; empty when the debugger cannot read native arguments); `mixed`
-    {Python frame address: frame} holds the frames as the interleaving
-    leaves them (the exact line of one running JIT code, its JIT flags)."""
-    natives, _notes = session.native_frames(thread, 4096)
-    entries, _mixer = mixed_stack(state, natives, lambda: state.python_frames(thread.tid))
-    mixed = {e.pyframe.address: e.pyframe for e in entries if e.pyframe is not None}
-    read_arg = getattr(session, "native_pointer_argument", None)
-    if read_arg is None:
-        return {}, mixed
-    out, inner = {}, -1
-    for e in entries:
-        if e.pyframe is None or e.anchor is None or e.anchor == inner:
-            continue
-        for index in range(inner + 1, e.anchor):
-            name = _callable_argument(natives[index].symbol or "")
-            address = read_arg(thread, natives, index, name) if name else None
-            text = values.repr_object(reader, address)[0] if address else ""
-            if text.startswith("<built-in "):
-                out[e.pyframe.address] = text
-                break
-        inner = e.anchor
-    return out, mixed
-
-
-def bt_full_lines(reader, frames, err, calls=None, mixed=None):
-    """py-bt-full: each frame with its arguments and source line, after the
-    builtin it is calling when known; `calls` and `mixed` are
-    native_context's (a frame in `mixed` replaces the one read). The target
-    is stopped: its memory is read once for all frames."""
+def bt_full_lines(reader, levels_, err, verbose=False):
+    """py-bt-full: every level, innermost first (levels.for_frames). The
+    target is stopped: its memory is read once for all frames."""
     out = []
-    calls, mixed = calls or {}, mixed or {}
     with values.held_reads(reader):
-        for i, f in enumerate(frames):
-            f = mixed.get(f.address, f)
-            if f.address in calls:
-                out.append("   " + calls[f.address])
-            out.append(frame_line(reader, i, f))
-            source = labels.source_line(f.filename, f.line)
-            if source:
-                out.append("    " + source)
+        for level in levels_:
+            out.extend(level_lines(reader, level, verbose))
     if err is not None:
         out.append("(Python frame chain cut short: %s)" % err)
     return out
 
 
-def _show_frame(session, stack, index, selected):
-    frame = stack.frames[index]
-    session.write(frame_line(stack.reader, index, frame))
-    source = labels.source_line(frame.filename, frame.line)
-    if source:
-        session.write("    " + source)
+def _show_level(session, stack, index, selected, verbose):
+    for line in level_lines(stack.reader, stack.levels[index], verbose):
+        session.write(line)
     if not selected:
         session.write("(the native frame running it could not be selected: the debugger's "
                       "frame selection is unchanged)")
@@ -231,7 +204,7 @@ def _show_frame(session, stack, index, selected):
 
 def run_py_locals(session, args):
     stack = _Stack(session)
-    frame = stack.frames[stack.current()]
+    frame = stack.python_frame()
     variables, err = values.frame_variables(stack.reader, frame)
     if not variables and err is None:
         session.write("(no local variables)")
@@ -243,7 +216,7 @@ def run_py_locals(session, args):
 
 def run_py_print(session, args):
     stack = _Stack(session)
-    frame = stack.frames[stack.current()]
+    frame = stack.python_frame()
     found = values.lookup(stack.reader, frame, args.name)
     if found is None:
         session.write("%r not found" % args.name)
@@ -252,19 +225,20 @@ def run_py_print(session, args):
     if scope == "unbound local":
         session.write("local %r is unbound (assigned later, or deleted)" % args.name)
         return
-    session.write("%s %r = %s" % (scope, args.name, values.repr_object(stack.reader, address)[0]))
+    text = values.repr_object(stack.reader, address, style=values.STYLE_LIBPYTHON)[0]
+    session.write("%s %r = %s" % (scope, args.name, text))
 
 
 def _move(session, args, step):
     stack = _Stack(session)
     index = stack.current() + step * (args.count or 1)
-    if index >= len(stack.frames):
+    if index >= len(stack.levels):
         session.write("Unable to find an older python frame")
         return
     if index < 0:
         session.write("Unable to find a newer python frame")
         return
-    _show_frame(session, stack, index, stack.select(index))
+    _show_level(session, stack, index, stack.select(index), args.verbose)
 
 
 def run_py_up(session, args):
@@ -275,9 +249,23 @@ def run_py_down(session, args):
     _move(session, args, -1)
 
 
+def list_range(text):
+    """(start, end) of py-list's `START` (11 lines) or `START,END` (both
+    included), as libpython.py reads them; UsageError otherwise."""
+    parts = text.split(",")
+    try:
+        numbers = [int(p) for p in parts]
+    except ValueError:
+        numbers = []
+    if len(parts) > 2 or not numbers or min(numbers) < 1 or max(numbers) >= 10 ** 9:
+        raise UsageError("START[,END] must be one or two positive whole numbers "
+                         "separated by a comma, not %r" % text)
+    return numbers[0], numbers[-1] if len(numbers) == 2 else numbers[0] + 2 * CONTEXT
+
+
 def run_py_list(session, args):
     stack = _Stack(session)
-    frame = stack.frames[stack.current()]
+    frame = stack.python_frame()
     if not frame.filename or frame.line <= 0:
         session.write("Unable to locate the source line of %s" % labels.python_name(frame))
         return
@@ -288,9 +276,10 @@ def run_py_list(session, args):
         return
     lines = source.lines
     if args.start:
-        start, end = args.start, args.start + 9
+        start, end = list_range(args.start)
     else:
-        start, end = max(frame.line - CONTEXT, 1), frame.line + CONTEXT
+        start, end = frame.line - CONTEXT, frame.line + CONTEXT
+    start = max(start, 1)
     if start > len(lines):
         session.write("Line number %d out of range; %s has %d lines%s."
                       % (start, labels.escaped(frame.filename), len(lines),

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""LLDB: the promises CPython's Lib/test/test_gdb makes of libpython.py's
+commands, kept by ours in LLDB (tests/support/libpython_scenarios.py): the
+sample stopped in builtin_id called by baz (with the JIT on and warm on
+JIT-capable builds), a collection and threads waiting for the GIL.
+
+Usage: test_lldb_libpython_suite.py BUILD_DIR REPO_DIR PYTHON
+  PYTHON "extra": each interpreter of $JITUNWIND_EXTRA_PYTHONS. Exit 77 when
+  none exists or there is no LLDB."""
+
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "support"))
+from extra_pythons import lldb_args  # noqa: E402
+from lldb_under_test import LLDB, MISSING, without_stop_reports  # noqa: E402
+from libpython_scenarios import check_all, label_of  # noqa: E402
+from values_target import SKIP, run_all  # noqa: E402
+
+# LLDB's words for what the scenarios do
+DIALECT = {"frame": "frame info", "frame_line": "frame #%s:",
+           "break": "breakpoint set -n %s", "all": "%s -a", "may_not_select": True}
+
+failures = []
+
+
+def lldb(build, repo, python, script, breaks, commands, env=None):
+    """{name: lines} of each named command, LLDB launching `script` under
+    `python` to its first breakpoint in `breaks`."""
+    cmd = [LLDB, "-b"] + lldb_args([python]) + [
+        "-o", "command script import %s/lldb-plugin/jitunwind_lldb" % repo]
+    for b in breaks:
+        cmd += ["-o", "breakpoint set -n %s" % b]
+    if env and env.get("WARM"):
+        cmd += ["-o", "breakpoint modify -i %s 1" % env["WARM"]]
+    cmd += ["-o", "process launch"]
+    for name, command in commands:
+        cmd += ["-o", "script print('<<%s>>')" % name, "-o", command]
+    cmd += ["-o", "script print('<<end>>')", "-o", "process kill"]
+    env = dict(os.environ, JITUNWIND_LIBRARY=os.path.join(build, "libjitunwind",
+                                                          "libjitunwind.so"), **(env or {}))
+    out = subprocess.run(cmd + ["--", python, script], env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, timeout=600).stdout
+    out = without_stop_reports(out)
+    sections = {}
+    for m in re.finditer(r"<<([^>]+)>>\n\(lldb\) [^\n]*\n(.*?)(?=^\(lldb\) |\Z)", out,
+                         re.S | re.M):
+        sections[m.group(1)] = m.group(2).rstrip("\n").splitlines()
+    return sections, out
+
+
+def run(build, repo, python):
+    label = "lldb " + label_of(python)
+
+    def debugger(python, script, breaks, commands, env):
+        return lldb(build, repo, python, script, breaks, commands, env)
+    check_all(debugger, DIALECT, python, label, failures)
+    print("checked: %s" % label)
+
+
+def main():
+    if LLDB is None:
+        print("SKIP: %s" % MISSING)
+        return SKIP
+    build, repo, spec = sys.argv[1], sys.argv[2], sys.argv[3]
+    return run_all([spec], lambda p: run(build, repo, p), failures)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
