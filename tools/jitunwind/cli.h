@@ -147,6 +147,10 @@ void cli_target_note(struct cli_target *t, const char *fmt, ...)
  * makes a few large reads instead of many small ones. */
 int cli_target_cache_reads(struct cli_target *t);
 void cli_target_forget_reads(struct cli_target *t);
+/* The same within one sample: every block held (those read from, and those
+ * read ahead for this sample) is read afresh in one call at the next read,
+ * and the blocks read from stay the sample's. */
+void cli_target_reread(struct cli_target *t);
 /* Re-read the ranges (a live target's JIT keeps registering). */
 void cli_target_load_ranges(struct cli_target *t);
 

@@ -2,9 +2,13 @@
  * the thread goes on while its chain is read, so a walk can mix frames of
  * different moments (a frame read before the thread returned past it,
  * then frames written in its place by later calls): an impossible stack.
- * After a walk, the thread state's current frame and the first
- * RECHECKED_FRAMES frames are read again, past the block cache, and
- * compared with what the walk saw; a chain that changed, or whose walk
+ * After a walk, the blocks it read are read again at once (one call) and
+ * the thread state's current frame and the whole chain walked again over
+ * them, RECHECK_CHUNK frames at a time, each chunk from the frame where the
+ * last one ended, and compared with what the walk saw (a frame of the
+ * middle or the outer end can change as well as the innermost: a thread
+ * that returned to the outer frames and called down again to the same
+ * depth shows the same innermost frames); a chain that changed, or whose walk
  * failed or met an unreadable code object, is read again, up to TRIES
  * times, and is otherwise said to be torn (unless the thread stood still
  * at every try: the chain is then what it is). What is compared is
@@ -17,7 +21,7 @@
 #include "cli.h"
 
 #define TRIES 3
-#define RECHECKED_FRAMES 4
+#define RECHECK_CHUNK 64
 
 /* The first try may reuse what the frame-chain cache holds; a try again
  * reads every frame. */
@@ -30,22 +34,31 @@ static int walk(struct cli_target *t, const struct jitunwind_py_thread *th,
     return jitunwind_pyreader_frames(t->py, th->current_frame, out, max, got);
 }
 
-/* Is the chain still the one `out` holds (n frames)? */
+/* Is the chain still the one `out` holds (n frames; `ended`: the walk
+ * reached the chain's end after them)? */
 static int unchanged(struct cli_target *t, const struct jitunwind_py_thread *th,
-                     const struct jitunwind_py_frame *out, size_t n)
+                     const struct jitunwind_py_frame *out, size_t n, int ended)
 {
+    static struct jitunwind_py_frame again[RECHECK_CHUNK + 1];
     struct jitunwind_py_thread now = *th;
-    struct jitunwind_py_frame again[RECHECKED_FRAMES];
-    size_t want = n < RECHECKED_FRAMES ? n : RECHECKED_FRAMES, got = 0, i;
-    cli_target_forget_reads(t); /* fresh bytes, not the walk's */
+    size_t k = 0;
+    cli_target_reread(t); /* fresh bytes, not the walk's */
     if (jitunwind_pyreader_thread(t->py, &now) < 0 || now.current_frame != th->current_frame)
         return 0;
-    if (want && jitunwind_pyreader_frames(t->py, now.current_frame, again, want, &got) < 0 &&
-        got < want)
-        return 0;
-    for (i = 0; i < want; i++)
-        if (again[i].address != out[i].address || again[i].code != out[i].code)
+    while (k < n) {
+        /* Each chunk starts at a frame the last one ended with: the link
+         * between them is checked too. The last chunk asks for one frame
+         * more, which a chain that ended must not have. */
+        size_t want = n - k < RECHECK_CHUNK ? n - k : RECHECK_CHUNK, got = 0, i;
+        size_t ask = k + want < n ? want + 1 : want + (size_t)(ended != 0);
+        jitunwind_pyreader_frames(t->py, out[k].address, again, ask, &got);
+        if (got < want || (k + want == n && ended && got > want))
             return 0;
+        for (i = 0; i < want + (k + want < n); i++)
+            if (again[i].address != out[k + i].address || again[i].code != out[k + i].code)
+                return 0;
+        k += want;
+    }
     return 1;
 }
 
@@ -70,7 +83,7 @@ int cli_read_running_chain(struct cli_target *t, struct jitunwind_py_thread *th,
     *torn = 0;
     for (tries = 0; tries < TRIES; tries++) {
         if (tries) { /* where the thread is now */
-            cli_target_forget_reads(t);
+            cli_target_reread(t);
             if (jitunwind_pyreader_thread(t->py, th) < 0)
                 break;
         }
@@ -81,7 +94,7 @@ int cli_read_running_chain(struct cli_target *t, struct jitunwind_py_thread *th,
         if (why_size) /* the check below reads too, and so sets the reader's error */
             snprintf(why, why_size, "%s", rc < 0 ? jitunwind_pyreader_last_error(t->py)->message
                                                  : "");
-        same = unchanged(t, th, out, *got);
+        same = unchanged(t, th, out, *got, rc == 0 && *got < max);
         moved |= !same;
         if (same && !doubtful(rc, out, *got, max))
             return rc;

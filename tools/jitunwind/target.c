@@ -248,18 +248,30 @@ int cli_target_cache_reads(struct cli_target *t)
     return 0;
 }
 
-void cli_target_forget_reads(struct cli_target *t)
+/* Drop the cached blocks; the ones read from (`all`: every one held) are
+ * read again, in one call, at the next read. */
+static void drop_blocks(struct cli_target *t, struct cli_blocks *b, int all)
 {
-    struct cli_blocks *b = t->blocks;
     size_t i;
-    if (!b)
-        return;
     b->n_last = 0;
     for (i = 0; i < BLOCKS && t->live && t->pid > 0 && !b->batch_off; i++)
-        if (b->base[i] && b->used[i])
+        if (b->base[i] && (b->used[i] || all))
             b->last[b->n_last++] = b->base[i] - 1;
     memset(b->base, 0, sizeof b->base);
-    memset(b->used, 0, sizeof b->used);
+}
+
+void cli_target_forget_reads(struct cli_target *t)
+{
+    if (!t->blocks)
+        return;
+    drop_blocks(t, t->blocks, 0);
+    memset(t->blocks->used, 0, sizeof t->blocks->used);
+}
+
+void cli_target_reread(struct cli_target *t)
+{
+    if (t->blocks)
+        drop_blocks(t, t->blocks, 1);
 }
 
 /* A write (record --mark-frames only) goes to the target, and the cached
