@@ -54,13 +54,12 @@ class LldbSession(Session):
 
     def frame_number(self, thread, natives, index):
         """LLDB's number of native frame natives[index], or None."""
-        from .values import match_frame
         return match_frame(thread.thread, natives, index)
 
     def python_frame_numbers(self, thread):
         """LLDB's numbers of the Python frames its frame provider (22+)
         lists, innermost first; [] without it."""
-        from .values import python_frame_ids
+        from .provider import python_frame_ids  # it imports lldb's provider classes
         return python_frame_ids(thread.thread)
 
     def function_at(self, address):

@@ -398,3 +398,12 @@ def register_if_available(debugger, package):
     debugger.GetCommandInterpreter().HandleCommand(
         "target stop-hook add -P %s.%s -k package -v %s" % (package, HOOK, package), result)
     return result.Succeeded()
+
+
+def python_frame_ids(thread):
+    """LLDB's frame numbers of the Python frames this provider (22+) listed
+    for `thread`, innermost first; [] without it."""
+    if not available():
+        return []
+    return [f.GetFrameID() for f in thread
+            if f.IsSynthetic() and (f.GetFunctionName() or "").endswith(PYTHON_MARK)]

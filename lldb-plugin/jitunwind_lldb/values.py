@@ -32,24 +32,15 @@ class LldbValuesSession(LldbSession, shared.ValuesSession):
 
     def selected_python(self, thread):
         selected = thread.thread.GetSelectedFrame().GetFrameID()
-        listed = python_frame_ids(thread.thread)
+        listed = provider.python_frame_ids(thread.thread)
         return listed.index(selected) if selected in listed else None
 
     def select_python(self, thread, index):
-        listed = python_frame_ids(thread.thread)
+        listed = provider.python_frame_ids(thread.thread)
         if index >= len(listed):
             return False
         thread.thread.SetSelectedFrame(listed[index])
         return True
-
-
-def python_frame_ids(thread):
-    """LLDB's frame numbers of the Python frames the frame provider (22+)
-    listed, innermost first; [] without it."""
-    if not provider.available():
-        return []
-    return [f.GetFrameID() for f in thread
-            if f.IsSynthetic() and (f.GetFunctionName() or "").endswith(provider.PYTHON_MARK)]
 
 
 CLASSES = [command_class(spec, run, LldbValuesSession, shared.invoke)

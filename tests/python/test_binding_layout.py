@@ -23,6 +23,7 @@ C_NAMES = {
     "PyExecutor": "jitunwind_py_executor", "Mapping": "jitunwind_mapping",
     "ModuleInfo": "jitunwind_module_info", "MixedItem": "jitunwind_mixed_item",
     "PyReprOptions": "jitunwind_py_repr_options", "PyVariable": "jitunwind_py_variable",
+    "PyCFunction": "jitunwind_py_cfunction",
     "PyCodeRange": "jitunwind_py_code_range", "PyReaderOpts": "jitunwind_pyreader_opts",
 }
 C_NAMES.update({  # the JIT view (python_jit.h)

@@ -360,7 +360,7 @@ for p, n in json.loads(sys.argv[2]):
     session = Session(jitunwind.PyFrame(0x1000, 0x2000, n, 1, 0, 0, 0, "f", p))
     values.run_py_list(session, Args())
     out["py-list"].append(session.written)
-Args.start = 100000  # past the end of the second case's file
+Args.start = "100000"  # past the end of the second case's file (START as typed)
 session = Session(jitunwind.PyFrame(0x1000, 0x2000, 1, 1, 0, 0, 0, "f",
                                     json.loads(sys.argv[2])[1][0]))
 values.run_py_list(session, Args())
