@@ -21,7 +21,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from demo_stack import end_target, fail  # noqa: E402
+from demo_stack import end_target, fail, part_missing  # noqa: E402
 from hostile_names import FILE, FILE_SHOWN, HOSTILE, HOSTILE_SHOWN, THREAD, THREAD_SHOWN, \
     no_controls, start  # noqa: E402
 
@@ -118,7 +118,7 @@ def main():
             proc.wait()
         perf = next((p for p in PERF_PYTHONS if os.access(p, os.X_OK)), None)
         if perf is None:
-            print("note: no CPython 3.12 here: perf-map names not checked")
+            part_missing("no CPython 3.12 here: perf-map names not checked")
         else:
             proc = start(work, perf, "-X", "perf")
             try:

@@ -21,7 +21,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from demo_stack import end_target, fail  # noqa: E402
+from demo_stack import end_target, fail, part_missing  # noqa: E402
 
 SKIP = 77
 PERF = [os.path.expanduser("~/.pyenv/versions/3.12.1/bin/python3.12"),
@@ -125,11 +125,11 @@ def main():
         if perf:
             check(j, perf, {}, ["-X", "perf"], work, "3.12 -X perf")
         else:
-            print("note: no CPython 3.12 here: -X perf not checked")
+            part_missing("no CPython 3.12 here: -X perf not checked")
         if jit:
             check(j, jit, {"PYTHON_JIT": "1"}, [], work, "3.14 JIT")
         else:
-            print("note: no CPython 3.14 JIT build here: executors not checked")
+            part_missing("no CPython 3.14 JIT build here: executors not checked")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("ok")

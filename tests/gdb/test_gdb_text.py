@@ -17,7 +17,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from demo_stack import end_target, fail  # noqa: E402
+from demo_stack import end_target, fail, part_missing  # noqa: E402
 from hostile_names import FILE_SHOWN, HOSTILE_SHOWN, no_controls, start  # noqa: E402
 
 SKIP = 77
@@ -84,7 +84,7 @@ def main():
         if perf:
             check(build, repo, perf, ["-X", "perf"], work, True)
         else:
-            print("note: no CPython 3.12 here: perf-map names not checked")
+            part_missing("no CPython 3.12 here: perf-map names not checked")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
