@@ -95,7 +95,7 @@ static jitunwind_mixer *mixer_over(jitunwind_registry **reg, uint32_t flags)
     struct jitunwind_range tramp = {0x3000, 0x4000, JITUNWIND_KIND_TRAMPOLINE,
                                     JITUNWIND_RULE_FP_PRESERVING, 0, JITUNWIND_ORIGIN_USER, 0,
                                     "py::f"};
-    struct jitunwind_mixer_options o = {sizeof o, JITUNWIND_ARCH_X86_64, NULL, NULL, flags, 0};
+    struct jitunwind_mixer_options o = {sizeof o, JITUNWIND_ARCH_X86_64, flags, NULL, NULL};
     jitunwind_mixer *m;
     ck_assert_int_eq(jitunwind_registry_new(reg), 0);
     ck_assert_int_eq(jitunwind_registry_add(*reg, &jit), 0);
@@ -151,7 +151,7 @@ START_TEST(mixer_in_batches_matches_mix_and_flags_jit_frames)
                                       py(0)};
     struct jitunwind_mixer_native n[6];
     struct jitunwind_mixed_item want[16], got[16];
-    struct jitunwind_mixer_options o = {sizeof o, JITUNWIND_ARCH_X86_64, NULL, NULL, 0, 0};
+    struct jitunwind_mixer_options o = {sizeof o, JITUNWIND_ARCH_X86_64, 0, NULL, NULL};
     jitunwind_mixer *m;
     size_t i, n_want, n_got = 0, fed, count;
     ck_assert_int_eq(jitunwind_mix(roles, 6, p, 4, want, 16, &n_want), 0);
@@ -189,7 +189,7 @@ START_TEST(mixer_limits_keep_frames_and_items_in_step)
 {
     struct jitunwind_py_frame p[2] = {py(0), py(JITUNWIND_PYFRAME_ENTRY)};
     struct jitunwind_mixer_native n[] = {nat(0x10, NULL, 0), nat(0x20, "_PyEval_EvalFrameDefault", 0)};
-    struct jitunwind_mixer_options o = {sizeof o, 0, NULL, NULL, 0, 0};
+    struct jitunwind_mixer_options o = {sizeof o, 0, 0, NULL, NULL};
     struct jitunwind_mixed_item out[4];
     jitunwind_mixer *m;
     size_t fed, count;
@@ -243,7 +243,7 @@ END_TEST
 START_TEST(mixer_knows_the_eval_loop_by_address)
 {
     jitunwind_pyreader *r = calloc(1, sizeof *r);
-    struct jitunwind_mixer_options o = {sizeof o, JITUNWIND_ARCH_X86_64, NULL, NULL, 0, 0};
+    struct jitunwind_mixer_options o = {sizeof o, JITUNWIND_ARCH_X86_64, 0, NULL, NULL};
     struct jitunwind_mixer_native n[] = {nat(0x5010, NULL, 0), nat(0x7011, "??", 0),
                                          nat(0x7011, "_PyEval_EvalFrameDefault.part.0", 0),
                                          nat(0x7011, "_PyEval_EvalFrame.constprop.0", 0)};

@@ -919,7 +919,7 @@ START_TEST(the_mixer_makes_a_jit_frame_line_exact)
     r = open_reader(&t, _i, 1);
     for (k = 0; k < 2; k++) {
         uint64_t pc = JIT_CODE + (k == 0 ? stencil_offset(3) : 0);
-        struct jitunwind_mixer_options o = {sizeof o, JITUNWIND_ARCH_X86_64, NULL, r, 0, 0};
+        struct jitunwind_mixer_options o = {sizeof o, JITUNWIND_ARCH_X86_64, 0, NULL, r};
         struct jitunwind_mixer_native n[] = {
             {pc, NULL, JITUNWIND_MIXER_ROLE_GIVEN, JITUNWIND_ROLE_JIT, 0},
             {0x1000, "_PyEval_EvalFrameDefault", 0, JITUNWIND_ROLE_OTHER, 0}};

@@ -86,12 +86,12 @@ typedef struct jitunwind_mixer jitunwind_mixer;
 #define JITUNWIND_MIXER_HIDE_INTERPRETER (1u << 0)
 
 struct jitunwind_mixer_options {
-    uint32_t size;                      /* sizeof(struct jitunwind_mixer_options) */
+    size_t size;                        /* sizeof(struct jitunwind_mixer_options), checked as
+                                         * jitunwind_memory's */
     uint32_t arch;                      /* enum jitunwind_arch of the pcs; 0: unknown */
+    uint32_t flags;                     /* JITUNWIND_MIXER_* */
     const jitunwind_registry *registry; /* the target's ranges; may be NULL */
     jitunwind_pyreader *reader;         /* eval loop by address, exact lines; may be NULL */
-    uint32_t flags;                     /* JITUNWIND_MIXER_* */
-    uint32_t reserved;
 };
 
 /* Native frame flags. INLINED: a call inlined into the next frame fed (it

@@ -2,6 +2,7 @@
  * a consumer unwinds (jitunwind/mixed.h). */
 #include <stdlib.h>
 
+#include "base/sized.h"
 #include "internal.h"
 #include "mixed/mixed_internal.h"
 
@@ -27,10 +28,10 @@ JITUNWIND_API int jitunwind_mixer_new(const struct jitunwind_mixer_options *opti
                                       jitunwind_mixer **out)
 {
     jitunwind_mixer *m;
-    size_t need = offsetof(struct jitunwind_mixer_options, flags) + sizeof options->flags;
     if (!out)
         return JITUNWIND_EINVAL;
-    if (!options || options->size < need)
+    if (!options || !JU_OPTS_VALID(options, struct jitunwind_mixer_options) ||
+        options->size < JU_OFFSETOFEND(struct jitunwind_mixer_options, flags))
         return ju_constructed((void **)out, NULL, JITUNWIND_EINVAL, NULL);
     m = calloc(1, sizeof *m);
     if (m) {

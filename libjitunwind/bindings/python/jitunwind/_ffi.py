@@ -434,10 +434,11 @@ def text(raw):
 
 # --- The incremental mixer (mixed.h) ---
 
-class MixerOptions(ctypes.Structure):
-    _fields_ = [("size", ctypes.c_uint32), ("arch", ctypes.c_uint32),
-                ("registry", ctypes.c_void_p), ("reader", ctypes.c_void_p),
-                ("flags", ctypes.c_uint32), ("reserved", ctypes.c_uint32)]
+class MixerOptions(_Sized):
+    """struct jitunwind_mixer_options; `size` is filled in:
+    MixerOptions(arch, flags, registry, reader)."""
+    _fields_ = [("size", ctypes.c_size_t), ("arch", ctypes.c_uint32), ("flags", ctypes.c_uint32),
+                ("registry", ctypes.c_void_p), ("reader", ctypes.c_void_p)]
 
 
 class MixerNative(ctypes.Structure):

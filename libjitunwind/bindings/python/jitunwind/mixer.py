@@ -36,9 +36,9 @@ class Mixer:
         self._fed = 0                    # native frames taken so far
         self.pyframes = None             # the same as PyFrame tuples, updated from _array
         self.not_innermost = not_innermost
-        options = _ffi.MixerOptions(ctypes.sizeof(_ffi.MixerOptions), arch or 0,
+        options = _ffi.MixerOptions(arch or 0, 0,
                                     registry._handle if registry is not None else None,
-                                    reader._handle if reader is not None else None, 0, 0)
+                                    reader._handle if reader is not None else None)
         handle = ctypes.c_void_p()
         rc = self._lib.jitunwind_mixer_new(ctypes.byref(options), ctypes.byref(handle))
         if rc < 0:
