@@ -1020,7 +1020,8 @@ def check_mark_frames_refused(j, pid, work):
 def mode_chains(build, work):
     """The frame-chain cache: on a deep recursion whose leaf runs on, every
     stack is (a prefix of) the one Python stack, the same with and without
-    the cache, and a sample makes fewer reads with it."""
+    the cache, and a sample makes fewer reads with it (mixed) or reuses its
+    frames without more reads (--nonblocking)."""
     j = tool(build)
     proc, gate = start_script("/usr/bin/python3.11", [], DEEP_SCRIPT, work, "deep.py")
     try:
@@ -1058,7 +1059,12 @@ def mode_chains(build, work):
             without_reads, _ = runs[("no chains", blocking)][1]
             uncached_reads, _ = runs[("no cache", blocking)][1]
             reused = int(stats["chain frames reused"]) / int(stats["chain walks"])
-            if not with_reads < without_reads < uncached_reads or reused < 90:
+            # --nonblocking walks each running chain again over the blocks it
+            # spans, read again (running_chain.c): there the chain cache
+            # saves decoding (frames reused), not reads.
+            fewer = with_reads < without_reads if not blocking else \
+                with_reads <= 1.1 * without_reads
+            if not fewer or not without_reads < uncached_reads or reused < 90:
                 fail("%s: %.1f reads/sample with the chain cache, %.1f without, %.1f with no "
                      "cache; %.1f frames reused per walk" % (
                          mode, with_reads, without_reads, uncached_reads, reused))
