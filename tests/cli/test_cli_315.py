@@ -10,7 +10,7 @@ Usage: test_cli_315.py BUILD_DIR MODE
                  is run by it, the part found is the one the debug file's
                  symbol names (same offset), and record's stacks go from
                  _start with the Python frames placed
-  MODE perf      -X perf_jit (a jitdump file, no perf map) with PYTHON_JIT=1:
+  MODE perf      -X perf_jit (a jitdump file, no perf map) with PYTHON_JIT=1, live and on a core:
                  the stack goes through the trampolines, each named by its
                  Python function from the jitdump (the script makes enough
                  functions after its own for the interpreter to flush their
@@ -27,6 +27,7 @@ Usage: test_cli_315.py BUILD_DIR MODE
 Exit 0 on success, 1 on failure, 77 to skip.
 """
 
+import json
 import os
 import re
 import subprocess
@@ -179,6 +180,20 @@ def mode_perf(build, work):
                 fail("%s: no %s" % (label, source % proc.pid))
             print("ok: %s: through trampolines %s (from %s), to _start, no JIT frame" % (
                 label, ", ".join(trampoline_names(doc)), source % proc.pid))
+            # The same from a core of the process: the file still names them.
+            core = os.path.join(work, "perf-core")
+            subprocess.run(["gcore", "-o", core, str(proc.pid)], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=120)
+            core = "%s.%d" % (core, proc.pid)
+            if not os.path.exists(core):
+                fail("%s: gcore made no core" % label)
+            rc, out, err = run([j, "stack", "--core", core, "--exe", release, "--json"])
+            os.unlink(core)
+            names = [n.split(" [")[0] for n in trampoline_names(json.loads(out))] if out else []
+            if names != want:
+                fail("%s, core: exit %d, trampolines %r (want %r): %s" % (
+                    label, rc, names, want, err[-600:]))
+            print("ok: %s, core: the same trampolines named" % label)
         finally:
             if os.path.exists(gate):
                 os.unlink(gate)
