@@ -38,7 +38,7 @@ static void target(uint32_t version, size_t slots)
     mem.arg = &C;
     ck_assert_int_eq(jitunwind_pyreader_open(&R, &mem, P.runtime, version, NULL), 0);
     ck_assert_int_eq(jitunwind_pyreader_cache_code(R, 64), 0);
-    ck_assert_ptr_nonnull(K = jitunwind_py_chains_new(slots, 64));
+    ck_assert_int_eq(jitunwind_py_chains_new(slots, 64, &K), 0);
 }
 
 static void teardown(void)
@@ -212,10 +212,16 @@ START_TEST(bad_arguments)
 {
     size_t n;
     struct jitunwind_py_chain_stats st;
-    ck_assert_ptr_null(jitunwind_py_chains_new(0, 8));
-    ck_assert_ptr_null(jitunwind_py_chains_new(1, 0));
-    ck_assert_ptr_null(jitunwind_py_chains_new(1, JITUNWIND_PY_MAX_FRAMES + 1));
-    ck_assert_ptr_null(jitunwind_py_chains_new(JITUNWIND_PY_MAX_CHAIN_THREADS + 1, 1));
+    jitunwind_py_chains *none = (jitunwind_py_chains *)&none;
+    ck_assert_int_eq(jitunwind_py_chains_new(0, 8, &none), JITUNWIND_EINVAL);
+    ck_assert_ptr_null(none);
+    ck_assert_int_eq(jitunwind_py_chains_new(1, 0, &none), JITUNWIND_EINVAL);
+    ck_assert_int_eq(jitunwind_py_chains_new(1, JITUNWIND_PY_MAX_FRAMES + 1, &none),
+                     JITUNWIND_EINVAL);
+    ck_assert_int_eq(jitunwind_py_chains_new(JITUNWIND_PY_MAX_CHAIN_THREADS + 1, 1, &none),
+                     JITUNWIND_EINVAL);
+    ck_assert_int_eq(jitunwind_py_chains_new(1, 1, NULL), JITUNWIND_EINVAL);
+    ck_assert_ptr_null(none);
     target(VERSIONS[0], 1);
     ck_assert_int_eq(jitunwind_pyreader_frames_reusing(R, NULL, 1, FRAME[0], CACHED, 32, &n),
                      JITUNWIND_EINVAL);

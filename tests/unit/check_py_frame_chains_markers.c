@@ -64,8 +64,8 @@ static void target(uint32_t version, int writable, int spread)
     mem.write = writable ? tm_write : NULL;
     mem.arg = &M;
     ck_assert_int_eq(jitunwind_pyreader_open(&R, &mem, P.runtime, version, NULL), 0);
-    ck_assert_ptr_nonnull(K = jitunwind_py_chains_new(4, 64));
-    ck_assert_ptr_nonnull(K0 = jitunwind_py_chains_new(4, 64));
+    ck_assert_int_eq(jitunwind_py_chains_new(4, 64, &K), 0);
+    ck_assert_int_eq(jitunwind_py_chains_new(4, 64, &K0), 0);
 }
 
 static void teardown(void)

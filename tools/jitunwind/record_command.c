@@ -535,7 +535,7 @@ int cli_record_command(const struct cli_options *opt)
                            cli_target_cache_reads(&sm->t) < 0))
         fprintf(stderr, "jitunwind: no memory for the caches; reading without them\n");
     if (!opt->no_cache && !opt->no_chain_cache &&
-        !(sm->t.chains = jitunwind_py_chains_new(CHAIN_THREADS, CHAIN_FRAMES)))
+        jitunwind_py_chains_new(CHAIN_THREADS, CHAIN_FRAMES, &sm->t.chains) < 0)
         fprintf(stderr, "jitunwind: no memory for the frame-chain cache; reading without it\n");
     if (opt->mark_frames && sm->t.chains) {
         int cleared = jitunwind_py_chains_mark_frames(sm->t.chains, sm->t.py);

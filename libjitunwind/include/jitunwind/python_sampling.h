@@ -67,8 +67,13 @@ JITUNWIND_API int jitunwind_pyreader_cache_stats(const jitunwind_pyreader *reade
  * (jitunwind.h). */
 typedef struct jitunwind_py_chains jitunwind_py_chains;
 #define JITUNWIND_PY_MAX_CHAIN_THREADS 4096u
-/* NULL on ENOMEM or sizes of 0 or above the maxima (JITUNWIND_PY_MAX_FRAMES). */
-JITUNWIND_API jitunwind_py_chains *jitunwind_py_chains_new(size_t threads, size_t frames);
+/* A cache of the last chain of up to THREADS threads, FRAMES frames each.
+ * Returns 0 with *OUT set (free it with jitunwind_py_chains_free); EINVAL
+ * (OUT NULL, a size of 0 or above JITUNWIND_PY_MAX_CHAIN_THREADS or
+ * JITUNWIND_PY_MAX_FRAMES) or ENOMEM, with *OUT NULL and the reason in
+ * jitunwind_last_error(). */
+JITUNWIND_API int jitunwind_py_chains_new(size_t threads, size_t frames,
+                                          jitunwind_py_chains **out);
 JITUNWIND_API void jitunwind_py_chains_free(jitunwind_py_chains *chains);
 /* As jitunwind_pyreader_frames, reusing `thread_key`'s cached chain (the
  * least recently used thread's slot is taken for a new key). */

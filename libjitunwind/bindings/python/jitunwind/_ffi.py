@@ -303,7 +303,7 @@ def _declare(lib):
     _fn(lib, "jitunwind_pyreader_frames", i, vp, u64, P(PyFrame), sz, P(sz))
     _fn(lib, "jitunwind_pyreader_cache_code", i, vp, sz)
     _fn(lib, "jitunwind_pyreader_cache_next_sample", i, vp)
-    _fn(lib, "jitunwind_py_chains_new", vp, sz, sz)
+    _fn(lib, "jitunwind_py_chains_new", i, sz, sz, P(vp))
     _fn(lib, "jitunwind_py_chains_free", None, vp)
     _fn(lib, "jitunwind_pyreader_frames_reusing", i, vp, vp, u64, u64, P(PyFrame), sz, P(sz))
     _fn(lib, "jitunwind_pyreader_trampoline_ranges", i, vp, vp, i, P(sz))

@@ -253,10 +253,11 @@ class PyReader(Owned):
         when there was no memory for it (frames are then read whole)."""
         if self._lib.jitunwind_pyreader_cache_code(self._handle, code_entries) < 0:
             return False
-        chains = self._lib.jitunwind_py_chains_new(threads, frames)
-        if chains:
-            self._chains = _ChainCache(self._lib, chains)
-        return bool(chains)
+        chains = ctypes.c_void_p()
+        if self._lib.jitunwind_py_chains_new(threads, frames, ctypes.byref(chains)) < 0:
+            return False
+        self._chains = _ChainCache(self._lib, chains.value)
+        return True
 
     def next_stop(self):
         """A new stop: code objects are checked again at their first use."""

@@ -20,13 +20,11 @@ static size_t hash_of(const struct jitunwind_py_chains *c, uint64_t address)
     return (size_t)((address >> 3) * 0x9e3779b97f4a7c15ull) & (c->index_size - 1);
 }
 
-JITUNWIND_API jitunwind_py_chains *jitunwind_py_chains_new(size_t threads, size_t frames)
+/* The cache with all its memory, or NULL when out of memory. */
+static struct jitunwind_py_chains *make_chains(size_t threads, size_t frames)
 {
     struct jitunwind_py_chains *c;
     size_t i;
-    if (threads == 0 || threads > JITUNWIND_PY_MAX_CHAIN_THREADS || frames == 0 ||
-        frames > JITUNWIND_PY_MAX_FRAMES)
-        return NULL;
     if (!(c = calloc(1, sizeof *c)))
         return NULL;
     c->threads = threads;
@@ -50,6 +48,19 @@ JITUNWIND_API jitunwind_py_chains *jitunwind_py_chains_new(size_t threads, size_
         }
     }
     return c;
+}
+
+JITUNWIND_API int jitunwind_py_chains_new(size_t threads, size_t frames,
+                                          jitunwind_py_chains **out)
+{
+    struct jitunwind_py_chains *c;
+    if (!out)
+        return JITUNWIND_EINVAL;
+    if (threads == 0 || threads > JITUNWIND_PY_MAX_CHAIN_THREADS || frames == 0 ||
+        frames > JITUNWIND_PY_MAX_FRAMES)
+        return ju_constructed((void **)out, NULL, JITUNWIND_EINVAL, NULL);
+    c = make_chains(threads, frames);
+    return ju_constructed((void **)out, c, c ? 0 : JITUNWIND_ENOMEM, NULL);
 }
 
 JITUNWIND_API void jitunwind_py_chains_free(jitunwind_py_chains *c)
