@@ -18,6 +18,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import perf_jit_target  # noqa: E402
 from demo_stack import fail  # noqa: E402
 from extra_pythons import debug_root, named  # noqa: E402
 from test_gdb_real import run_gdb, section, sections  # noqa: E402
@@ -25,34 +26,9 @@ from test_gdb_real import run_gdb, section, sections  # noqa: E402
 SKIP = 77
 STOPS = 8
 
-# hot and caller get their trampolines, then 200 more functions do: CPython
-# buffers its jitdump file, and their records push the first ones out to it.
-# Then a CPU-time timer stops the loop at arbitrary places.
-SCRIPT = """\
-import os, signal
-
-
-def hot(n):
-    total = 0
-    for i in range(n):
-        total += i
-        os.getppid()
-    return total
-
-
-def caller(loop):
-    while loop:
-        hot(1000)
-
-
-hot(1)
-caller(False)
-for k in range(200):
-    exec("def f%d():\\n    return %d\\nf%d()" % (k, k, k))
-signal.signal(signal.SIGVTALRM, lambda *args: None)
-signal.setitimer(signal.ITIMER_VIRTUAL, 0.05, 0.05)
-caller(True)
-"""
+# A CPU-time timer stops the loop at arbitrary places.
+SCRIPT = perf_jit_target.script("signal.signal(signal.SIGVTALRM, lambda *args: None)\n"
+                                "signal.setitimer(signal.ITIMER_VIRTUAL, 0.05, 0.05)\n")
 
 
 def main():
@@ -78,7 +54,7 @@ def main():
         out = run_gdb(repo, env, cmds + ["kill"],
                       ["-iex", "set debug-file-directory %s" % root,
                        "--args", python, "-X", "perf_jit", script])
-        want = ["py::%s:%s" % (name, script) for name in ("hot", "caller", "<module>")]
+        want = perf_jit_target.trampolines(script)
         good = 0
         for i in range(STOPS):
             mixed = section(out, "mixed%d" % i)

@@ -17,6 +17,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import perf_jit_target  # noqa: E402
 from demo_stack import fail  # noqa: E402
 from extra_pythons import debug_root, named  # noqa: E402
 from lldb_under_test import LLDB, MISSING, work_dir  # noqa: E402
@@ -26,31 +27,6 @@ from test_lldb_demo import section  # noqa: E402
 SKIP = 77
 ATTACHES = 10
 
-# hot and caller get their trampolines, then 200 more functions do: CPython
-# buffers its jitdump file, and their records push the first ones out to it.
-SCRIPT = """\
-import os
-
-
-def hot(n):
-    total = 0
-    for i in range(n):
-        total += i
-        os.getppid()
-    return total
-
-
-def caller(loop):
-    while loop:
-        hot(1000)
-
-
-hot(1)
-caller(False)
-for k in range(200):
-    exec("def f%d():\\n    return %d\\nf%d()" % (k, k, k))
-caller(True)
-"""
 
 
 def main():
@@ -69,9 +45,9 @@ def main():
     work = work_dir(build)
     script = os.path.join(work, "perf_jit.py")
     with open(script, "w") as f:
-        f.write(SCRIPT)
+        f.write(perf_jit_target.script())
     target = subprocess.Popen([python, "-X", "perf_jit", script], env=dict(env, PYTHON_JIT="1"))
-    want = ["py::%s:%s" % (name, script) for name in ("hot", "caller", "<module>")]
+    want = perf_jit_target.trampolines(script)
     try:
         time.sleep(1)  # the 200 functions are made: the jitdump file has hot's record
         for attempt in range(ATTACHES):
