@@ -30,6 +30,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
@@ -121,7 +122,7 @@ def one_run(j, python, env, extra, work, label):
                                  "-d", str(SECONDS + 2), "--collapsed", "-o", peer_out,
                                  str(proc.pid)],
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        subprocess.run(["sleep", "1"])
+        time.sleep(1)  # its start (the interpreter, the attach) before ours
         if peer.poll() is not None:
             fail("%s: the other profiler ended at once:\n%s" % (label, peer.stdout.read()))
         path = os.path.join(work, "ours.txt")
