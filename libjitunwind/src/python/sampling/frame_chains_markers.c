@@ -22,8 +22,12 @@
  * it is sampled (--nonblocking) may return from the sampled frame and call
  * another at the same address, with the same code and caller, before the
  * marker is written; the next walk then trusts the frames beyond it, as
- * CPython's profiler would. Without a sequence field (an assumed layout
- * whose DWARF has none), any cached frame the marker names is a stop. */
+ * CPython's profiler would. Another profiler whose writes land late opens
+ * the same hole: a marker naming a frame that already returned lets the
+ * returns that follow pass without moving the sequence, and its next write
+ * can name the address marked here, now another call's. Without a
+ * sequence field (an assumed layout whose DWARF has none), any cached frame
+ * the marker names is a stop. */
 #include <stdlib.h>
 
 #include "python/sampling/frame_chains.h"
