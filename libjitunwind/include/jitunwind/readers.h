@@ -23,9 +23,10 @@ extern "C" {
  * its jitunwind_memory included (jitunwind.h). */
 typedef struct jitunwind_process_reader jitunwind_process_reader;
 /* A reader of process PID in *OUT: 0, EINVAL (OUT NULL, PID <= 0),
- * ENOTFOUND (no such process), ENOMEM. Permission is checked at the first
- * read, which fails with EREAD without it. */
+ * ENOTFOUND (no such process), ENOMEM. Permission is not checked here: a
+ * read without it fails with EREAD. */
 JITUNWIND_API int jitunwind_process_reader_new(jitunwind_process_reader **out, int pid);
+/* Free R (NULL is ignored); the memories it handed out are invalid after. */
 JITUNWIND_API void jitunwind_process_reader_free(jitunwind_process_reader *r);
 /* R's memory, without a write operation. */
 JITUNWIND_API struct jitunwind_memory
@@ -36,16 +37,18 @@ jitunwind_process_reader_memory(jitunwind_process_reader *r);
 JITUNWIND_API struct jitunwind_memory
 jitunwind_process_reader_writable_memory(jitunwind_process_reader *r);
 
-/* A reader of the core file at CORE_PATH: its dumped PT_LOAD segments and, for file-backed mappings
- * the core left out (read-only code and data), the mapped files themselves
- * at the paths of its NT_FILE note (they must still exist and match; an
+/* A reader of the core file at CORE_PATH: its dumped PT_LOAD segments and,
+ * for file-backed mappings the core left out (read-only code and data), the
+ * mapped files themselves at the paths of its NT_FILE note (they must still exist and match; an
  * unopenable file only makes its addresses unreadable). A read may span
  * adjacent segments. 0, or EINVAL (OUT or CORE_PATH NULL), EIO (cannot
  * open), EELF (not an ELF core, malformed program headers or NT_FILE
  * note), ENOMEM. */
 typedef struct jitunwind_core_reader jitunwind_core_reader;
 JITUNWIND_API int jitunwind_core_reader_new(jitunwind_core_reader **out, const char *core_path);
+/* Free R (NULL is ignored); its memory is invalid after. */
 JITUNWIND_API void jitunwind_core_reader_free(jitunwind_core_reader *r);
+/* R's memory (read-only). */
 JITUNWIND_API struct jitunwind_memory
 jitunwind_core_reader_memory(jitunwind_core_reader *r);
 
@@ -54,6 +57,7 @@ jitunwind_core_reader_memory(jitunwind_core_reader *r);
  * jitunwind_image_new: 0, EINVAL (OUT NULL), ENOMEM. */
 typedef struct jitunwind_image jitunwind_image;
 JITUNWIND_API int jitunwind_image_new(jitunwind_image **out);
+/* Free IMG (NULL is ignored); its memory is invalid after. */
 JITUNWIND_API void jitunwind_image_free(jitunwind_image *img);
 /* Copy LEN bytes from BYTES into IMG at target address ADDR: 0, EINVAL
  * (IMG or BYTES NULL, LEN 0, a wrapping range), EOVERLAP (it overlaps a
