@@ -63,9 +63,10 @@ JITUNWIND_API int jitunwind_dwarf_member_offset(jitunwind_dwarf_types *types,
                                                 const char *type_name,
                                                 const char *member_path, uint64_t *offset);
 
-/* The same in bits into *BIT_OFFSET, from the start of TYPE_NAME; the last member may be
- * a bit-field (DWARF 4+ DW_AT_data_bit_offset: the bit number counting from
- * the least significant bit of the first byte on little-endian targets). */
+/* The same in bits into *BIT_OFFSET, from the start of TYPE_NAME; the last
+ * member may be a bit-field (DWARF 4+ DW_AT_data_bit_offset: the bit number
+ * counting from the least significant bit of the first byte on little-endian
+ * targets). */
 JITUNWIND_API int jitunwind_dwarf_member_bit_offset(jitunwind_dwarf_types *types,
                                                     const char *type_name,
                                                     const char *member_path,

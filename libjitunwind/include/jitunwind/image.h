@@ -48,18 +48,17 @@ struct jitunwind_elf_image_info {
  * are in the writer's jitunwind descriptor, with their rules). */
 #define JITUNWIND_IMAGE_MARKER ".jitunwind"
 
-/* Write the image of RANGES (N of them, in address order, not
- * overlapping; NULL when N is 0) for ARCH (enum jitunwind_arch) into a new
- * buffer: *IMAGE and *SIZE, owned by the caller, freed with
- * jitunwind_elf_image_free. MEM (may be NULL) reads the first bytes of
- * trampoline copies. INFO (may be NULL) gets what went in. Returns 0, or a
- * negative status below. An image holds at most
- * JITUNWIND_ELF_IMAGE_MAX_FDES FDEs and 65,272 code sections (one per run
- * of adjacent ranges; ELF numbers sections in 16 bits): the ranges past
- * either cap, in address order, are left out and counted in
- * info->left_out, the image holding those before. Errors: EINVAL
- * (IMAGE or SIZE NULL, unsorted or overlapping ranges, unknown ARCH), ELIMIT (this stop's SCAN
- * rows past the FDE cap), ENOMEM, EELF, EIO. */
+/* Write the image of RANGES (N of them, in address order, not overlapping;
+ * NULL when N is 0) for ARCH (enum jitunwind_arch) into a new buffer: *IMAGE
+ * and *SIZE, owned by the caller, freed with jitunwind_elf_image_free. MEM
+ * (may be NULL) reads the first bytes of trampoline copies. INFO (may be NULL)
+ * gets what went in. Returns 0, or a negative status below. An image holds at
+ * most JITUNWIND_ELF_IMAGE_MAX_FDES FDEs and 65,272 code sections (one per run
+ * of adjacent ranges; ELF numbers sections in 16 bits): the ranges past either
+ * cap, in address order, are left out and counted in info->left_out, the image
+ * holding those before. Errors: EINVAL (IMAGE or SIZE NULL, unsorted or
+ * overlapping ranges, unknown ARCH), ELIMIT (this stop's SCAN rows past the
+ * FDE cap), ENOMEM, EELF, EIO. */
 JITUNWIND_API int jitunwind_elf_image_write(int arch, const struct jitunwind_range *ranges,
                                             size_t n, const struct jitunwind_memory *mem,
                                             void **image, size_t *size,
@@ -79,20 +78,19 @@ JITUNWIND_API int jitunwind_elf_image_write_file(int arch, const jitunwind_regis
 /* Free an IMAGE written above (NULL is ignored). */
 JITUNWIND_API void jitunwind_elf_image_free(void *image);
 
-/* jitunwind_elf_image_write_file, and for the ranges whose rule has no
- * static CFI (SCAN): the rows of this stop. Each of the NTHREADS threads is
- * walked from its registers in THREADS (NULL when NTHREADS is 0) through
- * MEM (required here), with the CFI of MODS (may be NULL); every frame whose pc
- * lies in such a range and whose caller was found gets a one-byte FDE at
- * the address debuggers look that frame up at (the pc of the innermost
- * frame, else just inside the call), saying where this stop's caller is:
- * CFA = sp + the distance to the caller's sp, the return address below
- * it, the caller's frame pointer kept, saved or given as CFA + k. Valid
- * for this stop only: the image must be rewritten at the next one (the
- * LLDB plugin's stop hook does). Two threads stopped at the same pc with
- * different stacks: one of their rows is kept, the other thread's frame
- * there unwinds by it (wrongly). EINVAL when PATH, REG or MEM is NULL.
- * Threads: REG and MODS are in use during the call. */
+/* jitunwind_elf_image_write_file, and for the ranges whose rule has no static
+ * CFI (SCAN): the rows of this stop. Each of the NTHREADS threads is walked
+ * from its registers in THREADS (NULL when NTHREADS is 0) through MEM
+ * (required here), with the CFI of MODS (may be NULL); every frame whose pc
+ * lies in such a range and whose caller was found gets a one-byte FDE at the
+ * address debuggers look that frame up at (the pc of the innermost frame, else
+ * just inside the call), saying where this stop's caller is: CFA = sp + the
+ * distance to the caller's sp, the return address below it, the caller's frame
+ * pointer kept, saved or given as CFA + k. Valid for this stop only: the image
+ * must be rewritten at the next one (the LLDB plugin's stop hook does). Two
+ * threads stopped at the same pc with different stacks: one of their rows is
+ * kept, the other thread's frame there unwinds by it (wrongly). EINVAL when
+ * PATH, REG or MEM is NULL. Threads: REG and MODS are in use. */
 JITUNWIND_API int jitunwind_elf_image_write_file_at_stop(
     int arch, const jitunwind_registry *reg, struct jitunwind_modules *mods,
     const struct jitunwind_memory *mem, const struct jitunwind_regs *threads, size_t nthreads,

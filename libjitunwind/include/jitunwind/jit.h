@@ -130,22 +130,22 @@ JITUNWIND_API int jitunwind_jit_read_self(jitunwind_registry *reg,
 
 /* --- The GDB JIT interface (CPython 3.15+ registers every executor there) ---
  *
- * Read `__jit_debug_descriptor` at DESCRIPTOR_ADDR through MEM ({uint32 version,
- * uint32 action, entry *relevant, entry *first}; entries {next, prev,
+ * Read `__jit_debug_descriptor` at DESCRIPTOR_ADDR through MEM ({uint32
+ * version, uint32 action, entry *relevant, entry *first}; entries {next, prev,
  * symfile_addr, symfile_size, ...}) and add one range per in-memory ELF
  * object: the bounds of its .text section, the name of its first function
  * symbol, origin INTERPRETER, kind JIT. The rule is FP_PRESERVING when the
- * object's .eh_frame says the frame is found from the frame pointer (CFA =
- * fp + 16 on x86-64, CFA = x29 + n on AArch64, as CPython emits), or when
- * it has no CFI; objects whose CFI says otherwise are skipped and counted.
- * Images written by this library (image.h, JITUNWIND_IMAGE_MARKER) are
- * passed over, not counted: their ranges come from its descriptor.
+ * object's .eh_frame says the frame is found from the frame pointer
+ * (CFA = fp + 16 on x86-64, CFA = x29 + n on AArch64, as CPython emits), or
+ * when it has no CFI; objects whose CFI says otherwise are skipped and
+ * counted. Images written by this library (image.h, JITUNWIND_IMAGE_MARKER)
+ * are passed over, not counted: their ranges come from its descriptor.
  * Bounded: at most JITUNWIND_GDB_JIT_MAX_ENTRIES entries (cycle-checked),
- * objects of at most JITUNWIND_GDB_JIT_MAX_OBJECT bytes. The ranges go to
- * REG; *ADDED and *SKIPPED (each may be NULL) get the counts. Returns 0, or
- * EINVAL (REG or MEM NULL, an unknown ARCH), EVERSION (an unknown
- * descriptor version), or EREAD, ELOOP, ELIMIT, ENOMEM with the ranges
- * added before the problem kept. */
+ * objects of at most JITUNWIND_GDB_JIT_MAX_OBJECT bytes. The ranges go to REG;
+ * *ADDED and *SKIPPED (each may be NULL) get the counts. Returns 0, or EINVAL
+ * (REG or MEM NULL, an unknown ARCH), EVERSION (an unknown descriptor
+ * version), or EREAD, ELOOP, ELIMIT, ENOMEM with the ranges added before the
+ * problem kept. */
 #define JITUNWIND_GDB_JIT_DESCRIPTOR_SYMBOL "__jit_debug_descriptor"
 #define JITUNWIND_GDB_JIT_MAX_ENTRIES 1000000u
 #define JITUNWIND_GDB_JIT_MAX_OBJECT (1u << 20)

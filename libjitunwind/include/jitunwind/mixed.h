@@ -144,18 +144,18 @@ JITUNWIND_API int jitunwind_mixer_python(jitunwind_mixer *mixer, struct jitunwin
  * the Python frames were given. */
 #define JITUNWIND_MIXER_WANTS_PYTHON 1
 
-/* Feed MIXER the next N native frames (NATIVES, innermost first; NULL when
- * N is 0; their `role` and `address` are set). Writes the items of those frames to OUT (at most
- * MAX; COUNT), as jitunwind_mix does, with native indexes and anchors
- * counted over every frame fed to this mixer; *FED says how many of
+/* Feed MIXER the next N native frames (NATIVES, innermost first; NULL when N
+ * is 0; their `role` and `address` are set). Writes the items of those frames
+ * to OUT (at most MAX; COUNT), as jitunwind_mix does, with native indexes and
+ * anchors counted over every frame fed to this mixer; *FED says how many of
  * NATIVES were taken. Returns 0 when all were; JITUNWIND_MIXER_WANTS_PYTHON
- * when it stopped at the first eval-loop frame because the Python frames
- * were not given (give them, then feed NATIVES + *FED on: a consumer reads
- * them only for a stack that has an eval loop); ELIMIT when OUT had no
- * room for the next frame and its group (N + the Python frames not yet
- * placed is always enough); EINVAL (MIXER, FED or COUNT NULL, NATIVES or
- * OUT NULL with a count). On every return the items written and
- * the frames taken agree, so feeding may go on. */
+ * when it stopped at the first eval-loop frame because the Python frames were
+ * not given (give them, then feed NATIVES + *FED on: a consumer reads them
+ * only for a stack that has an eval loop); ELIMIT when OUT had no room for the
+ * next frame and its group (N + the Python frames not yet placed is always
+ * enough); EINVAL (MIXER, FED or COUNT NULL, NATIVES or OUT NULL with a
+ * count). On every return the items written and the frames taken agree, so
+ * feeding may go on. */
 JITUNWIND_API int jitunwind_mixer_feed(jitunwind_mixer *mixer,
                                        struct jitunwind_mixer_native *natives, size_t n,
                                        size_t *fed, struct jitunwind_mixed_item *out, size_t max,

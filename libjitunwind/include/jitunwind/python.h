@@ -85,12 +85,12 @@ JITUNWIND_API int jitunwind_pyreader_threads(jitunwind_pyreader *reader,
 
 /* Read thread state T->tstate (of interpreter T->interp, as listed by
  * jitunwind_pyreader_threads) again into *T: its thread ids, current frame
- * and GIL.
- * One thread's state costs what it costs, whatever the number of threads
- * (a caller that stops threads one at a time lists them once, then reads
- * each again while it is stopped). 0, or EINVAL (READER or T NULL, tstate
- * 0), or EREAD with *T unchanged but for what was read. The address is not checked to still be a thread
- * state: a caller compares the native thread id with the one it expects. */
+ * and GIL. One thread's state costs what it costs, whatever the number of
+ * threads (a caller that stops threads one at a time lists them once, then
+ * reads each again while it is stopped). Returns 0, EINVAL (READER or T
+ * NULL, tstate 0), or EREAD with *T unchanged but for what was read. The
+ * address is not checked to still be a thread state: a caller compares the
+ * native thread id with the one it expects. */
 JITUNWIND_API int jitunwind_pyreader_thread(jitunwind_pyreader *reader,
                                             struct jitunwind_py_thread *t);
 

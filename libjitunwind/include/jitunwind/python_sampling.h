@@ -107,8 +107,8 @@ struct jitunwind_py_chain_stats {
 JITUNWIND_API int jitunwind_py_chains_stats(const jitunwind_py_chains *chains,
                                             struct jitunwind_py_chain_stats *out);
 
-/* Opt-in: CHAINS use CPython 3.15's frame marker with READER, as CPython's
- * own sampling profiler does. This WRITES INTO THE TARGET: one pointer per thread per
+/* Opt-in: use CPython 3.15's frame marker, as CPython's own sampling
+ * profiler does. This WRITES INTO THE TARGET: one pointer per thread per
  * sample (tstate->last_profiled_frame), through the write operation of the
  * reader's memory, which must have one (a live process's writable memory;
  * never a core). The interpreter keeps the marker on a live frame (it moves
@@ -124,7 +124,8 @@ JITUNWIND_API int jitunwind_py_chains_stats(const jitunwind_py_chains *chains,
  * left by another profiler would name a frame this cache never saw).
  * Returns the number of threads cleared, or EVERSION (the layout has no
  * last_profiled_frame), EUNSUPPORTED (the memory has no write operation),
- * EINVAL (CHAINS or READER NULL), EREAD/ELOOP/ELIMIT (the thread list), or the write's status. */
+ * EINVAL (CHAINS or READER NULL), EREAD/ELOOP/ELIMIT (the thread list),
+ * or the write's status. */
 JITUNWIND_API int jitunwind_py_chains_mark_frames(jitunwind_py_chains *chains,
                                                   jitunwind_pyreader *reader);
 

@@ -93,11 +93,12 @@ JITUNWIND_API int jitunwind_pyreader_frame_variables(jitunwind_pyreader *reader,
 #define JITUNWIND_PYSCOPE_BUILTIN 3
 #define JITUNWIND_PYSCOPE_UNBOUND_LOCAL 4 /* a variable of the frame, not bound: *value 0 */
 
-/* Find NAME as Python would from FRAME: its variables, then its globals,
- * then its builtins. 0 with *VALUE and *SCOPE (JITUNWIND_PYSCOPE_*) set,
- * EINVAL (any argument NULL), ENOTFOUND, or another negative status. A variable of the frame
- * that is not bound is JITUNWIND_PYSCOPE_UNBOUND_LOCAL: Python would raise
- * for it rather than look further, so a global of the same name is not it. */
+/* Find NAME as Python would from FRAME: its variables, then its globals, then
+ * its builtins. 0 with *VALUE and *SCOPE (JITUNWIND_PYSCOPE_*) set, EINVAL
+ * (any argument NULL), ENOTFOUND, or another negative status. A variable of
+ * the frame that is not bound is JITUNWIND_PYSCOPE_UNBOUND_LOCAL: Python would
+ * raise for it rather than look further, so a global of the same name is not
+ * it. */
 JITUNWIND_API int jitunwind_pyreader_frame_lookup(jitunwind_pyreader *reader,
                                                   const struct jitunwind_py_frame *frame,
                                                   const char *name, uint64_t *value, int *scope);
@@ -133,9 +134,10 @@ JITUNWIND_API int jitunwind_pyreader_gc_collecting(jitunwind_pyreader *reader, u
                                                    int *collecting);
 
 /* Keep the target memory the value functions above read (128 KiB of it,
- * in READER) from one call to the next while HOLD is 1; 0 forgets it. Only for a target that does not run meanwhile (a stop, a core):
- * rendering every frame's arguments (py-bt-full) then reads each shared
- * object, name and code object once. Returns 0 or EINVAL (READER NULL). */
+ * in READER) from one call to the next while HOLD is 1; 0 forgets it. Only
+ * for a target that does not run meanwhile (a stop, a core): rendering
+ * every frame's arguments (py-bt-full) then reads each shared object, name
+ * and code object once. Returns 0 or EINVAL (READER NULL). */
 JITUNWIND_API int jitunwind_pyreader_hold_reads(jitunwind_pyreader *reader, int hold);
 
 #ifdef __cplusplus

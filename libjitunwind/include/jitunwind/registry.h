@@ -157,31 +157,30 @@ JITUNWIND_API uint64_t jitunwind_registry_generation(const jitunwind_registry *r
 JITUNWIND_API const struct jitunwind_error *
 jitunwind_registry_last_error(const jitunwind_registry *reg);
 
-/* Add to REG every line of the perf map file at PATH ("<hex start> <hex size> <name>").
- * A line that overlaps ranges loaded from a perf map replaces them (the
- * later line wins: the code there was replaced, or an earlier process with
- * the same PID wrote the first lines); lines that do not parse or overlap a
- * range of another origin are skipped and counted in *SKIPPED (may be
- * NULL); *ADDED (may be NULL) counts the lines added, replaced later or
- * not. Each range gets kind TRAMPOLINE and a rule read from its machine
- * code through MEM (see jitunwind_classify_trampoline); ranges whose code
- * is unreadable or not a known trampoline layout are skipped. ARCH is enum
- * jitunwind_arch. Returns 0, or EINVAL (REG, PATH or MEM NULL, an unknown
- * ARCH), a negative status when PATH cannot be opened safely, EIO (a read
- * error, the ranges added before it kept); the reason in
- * jitunwind_registry_last_error. */
+/* Add to REG every line of the perf map file at PATH ("<hex start> <hex size>
+ * <name>"). A line that overlaps ranges loaded from a perf map replaces them
+ * (the later line wins: the code there was replaced, or an earlier process
+ * with the same PID wrote the first lines); lines that do not parse or overlap
+ * a range of another origin are skipped and counted in *SKIPPED (may be NULL);
+ * *ADDED (may be NULL) counts the lines added, replaced later or not. Each
+ * range gets kind TRAMPOLINE and a rule read from its machine code through MEM
+ * (see jitunwind_classify_trampoline); ranges whose code is unreadable or not
+ * a known trampoline layout are skipped. ARCH is enum jitunwind_arch. Returns
+ * 0, or EINVAL (REG, PATH or MEM NULL, an unknown ARCH), a negative status
+ * when PATH cannot be opened safely, EIO (a read error, the ranges added
+ * before it kept); the reason in jitunwind_registry_last_error. */
 JITUNWIND_API int jitunwind_registry_load_perf_map(jitunwind_registry *reg,
                                                    const char *path, int arch,
                                                    const struct jitunwind_memory *mem,
                                                    size_t *added, size_t *skipped);
 
-/* The same from the jitdump file at PATH (/tmp/jit-PID.dump, perf's format, which
- * CPython writes under `-X perf_jit` instead of a perf map): each
- * JIT_CODE_LOAD record's code becomes a range as a perf-map line does
- * (origin PERF_MAP, its name, a rule read from its code); other records
- * are stepped over. EUNSUPPORTED when the file is not a version 1 jitdump
- * of the host's byte order. A record cut short (the process still writing
- * it) ends the file; *ADDED and *SKIPPED as above. */
+/* The same from the jitdump file at PATH (/tmp/jit-PID.dump, perf's format,
+ * which CPython writes under `-X perf_jit` instead of a perf map): each
+ * JIT_CODE_LOAD record's code becomes a range as a perf-map line does (origin
+ * PERF_MAP, its name, a rule read from its code); other records are stepped
+ * over. EUNSUPPORTED when the file is not a version 1 jitdump of the host's
+ * byte order. A record cut short (the process still writing it) ends the file;
+ * *ADDED and *SKIPPED as above. */
 JITUNWIND_API int jitunwind_registry_load_jitdump(jitunwind_registry *reg, const char *path,
                                                   int arch, const struct jitunwind_memory *mem,
                                                   size_t *added, size_t *skipped);
@@ -210,23 +209,22 @@ struct jitunwind_mapping {
 JITUNWIND_API int jitunwind_anonymous_exec_mappings(int pid, struct jitunwind_mapping *out,
                                                     size_t max, size_t *count);
 
-/* The same for the core file at CORE_PATH: executable PT_LOAD segments whose contents were
- * dumped, that no file of the NT_FILE note covers and that are not an ELF
- * image (the vDSO). 0, or EINVAL (CORE_PATH or COUNT NULL), EIO, EELF,
- * ELIMIT. */
+/* The same for the core file at CORE_PATH: executable PT_LOAD segments whose
+ * contents were dumped, that no file of the NT_FILE note covers and that are
+ * not an ELF image (the vDSO). 0, or EINVAL (CORE_PATH or COUNT NULL), EIO,
+ * EELF, ELIMIT. */
 JITUNWIND_API int jitunwind_core_anonymous_exec_mappings(const char *core_path,
                                                          struct jitunwind_mapping *out,
                                                          size_t max, size_t *count);
 
-/* Add to REG a GUESS range for each of the N mappings at MAPS (NULL when N
- * is 0; N at most JITUNWIND_MAX_MAPPINGS) that overlaps no registered
- * range, reading their first bytes through MEM: a
- * trampoline arena (kind TRAMPOLINE, stride found from the copies) when its
- * first bytes are a known trampoline, otherwise JIT code assumed to be
- * frameless and frame-pointer preserving (kind JIT, rule FP_PRESERVING).
- * Names start with "guess:" so output can say so. *ADDED (may be NULL)
- * gets the count. Returns 0, or EINVAL (REG or MEM NULL, an unknown ARCH,
- * too many mappings), ENOMEM. */
+/* Add to REG a GUESS range for each of the N mappings at MAPS (NULL when N is
+ * 0; N at most JITUNWIND_MAX_MAPPINGS) that overlaps no registered range,
+ * reading their first bytes through MEM: a trampoline arena (kind TRAMPOLINE,
+ * stride found from the copies) when its first bytes are a known trampoline,
+ * otherwise JIT code assumed to be frameless and frame-pointer preserving
+ * (kind JIT, rule FP_PRESERVING). Names start with "guess:" so output can say
+ * so. *ADDED (may be NULL) gets the count. Returns 0, or EINVAL (REG or MEM
+ * NULL, an unknown ARCH, too many mappings), ENOMEM. */
 JITUNWIND_API int jitunwind_registry_add_guesses(jitunwind_registry *reg,
                                                  const struct jitunwind_memory *mem, int arch,
                                                  const struct jitunwind_mapping *maps, size_t n,

@@ -167,12 +167,12 @@ JITUNWIND_API int jitunwind_step_range(int arch, const struct jitunwind_range *r
                                        const struct jitunwind_regs *in, int innermost,
                                        struct jitunwind_regs *out, int *stop_reason);
 
-/* jitunwind_step_range with the ranges of REGISTRY at hand (NULL: the
- * same as jitunwind_step_range): a SCAN step then also stops at the nearest return address into
- * a CPython executor's code (kind JIT, origin INTERPRETER, rule SCAN)
- * before the scanned-for function, so the executor's shim, which called
- * the trace, is its own frame (x86-64 3.13/3.14). jitunwind_unwind does
- * this with its registry. */
+/* jitunwind_step_range with the ranges of REGISTRY at hand (NULL: the same as
+ * jitunwind_step_range): a SCAN step then also stops at the nearest return
+ * address into a CPython executor's code (kind JIT, origin INTERPRETER, rule
+ * SCAN) before the scanned-for function, so the executor's shim, which called
+ * the trace, is its own frame (x86-64 3.13/3.14). jitunwind_unwind does this
+ * with its registry. */
 JITUNWIND_API int jitunwind_step_range_in(int arch, const jitunwind_registry *registry,
                                           const struct jitunwind_range *range,
                                           const struct jitunwind_memory *mem,
@@ -189,10 +189,9 @@ JITUNWIND_API int jitunwind_step_fp(int arch, const struct jitunwind_memory *mem
                                     struct jitunwind_regs *out, int *stop_reason);
 
 /* Recognise a trampoline on ARCH from its first LEN bytes at CODE (give at
- * least 16 on x86-64
- * and 24 on AArch64, or the whole copy if shorter; fewer bytes than the
- * layout gives ENOTFOUND). An x86-64 endbr64 or AArch64 `bti c` prefix is
- * accepted. Returns JITUNWIND_RULE_TRAMPOLINE_FRAMED or
+ * least 16 on x86-64 and 24 on AArch64, or the whole copy if shorter; fewer
+ * bytes than the layout gives ENOTFOUND). An x86-64 endbr64 or AArch64 `bti c`
+ * prefix is accepted. Returns JITUNWIND_RULE_TRAMPOLINE_FRAMED or
  * JITUNWIND_RULE_TRAMPOLINE_SUB8, or ENOTFOUND, or EINVAL (CODE NULL, an
  * unknown ARCH). Reads nothing but CODE. */
 JITUNWIND_API int jitunwind_classify_trampoline(int arch, const uint8_t *code, size_t len);
