@@ -37,13 +37,13 @@ jitunwind_process_reader_memory(jitunwind_process_reader *r);
 JITUNWIND_API struct jitunwind_memory
 jitunwind_process_reader_writable_memory(jitunwind_process_reader *r);
 
-/* A reader of the core file at CORE_PATH: its dumped PT_LOAD segments and,
- * for file-backed mappings the core left out (read-only code and data), the
- * mapped files themselves at the paths of its NT_FILE note (they must still exist and match; an
- * unopenable file only makes its addresses unreadable). A read may span
- * adjacent segments. 0, or EINVAL (OUT or CORE_PATH NULL), EIO (cannot
- * open), EELF (not an ELF core, malformed program headers or NT_FILE
- * note), ENOMEM. */
+/* A reader of the core file at CORE_PATH: its dumped PT_LOAD segments and, for
+ * file-backed mappings the core left out (read-only code and data), the mapped
+ * files themselves at the paths of its NT_FILE note (they must still exist and
+ * match; an unopenable file only makes its addresses unreadable). A read may
+ * span adjacent segments. 0, or EINVAL (OUT or CORE_PATH NULL), EIO (cannot
+ * open), EELF (not an ELF core, malformed program headers or NT_FILE note),
+ * ENOMEM. */
 typedef struct jitunwind_core_reader jitunwind_core_reader;
 JITUNWIND_API int jitunwind_core_reader_new(jitunwind_core_reader **out, const char *core_path);
 /* Free R (NULL is ignored); its memory is invalid after. */
