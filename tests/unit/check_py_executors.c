@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "counting_memory.h"
 #include "jitunwind/dwarf.h"
 #include "py_image.h"
 #include "python/pyreader.h"
@@ -389,19 +390,6 @@ START_TEST(damaged_lists)
 }
 END_TEST
 
-/* A target memory that counts its reads. */
-struct counting {
-    struct jitunwind_memory inner;
-    unsigned long reads;
-};
-
-static int counting_read(void *arg, uint64_t addr, void *dst, size_t len)
-{
-    struct counting *c = arg;
-    c->reads++;
-    return c->inner.read(c->inner.arg, addr, dst, len);
-}
-
 /* A search by pc or by address (jitunwind_pyreader_jit_pc,
  * jitunwind_pyreader_executor_detail) answers as a look through the full
  * list does, and reads the names of the executor it finds only: each other
@@ -429,9 +417,7 @@ START_TEST(a_search_reads_only_the_names_it_finds)
     ju_builder_u64(t.p.b, t.interp + LIST, head);
     c.inner = ju_builder_memory(t.p.b);
     c.reads = 0;
-    mem = c.inner;
-    mem.read = counting_read;
-    mem.arg = &c;
+    mem = counting_memory(&c);
     ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, t.p.runtime, 0x030e07f0,
                                              JITUNWIND_PYREADER_OPTS(.module = self_path)),
                      0);
