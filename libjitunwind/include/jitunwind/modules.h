@@ -57,8 +57,9 @@ JITUNWIND_API int jitunwind_modules_add_mapping(jitunwind_modules *mods, const c
  * jitunwind_modules_add_mapping's failure. */
 JITUNWIND_API int jitunwind_modules_load_proc(jitunwind_modules *mods, int pid);
 /* Add every file mapping recorded in the NT_FILE note of the core file at
- * CORE_PATH: 0, or EINVAL (MODS or CORE_PATH NULL), EIO, EELF (not a core,
- * no or a malformed note), or jitunwind_modules_add_mapping's failure. */
+ * CORE_PATH: 0, or EINVAL (MODS or CORE_PATH NULL), EIO, EELF (not an ELF
+ * core), ENOTFOUND (no NT_FILE note), another negative status for a
+ * malformed note or from jitunwind_modules_add_mapping. */
 JITUNWIND_API int jitunwind_modules_load_core(jitunwind_modules *mods, const char *core_path);
 
 /* The number of modules in MODS (0 for NULL). */

@@ -149,7 +149,8 @@ JITUNWIND_API int jitunwind_pyreader_frames(jitunwind_pyreader *reader, uint64_t
  * REGISTRY NULL), ENOTFOUND when trampolines were never activated,
  * EUNSUPPORTED for versions whose arena location is not known, EREAD,
  * ELOOP, ELIMIT (bounded, cycle-checked; the arenas added before the
- * problem stay). Threads: READER and REGISTRY are in use. */
+ * problem stay, *ADDED is then not set). Threads: READER and REGISTRY
+ * are in use. */
 #include "jitunwind/registry.h"
 JITUNWIND_API int jitunwind_pyreader_trampoline_ranges(jitunwind_pyreader *reader,
                                                        jitunwind_registry *registry, int arch,
@@ -238,14 +239,13 @@ JITUNWIND_API const char *jitunwind_pyreader_layout_name(const jitunwind_pyreade
  * *OUT: 0, or EINVAL (READER or OUT NULL). */
 JITUNWIND_API int jitunwind_pyreader_dwarf_report(const jitunwind_pyreader *reader,
                                                   struct jitunwind_py_dwarf_report *out);
-/* The same into *OUT (EINVAL when READER or OUT is NULL) for the layout of
- * the objects the value functions read (ints,
- * containers, types, code variables, frame globals): the fields DWARF
- * checked, how many differed, how many of those took DWARF's offset (all
- * but those the target's own _Py_DebugOffsets give, 3.13+), the first
- * difference; *STATUS (may be NULL): 0 when that layout passed its check,
- * else the status every value function returns (its message, naming the
- * field, is the reader's last error after such a call). */
+/* The same into *OUT (EINVAL when READER or OUT is NULL) for the layout of the
+ * objects the value functions read (ints, containers, types, code variables,
+ * frame globals): the fields DWARF checked, how many differed, how many of
+ * those took DWARF's offset (all but those the target's own _Py_DebugOffsets
+ * give, 3.13+), the first difference; *STATUS (may be NULL): 0 when that
+ * layout passed its check, else the status every value function returns (its
+ * message, naming the field, is the reader's last error after such a call). */
 JITUNWIND_API int jitunwind_pyreader_values_report(const jitunwind_pyreader *reader,
                                                    struct jitunwind_py_dwarf_report *out,
                                                    int *status);

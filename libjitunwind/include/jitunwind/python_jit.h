@@ -50,21 +50,20 @@ JITUNWIND_API int jitunwind_pyreader_executors(jitunwind_pyreader *reader,
                                                struct jitunwind_py_executor *out, size_t max,
                                                size_t *count);
 
-/* Add to REGISTRY a range for the machine code of each compiled executor
- * of READER's target, for ARCH (enum jitunwind_arch): kind JIT,
- * origin INTERPRETER, cookie = the code object, name "py::jit:<qualname>
+/* Add to REGISTRY a range for the machine code of each compiled executor of
+ * READER's target, for ARCH (enum jitunwind_arch): kind JIT, origin
+ * INTERPRETER, cookie = the code object, name "py::jit:<qualname>
  * (<file>:<first line>)" (cold exits "py::jit:<cold exit>"), rule from the
- * version's layout (x86-64 3.13/3.14: SCAN towards [eval_start, eval_end),
- * the eval loop's code; (0, 0): the reader's own, the `main` one of
+ * version's layout (x86-64 3.13/3.14: SCAN towards [EVAL_START, EVAL_END), the
+ * eval loop's code; (0, 0): the reader's own, the `main` one of
  * jitunwind_pyreader_eval_ranges). Ranges that overlap registered ones are
- * skipped. *ADDED (may be NULL) gets the count. EINVAL (READER or
- * REGISTRY NULL, an unknown ARCH); otherwise the statuses of
- * jitunwind_pyreader_executors, with the ranges added before a problem
- * kept. When the rule is SCAN and the eval
- * loop's range is unknown (0, 0), those ranges cannot be unwound and are
- * not registered: the others are, and the call returns ENOTFOUND with a
- * message saying how many were left out and why. Threads: READER and
- * REGISTRY are in use. */
+ * skipped. *ADDED (may be NULL) gets the count. EINVAL (READER or REGISTRY
+ * NULL, an unknown ARCH); otherwise the statuses of
+ * jitunwind_pyreader_executors, with the ranges added before a problem kept.
+ * When the rule is SCAN and the eval loop's range is unknown (0, 0), those
+ * ranges cannot be unwound and are not registered: the others are, and the
+ * call returns ENOTFOUND with a message saying how many were left out and why.
+ * Threads: READER and REGISTRY are in use. */
 JITUNWIND_API int jitunwind_pyreader_executor_ranges(jitunwind_pyreader *reader,
                                                      jitunwind_registry *registry, int arch,
                                                      uint64_t eval_start, uint64_t eval_end,

@@ -155,13 +155,13 @@ JITUNWIND_API int jitunwind_unwind(int arch, const jitunwind_registry *registry,
                                    uint32_t flags, int *stop_reason);
 
 /* Apply RANGE's rule on ARCH: into *OUT the caller's registers of a frame
- * whose registers are IN and whose pc lies in RANGE, reading the stack
- * through MEM. INNERMOST says whether IN is the innermost frame (only then
- * are LR and the instruction-level trampoline states trusted). Returns 0,
- * EINVAL (RANGE, MEM, IN or OUT NULL, an unknown ARCH, no pc in IN or one
- * outside RANGE; *STOP_REASON untouched), or
- * another negative status; *STOP_REASON (may be NULL) gets STOP_NONE on
- * success, else why (UNREADABLE, NEED_REGISTER, BAD_FRAME, END). */
+ * whose registers are IN and whose pc lies in RANGE, reading the stack through
+ * MEM. INNERMOST says whether IN is the innermost frame (only then are LR and
+ * the instruction-level trampoline states trusted). Returns 0, EINVAL (RANGE,
+ * MEM, IN or OUT NULL, an unknown ARCH, no pc in IN or one outside RANGE;
+ * *STOP_REASON untouched), or another negative status; *STOP_REASON (may be
+ * NULL) gets STOP_NONE on success, else why (UNREADABLE, NEED_REGISTER,
+ * BAD_FRAME, END). */
 JITUNWIND_API int jitunwind_step_range(int arch, const struct jitunwind_range *range,
                                        const struct jitunwind_memory *mem,
                                        const struct jitunwind_regs *in, int innermost,
