@@ -223,8 +223,9 @@ JITUNWIND_API int jitunwind_core_anonymous_exec_mappings(const char *core_path,
  * stride found from the copies) when its first bytes are a known trampoline,
  * otherwise JIT code assumed to be frameless and frame-pointer preserving
  * (kind JIT, rule FP_PRESERVING). Names start with "guess:" so output can say
- * so. *ADDED (may be NULL) gets the count. Returns 0, or EINVAL (REG or MEM
- * NULL, an unknown ARCH, too many mappings), ENOMEM. */
+ * so. *ADDED (may be NULL) gets the count. Returns 0 (a mapping that cannot
+ * be added is passed over), or EINVAL (REG or MEM NULL, an unknown ARCH, too
+ * many mappings). */
 JITUNWIND_API int jitunwind_registry_add_guesses(jitunwind_registry *reg,
                                                  const struct jitunwind_memory *mem, int arch,
                                                  const struct jitunwind_mapping *maps, size_t n,
