@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "counting_memory.h"
 #include "jitunwind/dwarf.h"
 #include "py_image.h"
 #include "python/pyreader.h"
@@ -389,11 +390,76 @@ START_TEST(damaged_lists)
 }
 END_TEST
 
+/* A search by pc or by address (jitunwind_pyreader_jit_pc,
+ * jitunwind_pyreader_executor_detail) answers as a look through the full
+ * list does, and reads the names of the executor it finds only: each other
+ * executor costs its list link and its code range (three reads). */
+#define N_SEARCHED 48
+START_TEST(a_search_reads_only_the_names_it_finds)
+{
+    struct target t;
+    struct jitunwind_py_executor all[N_SEARCHED];
+    struct jitunwind_py_executor_detail d;
+    struct jitunwind_py_jit_pc w;
+    struct counting c;
+    struct jitunwind_memory mem;
+    jitunwind_pyreader *r;
+    uint64_t head = 0, pc;
+    unsigned long nearest, farthest;
+    size_t n, i, j;
+    char name[16];
+    build(&t, 0x030e07f0);
+    for (i = N_SEARCHED; i-- > 0;) { /* executor 0 first on the list */
+        snprintf(name, sizeof name, "f%zu", i);
+        head = executor(&t, head, pyi_code(&t.p, name, "/s.py", (int)i + 1, 4),
+                        0x7f0000000000 + 0x10000 * i, 4096);
+    }
+    ju_builder_u64(t.p.b, t.interp + LIST, head);
+    c.inner = ju_builder_memory(t.p.b);
+    c.reads = 0;
+    mem = counting_memory(&c);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, t.p.runtime, 0x030e07f0,
+                                             JITUNWIND_PYREADER_OPTS(.module = self_path)),
+                     0);
+    ck_assert_int_eq(jitunwind_pyreader_executors(r, all, N_SEARCHED, &n), 0);
+    ck_assert_uint_eq(n, N_SEARCHED);
+    for (i = 0; i < n; i++) {
+        /* What a look through the list says holds pc, and what the search says. */
+        pc = all[i].jit_code + 100;
+        for (j = 0; j < n && !(pc >= all[j].jit_code && pc - all[j].jit_code < all[j].jit_size);
+             j++)
+            ;
+        ck_assert_uint_eq(j, i);
+        ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, pc, 0, &w), 0);
+        ck_assert_uint_eq(w.executor, all[j].address);
+        ck_assert_str_eq(w.ex.qualname, all[j].qualname);
+        ck_assert_str_eq(w.ex.filename, all[j].filename);
+        ck_assert_int_eq(w.ex.first_line, all[j].first_line);
+        ck_assert_int_eq(jitunwind_pyreader_executor_detail(r, all[i].address, &d), 0);
+        ck_assert_mem_eq(&d.ex, &all[i], sizeof all[i]);
+    }
+    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, 0x7f0000000000 + 0x10000 * n, 0, &w),
+                     JITUNWIND_ENOTFOUND);
+    /* The cost: a pc in the last executor against one in the first. */
+    c.reads = 0;
+    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, all[0].jit_code, 0, &w), 0);
+    nearest = c.reads;
+    c.reads = 0;
+    ck_assert_int_eq(jitunwind_pyreader_jit_pc(r, all[n - 1].jit_code, 0, &w), 0);
+    farthest = c.reads;
+    ck_assert_msg(farthest - nearest <= 3 * (N_SEARCHED - 1),
+                  "%lu reads for the last executor, %lu for the first", farthest, nearest);
+    jitunwind_pyreader_free(r);
+    pyi_free(&t.p);
+}
+END_TEST
+
 int main(void)
 {
     return ju_run_tests("py_executors",
                         JU_TESTS(lists_of_a_314_build_from_its_dwarf, one_dwarf_handle_for_many_readers,
                                  a_py_stats_trace_entry_size_is_adopted,
                                  cold_exits_of_a_313_build,
-                                 without_dwarf_or_before_313_it_says_why, damaged_lists));
+                                 without_dwarf_or_before_313_it_says_why, damaged_lists,
+                                 a_search_reads_only_the_names_it_finds));
 }

@@ -5,22 +5,11 @@
 
 #include <check.h>
 
+#include "counting_memory.h"
 #include "jitunwind/python.h"
 #include "py_image.h"
 
 static const uint32_t VERSIONS[] = {0x030b02f0u, 0x030c01f0u, 0x030d00f0u, 0x030e07f0u};
-
-struct counting {
-    struct jitunwind_memory inner;
-    unsigned long reads;
-};
-
-static int counting_read(void *arg, uint64_t addr, void *dst, size_t len)
-{
-    struct counting *c = arg;
-    c->reads++;
-    return c->inner.read(c->inner.arg, addr, dst, len);
-}
 
 /* The code objects of recursion_thread. */
 struct recursion_codes {

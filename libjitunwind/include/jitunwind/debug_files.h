@@ -38,21 +38,24 @@ extern "C" {
 #define JITUNWIND_DEBUG_ROOT_DEFAULT "/usr/lib/debug"
 #define JITUNWIND_DEBUG_DIRS_MAX 4096 /* bytes of the list, with its NUL */
 
-/* Set the debug roots for the whole process: directories separated by ':'
- * (as gdb's `set debug-file-directory`); NULL restores the default, ""
+/* Set the debug roots for the whole process: DIRS, directories separated
+ * by ':' (as gdb's `set debug-file-directory`); NULL restores the default, ""
  * leaves no root (only the debuglink places next to the file are looked
  * at). Copied. EINVAL when the list is JITUNWIND_DEBUG_DIRS_MAX bytes or
  * longer. Safe to call from any thread; a search under way keeps the roots
  * it started with. */
 JITUNWIND_API int jitunwind_set_debug_file_directories(const char *dirs);
-/* The current list into buf[size] (ELIMIT when it does not fit). */
+/* The current list into BUF (SIZE bytes, NUL-terminated): 0, or EINVAL
+ * (BUF NULL, SIZE 0), ELIMIT when it does not fit (cut). Safe from any
+ * thread. */
 JITUNWIND_API int jitunwind_debug_file_directories(char *buf, size_t size);
 
-/* The separate debug file of the ELF file at elf_path, as above: 0 with its
- * path in path[size]; ENOTFOUND when none was found (or the path does not
- * fit); EIO / EELF when elf_path cannot be read. `note` (may be NULL) gets
- * one line naming each candidate refused and why, or "", whatever the
- * result. */
+/* The separate debug file of the ELF file at ELF_PATH, as above: 0 with
+ * its path in PATH (SIZE bytes); ENOTFOUND when none was found (or the
+ * path does not fit); EIO / EELF when ELF_PATH cannot be read; EINVAL
+ * (ELF_PATH or PATH NULL, SIZE 0). NOTE (NOTE_SIZE bytes; may be NULL)
+ * gets one line naming each candidate refused and why, or "", whatever
+ * the result. Safe from any thread. */
 JITUNWIND_API int jitunwind_debug_file_find(const char *elf_path, char *path, size_t size,
                                             char *note, size_t note_size);
 

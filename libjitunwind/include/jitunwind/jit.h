@@ -74,14 +74,20 @@ JITUNWIND_API extern struct jitunwind_jit_descriptor jitunwind_jit_descriptor;
 
 typedef uint64_t jitunwind_jit_id;
 
-/* Register [start, start+size) with an unwind rule and a name (copied; may
- * be NULL). *id (may be NULL) receives the handle for unregister. Fails with
- * EINVAL (empty/wrapping range, unknown kind or rule), EOVERLAP, ENOMEM. */
+/* Register [START, START + SIZE) of this process with KIND (enum
+ * jitunwind_range_kind), RULE (enum jitunwind_rule), NAME (copied; may be
+ * NULL) and the caller's COOKIE. *ID (may be NULL) receives the handle for
+ * jitunwind_jit_unregister. Returns 0, or EINVAL (an empty or wrapping
+ * range, an unknown KIND or RULE), EOVERLAP (it overlaps a registered
+ * range), ENOMEM. Thread-safe. */
 JITUNWIND_API int jitunwind_jit_register(const void *start, size_t size, int kind, int rule,
                                          const char *name, uint64_t cookie,
                                          jitunwind_jit_id *id);
+/* Unregister the range of ID (call it before freeing the code): 0, or
+ * ENOTFOUND (an ID not registered, or already unregistered). Thread-safe. */
 JITUNWIND_API int jitunwind_jit_unregister(jitunwind_jit_id id);
-/* Unregister everything and free the table (e.g. at exit). */
+/* Unregister everything and free the table (e.g. at exit); earlier IDs are
+ * then unknown. Not while an in-process reader reads the descriptor. */
 JITUNWIND_API void jitunwind_jit_reset(void);
 
 /* --- Debugger side --- */
@@ -96,16 +102,18 @@ struct jitunwind_jit_read_info {
     uint64_t left_out;   /* live slots not read: past JITUNWIND_JIT_MAX_BYTES */
 };
 
-/* Read the descriptor at `descriptor_addr` in the target and add its ranges
- * (origin DESCRIPTOR) to `reg`. Bounded: at most JITUNWIND_JIT_MAX_SLOTS
+/* Read the descriptor at DESCRIPTOR_ADDR in the target through MEM and add
+ * its ranges (origin DESCRIPTOR) to REG; *INFO (may be NULL) gets what the
+ * read saw. Bounded: at most JITUNWIND_JIT_MAX_SLOTS
  * slots, names truncated at JITUNWIND_NAME_MAX, and the memory the read
  * takes (the copied slots, their names, the ranges they become) about
  * JITUNWIND_JIT_MAX_BYTES: the target, not the debugger, chooses how many
  * slots there are, and 4 million tiny ones took 637 MB. Each slot kept
  * counts JITUNWIND_JIT_BYTES_PER_RANGE bytes plus twice its name; once the
  * cap is reached, the remaining live slots (in slot-array order) are left
- * out and counted in info->left_out. Errors: EREAD, ECORRUPT (bad magic,
- * sizes), EVERSION, EBUSY (seq kept changing), ENOMEM. */
+ * out and counted in info->left_out. Returns 0, or EINVAL (REG or MEM
+ * NULL), EREAD, ECORRUPT (bad magic, sizes), EVERSION, EBUSY (seq kept
+ * changing), ENOMEM. Threads: REG is in use during the call. */
 #define JITUNWIND_JIT_MAX_SLOTS (16u * 1024u * 1024u)
 #define JITUNWIND_JIT_MAX_BYTES (64u * 1024u * 1024u)
 #define JITUNWIND_JIT_BYTES_PER_RANGE 160u
@@ -114,26 +122,30 @@ JITUNWIND_API int jitunwind_jit_read_descriptor(jitunwind_registry *reg,
                                                 uint64_t descriptor_addr,
                                                 struct jitunwind_jit_read_info *info);
 
-/* The same for this process's own descriptor, read with atomic loads (no
- * data race with concurrent jitunwind_jit_register/unregister, which it
- * never blocks). */
+/* The same for this process's own descriptor into REG, read with atomic
+ * loads (no data race with concurrent jitunwind_jit_register/unregister,
+ * which it never blocks); INFO may be NULL. */
 JITUNWIND_API int jitunwind_jit_read_self(jitunwind_registry *reg,
                                           struct jitunwind_jit_read_info *info);
 
 /* --- The GDB JIT interface (CPython 3.15+ registers every executor there) ---
  *
- * Read `__jit_debug_descriptor` at `descriptor_addr` ({uint32 version,
- * uint32 action, entry *relevant, entry *first}; entries {next, prev,
+ * Read `__jit_debug_descriptor` at DESCRIPTOR_ADDR through MEM ({uint32
+ * version, uint32 action, entry *relevant, entry *first}; entries {next, prev,
  * symfile_addr, symfile_size, ...}) and add one range per in-memory ELF
  * object: the bounds of its .text section, the name of its first function
  * symbol, origin INTERPRETER, kind JIT. The rule is FP_PRESERVING when the
- * object's .eh_frame says the frame is found from the frame pointer (CFA =
- * fp + 16 on x86-64, CFA = x29 + n on AArch64, as CPython emits), or when
- * it has no CFI; objects whose CFI says otherwise are skipped and counted.
- * Images written by this library (image.h, JITUNWIND_IMAGE_MARKER) are
- * passed over, not counted: their ranges come from its descriptor.
+ * object's .eh_frame says the frame is found from the frame pointer
+ * (CFA = fp + 16 on x86-64, CFA = x29 + n on AArch64, as CPython emits), or
+ * when it has no CFI; objects whose CFI says otherwise are skipped and
+ * counted. Images written by this library (image.h, JITUNWIND_IMAGE_MARKER)
+ * are passed over, not counted: their ranges come from its descriptor.
  * Bounded: at most JITUNWIND_GDB_JIT_MAX_ENTRIES entries (cycle-checked),
- * objects of at most JITUNWIND_GDB_JIT_MAX_OBJECT bytes. */
+ * objects of at most JITUNWIND_GDB_JIT_MAX_OBJECT bytes. The ranges go to REG;
+ * *ADDED and *SKIPPED (each may be NULL) get the counts. Returns 0, or EINVAL
+ * (REG or MEM NULL, an unknown ARCH), EVERSION (an unknown descriptor
+ * version), or EREAD, ELOOP, ELIMIT, ENOMEM with the ranges added before the
+ * problem kept. */
 #define JITUNWIND_GDB_JIT_DESCRIPTOR_SYMBOL "__jit_debug_descriptor"
 #define JITUNWIND_GDB_JIT_MAX_ENTRIES 1000000u
 #define JITUNWIND_GDB_JIT_MAX_OBJECT (1u << 20)

@@ -27,7 +27,8 @@ enum jitunwind_native_role {
     JITUNWIND_ROLE_TRAMPOLINE = 3  /* a perf-style trampoline */
 };
 
-/* The role of a native frame from its function's symbol name (NULL ok):
+/* The role (enum jitunwind_native_role) of a native frame from its
+ * function's name SYMBOL (NULL: OTHER):
  * "_PyEval_EvalFrameDefault" and the parts a compiler split off or cloned
  * from it ("_PyEval_EvalFrameDefault.cold", ".part.N", ".constprop.N",
  * ".isra.N", ".lto_priv.N", chained) are EVAL; "py::..." names are
@@ -54,9 +55,12 @@ struct jitunwind_mixed_item {
     uint32_t flags;  /* JITUNWIND_MIXED_* */
 };
 
-/* Interleave. `roles[i]` is the role of native frame i (innermost first).
- * Writes at most `max` items; returns 0, or ELIMIT when `max` was too small
- * (the items written are a valid prefix). */
+/* Interleave N_NATIVE native frames, whose roles are ROLES[i] (innermost
+ * first), with the N_PY Python frames at PY (innermost first): into OUT at
+ * most MAX items, *COUNT the number written. ROLES, PY and OUT may be NULL
+ * when their count is 0. Returns 0, or ELIMIT when MAX was too small (the
+ * items written are a valid prefix), EINVAL (COUNT NULL, a NULL array
+ * with a count, a count over UINT32_MAX). No handle, no allocation. */
 JITUNWIND_API int jitunwind_mix(const uint32_t *roles, size_t n_native,
                                 const struct jitunwind_py_frame *py, size_t n_py,
                                 struct jitunwind_mixed_item *out, size_t max,
@@ -114,15 +118,19 @@ struct jitunwind_mixer_native {
                          * (jitunwind_lookup_address: a return address moved back) */
 };
 
-/* A new mixer with OPTIONS (whose size must be at least up to `flags`):
- * 0, or EINVAL (NULL pointers, unknown size), ENOMEM; on failure *out is
- * NULL (status.h's constructor contract). The registry and the reader must
- * outlive the mixer and not change while it is used. */
+/* A new mixer in *OUT with OPTIONS (copied; its size must be at least up
+ * to `flags`): 0, or EINVAL (OUT or OPTIONS NULL, a size refused), ENOMEM;
+ * on failure *OUT is NULL (status.h's constructor contract). The registry
+ * and the reader must outlive the mixer and not change while it is used.
+ * Free it with jitunwind_mixer_free. */
 JITUNWIND_API int jitunwind_mixer_new(const struct jitunwind_mixer_options *options,
                                       jitunwind_mixer **out);
-JITUNWIND_API void jitunwind_mixer_free(jitunwind_mixer *mixer); /* NULL ok */
+/* Free MIXER (NULL is ignored); the Python frames it was given stay the
+ * caller's. */
+JITUNWIND_API void jitunwind_mixer_free(jitunwind_mixer *mixer);
 
-/* Give the thread's Python frames, innermost first (N_PY of them at PY).
+/* Give MIXER the thread's Python frames, innermost first (N_PY of them at
+ * PY).
  * The array is borrowed, not copied: it must stay valid until the mixer is
  * freed, and the mixer updates the `line` and `flags` of the frames that
  * run JIT code in place. Called once, before feeding or when
@@ -136,32 +144,34 @@ JITUNWIND_API int jitunwind_mixer_python(jitunwind_mixer *mixer, struct jitunwin
  * the Python frames were given. */
 #define JITUNWIND_MIXER_WANTS_PYTHON 1
 
-/* Feed the next N native frames (NATIVES, innermost first; their `role`
- * and `address` are set). Writes the items of those frames to OUT (at most
- * MAX; COUNT), as jitunwind_mix does, with native indexes and anchors
- * counted over every frame fed to this mixer; *FED says how many of
+/* Feed MIXER the next N native frames (NATIVES, innermost first; NULL when N
+ * is 0; their `role` and `address` are set). Writes the items of those frames
+ * to OUT (at most MAX; COUNT), as jitunwind_mix does, with native indexes and
+ * anchors counted over every frame fed to this mixer; *FED says how many of
  * NATIVES were taken. Returns 0 when all were; JITUNWIND_MIXER_WANTS_PYTHON
- * when it stopped at the first eval-loop frame because the Python frames
- * were not given (give them, then feed NATIVES + *FED on: a consumer reads
- * them only for a stack that has an eval loop); ELIMIT when OUT had no
- * room for the next frame and its group (N + the Python frames not yet
- * placed is always enough); EINVAL. On every return the items written and
- * the frames taken agree, so feeding may go on. */
+ * when it stopped at the first eval-loop frame because the Python frames were
+ * not given (give them, then feed NATIVES + *FED on: a consumer reads them
+ * only for a stack that has an eval loop); ELIMIT when OUT had no room for the
+ * next frame and its group (N + the Python frames not yet placed is always
+ * enough); EINVAL (MIXER, FED or COUNT NULL, NATIVES or OUT NULL with a
+ * count). On every return the items written and the frames taken agree, so
+ * feeding may go on. */
 JITUNWIND_API int jitunwind_mixer_feed(jitunwind_mixer *mixer,
                                        struct jitunwind_mixer_native *natives, size_t n,
                                        size_t *fed, struct jitunwind_mixed_item *out, size_t max,
                                        size_t *count);
 
-/* The Python frames no native frame fed so far runs: the index of the
- * first of them (they run to the end of the array given); the number
- * given when every one is placed, 0 before they are given. */
+/* The Python frames no native frame fed to MIXER so far runs: the index of
+ * the first of them (they run to the end of the array given); the number
+ * given when every one is placed, 0 before they are given (and for a NULL
+ * MIXER). */
 JITUNWIND_API size_t jitunwind_mixer_next_python(const jitunwind_mixer *mixer);
 
 /* 1 when native frame INDEX (counted over every frame fed) is hidden: an
  * OTHER frame flagged INTERPRETER between the innermost and the outermost
  * eval-loop frame fed so far (the interpreter's calls and vectorcalls; the
  * Python frames say the same); else 0 (also without
- * JITUNWIND_MIXER_HIDE_INTERPRETER). */
+ * JITUNWIND_MIXER_HIDE_INTERPRETER, and for a NULL MIXER). */
 JITUNWIND_API int jitunwind_mixer_hidden(const jitunwind_mixer *mixer, size_t index);
 
 #ifdef __cplusplus

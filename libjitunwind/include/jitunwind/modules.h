@@ -35,49 +35,69 @@ struct jitunwind_module_info {
     int reserved;
 };
 
+/* A new, empty module set in *OUT: 0, or EINVAL (OUT NULL), ENOMEM, with
+ * *OUT NULL (status.h's constructor contract). */
 JITUNWIND_API int jitunwind_modules_new(jitunwind_modules **out);
-JITUNWIND_API void jitunwind_modules_free(jitunwind_modules *mods); /* NULL ok */
+/* Free MODS (NULL is ignored), its files and cached CFI with it. */
+JITUNWIND_API void jitunwind_modules_free(jitunwind_modules *mods);
+/* The last failure recorded in MODS, never NULL; for a NULL MODS,
+ * jitunwind_last_error(). Valid until the next call on MODS. */
 JITUNWIND_API const struct jitunwind_error *
 jitunwind_modules_last_error(const jitunwind_modules *mods);
 
-/* Record that [start, end) maps `path` from file offset `offset`. Mappings of
- * one path form one module. Files that are not ELF are ignored (returns 0). */
+/* Record in MODS that [START, END) maps PATH from file offset OFFSET.
+ * Mappings of one path form one module. Files that cannot be opened or are
+ * not ELF are ignored (returns 0). 0, or EINVAL (MODS or PATH NULL, END <=
+ * START), ELIMIT (too many modules), ENOMEM. */
 JITUNWIND_API int jitunwind_modules_add_mapping(jitunwind_modules *mods, const char *path,
                                                 uint64_t start, uint64_t end,
                                                 uint64_t offset);
-/* Every file-backed mapping of a live process (/proc/PID/maps). */
+/* Add every file-backed mapping of live process PID (/proc/PID/maps): 0,
+ * or EINVAL (MODS NULL, PID <= 0), EIO (no maps file), or
+ * jitunwind_modules_add_mapping's failure. */
 JITUNWIND_API int jitunwind_modules_load_proc(jitunwind_modules *mods, int pid);
-/* Every file mapping recorded in a core file's NT_FILE note. */
+/* Add every file mapping recorded in the NT_FILE note of the core file at
+ * CORE_PATH: 0, or EINVAL (MODS or CORE_PATH NULL), EIO, EELF (not an ELF
+ * core), ENOTFOUND (no NT_FILE note), another negative status for a
+ * malformed note or from jitunwind_modules_add_mapping. */
 JITUNWIND_API int jitunwind_modules_load_core(jitunwind_modules *mods, const char *core_path);
 
+/* The number of modules in MODS (0 for NULL). */
 JITUNWIND_API size_t jitunwind_modules_count(const jitunwind_modules *mods);
+/* Module INDEX of MODS into *OUT (its path valid while MODS lives): 0, or
+ * EINVAL (MODS or OUT NULL, INDEX >= count). */
 JITUNWIND_API int jitunwind_modules_info(const jitunwind_modules *mods, size_t index,
                                          struct jitunwind_module_info *out);
-/* Remove every range read from the target (origin other than USER) that
- * overlaps a module of `mods`: JIT code and trampolines live in anonymous
+/* Remove every range of REG read from the target (origin other than USER)
+ * that overlaps a module of MODS: JIT code and trampolines live in anonymous
  * memory, so such a range is corrupt and would claim native frames (libc's)
  * for its rule. Returns the number removed (0 for NULL arguments). */
 typedef struct jitunwind_registry jitunwind_registry;
 JITUNWIND_API size_t jitunwind_registry_drop_over_modules(jitunwind_registry *reg,
                                                          const jitunwind_modules *mods);
 
-/* Index of the module containing `addr`, or -1. */
+/* Index of the module of MODS containing ADDR, or -1 (also for NULL). */
 JITUNWIND_API long jitunwind_modules_find(const jitunwind_modules *mods, uint64_t addr);
 
-/* The function symbol containing `addr` (.symtab, then .dynsym): copies its
- * name into buf (truncated, NUL-terminated) and the offset into *offset.
- * ENOTFOUND when no symbol covers it. */
+/* The function symbol containing ADDR (.symtab, then .dynsym, or the
+ * separate debug file's): copies its name into BUF (LEN bytes, truncated,
+ * NUL-terminated; the name is the module's, unescaped) and the offset into
+ * *OFFSET (may be NULL). 0, or EINVAL (MODS or BUF NULL, LEN 0), ENOTFOUND
+ * when no module or symbol covers ADDR. */
 JITUNWIND_API int jitunwind_modules_symbolize(jitunwind_modules *mods, uint64_t addr,
                                               char *buf, size_t len, uint64_t *offset);
 
-/* One CFI step: the caller's registers of a native frame whose registers are
- * `in`, from its module's .eh_frame (then .debug_frame). Only pc, sp, fp (and
- * lr on AArch64) are tracked, so a rule that needs another register fails
- * with *stop_reason NEED_REGISTER. For a frame that is not the innermost, the
- * FDE is looked up at jitunwind_lookup_address (a return address may be
- * just past the end of its function). ENOTFOUND when no module or no FDE covers the pc (the caller
- * may then try other methods). libdw caches parsed CFI inside the module set
- * (this may allocate); nothing else is allocated. */
+/* One CFI step on ARCH: into *OUT the caller's registers of a native frame
+ * whose registers are IN, from its module's .eh_frame (then .debug_frame),
+ * reading the stack through MEM. Only pc, sp, fp (and lr on AArch64) are
+ * tracked, so a rule that needs another register fails with *STOP_REASON
+ * NEED_REGISTER. For a frame that is not INNERMOST, the FDE is looked up at
+ * jitunwind_lookup_address (a return address may be just past the end of
+ * its function). Returns 0, or EINVAL (MODS, MEM, IN or OUT NULL, no pc in
+ * IN), ENOTFOUND when no module or no FDE covers the pc (the caller may
+ * then try other methods), or another negative status; *STOP_REASON (may
+ * be NULL) as for jitunwind_step_range. libdw caches parsed CFI inside
+ * MODS (this may allocate); nothing else is allocated. */
 JITUNWIND_API int jitunwind_step_cfi(int arch, jitunwind_modules *mods,
                                      const struct jitunwind_memory *mem,
                                      const struct jitunwind_regs *in, int innermost,

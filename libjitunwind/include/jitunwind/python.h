@@ -27,18 +27,22 @@ struct jitunwind_py_location {
     char module[512];      /* the ELF file that holds _PyRuntime */
 };
 
-/* Find _PyRuntime and Py_Version of a live process from /proc/PID/maps and
- * the mapped ELF files (symbol tables only; no debuginfo needed). The
- * version is read from the file's Py_Version (3.11+). ENOTFOUND when no
- * mapped file defines _PyRuntime. */
+/* Find _PyRuntime and Py_Version of live process PID into *LOC from
+ * /proc/PID/maps and the mapped ELF files (symbol tables only; no
+ * debuginfo needed). The version is read from the file's Py_Version
+ * (3.11+). Returns 0, or EINVAL (LOC NULL, PID <= 0), ENOTFOUND when no
+ * mapped file defines _PyRuntime, EVERSION when the file has no readable
+ * Py_Version, or the failure of reading the maps (EIO). */
 JITUNWIND_API int jitunwind_py_locate_live(int pid, struct jitunwind_py_location *loc);
 
-/* The same for a core file, using its NT_FILE note for the mapped files
- * (which must still exist at their recorded paths). */
+/* The same for the core file at CORE_PATH (EINVAL when NULL), using its
+ * NT_FILE note for the mapped files (which must still exist at their
+ * recorded paths; EIO, EELF for the core itself). */
 JITUNWIND_API int jitunwind_py_locate_core(const char *core_path,
                                            struct jitunwind_py_location *loc);
 
-/* Versions the decoder has a layout for (major.minor): returns 1 or 0.
+/* Whether the decoder has a layout for VERSION_HEX's major.minor on the
+ * host's architecture: returns 1 or 0.
  * 3.15 pre-releases before rc1 and 3.16 have a provisional one, used only
  * when the interpreter's DWARF confirms it (jitunwind_pyreader_opts.module). */
 JITUNWIND_API int jitunwind_py_version_supported(uint32_t version_hex);
@@ -79,13 +83,14 @@ JITUNWIND_API int jitunwind_pyreader_threads(jitunwind_pyreader *reader,
                                              struct jitunwind_py_thread *out, size_t max,
                                              size_t *count);
 
-/* Read thread state t->tstate (of interpreter t->interp, as listed by
- * jitunwind_pyreader_threads) again: its thread ids, current frame and GIL.
- * One thread's state costs what it costs, whatever the number of threads
- * (a caller that stops threads one at a time lists them once, then reads
- * each again while it is stopped). 0, or EREAD with `t` unchanged but
- * for what was read. The address is not checked to still be a thread
- * state: a caller compares the native thread id with the one it expects. */
+/* Read thread state T->tstate (of interpreter T->interp, as listed by
+ * jitunwind_pyreader_threads) again into *T: its thread ids, current frame
+ * and GIL. One thread's state costs what it costs, whatever the number of
+ * threads (a caller that stops threads one at a time lists them once, then
+ * reads each again while it is stopped). Returns 0, EINVAL (READER or T
+ * NULL, tstate 0), or EREAD with *T unchanged but for what was read. The
+ * address is not checked to still be a thread state: a caller compares the
+ * native thread id with the one it expects. */
 JITUNWIND_API int jitunwind_pyreader_thread(jitunwind_pyreader *reader,
                                             struct jitunwind_py_thread *t);
 
@@ -122,24 +127,30 @@ struct jitunwind_py_frame {
 
 #define JITUNWIND_PY_MAX_FRAMES 65536u
 
-/* Decode the frame chain starting at `frame_addr` (usually a thread's
- * current_frame), innermost first, into `out` (at most `max`). Interpreter-
+/* Decode the frame chain starting at FRAME_ADDR (usually a thread's
+ * current_frame), innermost first, into OUT (at most MAX; OUT may be NULL
+ * when MAX is 0; ELIMIT when the chain is longer). Interpreter-
  * internal sentinel frames are not emitted; the frame before one gets
- * JITUNWIND_PYFRAME_ENTRY. Returns 0 with *count frames, or a negative status
- * (ELOOP, ELIMIT, EREAD, ECORRUPT) with the *count frames before the problem
- * still valid; the reader's last error says where. */
+ * JITUNWIND_PYFRAME_ENTRY. Returns 0 with *COUNT frames, EINVAL (READER or
+ * COUNT NULL), or a negative status (ELOOP, ELIMIT, EREAD, ECORRUPT) with
+ * the *COUNT frames before the problem still valid; the reader's last error
+ * says where. Names and files are the target's text, unescaped. */
 JITUNWIND_API int jitunwind_pyreader_frames(jitunwind_pyreader *reader, uint64_t frame_addr,
                                             struct jitunwind_py_frame *out, size_t max,
                                             size_t *count);
 
-/* Add the perf-trampoline arenas of the runtime (3.12+, `-X perf`) to
- * `registry`, found from the interpreter's own state rather than a perf map
+/* Add the perf-trampoline arenas of READER's runtime (3.12+, `-X perf`) to
+ * REGISTRY, found from the interpreter's own state rather than a perf map
  * (so cores work without /tmp/perf-PID.map). Each arena's used part becomes
  * one range (kind TRAMPOLINE, origin INTERPRETER, stride = the copy size)
  * whose layout is read from its machine code; ranges overlapping existing
- * ones (e.g. from the perf map) are skipped. *added (may be NULL) gets the
- * count. ENOTFOUND when trampolines were never activated; EUNSUPPORTED for
- * versions whose arena location is not known. Bounded, cycle-checked. */
+ * ones (e.g. from the perf map) are skipped. ARCH: enum jitunwind_arch.
+ * *ADDED (may be NULL) gets the count. Returns 0, or EINVAL (READER or
+ * REGISTRY NULL), ENOTFOUND when trampolines were never activated,
+ * EUNSUPPORTED for versions whose arena location is not known, EREAD,
+ * ELOOP, ELIMIT (bounded, cycle-checked; the arenas added before the
+ * problem stay, *ADDED is then not set). Threads: READER and REGISTRY
+ * are in use. */
 #include "jitunwind/registry.h"
 JITUNWIND_API int jitunwind_pyreader_trampoline_ranges(jitunwind_pyreader *reader,
                                                        jitunwind_registry *registry, int arch,
@@ -219,19 +230,22 @@ JITUNWIND_API int jitunwind_pyreader_open(jitunwind_pyreader **out,
                                           uint64_t runtime_addr, uint32_t version_hex,
                                           const struct jitunwind_pyreader_opts *opts);
 
-/* What the reader reads the target as, e.g. "CPython 3.14 (free-threaded)";
- * assumed layouts say "assumed". Valid while the reader lives. */
+/* What READER reads the target as, e.g. "CPython 3.14 (free-threaded)";
+ * assumed layouts say "assumed". Valid while READER lives; NULL for a
+ * NULL READER. */
 JITUNWIND_API const char *jitunwind_pyreader_layout_name(const jitunwind_pyreader *reader);
 
+/* What the interpreter's DWARF contributed to READER's frame layout, into
+ * *OUT: 0, or EINVAL (READER or OUT NULL). */
 JITUNWIND_API int jitunwind_pyreader_dwarf_report(const jitunwind_pyreader *reader,
                                                   struct jitunwind_py_dwarf_report *out);
-/* The same for the layout of the objects the value functions read (ints,
- * containers, types, code variables, frame globals): the fields DWARF
- * checked, how many differed, how many of those took DWARF's offset (all
- * but those the target's own _Py_DebugOffsets give, 3.13+), the first
- * difference; *status (may be NULL): 0 when that layout passed its check,
- * else the status every value function returns (its message, naming the
- * field, is the reader's last error after such a call). */
+/* The same into *OUT (EINVAL when READER or OUT is NULL) for the layout of the
+ * objects the value functions read (ints, containers, types, code variables,
+ * frame globals): the fields DWARF checked, how many differed, how many of
+ * those took DWARF's offset (all but those the target's own _Py_DebugOffsets
+ * give, 3.13+), the first difference; *STATUS (may be NULL): 0 when that
+ * layout passed its check, else the status every value function returns (its
+ * message, naming the field, is the reader's last error after such a call). */
 JITUNWIND_API int jitunwind_pyreader_values_report(const jitunwind_pyreader *reader,
                                                    struct jitunwind_py_dwarf_report *out,
                                                    int *status);
@@ -254,19 +268,22 @@ struct jitunwind_py_code_range {
  * debug file (debug_files.h), found once when the reader was made (a
  * reader made without a module has none). A native frame whose code lies
  * in one of them is an eval-loop activation (JITUNWIND_ROLE_EVAL). Writes
- * at most `max`, by start address; *count gets how many there are. */
+ * at most MAX to OUT (may be NULL when MAX is 0), by start address;
+ * *COUNT gets how many there are (more than MAX is not an error). 0, or
+ * EINVAL (READER or COUNT NULL). Reads nothing from the target. */
 JITUNWIND_API int jitunwind_pyreader_eval_ranges(const jitunwind_pyreader *reader,
                                                  struct jitunwind_py_code_range *out, size_t max,
                                                  size_t *count);
-/* 1 when `addr` (a lookup address: jitunwind_lookup_address) lies in one of
- * them, else 0 (also for a NULL reader). */
+/* 1 when ADDR (a lookup address: jitunwind_lookup_address) lies in one of
+ * them, else 0 (also for a NULL READER). */
 JITUNWIND_API int jitunwind_pyreader_in_eval_loop(const jitunwind_pyreader *reader, uint64_t addr);
 
 /* --- Pure decoders, exposed for tests and tools --- */
 
-/* Line for instruction offset `lasti_units` (code units) in a 3.11+
- * location table. Returns the line, or -1 (no location / not covered).
- * `table` is bounded by `len`; never reads past it. */
+/* Line for instruction offset LASTI_UNITS (code units) in a 3.11+
+ * location table TABLE of LEN bytes (never read past), whose code starts
+ * at FIRST_LINE. Returns the line, or -1 (no location, not covered, TABLE
+ * NULL, LASTI_UNITS negative). */
 JITUNWIND_API int jitunwind_py_linetable_line(const uint8_t *table, size_t len,
                                               int first_line, int lasti_units);
 

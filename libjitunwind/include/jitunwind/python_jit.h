@@ -1,6 +1,7 @@
-/* CPython's JIT seen from the decoder (python.h): the executors of
- * 3.13/3.14, their machine-code ranges, and the developer view from a PC to
- * executor, uop, bytecode and line. */
+/* CPython's JIT seen from the decoder (python.h): the executors of 3.13
+ * and later, their machine-code ranges, and the developer view from a PC to
+ * executor, uop, bytecode and line. Threads: each call with a pyreader is
+ * a use of it, one thread at a time (jitunwind.h). */
 #ifndef JITUNWIND_PYTHON_JIT_H
 #define JITUNWIND_PYTHON_JIT_H
 
@@ -14,7 +15,7 @@
 extern "C" {
 #endif
 
-/* --- JIT executors (3.13, 3.14) --- */
+/* --- JIT executors (3.13 and later; 3.15+ where DWARF describes them) --- */
 
 #define JITUNWIND_PYEXEC_DELETED (1u << 0)   /* on the deletion list: invalid, still mapped */
 #define JITUNWIND_PYEXEC_COLD_EXIT (1u << 1) /* one of 3.13's static cold-exit executors */
@@ -34,28 +35,35 @@ struct jitunwind_py_executor {
 
 #define JITUNWIND_PY_MAX_EXECUTORS 65536u
 
-/* Every executor of every interpreter: the executor list, then the
- * deletion list (3.14: invalidated executors whose code may still be
- * running), then 3.13's cold exits. At most `max`; *count gets the number.
- * EUNSUPPORTED for versions without executor lists (3.11, 3.12; 3.15+ is
- * read through the GDB JIT interface), ENOTFOUND when where this build
- * keeps them is unknown (no DWARF: open with
- * jitunwind_pyreader_opts.module). Lists are bounded and cycle-checked;
- * a negative status leaves the *count executors before the problem valid. */
+/* Every executor of every interpreter of READER's target into OUT: the
+ * executor list, then the deletion list (3.14: invalidated executors whose
+ * code may still be running), then 3.13's cold exits. At most MAX (OUT may
+ * be NULL when MAX is 0; ELIMIT when there are more); *COUNT gets the
+ * number. Returns 0, EINVAL (READER or COUNT NULL), EUNSUPPORTED for
+ * versions without executors (3.11, 3.12) and for 3.15+ when the
+ * interpreter's DWARF does not describe them (they are then known only as
+ * GDB JIT interface ranges: jit.h), ENOTFOUND when where this build keeps
+ * them is unknown (no DWARF: open with jitunwind_pyreader_opts.module).
+ * Lists are bounded and cycle-checked; a negative status leaves the
+ * *COUNT executors before the problem valid. */
 JITUNWIND_API int jitunwind_pyreader_executors(jitunwind_pyreader *reader,
                                                struct jitunwind_py_executor *out, size_t max,
                                                size_t *count);
 
-/* Add a range for the machine code of each compiled executor: kind JIT,
- * origin INTERPRETER, cookie = the code object, name "py::jit:<qualname>
+/* Add to REGISTRY a range for the machine code of each compiled executor of
+ * READER's target, for ARCH (enum jitunwind_arch): kind JIT, origin
+ * INTERPRETER, cookie = the code object, name "py::jit:<qualname>
  * (<file>:<first line>)" (cold exits "py::jit:<cold exit>"), rule from the
- * version's layout (x86-64 3.13/3.14: SCAN towards [eval_start, eval_end),
- * the eval loop's code; (0, 0): the reader's own, the `main` one of
- * jitunwind_pyreader_eval_ranges). Ranges that overlap registered ones are skipped.
- * *added (may be NULL) gets the count. When the rule is SCAN and the eval
- * loop's range is unknown (0, 0), those ranges cannot be unwound and are
- * not registered: the others are, and the call returns ENOTFOUND with a
- * message saying how many were left out and why. */
+ * version's layout (x86-64 3.13/3.14: SCAN towards [EVAL_START, EVAL_END), the
+ * eval loop's code; (0, 0): the reader's own, the `main` one of
+ * jitunwind_pyreader_eval_ranges). Ranges that overlap registered ones are
+ * skipped. *ADDED (may be NULL) gets the count. EINVAL (READER or REGISTRY
+ * NULL, an unknown ARCH); otherwise the statuses of
+ * jitunwind_pyreader_executors, with the ranges added before a problem kept.
+ * When the rule is SCAN and the eval loop's range is unknown (0, 0), those
+ * ranges cannot be unwound and are not registered: the others are, and the
+ * call returns ENOTFOUND with a message saying how many were left out and why.
+ * Threads: READER and REGISTRY are in use. */
 JITUNWIND_API int jitunwind_pyreader_executor_ranges(jitunwind_pyreader *reader,
                                                      jitunwind_registry *registry, int arch,
                                                      uint64_t eval_start, uint64_t eval_end,
@@ -65,7 +73,8 @@ JITUNWIND_API int jitunwind_pyreader_executor_ranges(jitunwind_pyreader *reader,
  * NULL): a name other than the one the version gives its executors' code
  * (3.15: "py::jit:executor"), or, on 3.16 (in development), that ranges
  * named "py::jit_entry:*" (CPython's main branch) were seen and that this
- * name is provisional. Valid until the next call with `reader`. */
+ * name is provisional. Valid until the next call with READER ("" for a
+ * NULL READER). */
 JITUNWIND_API const char *jitunwind_pyreader_executor_ranges_note(const jitunwind_pyreader *reader);
 
 
@@ -140,39 +149,52 @@ struct jitunwind_py_executor_detail {
     char missing[JITUNWIND_PY_MISSING_MAX]; /* "" when everything was found */
 };
 
-/* The executor at `executor` (which must be on one of the interpreter's
- * lists: anything else is ENOTFOUND) with its header, vm_data and the
- * layout of its code. */
+/* The executor at EXECUTOR (which must be on one of the interpreter's
+ * lists: anything else is ENOTFOUND) into *OUT, with its header, vm_data
+ * and the layout of its code; where a piece is missing, 0 with
+ * OUT->missing saying what. EINVAL (READER or OUT NULL, EXECUTOR 0), or
+ * the statuses of jitunwind_pyreader_executors. */
 JITUNWIND_API int jitunwind_pyreader_executor_detail(jitunwind_pyreader *reader,
                                                      uint64_t executor,
                                                      struct jitunwind_py_executor_detail *out);
 
-/* Its trace, a uop per entry, at most `max` (and JITUNWIND_PY_MAX_UOPS).
- * Lines are computed in `code` (a code object whose frame runs the trace:
- * every uop's line is computed in it), or with 0 in the executor's own,
- * for uops at depth 0 only. `detail` (may be NULL) gets the executor's
- * detail with the stencil layout filled in (fatal_offset, have_stencils).
- * Returns 0, or a negative status with the *count uops read before the
- * problem still valid. */
+/* EXECUTOR's trace into OUT, a uop per entry, at most MAX (and
+ * JITUNWIND_PY_MAX_UOPS; OUT may be NULL when MAX is 0; ELIMIT when the
+ * trace is longer). Lines are computed in CODE (a code object whose frame
+ * runs the trace: every uop's line is computed in it), or with 0 in the
+ * executor's own, for uops at depth 0 only. DETAIL (may be NULL) gets the
+ * executor's detail with the stencil layout filled in (fatal_offset,
+ * have_stencils). Returns 0, EINVAL (READER or COUNT NULL), or a negative
+ * status with the *COUNT uops read before the problem still valid. */
 JITUNWIND_API int jitunwind_pyreader_executor_trace(jitunwind_pyreader *reader,
                                                     uint64_t executor, uint64_t code,
                                                     struct jitunwind_py_uop *out, size_t max,
                                                     size_t *count,
                                                     struct jitunwind_py_executor_detail *detail);
 
-/* The detail of every executor, in jitunwind_pyreader_executors' order,
- * with one walk over the lists (not one per executor). */
+/* The detail of every executor into OUT (at most MAX; OUT may be NULL
+ * when MAX is 0), in jitunwind_pyreader_executors' order, with one walk
+ * over the lists (not one per executor); *COUNT gets the number. Returns
+ * 0, EINVAL (READER or COUNT NULL), ENOMEM, or the statuses of
+ * jitunwind_pyreader_executors with the *COUNT details before the problem
+ * valid. */
 JITUNWIND_API int jitunwind_pyreader_executor_details(jitunwind_pyreader *reader,
                                                       struct jitunwind_py_executor_detail *out,
                                                       size_t max, size_t *count);
 
-/* The exits of an executor whose detail was read (no walk). */
+/* The exits of the executor whose detail D was read (no walk) into OUT
+ * (at most MAX; OUT may be NULL when MAX is 0; ELIMIT when it has more);
+ * *COUNT gets the number. Returns 0, EINVAL (READER, D or COUNT NULL),
+ * EUNSUPPORTED (the exits' layout is unknown), or EREAD with the *COUNT
+ * exits before it valid. */
 JITUNWIND_API int jitunwind_pyreader_detail_exits(jitunwind_pyreader *reader,
                                                   const struct jitunwind_py_executor_detail *d,
                                                   struct jitunwind_py_jit_exit *out, size_t max,
                                                   size_t *count);
 
-/* Its exits: target, line and the executor each is linked to. */
+/* The exits of EXECUTOR, as jitunwind_pyreader_executor_detail then
+ * jitunwind_pyreader_detail_exits give them: target, line and the
+ * executor each is linked to. */
 JITUNWIND_API int jitunwind_pyreader_executor_exits(jitunwind_pyreader *reader,
                                                     uint64_t executor,
                                                     struct jitunwind_py_jit_exit *out,
@@ -199,26 +221,31 @@ struct jitunwind_py_jit_pc {
     char missing[JITUNWIND_PY_MISSING_MAX];
 };
 
-/* Which executor, region and uop hold `pc` (a return address is looked up
- * as pc - 1 by the caller's choice: pass the address to look up). `code`:
- * the code object the line is computed in (the innermost Python frame's,
- * which is the code running at pc); 0: the executor's own. ENOTFOUND when
- * no executor's code holds pc; otherwise 0 with what was found, and
- * `missing` saying what was not. */
+/* Which executor, region and uop hold PC, into *OUT (a return address is
+ * looked up as pc - 1 by the caller's choice: pass the address to look
+ * up). CODE: the code object the line is computed in (the innermost Python
+ * frame's, which is the code running at PC); 0: the executor's own.
+ * Returns 0 with what was found and OUT->missing saying what was not;
+ * EINVAL (READER or OUT NULL); ENOTFOUND when no executor's code holds
+ * PC; or the statuses of jitunwind_pyreader_executors. Each call walks the
+ * executor lists once (docs/architecture.md says why there is no index). */
 JITUNWIND_API int jitunwind_pyreader_jit_pc(jitunwind_pyreader *reader, uint64_t pc,
                                             uint64_t code, struct jitunwind_py_jit_pc *out);
 
-/* "[uop 17/42 _CALL_BUILTIN_FAST]", "[shim]", "[_FATAL_ERROR]", or "" when
- * the region is unknown. Returns snprintf's count. */
+/* WHERE's region as "[uop 17/42 _CALL_BUILTIN_FAST]", "[shim]",
+ * "[_FATAL_ERROR]", or "" when the region is unknown, into BUF (SIZE
+ * bytes, NUL-terminated). Returns snprintf's count, or EINVAL (WHERE or
+ * BUF NULL, SIZE 0). No handle, no target reads. */
 JITUNWIND_API int jitunwind_py_jit_pc_label(const struct jitunwind_py_jit_pc *where, char *buf,
                                             size_t size);
 
-/* The name a JIT frame is shown by: "py::jit:hot [uop 17/42 _CALL_BUILTIN_FAST]
+/* The name a JIT frame at WHERE is shown by, into BUF (SIZE bytes,
+ * NUL-terminated): "py::jit:hot [uop 17/42 _CALL_BUILTIN_FAST]
  * (app.py:12)", the executor's qualified name (or "<executor 0x...>"), the
  * label above, and the line of the uop that holds pc (no line when that uop
  * has none); outside the uops, the executor's first line. Text the target
  * controls is copied as it is (escape it before a terminal sees it).
- * Returns snprintf's count. */
+ * Returns snprintf's count, or EINVAL (WHERE or BUF NULL, SIZE 0). */
 JITUNWIND_API int jitunwind_py_jit_frame_name(const struct jitunwind_py_jit_pc *where, char *buf,
                                               size_t size);
 

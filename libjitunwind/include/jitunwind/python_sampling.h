@@ -1,6 +1,7 @@
 /* A sampler's additions to the CPython decoder (python.h): a cache of code
  * objects across samples and cached frame chains per thread, so that a
- * sample reads only what changed. */
+ * sample reads only what changed. Threads: each call is a use of its
+ * pyreader and chain cache, one thread at a time (jitunwind.h). */
 #ifndef JITUNWIND_PYTHON_SAMPLING_H
 #define JITUNWIND_PYTHON_SAMPLING_H
 
@@ -15,7 +16,7 @@ extern "C" {
 
 /* --- A sampler's cache ---
  *
- * Keep up to `entries` code objects decoded (qualname, filename, first
+ * Keep up to ENTRIES code objects decoded (qualname, filename, first
  * line and, up to 4 KiB, the line table) by address between calls of
  * jitunwind_pyreader_frames, so that a frame whose code was seen before
  * costs one read of the code object's head instead of six or more. The
@@ -23,16 +24,17 @@ extern "C" {
  * jitunwind_pyreader_cache_next_sample): an entry is used only while the
  * code object there still has the same name, file and line-table pointers
  * and first line (a code object never changes them; a new one at a freed
- * address holds new strings), so a stale entry is refilled, never shown. 0 turns the
- * cache off (the default). EINVAL above JITUNWIND_PY_MAX_CODE_CACHE,
- * ENOMEM. */
+ * address holds new strings), so a stale entry is refilled, never shown.
+ * ENTRIES 0 turns the cache off (the default). Returns 0, EINVAL (READER
+ * NULL, ENTRIES above JITUNWIND_PY_MAX_CODE_CACHE), ENOMEM. The cache is
+ * READER's and freed with it. */
 #define JITUNWIND_PY_MAX_CODE_CACHE 65536u
 JITUNWIND_API int jitunwind_pyreader_cache_code(jitunwind_pyreader *reader, size_t entries);
 
 /* A sampler's unit of time: after this call, a code object whose head was
  * checked once in the sample is trusted for the rest of it (its head is not
  * read again for each frame that runs it), until the next call. Without
- * calls every use is checked. EINVAL when the cache is off. */
+ * calls every use is checked. 0, or EINVAL (READER NULL, its cache off). */
 JITUNWIND_API int jitunwind_pyreader_cache_next_sample(jitunwind_pyreader *reader);
 
 struct jitunwind_py_cache_stats {
@@ -41,6 +43,8 @@ struct jitunwind_py_cache_stats {
     uint64_t invalidated; /* of the misses, entries whose code object had changed */
     uint64_t reads_saved; /* target reads the hits did not make */
 };
+/* READER's code-cache counters into *OUT: 0, or EINVAL (READER or OUT
+ * NULL). */
 JITUNWIND_API int jitunwind_pyreader_cache_stats(const jitunwind_pyreader *reader,
                                                  struct jitunwind_py_cache_stats *out);
 
@@ -74,9 +78,12 @@ typedef struct jitunwind_py_chains jitunwind_py_chains;
  * jitunwind_last_error(). */
 JITUNWIND_API int jitunwind_py_chains_new(size_t threads, size_t frames,
                                           jitunwind_py_chains **out);
+/* Free CHAINS (NULL is ignored). */
 JITUNWIND_API void jitunwind_py_chains_free(jitunwind_py_chains *chains);
-/* As jitunwind_pyreader_frames, reusing `thread_key`'s cached chain (the
- * least recently used thread's slot is taken for a new key). */
+/* As jitunwind_pyreader_frames (the same arguments, returns and limits;
+ * EINVAL also for CHAINS NULL), reusing THREAD_KEY's cached chain in
+ * CHAINS (the least recently used thread's slot is taken for a new key).
+ * Threads: READER and CHAINS are in use. */
 JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *reader,
                                                     jitunwind_py_chains *chains,
                                                     uint64_t thread_key, uint64_t frame_addr,
@@ -96,6 +103,7 @@ struct jitunwind_py_chain_stats {
                               * (the frame there was not the one cached) */
     uint64_t marker_writes;  /* pointers written into the target (clears included) */
 };
+/* CHAINS' counters into *OUT: 0, or EINVAL (CHAINS or OUT NULL). */
 JITUNWIND_API int jitunwind_py_chains_stats(const jitunwind_py_chains *chains,
                                             struct jitunwind_py_chain_stats *out);
 
@@ -116,7 +124,8 @@ JITUNWIND_API int jitunwind_py_chains_stats(const jitunwind_py_chains *chains,
  * left by another profiler would name a frame this cache never saw).
  * Returns the number of threads cleared, or EVERSION (the layout has no
  * last_profiled_frame), EUNSUPPORTED (the memory has no write operation),
- * EINVAL, EREAD/ELOOP/ELIMIT (the thread list), or the write's status. */
+ * EINVAL (CHAINS or READER NULL), EREAD/ELOOP/ELIMIT (the thread list),
+ * or the write's status. */
 JITUNWIND_API int jitunwind_py_chains_mark_frames(jitunwind_py_chains *chains,
                                                   jitunwind_pyreader *reader);
 

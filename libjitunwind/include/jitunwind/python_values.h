@@ -1,5 +1,7 @@
 /* Python values read through the decoder (python.h): repr() of objects,
- * a frame's variables, name lookup as Python does it, and the GC state. */
+ * a frame's variables, name lookup as Python does it, and the GC state.
+ * Threads: each call is a use of its pyreader, one thread at a time
+ * (jitunwind.h). */
 #ifndef JITUNWIND_PYTHON_VALUES_H
 #define JITUNWIND_PYTHON_VALUES_H
 
@@ -32,7 +34,8 @@ struct jitunwind_py_repr_options {
 #define JITUNWIND_PYREPR_TRUNCATED (1u << 0)  /* a limit cut something ("..." marks where) */
 #define JITUNWIND_PYREPR_UNREADABLE (1u << 1) /* some pointer could not be read */
 
-/* Render the object at `object` as Python's repr() would, bounded: None,
+/* Render the object at OBJECT as Python's repr() would, bounded, with
+ * OPTIONS (NULL: every default): None,
  * bool, int, float, str, bytes, tuple, list, dict (combined and split
  * tables), set, frozenset, type, function, builtin function or method,
  * bound method, module, code, cell, Ellipsis, NotImplemented; any other
@@ -40,10 +43,13 @@ struct jitunwind_py_repr_options {
  * `<module.Class object at 0x...>`. Cut parts end in "..."; a reference
  * cycle shows as Python shows it ([...], {...}); a pointer that cannot be
  * read as `<unreadable 0x...>`, with nothing read past a failed page. No
- * recursion, no allocation: the text goes to buf (NUL-terminated, cut with
- * "..." at `size`, which must be >= 32). *flags (may be NULL) gets
- * JITUNWIND_PYREPR_*. Returns 0, EINVAL, or EUNSUPPORTED for versions whose
- * objects are not described (3.15+). docs/values.md lists what differs
+ * recursion, no allocation: the text goes to BUF (NUL-terminated, cut with
+ * "..." at SIZE, which must be >= 32); strings are the target's text,
+ * unescaped. *FLAGS (may be NULL) gets JITUNWIND_PYREPR_*. Returns 0,
+ * EINVAL (READER or BUF NULL, SIZE < 32, OPTIONS refused by its size),
+ * EUNSUPPORTED for versions whose objects are not described (3.15+), or
+ * the status of a values layout that failed its check
+ * (jitunwind_pyreader_values_report). docs/values.md lists what differs
  * from CPython's own repr. */
 JITUNWIND_API int jitunwind_pyreader_repr(jitunwind_pyreader *reader, uint64_t object,
                                           const struct jitunwind_py_repr_options *options,
@@ -67,14 +73,16 @@ struct jitunwind_py_variable {
 
 #define JITUNWIND_PY_MAX_VARIABLES 65536u
 
-/* The variables of a frame decoded by jitunwind_pyreader_frames, from its
+/* The variables of FRAME (decoded by jitunwind_pyreader_frames), from its
  * localsplus and its code's co_localsplusnames/co_localspluskinds:
  * arguments first, then locals, cells and free variables; hidden
  * (inlined-comprehension) slots only when bound. Frames flagged
  * JITUNWIND_PYFRAME_IN_JIT or JITUNWIND_PYFRAME_LINE_MAY_LAG (running JIT
- * code) give every variable JITUNWIND_PYVAR_MAY_BE_STALE. At most `max`; *count gets the number.
- * Returns 0, or a negative status (EREAD, ECORRUPT, ELIMIT) with the
- * *count variables before the problem valid. */
+ * code) give every variable JITUNWIND_PYVAR_MAY_BE_STALE. Into OUT, at
+ * most MAX (OUT may be NULL when MAX is 0); *COUNT gets the number.
+ * Returns 0, EINVAL (READER, FRAME or COUNT NULL), or a negative status
+ * (EREAD, ECORRUPT, ELIMIT, EUNSUPPORTED as for jitunwind_pyreader_repr)
+ * with the *COUNT variables before the problem valid. */
 JITUNWIND_API int jitunwind_pyreader_frame_variables(jitunwind_pyreader *reader,
                                                      const struct jitunwind_py_frame *frame,
                                                      struct jitunwind_py_variable *out,
@@ -85,11 +93,12 @@ JITUNWIND_API int jitunwind_pyreader_frame_variables(jitunwind_pyreader *reader,
 #define JITUNWIND_PYSCOPE_BUILTIN 3
 #define JITUNWIND_PYSCOPE_UNBOUND_LOCAL 4 /* a variable of the frame, not bound: *value 0 */
 
-/* Find `name` as Python would from that frame: its variables, then its
- * globals, then its builtins. 0 with *value and *scope (JITUNWIND_PYSCOPE_*)
- * set, ENOTFOUND, or another negative status. A variable of the frame
- * that is not bound is JITUNWIND_PYSCOPE_UNBOUND_LOCAL: Python would raise
- * for it rather than look further, so a global of the same name is not it. */
+/* Find NAME as Python would from FRAME: its variables, then its globals, then
+ * its builtins. 0 with *VALUE and *SCOPE (JITUNWIND_PYSCOPE_*) set, EINVAL
+ * (any argument NULL), ENOTFOUND, or another negative status. A variable of
+ * the frame that is not bound is JITUNWIND_PYSCOPE_UNBOUND_LOCAL: Python would
+ * raise for it rather than look further, so a global of the same name is not
+ * it. */
 JITUNWIND_API int jitunwind_pyreader_frame_lookup(jitunwind_pyreader *reader,
                                                   const struct jitunwind_py_frame *frame,
                                                   const char *name, uint64_t *value, int *scope);
@@ -103,30 +112,32 @@ struct jitunwind_py_cfunction {
 
 #define JITUNWIND_PY_STACK_SLOTS 64u /* value-stack slots frame_cfunctions reads */
 
-/* The builtin function and method objects on `frame`'s value stack (the
+/* The builtin function and method objects on FRAME's value stack (the
  * first JITUNWIND_PY_STACK_SLOTS slots past its locals, live or left over
  * from earlier calls): the builtin a frame is calling is among them. A
  * specialized CALL (CALL_BUILTIN_O and kin, in the eval loop and in JIT
  * code) calls the C function directly, with no cfunction_* frame between
- * to name it: a caller matches `function` with that native frame's. At most
- * `max`, in slot order; *count gets the number. Returns 0, ECORRUPT
- * (no readable code object) or EINVAL. */
+ * to name it: a caller matches `function` with that native frame's. Into
+ * OUT, at most MAX (OUT may be NULL when MAX is 0), in slot order; *COUNT
+ * gets the number. Returns 0, EINVAL (READER, FRAME or COUNT NULL),
+ * ECORRUPT (no readable code object), or the values layout's status. */
 JITUNWIND_API int jitunwind_pyreader_frame_cfunctions(jitunwind_pyreader *reader,
                                                       const struct jitunwind_py_frame *frame,
                                                       struct jitunwind_py_cfunction *out,
                                                       size_t max, size_t *count);
 
-/* Whether the interpreter `interp` (jitunwind_py_thread.interp) is running
- * a garbage collection: 0 with *collecting 0 or 1; EUNSUPPORTED where its
- * place is not known (free-threaded builds, 3.15+), EREAD. */
+/* Whether the interpreter INTERP (jitunwind_py_thread.interp) is running
+ * a garbage collection: 0 with *COLLECTING 0 or 1; EINVAL (READER or
+ * COLLECTING NULL, INTERP 0); EUNSUPPORTED where its place is not known
+ * (free-threaded builds, 3.15+), EREAD. */
 JITUNWIND_API int jitunwind_pyreader_gc_collecting(jitunwind_pyreader *reader, uint64_t interp,
                                                    int *collecting);
 
 /* Keep the target memory the value functions above read (128 KiB of it,
- * in the reader) from one call to the next while `hold` is 1; 0 forgets
- * it. Only for a target that does not run meanwhile (a stop, a core):
- * rendering every frame's arguments (py-bt-full) then reads each shared
- * object, name and code object once. Returns 0 or EINVAL. */
+ * in READER) from one call to the next while HOLD is 1; 0 forgets it. Only
+ * for a target that does not run meanwhile (a stop, a core): rendering
+ * every frame's arguments (py-bt-full) then reads each shared object, name
+ * and code object once. Returns 0 or EINVAL (READER NULL). */
 JITUNWIND_API int jitunwind_pyreader_hold_reads(jitunwind_pyreader *reader, int hold);
 
 #ifdef __cplusplus

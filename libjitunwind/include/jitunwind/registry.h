@@ -77,9 +77,9 @@ enum jitunwind_range_origin {
     JITUNWIND_ORIGIN_GUESS = 4       /* classified from memory mappings: a guess */
 };
 
-/* The words outputs use for a range's kind, rule and origin ("jit",
- * "fp-preserving", "perf-map", ...; "?" for an unknown value). Static
- * strings. */
+/* The words outputs use for a range's KIND, RULE and ORIGIN ("jit",
+ * "fp-preserving", "perf-map", ...; "?" for an unknown value): static
+ * strings, never NULL. */
 JITUNWIND_API const char *jitunwind_range_kind_string(uint32_t kind);
 JITUNWIND_API const char *jitunwind_range_rule_string(uint32_t rule);
 JITUNWIND_API const char *jitunwind_range_origin_string(uint32_t origin);
@@ -117,61 +117,78 @@ struct jitunwind_range {
 /* Threads: one thread at a time, lookups included (jitunwind.h). */
 typedef struct jitunwind_registry jitunwind_registry;
 
+/* A new, empty registry in *OUT: 0, or EINVAL (OUT NULL), ENOMEM, with
+ * *OUT NULL (status.h's constructor contract). Free it with
+ * jitunwind_registry_free. */
 JITUNWIND_API int jitunwind_registry_new(jitunwind_registry **out);
-JITUNWIND_API void jitunwind_registry_free(jitunwind_registry *reg); /* NULL ok */
+/* Free REG (NULL is ignored); every range and name it returned with it. */
+JITUNWIND_API void jitunwind_registry_free(jitunwind_registry *reg);
 
-/* Add a copy of *range. Fails with EINVAL for an empty or wrapping range or
- * an unknown kind/rule, EOVERLAP if it overlaps a registered range. */
+/* Add a copy of *RANGE to REG (its name copied). Returns 0, or EINVAL (REG
+ * or RANGE NULL, an empty or wrapping range, an unknown kind or rule, a
+ * bad frame_size, a target range over JITUNWIND_MAX_TARGET_RANGE),
+ * EOVERLAP (it overlaps a registered range), ENOMEM. */
 JITUNWIND_API int jitunwind_registry_add(jitunwind_registry *reg,
                                          const struct jitunwind_range *range);
-/* Remove the range that starts exactly at `start` (ENOTFOUND otherwise). */
+/* Remove the range of REG that starts exactly at START: 0, ENOTFOUND
+ * (none does), EINVAL (REG NULL). */
 JITUNWIND_API int jitunwind_registry_remove(jitunwind_registry *reg, uint64_t start);
+/* Remove every range of REG (NULL is ignored). */
 JITUNWIND_API void jitunwind_registry_clear(jitunwind_registry *reg);
 
-/* The range containing `pc`, or NULL. The pointer (and its name) stays valid
- * until the next mutation of the registry. */
+/* The range of REG containing PC, or NULL (also for REG NULL). The pointer
+ * (and its name) stays valid until the next mutation of REG. */
 JITUNWIND_API const struct jitunwind_range *
 jitunwind_registry_lookup(const jitunwind_registry *reg, uint64_t pc);
 
+/* The number of ranges in REG (0 for NULL). */
 JITUNWIND_API size_t jitunwind_registry_count(const jitunwind_registry *reg);
-/* Ranges in address order; NULL when index >= count. */
+/* Range INDEX of REG in address order, or NULL (REG NULL, INDEX >= count);
+ * valid until the next mutation of REG. */
 JITUNWIND_API const struct jitunwind_range *
 jitunwind_registry_at(const jitunwind_registry *reg, size_t index);
 
-/* Changes on every successful mutation (add, remove, clear). */
+/* A number that changes on every successful mutation of REG (add, remove,
+ * clear), so a caller can tell that its pointers went stale; 0 for NULL. */
 JITUNWIND_API uint64_t jitunwind_registry_generation(const jitunwind_registry *reg);
 
+/* The last failure recorded in REG, never NULL; for a NULL REG,
+ * jitunwind_last_error(). Valid until the next call on REG. */
 JITUNWIND_API const struct jitunwind_error *
 jitunwind_registry_last_error(const jitunwind_registry *reg);
 
-/* Add every line of a perf map file ("<hex start> <hex size> <name>").
- * A line that overlaps ranges loaded from a perf map replaces them (the
- * later line wins: the code there was replaced, or an earlier process with
- * the same PID wrote the first lines); lines that do not parse or overlap a
- * range of another origin are skipped and counted in *skipped (may be
- * NULL); *added counts the lines added, replaced later or not. Each range gets kind TRAMPOLINE and a
- * rule read from its machine code through `mem` (see
- * jitunwind_classify_trampoline); ranges whose code is unreadable or not a
- * known trampoline layout are skipped. `arch` is enum jitunwind_arch. */
+/* Add to REG every line of the perf map file at PATH ("<hex start> <hex size>
+ * <name>"). A line that overlaps ranges loaded from a perf map replaces them
+ * (the later line wins: the code there was replaced, or an earlier process
+ * with the same PID wrote the first lines); lines that do not parse or overlap
+ * a range of another origin are skipped and counted in *SKIPPED (may be NULL);
+ * *ADDED (may be NULL) counts the lines added, replaced later or not. Each
+ * range gets kind TRAMPOLINE and a rule read from its machine code through MEM
+ * (see jitunwind_classify_trampoline); ranges whose code is unreadable or not
+ * a known trampoline layout are skipped. ARCH is enum jitunwind_arch. Returns
+ * 0, or EINVAL (REG, PATH or MEM NULL, an unknown ARCH), a negative status
+ * when PATH cannot be opened safely, EIO (a read error, the ranges added
+ * before it kept); the reason in jitunwind_registry_last_error. */
 JITUNWIND_API int jitunwind_registry_load_perf_map(jitunwind_registry *reg,
                                                    const char *path, int arch,
                                                    const struct jitunwind_memory *mem,
                                                    size_t *added, size_t *skipped);
 
-/* The same from a jitdump file (/tmp/jit-PID.dump, perf's format, which
- * CPython writes under `-X perf_jit` instead of a perf map): each
- * JIT_CODE_LOAD record's code becomes a range as a perf-map line does
- * (origin PERF_MAP, its name, a rule read from its code); other records
- * are stepped over. EUNSUPPORTED when the file is not a version 1 jitdump
- * of the host's byte order. A record cut short (the process still writing
- * it) ends the file; *added and *skipped as above. */
+/* The same from the jitdump file at PATH (/tmp/jit-PID.dump, perf's format,
+ * which CPython writes under `-X perf_jit` instead of a perf map): each
+ * JIT_CODE_LOAD record's code becomes a range as a perf-map line does (origin
+ * PERF_MAP, its name, a rule read from its code); other records are stepped
+ * over. EUNSUPPORTED when the file is not a version 1 jitdump of the host's
+ * byte order. A record cut short (the process still writing it) ends the file;
+ * *ADDED and *SKIPPED as above. */
 JITUNWIND_API int jitunwind_registry_load_jitdump(jitunwind_registry *reg, const char *path,
                                                   int arch, const struct jitunwind_memory *mem,
                                                   size_t *added, size_t *skipped);
 
-/* Switch every GUESS range of kind JIT to RULE_SCAN towards [start, end)
- * (the eval loop's code): for interpreters whose JIT code does not keep the
- * frame pointer. Returns the number of ranges changed. */
+/* Switch every GUESS range of kind JIT in REG to RULE_SCAN towards [START,
+ * END) (the eval loop's code): for interpreters whose JIT code does not
+ * keep the frame pointer. Returns the number of ranges changed (0 for REG
+ * NULL or an empty [START, END)). */
 JITUNWIND_API size_t jitunwind_registry_scan_guesses(jitunwind_registry *reg, uint64_t start,
                                                      uint64_t end);
 
@@ -185,23 +202,30 @@ struct jitunwind_mapping {
 
 #define JITUNWIND_MAX_MAPPINGS 65536u
 
-/* The anonymous r-x mappings of a live process (/proc/PID/maps), at most
- * `max`; *count gets the number. */
+/* The anonymous r-x mappings of live process PID (/proc/PID/maps) into OUT
+ * (at most MAX; OUT may be NULL when MAX is 0); *COUNT gets the number.
+ * Returns 0, or EINVAL (COUNT NULL, PID <= 0), EIO (no maps file), ELIMIT
+ * (more than MAX). */
 JITUNWIND_API int jitunwind_anonymous_exec_mappings(int pid, struct jitunwind_mapping *out,
                                                     size_t max, size_t *count);
 
-/* The same for a core file: executable PT_LOAD segments whose contents were
- * dumped, that no file of the NT_FILE note covers and that are not an ELF
- * image (the vDSO). EIO, EELF, ELIMIT. */
+/* The same for the core file at CORE_PATH: executable PT_LOAD segments whose
+ * contents were dumped, that no file of the NT_FILE note covers and that are
+ * not an ELF image (the vDSO). 0, or EINVAL (CORE_PATH or COUNT NULL), EIO,
+ * EELF, ELIMIT. */
 JITUNWIND_API int jitunwind_core_anonymous_exec_mappings(const char *core_path,
                                                          struct jitunwind_mapping *out,
                                                          size_t max, size_t *count);
 
-/* Add a GUESS range for each mapping that overlaps no registered range: a
- * trampoline arena (kind TRAMPOLINE, stride found from the copies) when its
- * first bytes are a known trampoline, otherwise JIT code assumed to be
- * frameless and frame-pointer preserving (kind JIT, rule FP_PRESERVING).
- * Names start with "guess:" so output can say so. *added may be NULL. */
+/* Add to REG a GUESS range for each of the N mappings at MAPS (NULL when N is
+ * 0; N at most JITUNWIND_MAX_MAPPINGS) that overlaps no registered range,
+ * reading their first bytes through MEM: a trampoline arena (kind TRAMPOLINE,
+ * stride found from the copies) when its first bytes are a known trampoline,
+ * otherwise JIT code assumed to be frameless and frame-pointer preserving
+ * (kind JIT, rule FP_PRESERVING). Names start with "guess:" so output can say
+ * so. *ADDED (may be NULL) gets the count. Returns 0 (a mapping that cannot
+ * be added is passed over), or EINVAL (REG or MEM NULL, an unknown ARCH, too
+ * many mappings). */
 JITUNWIND_API int jitunwind_registry_add_guesses(jitunwind_registry *reg,
                                                  const struct jitunwind_memory *mem, int arch,
                                                  const struct jitunwind_mapping *maps, size_t n,

@@ -32,8 +32,8 @@ typedef enum jitunwind_status {
     JITUNWIND_EUNSUPPORTED = -13 /* not supported for this architecture or input */
 } jitunwind_status;
 
-/* A static, never-NULL English description of a status code. Unknown codes
- * give "unknown status". */
+/* A static, never-NULL English description of STATUS; an unknown code
+ * gives "unknown status". */
 JITUNWIND_API const char *jitunwind_strerror(int status);
 
 /* The detail of the last failure of a handle (registry, pyreader, ...).
@@ -52,10 +52,10 @@ enum jitunwind_log_level {
     JITUNWIND_LOG_WARNING = 2
 };
 
-/* Log callback: called synchronously from the thread that called into the
- * library. `message` is valid only during the call. Pass NULL to disable
- * logging (the default). Setting the callback is not thread-safe against
- * concurrent library calls. */
+/* Log callback FN, called with ARG synchronously from the thread that
+ * called into the library; MESSAGE is valid only during the call. FN NULL
+ * disables logging (the default). Threads: not safe against concurrent
+ * library calls (set it before using the library from several threads). */
 typedef void (*jitunwind_log_fn)(void *arg, int level, const char *message);
 JITUNWIND_API void jitunwind_set_log(jitunwind_log_fn fn, void *arg);
 
@@ -66,7 +66,7 @@ JITUNWIND_API void jitunwind_set_log(jitunwind_log_fn fn, void *arg);
  * type (a constructor that failed gave NULL) returns the same. */
 JITUNWIND_API const struct jitunwind_error *jitunwind_last_error(void);
 
-/* Library version as "MAJOR.MINOR.PATCH". */
+/* The library's version as "MAJOR.MINOR.PATCH", a static string. */
 JITUNWIND_API const char *jitunwind_version_string(void);
 
 /* The library's version as JITUNWIND_VERSION_NUMBER(MAJOR, MINOR, PATCH)

@@ -10,20 +10,20 @@
 extern "C" {
 #endif
 
-/* `text` (NUL-terminated bytes, UTF-8 expected) made safe for a terminal:
+/* TEXT (NUL-terminated bytes, UTF-8 expected) made safe for a terminal:
  * control characters (C0, DEL, C1) and the other characters Python's repr()
  * would not print are written as repr() escapes (\n, \t, \r, \xNN, \uNNNN,
  * \UNNNNNNNN), each byte that is not valid UTF-8 as \xNN; everything else,
  * backslashes included, is kept. At most 4 bytes are written per byte of
- * text. Writes at most `size` bytes (NUL-terminated when size > 0, never
- * cutting an escape or a character) and returns the full length, as
- * snprintf (NULL buf: the length only); NULL text is "". */
+ * TEXT. Writes at most SIZE bytes to BUF (NUL-terminated when SIZE > 0,
+ * never cutting an escape or a character) and returns the full length, as
+ * snprintf (BUF NULL: the length only); TEXT NULL is "". */
 JITUNWIND_API size_t jitunwind_text_escape(const char *text, char *buf, size_t size);
 
-/* The code point of the UTF-8 sequence at `text` (NUL-terminated), *len set
- * to its bytes; or -1 with *len 1 when the byte there starts no valid
+/* The code point of the UTF-8 sequence at TEXT (NUL-terminated), *LEN set
+ * to its bytes; or -1 with *LEN 1 when the byte there starts no valid
  * sequence (overlong, a surrogate, past U+10FFFF, or cut short), or when
- * text is NULL. `len` may be NULL. */
+ * TEXT is NULL. LEN may be NULL. */
 JITUNWIND_API long jitunwind_utf8_char(const char *text, size_t *len);
 
 #ifdef __cplusplus

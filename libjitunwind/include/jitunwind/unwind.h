@@ -31,15 +31,16 @@ enum jitunwind_arch {
     JITUNWIND_ARCH_AARCH64 = 2
 };
 
-/* The architecture this library was compiled for (0 if neither). */
+/* The architecture this library was compiled for (enum jitunwind_arch),
+ * 0 if neither. */
 JITUNWIND_API int jitunwind_host_arch(void);
 
-/* The address to look a frame's pc up at (ranges, symbols, CFI, lines):
- * the pc itself for the innermost frame, else the architecture's return
+/* The address to look a frame's PC up at (ranges, symbols, CFI, lines) on
+ * ARCH: PC itself when INNERMOST is non-zero, else the architecture's return
  * address adjusted back into the call that returns to it, so that a call
  * ending a function or a range is attributed to it. Debugger plugins ask
- * this rather than subtracting themselves. pc unchanged for an unknown
- * architecture. */
+ * this rather than subtracting themselves. PC unchanged for an unknown
+ * ARCH. */
 JITUNWIND_API uint64_t jitunwind_lookup_address(int arch, uint64_t pc, int innermost);
 
 /* Register validity bits. */
@@ -79,6 +80,9 @@ enum jitunwind_stop_reason {
     JITUNWIND_STOP_BAD_FRAME = 8    /* misaligned fp/sp or another implausible value */
 };
 
+/* REASON (enum jitunwind_stop_reason) and SOURCE (enum
+ * jitunwind_frame_source) in words: static strings, never NULL ("unknown
+ * ..." for an unknown value). */
 JITUNWIND_API const char *jitunwind_stop_reason_string(int reason);
 JITUNWIND_API const char *jitunwind_frame_source_string(int source);
 
@@ -137,10 +141,12 @@ JITUNWIND_API int jitunwind_cursor_stop_reason(const struct jitunwind_cursor *cu
 JITUNWIND_API void jitunwind_cursor_set_modules(struct jitunwind_cursor *cursor,
                                                 struct jitunwind_modules *modules);
 
-/* Walk into `frames` (at most `max`), with CFI from `modules` if not NULL;
- * returns the number of frames (>= 0) or
- * a negative status; *stop_reason gets why the walk ended (DEPTH when `max`
- * was reached first). */
+/* A whole walk, as jitunwind_cursor_init and _step give it, into FRAMES (at
+ * most MAX; NULL when MAX is 0), with CFI from MODULES (may be NULL).
+ * Returns the number of frames (>= 0), or EINVAL as jitunwind_cursor_init;
+ * *STOP_REASON (may be NULL) gets why the walk ended (DEPTH when MAX was
+ * reached first). Threads: REGISTRY and MODULES are in use during the
+ * call. */
 JITUNWIND_API int jitunwind_unwind(int arch, const jitunwind_registry *registry,
                                    struct jitunwind_modules *modules,
                                    const struct jitunwind_memory *mem,
@@ -148,38 +154,46 @@ JITUNWIND_API int jitunwind_unwind(int arch, const jitunwind_registry *registry,
                                    struct jitunwind_frame *frames, size_t max,
                                    uint32_t flags, int *stop_reason);
 
-/* Apply one range's rule: the caller's registers of a frame whose registers
- * are `in` and whose pc lies in `range`. `innermost` says whether `in` is the
- * innermost frame (only then are LR and the instruction-level trampoline
- * states trusted). Returns 0, or a negative status; on failure *stop_reason
- * (may be NULL) says why (UNREADABLE, NEED_REGISTER, BAD_FRAME, END). */
+/* Apply RANGE's rule on ARCH: into *OUT the caller's registers of a frame
+ * whose registers are IN and whose pc lies in RANGE, reading the stack through
+ * MEM. INNERMOST says whether IN is the innermost frame (only then are LR and
+ * the instruction-level trampoline states trusted). Returns 0, EINVAL (RANGE,
+ * MEM, IN or OUT NULL, an unknown ARCH, no pc in IN or one outside RANGE;
+ * *STOP_REASON untouched), or another negative status; *STOP_REASON (may be
+ * NULL) gets STOP_NONE on success, else why (UNREADABLE, NEED_REGISTER,
+ * BAD_FRAME, END). */
 JITUNWIND_API int jitunwind_step_range(int arch, const struct jitunwind_range *range,
                                        const struct jitunwind_memory *mem,
                                        const struct jitunwind_regs *in, int innermost,
                                        struct jitunwind_regs *out, int *stop_reason);
 
-/* jitunwind_step_range with the registered ranges at hand (NULL: the
- * same): a SCAN step then also stops at the nearest return address into
- * a CPython executor's code (kind JIT, origin INTERPRETER, rule SCAN)
- * before the scanned-for function, so the executor's shim, which called
- * the trace, is its own frame (x86-64 3.13/3.14). jitunwind_unwind does
- * this with its registry. */
+/* jitunwind_step_range with the ranges of REGISTRY at hand (NULL: the same as
+ * jitunwind_step_range): a SCAN step then also stops at the nearest return
+ * address into a CPython executor's code (kind JIT, origin INTERPRETER, rule
+ * SCAN) before the scanned-for function, so the executor's shim, which called
+ * the trace, is its own frame (x86-64 3.13/3.14). jitunwind_unwind does this
+ * with its registry. */
 JITUNWIND_API int jitunwind_step_range_in(int arch, const jitunwind_registry *registry,
                                           const struct jitunwind_range *range,
                                           const struct jitunwind_memory *mem,
                                           const struct jitunwind_regs *in, int innermost,
                                           struct jitunwind_regs *out, int *stop_reason);
 
-/* The guarded frame-pointer step used outside registered ranges. */
+/* The guarded frame-pointer step used outside registered ranges: the
+ * caller of the frame IN from the frame record at its fp, into *OUT. 0,
+ * EINVAL (MEM, IN or OUT NULL, an unknown ARCH, no fp in IN: STOP
+ * NEED_REGISTER), ECORRUPT (a misaligned sp on AArch64), or the record's
+ * failure; *STOP_REASON (may be NULL) as for jitunwind_step_range. */
 JITUNWIND_API int jitunwind_step_fp(int arch, const struct jitunwind_memory *mem,
                                     const struct jitunwind_regs *in,
                                     struct jitunwind_regs *out, int *stop_reason);
 
-/* Recognise a trampoline from its first bytes (give at least 16 on x86-64
- * and 24 on AArch64, or the whole copy if shorter; fewer bytes than the
- * layout gives ENOTFOUND). An x86-64 endbr64 or AArch64 `bti c` prefix is
- * accepted. Returns JITUNWIND_RULE_TRAMPOLINE_FRAMED or
- * JITUNWIND_RULE_TRAMPOLINE_SUB8, or JITUNWIND_ENOTFOUND. */
+/* Recognise a trampoline on ARCH from its first LEN bytes at CODE (give at
+ * least 16 on x86-64 and 24 on AArch64, or the whole copy if shorter; fewer
+ * bytes than the layout gives ENOTFOUND). An x86-64 endbr64 or AArch64 `bti c`
+ * prefix is accepted. Returns JITUNWIND_RULE_TRAMPOLINE_FRAMED or
+ * JITUNWIND_RULE_TRAMPOLINE_SUB8, or ENOTFOUND, or EINVAL (CODE NULL, an
+ * unknown ARCH). Reads nothing but CODE. */
 JITUNWIND_API int jitunwind_classify_trampoline(int arch, const uint8_t *code, size_t len);
 
 #ifdef __cplusplus

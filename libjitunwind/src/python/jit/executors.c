@@ -32,7 +32,9 @@ struct walk {
     struct jitunwind_py_executor *out;
     size_t max;
     size_t *count;
-    /* for find() */
+    /* for find(): a search, which decodes the names of the executor it
+     * looks for only (see wanted()) */
+    int search;
     uint64_t want_address, want_pc;
     struct jitunwind_py_executor *found;
     /* for add_range() */
@@ -42,6 +44,15 @@ struct walk {
     size_t added;
     size_t unscannable; /* SCAN ranges left out: the eval loop's code is unknown */
 };
+
+/* Whether `e` is the executor a search looks for: the one at want_address,
+ * or else the one whose code holds want_pc. */
+static int wanted(const struct walk *w, const struct jitunwind_py_executor *e)
+{
+    if (w->want_address)
+        return e->address == w->want_address;
+    return e->jit_code && w->want_pc >= e->jit_code && w->want_pc - e->jit_code < e->jit_size;
+}
 
 /* Read executor `ex` and hand it to the walk's callback. */
 static int read_executor(jitunwind_pyreader *r, struct walk *w, uint64_t ex, uint64_t interp,
@@ -58,9 +69,6 @@ static int read_executor(jitunwind_pyreader *r, struct walk *w, uint64_t ex, uin
         ju_py_fetch(&r->mem, L, ex, JU_PYF_ex_jit_size, &jit_size) < 0)
         return ju_fail(&r->err, JITUNWIND_EREAD, ex, "executor %#llx is unreadable",
                        (unsigned long long)ex);
-    if (!(flags & JITUNWIND_PYEXEC_COLD_EXIT) && L->ex_code != JU_PY_NONE &&
-        ju_py_fetch(&r->mem, L, ex, JU_PYF_ex_code, &code) < 0)
-        code = 0;
     if (jit_size > MAX_JIT_SIZE || jit_code + jit_size < jit_code)
         return ju_fail(&r->err, JITUNWIND_ECORRUPT, ex,
                        "executor %#llx claims %llu bytes of code at %#llx",
@@ -71,9 +79,14 @@ static int read_executor(jitunwind_pyreader *r, struct walk *w, uint64_t ex, uin
     e->interp = interp;
     e->jit_code = jit_size ? jit_code : 0;
     e->jit_size = jit_code ? jit_size : 0;
-    e->code = code;
     e->flags = flags;
     e->first_line = -1;
+    if (w->search && !wanted(w, e))
+        return 0; /* its code object and names would be read for nothing */
+    if (!(flags & JITUNWIND_PYEXEC_COLD_EXIT) && L->ex_code != JU_PY_NONE &&
+        ju_py_fetch(&r->mem, L, ex, JU_PYF_ex_code, &code) < 0)
+        code = 0;
+    e->code = code;
     if (code) {
         struct jitunwind_py_frame f;
         memset(&f, 0, sizeof f);
@@ -357,9 +370,7 @@ JITUNWIND_API int jitunwind_pyreader_executor_ranges(jitunwind_pyreader *r,
 static int find(jitunwind_pyreader *r, struct walk *w, const struct jitunwind_py_executor *e)
 {
     (void)r;
-    if (w->want_address ? e->address != w->want_address
-                        : !(e->jit_code && w->want_pc >= e->jit_code &&
-                            w->want_pc - e->jit_code < e->jit_size))
+    if (!wanted(w, e))
         return 0;
     *w->found = *e;
     return 1;
@@ -371,6 +382,7 @@ int ju_py_find_executor(jitunwind_pyreader *r, uint64_t address, uint64_t pc,
     struct walk w = {0};
     int rc;
     w.each = find;
+    w.search = 1;
     w.want_address = address;
     w.want_pc = pc;
     w.found = out;
