@@ -562,11 +562,14 @@ START_TEST(trampoline_arenas_from_the_runtime)
     ck_assert_uint_eq(jitunwind_registry_lookup(reg, code2 + 16 + 6)->stride, 16);
     ck_assert_int_eq(jitunwind_registry_lookup(reg, code2)->origin, JITUNWIND_ORIGIN_INTERPRETER);
     ck_assert_ptr_null(jitunwind_registry_lookup(reg, code1 + 3 * 11)); /* not handed out yet */
-    /* A cycle in the arena list is reported, not followed forever. */
+    /* A cycle in the arena list is reported, not followed forever; the
+     * arenas added before it stay and are counted. */
     ju_builder_u64(p.b, a1 + 40, a2);
     jitunwind_registry_clear(reg);
     ck_assert_int_eq(jitunwind_pyreader_trampoline_ranges(r, reg, JITUNWIND_ARCH_X86_64, &added),
                      JITUNWIND_ELOOP);
+    ck_assert_uint_eq(added, 2);
+    ck_assert_ptr_nonnull(jitunwind_registry_lookup(reg, code1 + 11 + 6));
     /* Never activated. */
     ju_builder_u64(p.b, p.runtime + p.L->rt_perf_code_arena, 0);
     ck_assert_int_eq(jitunwind_pyreader_trampoline_ranges(r, reg, JITUNWIND_ARCH_X86_64, &added),

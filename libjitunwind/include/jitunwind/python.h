@@ -149,7 +149,7 @@ JITUNWIND_API int jitunwind_pyreader_frames(jitunwind_pyreader *reader, uint64_t
  * REGISTRY NULL), ENOTFOUND when trampolines were never activated,
  * EUNSUPPORTED for versions whose arena location is not known, EREAD,
  * ELOOP, ELIMIT (bounded, cycle-checked; the arenas added before the
- * problem stay, *ADDED is then not set). Threads: READER and REGISTRY
+ * problem stay and *ADDED counts them). Threads: READER and REGISTRY
  * are in use. */
 #include "jitunwind/registry.h"
 JITUNWIND_API int jitunwind_pyreader_trampoline_ranges(jitunwind_pyreader *reader,
