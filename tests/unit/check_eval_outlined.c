@@ -4,8 +4,9 @@
  * (shapes/eval_cold.c): the part found is the one the unstripped file's
  * symbol names; nothing is added where a symbol already names it, nor when
  * the code is read as another architecture's. The same on AArch64, on
- * cross-built fixtures (EVAL_COLD_A64: hand-made, one per branch form, and
- * GCC's own split), each beside its stripped copy FILE.stripped. */
+ * cross-built fixtures (EVAL_COLD_A64: hand-made, one per branch form and
+ * side of the function, and GCC's own split), each beside its stripped copy
+ * FILE.stripped. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,13 +54,13 @@ static void eval_symbols(const char *path, uint64_t values[2], uint64_t sizes[2]
     ck_assert_msg(found[0] && found[1], "%s: the compiler made no .cold part", path);
 }
 
-/* `got` (n ranges) is the function and the part the symbols name, in
- * address order. */
-static void ck_parts(const struct jitunwind_py_code_range *got, size_t n,
+/* `got` (n ranges, found in `path`) is the function and the part the
+ * symbols name, in address order. */
+static void ck_parts(const char *path, const struct jitunwind_py_code_range *got, size_t n,
                      const uint64_t values[2], const uint64_t sizes[2], uint64_t bias)
 {
     size_t i;
-    ck_assert_uint_eq(n, 2);
+    ck_assert_msg(n == 2, "%s: %zu eval parts, not 2", path, n);
     for (i = 0; i < n; i++)
         if (!got[i].main) {
             ck_assert_uint_eq(got[i].start, values[0] + bias);
@@ -85,7 +86,7 @@ START_TEST(the_cold_part_is_found_from_the_code)
     ck_assert_uint_eq(n, 2);
     /* Stripped: only the function is named; the part is found. */
     n = parts(stripped, JITUNWIND_ARCH_X86_64, bias, got);
-    ck_parts(got, n, values, sizes, bias);
+    ck_parts(stripped, got, n, values, sizes, bias);
     /* Not when x86-64 code is read as AArch64's. */
     ck_assert_uint_eq(parts(stripped, JITUNWIND_ARCH_AARCH64, bias, got), 1);
     sh("cd / && rm -rf '%s'", dir);
@@ -109,12 +110,12 @@ START_TEST(an_aarch64_cold_part_is_found_from_each_branch_form)
         /* As built: named, nothing added. */
         ck_assert_uint_eq(parts(file, JITUNWIND_ARCH_AARCH64, bias, got), 2);
         snprintf(path, sizeof path, "%s.stripped", file);
-        ck_parts(got, parts(path, JITUNWIND_ARCH_AARCH64, bias, got), values, sizes, bias);
+        ck_parts(path, got, parts(path, JITUNWIND_ARCH_AARCH64, bias, got), values, sizes, bias);
         /* Not when AArch64 code is read as x86-64's. */
         ck_assert_uint_eq(parts(path, JITUNWIND_ARCH_X86_64, bias, got), 1);
         checked++;
     }
-    ck_assert_uint_eq(checked, 7); /* six branch forms and GCC's split */
+    ck_assert_uint_eq(checked, 13); /* six branch forms on both sides, GCC's split */
     jitunwind_set_debug_file_directories(NULL);
 }
 END_TEST

@@ -4,7 +4,9 @@
  * function. FORM picks the one branch form used, so that each decoder case
  * is checked alone: two branches of it land in the part (the votes needed),
  * one in the function itself and one in another, named function (neither
- * may count for the part). Built once per form by tests/CMakeLists.txt. */
+ * may count for the part). The part lies before the function, as GNU ld
+ * places .text.unlikely (backward branches), or with COLD_AFTER after it
+ * (forward branches). Built once per form and side by tests/CMakeLists.txt. */
 #define FORM_B 1
 #define FORM_BCOND 2
 #define FORM_CBZ 3
@@ -28,7 +30,7 @@
 #error FORM must name a branch form
 #endif
 
-    .section .text.unlikely,"ax",%progbits
+    .macro cold_part
     .p2align 2
     .type _PyEval_EvalFrameDefault.cold, %function
 _PyEval_EvalFrameDefault.cold:
@@ -41,6 +43,12 @@ _PyEval_EvalFrameDefault.cold:
     ret
     .cfi_endproc
     .size _PyEval_EvalFrameDefault.cold, .-_PyEval_EvalFrameDefault.cold
+    .endm
+
+#ifndef COLD_AFTER
+    .section .text.unlikely,"ax",%progbits
+    cold_part
+#endif
 
     .text
     .p2align 2
@@ -69,5 +77,9 @@ eval_cold_a64_other:
     ret
     .cfi_endproc
     .size eval_cold_a64_other, .-eval_cold_a64_other
+
+#ifdef COLD_AFTER
+    cold_part
+#endif
 
     .section .note.GNU-stack,"",%progbits
