@@ -1,15 +1,20 @@
 /* The eval loop's out-of-line part when no symbol names it: a stripped
  * interpreter without its debug file keeps `_PyEval_EvalFrameDefault` in
  * .dynsym (it is exported) but not the LOCAL `_PyEval_EvalFrameDefault.cold`
- * GCC split the unlikely paths into (GCC 16 with LTO: 844 bytes of function,
- * 82 KB of `.cold`, where calls into JIT code return). The function jumps
- * into that part, and GCC gives the part an .eh_frame FDE of its own: the
- * FDE that the function's x86-64 jumps (jmp/jcc rel32) land in most often,
- * which no symbol of the file starts in, is taken as the part. Bytes are
- * scanned at every offset (no instruction decoding): a byte sequence that
- * only looks like a jump lands at random, mostly in no FDE, and is
- * outvoted. FDEs are found through .eh_frame_hdr's sorted table in the
- * encodings GNU ld writes (anything else: no part found). */
+ * GCC split the unlikely paths into (GCC 16 with LTO on x86-64: 844 bytes of
+ * function, 82 KB of `.cold`, where calls into JIT code return). The
+ * function jumps into that part, and GCC gives the part an .eh_frame FDE of
+ * its own: the FDE that the function's jumps land in most often, which no
+ * symbol of the file starts in, is taken as the part.
+ * - x86-64 (jmp/jcc rel32): bytes are scanned at every offset (no
+ *   instruction decoding): a byte sequence that only looks like a jump lands
+ *   at random, mostly in no FDE, and is outvoted.
+ * - AArch64 (B, B.cond, CBZ/CBNZ, TBZ/TBNZ): every aligned word is decoded.
+ *   GCC splits functions on AArch64 only when asked
+ *   (-freorder-blocks-and-partition is off by default there); Debian's
+ *   arm64 CPython has no such part, and nothing is found in it.
+ * FDEs are found through .eh_frame_hdr's sorted table in the encodings GNU
+ * ld writes (anything else: no part found). */
 #include <stdlib.h>
 
 #include "internal.h"
@@ -113,30 +118,66 @@ static int starts_inside(void *arg, const char *name, const GElf_Sym *sym)
     return 0;
 }
 
+static int64_t sign_extend(uint32_t v, unsigned bits)
+{
+    return (int64_t)((uint64_t)v << (64 - bits)) >> (64 - bits);
+}
+
+/* The target of an x86-64 jmp/jcc rel32 whose first byte is at `at` (the
+ * function ends at `hi`): 1, or 0 when the bytes are not one. */
+static int x86_64_jump(const uint8_t *p, uint64_t at, uint64_t hi, uint64_t *target)
+{
+    if (at + 5 <= hi && p[0] == 0xe9) /* jmp rel32 */
+        *target = at + 5 + (uint64_t)(int64_t)(int32_t)ju_load_u32(p + 1);
+    else if (at + 6 <= hi && p[0] == 0x0f && (p[1] & 0xf0) == 0x80) /* jcc rel32 */
+        *target = at + 6 + (uint64_t)(int64_t)(int32_t)ju_load_u32(p + 2);
+    else
+        return 0;
+    return 1;
+}
+
+/* The target of the AArch64 branch at `at` (offsets count words from the
+ * instruction): 1, or 0 when the word is none of B, B.cond/BC.cond,
+ * CBZ/CBNZ, TBZ/TBNZ. */
+static int aarch64_jump(const uint8_t *p, uint64_t at, uint64_t hi, uint64_t *target)
+{
+    uint32_t w;
+    int64_t words;
+    if (at + 4 > hi)
+        return 0;
+    w = ju_load_u32(p);
+    if ((w & 0xfc000000u) == 0x14000000u) /* B imm26 */
+        words = sign_extend(w & 0x3ffffffu, 26);
+    else if ((w & 0xff000000u) == 0x54000000u || (w & 0x7e000000u) == 0x34000000u)
+        words = sign_extend((w >> 5) & 0x7ffffu, 19); /* B.cond, CBZ/CBNZ imm19 */
+    else if ((w & 0x7e000000u) == 0x36000000u) /* TBZ/TBNZ imm14 */
+        words = sign_extend((w >> 5) & 0x3fffu, 14);
+    else
+        return 0;
+    *target = at + (uint64_t)(words * 4);
+    return 1;
+}
+
 /* The part's file addresses from the function's bytes at [lo, hi): 0, or
  * ENOTFOUND. Jumps are counted by table entry (no reads); only the entry
  * with the most is read, and its FDE must hold MIN_VOTES of them. */
-static int find_part(const struct fde_table *t, const uint8_t *code, uint64_t lo, uint64_t hi,
-                     uint64_t *start, uint64_t *end)
+static int find_part(const struct fde_table *t, int arch, const uint8_t *code, uint64_t lo,
+                     uint64_t hi, uint64_t *start, uint64_t *end)
 {
     struct { long entry; unsigned votes; } v[MAX_CANDIDATES];
     uint64_t targets[MAX_TARGETS];
     struct symbol_inside o;
     size_t n = 0, nt = 0, i, best = 0;
-    unsigned inside = 0;
+    unsigned inside = 0, step = arch == JITUNWIND_ARCH_AARCH64 ? 4 : 1;
     uint64_t at;
-    for (at = lo; at + 5 <= hi && nt < MAX_TARGETS; at++) {
+    if (lo % step)
+        return JITUNWIND_ENOTFOUND;
+    for (at = lo; at < hi && nt < MAX_TARGETS; at += step) {
         const uint8_t *p = code + (at - lo);
-        uint64_t next, target;
-        int32_t rel;
+        uint64_t target;
         long e;
-        if (p[0] == 0xe9) /* jmp rel32 */
-            next = at + 5, rel = (int32_t)ju_load_u32(p + 1);
-        else if (p[0] == 0x0f && (p[1] & 0xf0) == 0x80 && at + 6 <= hi) /* jcc rel32 */
-            next = at + 6, rel = (int32_t)ju_load_u32(p + 2);
-        else
+        if (!(step == 4 ? aarch64_jump(p, at, hi, &target) : x86_64_jump(p, at, hi, &target)))
             continue;
-        target = next + (uint64_t)(int64_t)rel;
         if ((target >= lo && target < hi) || (e = entry_at(t, target)) < 0)
             continue;
         targets[nt++] = target;
@@ -169,14 +210,15 @@ void ju_py_find_eval_outlined(jitunwind_pyreader *r, const char *module, uint64_
     uint64_t lo, hi, start, end;
     uint8_t *code;
     size_t i;
-    if (r->arch != JITUNWIND_ARCH_X86_64 || r->n_eval != 1 || !r->eval[0].main)
+    if ((r->arch != JITUNWIND_ARCH_X86_64 && r->arch != JITUNWIND_ARCH_AARCH64) || r->n_eval != 1 ||
+        !r->eval[0].main)
         return;
     lo = r->eval[0].start - bias;
     hi = r->eval[0].end - bias;
     if (hi <= lo || hi - lo > MAX_MAIN || !(code = malloc((size_t)(hi - lo))))
         return;
     if (ju_elf_read_vaddr(module, lo, code, (size_t)(hi - lo)) == 0 && load_table(module, &t) == 0) {
-        if (find_part(&t, code, lo, hi, &start, &end) == 0) {
+        if (find_part(&t, r->arch, code, lo, hi, &start, &end) == 0) {
             i = r->n_eval++;
             r->eval[i].start = start + bias;
             r->eval[i].end = end + bias;
