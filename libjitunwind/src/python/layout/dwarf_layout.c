@@ -104,7 +104,7 @@ static int dwarf_value(jitunwind_dwarf_types *types, const struct ju_py_field_de
 static void refit(struct ju_py_layout *L)
 {
     size_t i;
-    for (i = 0; i < JU_PYF_COUNT; i++) {
+    for (i = 0; i < JU_PYF_JIT_END; i++) {
         const struct ju_py_field_desc *f = &ju_py_fields[i];
         uint32_t off = ju_py_offset(L, (enum ju_py_field_id)i), *size;
         if (f->holder == JU_PYH_FRAME)

@@ -32,7 +32,7 @@ void ju_py_jit_apply_dwarf(jitunwind_dwarf_types *types, struct ju_py_jit_layout
     if (!J->known || !types)
         return;
     ju_strlcpy(report->source, jitunwind_dwarf_types_source(types), sizeof report->source);
-    for (i = JU_PYF_MAIN_END; i < JU_PYF_COUNT; i++) {
+    for (i = JU_PYF_MAIN_END; i < JU_PYF_JIT_END; i++) {
         const struct ju_py_field_desc *f = &ju_py_fields[i];
         size_t at = f->slot - offsetof(struct ju_py_layout, jit);
         char *slot = (char *)J + at;
@@ -73,9 +73,10 @@ int ju_py_jit_layout_check(const struct ju_py_layout *L, char *why, size_t size)
     const struct ju_py_jit_layout *J = &L->jit;
     size_t i;
     int rc;
+    const struct ju_py_table_view t = {L->name, L, L->holder_size, 0, NULL};
     if (!J->known)
         return 0;
-    if ((rc = ju_py_fields_check(L, JU_PYF_MAIN_END, JU_PYF_COUNT, why, size)) < 0)
+    if ((rc = ju_py_fields_check(&t, JU_PYP_JIT, why, size)) < 0)
         return rc;
     for (i = 0; i < sizeof strides / sizeof strides[0]; i++)
         if (ju_py_offset(L, strides[i]) == JU_PY_NONE) {
