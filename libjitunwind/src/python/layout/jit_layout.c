@@ -14,16 +14,6 @@
 #include "python/layout/merge.h"
 #include "python/pyreader.h"
 
-/* The first path of f's paths its holder has: 0 and *value in bytes (bits
- * for a BITS field), or ENOTFOUND. */
-static int lookup(jitunwind_dwarf_types *types, const struct ju_py_field_desc *f,
-                  uint64_t *value)
-{
-    return ju_py_dwarf_lookup(types, ju_py_holders[f->holder].type,
-                              f->kind == JU_PYK_SIZE_OF ? NULL : f->paths,
-                              f->kind == JU_PYK_BITS, value);
-}
-
 void ju_py_jit_apply_dwarf(jitunwind_dwarf_types *types, struct ju_py_jit_layout *J,
                            struct jitunwind_py_dwarf_report *report)
 {
@@ -39,15 +29,16 @@ void ju_py_jit_apply_dwarf(jitunwind_dwarf_types *types, struct ju_py_jit_layout
         struct ju_py_jit_bits *b = f->kind == JU_PYK_BITS ? (struct ju_py_jit_bits *)slot : NULL;
         uint64_t value, have;
         enum ju_py_merge m;
-        if (lookup(types, f, &value) < 0 || value >= JU_PY_NONE)
+        if (ju_py_dwarf_field(types, f, 0, &value) < 0)
             continue;
         if (b && b->width == 0)
             continue; /* the table says this version has no such flag */
         /* bit-fields are compared by bit position; only DWARF knows those
          * marked FROM_DWARF */
-        have = b ? (uint64_t)b->offset * 8 + b->bit : *(uint32_t *)slot;
-        m = b ? ju_py_merge(0, have, value, b->offset == JU_PY_FROM_DWARF, 0)
-              : ju_py_merge(have == JU_PY_NONE, have, value, have == JU_PY_FROM_DWARF, 0);
+        have = !b                               ? *(uint32_t *)slot
+               : b->offset == JU_PY_FROM_DWARF ? JU_PY_FROM_DWARF
+                                                : (uint64_t)b->offset * 8 + b->bit;
+        m = ju_py_merge_field(f, have, value, 0);
         if (m == JU_PY_MERGE_ADOPT && report->mismatches == 0)
             snprintf(report->first_mismatch, sizeof report->first_mismatch,
                      "%s.%s: table %llu, DWARF %llu%s", ju_py_holders[f->holder].type,

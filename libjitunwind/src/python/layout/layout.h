@@ -240,6 +240,12 @@ JU_HIDDEN int ju_py_jit_layout_check(const struct ju_py_layout *L, char *why, si
  * when paths is NULL: 0, or ENOTFOUND. */
 JU_HIDDEN int ju_py_dwarf_lookup(jitunwind_dwarf_types *types, const char *type,
                                  const char *paths, int bits, uint64_t *value);
+/* What the build's DWARF gives for field f of any table, by its row: its
+ * holder's size (SIZE_OF), a bit offset (BITS), else a byte offset, less
+ * `base` (the bytes before the table's fields, the object header for
+ * values). 0, or ENOTFOUND (also for a value not in [base, JU_PY_NONE)). */
+JU_HIDDEN int ju_py_dwarf_field(jitunwind_dwarf_types *types, const struct ju_py_field_desc *f,
+                                uint32_t base, uint64_t *value);
 
 /* The layout for a PY_VERSION_HEX of a GIL (0) or free-threaded (1) build
  * on `arch` (enum jitunwind_arch), or NULL (from the version table,

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "jitunwind/python.h"
+#include "python/layout/layout.h"
 
 enum ju_py_merge {
     JU_PY_MERGE_SKIP,   /* the version has no such field: DWARF's value is not used */
@@ -37,6 +38,18 @@ static inline enum ju_py_merge ju_py_merge(int absent, uint64_t have, uint64_t d
     if (have == dwarf)
         return JU_PY_MERGE_AGREE;
     return target_gave ? JU_PY_MERGE_STAND : JU_PY_MERGE_ADOPT;
+}
+
+/* The one rule for every field of every table: DWARF gives a field
+ * outright when the table leaves it to DWARF, or when it is
+ * build-specific and the target's own debug offsets did not give it;
+ * otherwise the two are compared. `have`: the field's value (a bit-field's
+ * in bits), JU_PY_NONE when the version has no such field. */
+static inline enum ju_py_merge ju_py_merge_field(const struct ju_py_field_desc *f,
+                                                 uint64_t have, uint64_t dwarf, int target_gave)
+{
+    int derive = have == JU_PY_FROM_DWARF || (f->kind == JU_PYK_BUILD && !target_gave);
+    return ju_py_merge(have == JU_PY_NONE, have, dwarf, derive, target_gave);
 }
 
 /* Count verdict m in a report: checked, mismatches (the first named by

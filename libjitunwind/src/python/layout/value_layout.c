@@ -143,12 +143,10 @@ void ju_py_values_apply_dwarf(struct ju_py_values *s, const struct ju_py_layout 
         uint32_t base = ju_pyv_base(L, f->holder);
         uint64_t value;
         enum ju_py_merge m;
-        if (ju_py_dwarf_lookup(types, ju_py_holders[f->holder].type, f->paths, 0, &value) < 0 ||
-            value < base || value >= JU_PY_NONE)
+        if (ju_py_dwarf_field(types, f, base, &value) < 0)
             continue;
-        m = ju_py_merge(*slot == JU_PY_NONE, *slot, value - base,
-                        *slot == JU_PY_NONE && f->kind == JU_PYK_BUILD,
-                        debug_offsets_win && (*source & JU_PY_SRC_DEBUG_OFFSETS));
+        m = ju_py_merge_field(f, *slot, value,
+                              debug_offsets_win && (*source & JU_PY_SRC_DEBUG_OFFSETS));
         if (m == JU_PY_MERGE_SKIP)
             continue; /* a member this version's decoder does not use */
         *source |= JU_PY_SRC_DWARF;
@@ -156,10 +154,10 @@ void ju_py_values_apply_dwarf(struct ju_py_values *s, const struct ju_py_layout 
             snprintf(report->first_mismatch, sizeof report->first_mismatch,
                      "%s.%s: %s %llu, DWARF %llu", ju_py_holders[f->holder].type, f->name,
                      *source & JU_PY_SRC_DEBUG_OFFSETS ? "debug offsets" : "table",
-                     (unsigned long long)*slot + base, (unsigned long long)value);
+                     (unsigned long long)*slot + base, (unsigned long long)value + base);
         ju_py_merge_count(report, m);
         if (m == JU_PY_MERGE_DERIVE || m == JU_PY_MERGE_ADOPT)
-            *slot = (uint32_t)(value - base);
+            *slot = (uint32_t)value;
     }
 }
 
