@@ -2,7 +2,7 @@
  * the typed access the frame decoders use, and the one check every table
  * passes before a decoder reads with it: each field, with its width,
  * inside the struct that holds it and inside the decoder's copy of that
- * struct (the field rule of validate.h). */
+ * struct (the field rule, validate.h). */
 #include <stdio.h>
 
 #include "python/layout/value_layout.h"
@@ -86,6 +86,24 @@ int ju_py_fetch(const struct jitunwind_memory *mem, const struct ju_py_layout *L
     if (off >= JU_PY_FROM_DWARF || width == 0)
         return JITUNWIND_ENOTFOUND;
     return ju_read(mem, obj + off, out, width); /* little-endian: zero-extended */
+}
+
+/* The one field rule. The same shape as CPython's own remote-debugging
+ * check of _Py_DebugOffsets: offset + width inside the struct's size; here
+ * also inside the decoder's copy. */
+enum ju_py_misfit ju_py_field_misfit(const struct ju_py_placed *f)
+{
+    uint64_t end;
+    if (f->width > 8 || (f->width & (f->width - 1)))
+        return JU_PY_BAD_WIDTH;
+    if (f->offset > JU_PY_MAX_STRUCT || f->width > JU_PY_MAX_STRUCT - f->offset)
+        return JU_PY_PAST_ANY;
+    end = f->offset + f->width;
+    if (end > f->holder_size)
+        return JU_PY_PAST_HOLDER;
+    if (end > f->copy)
+        return JU_PY_PAST_COPY;
+    return JU_PY_FITS;
 }
 
 /* The bytes of holder h the decoder copies, as field f's table gives them
