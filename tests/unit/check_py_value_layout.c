@@ -160,6 +160,27 @@ START_TEST(the_value_rows_name_the_debug_offsets_that_move_them)
 }
 END_TEST
 
+/* 3.15's block gives sizeof(PyHeapTypeObject) (heap_type_object.size),
+ * which no earlier block has: the value fields it holds are held to it, as
+ * those of every holder whose size the block gives (the encoder declares
+ * 0x4000-byte structs). */
+START_TEST(the_struct_sizes_of_the_block_bound_the_value_fields)
+{
+    struct pyo_target t;
+    build(&t, 0x030f00f0, 0, ju_py_value_table_newest(0));
+    ck_assert_int_eq(jitunwind_pyreader_open(&t.r, &t.mem, t.p.runtime, t.version, NULL), 0);
+    ck_assert_uint_eq(t.r->values.holder_size[JU_PYH_HEAPTYPE], 0x4000);
+    ck_assert_uint_eq(t.r->values.holder_size[JU_PYH_SET], 0x4000);
+    ck_assert_uint_eq(t.r->values.holder_size[JU_PYH_INTERP], 0x4000);
+    ck_assert_uint_eq(t.r->values.holder_size[JU_PYH_FUNCTION], 0); /* no size in the block */
+    pyo_target_close(&t);
+    build(&t, 0x030e07f0, 0, NULL);
+    ck_assert_int_eq(jitunwind_pyreader_open(&t.r, &t.mem, t.p.runtime, t.version, NULL), 0);
+    ck_assert_uint_eq(t.r->values.holder_size[JU_PYH_HEAPTYPE], 0); /* 3.14's has none */
+    pyo_target_close(&t);
+}
+END_TEST
+
 /* Free-threaded builds: the tables do not say where gc.collecting is; the
  * target's debug offsets (interpreter_state.gc + gc.collecting) do. */
 START_TEST(debug_offsets_give_free_threaded_builds_their_gc_state)
@@ -281,6 +302,7 @@ int main(void)
     return ju_run_tests("py_value_layout",
                         JU_TESTS(debug_offsets_move_value_fields_and_the_renderer_follows,
                                  the_value_rows_name_the_debug_offsets_that_move_them,
+                                 the_struct_sizes_of_the_block_bound_the_value_fields,
                                  debug_offsets_give_free_threaded_builds_their_gc_state,
                                  a_debug_offset_past_its_struct_refuses_the_values_by_name,
                                  dwarf_disagreeing_with_the_table_wins_and_is_reported,

@@ -127,8 +127,8 @@ static const uint8_t FIELDS_315[] = {
     JU_PYD_CO_TLBC,
     JU_PYD_OB_SIZE, JU_PYD_OB_TYPE,
     JU_PYD_TP_SIZE, JU_PYD_TP_NAME, JU_PYD_SKIP /* tp_repr */, JU_PYD_TP_FLAGS,
-    JU_PYD_SKIP /* tp_basicsize */,
-    JU_PYD_SKIP /* tp_dictoffset */, JU_PYD_SKIP, JU_PYD_SKIP /* heap_type_object */,
+    JU_PYD_SKIP /* tp_basicsize */, JU_PYD_SKIP /* tp_dictoffset */,
+    JU_PYD_HT_SIZE, JU_PYD_SKIP /* ht_cached_keys */,
     VALUE_OBJECTS_314,
     JU_PYD_BY_SIZE, JU_PYD_BY_OB_SIZE, JU_PYD_BY_OB_SVAL,
     JU_PYD_UN_SIZE, JU_PYD_UN_STATE, JU_PYD_UN_LENGTH, JU_PYD_UN_ASCII_SIZE, JU_PYD_UN_COMPACT_SIZE,
@@ -281,9 +281,13 @@ static void apply_values(jitunwind_pyreader *r, const struct field_list *list, c
             continue;
         ju_py_values_set(&r->values, out, (enum ju_py_field_id)i, v[f->debug],
                          JU_PY_SRC_DEBUG_OFFSETS);
-        ju_py_values_holder_size(&r->values, (enum ju_py_holder)f->holder,
-                                 v[ju_py_holders[f->holder].debug_size]);
     }
+    /* Every struct size the block gives holds the value fields too. */
+    for (i = 0; i < JU_PYH_COUNT; i++)
+        if (ju_py_holders[i].debug_size != JU_PYD_SKIP &&
+            list_has(list, (enum ju_py_debug_field)ju_py_holders[i].debug_size))
+            ju_py_values_holder_size(&r->values, (enum ju_py_holder)i,
+                                     v[ju_py_holders[i].debug_size]);
     /* Two target values summed: each must lie inside what holds it, so the
      * sum cannot wrap onto another field of the interpreter state. */
     if (list_has(list, JU_PYD_GC_COLLECTING) && v[JU_PYD_GC_SIZE] &&
@@ -293,7 +297,6 @@ static void apply_values(jitunwind_pyreader *r, const struct field_list *list, c
         v[JU_PYD_GC_SIZE] - v[JU_PYD_GC_COLLECTING] >= 4) {
         ju_py_values_set(&r->values, out, JU_PYF_val_interp_gc_collecting,
                          v[JU_PYD_IS_GC] + v[JU_PYD_GC_COLLECTING], JU_PY_SRC_DEBUG_OFFSETS);
-        ju_py_values_holder_size(&r->values, JU_PYH_INTERP, v[JU_PYD_IS_SIZE]);
     }
 }
 

@@ -65,7 +65,7 @@ enum ju_py_debug_field {
     JU_PYD_SE_SIZE, JU_PYD_SE_USED, JU_PYD_SE_TABLE, JU_PYD_SE_MASK,
     JU_PYD_DI_SIZE, JU_PYD_DI_MA_KEYS, JU_PYD_DI_MA_VALUES,
     JU_PYD_FL_SIZE, JU_PYD_FL_OB_FVAL, JU_PYD_LO_SIZE, JU_PYD_LO_LV_TAG, JU_PYD_LO_OB_DIGIT,
-    JU_PYD_GC_SIZE, JU_PYD_GC_COLLECTING,
+    JU_PYD_GC_SIZE, JU_PYD_GC_COLLECTING, JU_PYD_HT_SIZE,
     JU_PYD_COUNT
 };
 
@@ -260,7 +260,6 @@ struct ju_py_holder_desc {
 };
 /* The fields [first, end) of each table. */
 struct ju_py_part_desc {
-    const char *name; /* "frame", "JIT view", "values" */
     uint16_t first, end;
 };
 JU_HIDDEN extern const struct ju_py_field_desc ju_py_fields[JU_PYF_COUNT];

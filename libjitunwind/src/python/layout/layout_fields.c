@@ -31,9 +31,9 @@ const struct ju_py_field_desc ju_py_fields[JU_PYF_COUNT] = {
 };
 
 const struct ju_py_part_desc ju_py_parts[JU_PYP_COUNT] = {
-    [JU_PYP_MAIN] = {"frame", 0, JU_PYF_MAIN_END},
-    [JU_PYP_JIT] = {"JIT view", JU_PYF_MAIN_END, JU_PYF_JIT_END},
-    [JU_PYP_VALUES] = {"values", JU_PYF_JIT_END, JU_PYF_COUNT},
+    [JU_PYP_MAIN] = {0, JU_PYF_MAIN_END},
+    [JU_PYP_JIT] = {JU_PYF_MAIN_END, JU_PYF_JIT_END},
+    [JU_PYP_VALUES] = {JU_PYF_JIT_END, JU_PYF_COUNT},
 };
 
 /* Each holder: its DWARF name, the field giving the bytes the decoder
@@ -71,7 +71,7 @@ const struct ju_py_holder_desc ju_py_holders[JU_PYH_COUNT] = {
     [JU_PYH_METHOD] = {"PyMethodObject", -1, 0, 1, JU_PYD_SKIP},
     [JU_PYH_MODULE] = {"PyModuleObject", -1, 0, 1, JU_PYD_SKIP},
     [JU_PYH_CELL] = {"PyCellObject", -1, 0, 1, JU_PYD_SKIP},
-    [JU_PYH_HEAPTYPE] = {"PyHeapTypeObject", -1, 0, 1, JU_PYD_SKIP},
+    [JU_PYH_HEAPTYPE] = {"PyHeapTypeObject", -1, 0, 1, JU_PYD_HT_SIZE},
     [JU_PYH_DICTKEYS] = {"PyDictKeysObject", JU_PYF_val_dk_indices, JU_PY_DICT_KEYS_COPY, 0,
                          JU_PYD_SKIP},
     [JU_PYH_DICTVALUES] = {"PyDictValues", -1, 0, 0, JU_PYD_SKIP},
