@@ -1,5 +1,6 @@
 /* The JIT view's layout (struct ju_py_jit_layout) checked against, and
- * completed from, the interpreter's DWARF: the executor, its trace entries
+ * completed from, the interpreter's DWARF by the one pass over its rows
+ * (ju_py_dwarf_pass): the executor, its trace entries
  * (_PyUOpInstruction: its size differs between versions and Py_STATS
  * builds), its exits and the stencil table's element. No debug offset
  * describes these, so DWARF wins every disagreement with the table; a
@@ -17,43 +18,14 @@
 void ju_py_jit_apply_dwarf(jitunwind_dwarf_types *types, struct ju_py_jit_layout *J,
                            struct jitunwind_py_dwarf_report *report)
 {
-    size_t i;
+    /* the JIT rows' slots are in the frame layout that holds J */
+    struct ju_py_dwarf_pass pass = {JU_PYP_JIT, (char *)J - offsetof(struct ju_py_layout, jit),
+                                    0, NULL, 0, report};
     memset(report, 0, sizeof *report);
     if (!J->known || !types)
         return;
     ju_strlcpy(report->source, jitunwind_dwarf_types_source(types), sizeof report->source);
-    for (i = JU_PYF_MAIN_END; i < JU_PYF_JIT_END; i++) {
-        const struct ju_py_field_desc *f = &ju_py_fields[i];
-        size_t at = f->slot - offsetof(struct ju_py_layout, jit);
-        char *slot = (char *)J + at;
-        struct ju_py_jit_bits *b = f->kind == JU_PYK_BITS ? (struct ju_py_jit_bits *)slot : NULL;
-        uint64_t value, have;
-        enum ju_py_merge m;
-        if (ju_py_dwarf_field(types, f, 0, &value) < 0)
-            continue;
-        if (b && b->width == 0)
-            continue; /* the table says this version has no such flag */
-        /* bit-fields are compared by bit position; only DWARF knows those
-         * marked FROM_DWARF */
-        have = !b                               ? *(uint32_t *)slot
-               : b->offset == JU_PY_FROM_DWARF ? JU_PY_FROM_DWARF
-                                                : (uint64_t)b->offset * 8 + b->bit;
-        m = ju_py_merge_field(f, have, value, 0);
-        if (m == JU_PY_MERGE_ADOPT && report->mismatches == 0)
-            snprintf(report->first_mismatch, sizeof report->first_mismatch,
-                     "%s.%s: table %llu, DWARF %llu%s", ju_py_holders[f->holder].type,
-                     f->paths ? f->paths : "sizeof", (unsigned long long)have,
-                     (unsigned long long)value, b ? " (bits)" : "");
-        ju_py_merge_count(report, m);
-        if (m == JU_PY_MERGE_SKIP || m == JU_PY_MERGE_AGREE)
-            continue;
-        if (b) {
-            b->offset = (uint32_t)(value / 8);
-            b->bit = (uint8_t)(value % 8);
-        } else {
-            *(uint32_t *)slot = (uint32_t)value;
-        }
-    }
+    ju_py_dwarf_pass(types, &pass);
 }
 
 int ju_py_jit_layout_check(const struct ju_py_layout *L, char *why, size_t size)

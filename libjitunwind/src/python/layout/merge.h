@@ -67,4 +67,18 @@ static inline void ju_py_merge_count(struct jitunwind_py_dwarf_report *report,
         report->adopted++;
 }
 
+/* One table's DWARF pass: every field of `part` DWARF gives (by its row,
+ * ju_py_dwarf_field) merged into `table` by ju_py_merge_field and counted
+ * in `report`, the first difference named ("PyFloatObject.float_value:
+ * table 16, DWARF 24"; frame and JIT fields by their member path). */
+struct ju_py_dwarf_pass {
+    enum ju_py_part part;
+    void *table;     /* the struct its rows' slots are in */
+    uint32_t header; /* bytes before an object's fields in this table (values), else 0 */
+    uint8_t *source; /* JU_PY_SRC_* bits per field of the part, or NULL */
+    int target_wins; /* a field the target's debug offsets gave stands against DWARF */
+    struct jitunwind_py_dwarf_report *report;
+};
+JU_HIDDEN void ju_py_dwarf_pass(jitunwind_dwarf_types *types, const struct ju_py_dwarf_pass *p);
+
 #endif

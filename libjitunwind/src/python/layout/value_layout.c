@@ -122,13 +122,14 @@ void ju_py_values_holder_size(struct ju_py_values *s, enum ju_py_holder h, uint6
 void ju_py_values_apply_dwarf(struct ju_py_values *s, const struct ju_py_layout *L,
                               jitunwind_dwarf_types *types, int debug_offsets_win)
 {
-    struct jitunwind_py_dwarf_report *report = &s->dwarf;
+    struct ju_py_dwarf_pass pass = {JU_PYP_VALUES, &s->V, L->ob_type + 8, s->source,
+                                    debug_offsets_win, &s->dwarf};
     size_t i;
     uint64_t size;
     if (!types)
         return;
     s->dwarf_seen = 1;
-    ju_strlcpy(report->source, jitunwind_dwarf_types_source(types), sizeof report->source);
+    ju_strlcpy(s->dwarf.source, jitunwind_dwarf_types_source(types), sizeof s->dwarf.source);
     for (i = JU_PYF_JIT_END; i < JU_PYF_COUNT; i++) {
         /* the target's own sizes, when it gave them, stand */
         enum ju_py_holder h = (enum ju_py_holder)ju_py_fields[i].holder;
@@ -136,29 +137,7 @@ void ju_py_values_apply_dwarf(struct ju_py_values *s, const struct ju_py_layout 
             jitunwind_dwarf_type_size(types, ju_py_holders[h].type, &size) == 0)
             ju_py_values_holder_size(s, h, size);
     }
-    for (i = JU_PYF_JIT_END; i < JU_PYF_COUNT; i++) {
-        const struct ju_py_field_desc *f = &ju_py_fields[i];
-        uint32_t *slot = slot_of(s, i);
-        uint8_t *source = source_of(s, i);
-        uint32_t base = ju_pyv_base(L, f->holder);
-        uint64_t value;
-        enum ju_py_merge m;
-        if (ju_py_dwarf_field(types, f, base, &value) < 0)
-            continue;
-        m = ju_py_merge_field(f, *slot, value,
-                              debug_offsets_win && (*source & JU_PY_SRC_DEBUG_OFFSETS));
-        if (m == JU_PY_MERGE_SKIP)
-            continue; /* a member this version's decoder does not use */
-        *source |= JU_PY_SRC_DWARF;
-        if ((m == JU_PY_MERGE_ADOPT || m == JU_PY_MERGE_STAND) && report->mismatches == 0)
-            snprintf(report->first_mismatch, sizeof report->first_mismatch,
-                     "%s.%s: %s %llu, DWARF %llu", ju_py_holders[f->holder].type, f->name,
-                     *source & JU_PY_SRC_DEBUG_OFFSETS ? "debug offsets" : "table",
-                     (unsigned long long)*slot + base, (unsigned long long)value + base);
-        ju_py_merge_count(report, m);
-        if (m == JU_PY_MERGE_DERIVE || m == JU_PY_MERGE_ADOPT)
-            *slot = (uint32_t)value;
-    }
+    ju_py_dwarf_pass(types, &pass);
 }
 
 int ju_py_values_check(const struct ju_py_values *s, const struct ju_py_layout *L, char *why,
