@@ -131,8 +131,10 @@ static const uint8_t FIELDS_315[] = {
     JU_PYD_HT_SIZE, JU_PYD_SKIP /* ht_cached_keys */,
     VALUE_OBJECTS_314,
     JU_PYD_BY_SIZE, JU_PYD_BY_OB_SIZE, JU_PYD_BY_OB_SVAL,
-    JU_PYD_UN_SIZE, JU_PYD_UN_STATE, JU_PYD_UN_LENGTH, JU_PYD_UN_ASCII_SIZE, JU_PYD_UN_COMPACT_SIZE,
-    JU_PYD_GC_SIZE, JU_PYD_GC_COLLECTING, /* then frame, generation_stats_size, generation_stats */
+    JU_PYD_UN_SIZE, JU_PYD_UN_STATE, JU_PYD_UN_LENGTH, JU_PYD_UN_ASCII_SIZE,
+    JU_PYD_UN_COMPACT_SIZE,
+    JU_PYD_GC_SIZE, JU_PYD_GC_COLLECTING,
+    /* then frame, generation_stats_size, generation_stats */
 };
 
 struct field_list {
