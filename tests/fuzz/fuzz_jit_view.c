@@ -42,7 +42,7 @@ static void set_up(jitunwind_pyreader *r, struct fuzz_target *t)
     r->jit.names_size = fuzz_take(t, 4);
     edits = (size_t)fuzz_take(t, 1) % (MAX_EDITS + 1);
     for (i = 0; i < edits; i++) {
-        unsigned field = (unsigned)fuzz_take(t, 1) % (JU_PYF_COUNT - JU_PYF_MAIN_END);
+        unsigned field = (unsigned)fuzz_take(t, 1) % (JU_PYF_JIT_END - JU_PYF_MAIN_END);
         edit_field(&r->from_target, (enum ju_py_field_id)(JU_PYF_MAIN_END + field),
                    (uint32_t)fuzz_take(t, 4));
     }

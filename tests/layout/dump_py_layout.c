@@ -44,11 +44,11 @@ int main(int argc, char **argv)
         ju_py_values_start(&values, L, L->version);
         if (values.borrowed)
             return 0; /* another version's table: nothing of this one to compare */
-        for (i = 0; i < JU_PYV_COUNT; i++) {
-            const struct ju_pyv_field_desc *v = &ju_pyv_fields[i];
-            uint32_t off = ju_pyv_offset(&values.V, (enum ju_pyv_field_id)i);
+        for (i = JU_PYF_JIT_END; i < JU_PYF_COUNT; i++) {
+            const struct ju_py_field_desc *v = &ju_py_fields[i];
+            uint32_t off = ju_py_slot(&values.V, v->slot);
             if (off != JU_PY_NONE)
-                printf("values.%s member %s %s %u\n", v->name, ju_pyv_holders[v->holder].type,
+                printf("values.%s member %s %s %u\n", v->name, ju_py_holders[v->holder].type,
                        v->paths, off + ju_pyv_base(L, v->holder));
         }
     }

@@ -1,7 +1,7 @@
 """The decoders load layout fields only through the field table.
 
 Every offset or size member of struct ju_py_layout (src/python/layout/layout.h)
-must be listed in JU_PY_LAYOUT_FIELDS, where its width is, so that
+must be listed in JU_PY_LAYOUT_FIELDS (fields.h), where its width is, so that
 ju_py_layout_check covers it; and no decoder in src/python/ may load from
 `<buffer or address> + L->field` with a width of its own (ju_load_u*,
 ju_read_u*) instead of ju_py_get / ju_py_fetch. The value layout likewise:
@@ -13,12 +13,21 @@ import sys
 
 src = pathlib.Path(sys.argv[1]) / "python"
 header = (src / "layout" / "layout.h").read_text()
+fields = (src / "layout" / "fields.h").read_text()
+
+
+def rows(macro):
+    """The rows of one field list of fields.h: (name, width)."""
+    body = re.search(r"#define %s\(X\)(.*?)\n\n" % macro, fields, re.S).group(1)
+    return re.findall(r"X\(([a-z0-9_]+), [A-Z]+, (\d+), [A-Z]+, [A-Z_]+, [A-Z_]+, ", body)
+
+
 struct = re.search(r"struct ju_py_layout \{(.*?)\n\};", header, re.S).group(1)
 members = re.findall(r"^\s*uint32_t ([a-z0-9_]+);", struct, re.M)
 members = [m for m in members if m != "version"]  # PY_VERSION_HEX, not an offset
 members += [m for line in re.findall(r"^\s*uint32_t ([a-z0-9_, ]+);", struct, re.M)
             for m in line.replace(" ", "").split(",")[1:]]
-listed = set(re.findall(r"X\(([a-z0-9_]+), [A-Z]+, \d+, [A-Z]+, ", header))
+listed = {name for name, _ in rows("JU_PY_LAYOUT_FIELDS")}
 problems = ["struct ju_py_layout.%s is not in JU_PY_LAYOUT_FIELDS (its width is unknown, "
             "so no check covers it)" % m for m in members if m not in listed]
 raw_load = re.compile(r"ju_(load|read)_u(8|16|32|64)\([^;]*?(\bL|layout)->([a-z0-9_]+)", re.S)
@@ -40,8 +49,7 @@ vstruct = re.search(r"struct ju_py_value_layout \{(.*?)\n\};", vheader, re.S).gr
 vmembers = [m for line in re.findall(r"^\s*uint32_t ([a-z0-9_, ]+);", vstruct, re.M)
             for m in line.replace(" ", "").split(",")]
 vmembers = [m for m in vmembers if m != "version"]
-vwidth = {name: int(width) for name, width in
-          re.findall(r"X\(([a-z0-9_]+), [A-Z]+, (\d+), [A-Z]+, \"", vheader)}
+vwidth = {name: int(width) for name, width in rows("JU_PY_VALUE_FIELDS")}
 problems += ["struct ju_py_value_layout.%s is not in JU_PY_VALUE_FIELDS" % m
              for m in vmembers if m not in vwidth]
 loads = [(re.compile(r"ju_(?:load|read)_u(8|16|32|64)\([^;]*?\bV->([a-z0-9_]+)", re.S),

@@ -2,7 +2,8 @@
  * layout is: the version's table, then the target's _Py_DebugOffsets
  * (3.13+), then the interpreter's DWARF, then one check of each field
  * against its width and its holder. Synthetic targets: debug offsets that
- * move a field (the renderer follows), give a free-threaded build its GC
+ * move a field (the renderer follows), move exactly the fields whose rows
+ * name an entry of the version's block, give a free-threaded build its GC
  * state, one that does not fit its struct
  * (refused by name, nothing read), DWARF that disagrees with the table
  * (DWARF wins, and the values report says so) or with the target's own
@@ -112,6 +113,71 @@ START_TEST(debug_offsets_move_value_fields_and_the_renderer_follows)
         ck_assert_str_eq(render(&t, pyo_tuple(&t.o, 2, items)), "(1, -123456789012345)");
         pyo_target_close(&t);
     }
+}
+END_TEST
+
+/* Each value field's row names the _Py_DebugOffsets entry that gives it:
+ * with every field of the target's objects 8 bytes on, the reader moves
+ * exactly those its version's block publishes (3.13: not the set's, which
+ * 3.14 added; never dict_used, which no version publishes) and keeps the
+ * table's offset for the rest. */
+START_TEST(the_value_rows_name_the_debug_offsets_that_move_them)
+{
+    static const uint32_t VERSIONS[] = {0x030d00f0, 0x030e07f0};
+    static const unsigned MOVED[] = {14, 17}; /* 3.14's block adds the set's three */
+    size_t v, i;
+    ck_assert(!ju_py_debug_offsets_give(0x030d00f0, JU_PYF_val_set_used));
+    ck_assert(ju_py_debug_offsets_give(0x030e07f0, JU_PYF_val_set_used));
+    ck_assert(ju_py_debug_offsets_give(0x030d00f0, JU_PYF_val_float_value));
+    ck_assert(!ju_py_debug_offsets_give(0x030e07f0, JU_PYF_val_dict_used));
+    for (v = 0; v < sizeof VERSIONS / sizeof VERSIONS[0]; v++) {
+        const struct ju_py_value_layout *table = ju_py_value_table(VERSIONS[v], 0);
+        struct ju_py_value_layout V = *table;
+        struct pyo_target t;
+        unsigned moved = 0;
+        for (i = JU_PYF_JIT_END; i < JU_PYF_COUNT; i++) {
+            uint32_t off = ju_py_slot(table, ju_py_fields[i].slot) + 8;
+            if (off != JU_PY_NONE + 8)
+                memcpy((char *)&V + ju_py_fields[i].slot, &off, sizeof off);
+        }
+        build(&t, VERSIONS[v], 0, &V);
+        ck_assert_int_eq(jitunwind_pyreader_open(&t.r, &t.mem, t.p.runtime, t.version, NULL), 0);
+        for (i = JU_PYF_JIT_END; i < JU_PYF_COUNT; i++) {
+            const struct ju_py_field_desc *f = &ju_py_fields[i];
+            uint32_t want = ju_py_slot(table, f->slot), got;
+            int gives = ju_py_debug_offsets_give(VERSIONS[v], (enum ju_py_field_id)i) ||
+                        i == JU_PYF_val_interp_gc_collecting; /* interp.gc + gc.collecting */
+            if (want == JU_PY_NONE)
+                continue;
+            got = ju_py_slot(&t.r->values.V, f->slot);
+            ck_assert_msg(got == want + (gives ? 8 : 0), "%#x: %s at %u, want %u", VERSIONS[v],
+                          f->name, got, want + (gives ? 8 : 0));
+            moved += gives;
+        }
+        ck_assert_uint_eq(moved, MOVED[v]);
+        pyo_target_close(&t);
+    }
+}
+END_TEST
+
+/* 3.15's block gives sizeof(PyHeapTypeObject) (heap_type_object.size),
+ * which no earlier block has: the value fields it holds are held to it, as
+ * those of every holder whose size the block gives (the encoder declares
+ * 0x4000-byte structs). */
+START_TEST(the_struct_sizes_of_the_block_bound_the_value_fields)
+{
+    struct pyo_target t;
+    build(&t, 0x030f00f0, 0, ju_py_value_table_newest(0));
+    ck_assert_int_eq(jitunwind_pyreader_open(&t.r, &t.mem, t.p.runtime, t.version, NULL), 0);
+    ck_assert_uint_eq(t.r->values.holder_size[JU_PYH_HEAPTYPE], 0x4000);
+    ck_assert_uint_eq(t.r->values.holder_size[JU_PYH_SET], 0x4000);
+    ck_assert_uint_eq(t.r->values.holder_size[JU_PYH_INTERP], 0x4000);
+    ck_assert_uint_eq(t.r->values.holder_size[JU_PYH_FUNCTION], 0); /* no size in the block */
+    pyo_target_close(&t);
+    build(&t, 0x030e07f0, 0, NULL);
+    ck_assert_int_eq(jitunwind_pyreader_open(&t.r, &t.mem, t.p.runtime, t.version, NULL), 0);
+    ck_assert_uint_eq(t.r->values.holder_size[JU_PYH_HEAPTYPE], 0); /* 3.14's has none */
+    pyo_target_close(&t);
 }
 END_TEST
 
@@ -235,6 +301,8 @@ int main(void)
 {
     return ju_run_tests("py_value_layout",
                         JU_TESTS(debug_offsets_move_value_fields_and_the_renderer_follows,
+                                 the_value_rows_name_the_debug_offsets_that_move_them,
+                                 the_struct_sizes_of_the_block_bound_the_value_fields,
                                  debug_offsets_give_free_threaded_builds_their_gc_state,
                                  a_debug_offset_past_its_struct_refuses_the_values_by_name,
                                  dwarf_disagreeing_with_the_table_wins_and_is_reported,

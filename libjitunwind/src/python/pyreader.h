@@ -135,9 +135,9 @@ JU_HIDDEN void ju_py_note_gdb_jit_name(jitunwind_pyreader *r, const char *name);
 /* 3.13+: read and check the target's _Py_DebugOffsets and copy them over
  * `out` (pre-filled with the version's static table). */
 JU_HIDDEN int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out);
-/* 1 when the target's _Py_DebugOffsets of this version give main layout
- * field `id` (its row names one, and the version's list has it): its value
- * then stands against DWARF's. */
+/* 1 when the target's _Py_DebugOffsets of this version give field `id` of
+ * any table (its row names an entry, and the version's list has it): its
+ * value then stands against DWARF's. */
 JU_HIDDEN int ju_py_debug_offsets_give(uint32_t version_hex, enum ju_py_field_id id);
 /* The inverse, for synthetic targets in tests: a _Py_DebugOffsets block for
  * `version_hex` describing L and the value layout V (NULL: the version's

@@ -15,115 +15,126 @@
  * provisional: the reader uses it only when the build's DWARF agrees with
  * every offset it gives (runtime.c).
  *
- * The values replace the offsets of the version's static table (the GIL or
- * the free-threaded one, as the block's free_threaded word says), after
- * checks: the cookie, the version against the one the caller found,
- * plausible struct sizes, and every offset inside its struct. The fields
- * of objects the value renderer reads (ints, floats, tuples, lists, dicts,
- * sets (3.14+), type flags, code variables, localsplus, gc.collecting) go
- * to the reader's value layout (value_layout.h), which checks them itself. */
+ * Which layout field each entry gives is that field's row (fields.h, its
+ * debug column), and the entry giving each holder's size is the holder's
+ * (ju_py_holders): the frame fields replace the offsets of the version's
+ * static table (the GIL or the free-threaded one, as the block's
+ * free_threaded word says), after checks: the cookie, the version against
+ * the one the caller found, plausible struct sizes, and every offset
+ * inside its struct. The value fields go to the reader's value layout
+ * (value_layout.h), whose own run of the one check judges them. */
 #include <stdio.h>
 
 #include "python/layout/validate.h"
 #include "python/pyreader.h"
 
-enum field {
-    SKIP = 0,
-    RT_SIZE, RT_INTERPRETERS_HEAD,
-    IS_SIZE, IS_ID, IS_NEXT, IS_THREADS_HEAD, IS_CEVAL_GIL,
-    TS_SIZE, TS_NEXT, TS_INTERP, TS_CURRENT_FRAME, TS_THREAD_ID, TS_NATIVE_THREAD_ID,
-    FR_SIZE, FR_PREVIOUS, FR_EXECUTABLE, FR_INSTR_PTR, FR_OWNER, FR_TLBC_INDEX,
-    CO_SIZE, CO_FILENAME, CO_NAME, CO_QUALNAME, CO_LINETABLE, CO_FIRSTLINENO, CO_CODE_ADAPTIVE,
-    CO_TLBC,
-    OB_SIZE, OB_TYPE,
-    TP_SIZE, TP_NAME,
-    BY_SIZE, BY_OB_SIZE, BY_OB_SVAL,
-    UN_SIZE, UN_STATE, UN_LENGTH, UN_ASCII_SIZE, UN_COMPACT_SIZE,
-    TS_HOLDS_GIL, TS_LAST_PROFILED_FRAME, TS_LAST_PROFILED_SEQ,
-    /* the value renderer's (value_layout.h) */
-    IS_GC, FR_LOCALSPLUS, CO_ARGCOUNT, CO_LOCALSPLUSNAMES, CO_LOCALSPLUSKINDS, TP_FLAGS,
-    TU_SIZE, TU_OB_ITEM, TU_OB_SIZE, LI_SIZE, LI_OB_ITEM, LI_OB_SIZE,
-    SE_SIZE, SE_USED, SE_TABLE, SE_MASK, DI_SIZE, DI_MA_KEYS, DI_MA_VALUES,
-    FL_SIZE, FL_OB_FVAL, LO_SIZE, LO_LV_TAG, LO_OB_DIGIT, GC_SIZE, GC_COLLECTING,
-    N_FIELDS
-};
-
 #define HEADER 24u /* cookie, version, free_threaded */
 #define MAX_STRUCT JU_PY_MAX_STRUCT
 
 /* The object groups between type_object and bytes_object (3.14 added set). */
-#define VALUE_OBJECTS_313                                                               \
-    TU_SIZE, TU_OB_ITEM, TU_OB_SIZE, LI_SIZE, LI_OB_ITEM, LI_OB_SIZE, DI_SIZE, DI_MA_KEYS, \
-        DI_MA_VALUES, FL_SIZE, FL_OB_FVAL, LO_SIZE, LO_LV_TAG, LO_OB_DIGIT
-#define VALUE_OBJECTS_314                                                               \
-    TU_SIZE, TU_OB_ITEM, TU_OB_SIZE, LI_SIZE, LI_OB_ITEM, LI_OB_SIZE, SE_SIZE, SE_USED,   \
-        SE_TABLE, SE_MASK, DI_SIZE, DI_MA_KEYS, DI_MA_VALUES, FL_SIZE, FL_OB_FVAL, LO_SIZE, \
-        LO_LV_TAG, LO_OB_DIGIT
+#define VALUE_OBJECTS_313                                                                   \
+    JU_PYD_TU_SIZE, JU_PYD_TU_OB_ITEM, JU_PYD_TU_OB_SIZE,                                   \
+    JU_PYD_LI_SIZE, JU_PYD_LI_OB_ITEM, JU_PYD_LI_OB_SIZE,                                   \
+    JU_PYD_DI_SIZE, JU_PYD_DI_MA_KEYS, JU_PYD_DI_MA_VALUES,                                 \
+    JU_PYD_FL_SIZE, JU_PYD_FL_OB_FVAL,                                                      \
+    JU_PYD_LO_SIZE, JU_PYD_LO_LV_TAG, JU_PYD_LO_OB_DIGIT
+#define VALUE_OBJECTS_314                                                                   \
+    JU_PYD_TU_SIZE, JU_PYD_TU_OB_ITEM, JU_PYD_TU_OB_SIZE,                                   \
+    JU_PYD_LI_SIZE, JU_PYD_LI_OB_ITEM, JU_PYD_LI_OB_SIZE,                                   \
+    JU_PYD_SE_SIZE, JU_PYD_SE_USED, JU_PYD_SE_TABLE, JU_PYD_SE_MASK,                        \
+    JU_PYD_DI_SIZE, JU_PYD_DI_MA_KEYS, JU_PYD_DI_MA_VALUES,                                 \
+    JU_PYD_FL_SIZE, JU_PYD_FL_OB_FVAL,                                                      \
+    JU_PYD_LO_SIZE, JU_PYD_LO_LV_TAG, JU_PYD_LO_OB_DIGIT
 
 static const uint8_t FIELDS_313[] = {
-    RT_SIZE, SKIP /* finalizing */, RT_INTERPRETERS_HEAD,
-    IS_SIZE, IS_ID, IS_NEXT, IS_THREADS_HEAD, IS_GC, SKIP /* imports_modules */,
-    SKIP /* sysdict */, SKIP /* builtins */, IS_CEVAL_GIL, SKIP, SKIP, SKIP, SKIP /* gil_runtime_* */,
-    TS_SIZE, SKIP /* prev */, TS_NEXT, TS_INTERP, TS_CURRENT_FRAME, TS_THREAD_ID,
-    TS_NATIVE_THREAD_ID, SKIP /* datastack_chunk */, SKIP /* status */,
-    FR_SIZE, FR_PREVIOUS, FR_EXECUTABLE, FR_INSTR_PTR, FR_LOCALSPLUS, FR_OWNER,
-    CO_SIZE, CO_FILENAME, CO_NAME, CO_QUALNAME, CO_LINETABLE, CO_FIRSTLINENO,
-    CO_ARGCOUNT, CO_LOCALSPLUSNAMES, CO_LOCALSPLUSKINDS, CO_CODE_ADAPTIVE,
-    OB_SIZE, OB_TYPE,
-    TP_SIZE, TP_NAME, SKIP /* tp_repr */, TP_FLAGS,
+    JU_PYD_RT_SIZE, JU_PYD_SKIP /* finalizing */, JU_PYD_RT_INTERPRETERS_HEAD,
+    JU_PYD_IS_SIZE, JU_PYD_IS_ID, JU_PYD_IS_NEXT, JU_PYD_IS_THREADS_HEAD, JU_PYD_IS_GC,
+    JU_PYD_SKIP /* imports_modules */,
+    JU_PYD_SKIP /* sysdict */, JU_PYD_SKIP /* builtins */, JU_PYD_IS_CEVAL_GIL,
+    JU_PYD_SKIP, JU_PYD_SKIP, JU_PYD_SKIP, JU_PYD_SKIP /* gil_runtime_* */,
+    JU_PYD_TS_SIZE, JU_PYD_SKIP /* prev */, JU_PYD_TS_NEXT, JU_PYD_TS_INTERP,
+    JU_PYD_TS_CURRENT_FRAME, JU_PYD_TS_THREAD_ID,
+    JU_PYD_TS_NATIVE_THREAD_ID, JU_PYD_SKIP /* datastack_chunk */, JU_PYD_SKIP /* status */,
+    JU_PYD_FR_SIZE, JU_PYD_FR_PREVIOUS, JU_PYD_FR_EXECUTABLE, JU_PYD_FR_INSTR_PTR,
+    JU_PYD_FR_LOCALSPLUS, JU_PYD_FR_OWNER,
+    JU_PYD_CO_SIZE, JU_PYD_CO_FILENAME, JU_PYD_CO_NAME, JU_PYD_CO_QUALNAME, JU_PYD_CO_LINETABLE,
+    JU_PYD_CO_FIRSTLINENO,
+    JU_PYD_CO_ARGCOUNT, JU_PYD_CO_LOCALSPLUSNAMES, JU_PYD_CO_LOCALSPLUSKINDS,
+    JU_PYD_CO_CODE_ADAPTIVE,
+    JU_PYD_OB_SIZE, JU_PYD_OB_TYPE,
+    JU_PYD_TP_SIZE, JU_PYD_TP_NAME, JU_PYD_SKIP /* tp_repr */, JU_PYD_TP_FLAGS,
     VALUE_OBJECTS_313,
-    BY_SIZE, BY_OB_SIZE, BY_OB_SVAL,
-    UN_SIZE, UN_STATE, UN_LENGTH, UN_ASCII_SIZE,
-    GC_SIZE, GC_COLLECTING,
+    JU_PYD_BY_SIZE, JU_PYD_BY_OB_SIZE, JU_PYD_BY_OB_SVAL,
+    JU_PYD_UN_SIZE, JU_PYD_UN_STATE, JU_PYD_UN_LENGTH, JU_PYD_UN_ASCII_SIZE,
+    JU_PYD_GC_SIZE, JU_PYD_GC_COLLECTING,
 };
 
 static const uint8_t FIELDS_314[] = {
-    RT_SIZE, SKIP /* finalizing */, RT_INTERPRETERS_HEAD,
-    IS_SIZE, IS_ID, IS_NEXT, IS_THREADS_HEAD, SKIP /* threads_main */, IS_GC,
-    SKIP /* imports_modules */, SKIP /* sysdict */, SKIP /* builtins */, IS_CEVAL_GIL,
-    SKIP, SKIP, SKIP, SKIP /* gil_runtime_* */, SKIP /* code_object_generation */,
-    SKIP /* tlbc_generation */,
-    TS_SIZE, SKIP /* prev */, TS_NEXT, TS_INTERP, TS_CURRENT_FRAME, TS_THREAD_ID,
-    TS_NATIVE_THREAD_ID, SKIP /* datastack_chunk */, SKIP /* status */,
-    FR_SIZE, FR_PREVIOUS, FR_EXECUTABLE, FR_INSTR_PTR, FR_LOCALSPLUS, FR_OWNER,
-    SKIP /* stackpointer */, FR_TLBC_INDEX,
-    CO_SIZE, CO_FILENAME, CO_NAME, CO_QUALNAME, CO_LINETABLE, CO_FIRSTLINENO,
-    CO_ARGCOUNT, CO_LOCALSPLUSNAMES, CO_LOCALSPLUSKINDS, CO_CODE_ADAPTIVE,
-    CO_TLBC,
-    OB_SIZE, OB_TYPE,
-    TP_SIZE, TP_NAME, SKIP /* tp_repr */, TP_FLAGS,
+    JU_PYD_RT_SIZE, JU_PYD_SKIP /* finalizing */, JU_PYD_RT_INTERPRETERS_HEAD,
+    JU_PYD_IS_SIZE, JU_PYD_IS_ID, JU_PYD_IS_NEXT, JU_PYD_IS_THREADS_HEAD,
+    JU_PYD_SKIP /* threads_main */, JU_PYD_IS_GC,
+    JU_PYD_SKIP /* imports_modules */, JU_PYD_SKIP /* sysdict */, JU_PYD_SKIP /* builtins */,
+    JU_PYD_IS_CEVAL_GIL,
+    JU_PYD_SKIP, JU_PYD_SKIP, JU_PYD_SKIP, JU_PYD_SKIP /* gil_runtime_* */,
+    JU_PYD_SKIP /* code_object_generation */,
+    JU_PYD_SKIP /* tlbc_generation */,
+    JU_PYD_TS_SIZE, JU_PYD_SKIP /* prev */, JU_PYD_TS_NEXT, JU_PYD_TS_INTERP,
+    JU_PYD_TS_CURRENT_FRAME, JU_PYD_TS_THREAD_ID,
+    JU_PYD_TS_NATIVE_THREAD_ID, JU_PYD_SKIP /* datastack_chunk */, JU_PYD_SKIP /* status */,
+    JU_PYD_FR_SIZE, JU_PYD_FR_PREVIOUS, JU_PYD_FR_EXECUTABLE, JU_PYD_FR_INSTR_PTR,
+    JU_PYD_FR_LOCALSPLUS, JU_PYD_FR_OWNER,
+    JU_PYD_SKIP /* stackpointer */, JU_PYD_FR_TLBC_INDEX,
+    JU_PYD_CO_SIZE, JU_PYD_CO_FILENAME, JU_PYD_CO_NAME, JU_PYD_CO_QUALNAME, JU_PYD_CO_LINETABLE,
+    JU_PYD_CO_FIRSTLINENO,
+    JU_PYD_CO_ARGCOUNT, JU_PYD_CO_LOCALSPLUSNAMES, JU_PYD_CO_LOCALSPLUSKINDS,
+    JU_PYD_CO_CODE_ADAPTIVE,
+    JU_PYD_CO_TLBC,
+    JU_PYD_OB_SIZE, JU_PYD_OB_TYPE,
+    JU_PYD_TP_SIZE, JU_PYD_TP_NAME, JU_PYD_SKIP /* tp_repr */, JU_PYD_TP_FLAGS,
     VALUE_OBJECTS_314,
-    BY_SIZE, BY_OB_SIZE, BY_OB_SVAL,
-    UN_SIZE, UN_STATE, UN_LENGTH, UN_ASCII_SIZE,
-    GC_SIZE, GC_COLLECTING,
+    JU_PYD_BY_SIZE, JU_PYD_BY_OB_SIZE, JU_PYD_BY_OB_SVAL,
+    JU_PYD_UN_SIZE, JU_PYD_UN_STATE, JU_PYD_UN_LENGTH, JU_PYD_UN_ASCII_SIZE,
+    JU_PYD_GC_SIZE, JU_PYD_GC_COLLECTING,
 };
 
 /* 3.14's, with thread-state fields inserted after current_frame and
  * appended, new groups (err_stackitem, heap_type_object) and new trailing
  * members (type_object, unicode_object). */
 static const uint8_t FIELDS_315[] = {
-    RT_SIZE, SKIP /* finalizing */, RT_INTERPRETERS_HEAD,
-    IS_SIZE, IS_ID, IS_NEXT, IS_THREADS_HEAD, SKIP /* threads_main */, IS_GC,
-    SKIP /* imports_modules */, SKIP /* sysdict */, SKIP /* builtins */, IS_CEVAL_GIL,
-    SKIP, SKIP, SKIP, SKIP /* gil_runtime_* */, SKIP /* code_object_generation */,
-    SKIP /* tlbc_generation */,
-    TS_SIZE, SKIP /* prev */, TS_NEXT, TS_INTERP, TS_CURRENT_FRAME, SKIP /* base_frame */,
-    TS_LAST_PROFILED_FRAME, TS_LAST_PROFILED_SEQ, TS_THREAD_ID,
-    TS_NATIVE_THREAD_ID, SKIP /* datastack_chunk */, SKIP /* status */, TS_HOLDS_GIL,
-    SKIP /* gil_requested */, SKIP /* current_exception */, SKIP /* exc_state */,
-    SKIP /* err_stackitem.exc_value */,
-    FR_SIZE, FR_PREVIOUS, FR_EXECUTABLE, FR_INSTR_PTR, FR_LOCALSPLUS, FR_OWNER,
-    SKIP /* stackpointer */, FR_TLBC_INDEX,
-    CO_SIZE, CO_FILENAME, CO_NAME, CO_QUALNAME, CO_LINETABLE, CO_FIRSTLINENO,
-    CO_ARGCOUNT, CO_LOCALSPLUSNAMES, CO_LOCALSPLUSKINDS, CO_CODE_ADAPTIVE,
-    CO_TLBC,
-    OB_SIZE, OB_TYPE,
-    TP_SIZE, TP_NAME, SKIP /* tp_repr */, TP_FLAGS, SKIP /* tp_basicsize */,
-    SKIP /* tp_dictoffset */, SKIP, SKIP /* heap_type_object */,
+    JU_PYD_RT_SIZE, JU_PYD_SKIP /* finalizing */, JU_PYD_RT_INTERPRETERS_HEAD,
+    JU_PYD_IS_SIZE, JU_PYD_IS_ID, JU_PYD_IS_NEXT, JU_PYD_IS_THREADS_HEAD,
+    JU_PYD_SKIP /* threads_main */, JU_PYD_IS_GC,
+    JU_PYD_SKIP /* imports_modules */, JU_PYD_SKIP /* sysdict */, JU_PYD_SKIP /* builtins */,
+    JU_PYD_IS_CEVAL_GIL,
+    JU_PYD_SKIP, JU_PYD_SKIP, JU_PYD_SKIP, JU_PYD_SKIP /* gil_runtime_* */,
+    JU_PYD_SKIP /* code_object_generation */,
+    JU_PYD_SKIP /* tlbc_generation */,
+    JU_PYD_TS_SIZE, JU_PYD_SKIP /* prev */, JU_PYD_TS_NEXT, JU_PYD_TS_INTERP,
+    JU_PYD_TS_CURRENT_FRAME, JU_PYD_SKIP /* base_frame */,
+    JU_PYD_TS_LAST_PROFILED_FRAME, JU_PYD_TS_LAST_PROFILED_SEQ, JU_PYD_TS_THREAD_ID,
+    JU_PYD_TS_NATIVE_THREAD_ID, JU_PYD_SKIP /* datastack_chunk */, JU_PYD_SKIP /* status */,
+    JU_PYD_TS_HOLDS_GIL,
+    JU_PYD_SKIP /* gil_requested */, JU_PYD_SKIP /* current_exception */,
+    JU_PYD_SKIP /* exc_state */,
+    JU_PYD_SKIP /* err_stackitem.exc_value */,
+    JU_PYD_FR_SIZE, JU_PYD_FR_PREVIOUS, JU_PYD_FR_EXECUTABLE, JU_PYD_FR_INSTR_PTR,
+    JU_PYD_FR_LOCALSPLUS, JU_PYD_FR_OWNER,
+    JU_PYD_SKIP /* stackpointer */, JU_PYD_FR_TLBC_INDEX,
+    JU_PYD_CO_SIZE, JU_PYD_CO_FILENAME, JU_PYD_CO_NAME, JU_PYD_CO_QUALNAME, JU_PYD_CO_LINETABLE,
+    JU_PYD_CO_FIRSTLINENO,
+    JU_PYD_CO_ARGCOUNT, JU_PYD_CO_LOCALSPLUSNAMES, JU_PYD_CO_LOCALSPLUSKINDS,
+    JU_PYD_CO_CODE_ADAPTIVE,
+    JU_PYD_CO_TLBC,
+    JU_PYD_OB_SIZE, JU_PYD_OB_TYPE,
+    JU_PYD_TP_SIZE, JU_PYD_TP_NAME, JU_PYD_SKIP /* tp_repr */, JU_PYD_TP_FLAGS,
+    JU_PYD_SKIP /* tp_basicsize */, JU_PYD_SKIP /* tp_dictoffset */,
+    JU_PYD_HT_SIZE, JU_PYD_SKIP /* ht_cached_keys */,
     VALUE_OBJECTS_314,
-    BY_SIZE, BY_OB_SIZE, BY_OB_SVAL,
-    UN_SIZE, UN_STATE, UN_LENGTH, UN_ASCII_SIZE, UN_COMPACT_SIZE,
-    GC_SIZE, GC_COLLECTING, /* then frame, generation_stats_size, generation_stats */
+    JU_PYD_BY_SIZE, JU_PYD_BY_OB_SIZE, JU_PYD_BY_OB_SVAL,
+    JU_PYD_UN_SIZE, JU_PYD_UN_STATE, JU_PYD_UN_LENGTH, JU_PYD_UN_ASCII_SIZE,
+    JU_PYD_UN_COMPACT_SIZE,
+    JU_PYD_GC_SIZE, JU_PYD_GC_COLLECTING,
+    /* then frame, generation_stats_size, generation_stats */
 };
 
 struct field_list {
@@ -139,48 +150,6 @@ static const struct field_list LISTS[JU_PY_DEBUG_LISTS] = {
     [JU_PY_DEBUG_315] = {FIELDS_315, sizeof FIELDS_315},
 };
 
-/* The field each layout field is read from, from its row (SKIP: none). */
-static const uint8_t GIVES[JU_PYF_MAIN_END] = {
-#define JU_PY_GIVES(name, holder, width, also, kind, debug, paths) [JU_PYF_##name] = debug,
-    JU_PY_LAYOUT_FIELDS(JU_PY_GIVES)
-#undef JU_PY_GIVES
-};
-
-/* The field giving the size of each holder the debug offsets describe: each
- * offset must lie inside it, with the width of the layout field it sets
- * (fields newer lists add read as 0 from older ones, and fit). */
-static const uint8_t HOLDER_SIZE[JU_PYH_COUNT] = {
-    [JU_PYH_RUNTIME] = RT_SIZE, [JU_PYH_INTERP] = IS_SIZE, [JU_PYH_TSTATE] = TS_SIZE,
-    [JU_PYH_FRAME] = FR_SIZE,   [JU_PYH_CODE] = CO_SIZE,   [JU_PYH_OBJECT] = OB_SIZE,
-    [JU_PYH_TYPE] = TP_SIZE,    [JU_PYH_BYTES] = BY_SIZE,  [JU_PYH_ASCII] = UN_SIZE,
-    [JU_PYH_COMPACT] = UN_SIZE,
-};
-
-/* The value layout's fields they give, each with the field giving the size
- * of the struct it lies in (the holder's size for ju_py_values_check,
- * which judges them: a value field that does not fit costs the values,
- * not the reader). */
-static const struct {
-    uint8_t offset, size, field; /* enum field, enum field, enum ju_pyv_field_id */
-} VALUES[] = {
-    {LO_LV_TAG, LO_SIZE, JU_PYV_long_tag},
-    {LO_OB_DIGIT, LO_SIZE, JU_PYV_long_digits},
-    {FL_OB_FVAL, FL_SIZE, JU_PYV_float_value},
-    {TU_OB_SIZE, TU_SIZE, JU_PYV_var_size},
-    {TU_OB_ITEM, TU_SIZE, JU_PYV_tuple_items},
-    {LI_OB_ITEM, LI_SIZE, JU_PYV_list_items},
-    {DI_MA_KEYS, DI_SIZE, JU_PYV_dict_keys},
-    {DI_MA_VALUES, DI_SIZE, JU_PYV_dict_values},
-    {SE_USED, SE_SIZE, JU_PYV_set_used},
-    {SE_TABLE, SE_SIZE, JU_PYV_set_table},
-    {SE_MASK, SE_SIZE, JU_PYV_set_mask},
-    {TP_FLAGS, TP_SIZE, JU_PYV_tp_flags},
-    {CO_ARGCOUNT, CO_SIZE, JU_PYV_co_argcount},
-    {CO_LOCALSPLUSNAMES, CO_SIZE, JU_PYV_co_localsplusnames},
-    {CO_LOCALSPLUSKINDS, CO_SIZE, JU_PYV_co_localspluskinds},
-    {FR_LOCALSPLUS, FR_SIZE, JU_PYV_fr_localsplus},
-};
-
 /* Every offset inside its struct, with its width: 0, or ECORRUPT naming
  * the first that is not. */
 static int check_inside(jitunwind_pyreader *r, const uint64_t *v)
@@ -189,9 +158,9 @@ static int check_inside(jitunwind_pyreader *r, const uint64_t *v)
     for (i = 0; i < JU_PYF_MAIN_END; i++) {
         const struct ju_py_field_desc *f = &ju_py_fields[i];
         const char *type = ju_py_holders[f->holder].type;
-        uint64_t size = v[HOLDER_SIZE[f->holder]], off = v[GIVES[i]];
+        uint64_t size = v[ju_py_holders[f->holder].debug_size], off = v[f->debug];
         struct ju_py_placed placed = {off, f->width, size, JU_PY_UNBOUNDED};
-        if (GIVES[i] == SKIP)
+        if (f->debug == JU_PYD_SKIP)
             continue;
         if (size == 0 || size > MAX_STRUCT)
             return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
@@ -209,7 +178,7 @@ static int check_inside(jitunwind_pyreader *r, const uint64_t *v)
 
 /* Fields newer lists add read as 0 from older ones (which the inside-the-
  * struct checks accept); whether the value means anything is asked here. */
-static int list_has(const struct field_list *list, enum field f)
+static int list_has(const struct field_list *list, enum ju_py_debug_field f)
 {
     size_t pos;
     for (pos = 0; pos < list->count; pos++)
@@ -232,32 +201,34 @@ int ju_py_encode_debug_offsets(uint32_t version_hex, const struct ju_py_layout *
                                size_t *len)
 {
     const struct field_list *list = list_for(version_hex);
-    uint64_t v[N_FIELDS] = {0};
+    uint64_t v[JU_PYD_COUNT] = {0};
     size_t pos, i;
     if (!list || cap < HEADER + 8 * list->count)
         return JITUNWIND_EINVAL;
     if (!V && !(V = ju_py_value_table(version_hex, L->free_threaded)))
         V = ju_py_value_table_newest(L->free_threaded);
-    for (i = 0; i < sizeof VALUES / sizeof VALUES[0]; i++) {
-        uint32_t off = ju_pyv_offset(V, (enum ju_pyv_field_id)VALUES[i].field);
-        v[VALUES[i].size] = ENCODED_STRUCT_SIZE;
-        if (off != JU_PY_NONE)
-            v[VALUES[i].offset] = off + ju_pyv_base(L, ju_pyv_fields[VALUES[i].field].holder);
+    for (i = 0; i < JU_PYH_COUNT; i++)
+        if (ju_py_holders[i].debug_size != JU_PYD_SKIP)
+            v[ju_py_holders[i].debug_size] = ENCODED_STRUCT_SIZE;
+    for (i = JU_PYF_JIT_END; i < JU_PYF_COUNT; i++) {
+        const struct ju_py_field_desc *f = &ju_py_fields[i];
+        uint32_t off = ju_py_slot(V, f->slot);
+        if (f->debug != JU_PYD_SKIP && off != JU_PY_NONE)
+            v[f->debug] = off + ju_pyv_base(L, f->holder);
     }
     if (V->interp_gc_collecting != JU_PY_NONE) {
-        v[IS_GC] = V->interp_gc_collecting;
-        v[GC_SIZE] = 8;
+        v[JU_PYD_IS_GC] = V->interp_gc_collecting;
+        v[JU_PYD_GC_SIZE] = 8;
     }
-    v[RT_SIZE] = v[IS_SIZE] = v[TS_SIZE] = v[CO_SIZE] = v[OB_SIZE] = v[TP_SIZE] = v[BY_SIZE] =
-        v[UN_SIZE] = ENCODED_STRUCT_SIZE;
     for (i = 0; i < JU_PYF_MAIN_END; i++) {
+        const struct ju_py_field_desc *f = &ju_py_fields[i];
         uint32_t off = ju_py_offset(L, (enum ju_py_field_id)i);
-        if (GIVES[i] != SKIP)
-            v[GIVES[i]] = off < JU_PY_FROM_DWARF ? off : 0;
+        if (f->debug != JU_PYD_SKIP)
+            v[f->debug] = off < JU_PY_FROM_DWARF ? off : 0;
     }
     /* Free-threaded builds still have ceval.gil; the decoder ignores it. */
     if (L->interp_gil_ptr == JU_PY_NONE)
-        v[IS_CEVAL_GIL] = 16;
+        v[JU_PYD_IS_CEVAL_GIL] = 16;
     memcpy(buf, "xdebugpy", 8);
     memcpy(buf + 8, &(uint64_t){version_hex}, 8);
     memcpy(buf + 16, &(uint64_t){L->free_threaded}, 8);
@@ -286,15 +257,16 @@ int ju_py_debug_offsets_header(jitunwind_pyreader *r)
                        (unsigned long long)version, r->version_hex);
     if (free_threaded > 1)
         return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
-                       "_Py_DebugOffsets have free_threaded = %llu", (unsigned long long)free_threaded);
+                       "_Py_DebugOffsets have free_threaded = %llu",
+                       (unsigned long long)free_threaded);
     return (int)free_threaded;
 }
 
 int ju_py_debug_offsets_give(uint32_t version_hex, enum ju_py_field_id id)
 {
     const struct field_list *list = list_for(version_hex);
-    return list && id < JU_PYF_MAIN_END && GIVES[id] != SKIP &&
-           list_has(list, (enum field)GIVES[id]);
+    return list && ju_py_fields[id].debug != JU_PYD_SKIP &&
+           list_has(list, (enum ju_py_debug_field)ju_py_fields[id].debug);
 }
 
 /* Start the reader's value layout from the version's table (out: the
@@ -305,22 +277,28 @@ static void apply_values(jitunwind_pyreader *r, const struct field_list *list, c
 {
     size_t i;
     ju_py_values_start(&r->values, out, r->version_hex);
-    for (i = 0; i < sizeof VALUES / sizeof VALUES[0]; i++) {
-        enum ju_pyv_field_id id = (enum ju_pyv_field_id)VALUES[i].field;
-        if (!list_has(list, (enum field)VALUES[i].offset))
+    for (i = JU_PYF_JIT_END; i < JU_PYF_COUNT; i++) {
+        const struct ju_py_field_desc *f = &ju_py_fields[i];
+        if (f->debug == JU_PYD_SKIP || !list_has(list, (enum ju_py_debug_field)f->debug))
             continue;
-        ju_py_values_set(&r->values, out, id, v[VALUES[i].offset], JU_PYV_FROM_DEBUG_OFFSETS);
-        ju_py_values_holder_size(&r->values, (enum ju_pyv_holder)ju_pyv_fields[id].holder,
-                                 v[VALUES[i].size]);
+        ju_py_values_set(&r->values, out, (enum ju_py_field_id)i, v[f->debug],
+                         JU_PY_SRC_DEBUG_OFFSETS);
     }
+    /* Every struct size the block gives holds the value fields too. */
+    for (i = 0; i < JU_PYH_COUNT; i++)
+        if (ju_py_holders[i].debug_size != JU_PYD_SKIP &&
+            list_has(list, (enum ju_py_debug_field)ju_py_holders[i].debug_size))
+            ju_py_values_holder_size(&r->values, (enum ju_py_holder)i,
+                                     v[ju_py_holders[i].debug_size]);
     /* Two target values summed: each must lie inside what holds it, so the
      * sum cannot wrap onto another field of the interpreter state. */
-    if (list_has(list, GC_COLLECTING) && v[GC_SIZE] && v[IS_GC] < v[IS_SIZE] &&
-        v[GC_SIZE] <= v[IS_SIZE] - v[IS_GC] && v[GC_COLLECTING] < v[GC_SIZE] &&
-        v[GC_SIZE] - v[GC_COLLECTING] >= 4) {
-        ju_py_values_set(&r->values, out, JU_PYV_interp_gc_collecting,
-                         v[IS_GC] + v[GC_COLLECTING], JU_PYV_FROM_DEBUG_OFFSETS);
-        ju_py_values_holder_size(&r->values, JU_PYVH_INTERP, v[IS_SIZE]);
+    if (list_has(list, JU_PYD_GC_COLLECTING) && v[JU_PYD_GC_SIZE] &&
+        v[JU_PYD_IS_GC] < v[JU_PYD_IS_SIZE] &&
+        v[JU_PYD_GC_SIZE] <= v[JU_PYD_IS_SIZE] - v[JU_PYD_IS_GC] &&
+        v[JU_PYD_GC_COLLECTING] < v[JU_PYD_GC_SIZE] &&
+        v[JU_PYD_GC_SIZE] - v[JU_PYD_GC_COLLECTING] >= 4) {
+        ju_py_values_set(&r->values, out, JU_PYF_val_interp_gc_collecting,
+                         v[JU_PYD_IS_GC] + v[JU_PYD_GC_COLLECTING], JU_PY_SRC_DEBUG_OFFSETS);
     }
 }
 
@@ -328,7 +306,7 @@ int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
 {
     const struct field_list *list = list_for(r->version_hex);
     uint8_t raw[HEADER + 8 * 128];
-    uint64_t v[N_FIELDS] = {0};
+    uint64_t v[JU_PYD_COUNT] = {0};
     size_t pos, i;
     int free_threaded, rc;
     if (!list)
@@ -350,38 +328,33 @@ int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
         *out = *base;
     }
     for (pos = 0; pos < list->count; pos++)
-        if (list->fields[pos] != SKIP)
+        if (list->fields[pos] != JU_PYD_SKIP)
             v[list->fields[pos]] = ju_load_u64(raw + HEADER + 8 * pos);
     if ((rc = check_inside(r, v)) < 0)
         return rc;
-    if (v[UN_ASCII_SIZE] + 16 > JU_PY_STR_COPY || v[UN_COMPACT_SIZE] > JU_PY_STR_COPY)
+    if (v[JU_PYD_UN_ASCII_SIZE] + 16 > JU_PY_STR_COPY || v[JU_PYD_UN_COMPACT_SIZE] > JU_PY_STR_COPY)
         return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
                        "_Py_DebugOffsets give str headers larger than the decoder reads");
     /* Each field the table has, from the list when the list has it; one the
      * table has not (NONE: the GIL of a free-threaded build, thread-local
      * bytecode of a GIL build) stays absent. */
     for (i = 0; i < JU_PYF_MAIN_END; i++) {
-        uint32_t *slot = (uint32_t *)((char *)out + ju_py_fields[i].slot);
-        if (GIVES[i] != SKIP && *slot != JU_PY_NONE)
-            *slot = list_has(list, (enum field)GIVES[i]) ? (uint32_t)v[GIVES[i]] : JU_PY_NONE;
+        const struct ju_py_field_desc *f = &ju_py_fields[i];
+        uint32_t *slot = (uint32_t *)((char *)out + f->slot);
+        if (f->debug != JU_PYD_SKIP && *slot != JU_PY_NONE)
+            *slot = list_has(list, (enum ju_py_debug_field)f->debug) ? (uint32_t)v[f->debug]
+                                                                      : JU_PY_NONE;
     }
     out->ts_cframe = JU_PY_NONE;
-    out->co_size = (uint32_t)v[CO_CODE_ADAPTIVE] + 8;
-    out->str_compact_size = list_has(list, UN_COMPACT_SIZE)
-                                ? (uint32_t)v[UN_COMPACT_SIZE]
+    out->co_size = (uint32_t)v[JU_PYD_CO_CODE_ADAPTIVE] + 8;
+    out->str_compact_size = list_has(list, JU_PYD_UN_COMPACT_SIZE)
+                                ? (uint32_t)v[JU_PYD_UN_COMPACT_SIZE]
                                 : out->str_ascii_size + 16; /* + utf8_length, utf8 */
     out->str_legacy_data = out->str_compact_size;
     /* The struct sizes the target gives, each checked above: every field of
      * these holders, whatever its source, is held to them (ju_py_layout_check). */
-    out->holder_size[JU_PYH_RUNTIME] = (uint32_t)v[RT_SIZE];
-    out->holder_size[JU_PYH_INTERP] = (uint32_t)v[IS_SIZE];
-    out->holder_size[JU_PYH_TSTATE] = (uint32_t)v[TS_SIZE];
-    out->holder_size[JU_PYH_FRAME] = (uint32_t)v[FR_SIZE];
-    out->holder_size[JU_PYH_CODE] = (uint32_t)v[CO_SIZE];
-    out->holder_size[JU_PYH_OBJECT] = (uint32_t)v[OB_SIZE];
-    out->holder_size[JU_PYH_TYPE] = (uint32_t)v[TP_SIZE];
-    out->holder_size[JU_PYH_BYTES] = (uint32_t)v[BY_SIZE];
-    out->holder_size[JU_PYH_UNICODE] = (uint32_t)v[UN_SIZE];
+    for (i = 0; i < JU_PYH_COUNT; i++)
+        out->holder_size[i] = (uint32_t)v[ju_py_holders[i].debug_size];
     apply_values(r, list, v, out);
     return 0;
 }

@@ -90,21 +90,13 @@ static int check_state_bits(jitunwind_dwarf_types *types, struct ju_py_layout *L
     return missing;
 }
 
-/* The value DWARF gives for field f: 0, or ENOTFOUND/EUNSUPPORTED. */
-static int dwarf_value(jitunwind_dwarf_types *types, const struct ju_py_field_desc *f,
-                       uint64_t *value)
-{
-    return ju_py_dwarf_lookup(types, ju_py_holders[f->holder].type,
-                              f->kind == JU_PYK_SIZE_OF ? NULL : f->paths, 0, value);
-}
-
 /* After adoption, the bytes copied per frame and per code object grow to
  * cover every field of theirs (ju_py_layout_check then holds them to the
  * decoders' buffers). */
 static void refit(struct ju_py_layout *L)
 {
     size_t i;
-    for (i = 0; i < JU_PYF_COUNT; i++) {
+    for (i = 0; i < JU_PYF_JIT_END; i++) {
         const struct ju_py_field_desc *f = &ju_py_fields[i];
         uint32_t off = ju_py_offset(L, (enum ju_py_field_id)i), *size;
         if (f->holder == JU_PYH_FRAME)
@@ -135,7 +127,7 @@ int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
         enum ju_py_merge m;
         if (!described(f))
             continue;
-        if (dwarf_value(types, f, &value) < 0 || value >= JU_PY_NONE) {
+        if (ju_py_dwarf_field(types, f, 0, &value) < 0) {
             if (!r->assumed || *slot == JU_PY_NONE || *slot == JU_PY_FROM_DWARF)
                 continue; /* no such member: keep the table (FROM_DWARF: settle names it) */
             if (f->kind == JU_PYK_OPTIONAL || f->kind == JU_PYK_BUILD) {
@@ -155,8 +147,7 @@ int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
                            "sizeof(%s), %llu",
                            report->source, type, f->name, (unsigned long long)value, width,
                            type, (unsigned long long)type_size);
-        m = ju_py_merge(*slot == JU_PY_NONE, *slot, value,
-                        f->kind == JU_PYK_BUILD || *slot == JU_PY_FROM_DWARF, target_gave);
+        m = ju_py_merge_field(f, *slot, value, target_gave);
         if ((m == JU_PY_MERGE_ADOPT || m == JU_PY_MERGE_STAND) && report->mismatches == 0)
             snprintf(report->first_mismatch, sizeof report->first_mismatch,
                      "%s.%s: layout %u, DWARF %llu", type, f->paths ? f->paths : "sizeof",

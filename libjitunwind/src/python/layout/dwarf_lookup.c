@@ -1,7 +1,10 @@
 /* The one DWARF lookup the layouts share: a member found by the first of
  * its alternative paths (CPython renames members between versions), its
- * bit offset for bit-fields, or a struct's size. */
-#include "python/layout/layout.h"
+ * bit offset for bit-fields, or a struct's size; the value of a field by
+ * its row; and the pass that merges DWARF into a table by its rows. */
+#include <stdio.h>
+
+#include "python/layout/merge.h"
 
 int ju_py_dwarf_lookup(jitunwind_dwarf_types *types, const char *type, const char *paths,
                        int bits, uint64_t *value)
@@ -25,4 +28,65 @@ int ju_py_dwarf_lookup(jitunwind_dwarf_types *types, const char *type, const cha
         p = bar + 1;
     }
     return JITUNWIND_ENOTFOUND;
+}
+
+int ju_py_dwarf_field(jitunwind_dwarf_types *types, const struct ju_py_field_desc *f,
+                      uint32_t base, uint64_t *value)
+{
+    if (f->kind == JU_PYK_COPY ||
+        ju_py_dwarf_lookup(types, ju_py_holders[f->holder].type,
+                           f->kind == JU_PYK_SIZE_OF ? NULL : f->paths, f->kind == JU_PYK_BITS,
+                           value) < 0 ||
+        *value < base || *value >= JU_PY_NONE)
+        return JITUNWIND_ENOTFOUND;
+    *value -= base;
+    return 0;
+}
+
+void ju_py_dwarf_pass(jitunwind_dwarf_types *types, const struct ju_py_dwarf_pass *p)
+{
+    struct jitunwind_py_dwarf_report *report = p->report;
+    size_t i, first = ju_py_parts[p->part].first;
+    for (i = first; i < ju_py_parts[p->part].end; i++) {
+        const struct ju_py_field_desc *f = &ju_py_fields[i];
+        char *slot = (char *)p->table + f->slot;
+        struct ju_py_jit_bits *b = f->kind == JU_PYK_BITS ? (struct ju_py_jit_bits *)slot : NULL;
+        uint8_t *source = p->source ? &p->source[i - first] : NULL;
+        uint32_t base = ju_py_holders[f->holder].object ? p->header : 0, word;
+        uint64_t value, have;
+        enum ju_py_merge m;
+        if (ju_py_dwarf_field(types, f, base, &value) < 0)
+            continue;
+        if (b && b->width == 0)
+            continue; /* the table says this version has no such flag */
+        /* bit-fields are compared by bit position; only DWARF knows those
+         * marked FROM_DWARF */
+        memcpy(&word, slot, sizeof word);
+        have = !b                               ? word
+               : b->offset == JU_PY_FROM_DWARF ? JU_PY_FROM_DWARF
+                                                : (uint64_t)b->offset * 8 + b->bit;
+        m = ju_py_merge_field(f, have, value,
+                              p->target_wins && source && (*source & JU_PY_SRC_DEBUG_OFFSETS));
+        if (m == JU_PY_MERGE_SKIP)
+            continue; /* a member this version's decoder does not use */
+        if (source)
+            *source |= JU_PY_SRC_DWARF;
+        if ((m == JU_PY_MERGE_ADOPT || m == JU_PY_MERGE_STAND) && report->mismatches == 0)
+            snprintf(report->first_mismatch, sizeof report->first_mismatch,
+                     "%s.%s: %s %llu, DWARF %llu%s", ju_py_holders[f->holder].type,
+                     p->part == JU_PYP_VALUES ? f->name : f->paths ? f->paths : "sizeof",
+                     source && (*source & JU_PY_SRC_DEBUG_OFFSETS) ? "debug offsets" : "table",
+                     (unsigned long long)have + base, (unsigned long long)value + base,
+                     b ? " (bits)" : "");
+        ju_py_merge_count(report, m);
+        if (m != JU_PY_MERGE_DERIVE && m != JU_PY_MERGE_ADOPT)
+            continue;
+        if (b) {
+            b->offset = (uint32_t)(value / 8);
+            b->bit = (uint8_t)(value % 8);
+        } else {
+            word = (uint32_t)value;
+            memcpy(slot, &word, sizeof word);
+        }
+    }
 }

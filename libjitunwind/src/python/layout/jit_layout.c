@@ -1,5 +1,6 @@
 /* The JIT view's layout (struct ju_py_jit_layout) checked against, and
- * completed from, the interpreter's DWARF: the executor, its trace entries
+ * completed from, the interpreter's DWARF by the one pass over its rows
+ * (ju_py_dwarf_pass): the executor, its trace entries
  * (_PyUOpInstruction: its size differs between versions and Py_STATS
  * builds), its exits and the stencil table's element. No debug offset
  * describes these, so DWARF wins every disagreement with the table; a
@@ -14,55 +15,17 @@
 #include "python/layout/merge.h"
 #include "python/pyreader.h"
 
-/* The first path of f's paths its holder has: 0 and *value in bytes (bits
- * for a BITS field), or ENOTFOUND. */
-static int lookup(jitunwind_dwarf_types *types, const struct ju_py_field_desc *f,
-                  uint64_t *value)
-{
-    return ju_py_dwarf_lookup(types, ju_py_holders[f->holder].type,
-                              f->kind == JU_PYK_SIZE_OF ? NULL : f->paths,
-                              f->kind == JU_PYK_BITS, value);
-}
-
 void ju_py_jit_apply_dwarf(jitunwind_dwarf_types *types, struct ju_py_jit_layout *J,
                            struct jitunwind_py_dwarf_report *report)
 {
-    size_t i;
+    /* the JIT rows' slots are in the frame layout that holds J */
+    struct ju_py_dwarf_pass pass = {JU_PYP_JIT, (char *)J - offsetof(struct ju_py_layout, jit),
+                                    0, NULL, 0, report};
     memset(report, 0, sizeof *report);
     if (!J->known || !types)
         return;
     ju_strlcpy(report->source, jitunwind_dwarf_types_source(types), sizeof report->source);
-    for (i = JU_PYF_MAIN_END; i < JU_PYF_COUNT; i++) {
-        const struct ju_py_field_desc *f = &ju_py_fields[i];
-        size_t at = f->slot - offsetof(struct ju_py_layout, jit);
-        char *slot = (char *)J + at;
-        struct ju_py_jit_bits *b = f->kind == JU_PYK_BITS ? (struct ju_py_jit_bits *)slot : NULL;
-        uint64_t value, have;
-        enum ju_py_merge m;
-        if (lookup(types, f, &value) < 0 || value >= JU_PY_NONE)
-            continue;
-        if (b && b->width == 0)
-            continue; /* the table says this version has no such flag */
-        /* bit-fields are compared by bit position; only DWARF knows those
-         * marked FROM_DWARF */
-        have = b ? (uint64_t)b->offset * 8 + b->bit : *(uint32_t *)slot;
-        m = b ? ju_py_merge(0, have, value, b->offset == JU_PY_FROM_DWARF, 0)
-              : ju_py_merge(have == JU_PY_NONE, have, value, have == JU_PY_FROM_DWARF, 0);
-        if (m == JU_PY_MERGE_ADOPT && report->mismatches == 0)
-            snprintf(report->first_mismatch, sizeof report->first_mismatch,
-                     "%s.%s: table %llu, DWARF %llu%s", ju_py_holders[f->holder].type,
-                     f->paths ? f->paths : "sizeof", (unsigned long long)have,
-                     (unsigned long long)value, b ? " (bits)" : "");
-        ju_py_merge_count(report, m);
-        if (m == JU_PY_MERGE_SKIP || m == JU_PY_MERGE_AGREE)
-            continue;
-        if (b) {
-            b->offset = (uint32_t)(value / 8);
-            b->bit = (uint8_t)(value % 8);
-        } else {
-            *(uint32_t *)slot = (uint32_t)value;
-        }
-    }
+    ju_py_dwarf_pass(types, &pass);
 }
 
 int ju_py_jit_layout_check(const struct ju_py_layout *L, char *why, size_t size)
@@ -73,9 +36,10 @@ int ju_py_jit_layout_check(const struct ju_py_layout *L, char *why, size_t size)
     const struct ju_py_jit_layout *J = &L->jit;
     size_t i;
     int rc;
+    const struct ju_py_table_view t = {L->name, L, L->holder_size, 0, NULL};
     if (!J->known)
         return 0;
-    if ((rc = ju_py_fields_check(L, JU_PYF_MAIN_END, JU_PYF_COUNT, why, size)) < 0)
+    if ((rc = ju_py_fields_check(&t, JU_PYP_JIT, why, size)) < 0)
         return rc;
     for (i = 0; i < sizeof strides / sizeof strides[0]; i++)
         if (ju_py_offset(L, strides[i]) == JU_PY_NONE) {

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "jitunwind/python.h"
+#include "python/layout/layout.h"
 
 enum ju_py_merge {
     JU_PY_MERGE_SKIP,   /* the version has no such field: DWARF's value is not used */
@@ -39,6 +40,18 @@ static inline enum ju_py_merge ju_py_merge(int absent, uint64_t have, uint64_t d
     return target_gave ? JU_PY_MERGE_STAND : JU_PY_MERGE_ADOPT;
 }
 
+/* The one rule for every field of every table: DWARF gives a field
+ * outright when the table leaves it to DWARF, or when it is
+ * build-specific and the target's own debug offsets did not give it;
+ * otherwise the two are compared. `have`: the field's value (a bit-field's
+ * in bits), JU_PY_NONE when the version has no such field. */
+static inline enum ju_py_merge ju_py_merge_field(const struct ju_py_field_desc *f,
+                                                 uint64_t have, uint64_t dwarf, int target_gave)
+{
+    int derive = have == JU_PY_FROM_DWARF || (f->kind == JU_PYK_BUILD && !target_gave);
+    return ju_py_merge(have == JU_PY_NONE, have, dwarf, derive, target_gave);
+}
+
 /* Count verdict m in a report: checked, mismatches (the first named by
  * `first`, already formatted), adopted, derived. */
 static inline void ju_py_merge_count(struct jitunwind_py_dwarf_report *report,
@@ -53,5 +66,19 @@ static inline void ju_py_merge_count(struct jitunwind_py_dwarf_report *report,
     if (m == JU_PY_MERGE_ADOPT)
         report->adopted++;
 }
+
+/* One table's DWARF pass: every field of `part` DWARF gives (by its row,
+ * ju_py_dwarf_field) merged into `table` by ju_py_merge_field and counted
+ * in `report`, the first difference named ("PyFloatObject.float_value:
+ * table 16, DWARF 24"; frame and JIT fields by their member path). */
+struct ju_py_dwarf_pass {
+    enum ju_py_part part;
+    void *table;     /* the struct its rows' slots are in */
+    uint32_t header; /* bytes before an object's fields in this table (values), else 0 */
+    uint8_t *source; /* JU_PY_SRC_* bits per field of the part, or NULL */
+    int target_wins; /* a field the target's debug offsets gave stands against DWARF */
+    struct jitunwind_py_dwarf_report *report;
+};
+JU_HIDDEN void ju_py_dwarf_pass(jitunwind_dwarf_types *types, const struct ju_py_dwarf_pass *p);
 
 #endif

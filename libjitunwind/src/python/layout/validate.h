@@ -29,7 +29,8 @@ enum ju_py_misfit {
     JU_PY_PAST_COPY    /* ends past the decoder's copy */
 };
 
-/* The first rule f breaks, in the order above, or JU_PY_FITS. */
+/* The first rule f breaks, in the order above, or JU_PY_FITS
+ * (layout_fields.c, beside the check that applies it to every table). */
 JU_HIDDEN enum ju_py_misfit ju_py_field_misfit(const struct ju_py_placed *f);
 
 #endif

@@ -76,30 +76,15 @@ const struct ju_py_value_layout ju_py_value_table_314 = {VALUES_314_FIELDS,
 const struct ju_py_value_layout ju_py_value_table_314t = {
     VALUES_314_FIELDS, .free_threaded = 1, .interp_gc_collecting = JU_PY_NONE};
 
-const struct ju_pyv_field_desc ju_pyv_fields[JU_PYV_COUNT] = {
-#define JU_PYV_DESC(field, holder, width, kind, paths)                                  \
-    [JU_PYV_##field] = {#field, paths, offsetof(struct ju_py_value_layout, field), width, \
-                        JU_PYVH_##holder, JU_PYK_##kind},
-    JU_PY_VALUE_FIELDS(JU_PYV_DESC)
-#undef JU_PYV_DESC
-};
-
-const struct ju_pyv_holder_desc ju_pyv_holders[JU_PYVH_COUNT] = {
-    [JU_PYVH_LONG] = {"PyLongObject"},          [JU_PYVH_FLOAT] = {"PyFloatObject"},
-    [JU_PYVH_TUPLE] = {"PyTupleObject"},        [JU_PYVH_LIST] = {"PyListObject"},
-    [JU_PYVH_DICT] = {"PyDictObject"},          [JU_PYVH_SET] = {"PySetObject"},
-    [JU_PYVH_FUNCTION] = {"PyFunctionObject"},  [JU_PYVH_CFUNCTION] = {"PyCFunctionObject"},
-    [JU_PYVH_METHOD] = {"PyMethodObject"},      [JU_PYVH_MODULE] = {"PyModuleObject"},
-    [JU_PYVH_CELL] = {"PyCellObject"},          [JU_PYVH_TYPE] = {"PyTypeObject"},
-    [JU_PYVH_HEAPTYPE] = {"PyHeapTypeObject"},  [JU_PYVH_CODE] = {"PyCodeObject"},
-    [JU_PYVH_DICTKEYS] = {"PyDictKeysObject"},  [JU_PYVH_DICTVALUES] = {"PyDictValues"},
-    [JU_PYVH_FRAME] = {"_PyInterpreterFrame"}, [JU_PYVH_GIL] = {"_gil_runtime_state"},
-    [JU_PYVH_INTERP] = {"PyInterpreterState"},
-};
-
-static uint32_t *slot_of(struct ju_py_values *s, enum ju_pyv_field_id id)
+static uint32_t *slot_of(struct ju_py_values *s, size_t id)
 {
-    return (uint32_t *)((char *)&s->V + ju_pyv_fields[id].slot);
+    return (uint32_t *)((char *)&s->V + ju_py_fields[id].slot);
+}
+
+/* The source bits of field `id`. */
+static uint8_t *source_of(struct ju_py_values *s, size_t id)
+{
+    return &s->source[id - JU_PYF_JIT_END];
 }
 
 void ju_py_values_start(struct ju_py_values *s, const struct ju_py_layout *L,
@@ -110,25 +95,25 @@ void ju_py_values_start(struct ju_py_values *s, const struct ju_py_layout *L,
     memset(s, 0, sizeof *s);
     s->borrowed = table == NULL;
     s->V = table ? *table : *ju_py_value_table_newest(L->free_threaded);
-    for (i = 0; i < JU_PYV_COUNT; i++)
-        s->source[i] = *slot_of(s, (enum ju_pyv_field_id)i) != JU_PY_NONE ? JU_PYV_FROM_TABLE : 0;
+    for (i = JU_PYF_JIT_END; i < JU_PYF_COUNT; i++)
+        *source_of(s, i) = *slot_of(s, i) != JU_PY_NONE ? JU_PY_SRC_TABLE : 0;
 }
 
 void ju_py_values_set(struct ju_py_values *s, const struct ju_py_layout *L,
-                      enum ju_pyv_field_id id, uint64_t offset, int source)
+                      enum ju_py_field_id id, uint64_t offset, int source)
 {
-    uint32_t base = ju_pyv_base(L, ju_pyv_fields[id].holder);
-    s->source[id] |= (uint8_t)source;
+    uint32_t base = ju_pyv_base(L, ju_py_fields[id].holder);
+    *source_of(s, id) |= (uint8_t)source;
     if (offset < base) { /* inside the object header: no value field is; the check says so */
         *slot_of(s, id) = 0;
-        s->source[id] |= JU_PYV_IN_HEADER;
+        *source_of(s, id) |= JU_PY_SRC_IN_HEADER;
         return;
     }
     *slot_of(s, id) = offset - base < JU_PY_MAX_STRUCT ? (uint32_t)(offset - base)
                                                        : JU_PY_MAX_STRUCT;
 }
 
-void ju_py_values_holder_size(struct ju_py_values *s, enum ju_pyv_holder h, uint64_t size)
+void ju_py_values_holder_size(struct ju_py_values *s, enum ju_py_holder h, uint64_t size)
 {
     if (size)
         s->holder_size[h] = size < JU_PY_NONE ? (uint32_t)size : JU_PY_NONE - 1;
@@ -137,100 +122,41 @@ void ju_py_values_holder_size(struct ju_py_values *s, enum ju_pyv_holder h, uint
 void ju_py_values_apply_dwarf(struct ju_py_values *s, const struct ju_py_layout *L,
                               jitunwind_dwarf_types *types, int debug_offsets_win)
 {
-    struct jitunwind_py_dwarf_report *report = &s->dwarf;
+    struct ju_py_dwarf_pass pass = {JU_PYP_VALUES, &s->V, L->ob_type + 8, s->source,
+                                    debug_offsets_win, &s->dwarf};
     size_t i;
     uint64_t size;
     if (!types)
         return;
     s->dwarf_seen = 1;
-    ju_strlcpy(report->source, jitunwind_dwarf_types_source(types), sizeof report->source);
-    for (i = 0; i < JU_PYVH_COUNT; i++) /* the target's own sizes, when it gave them, stand */
-        if (!s->holder_size[i] &&
-            jitunwind_dwarf_type_size(types, ju_pyv_holders[i].type, &size) == 0)
-            ju_py_values_holder_size(s, (enum ju_pyv_holder)i, size);
-    for (i = 0; i < JU_PYV_COUNT; i++) {
-        const struct ju_pyv_field_desc *f = &ju_pyv_fields[i];
-        uint32_t *slot = slot_of(s, (enum ju_pyv_field_id)i);
-        uint32_t base = ju_pyv_base(L, f->holder);
-        uint64_t value;
-        enum ju_py_merge m;
-        if (ju_py_dwarf_lookup(types, ju_pyv_holders[f->holder].type, f->paths, 0, &value) < 0 ||
-            value < base || value >= JU_PY_NONE)
-            continue;
-        m = ju_py_merge(*slot == JU_PY_NONE, *slot, value - base,
-                        *slot == JU_PY_NONE && f->kind == JU_PYK_BUILD,
-                        debug_offsets_win && (s->source[i] & JU_PYV_FROM_DEBUG_OFFSETS));
-        if (m == JU_PY_MERGE_SKIP)
-            continue; /* a member this version's decoder does not use */
-        s->source[i] |= JU_PYV_FROM_DWARF;
-        if ((m == JU_PY_MERGE_ADOPT || m == JU_PY_MERGE_STAND) && report->mismatches == 0)
-            snprintf(report->first_mismatch, sizeof report->first_mismatch,
-                     "%s.%s: %s %llu, DWARF %llu", ju_pyv_holders[f->holder].type, f->name,
-                     s->source[i] & JU_PYV_FROM_DEBUG_OFFSETS ? "debug offsets" : "table",
-                     (unsigned long long)*slot + base, (unsigned long long)value);
-        ju_py_merge_count(report, m);
-        if (m == JU_PY_MERGE_DERIVE || m == JU_PY_MERGE_ADOPT)
-            *slot = (uint32_t)(value - base);
+    ju_strlcpy(s->dwarf.source, jitunwind_dwarf_types_source(types), sizeof s->dwarf.source);
+    for (i = JU_PYF_JIT_END; i < JU_PYF_COUNT; i++) {
+        /* the target's own sizes, when it gave them, stand */
+        enum ju_py_holder h = (enum ju_py_holder)ju_py_fields[i].holder;
+        if (!s->holder_size[h] &&
+            jitunwind_dwarf_type_size(types, ju_py_holders[h].type, &size) == 0)
+            ju_py_values_holder_size(s, h, size);
     }
+    ju_py_dwarf_pass(types, &pass);
 }
 
 int ju_py_values_check(const struct ju_py_values *s, const struct ju_py_layout *L, char *why,
                        size_t size)
 {
-    size_t i;
-    for (i = 0; i < JU_PYV_COUNT; i++) {
-        const struct ju_pyv_field_desc *f = &ju_pyv_fields[i];
-        const char *type = ju_pyv_holders[f->holder].type;
-        uint32_t off = ju_pyv_offset(&s->V, (enum ju_pyv_field_id)i);
-        uint64_t at = (uint64_t)off + ju_pyv_base(L, f->holder);
-        uint32_t holder = s->holder_size[f->holder];
-        struct ju_py_placed placed;
-        if (off == JU_PY_NONE)
-            continue;
-        if (s->source[i] & JU_PYV_IN_HEADER) {
-            snprintf(why, size, "values of %s: %s.%s lies inside the %u-byte object header",
-                     L->name, type, f->name, ju_pyv_base(L, f->holder));
-            return JITUNWIND_ECORRUPT;
-        }
-        /* The decoder copies a keys object's header up to dk_indices, at
-         * most JU_PY_DICT_KEYS_COPY bytes (0 when dk_indices says more). */
-        placed.offset = at;
-        placed.width = f->width;
-        placed.holder_size = holder ? holder : JU_PY_UNBOUNDED;
-        placed.copy = f->holder != JU_PYVH_DICTKEYS ? JU_PY_UNBOUNDED
-                      : s->V.dk_indices <= JU_PY_DICT_KEYS_COPY ? s->V.dk_indices
-                                                                : 0;
-        switch (ju_py_field_misfit(&placed)) {
-        case JU_PY_FITS:
-            break;
-        case JU_PY_PAST_HOLDER:
-            snprintf(why, size,
-                     "values of %s: %s.%s (offset %llu, %u bytes) ends past sizeof(%s), %u",
-                     L->name, type, f->name, (unsigned long long)at, f->width, type, holder);
-            return JITUNWIND_ECORRUPT;
-        case JU_PY_PAST_COPY:
-            snprintf(why, size,
-                     "values of %s: PyDictKeysObject.%s (offset %u) lies outside the %u-byte "
-                     "header before dk_indices (%u) that the decoder copies",
-                     L->name, f->name, off, JU_PY_DICT_KEYS_COPY, s->V.dk_indices);
-            return JITUNWIND_ECORRUPT;
-        default:
-            snprintf(why, size, "values of %s: %s.%s (offset %llu) lies past any plausible %s",
-                     L->name, type, f->name, (unsigned long long)at, type);
-            return JITUNWIND_ECORRUPT;
-        }
-    }
-    return 0;
+    char name[128];
+    struct ju_py_table_view t = {name, &s->V, s->holder_size, L->ob_type + 8, s->source};
+    snprintf(name, sizeof name, "values of %s", L->name);
+    return ju_py_fields_check(&t, JU_PYP_VALUES, why, size);
 }
 
 void ju_py_values_finish(struct ju_py_values *s, const struct ju_py_layout *L,
                          const char *release)
 {
     size_t i;
-    for (i = 0; s->borrowed && i < JU_PYV_COUNT; i++) {
-        const struct ju_pyv_field_desc *f = &ju_pyv_fields[i];
-        uint32_t *slot = slot_of(s, (enum ju_pyv_field_id)i);
-        if (*slot == JU_PY_NONE || (s->source[i] & ~JU_PYV_FROM_TABLE))
+    for (i = JU_PYF_JIT_END; s->borrowed && i < JU_PYF_COUNT; i++) {
+        const struct ju_py_field_desc *f = &ju_py_fields[i];
+        uint32_t *slot = slot_of(s, i);
+        if (*slot == JU_PY_NONE || (*source_of(s, i) & ~JU_PY_SRC_TABLE))
             continue;
         if (f->kind != JU_PYK_CHECKED) {
             *slot = JU_PY_NONE; /* a detail not known for this version: left out */
@@ -240,7 +166,7 @@ void ju_py_values_finish(struct ju_py_values *s, const struct ju_py_layout *L,
         snprintf(s->why, sizeof s->why,
                  "CPython %s has no value table, and %s.%s is neither in its _Py_DebugOffsets "
                  "nor in %s: its objects cannot be read",
-                 release, ju_pyv_holders[f->holder].type, f->name,
+                 release, ju_py_holders[f->holder].type, f->name,
                  s->dwarf_seen ? "its DWARF" : "any DWARF (none was found)");
         return;
     }

@@ -64,88 +64,15 @@ struct ju_py_value_layout {
     uint32_t interp_gc_collecting;
 };
 
-/* Every offset of struct ju_py_value_layout, once, in the form of the
- * frame layout's rows (layout.h): the CPython struct that holds it, the
- * bytes the decoders load from it (0: an address only), its kind (enum
- * ju_py_field_kind: CHECKED, values cannot be read without it; OPTIONAL, a
- * detail the decoders do without, NONE when unknown; BUILD, build-specific,
- * DWARF wins even over the table's NONE), and the member paths DWARF knows
- * it by ('|' between versions' names). Which of them the target's
- * _Py_DebugOffsets give is debug_offsets.c's VALUES list. */
-#define JU_PY_VALUE_FIELDS(X)                                                           \
-    X(long_size, LONG, 8, CHECKED, "ob_base.ob_size")                                    \
-    X(long_tag, LONG, 8, CHECKED, "long_value.lv_tag")                                   \
-    X(long_digits, LONG, 4, CHECKED, "long_value.ob_digit|ob_digit")                     \
-    X(float_value, FLOAT, 8, CHECKED, "ob_fval")                                         \
-    X(var_size, TUPLE, 8, CHECKED, "ob_base.ob_size")                                    \
-    X(tuple_items, TUPLE, 0, CHECKED, "ob_item") /* the items' start */                 \
-    X(list_items, LIST, 8, CHECKED, "ob_item")                                           \
-    X(dict_used, DICT, 8, CHECKED, "ma_used")                                            \
-    X(dict_keys, DICT, 8, CHECKED, "ma_keys")                                            \
-    X(dict_values, DICT, 8, CHECKED, "ma_values")                                        \
-    X(set_used, SET, 8, CHECKED, "used")                                                 \
-    X(set_mask, SET, 8, CHECKED, "mask")                                                 \
-    X(set_table, SET, 8, CHECKED, "table")                                               \
-    X(func_qualname, FUNCTION, 8, CHECKED, "func_qualname")                              \
-    X(cfunc_ml, CFUNCTION, 8, CHECKED, "m_ml")                                           \
-    X(cfunc_self, CFUNCTION, 8, CHECKED, "m_self")                                       \
-    X(method_func, METHOD, 8, CHECKED, "im_func")                                        \
-    X(method_self, METHOD, 8, CHECKED, "im_self")                                        \
-    X(module_dict, MODULE, 8, CHECKED, "md_dict")                                        \
-    X(cell_ref, CELL, 8, CHECKED, "ob_ref")                                              \
-    X(tp_flags, TYPE, 8, CHECKED, "tp_flags")                                            \
-    X(tp_dict, TYPE, 8, CHECKED, "tp_dict")                                              \
-    X(ht_qualname, HEAPTYPE, 8, CHECKED, "ht_qualname")                                  \
-    X(co_flags, CODE, 4, CHECKED, "co_flags")                                            \
-    X(co_argcount, CODE, 4, CHECKED, "co_argcount")                                      \
-    X(co_kwonlyargcount, CODE, 4, CHECKED, "co_kwonlyargcount")                          \
-    X(co_nlocalsplus, CODE, 4, CHECKED, "co_nlocalsplus")                                \
-    X(co_localsplusnames, CODE, 8, CHECKED, "co_localsplusnames")                        \
-    X(co_localspluskinds, CODE, 8, CHECKED, "co_localspluskinds")                        \
-    X(dk_log2_size, DICTKEYS, 1, CHECKED, "dk_log2_size")                                \
-    X(dk_log2_index_bytes, DICTKEYS, 1, CHECKED, "dk_log2_index_bytes")                  \
-    X(dk_kind, DICTKEYS, 1, CHECKED, "dk_kind")                                          \
-    X(dk_nentries, DICTKEYS, 8, CHECKED, "dk_nentries")                                  \
-    X(dk_indices, DICTKEYS, 0, CHECKED, "dk_indices") /* = the header copied */         \
-    X(dv_values, DICTVALUES, 8, CHECKED, "values")                                       \
-    X(fr_globals, FRAME, 8, CHECKED, "f_globals")                                        \
-    X(fr_builtins, FRAME, 8, CHECKED, "f_builtins")                                      \
-    X(fr_localsplus, FRAME, 0, CHECKED, "localsplus") /* the slots' start */            \
-    X(gil_locked, GIL, 4, OPTIONAL, "locked")                                           \
-    X(interp_gc_collecting, INTERP, 4, BUILD, "gc.collecting")
-
-enum ju_pyv_field_id {
-#define JU_PYV_ID(name, holder, width, kind, paths) JU_PYV_##name,
-    JU_PY_VALUE_FIELDS(JU_PYV_ID)
-#undef JU_PYV_ID
-    JU_PYV_COUNT
-};
-
-/* The CPython structs that hold value fields; objects' fields are counted
- * from the end of the header, the others from the struct's start. */
-enum ju_pyv_holder {
-    JU_PYVH_LONG, JU_PYVH_FLOAT, JU_PYVH_TUPLE, JU_PYVH_LIST, JU_PYVH_DICT, JU_PYVH_SET,
-    JU_PYVH_FUNCTION, JU_PYVH_CFUNCTION, JU_PYVH_METHOD, JU_PYVH_MODULE, JU_PYVH_CELL,
-    JU_PYVH_TYPE, JU_PYVH_HEAPTYPE, JU_PYVH_CODE,
-    JU_PYVH_FIRST_ABSOLUTE, /* the holders below are not objects */
-    JU_PYVH_DICTKEYS = JU_PYVH_FIRST_ABSOLUTE, JU_PYVH_DICTVALUES, JU_PYVH_FRAME, JU_PYVH_GIL,
-    JU_PYVH_INTERP,
-    JU_PYVH_COUNT
-};
-
-#define JU_PY_DICT_KEYS_COPY 64u /* bytes of a keys object's header the decoder copies */
-
-/* Where a reader's value field came from (bits of ju_py_values.source). */
-enum {
-    JU_PYV_FROM_TABLE = 1, JU_PYV_FROM_DEBUG_OFFSETS = 2, JU_PYV_FROM_DWARF = 4,
-    JU_PYV_IN_HEADER = 8 /* the target gave an offset inside the object header */
-};
+/* Its fields are the rows of JU_PY_VALUE_FIELDS (fields.h), ids
+ * JU_PYF_val_<member>. */
+#define JU_PY_VALUE_COUNT (JU_PYF_COUNT - JU_PYF_JIT_END)
 
 /* A reader's value layout, being built and then checked. */
 struct ju_py_values {
     struct ju_py_value_layout V;
-    uint32_t holder_size[JU_PYVH_COUNT]; /* sizeof each holder (debug offsets, DWARF); 0: unknown */
-    uint8_t source[JU_PYV_COUNT];        /* JU_PYV_FROM_* bits */
+    uint32_t holder_size[JU_PYH_COUNT]; /* sizeof each holder (debug offsets, DWARF); 0: unknown */
+    uint8_t source[JU_PY_VALUE_COUNT];  /* JU_PY_SRC_* bits, by id - JU_PYF_JIT_END */
     uint8_t borrowed;  /* no table of this version: the newest one's values are only a
                         * start, and a needed field must come from the target or DWARF */
     uint8_t dwarf_seen; /* DWARF was applied */
@@ -154,30 +81,10 @@ struct ju_py_values {
     char why[JITUNWIND_ERROR_MESSAGE_MAX];
 };
 
-struct ju_pyv_field_desc {
-    const char *name;  /* the struct ju_py_value_layout member */
-    const char *paths; /* DWARF member paths in the holder */
-    uint16_t slot;     /* offsetof(struct ju_py_value_layout, name) */
-    uint8_t width;     /* bytes loaded; 0: an address */
-    uint8_t holder;    /* enum ju_pyv_holder */
-    uint8_t kind;      /* enum ju_py_field_kind: CHECKED, OPTIONAL or BUILD */
-};
-struct ju_pyv_holder_desc {
-    const char *type;  /* the CPython struct, as DWARF names it */
-};
-JU_HIDDEN extern const struct ju_pyv_field_desc ju_pyv_fields[JU_PYV_COUNT];
-JU_HIDDEN extern const struct ju_pyv_holder_desc ju_pyv_holders[JU_PYVH_COUNT];
-
-/* Field `id` of V: its offset, or JU_PY_NONE. */
-static inline uint32_t ju_pyv_offset(const struct ju_py_value_layout *V, enum ju_pyv_field_id id)
-{
-    return ju_py_slot(V, ju_pyv_fields[id].slot);
-}
-
-/* Bytes before a holder's fields: the object header (L) for objects. */
+/* Bytes before a holder's value fields: the object header (L) for objects. */
 static inline uint32_t ju_pyv_base(const struct ju_py_layout *L, unsigned holder)
 {
-    return holder < JU_PYVH_FIRST_ABSOLUTE ? L->ob_type + 8 : 0;
+    return ju_py_holders[holder].object ? L->ob_type + 8 : 0;
 }
 
 /* Begin the value layout of a reader with frame layout L for version_hex:
@@ -187,9 +94,9 @@ JU_HIDDEN void ju_py_values_start(struct ju_py_values *s, const struct ju_py_lay
 /* Set field `id` from an absolute offset `offset` (from the object's start
  * for objects, whose header L gives) taken from `source`. */
 JU_HIDDEN void ju_py_values_set(struct ju_py_values *s, const struct ju_py_layout *L,
-                                enum ju_pyv_field_id id, uint64_t offset, int source);
+                                enum ju_py_field_id id, uint64_t offset, int source);
 /* Record sizeof(holder h) (a size of 0 is ignored). */
-JU_HIDDEN void ju_py_values_holder_size(struct ju_py_values *s, enum ju_pyv_holder h,
+JU_HIDDEN void ju_py_values_holder_size(struct ju_py_values *s, enum ju_py_holder h,
                                         uint64_t size);
 /* Check against, and complete from, the build's DWARF (the same lookup as
  * the frame layout's): a disagreement with the table is resolved in
@@ -201,9 +108,7 @@ JU_HIDDEN void ju_py_values_apply_dwarf(struct ju_py_values *s, const struct ju_
  * then every field is checked (ju_py_values_check). Sets s->status, s->why. */
 JU_HIDDEN void ju_py_values_finish(struct ju_py_values *s, const struct ju_py_layout *L,
                                    const char *release);
-/* Every field present, with its width, inside its holder (its known size,
- * else any plausible struct) and inside the decoder's copy: 0, or ECORRUPT
- * with a message naming the field. */
+/* ju_py_fields_check of the value fields ("values of CPython 3.13: ..."). */
 JU_HIDDEN int ju_py_values_check(const struct ju_py_values *s, const struct ju_py_layout *L,
                                  char *why, size_t size);
 /* The table of a version (0xMMmm....) and build (free-threaded or not), or
