@@ -38,6 +38,7 @@ JITUNWIND_API int jitunwind_pyreader_trampoline_ranges(jitunwind_pyreader *r,
     struct ju_cycle seen = {0, 1, 0};
     uint64_t arena;
     size_t n = 0, count = 0;
+    int status = 0;
     if (!r || !reg)
         return JITUNWIND_EINVAL;
     if (added)
@@ -54,13 +55,19 @@ JITUNWIND_API int jitunwind_pyreader_trampoline_ranges(jitunwind_pyreader *r,
         uint64_t start, current, size, code_size, stride;
         struct jitunwind_range range = {0};
         int rule;
-        if (ju_cycle_seen(&seen, arena))
-            return ju_fail(&r->err, JITUNWIND_ELOOP, arena, "the trampoline arena list loops");
-        if (++n > MAX_ARENAS)
-            return ju_fail(&r->err, JITUNWIND_ELIMIT, arena, "more than %u arenas", MAX_ARENAS);
-        if (ju_read(&r->mem, arena, raw, sizeof raw) < 0)
-            return ju_fail(&r->err, JITUNWIND_EREAD, arena, "arena %#llx is unreadable",
-                           (unsigned long long)arena);
+        if (ju_cycle_seen(&seen, arena)) {
+            status = ju_fail(&r->err, JITUNWIND_ELOOP, arena, "the trampoline arena list loops");
+            break;
+        }
+        if (++n > MAX_ARENAS) {
+            status = ju_fail(&r->err, JITUNWIND_ELIMIT, arena, "more than %u arenas", MAX_ARENAS);
+            break;
+        }
+        if (ju_read(&r->mem, arena, raw, sizeof raw) < 0) {
+            status = ju_fail(&r->err, JITUNWIND_EREAD, arena, "arena %#llx is unreadable",
+                             (unsigned long long)arena);
+            break;
+        }
         start = ju_load_u64(raw);
         current = ju_load_u64(raw + 8);
         size = ju_load_u64(raw + 16);
@@ -89,5 +96,5 @@ JITUNWIND_API int jitunwind_pyreader_trampoline_ranges(jitunwind_pyreader *r,
     }
     if (added)
         *added = count;
-    return 0;
+    return status;
 }
