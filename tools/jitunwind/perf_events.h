@@ -17,7 +17,7 @@
 /* One sample, valid during the callback only (it points into the ring). */
 struct cli_perf_sample {
     uint32_t pid, tid;
-    uint64_t time;
+    uint64_t time;                /* CLOCK_MONOTONIC, in nanoseconds */
     struct jitunwind_regs regs;   /* valid 0 when the kernel had no user registers */
     const unsigned char *stack;   /* the copy of [regs.sp, regs.sp + stack_len) */
     size_t stack_len;
@@ -42,6 +42,20 @@ typedef void (*cli_perf_sample_fn)(void *arg, const struct cli_perf_sample *s);
  * (the reason names kernel.perf_event_paranoid and the capabilities). */
 struct cli_perf *cli_perf_open(int pid, int arch, double hz, unsigned stack_size, char *err,
                                size_t err_len);
+/* --all: what the events of every process say besides samples. */
+struct cli_perf_hooks {
+    /* An executable file mapped by process `pid` (an MMAP2 record). */
+    void (*mapping)(void *arg, int pid, const char *path, uint64_t start, uint64_t end,
+                    uint64_t offset);
+    /* Process `pid` ended or called execve: what is known of it is stale. */
+    void (*ended)(void *arg, int pid);
+};
+/* One event per CPU sampling every process (pid -1), as cli_perf_open
+ * otherwise; the refusal names kernel.perf_event_paranoid 0, which such
+ * events need without CAP_PERFMON. */
+struct cli_perf *cli_perf_open_all(int arch, double hz, unsigned stack_size,
+                                   const struct cli_perf_hooks *hooks, void *hooks_arg,
+                                   char *err, size_t err_len);
 void cli_perf_close(struct cli_perf *p); /* NULL ok */
 /* Open events on the threads started since, drop those gone (call after a
  * reading): 0, -ESRCH when the process is gone, or -errno with `err` set. */
@@ -92,5 +106,40 @@ enum cli_perf_merge {
  * match the eval-loop frames the sample holds. Returns enum cli_perf_merge. */
 int cli_perf_stack(struct cli_target *t, const struct cli_perf_sample *ps,
                    const struct cli_options *opt, struct cli_stack *s);
+
+/* --- perf_procs.c --- */
+/* record --perf --all: the processes samples came from, each opened at its
+ * first sample. */
+enum { CLI_PERF_PROC_FREE = 0, CLI_PERF_PROC_OPEN = 1, CLI_PERF_PROC_UNREADABLE = 2 };
+struct cli_perf_proc {
+    int pid;
+    int state;
+    int stale;             /* ended or ran another program: opened again at its next use */
+    double started;        /* its start, CLOCK_MONOTONIC seconds */
+    double used, tried;    /* when last sampled, when last opened */
+    uint64_t pass;         /* the ring reading it was last checked in */
+    char comm[16];         /* its name then (raw) */
+    struct cli_target t;   /* t.py NULL: not a Python process */
+    struct cli_range_watch watch;
+    char vdso_path[64];    /* its vDSO's image as a module, or "" */
+};
+struct cli_perf_procs_counts {
+    uint64_t opened, python, closed, evicted, unreadable, uncached;
+    uint64_t unread_samples;  /* of processes that could not be opened (gone already) */
+    uint64_t earlier_samples; /* taken before the process holding the PID now started */
+};
+struct cli_perf_procs;
+struct cli_perf_procs *cli_perf_procs_new(const struct cli_options *opt);
+void cli_perf_procs_free(struct cli_perf_procs *ps); /* NULL ok */
+/* The process that took a sample at `sampled` (seconds), its ranges and
+ * Python threads read again at its first sample of ring reading `pass`;
+ * NULL when it cannot be read (counted). */
+struct cli_perf_proc *cli_perf_procs_get(struct cli_perf_procs *ps, int pid, double sampled,
+                                         uint64_t pass, double now);
+/* struct cli_perf_hooks's, `arg` being the cli_perf_procs. */
+void cli_perf_procs_ended(void *arg, int pid);
+void cli_perf_procs_mapping(void *arg, int pid, const char *path, uint64_t start,
+                            uint64_t end, uint64_t offset);
+const struct cli_perf_procs_counts *cli_perf_procs_counts(const struct cli_perf_procs *ps);
 
 #endif

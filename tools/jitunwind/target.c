@@ -533,6 +533,36 @@ int cli_target_open(struct cli_target *t, const struct cli_options *opt, int nee
     return CLI_OK;
 }
 
+int cli_target_open_any(struct cli_target *t, const struct cli_options *opt, int pid)
+{
+    static unsigned epochs; /* a target's own: a symbol cache never serves a freed one's */
+    struct cli_options one = *opt;
+    int code;
+    one.pid = pid;
+    one.core = NULL;
+    one.mark_frames = 0; /* nothing is written into a process it was not asked about */
+    memset(t, 0, sizeof *t);
+    t->pidfd = t->memfd = -1;
+    t->live = 1;
+    t->pid = pid;
+    t->arch = jitunwind_host_arch();
+    t->modules_epoch = (epochs += 1u << 16);
+    if ((code = open_memory(t, &one)) != CLI_OK)
+        return code;
+    if (jitunwind_modules_new(&t->mods) < 0 || jitunwind_registry_new(&t->reg) < 0)
+        return CLI_NO_TARGET;
+    if (jitunwind_modules_load_proc(t->mods, pid) < 0 && jitunwind_modules_count(t->mods) == 0)
+        return CLI_PERMISSION;
+    if (jitunwind_py_locate_live(pid, &t->loc) == 0 &&
+        jitunwind_py_version_supported(t->loc.version_hex) && check_access(t) == CLI_OK) {
+        watch_exec(t);
+        if (open_python(t, &one) != CLI_OK)
+            t->py = NULL; /* sampled as a native process; open_python said why */
+    }
+    cli_target_load_ranges(t);
+    return CLI_OK;
+}
+
 void cli_target_close(struct cli_target *t)
 {
     jitunwind_pyreader_free(t->py);
