@@ -134,6 +134,11 @@ int cli_target_open(struct cli_target *t, const struct cli_options *opt, int nee
  * an exit code, mostly silent: a process of the machine may end at any
  * time. */
 int cli_target_open_any(struct cli_target *t, const struct cli_options *opt, int pid);
+/* types_kept.c: the DWARF types of interpreter file `module`, opened once
+ * and kept until cli_types_kept_free (--all): 0 (kept), 1 (opened but not
+ * kept: the caller frees it), or < 0 with *out NULL. */
+int cli_types_kept(const char *module, const char *cache_dir, jitunwind_dwarf_types **out);
+void cli_types_kept_free(void);
 /* proc_access.c: why a live process cannot be read. The reason the kernel
  * refused with `err` (uid, CAP_SYS_PTRACE, ptrace_scope, dumpable) into buf. */
 void cli_access_reason(int pid, int err, char *buf, size_t len);

@@ -77,8 +77,12 @@ static int perf_open(struct cli_perf *p, int tid, int cpu)
     a.size = sizeof a;
     a.type = PERF_TYPE_SOFTWARE;
     a.config = PERF_COUNT_SW_CPU_CLOCK;
-    a.freq = 1;
-    a.sample_freq = (uint64_t)(p->hz + 0.5);
+    if (tid < 0) { /* a CPU: a fixed period of its time, whoever runs */
+        a.sample_period = (uint64_t)(1e9 / p->hz + 0.5);
+    } else {
+        a.freq = 1;
+        a.sample_freq = (uint64_t)(p->hz + 0.5);
+    }
     a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER |
                     PERF_SAMPLE_STACK_USER;
     a.sample_regs_user = p->regs_mask;

@@ -109,8 +109,9 @@ int cli_perf_stack(struct cli_target *t, const struct cli_perf_sample *ps,
 
 /* --- perf_procs.c --- */
 /* record --perf --all: the processes samples came from, each opened at its
- * first sample. */
-enum { CLI_PERF_PROC_FREE = 0, CLI_PERF_PROC_OPEN = 1, CLI_PERF_PROC_UNREADABLE = 2 };
+ * third sample (perf_procs.c says why). */
+enum { CLI_PERF_PROC_FREE = 0, CLI_PERF_PROC_OPEN = 1, CLI_PERF_PROC_UNREADABLE = 2,
+       CLI_PERF_PROC_PENDING = 3 /* seen, not opened yet */ };
 struct cli_perf_proc {
     int pid;
     int state;
@@ -118,6 +119,7 @@ struct cli_perf_proc {
     double started;        /* its start, CLOCK_MONOTONIC seconds */
     double used, tried;    /* when last sampled, when last opened */
     uint64_t pass;         /* the ring reading it was last checked in */
+    unsigned pending;      /* samples seen before it was opened */
     char comm[16];         /* its name then (raw) */
     struct cli_target t;   /* t.py NULL: not a Python process */
     struct cli_range_watch watch;
@@ -125,7 +127,9 @@ struct cli_perf_proc {
 };
 struct cli_perf_procs_counts {
     uint64_t opened, python, closed, evicted, unreadable, uncached;
+    double open_seconds;      /* spent opening processes */
     uint64_t unread_samples;  /* of processes that could not be opened (gone already) */
+    uint64_t pending_samples; /* of processes before they were opened */
     uint64_t earlier_samples; /* taken before the process holding the PID now started */
 };
 struct cli_perf_procs;

@@ -1,6 +1,6 @@
 /* record --perf --all: the processes of the machine that samples came
- * from. A process is opened at its first sample (memory, modules, ranges,
- * and the Python reader when it runs CPython), at most PROCS_MAX at once:
+ * from. A process is opened at its OPEN_AFTER-th sample (memory, modules,
+ * ranges, and the Python reader when it runs CPython), at most PROCS_MAX at once:
  * the one sampled least recently is closed for a new one. A process is
  * known by its PID and its start time, so that a PID taken over by a new
  * process (or an execve, said by the events) opens the new one afresh,
@@ -8,6 +8,7 @@
  * is not unwound with its memory. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "perf_events.h"
@@ -18,6 +19,11 @@
 /* /proc's start times are in clock ticks: a sample this much before one
  * is still taken to be the process's own. */
 #define START_SLACK 0.02
+/* A process is opened at its OPEN_AFTER-th sample: opening is costly (its
+ * symbols and CFI), and most processes of a busy machine (a compiler's
+ * jobs) end before they could be read; their samples until then are left
+ * out and counted. */
+#define OPEN_AFTER 3u
 /* A process that could not be opened is tried again after this long. */
 #define RETRY_UNREADABLE 1.0
 
@@ -110,7 +116,20 @@ static struct cli_perf_proc *slot(struct cli_perf_procs *ps)
     return best;
 }
 
+static void open_target(struct cli_perf_procs *ps, struct cli_perf_proc *p, int pid, double now);
+
+/* Opening is the costly part of --all (a process's symbols and CFI): its
+ * time is counted. */
 static void open_proc(struct cli_perf_procs *ps, struct cli_perf_proc *p, int pid, double now)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    open_target(ps, p, pid, now);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    ps->counts.open_seconds += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+}
+
+static void open_target(struct cli_perf_procs *ps, struct cli_perf_proc *p, int pid, double now)
 {
     const struct cli_options *opt = ps->opt;
     memset(p, 0, sizeof *p);
@@ -164,9 +183,16 @@ struct cli_perf_proc *cli_perf_procs_get(struct cli_perf_procs *ps, int pid, dou
     }
     if (!p) {
         p = slot(ps);
-        open_proc(ps, p, pid, now);
+        p->pid = pid;
+        p->state = CLI_PERF_PROC_PENDING;
     }
+    if (p->state == CLI_PERF_PROC_PENDING && ++p->pending >= OPEN_AFTER)
+        open_proc(ps, p, pid, now);
     p->used = now;
+    if (p->state == CLI_PERF_PROC_PENDING) {
+        ps->counts.pending_samples++;
+        return NULL;
+    }
     if (p->state != CLI_PERF_PROC_OPEN) {
         ps->counts.unread_samples++;
         return NULL;

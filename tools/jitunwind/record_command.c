@@ -47,6 +47,7 @@ struct sampler {
     char vdso_path[64];         /* --perf: the vDSO's image as a module, or "" */
     struct cli_perf_procs *procs; /* --perf --all: the processes sampled */
     uint64_t pass;              /* --perf --all: readings of the rings */
+    uint64_t after_end;         /* --perf --all: samples read after -d's end, left out */
 };
 
 static double now(void)
@@ -295,7 +296,15 @@ static void perf_sample(void *arg, const struct cli_perf_sample *ps)
     int merge;
     sm->prof.samples++;
     if (sm->opt->all) {
-        struct cli_perf_proc *p = cli_perf_procs_get(sm->procs, (int)ps->pid,
+        struct cli_perf_proc *p;
+        /* Opening processes may take longer than the samples' pace: the
+         * run still ends when -d says. */
+        if (sm->deadline > 0 && now() >= sm->deadline) {
+            sm->prof.samples--;
+            sm->after_end++;
+            return;
+        }
+        p = cli_perf_procs_get(sm->procs, (int)ps->pid,
                                                      (double)ps->time / 1e9, sm->pass, now());
         if (!p)
             return; /* a process gone before its sample was read: counted there */
@@ -363,11 +372,18 @@ static void perf_summary(struct sampler *sm)
     if (sm->procs) {
         const struct cli_perf_procs_counts *pc = cli_perf_procs_counts(sm->procs);
         fprintf(stderr, "jitunwind: perf: %llu processes sampled (%llu of them Python), %llu "
-                        "gone before they could be read (%llu samples left out), %llu samples "
-                        "taken before their PID's process started left out\n",
+                        "gone before they could be read (%llu samples left out), %llu samples of "
+                        "processes before they were opened left out, %llu samples "
+                        "taken before their PID's process started left out; %.1f s spent "
+                        "opening processes",
                 (unsigned long long)pc->opened, (unsigned long long)pc->python,
                 (unsigned long long)pc->unreadable, (unsigned long long)pc->unread_samples,
-                (unsigned long long)pc->earlier_samples);
+                (unsigned long long)pc->pending_samples,
+                (unsigned long long)pc->earlier_samples, pc->open_seconds);
+        if (sm->after_end)
+            fprintf(stderr, "; %llu samples read after the end left out",
+                    (unsigned long long)sm->after_end);
+        fprintf(stderr, "\n");
     }
     if (py)
         fprintf(stderr, "jitunwind: perf: Python frames merged into %llu samples; %llu "
@@ -702,6 +718,7 @@ done:
     }
     cli_perf_close(sm->perf);
     cli_perf_procs_free(sm->procs);
+    cli_types_kept_free();
     if (sm->vdso_path[0])
         unlink(sm->vdso_path);
     profile_free(&sm->prof);
