@@ -34,6 +34,7 @@ struct cli_perf_counts {
 };
 
 struct cli_perf;
+struct cli_exec_history;
 typedef void (*cli_perf_sample_fn)(void *arg, const struct cli_perf_sample *s);
 
 /* The events of every thread of `pid` at `hz` (the kernel's frequency
@@ -98,14 +99,44 @@ struct jitunwind_memory cli_stack_copy_memory(struct cli_stack_copy *copy);
 enum cli_perf_merge {
     CLI_PERF_NATIVE_ONLY = 0,  /* no Python frames on the thread */
     CLI_PERF_MERGED = 1,       /* read after the sample and consistent with it */
-    CLI_PERF_INCONSISTENT = 2  /* read, but not matching the sampled eval loops: left out */
+    CLI_PERF_INCONSISTENT = 2, /* read, but not matching the sampled eval loops: left out */
+    CLI_PERF_REPLACED = 3      /* in JIT code not known to exist at the sample: native-only */
 };
+/* The name of such a frame (the executor there now may be another's). */
+#define CLI_PERF_REPLACED_JIT "[JIT code replaced since the sample]"
 /* The mixed stack of sample `ps` into `s`: its native frames unwound by the
  * library from the sampled registers over the stack copy, its thread's
  * Python frames read now (the target runs on) and merged only when they
- * match the eval-loop frames the sample holds. Returns enum cli_perf_merge. */
+ * match the eval-loop frames the sample holds, and its JIT frames checked
+ * against `h` (NULL: not checked). Returns enum cli_perf_merge. */
 int cli_perf_stack(struct cli_target *t, const struct cli_perf_sample *ps,
-                   const struct cli_options *opt, struct cli_stack *s);
+                   const struct cli_options *opt, const struct cli_exec_history *h,
+                   struct cli_stack *s);
+
+/* --- perf_executors.c --- */
+/* The JIT executors listed at the range watch's polls, each with the time
+ * it was first listed (at most CLI_EXEC_SEEN, the newest). */
+#define CLI_EXEC_SEEN 4096u
+struct cli_exec_seen {
+    uint64_t jit_code, jit_size, code;
+    double first_seen; /* CLOCK_MONOTONIC seconds */
+};
+struct cli_exec_history *cli_exec_history_new(void);
+void cli_exec_history_free(struct cli_exec_history *h); /* NULL ok */
+/* After cli_range_watch_check: list the executors again if the watch has
+ * polled them since the last update. */
+void cli_exec_history_update(struct cli_exec_history *h, struct cli_target *t,
+                             const struct cli_range_watch *w);
+/* Whether an executor was ever listed (the process runs a JIT). */
+int cli_exec_history_jit(const struct cli_exec_history *h);
+/* Whether the last listing is older than a sample taken at `sampled`: the
+ * caller then lists again (through the range watch) before unwinding it. */
+int cli_exec_history_stale(const struct cli_exec_history *h, double sampled);
+/* Whether pc's executor was listed before `sampled`: 1 (its code object
+ * into *code), 0 (no such executor, or only listed since: the sample's
+ * JIT frame may be another's), -1 (no history: nothing to check). */
+int cli_exec_history_trusted(const struct cli_exec_history *h, uint64_t pc, double sampled,
+                             uint64_t *code);
 
 /* --- perf_procs.c --- */
 /* record --perf --all: the processes samples came from, each opened at its
@@ -123,6 +154,7 @@ struct cli_perf_proc {
     char comm[16];         /* its name then (raw) */
     struct cli_target t;   /* t.py NULL: not a Python process */
     struct cli_range_watch watch;
+    struct cli_exec_history *execs; /* its JIT executors' history, or NULL */
     char vdso_path[64];    /* its vDSO's image as a module, or "" */
 };
 struct cli_perf_procs_counts {

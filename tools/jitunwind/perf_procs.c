@@ -80,6 +80,7 @@ static void close_proc(struct cli_perf_procs *ps, struct cli_perf_proc *p)
 {
     if (p->state == CLI_PERF_PROC_OPEN) {
         cli_range_watch_free(&p->watch);
+        cli_exec_history_free(p->execs);
         jitunwind_py_chains_free(p->t.chains);
         cli_target_close(&p->t);
         if (p->vdso_path[0])
@@ -151,6 +152,9 @@ static void open_target(struct cli_perf_procs *ps, struct cli_perf_proc *p, int 
             ps->counts.uncached++;
     }
     cli_range_watch_init(&p->t, &p->watch, now);
+    if (p->t.py)
+        p->execs = cli_exec_history_new();
+    cli_exec_history_update(p->execs, &p->t, &p->watch);
     cli_vdso_module(&p->t, p->watch.vdso_start, p->watch.vdso_end, p->vdso_path,
                     sizeof p->vdso_path);
 }
@@ -204,6 +208,7 @@ struct cli_perf_proc *cli_perf_procs_get(struct cli_perf_procs *ps, int pid, dou
     if (p->pass != pass) { /* once per reading of the rings, as for one process */
         p->pass = pass;
         cli_range_watch_check(&p->t, &p->watch, now);
+        cli_exec_history_update(p->execs, &p->t, &p->watch);
         if (p->t.py)
             cli_list_python_threads(&p->t);
     }

@@ -40,8 +40,10 @@ struct sampler {
     uint32_t *ids;    /* a stack's frame ids: room for every item of sm->s, and one */
     size_t ids_cap;
     struct cli_perf *perf;      /* --perf */
-    uint64_t perf_merge[3];     /* samples by enum cli_perf_merge */
+    struct cli_exec_history *execs; /* --perf: the JIT executors' history */
+    uint64_t perf_merge[4];     /* samples by enum cli_perf_merge */
     uint64_t perf_incomplete;   /* samples whose native walk did not reach the root */
+    uint64_t perf_replaced_cut; /* CLI_PERF_REPLACED samples whose walk stopped there */
     uint64_t perf_stops[16];    /* of them, by stop reason */
     uint64_t pushed_left_out;   /* --nonblocking: innermost frames being pushed */
     char vdso_path[64];         /* --perf: the vDSO's image as a module, or "" */
@@ -292,6 +294,7 @@ static void perf_sample(void *arg, const struct cli_perf_sample *ps)
     struct sampler *sm = arg;
     struct cli_target *t = &sm->t;
     struct cli_range_watch *watch = &sm->watch;
+    struct cli_exec_history *execs = sm->execs;
     uint32_t root = UINT32_MAX;
     int merge;
     sm->prof.samples++;
@@ -310,21 +313,33 @@ static void perf_sample(void *arg, const struct cli_perf_sample *ps)
             return; /* a process gone before its sample was read: counted there */
         t = &p->t;
         watch = &p->watch;
+        execs = p->execs;
         root = process_frame(sm, p);
     }
     if (!sm->opt->no_cache) {
         jitunwind_pyreader_cache_next_sample(t->py);
         cli_target_forget_reads(t);
     }
+    if (cli_exec_history_stale(execs, (double)ps->time / 1e9)) {
+        /* The executors are listed (and the ranges read again if they
+         * changed) after the sample, so that its JIT frames can be checked. */
+        watch->executors_at = 0;
+        cli_range_watch_check(t, watch, now());
+        cli_exec_history_update(execs, t, watch);
+    }
     t->pc_outside = 0;
-    merge = cli_perf_stack(t, ps, sm->opt, sm->s);
+    merge = cli_perf_stack(t, ps, sm->opt, execs, sm->s);
     /* Code made since the ranges were read (a warming JIT): read them again
      * and unwind the sample once more, its copy still at hand. */
     if (sm->s->stop_reason != JITUNWIND_STOP_END && t->pc_outside &&
-        cli_range_watch_check(t, watch, now()))
-        merge = cli_perf_stack(t, ps, sm->opt, sm->s);
+        cli_range_watch_check(t, watch, now())) {
+        cli_exec_history_update(execs, t, watch);
+        merge = cli_perf_stack(t, ps, sm->opt, execs, sm->s);
+    }
     sm->perf_merge[merge]++;
-    if (sm->s->stop_reason != JITUNWIND_STOP_END) {
+    if (sm->s->stop_reason != JITUNWIND_STOP_END && merge == CLI_PERF_REPLACED) {
+        sm->perf_replaced_cut++; /* no unwind rule for code that is gone */
+    } else if (sm->s->stop_reason != JITUNWIND_STOP_END) {
         sm->perf_incomplete++;
         sm->perf_stops[(unsigned)sm->s->stop_reason & 15u]++;
         sm->errors++;
@@ -343,6 +358,7 @@ static void sample_perf(struct sampler *sm, double t)
         return;
     }
     cli_range_watch_check(&sm->t, &sm->watch, t);
+    cli_exec_history_update(sm->execs, &sm->t, &sm->watch);
     cli_list_python_threads(&sm->t);
     cli_perf_read(sm->perf, perf_sample, sm, sm->t.mods);
     if (t - sm->listed_at > 0.1) {
@@ -358,6 +374,7 @@ static void perf_summary(struct sampler *sm)
 {
     const struct cli_perf_counts *c = cli_perf_counts(sm->perf);
     uint64_t py = sm->perf_merge[CLI_PERF_MERGED] + sm->perf_merge[CLI_PERF_INCONSISTENT];
+    uint64_t replaced = sm->perf_merge[CLI_PERF_REPLACED];
     unsigned r, shown;
     fprintf(stderr, "jitunwind: perf: %llu samples from %llu threads, %llu lost, %llu throttled, "
                     "%llu did not reach the thread's root",
@@ -385,6 +402,12 @@ static void perf_summary(struct sampler *sm)
                     (unsigned long long)sm->after_end);
         fprintf(stderr, "\n");
     }
+    if (replaced)
+        fprintf(stderr, "jitunwind: perf: %llu samples in JIT code not known to exist when they "
+                        "were taken (executors replaced since) kept native-only, named \"%s\"; %llu "
+                        "of them cut short there\n",
+                (unsigned long long)replaced, CLI_PERF_REPLACED_JIT,
+                (unsigned long long)sm->perf_replaced_cut);
     if (py)
         fprintf(stderr, "jitunwind: perf: Python frames merged into %llu samples; %llu "
                         "(%.1f%%) kept native-only, their Python frames not matching the sample\n",
@@ -646,6 +669,9 @@ opened:
     start = next = last_shown = now();
     if (!opt->nonblocking && !opt->all)
         cli_range_watch_init(&sm->t, &sm->watch, start);
+    if (opt->perf && !opt->all && sm->t.py)
+        sm->execs = cli_exec_history_new();
+    cli_exec_history_update(sm->execs, &sm->t, &sm->watch);
     if (opt->perf && !opt->all) /* a sample taken in it is not stopped at a call boundary */
         cli_vdso_module(&sm->t, sm->watch.vdso_start, sm->watch.vdso_end, sm->vdso_path,
                         sizeof sm->vdso_path);
@@ -718,6 +744,7 @@ done:
     }
     cli_perf_close(sm->perf);
     cli_perf_procs_free(sm->procs);
+    cli_exec_history_free(sm->execs);
     cli_types_kept_free();
     if (sm->vdso_path[0])
         unlink(sm->vdso_path);
