@@ -116,9 +116,11 @@ def run_one(cmd, seconds):
     if cmd is None:
         time.sleep(seconds)
     else:
+        # A sampler that falls behind may run on past -d (py-spy keeps
+        # sampling until it has its count): it is stopped 5 s after.
         try:
             subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           timeout=seconds + 120)
+                           timeout=seconds + 5)
         except subprocess.TimeoutExpired:
             pass
     t1 = time.perf_counter()

@@ -35,8 +35,9 @@ struct cli_perf_procs {
 };
 
 /* Process `pid`'s name (raw: escaped where printed) and start time in
- * seconds of CLOCK_MONOTONIC (CLOCK_BOOTTIME's in the kernel, the same on
- * a machine that never suspended): 0, or -1 when it is gone or a zombie. */
+ * seconds of CLOCK_MONOTONIC (the kernel gives it as CLOCK_BOOTTIME's,
+ * which runs ahead by the time the machine was suspended): 0, or -1 when
+ * it is gone or a zombie. */
 static int proc_stat(struct cli_perf_procs *ps, int pid, char *comm, size_t len, double *start)
 {
     char path[64], line[1024];
@@ -61,7 +62,13 @@ static int proc_stat(struct cli_perf_procs *ps, int pid, char *comm, size_t len,
     if (sscanf(close_paren + 1, " %c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
                                 "%*s %*s %*s %*s %llu", &state, &ticks) != 2)
         return -1;
-    *start = (double)ticks * ps->tick;
+    {
+        struct timespec boot, mono;
+        clock_gettime(CLOCK_BOOTTIME, &boot);
+        clock_gettime(CLOCK_MONOTONIC, &mono);
+        *start = (double)ticks * ps->tick - ((double)(boot.tv_sec - mono.tv_sec) +
+                                              (double)(boot.tv_nsec - mono.tv_nsec) / 1e9);
+    }
     return state == 'Z' || state == 'X' ? -1 : 0;
 }
 
@@ -127,7 +134,8 @@ static void open_proc(struct cli_perf_procs *ps, struct cli_perf_proc *p, int pi
     clock_gettime(CLOCK_MONOTONIC, &t0);
     open_target(ps, p, pid, now);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    ps->counts.open_seconds += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    ps->counts.open_seconds +=
+        (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 }
 
 static void open_target(struct cli_perf_procs *ps, struct cli_perf_proc *p, int pid, double now)

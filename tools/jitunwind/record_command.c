@@ -307,8 +307,8 @@ static void perf_sample(void *arg, const struct cli_perf_sample *ps)
             sm->after_end++;
             return;
         }
-        p = cli_perf_procs_get(sm->procs, (int)ps->pid,
-                                                     (double)ps->time / 1e9, sm->pass, now());
+        p = cli_perf_procs_get(sm->procs, (int)ps->pid, (double)ps->time / 1e9, sm->pass,
+                               now());
         if (!p)
             return; /* a process gone before its sample was read: counted there */
         t = &p->t;
@@ -404,8 +404,8 @@ static void perf_summary(struct sampler *sm)
     }
     if (replaced)
         fprintf(stderr, "jitunwind: perf: %llu samples in JIT code not known to exist when they "
-                        "were taken (executors replaced since) kept native-only, named \"%s\"; %llu "
-                        "of them cut short there\n",
+                        "were taken (executors replaced since) kept native-only, named "
+                        "\"%s\"; %llu of them cut short there\n",
                 (unsigned long long)replaced, CLI_PERF_REPLACED_JIT,
                 (unsigned long long)sm->perf_replaced_cut);
     if (py)
@@ -568,8 +568,9 @@ static void show_top(struct sampler *sm, double elapsed)
         printf("jitunwind top: every process,");
     else
         printf("jitunwind top: process %d,", sm->t.pid);
-    printf(" %.1f s, %llu samples, %llu stacks, %llu errors\n\n", elapsed, (unsigned long long)p->samples,
-           (unsigned long long)p->stacks_seen, (unsigned long long)sm->errors);
+    printf(" %.1f s, %llu samples, %llu stacks, %llu errors\n\n", elapsed,
+           (unsigned long long)p->samples, (unsigned long long)p->stacks_seen,
+           (unsigned long long)sm->errors);
     printf("%7s %7s  %s\n", "%Own", "%Total", "Function");
     for (shown = 0; shown < funcs.n_frames && shown < 25; shown++) {
         const struct profile_frame *f = &funcs.frames[h[shown].frame];
