@@ -23,9 +23,15 @@
 #include "perf_events.h"
 
 /* Ring buffer of one thread: a header page, then a power of two of pages
- * with room for RING_SAMPLES samples of the stack copy's size (the reader
- * is woken at each sample; the room is for when it falls behind). */
-#define RING_SAMPLES 16u
+ * with room for RING_SAMPLES samples of the stack copy's size (the room is
+ * for when the reader falls behind). */
+#define RING_SAMPLES 32u
+/* The reader is woken every WAKE_SAMPLES samples, and polls every
+ * CLI_PERF_POLL_MS besides: a wake-up at each sample costs the sampled
+ * thread about 6% at 1 kHz (the kernel's wake-up in its context, and the
+ * reader running beside it), every 8th about 1% (bench_perf_slowdown.py),
+ * at the price of Python frames read a little later after their sample. */
+#define WAKE_SAMPLES 8u
 /* Every process: one ring per CPU, which all its processes share. */
 #define RING_SAMPLES_ALL 256u
 
@@ -94,7 +100,7 @@ static int perf_open(struct cli_perf *p, int tid, int cpu)
     a.sample_id_all = 1;
     a.use_clockid = 1;
     a.clockid = CLOCK_MONOTONIC;
-    a.wakeup_events = 1; /* woken at each sample: the Python frames are read right after */
+    a.wakeup_events = WAKE_SAMPLES;
     if (tid < 0) {
         a.task = 1;
         a.comm = 1;

@@ -711,8 +711,8 @@ opened:
             } else
                 progress(sm, t - start, 0);
         }
-        if (opt->perf) { /* woken by a sample: its Python frames are read at once */
-            cli_perf_wait(sm->perf, 100);
+        if (opt->perf) { /* woken by samples: their Python frames are read at once */
+            cli_perf_wait(sm->perf, CLI_PERF_POLL_MS);
             continue;
         }
         next += period;
