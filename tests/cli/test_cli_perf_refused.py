@@ -2,8 +2,9 @@
 """`jitunwind record --perf` where perf events are refused: perf_event_open
 fails with EACCES (a seccomp filter stands in for kernel.perf_event_paranoid
 and missing capabilities). One line says so, naming
-kernel.perf_event_paranoid and the capabilities; exit 3; the target is
-never traced meanwhile.
+kernel.perf_event_paranoid and the capabilities, and the level it must be
+lowered to (1 for one process, 0 for --all's per-CPU events); exit 3; the
+target is never traced meanwhile.
 
 Usage: test_cli_perf_refused.py BUILD_DIR
 Exit 0 on success, 1 on failure, 77 to skip.
@@ -59,27 +60,32 @@ def main():
     target = subprocess.Popen([PYTHON, "-c", "while True: pass"])
     try:
         time.sleep(0.5)
-        r = subprocess.run([j, "record", str(target.pid), "--perf", "-d", "1"],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           preexec_fn=refuse_perf_events, timeout=120)
-        if r.returncode in (120, 121):
-            print("skip: no seccomp filter could be installed")
-            return SKIP
-        if r.returncode != 3:
-            fail("exit %d, not 3, when perf events are refused: %s" % (r.returncode, r.stderr))
-        lines = r.stderr.strip().splitlines()
-        if len(lines) != 1:
-            fail("not one line: %r" % r.stderr)
-        for word in ("perf events refused", "kernel.perf_event_paranoid", "CAP_PERFMON",
-                     "CAP_SYS_ADMIN", os.strerror(errno.EACCES)):
-            if word not in lines[0]:
-                fail("%r not in the refusal: %s" % (word, lines[0]))
-        if r.stdout:
-            fail("a profile was written though nothing was sampled: %r" % r.stdout[:200])
-        with open("/proc/%d/status" % target.pid) as f:
-            if "TracerPid:\t0\n" not in f.read():
-                fail("the target is traced")
-        print("ok: %s" % lines[0])
+        # One process, and every process (whose per-CPU events need the
+        # sysctl at 0 without the capability).
+        for args, level in (([str(target.pid)], 1), (["--all"], 0)):
+            r = subprocess.run([j, "record"] + args + ["--perf", "-d", "1"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=refuse_perf_events, timeout=120)
+            if r.returncode in (120, 121):
+                print("skip: no seccomp filter could be installed")
+                return SKIP
+            if r.returncode != 3:
+                fail("%s: exit %d, not 3, when perf events are refused: %s"
+                     % (args, r.returncode, r.stderr))
+            lines = r.stderr.strip().splitlines()
+            if len(lines) != 1:
+                fail("%s: not one line: %r" % (args, r.stderr))
+            for word in ("perf events refused", "kernel.perf_event_paranoid", "CAP_PERFMON",
+                         "CAP_SYS_ADMIN", os.strerror(errno.EACCES),
+                         "kernel.perf_event_paranoid=%d)" % level):
+                if word not in lines[0]:
+                    fail("%s: %r not in the refusal: %s" % (args, word, lines[0]))
+            if r.stdout:
+                fail("a profile was written though nothing was sampled: %r" % r.stdout[:200])
+            with open("/proc/%d/status" % target.pid) as f:
+                if "TracerPid:\t0\n" not in f.read():
+                    fail("the target is traced")
+            print("ok: %s: %s" % (args, lines[0]))
     finally:
         end_target(target)
     return 0

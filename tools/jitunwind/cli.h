@@ -60,6 +60,7 @@ struct cli_options {
     const char *format; /* collapsed, speedscope, pprof */
     int nonblocking;
     int perf;         /* --perf: perf events, the process never stopped (perf_events.h) */
+    int all;          /* --all (with --perf): every process of the machine (perf_procs.c) */
     unsigned stack_size; /* --stack-size: bytes of stack each perf sample copies */
     int no_cache;
     int no_chain_cache;
@@ -127,6 +128,17 @@ struct cli_target {
  * the Python reader. Returns CLI_OK or an exit code after printing one
  * line on stderr. `need_native`: modules and ranges are loaded. */
 int cli_target_open(struct cli_target *t, const struct cli_options *opt, int need_native);
+/* record --perf --all: live process `pid` (opt gives the rest) whatever
+ * it runs: memory, modules and ranges, and the Python reader when it is a
+ * CPython process of a supported version (t->py NULL otherwise). CLI_OK or
+ * an exit code, mostly silent: a process of the machine may end at any
+ * time. */
+int cli_target_open_any(struct cli_target *t, const struct cli_options *opt, int pid);
+/* types_kept.c: the DWARF types of interpreter file `module`, opened once
+ * and kept until cli_types_kept_free (--all): 0 (kept), 1 (opened but not
+ * kept: the caller frees it), or < 0 with *out NULL. */
+int cli_types_kept(const char *module, const char *cache_dir, jitunwind_dwarf_types **out);
+void cli_types_kept_free(void);
 /* proc_access.c: why a live process cannot be read. The reason the kernel
  * refused with `err` (uid, CAP_SYS_PTRACE, ptrace_scope, dumpable) into buf. */
 void cli_access_reason(int pid, int err, char *buf, size_t len);

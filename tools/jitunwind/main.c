@@ -19,8 +19,11 @@ static const char usage_text[] =
     "                       [--format collapsed|speedscope|pprof|flamegraph] [--nonblocking]\n"
     "                       [--no-cache] [--no-chain-cache] [--mark-frames] [--stats]\n"
     "                       [--perf [--stack-size BYTES]]\n"
+    "       jitunwind record --perf --all [--stack-size BYTES] [-F HZ] [-d SECONDS] [-o FILE|-]\n"
+    "                       [--format ...]\n"
     "       jitunwind top PID [-F HZ] [-d SECONDS] [--idle] [--nonblocking]\n"
     "                       [--perf [--stack-size BYTES]]\n"
+    "       jitunwind top --perf --all [--stack-size BYTES] [-F HZ] [-d SECONDS]\n"
     "       (stack, record, top: [--debug-file-directory DIRS])\n"
     "       jitunwind --help | --version\n";
 
@@ -66,6 +69,8 @@ static const char help_text[] =
     "                   registers and stack copy unwound afterwards, Python frames read\n"
     "                   right after the sample and merged when they match it; the\n"
     "                   process is never stopped or traced. -F is per thread's CPU time\n"
+    "  --all            with --perf, instead of a PID: every process of the machine (one\n"
+    "                   event per CPU), each stack's root naming its process\n"
     "  --stack-size BYTES  stack copied per --perf sample (default 16384, at most 65000;\n"
     "                   a deeper native stack ends unreadable at the copy's end)\n"
     "  --no-cache       do not cache code objects, line tables or frame chains between\n"
@@ -225,6 +230,8 @@ static int parse(int argc, char **argv, struct cli_options *opt)
             opt->nonblocking = 1;
         } else if (strcmp(a, "--perf") == 0 && !is_stack) {
             opt->perf = 1;
+        } else if (strcmp(a, "--all") == 0 && !is_stack) {
+            opt->all = 1;
         } else if (strcmp(a, "--stack-size") == 0 && !is_stack) {
             int n;
             if (!(v = value(argc, argv, &i)))
@@ -252,6 +259,11 @@ static int parse(int argc, char **argv, struct cli_options *opt)
     }
     if (opt->perf && opt->nonblocking)
         return usage_error("%s", "--perf and --nonblocking are two ways of sampling: give one");
+    if (opt->all && !opt->perf)
+        return usage_error("%s", "--all goes with --perf");
+    if (opt->all && (opt->pid || opt->mark_frames))
+        return usage_error("%s", opt->pid ? "give a PID or --all, not both"
+                                          : "--mark-frames goes with one PID, not --all");
     if (opt->stack_size && !opt->perf)
         return usage_error("%s", "--stack-size goes with --perf");
     if (!opt->stack_size)
@@ -264,7 +276,7 @@ static int parse(int argc, char **argv, struct cli_options *opt)
         return usage_error("%s", "--exe goes with --core");
     if (opt->core && opt->python_only)
         return usage_error("%s", "--python is for live processes (a core never runs)");
-    if (!opt->core && !opt->pid)
+    if (!opt->core && !opt->pid && !opt->all)
         return usage_error("%s", is_stack ? "give a PID or --core CORE" : "give a PID");
     return CLI_OK;
 }

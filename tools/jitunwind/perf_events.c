@@ -2,9 +2,12 @@
  * it. One software cpu-clock event per thread (the kernel refuses to map
  * the ring buffer of an inherited per-task event, so threads started later
  * get theirs at the next listing), each sample carrying the thread's user
- * registers and a copy of the top of its user stack. The ring buffers are
+ * registers and a copy of the top of its user stack. With --all, one such
+ * event per CPU for every process there instead. The ring buffers are
  * read here and each record handed on: samples to the caller, MMAP2
- * records into the module set, LOST and THROTTLE counted. */
+ * records into the module set (--all: to the caller, with their process),
+ * a process's end or execve to the caller (--all), LOST and THROTTLE
+ * counted. */
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <poll.h>
@@ -13,15 +16,24 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "perf_events.h"
 
 /* Ring buffer of one thread: a header page, then a power of two of pages
- * with room for RING_SAMPLES samples of the stack copy's size (the reader
- * is woken at each sample; the room is for when it falls behind). */
-#define RING_SAMPLES 16u
+ * with room for RING_SAMPLES samples of the stack copy's size (the room is
+ * for when the reader falls behind). */
+#define RING_SAMPLES 32u
+/* The reader is woken every WAKE_SAMPLES samples, and polls every
+ * CLI_PERF_POLL_MS besides: a wake-up at each sample costs the sampled
+ * thread about 6% at 1 kHz (the kernel's wake-up in its context, and the
+ * reader running beside it), every 8th about 1% (bench_perf_slowdown.py),
+ * at the price of Python frames read a little later after their sample. */
+#define WAKE_SAMPLES 8u
+/* Every process: one ring per CPU, which all its processes share. */
+#define RING_SAMPLES_ALL 256u
 
 struct perf_thread {
     int tid;
@@ -31,7 +43,7 @@ struct perf_thread {
 };
 
 struct cli_perf {
-    int pid;
+    int pid;             /* -1: every process (one event per CPU) */
     int arch;
     unsigned stack_size;
     double hz;
@@ -45,6 +57,8 @@ struct cli_perf {
     uint64_t regs_mask;
     unsigned n_regs;
     struct cli_perf_counts counts;
+    const struct cli_perf_hooks *hooks; /* every process: where MMAP2 and ends go */
+    void *hooks_arg;
 };
 
 /* The user registers a sample carries, as perf numbers them: a sample
@@ -59,15 +73,22 @@ static uint64_t regs_mask(int arch, unsigned *n)
     return (1ull << 6) | (1ull << 7) | (1ull << 8); /* x86-64: bp, sp, ip */
 }
 
-static int perf_open(struct cli_perf *p, int tid)
+/* An event on thread `tid` (any CPU), or on CPU `cpu` (tid -1: every
+ * process there, with the records that say when one starts, runs another
+ * program or ends). Times are CLOCK_MONOTONIC's, as the caller's clock. */
+static int perf_open(struct cli_perf *p, int tid, int cpu)
 {
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
     a.size = sizeof a;
     a.type = PERF_TYPE_SOFTWARE;
     a.config = PERF_COUNT_SW_CPU_CLOCK;
-    a.freq = 1;
-    a.sample_freq = (uint64_t)(p->hz + 0.5);
+    if (tid < 0) { /* a CPU: a fixed period of its time, whoever runs */
+        a.sample_period = (uint64_t)(1e9 / p->hz + 0.5);
+    } else {
+        a.freq = 1;
+        a.sample_freq = (uint64_t)(p->hz + 0.5);
+    }
     a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER |
                     PERF_SAMPLE_STACK_USER;
     a.sample_regs_user = p->regs_mask;
@@ -77,11 +98,20 @@ static int perf_open(struct cli_perf *p, int tid)
     a.mmap = 1;
     a.mmap2 = 1;
     a.sample_id_all = 1;
-    a.wakeup_events = 1; /* woken at each sample: the Python frames are read right after */
-    return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    a.use_clockid = 1;
+    a.clockid = CLOCK_MONOTONIC;
+    a.wakeup_events = WAKE_SAMPLES;
+    if (tid < 0) {
+        a.task = 1;
+        a.comm = 1;
+        a.comm_exec = 1;
+    }
+    return (int)syscall(SYS_perf_event_open, &a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-void cli_perf_refusal(int err, char *buf, size_t len)
+/* The refusal, `level` being the highest kernel.perf_event_paranoid that
+ * allows the events without a capability. */
+static void refusal(int err, int level_needed, char *buf, size_t len)
 {
     char level[16] = "unreadable";
     FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
@@ -92,20 +122,25 @@ void cli_perf_refusal(int err, char *buf, size_t len)
         fclose(f);
     snprintf(buf, len, "perf events refused (%s): kernel.perf_event_paranoid is %s; run as "
                        "root or with CAP_PERFMON (or CAP_SYS_ADMIN), or lower it "
-                       "(sysctl kernel.perf_event_paranoid=1)",
-             strerror(err), level);
+                       "(sysctl kernel.perf_event_paranoid=%d)",
+             strerror(err), level, level_needed);
+}
+
+void cli_perf_refusal(int err, char *buf, size_t len)
+{
+    refusal(err, 1, buf, len);
 }
 
 /* Add thread `tid`: 0, or -errno (-ESRCH: it is gone); *mapping says
  * whether the event opened but its ring buffer could not be mapped. */
-static int add_thread(struct cli_perf *p, int tid, int *mapping)
+static int add_thread(struct cli_perf *p, int tid, int cpu, int *mapping)
 {
     struct perf_thread *th = &p->th[p->n];
     int fd;
     *mapping = 0;
     if (p->n >= CLI_MAX_TIDS)
         return -ENOSPC;
-    if ((fd = perf_open(p, tid)) < 0)
+    if ((fd = perf_open(p, tid, cpu)) < 0)
         return -errno;
     th->base = mmap(NULL, (1 + p->ring_pages) * p->page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (th->base == MAP_FAILED) {
@@ -137,6 +172,8 @@ int cli_perf_sync_threads(struct cli_perf *p, char *err, size_t err_len)
 {
     static struct cli_thread listed[CLI_MAX_TIDS];
     size_t count = 0, left_out = 0, i, j;
+    if (p->pid < 0)
+        return 0; /* every process: the CPUs' events see every thread */
     if (cli_list_threads(p->pid, listed, CLI_MAX_TIDS, &count, &left_out) < 0)
         return -ESRCH;
     for (j = 0; j < p->n; j++)
@@ -149,7 +186,7 @@ int cli_perf_sync_threads(struct cli_perf *p, char *err, size_t err_len)
             p->th[j].seen = 1;
             continue;
         }
-        rc = add_thread(p, listed[i].tid, &mapping);
+        rc = add_thread(p, listed[i].tid, -1, &mapping);
         if (mapping && rc != -ESRCH) { /* locked memory: kernel.perf_event_mlock_kb */
             snprintf(err, err_len, "the ring buffer of thread %d (%zu KiB) could not be mapped "
                      "(%s): kernel.perf_event_mlock_kb or RLIMIT_MEMLOCK is below it; a smaller "
@@ -174,8 +211,9 @@ int cli_perf_sync_threads(struct cli_perf *p, char *err, size_t err_len)
     return 0;
 }
 
-struct cli_perf *cli_perf_open(int pid, int arch, double hz, unsigned stack_size, char *err,
-                               size_t err_len)
+/* The state shared by both kinds, rings sized for `ring_samples` samples. */
+static struct cli_perf *cli_perf_new(int pid, int arch, double hz, unsigned stack_size,
+                                     unsigned ring_samples, char *err, size_t err_len)
 {
     struct cli_perf *p = calloc(1, sizeof *p);
     if (!p) {
@@ -200,7 +238,7 @@ struct cli_perf *cli_perf_open(int pid, int arch, double hz, unsigned stack_size
     p->stack_size = stack_size;
     p->page = (size_t)sysconf(_SC_PAGESIZE);
     p->regs_mask = regs_mask(arch, &p->n_regs);
-    for (p->ring_pages = 8; p->ring_pages * p->page < RING_SAMPLES * (stack_size + 512u);)
+    for (p->ring_pages = 8; p->ring_pages * p->page < ring_samples * (stack_size + 512u);)
         p->ring_pages *= 2;
     p->scratch_len = 65536 + 4096;
     if (!(p->scratch = malloc(p->scratch_len))) {
@@ -208,9 +246,51 @@ struct cli_perf *cli_perf_open(int pid, int arch, double hz, unsigned stack_size
         free(p);
         return NULL;
     }
+    return p;
+}
+
+struct cli_perf *cli_perf_open(int pid, int arch, double hz, unsigned stack_size, char *err,
+                               size_t err_len)
+{
+    struct cli_perf *p = cli_perf_new(pid, arch, hz, stack_size, RING_SAMPLES, err, err_len);
+    if (!p)
+        return NULL;
     if (cli_perf_sync_threads(p, err, err_len) < 0 || p->n == 0) {
         if (!err[0])
             snprintf(err, err_len, "process %d has no thread left to sample", pid);
+        cli_perf_close(p);
+        return NULL;
+    }
+    return p;
+}
+
+struct cli_perf *cli_perf_open_all(int arch, double hz, unsigned stack_size,
+                                   const struct cli_perf_hooks *hooks, void *hooks_arg,
+                                   char *err, size_t err_len)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_CONF), cpu;
+    struct cli_perf *p = cli_perf_new(-1, arch, hz, stack_size, RING_SAMPLES_ALL, err, err_len);
+    if (!p)
+        return NULL;
+    p->hooks = hooks;
+    p->hooks_arg = hooks_arg;
+    for (cpu = 0; cpu < cpus && cpu < (long)CLI_MAX_TIDS; cpu++) {
+        int mapping, rc = add_thread(p, -1, (int)cpu, &mapping);
+        if (rc == -ENODEV || rc == -EINVAL || rc == -ENOENT)
+            continue; /* a CPU that is offline */
+        if (rc == -EACCES || rc == -EPERM) {
+            refusal(-rc, 0, err, err_len);
+            break;
+        }
+        if (rc < 0) {
+            snprintf(err, err_len, "perf_event_open on CPU %ld%s: %s", cpu,
+                     mapping ? " (its ring buffer)" : "", strerror(-rc));
+            break;
+        }
+    }
+    if (err[0] || p->n == 0) {
+        if (!err[0])
+            snprintf(err, err_len, "no CPU could be sampled");
         cli_perf_close(p);
         return NULL;
     }
@@ -305,13 +385,44 @@ static void take_mmap2(struct cli_perf *p, const unsigned char *b, size_t len,
         return;
     memcpy(&m, b, sizeof m);
     name_len = strnlen((const char *)b + sizeof m, len - sizeof m);
-    if (name_len == len - sizeof m || name_len >= sizeof path || (int)m.pid != p->pid)
+    if (name_len == len - sizeof m || name_len >= sizeof path ||
+        (p->pid >= 0 && (int)m.pid != p->pid))
         return; /* not NUL-terminated in the record, or another process */
     memcpy(path, b + sizeof m, name_len + 1);
     p->counts.mmaps++;
+    if (p->pid < 0) {
+        if (path[0] == '/' && p->hooks && p->hooks->mapping)
+            p->hooks->mapping(p->hooks_arg, (int)m.pid, path, m.addr, m.addr + m.len, m.pgoff);
+        return;
+    }
     if (path[0] == '/' && mods &&
         jitunwind_modules_add_mapping(mods, path, m.addr, m.addr + m.len, m.pgoff) == 0)
         p->counts.modules_added++;
+}
+
+/* Every process: a process that ended (EXIT of its main thread) or runs
+ * another program (COMM from execve) is said to the caller, whose state
+ * of it is stale from then on. */
+static void take_task(struct cli_perf *p, const struct perf_event_header *h,
+                      const unsigned char *b)
+{
+    uint32_t pid, tid;
+    size_t body = h->size - sizeof *h;
+    if (p->pid >= 0 || !p->hooks || !p->hooks->ended || body < 8)
+        return;
+    if (h->type == PERF_RECORD_COMM && !(h->misc & PERF_RECORD_MISC_COMM_EXEC))
+        return; /* a thread renamed */
+    if (h->type == PERF_RECORD_EXIT) { /* pid, ppid, tid, ptid, time */
+        if (body < 16)
+            return;
+        memcpy(&pid, b, 4);
+        memcpy(&tid, b + 8, 4);
+        if (pid != tid)
+            return; /* a thread, not the process */
+    } else {
+        memcpy(&pid, b, 4);
+    }
+    p->hooks->ended(p->hooks_arg, (int)pid);
 }
 
 /* The records of one ring, oldest first. */
@@ -366,6 +477,10 @@ static void read_ring(struct cli_perf *p, struct perf_thread *th, cli_perf_sampl
             break;
         case PERF_RECORD_THROTTLE:
             p->counts.throttled++;
+            break;
+        case PERF_RECORD_EXIT:
+        case PERF_RECORD_COMM:
+            take_task(p, &h, rec + sizeof h);
             break;
         default:
             break;

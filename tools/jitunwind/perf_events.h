@@ -17,7 +17,7 @@
 /* One sample, valid during the callback only (it points into the ring). */
 struct cli_perf_sample {
     uint32_t pid, tid;
-    uint64_t time;
+    uint64_t time;                /* CLOCK_MONOTONIC, in nanoseconds */
     struct jitunwind_regs regs;   /* valid 0 when the kernel had no user registers */
     const unsigned char *stack;   /* the copy of [regs.sp, regs.sp + stack_len) */
     size_t stack_len;
@@ -34,6 +34,7 @@ struct cli_perf_counts {
 };
 
 struct cli_perf;
+struct cli_exec_history;
 typedef void (*cli_perf_sample_fn)(void *arg, const struct cli_perf_sample *s);
 
 /* The events of every thread of `pid` at `hz` (the kernel's frequency
@@ -42,10 +43,26 @@ typedef void (*cli_perf_sample_fn)(void *arg, const struct cli_perf_sample *s);
  * (the reason names kernel.perf_event_paranoid and the capabilities). */
 struct cli_perf *cli_perf_open(int pid, int arch, double hz, unsigned stack_size, char *err,
                                size_t err_len);
+/* --all: what the events of every process say besides samples. */
+struct cli_perf_hooks {
+    /* An executable file mapped by process `pid` (an MMAP2 record). */
+    void (*mapping)(void *arg, int pid, const char *path, uint64_t start, uint64_t end,
+                    uint64_t offset);
+    /* Process `pid` ended or called execve: what is known of it is stale. */
+    void (*ended)(void *arg, int pid);
+};
+/* One event per CPU sampling every process (pid -1), as cli_perf_open
+ * otherwise; the refusal names kernel.perf_event_paranoid 0, which such
+ * events need without CAP_PERFMON. */
+struct cli_perf *cli_perf_open_all(int arch, double hz, unsigned stack_size,
+                                   const struct cli_perf_hooks *hooks, void *hooks_arg,
+                                   char *err, size_t err_len);
 void cli_perf_close(struct cli_perf *p); /* NULL ok */
 /* Open events on the threads started since, drop those gone (call after a
  * reading): 0, -ESRCH when the process is gone, or -errno with `err` set. */
 int cli_perf_sync_threads(struct cli_perf *p, char *err, size_t err_len);
+/* How long the reader waits for a wake-up before reading the rings anyway. */
+#define CLI_PERF_POLL_MS 10
 /* Wait until a ring holds a record or `timeout_ms` passed (poll). */
 int cli_perf_wait(struct cli_perf *p, int timeout_ms);
 /* Every record waiting in the rings: samples to `fn` (may be NULL), the
@@ -84,13 +101,83 @@ struct jitunwind_memory cli_stack_copy_memory(struct cli_stack_copy *copy);
 enum cli_perf_merge {
     CLI_PERF_NATIVE_ONLY = 0,  /* no Python frames on the thread */
     CLI_PERF_MERGED = 1,       /* read after the sample and consistent with it */
-    CLI_PERF_INCONSISTENT = 2  /* read, but not matching the sampled eval loops: left out */
+    CLI_PERF_INCONSISTENT = 2, /* read, but not matching the sampled eval loops: left out */
+    CLI_PERF_REPLACED = 3      /* in JIT code not known to exist at the sample: native-only */
 };
+/* The name of such a frame (the executor there now may be another's). */
+#define CLI_PERF_REPLACED_JIT "[JIT code replaced since the sample]"
 /* The mixed stack of sample `ps` into `s`: its native frames unwound by the
  * library from the sampled registers over the stack copy, its thread's
  * Python frames read now (the target runs on) and merged only when they
- * match the eval-loop frames the sample holds. Returns enum cli_perf_merge. */
+ * match the eval-loop frames the sample holds, and its JIT frames checked
+ * against `h` (NULL: not checked). Returns enum cli_perf_merge. */
 int cli_perf_stack(struct cli_target *t, const struct cli_perf_sample *ps,
-                   const struct cli_options *opt, struct cli_stack *s);
+                   const struct cli_options *opt, const struct cli_exec_history *h,
+                   struct cli_stack *s);
+
+/* --- perf_executors.c --- */
+/* The JIT executors listed at the range watch's polls, each with the time
+ * it was first listed (at most CLI_EXEC_SEEN, the newest). */
+#define CLI_EXEC_SEEN 4096u
+struct cli_exec_seen {
+    uint64_t jit_code, jit_size, code;
+    double first_seen; /* CLOCK_MONOTONIC seconds */
+};
+struct cli_exec_history *cli_exec_history_new(void);
+void cli_exec_history_free(struct cli_exec_history *h); /* NULL ok */
+/* After cli_range_watch_check: list the executors again if the watch has
+ * polled them since the last update. */
+void cli_exec_history_update(struct cli_exec_history *h, struct cli_target *t,
+                             const struct cli_range_watch *w);
+/* Whether an executor was ever listed (the process runs a JIT). */
+int cli_exec_history_jit(const struct cli_exec_history *h);
+/* Whether the last listing is older than a sample taken at `sampled`: the
+ * caller then lists again (through the range watch) before unwinding it. */
+int cli_exec_history_stale(const struct cli_exec_history *h, double sampled);
+/* Whether pc's executor was listed before `sampled`: 1 (its code object
+ * into *code), 0 (no such executor, or only listed since: the sample's
+ * JIT frame may be another's), -1 (no history: nothing to check). */
+int cli_exec_history_trusted(const struct cli_exec_history *h, uint64_t pc, double sampled,
+                             uint64_t *code);
+
+/* --- perf_procs.c --- */
+/* record --perf --all: the processes samples came from, each opened at its
+ * third sample (perf_procs.c says why). */
+enum { CLI_PERF_PROC_FREE = 0, CLI_PERF_PROC_OPEN = 1, CLI_PERF_PROC_UNREADABLE = 2,
+       CLI_PERF_PROC_PENDING = 3 /* seen, not opened yet */ };
+struct cli_perf_proc {
+    int pid;
+    int state;
+    int stale;             /* ended or ran another program: opened again at its next use */
+    double started;        /* its start, CLOCK_MONOTONIC seconds */
+    double used, tried;    /* when last sampled, when last opened */
+    uint64_t pass;         /* the ring reading it was last checked in */
+    unsigned pending;      /* samples seen before it was opened */
+    char comm[16];         /* its name then (raw) */
+    struct cli_target t;   /* t.py NULL: not a Python process */
+    struct cli_range_watch watch;
+    struct cli_exec_history *execs; /* its JIT executors' history, or NULL */
+    char vdso_path[64];    /* its vDSO's image as a module, or "" */
+};
+struct cli_perf_procs_counts {
+    uint64_t opened, python, closed, evicted, unreadable, uncached;
+    double open_seconds;      /* spent opening processes */
+    uint64_t unread_samples;  /* of processes that could not be opened (gone already) */
+    uint64_t pending_samples; /* of processes before they were opened */
+    uint64_t earlier_samples; /* taken before the process holding the PID now started */
+};
+struct cli_perf_procs;
+struct cli_perf_procs *cli_perf_procs_new(const struct cli_options *opt);
+void cli_perf_procs_free(struct cli_perf_procs *ps); /* NULL ok */
+/* The process that took a sample at `sampled` (seconds), its ranges and
+ * Python threads read again at its first sample of ring reading `pass`;
+ * NULL when it cannot be read (counted). */
+struct cli_perf_proc *cli_perf_procs_get(struct cli_perf_procs *ps, int pid, double sampled,
+                                         uint64_t pass, double now);
+/* struct cli_perf_hooks's, `arg` being the cli_perf_procs. */
+void cli_perf_procs_ended(void *arg, int pid);
+void cli_perf_procs_mapping(void *arg, int pid, const char *path, uint64_t start,
+                            uint64_t end, uint64_t offset);
+const struct cli_perf_procs_counts *cli_perf_procs_counts(const struct cli_perf_procs *ps);
 
 #endif

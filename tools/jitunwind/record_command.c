@@ -40,11 +40,16 @@ struct sampler {
     uint32_t *ids;    /* a stack's frame ids: room for every item of sm->s, and one */
     size_t ids_cap;
     struct cli_perf *perf;      /* --perf */
-    uint64_t perf_merge[3];     /* samples by enum cli_perf_merge */
+    struct cli_exec_history *execs; /* --perf: the JIT executors' history */
+    uint64_t perf_merge[4];     /* samples by enum cli_perf_merge */
     uint64_t perf_incomplete;   /* samples whose native walk did not reach the root */
+    uint64_t perf_replaced_cut; /* CLI_PERF_REPLACED samples whose walk stopped there */
     uint64_t perf_stops[16];    /* of them, by stop reason */
     uint64_t pushed_left_out;   /* --nonblocking: innermost frames being pushed */
     char vdso_path[64];         /* --perf: the vDSO's image as a module, or "" */
+    struct cli_perf_procs *procs; /* --perf --all: the processes sampled */
+    uint64_t pass;              /* --perf --all: readings of the rings */
+    uint64_t after_end;         /* --perf --all: samples read after -d's end, left out */
 };
 
 static double now(void)
@@ -92,19 +97,22 @@ static int unplaced(const struct cli_stack *s, const struct jitunwind_mixed_item
 /* One thread's stack into the profile, root first. The eval loop's own
  * frames are left out (the Python frames they run stand for them), and so
  * are the interpreter's internal calls between them, as `stack` hides them. */
-static void record_stack(struct sampler *sm, const struct cli_stack *s, uint32_t thread)
+static void record_stack(struct sampler *sm, const struct cli_stack *s, uint32_t thread,
+                         uint32_t root)
 {
     uint32_t depth = 0, id;
     size_t i, n_unplaced = 0;
-    if (s->n_items + 1 > sm->ids_cap) {
-        uint32_t *ids = realloc(sm->ids, (s->n_items + 1) * sizeof *ids);
+    if (s->n_items + 2 > sm->ids_cap) { /* the items, the root and the unplaced label */
+        uint32_t *ids = realloc(sm->ids, (s->n_items + 2) * sizeof *ids);
         if (!ids) {
             sm->errors++;
             return;
         }
         sm->ids = ids;
-        sm->ids_cap = s->n_items + 1;
+        sm->ids_cap = s->n_items + 2;
     }
+    if (root != UINT32_MAX)
+        sm->ids[depth++] = root;
     for (i = s->n_items; i-- > 0;) {
         const struct jitunwind_mixed_item *it = &s->items[i];
         if (unplaced(s, it)) {
@@ -141,7 +149,7 @@ static uint32_t sampled_thread(struct sampler *sm, int tid, const char *name)
     uint32_t at = profile_thread(&sm->prof, tid, name);
     if (at != UINT32_MAX && sm->prof.n_threads > before && !sm->prof.threads[at].name[0]) {
         struct cli_thread th = {.tid = tid};
-        cli_thread_name(sm->t.pid, &th);
+        cli_thread_name(sm->opt->all ? tid : sm->t.pid, &th);
         snprintf(sm->prof.threads[at].name, sizeof sm->prof.threads[at].name, "%s", th.name);
     }
     return at;
@@ -157,7 +165,7 @@ static void name_threads(struct sampler *sm)
         struct cli_thread th = {.tid = sm->prof.threads[i].tid};
         if (th.tid <= 0)
             continue;
-        cli_thread_name(sm->t.pid, &th);
+        cli_thread_name(sm->opt->all ? th.tid : sm->t.pid, &th); /* /proc/TID is the thread's */
         if (th.name[0])
             snprintf(sm->prof.threads[i].name, sizeof sm->prof.threads[i].name, "%s", th.name);
     }
@@ -210,7 +218,7 @@ static void sample_python(struct sampler *sm)
         s->n_native = 0;
         jitunwind_mix(NULL, 0, s->py, s->n_py, s->items, CLI_MAX_NATIVE + s->py_cap,
                       &s->n_items);
-        record_stack(sm, s, sampled_thread(sm, (int)pts[i].native_thread_id, NULL));
+        record_stack(sm, s, sampled_thread(sm, (int)pts[i].native_thread_id, NULL), UINT32_MAX);
     }
 }
 
@@ -267,34 +275,76 @@ static void sample_mixed(struct sampler *sm, double t)
             sm->errors++;
         if (!sm->opt->idle && sm->s->holds_gil == 0)
             continue; /* idle: see docs/cli.md */
-        record_stack(sm, sm->s, sampled_thread(sm, th->tid, th->name));
+        record_stack(sm, sm->s, sampled_thread(sm, th->tid, th->name), UINT32_MAX);
     }
+}
+
+/* --perf --all: a stack's root names its process, as speedscope names a
+ * thread: `Process PID "name"` (the name it had when first sampled). */
+static uint32_t process_frame(struct sampler *sm, const struct cli_perf_proc *p)
+{
+    char label[64];
+    snprintf(label, sizeof label, "Process %d \"%s\"", p->pid, p->comm);
+    return profile_frame(&sm->prof, PROFILE_NATIVE, label, "", 0);
 }
 
 /* --perf: one sample read from the rings, unwound and recorded. */
 static void perf_sample(void *arg, const struct cli_perf_sample *ps)
 {
     struct sampler *sm = arg;
+    struct cli_target *t = &sm->t;
+    struct cli_range_watch *watch = &sm->watch;
+    struct cli_exec_history *execs = sm->execs;
+    uint32_t root = UINT32_MAX;
     int merge;
     sm->prof.samples++;
-    if (!sm->opt->no_cache) {
-        jitunwind_pyreader_cache_next_sample(sm->t.py);
-        cli_target_forget_reads(&sm->t);
+    if (sm->opt->all) {
+        struct cli_perf_proc *p;
+        /* Opening processes may take longer than the samples' pace: the
+         * run still ends when -d says. */
+        if (sm->deadline > 0 && now() >= sm->deadline) {
+            sm->prof.samples--;
+            sm->after_end++;
+            return;
+        }
+        p = cli_perf_procs_get(sm->procs, (int)ps->pid, (double)ps->time / 1e9, sm->pass,
+                               now());
+        if (!p)
+            return; /* a process gone before its sample was read: counted there */
+        t = &p->t;
+        watch = &p->watch;
+        execs = p->execs;
+        root = process_frame(sm, p);
     }
-    sm->t.pc_outside = 0;
-    merge = cli_perf_stack(&sm->t, ps, sm->opt, sm->s);
+    if (!sm->opt->no_cache) {
+        jitunwind_pyreader_cache_next_sample(t->py);
+        cli_target_forget_reads(t);
+    }
+    if (cli_exec_history_stale(execs, (double)ps->time / 1e9)) {
+        /* The executors are listed (and the ranges read again if they
+         * changed) after the sample, so that its JIT frames can be checked. */
+        watch->executors_at = 0;
+        cli_range_watch_check(t, watch, now());
+        cli_exec_history_update(execs, t, watch);
+    }
+    t->pc_outside = 0;
+    merge = cli_perf_stack(t, ps, sm->opt, execs, sm->s);
     /* Code made since the ranges were read (a warming JIT): read them again
      * and unwind the sample once more, its copy still at hand. */
-    if (sm->s->stop_reason != JITUNWIND_STOP_END && sm->t.pc_outside &&
-        cli_range_watch_check(&sm->t, &sm->watch, now()))
-        merge = cli_perf_stack(&sm->t, ps, sm->opt, sm->s);
+    if (sm->s->stop_reason != JITUNWIND_STOP_END && t->pc_outside &&
+        cli_range_watch_check(t, watch, now())) {
+        cli_exec_history_update(execs, t, watch);
+        merge = cli_perf_stack(t, ps, sm->opt, execs, sm->s);
+    }
     sm->perf_merge[merge]++;
-    if (sm->s->stop_reason != JITUNWIND_STOP_END) {
+    if (sm->s->stop_reason != JITUNWIND_STOP_END && merge == CLI_PERF_REPLACED) {
+        sm->perf_replaced_cut++; /* no unwind rule for code that is gone */
+    } else if (sm->s->stop_reason != JITUNWIND_STOP_END) {
         sm->perf_incomplete++;
         sm->perf_stops[(unsigned)sm->s->stop_reason & 15u]++;
         sm->errors++;
     }
-    record_stack(sm, sm->s, sampled_thread(sm, (int)ps->tid, NULL));
+    record_stack(sm, sm->s, sampled_thread(sm, (int)ps->tid, NULL), root);
 }
 
 /* --perf: what the rings hold; the thread list is read again (threads
@@ -302,7 +352,13 @@ static void perf_sample(void *arg, const struct cli_perf_sample *ps)
 static void sample_perf(struct sampler *sm, double t)
 {
     char err[256] = "";
+    if (sm->opt->all) { /* each process's are checked at its first sample of the reading */
+        sm->pass++;
+        cli_perf_read(sm->perf, perf_sample, sm, NULL);
+        return;
+    }
     cli_range_watch_check(&sm->t, &sm->watch, t);
+    cli_exec_history_update(sm->execs, &sm->t, &sm->watch);
     cli_list_python_threads(&sm->t);
     cli_perf_read(sm->perf, perf_sample, sm, sm->t.mods);
     if (t - sm->listed_at > 0.1) {
@@ -318,6 +374,7 @@ static void perf_summary(struct sampler *sm)
 {
     const struct cli_perf_counts *c = cli_perf_counts(sm->perf);
     uint64_t py = sm->perf_merge[CLI_PERF_MERGED] + sm->perf_merge[CLI_PERF_INCONSISTENT];
+    uint64_t replaced = sm->perf_merge[CLI_PERF_REPLACED];
     unsigned r, shown;
     fprintf(stderr, "jitunwind: perf: %llu samples from %llu threads, %llu lost, %llu throttled, "
                     "%llu did not reach the thread's root",
@@ -329,6 +386,28 @@ static void perf_summary(struct sampler *sm)
             fprintf(stderr, "%s%llu %s", shown++ ? ", " : " (",
                     (unsigned long long)sm->perf_stops[r], jitunwind_stop_reason_string((int)r));
     fprintf(stderr, "%s\n", sm->perf_incomplete ? ")" : "");
+    if (sm->procs) {
+        const struct cli_perf_procs_counts *pc = cli_perf_procs_counts(sm->procs);
+        fprintf(stderr, "jitunwind: perf: %llu processes sampled (%llu of them Python), %llu "
+                        "gone before they could be read (%llu samples left out), %llu samples of "
+                        "processes before they were opened left out, %llu samples "
+                        "taken before their PID's process started left out; %.1f s spent "
+                        "opening processes",
+                (unsigned long long)pc->opened, (unsigned long long)pc->python,
+                (unsigned long long)pc->unreadable, (unsigned long long)pc->unread_samples,
+                (unsigned long long)pc->pending_samples,
+                (unsigned long long)pc->earlier_samples, pc->open_seconds);
+        if (sm->after_end)
+            fprintf(stderr, "; %llu samples read after the end left out",
+                    (unsigned long long)sm->after_end);
+        fprintf(stderr, "\n");
+    }
+    if (replaced)
+        fprintf(stderr, "jitunwind: perf: %llu samples in JIT code not known to exist when they "
+                        "were taken (executors replaced since) kept native-only, named "
+                        "\"%s\"; %llu of them cut short there\n",
+                (unsigned long long)replaced, CLI_PERF_REPLACED_JIT,
+                (unsigned long long)sm->perf_replaced_cut);
     if (py)
         fprintf(stderr, "jitunwind: perf: Python frames merged into %llu samples; %llu "
                         "(%.1f%%) kept native-only, their Python frames not matching the sample\n",
@@ -485,9 +564,13 @@ static void show_top(struct sampler *sm, double elapsed)
     qsort(h, funcs.n_frames, sizeof *h, by_self);
     if (isatty(STDOUT_FILENO))
         printf("\033[H\033[2J");
-    printf("jitunwind top: process %d, %.1f s, %llu samples, %llu stacks, %llu errors\n\n",
-           sm->t.pid, elapsed, (unsigned long long)p->samples,
-           (unsigned long long)p->stacks_seen, (unsigned long long)sm->errors);
+    if (sm->opt->all)
+        printf("jitunwind top: every process,");
+    else
+        printf("jitunwind top: process %d,", sm->t.pid);
+    printf(" %.1f s, %llu samples, %llu stacks, %llu errors\n\n", elapsed,
+           (unsigned long long)p->samples, (unsigned long long)p->stacks_seen,
+           (unsigned long long)sm->errors);
     printf("%7s %7s  %s\n", "%Own", "%Total", "Function");
     for (shown = 0; shown < funcs.n_frames && shown < 25; shown++) {
         const struct profile_frame *f = &funcs.frames[h[shown].frame];
@@ -520,6 +603,19 @@ int cli_record_command(const struct cli_options *opt)
     sm->opt = opt;
     cli_install_signal_handlers();
     profile_init(&sm->prof, opt->hz);
+    sm->t.pidfd = sm->t.memfd = -1;
+    if (opt->all) {
+        static const struct cli_perf_hooks hooks = {cli_perf_procs_mapping, cli_perf_procs_ended};
+        char err[320] = "";
+        if (!(sm->procs = cli_perf_procs_new(opt)) ||
+            !(sm->perf = cli_perf_open_all(jitunwind_host_arch(), opt->hz, opt->stack_size,
+                                           &hooks, sm->procs, err, sizeof err))) {
+            fprintf(stderr, "jitunwind: %s\n", sm->procs ? err : "out of memory");
+            code = sm->procs ? CLI_PERMISSION : CLI_NO_TARGET;
+            goto done;
+        }
+        goto opened;
+    }
     if ((code = cli_target_open(&sm->t, opt, !opt->nonblocking)) != CLI_OK)
         goto done;
     if (opt->perf) {
@@ -563,6 +659,7 @@ int cli_record_command(const struct cli_options *opt)
         if (probe.have_regs)
             cli_ptrace_release(&probe);
     }
+opened:
     if (!top && opt->output && strcmp(opt->output, "-") != 0 &&
         !(out = fopen(opt->output, "we"))) {
         fprintf(stderr, "jitunwind: cannot write %s: %s\n", opt->output, strerror(errno));
@@ -571,9 +668,12 @@ int cli_record_command(const struct cli_options *opt)
         goto done;
     }
     start = next = last_shown = now();
-    if (!opt->nonblocking)
+    if (!opt->nonblocking && !opt->all)
         cli_range_watch_init(&sm->t, &sm->watch, start);
-    if (opt->perf) /* a sample taken in it is not stopped at a call boundary */
+    if (opt->perf && !opt->all && sm->t.py)
+        sm->execs = cli_exec_history_new();
+    cli_exec_history_update(sm->execs, &sm->t, &sm->watch);
+    if (opt->perf && !opt->all) /* a sample taken in it is not stopped at a call boundary */
         cli_vdso_module(&sm->t, sm->watch.vdso_start, sm->watch.vdso_end, sm->vdso_path,
                         sizeof sm->vdso_path);
     if (opt->duration > 0)
@@ -583,7 +683,7 @@ int cli_record_command(const struct cli_options *opt)
         struct timespec ts;
         if (sm->deadline > 0 && t >= sm->deadline)
             break;
-        if ((sm->gone = cli_target_gone(&sm->t)) != 0)
+        if (!opt->all && (sm->gone = cli_target_gone(&sm->t)) != 0)
             break;
         if (opt->perf) {
             sample_perf(sm, t);
@@ -611,8 +711,8 @@ int cli_record_command(const struct cli_options *opt)
             } else
                 progress(sm, t - start, 0);
         }
-        if (opt->perf) { /* woken by a sample: its Python frames are read at once */
-            cli_perf_wait(sm->perf, 100);
+        if (opt->perf) { /* woken by samples: their Python frames are read at once */
+            cli_perf_wait(sm->perf, CLI_PERF_POLL_MS);
             continue;
         }
         next += period;
@@ -644,6 +744,9 @@ done:
         code = CLI_OUTPUT;
     }
     cli_perf_close(sm->perf);
+    cli_perf_procs_free(sm->procs);
+    cli_exec_history_free(sm->execs);
+    cli_types_kept_free();
     if (sm->vdso_path[0])
         unlink(sm->vdso_path);
     profile_free(&sm->prof);

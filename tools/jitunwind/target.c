@@ -415,20 +415,32 @@ static int open_python(struct cli_target *t, const struct cli_options *opt)
 {
     char dir[1024], debug_file[4096], refused[CLI_NOTE_MAX];
     jitunwind_dwarf_types *types = NULL;
-    int rc;
+    int rc, kept = 0;
     jitunwind_debug_file_find(t->loc.module, debug_file, sizeof debug_file, refused,
                               sizeof refused);
     if (refused[0])
         cli_target_note(t, "%s", refused);
-    if (jitunwind_dwarf_types_open_cached(&types, t->loc.module,
-                                          cli_cache_dir(opt, dir, sizeof dir)) < 0)
+    /* --all: a release the tables describe is read without its DWARF
+     * (inflating it is most of the cost of opening a process); the DWARF
+     * of any other is opened once a run. */
+    if (opt->all && jitunwind_pyreader_open(&t->py, &t->mem, t->loc.runtime_addr,
+                                            t->loc.version_hex,
+                                            JITUNWIND_PYREADER_OPTS(
+                                                .module = t->loc.module,
+                                                .flags = JITUNWIND_PYREADER_NO_DWARF)) == 0)
+        return CLI_OK;
+    if (opt->all)
+        kept = cli_types_kept(t->loc.module, cli_cache_dir(opt, dir, sizeof dir), &types) == 0;
+    else if (jitunwind_dwarf_types_open_cached(&types, t->loc.module,
+                                               cli_cache_dir(opt, dir, sizeof dir)) < 0)
         types = NULL; /* no DWARF: the tables alone, as without a cache */
     rc = jitunwind_pyreader_open(&t->py, &t->mem, t->loc.runtime_addr, t->loc.version_hex,
                                  JITUNWIND_PYREADER_OPTS(.module = t->loc.module, .types = types,
                                                          .flags = types ? 0 : JITUNWIND_PYREADER_NO_DWARF));
     if (types && *jitunwind_dwarf_types_cache_note(types))
         cli_target_note(t, "%s", jitunwind_dwarf_types_cache_note(types));
-    jitunwind_dwarf_types_free(types);
+    if (!kept)
+        jitunwind_dwarf_types_free(types);
     if (rc == 0) {
         const char *name = jitunwind_pyreader_layout_name(t->py);
         if (name && strstr(name, "assumed"))
@@ -529,6 +541,38 @@ int cli_target_open(struct cli_target *t, const struct cli_options *opt, int nee
     if ((t->live ? jitunwind_modules_load_proc(t->mods, t->pid)
                  : jitunwind_modules_load_core(t->mods, t->core_path)) < 0)
         cli_target_note(t, "native modules: %s", jitunwind_modules_last_error(t->mods)->message);
+    cli_target_load_ranges(t);
+    return CLI_OK;
+}
+
+int cli_target_open_any(struct cli_target *t, const struct cli_options *opt, int pid)
+{
+    static unsigned epochs; /* a target's own: a symbol cache never serves a freed one's */
+    struct cli_options one = *opt;
+    uint64_t word;
+    int code;
+    one.pid = pid;
+    one.core = NULL;
+    one.mark_frames = 0; /* nothing is written into a process it was not asked about */
+    memset(t, 0, sizeof *t);
+    t->pidfd = t->memfd = -1;
+    t->live = 1;
+    t->pid = pid;
+    t->arch = jitunwind_host_arch();
+    t->modules_epoch = (epochs += 1u << 16);
+    if ((code = open_memory(t, &one)) != CLI_OK)
+        return code;
+    if (jitunwind_modules_new(&t->mods) < 0 || jitunwind_registry_new(&t->reg) < 0)
+        return CLI_NO_TARGET;
+    if (jitunwind_modules_load_proc(t->mods, pid) < 0 && jitunwind_modules_count(t->mods) == 0)
+        return CLI_PERMISSION;
+    if (jitunwind_py_locate_live(pid, &t->loc) == 0 &&
+        jitunwind_py_version_supported(t->loc.version_hex) &&
+        t->mem.read(t->mem.arg, t->loc.runtime_addr, &word, sizeof word) == 0) {
+        watch_exec(t);
+        if (open_python(t, &one) != CLI_OK)
+            t->py = NULL; /* sampled as a native process; open_python said why */
+    }
     cli_target_load_ranges(t);
     return CLI_OK;
 }

@@ -1,0 +1,244 @@
+/* record --perf --all: the processes of the machine that samples came
+ * from. A process is opened at its OPEN_AFTER-th sample (memory, modules,
+ * ranges, and the Python reader when it runs CPython), at most PROCS_MAX at once:
+ * the one sampled least recently is closed for a new one. A process is
+ * known by its PID and its start time, so that a PID taken over by a new
+ * process (or an execve, said by the events) opens the new one afresh,
+ * and a sample taken before the process holding the PID now had started
+ * is not unwound with its memory. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "perf_events.h"
+
+/* Each open process holds its modules (symbols, CFI) and, for Python, the
+ * caches: about 1 MiB. */
+#define PROCS_MAX 48u
+/* /proc's start times are in clock ticks: a sample this much before one
+ * is still taken to be the process's own. */
+#define START_SLACK 0.02
+/* A process is opened at its OPEN_AFTER-th sample: opening is costly (its
+ * symbols and CFI), and most processes of a busy machine (a compiler's
+ * jobs) end before they could be read; their samples until then are left
+ * out and counted. */
+#define OPEN_AFTER 3u
+/* A process that could not be opened is tried again after this long. */
+#define RETRY_UNREADABLE 1.0
+
+struct cli_perf_procs {
+    const struct cli_options *opt;
+    struct cli_perf_proc p[PROCS_MAX];
+    double tick;            /* seconds per clock tick */
+    struct cli_perf_procs_counts counts;
+};
+
+/* Process `pid`'s name (raw: escaped where printed) and start time in
+ * seconds of CLOCK_MONOTONIC (the kernel gives it as CLOCK_BOOTTIME's,
+ * which runs ahead by the time the machine was suspended): 0, or -1 when
+ * it is gone or a zombie. */
+static int proc_stat(struct cli_perf_procs *ps, int pid, char *comm, size_t len, double *start)
+{
+    char path[64], line[1024];
+    const char *open_paren, *close_paren;
+    unsigned long long ticks = 0;
+    char state = 0;
+    size_t n;
+    FILE *f;
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    if (!(f = fopen(path, "re")))
+        return -1;
+    n = fread(line, 1, sizeof line - 1, f);
+    fclose(f);
+    line[n] = '\0';
+    open_paren = strchr(line, '(');
+    close_paren = strrchr(line, ')');
+    if (!open_paren || !close_paren || close_paren < open_paren)
+        return -1;
+    n = (size_t)(close_paren - open_paren - 1);
+    snprintf(comm, len, "%.*s", (int)(n < len ? n : len - 1), open_paren + 1);
+    /* After ") ": state, then fields 4 to 21; the start time is field 22. */
+    if (sscanf(close_paren + 1, " %c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+                                "%*s %*s %*s %*s %llu", &state, &ticks) != 2)
+        return -1;
+    {
+        struct timespec boot, mono;
+        clock_gettime(CLOCK_BOOTTIME, &boot);
+        clock_gettime(CLOCK_MONOTONIC, &mono);
+        *start = (double)ticks * ps->tick - ((double)(boot.tv_sec - mono.tv_sec) +
+                                              (double)(boot.tv_nsec - mono.tv_nsec) / 1e9);
+    }
+    return state == 'Z' || state == 'X' ? -1 : 0;
+}
+
+struct cli_perf_procs *cli_perf_procs_new(const struct cli_options *opt)
+{
+    struct cli_perf_procs *ps = calloc(1, sizeof *ps);
+    long hz = sysconf(_SC_CLK_TCK);
+    if (!ps)
+        return NULL;
+    ps->opt = opt;
+    ps->tick = 1.0 / (double)(hz > 0 ? hz : 100);
+    return ps;
+}
+
+static void close_proc(struct cli_perf_procs *ps, struct cli_perf_proc *p)
+{
+    if (p->state == CLI_PERF_PROC_OPEN) {
+        cli_range_watch_free(&p->watch);
+        cli_exec_history_free(p->execs);
+        jitunwind_py_chains_free(p->t.chains);
+        cli_target_close(&p->t);
+        if (p->vdso_path[0])
+            unlink(p->vdso_path);
+        ps->counts.closed++;
+    }
+    memset(p, 0, sizeof *p);
+}
+
+void cli_perf_procs_free(struct cli_perf_procs *ps)
+{
+    size_t i;
+    if (!ps)
+        return;
+    for (i = 0; i < PROCS_MAX; i++)
+        close_proc(ps, &ps->p[i]);
+    free(ps);
+}
+
+/* A slot for a new process: a free one, else the least recently used. */
+static struct cli_perf_proc *slot(struct cli_perf_procs *ps)
+{
+    struct cli_perf_proc *best = &ps->p[0];
+    size_t i;
+    for (i = 0; i < PROCS_MAX; i++) {
+        if (ps->p[i].state == CLI_PERF_PROC_FREE)
+            return &ps->p[i];
+        if (ps->p[i].used < best->used)
+            best = &ps->p[i];
+    }
+    if (best->state == CLI_PERF_PROC_OPEN)
+        ps->counts.evicted++;
+    close_proc(ps, best);
+    return best;
+}
+
+static void open_target(struct cli_perf_procs *ps, struct cli_perf_proc *p, int pid, double now);
+
+/* Opening is the costly part of --all (a process's symbols and CFI): its
+ * time is counted. */
+static void open_proc(struct cli_perf_procs *ps, struct cli_perf_proc *p, int pid, double now)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    open_target(ps, p, pid, now);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    ps->counts.open_seconds +=
+        (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+}
+
+static void open_target(struct cli_perf_procs *ps, struct cli_perf_proc *p, int pid, double now)
+{
+    const struct cli_options *opt = ps->opt;
+    memset(p, 0, sizeof *p);
+    p->pid = pid;
+    p->used = p->tried = now;
+    p->state = CLI_PERF_PROC_UNREADABLE;
+    if (proc_stat(ps, pid, p->comm, sizeof p->comm, &p->started) < 0 ||
+        cli_target_open_any(&p->t, opt, pid) != CLI_OK) {
+        cli_target_close(&p->t);
+        ps->counts.unreadable++;
+        return;
+    }
+    p->state = CLI_PERF_PROC_OPEN;
+    ps->counts.opened++;
+    if (p->t.py) {
+        ps->counts.python++;
+        if (!opt->no_cache && (jitunwind_pyreader_cache_code(p->t.py, 1024) < 0 ||
+                               cli_target_cache_reads(&p->t) < 0))
+            ps->counts.uncached++;
+    }
+    cli_range_watch_init(&p->t, &p->watch, now);
+    if (p->t.py)
+        p->execs = cli_exec_history_new();
+    cli_exec_history_update(p->execs, &p->t, &p->watch);
+    cli_vdso_module(&p->t, p->watch.vdso_start, p->watch.vdso_end, p->vdso_path,
+                    sizeof p->vdso_path);
+}
+
+static struct cli_perf_proc *find(struct cli_perf_procs *ps, int pid)
+{
+    size_t i;
+    for (i = 0; i < PROCS_MAX; i++)
+        if (ps->p[i].state != CLI_PERF_PROC_FREE && ps->p[i].pid == pid)
+            return &ps->p[i];
+    return NULL;
+}
+
+struct cli_perf_proc *cli_perf_procs_get(struct cli_perf_procs *ps, int pid, double sampled,
+                                         uint64_t pass, double now)
+{
+    struct cli_perf_proc *p = find(ps, pid);
+    if (pid <= 0)
+        return NULL;
+    /* Known, but ended or replaced since (pidfd, execve), or the PID now
+     * another's: opened again as what holds the PID now. */
+    if (p && p->pass != pass && !p->stale && p->state == CLI_PERF_PROC_OPEN &&
+        cli_target_gone(&p->t))
+        p->stale = 1;
+    if (p && p->state == CLI_PERF_PROC_UNREADABLE && now - p->tried > RETRY_UNREADABLE)
+        p->stale = 1; /* the PID may be another process's by now */
+    if (p && p->stale) {
+        close_proc(ps, p);
+        p = NULL;
+    }
+    if (!p) {
+        p = slot(ps);
+        p->pid = pid;
+        p->state = CLI_PERF_PROC_PENDING;
+    }
+    if (p->state == CLI_PERF_PROC_PENDING && ++p->pending >= OPEN_AFTER)
+        open_proc(ps, p, pid, now);
+    p->used = now;
+    if (p->state == CLI_PERF_PROC_PENDING) {
+        ps->counts.pending_samples++;
+        return NULL;
+    }
+    if (p->state != CLI_PERF_PROC_OPEN) {
+        ps->counts.unread_samples++;
+        return NULL;
+    }
+    if (sampled + START_SLACK < p->started) { /* the PID's previous holder */
+        ps->counts.earlier_samples++;
+        return NULL;
+    }
+    if (p->pass != pass) { /* once per reading of the rings, as for one process */
+        p->pass = pass;
+        cli_range_watch_check(&p->t, &p->watch, now);
+        cli_exec_history_update(p->execs, &p->t, &p->watch);
+        if (p->t.py)
+            cli_list_python_threads(&p->t);
+    }
+    return p;
+}
+
+void cli_perf_procs_ended(void *arg, int pid)
+{
+    struct cli_perf_proc *p = find(arg, pid);
+    if (p)
+        p->stale = 1;
+}
+
+void cli_perf_procs_mapping(void *arg, int pid, const char *path, uint64_t start,
+                            uint64_t end, uint64_t offset)
+{
+    struct cli_perf_proc *p = find(arg, pid);
+    if (p && p->state == CLI_PERF_PROC_OPEN && !p->stale)
+        jitunwind_modules_add_mapping(p->t.mods, path, start, end, offset);
+}
+
+const struct cli_perf_procs_counts *cli_perf_procs_counts(const struct cli_perf_procs *ps)
+{
+    return &ps->counts;
+}
