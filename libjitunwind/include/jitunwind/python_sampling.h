@@ -97,7 +97,7 @@ JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *reader,
  * no frame after them. Nothing is decoded: a sampler checks its walk of a
  * running thread at a fraction of a walk's cost. With `chains`, the
  * frames' memory (when within 64 KiB) is read in one read. 1 (unchanged),
- * 0 (changed, or unreadable), or EINVAL. */
+ * 0 (changed, unreadable, or no current frame), or EINVAL. */
 JITUNWIND_API int jitunwind_pyreader_frames_unchanged(jitunwind_pyreader *reader,
                                                       jitunwind_py_chains *chains,
                                                       const struct jitunwind_py_thread *thread,
