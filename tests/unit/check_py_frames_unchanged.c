@@ -30,12 +30,9 @@ static void target(uint32_t version)
     pyi_init(&P, version);
     memset(&TH, 0, sizeof TH);
     TH.tstate = recursion_thread(&P, FRAME, DEPTH, 0, &CODES);
-    memset(&mem, 0, sizeof mem);
     C.inner = ju_builder_memory(P.b);
     C.reads = 0;
-    mem.size = sizeof mem;
-    mem.read = counting_read;
-    mem.arg = &C;
+    mem = counting_memory(&C);
     ck_assert_int_eq(jitunwind_pyreader_open(&R, &mem, P.runtime, version, NULL), 0);
     ck_assert_int_eq(jitunwind_py_chains_new(4, 64, &K), 0);
     ck_assert_int_eq(jitunwind_pyreader_thread(R, &TH), 0);
