@@ -3,9 +3,9 @@
  * different moments (a frame read before the thread returned past it,
  * then frames written in its place by later calls): an impossible stack.
  * After a walk, the thread state's current frame and the whole chain are
- * read again at once, past the sample's cached blocks, and each frame's
- * link, owner and code object compared with what the walk saw, without
- * decoding anything (jitunwind_pyreader_frames_unchanged; a frame of the
+ * read again at once and each frame's link, owner and code object compared
+ * with what the walk saw, without decoding anything
+ * (jitunwind_pyreader_frames_unchanged; a frame of the
  * middle or the outer end can change as well as the innermost: a thread
  * that returned to the outer frames and called down again to the same
  * depth shows the same innermost frames); a chain that changed, or whose walk
@@ -34,13 +34,17 @@ static int walk(struct cli_target *t, const struct jitunwind_py_thread *th,
 }
 
 /* Is the chain still the one `out` holds (n frames; `ended`: the walk
- * reached the chain's end after them)? Read afresh, past the sample's
- * blocks. */
+ * reached the chain's end after them)? Read afresh: with a chain cache the
+ * frames' span is one read and the few reads besides go past the sample's
+ * blocks; without one, every block held is read again in one call. */
 static int unchanged(struct cli_target *t, const struct jitunwind_py_thread *th,
                      const struct jitunwind_py_frame *out, size_t n, int ended)
 {
     int same;
-    t->fresh_reads = 1;
+    if (t->chains)
+        t->fresh_reads = 1;
+    else
+        cli_target_reread(t);
     same = jitunwind_pyreader_frames_unchanged(t->py, t->chains, th, out, n, ended) == 1;
     t->fresh_reads = 0;
     return same;
