@@ -4,7 +4,7 @@
  * a frame's address, another caller, a chain longer or shorter than the
  * walk's, or a thread state now at another frame fails; a walk that
  * stopped early is compared as far as it went; with a chain cache the
- * frames are read in one read. */
+ * frames are read in one read, or a few when spread wider than a batch. */
 #include <string.h>
 
 #include "py_image.h"
@@ -23,13 +23,14 @@ static uint64_t FRAME[DEPTH]; /* innermost first */
 static struct jitunwind_py_thread TH;
 static struct jitunwind_py_frame WALKED[32];
 
-static void target(uint32_t version)
+/* Frames `gap` bytes apart beyond the leaf (0: side by side). */
+static void target(uint32_t version, size_t gap)
 {
     struct jitunwind_memory mem;
     size_t n = 0;
     pyi_init(&P, version);
     memset(&TH, 0, sizeof TH);
-    TH.tstate = recursion_thread(&P, FRAME, DEPTH, 0, &CODES);
+    TH.tstate = recursion_thread(&P, FRAME, DEPTH, gap, &CODES);
     C.inner = ju_builder_memory(P.b);
     C.reads = 0;
     mem = counting_memory(&C);
@@ -62,7 +63,7 @@ static int check(size_t n, int ended)
 static void unchanged_chain_passes_on(uint32_t version)
 {
     unsigned long before;
-    target(version);
+    target(version, 0);
     ck_assert_int_eq(check(DEPTH, 1), 1);
     /* A walk cut short is compared as far as it went. */
     ck_assert_int_eq(check(DEPTH - 3, 0), 1);
@@ -83,7 +84,7 @@ EVERY_VERSION(unchanged_chain_passes)
 
 static void changed_chain_fails_on(uint32_t version)
 {
-    target(version);
+    target(version, 0);
     /* The walk ended after DEPTH - 1 frames, but the chain has one more. */
     ck_assert_int_eq(check(DEPTH - 1, 1), 0);
     /* Another code object at a frame's address, same caller. */
@@ -112,9 +113,35 @@ static void changed_chain_fails_on(uint32_t version)
 }
 EVERY_VERSION(changed_chain_fails)
 
+/* Frames spread wider than one batch: read in a few batches, not one
+ * read a frame, and still compared whole. */
+static void wide_chain_in_batches_on(uint32_t version)
+{
+    unsigned long before;
+    uint64_t page;
+    target(version, 16384); /* 10 frames 16 KiB apart: 160 KiB */
+    /* The gaps unmapped (frames in separate mappings): one read a frame. */
+    before = C.reads;
+    ck_assert_int_eq(jitunwind_pyreader_frames_unchanged(R, K, &TH, WALKED, DEPTH, 1), 1);
+    ck_assert_uint_le(C.reads - before, DEPTH + 3);
+    /* Mapped: a batch for each few frames. */
+    for (page = FRAME[DEPTH - 1] & ~(uint64_t)4095; page < FRAME[0]; page += 4096) {
+        uint8_t byte = 0;
+        if (C.inner.read(C.inner.arg, page, &byte, 1) < 0) /* a page not there yet */
+            ju_builder_u8(P.b, page, 0);
+    }
+    before = C.reads;
+    ck_assert_int_eq(jitunwind_pyreader_frames_unchanged(R, K, &TH, WALKED, DEPTH, 1), 1);
+    ck_assert_uint_le(C.reads - before, 8);
+    replace_frame_of(&P, FRAME[9], CODES.other, FRAME[10], 5);
+    ck_assert_int_eq(check(DEPTH, 1), 0);
+    teardown();
+}
+EVERY_VERSION(wide_chain_in_batches)
+
 START_TEST(bad_arguments)
 {
-    target(VERSIONS[0]);
+    target(VERSIONS[0], 0);
     ck_assert_int_eq(jitunwind_pyreader_frames_unchanged(NULL, K, &TH, WALKED, 1, 1),
                      JITUNWIND_EINVAL);
     ck_assert_int_eq(jitunwind_pyreader_frames_unchanged(R, K, NULL, WALKED, 1, 1),
@@ -130,5 +157,6 @@ END_TEST
 int main(void)
 {
     return ju_run_tests("py_frames_unchanged",
-                        JU_TESTS(unchanged_chain_passes, changed_chain_fails, bad_arguments));
+                        JU_TESTS(unchanged_chain_passes, changed_chain_fails, wide_chain_in_batches,
+                                 bad_arguments));
 }

@@ -96,7 +96,8 @@ JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *reader,
  * and code object (its instruction may have moved on) and, when `ended`,
  * no frame after them. Nothing is decoded: a sampler checks its walk of a
  * running thread at a fraction of a walk's cost. With `chains`, the
- * frames' memory (when within 64 KiB) is read in one read. 1 (unchanged),
+ * frames' memory is read in reads of up to 64 KiB (one, for frames within
+ * 64 KiB of each other) instead of one a frame. 1 (unchanged),
  * 0 (changed, unreadable, or no current frame), or EINVAL. */
 JITUNWIND_API int jitunwind_pyreader_frames_unchanged(jitunwind_pyreader *reader,
                                                       jitunwind_py_chains *chains,
