@@ -4,11 +4,12 @@ system call at the start of the next sample (process_vm_readv with one
 iovec a page), so a sample of an unchanged stack makes few reads of the
 target: on a thread 100 Python frames deep, at most MAX_READS read calls
 (--stats) a sample, and the stacks are the same. A sample reads the pages
-in one call for the walk and in one more for the check that the running
-chain did not change under it (running_chain.c), and a few pages alone
-where two share a slot of the page cache (which depends on where the
-target's pages lie: 5 to 7 calls a sample); one page at a time, the walk
-alone made about 11.
+in one call for the walk, the chain cache's frames in one, and for the
+check that the running chain did not change under it (running_chain.c)
+its frames in one and the thread state's current frame and any entry frame
+outside them alone, and a few pages alone where two share a slot of the
+page cache (which depends on where the target's pages lie: 5 to 7 calls a
+sample); one page at a time, the walk alone made about 11.
 
 Usage: test_cli_read_batch.py BUILD_DIR
 Exit 0 on success, 1 on failure, 77 to skip.

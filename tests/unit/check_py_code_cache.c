@@ -102,6 +102,35 @@ static void changed_code_object_is_refilled_on(uint32_t version)
 }
 EVERY_VERSION(changed_code_object_is_refilled)
 
+/* A line is memoised by its code object's entry: another code object at
+ * the same address (another first line, so other lines at the same
+ * instructions) gets its own lines, not the memoised ones. */
+static void lines_follow_the_code_object_on(uint32_t version)
+{
+    struct jitunwind_py_frame f[8];
+    int32_t first = 110;
+    int line0, line2;
+    size_t n;
+    uint64_t top = target(version);
+    ck_assert_int_eq(jitunwind_pyreader_cache_code(R, 64), 0);
+    walk(top, f, &n);
+    line0 = f[0].line, line2 = f[2].line;
+    ck_assert_int_ge(line0, 10);
+    ck_assert_int_ne(line0, line2);
+    ck_assert_int_eq(jitunwind_pyreader_cache_next_sample(R), 0);
+    walk(top, f, &n); /* from the memo */
+    ck_assert_int_eq(f[0].line, line0);
+    ck_assert_int_eq(f[2].line, line2);
+    ju_builder_write(P.b, CODE_A + P.L->co_firstlineno, &first, sizeof first);
+    ck_assert_int_eq(jitunwind_pyreader_cache_next_sample(R), 0);
+    walk(top, f, &n);
+    ck_assert_int_eq(f[0].first_line, 110);
+    ck_assert_int_eq(f[0].line, line0 + 100);
+    ck_assert_int_eq(f[2].line, line2 + 100);
+    teardown();
+}
+EVERY_VERSION(lines_follow_the_code_object)
+
 /* A new code object made into a freed one's memory, its name string into
  * the freed name's: every pointer of the head is the same, only the
  * qualname's text differs. The cache must not give the old name. */
@@ -174,6 +203,6 @@ int main(void)
 {
     return ju_run_tests("py_code_cache",
                         JU_TESTS(same_frames_fewer_reads, changed_code_object_is_refilled,
-                                 recycled_code_object_is_seen,
+                                 lines_follow_the_code_object, recycled_code_object_is_seen,
                                  sample_trust_ends_at_the_next_sample, bad_arguments));
 }

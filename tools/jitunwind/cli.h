@@ -102,6 +102,7 @@ struct cli_target {
     uint64_t read_calls;           /* the system calls they took (a batch of blocks: one) */
     uint64_t writes;               /* writes into it (--mark-frames only) */
     struct cli_blocks *blocks;     /* record's per-sample read cache, or NULL */
+    int fresh_reads;               /* set: reads bypass `blocks` (a check wants the bytes of now) */
     jitunwind_modules *mods;
     jitunwind_registry *reg;
     jitunwind_pyreader *py;

@@ -141,6 +141,25 @@ uint32_t profile_frame(struct profile *p, uint32_t kind, const char *name, const
     return (uint32_t)(p->n_frames - 1);
 }
 
+uint32_t profile_frame_hinted(struct profile *p, uint64_t hint, uint32_t kind, const char *name,
+                              const char *file, int32_t line)
+{
+    struct profile_hint *h = &p->hints[mix(hint, (uint64_t)(uint32_t)line) % PROFILE_HINTS];
+    uint32_t id;
+    if (h->id_plus_1 && h->hint == hint && h->line == line) {
+        const struct profile_frame *f = &p->frames[h->id_plus_1 - 1];
+        if (f->kind == kind && f->line == line && strcmp(f->name, name) == 0 &&
+            strcmp(f->file, file) == 0)
+            return h->id_plus_1 - 1;
+    }
+    if ((id = profile_frame(p, kind, name, file, line)) != UINT32_MAX) {
+        h->hint = hint;
+        h->line = line;
+        h->id_plus_1 = id + 1;
+    }
+    return id;
+}
+
 /* The stack's index, counted once more; -1 when out of memory. */
 static int64_t count_stack(struct profile *p, const uint32_t *ids, uint32_t depth)
 {

@@ -48,6 +48,8 @@ struct profile_thread {
  * runs_dropped says how many samples the time-ordered view lacks. */
 #define PROFILE_MAX_RUNS (16u << 20)
 
+#define PROFILE_HINTS 1024u
+
 struct profile {
     struct profile_frame *frames;
     size_t n_frames, cap_frames;
@@ -67,6 +69,12 @@ struct profile {
     uint64_t runs_dropped;  /* samples past PROFILE_MAX_RUNS */
     double seconds;         /* how long it ran */
     double hz;              /* the rate asked for */
+    /* profile_frame_hinted's memo: frame id + 1 by hint and line, 0 empty */
+    struct profile_hint {
+        uint64_t hint;
+        int32_t line;
+        uint32_t id_plus_1;
+    } hints[PROFILE_HINTS];
 };
 
 void profile_init(struct profile *p, double hz);
@@ -74,6 +82,12 @@ void profile_free(struct profile *p);
 /* The id of a frame (interned), or UINT32_MAX when out of memory. */
 uint32_t profile_frame(struct profile *p, uint32_t kind, const char *name, const char *file,
                        int32_t line);
+/* As profile_frame, first trying the frame last interned with the same
+ * `hint` (a caller's key that usually names one frame, such as a code
+ * object's address) and line: the frame is still compared whole, so a hint
+ * that names another frame costs only the hashing it did not save. */
+uint32_t profile_frame_hinted(struct profile *p, uint64_t hint, uint32_t kind, const char *name,
+                              const char *file, int32_t line);
 /* The index of thread `tid` in p->threads, added (named `name`, which may
  * be NULL or "") when first seen; UINT32_MAX when out of memory. */
 uint32_t profile_thread(struct profile *p, int tid, const char *name);

@@ -79,8 +79,8 @@ static uint32_t native_id(struct sampler *sm, const struct cli_native *n)
 
 static uint32_t python_id(struct sampler *sm, const struct jitunwind_py_frame *f)
 {
-    return profile_frame(&sm->prof, PROFILE_PYTHON, f->qualname[0] ? f->qualname : "<unknown>",
-                         f->filename, f->line);
+    return profile_frame_hinted(&sm->prof, f->code, PROFILE_PYTHON,
+                                f->qualname[0] ? f->qualname : "<unknown>", f->filename, f->line);
 }
 
 /* Python frames that no native frame was found to run (an eval loop the
@@ -716,8 +716,10 @@ opened:
             continue;
         }
         next += period;
-        if (next < t)
+        if (next <= t) {
             next = t; /* behind: no burst to catch up, the achieved rate says so */
+            continue; /* and no sleep: the next sample is due now */
+        }
         ts.tv_sec = (time_t)next;
         ts.tv_nsec = (long)((next - (double)ts.tv_sec) * 1e9);
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);

@@ -2,10 +2,10 @@
  * the thread goes on while its chain is read, so a walk can mix frames of
  * different moments (a frame read before the thread returned past it,
  * then frames written in its place by later calls): an impossible stack.
- * After a walk, the blocks it read are read again at once (one call) and
- * the thread state's current frame and the whole chain walked again over
- * them, RECHECK_CHUNK frames at a time, each chunk from the frame where the
- * last one ended, and compared with what the walk saw (a frame of the
+ * After a walk, the thread state's current frame and the whole chain are
+ * read again at once and each frame's link, owner and code object compared
+ * with what the walk saw, without decoding anything
+ * (jitunwind_pyreader_frames_unchanged; a frame of the
  * middle or the outer end can change as well as the innermost: a thread
  * that returned to the outer frames and called down again to the same
  * depth shows the same innermost frames); a chain that changed, or whose walk
@@ -21,7 +21,6 @@
 #include "cli.h"
 
 #define TRIES 3
-#define RECHECK_CHUNK 64
 
 /* The first try may reuse what the frame-chain cache holds; a try again
  * reads every frame. */
@@ -35,31 +34,20 @@ static int walk(struct cli_target *t, const struct jitunwind_py_thread *th,
 }
 
 /* Is the chain still the one `out` holds (n frames; `ended`: the walk
- * reached the chain's end after them)? */
+ * reached the chain's end after them)? Read afresh: with a chain cache the
+ * frames' span is one read and the few reads besides go past the sample's
+ * blocks; without one, every block held is read again in one call. */
 static int unchanged(struct cli_target *t, const struct jitunwind_py_thread *th,
                      const struct jitunwind_py_frame *out, size_t n, int ended)
 {
-    static struct jitunwind_py_frame again[RECHECK_CHUNK + 1];
-    struct jitunwind_py_thread now = *th;
-    size_t k = 0;
-    cli_target_reread(t); /* fresh bytes, not the walk's */
-    if (jitunwind_pyreader_thread(t->py, &now) < 0 || now.current_frame != th->current_frame)
-        return 0;
-    while (k < n) {
-        /* Each chunk starts at a frame the last one ended with: the link
-         * between them is checked too. The last chunk asks for one frame
-         * more, which a chain that ended must not have. */
-        size_t want = n - k < RECHECK_CHUNK ? n - k : RECHECK_CHUNK, got = 0, i;
-        size_t ask = k + want < n ? want + 1 : want + (size_t)(ended != 0);
-        jitunwind_pyreader_frames(t->py, out[k].address, again, ask, &got);
-        if (got < want || (k + want == n && ended && got > want))
-            return 0;
-        for (i = 0; i < want + (k + want < n); i++)
-            if (again[i].address != out[k + i].address || again[i].code != out[k + i].code)
-                return 0;
-        k += want;
-    }
-    return 1;
+    int same;
+    if (t->chains)
+        t->fresh_reads = 1;
+    else
+        cli_target_reread(t);
+    same = jitunwind_pyreader_frames_unchanged(t->py, t->chains, th, out, n, ended) == 1;
+    t->fresh_reads = 0;
+    return same;
 }
 
 /* A walk that failed, or met a code object it could not read, may have met

@@ -218,7 +218,7 @@ static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
     struct cli_target *t = arg;
     struct cli_blocks *b = t->blocks;
     uint64_t base = addr & ~(uint64_t)(BLOCK - 1);
-    if (b && len <= BLOCK && addr + len >= addr && addr + len <= base + BLOCK) {
+    if (b && !t->fresh_reads && len <= BLOCK && addr + len >= addr && addr + len <= base + BLOCK) {
         unsigned slot = block_slot(base);
         if (b->n_last)
             prefetch(t, b);

@@ -89,6 +89,21 @@ JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *reader,
                                                     uint64_t thread_key, uint64_t frame_addr,
                                                     struct jitunwind_py_frame *out, size_t max,
                                                     size_t *count);
+/* Whether `thread` (as jitunwind_pyreader_thread gave it) is still at
+ * its current frame and its chain still holds the `n` frames a walk of it
+ * gave (innermost first): the same frame addresses in that order (sentinel
+ * frames between them skipped, as a walk does), each with the same owner
+ * and code object (its instruction may have moved on) and, when `ended`,
+ * no frame after them. Nothing is decoded: a sampler checks its walk of a
+ * running thread at a fraction of a walk's cost. With `chains`, the
+ * frames' memory is read in reads of up to 64 KiB (one, for frames within
+ * 64 KiB of each other) instead of one a frame. 1 (unchanged),
+ * 0 (changed, unreadable, or no current frame), or EINVAL. */
+JITUNWIND_API int jitunwind_pyreader_frames_unchanged(jitunwind_pyreader *reader,
+                                                      jitunwind_py_chains *chains,
+                                                      const struct jitunwind_py_thread *thread,
+                                                      const struct jitunwind_py_frame *frames,
+                                                      size_t n, int ended);
 struct jitunwind_py_chain_stats {
     uint64_t walks;         /* calls of jitunwind_pyreader_frames_reusing */
     uint64_t reused_walks;  /* of those, walks that took a frame from the cache */

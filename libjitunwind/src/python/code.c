@@ -139,7 +139,6 @@ void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t ins
     int32_t first_line;
     size_t table_len = 0;
     int table_trunc = 0;
-    const uint8_t *table = r->linetable;
     struct ju_code_cache_entry *cached = NULL;
     int64_t delta;
 
@@ -202,15 +201,16 @@ line:
         return;
     }
     if (cached && cached->table_held) {
-        table = cached->table;
-        table_len = cached->table_len;
+        out->lasti = (int32_t)(delta / 2);
+        out->line = ju_code_cache_line(cached, out->lasti);
     } else if (ju_py_read_bytes(r, linetable, r->linetable, sizeof r->linetable, &table_len,
                                 &table_trunc) < 0) {
         out->flags |= JITUNWIND_PYFRAME_NO_LINE;
         return;
+    } else {
+        out->lasti = (int32_t)(delta / 2);
+        out->line = jitunwind_py_linetable_line(r->linetable, table_len, first_line, out->lasti);
     }
-    out->lasti = (int32_t)(delta / 2);
-    out->line = jitunwind_py_linetable_line(table, table_len, first_line, out->lasti);
     if (out->line < 0)
         out->flags |= JITUNWIND_PYFRAME_NO_LINE;
 }

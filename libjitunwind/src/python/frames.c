@@ -7,6 +7,8 @@
 #include "python/sampling/frame_chains.h"
 #include "base/cycle.h"
 
+#include <stddef.h>
+
 static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_frame *out,
                 size_t max, size_t *count, struct ju_chain_walk *w)
 {
@@ -67,7 +69,9 @@ static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_
             key.aux = owner | (uint64_t)(uint32_t)tlbc << 8;
             at = ju_chain_find(w, &key);
         }
-        memset(f, 0, sizeof *f);
+        /* The names' buffers are most of the struct: emptied, not cleared. */
+        memset(f, 0, offsetof(struct jitunwind_py_frame, qualname));
+        f->qualname[0] = f->filename[0] = '\0';
         f->address = addr;
         f->owner = owner;
         if (owner == L->owner_generator)

@@ -88,6 +88,9 @@ struct ju_interp_walk {
     int started;
 };
 #define JU_INTERP_WALK_INIT {{0, 1, 0}, 0, 0, 0}
+/* Thread state `ts`'s current frame (through its cframe before 3.12), 0
+ * when it has none or it is unreadable. */
+JU_HIDDEN uint64_t ju_py_current_frame(jitunwind_pyreader *r, uint64_t ts);
 JU_HIDDEN int ju_py_next_interp(jitunwind_pyreader *r, struct ju_interp_walk *w,
                                 uint64_t *interp);
 

@@ -275,27 +275,33 @@ jitunwind_pyreader_last_error(const jitunwind_pyreader *r)
     return r ? &r->err : jitunwind_last_error();
 }
 
+uint64_t ju_py_current_frame(jitunwind_pyreader *r, uint64_t ts)
+{
+    const struct ju_py_layout *L = r->layout;
+    uint64_t frame = 0, cframe = 0;
+    if (L->ts_current_frame != JU_PY_NONE) {
+        if (ju_py_fetch(&r->mem, L, ts, JU_PYF_ts_current_frame, &frame) < 0)
+            return 0;
+    } else if (ju_py_fetch(&r->mem, L, ts, JU_PYF_ts_cframe, &cframe) < 0 || cframe == 0 ||
+               ju_py_fetch(&r->mem, L, cframe, JU_PYF_cframe_current_frame, &frame) < 0) {
+        return 0;
+    }
+    return frame;
+}
+
 static int read_thread(jitunwind_pyreader *r, uint64_t ts, uint64_t interp, int64_t interp_id,
                        uint64_t gil_holder, struct jitunwind_py_thread *t, uint64_t *next)
 {
     const struct ju_py_layout *L = r->layout;
-    uint64_t frame = 0, cframe;
     if (ju_py_fetch(&r->mem, L, ts, JU_PYF_ts_next, next) < 0 ||
         ju_py_fetch(&r->mem, L, ts, JU_PYF_ts_thread_id, &t->thread_id) < 0 ||
         ju_py_fetch(&r->mem, L, ts, JU_PYF_ts_native_thread_id, &t->native_thread_id) < 0)
         return ju_fail(&r->err, JITUNWIND_EREAD, ts, "thread state %#llx is unreadable",
                        (unsigned long long)ts);
-    if (L->ts_current_frame != JU_PY_NONE) {
-        if (ju_py_fetch(&r->mem, L, ts, JU_PYF_ts_current_frame, &frame) < 0)
-            frame = 0;
-    } else if (ju_py_fetch(&r->mem, L, ts, JU_PYF_ts_cframe, &cframe) == 0 && cframe &&
-               ju_py_fetch(&r->mem, L, cframe, JU_PYF_cframe_current_frame, &frame) < 0) {
-        frame = 0;
-    }
     t->tstate = ts;
     t->interp = interp;
     t->interp_id = interp_id;
-    t->current_frame = frame;
+    t->current_frame = ju_py_current_frame(r, ts);
     if (L->ts_holds_gil != JU_PY_NONE) {
         uint64_t holds;
         t->holds_gil =

@@ -56,6 +56,7 @@ struct ju_code_cache_entry *ju_code_cache_slot(struct ju_code_cache *c, uint64_t
                                                uint64_t linetable, int32_t first_line)
 {
     struct ju_code_cache_entry *e = slot_of(c, code);
+    unsigned i;
     e->code = code;
     e->qualname = qualname;
     e->filename = filename;
@@ -66,7 +67,23 @@ struct ju_code_cache_entry *ju_code_cache_slot(struct ju_code_cache *c, uint64_t
     e->table_held = 0;
     e->fill_reads = 0;
     e->checked_sample = c->sample;
+    for (i = 0; i < JU_CODE_CACHE_LINES; i++)
+        e->lines[i].lasti = -1;
+    e->lines_next = 0;
     return e;
+}
+
+int ju_code_cache_line(struct ju_code_cache_entry *e, int32_t lasti)
+{
+    struct ju_code_line *m;
+    unsigned i;
+    for (i = 0; i < JU_CODE_CACHE_LINES; i++)
+        if (e->lines[i].lasti == lasti)
+            return e->lines[i].line;
+    m = &e->lines[e->lines_next++ % JU_CODE_CACHE_LINES];
+    m->line = jitunwind_py_linetable_line(e->table, e->table_len, e->first_line, lasti);
+    m->lasti = lasti;
+    return m->line;
 }
 
 void ju_code_cache_free(struct ju_code_cache *c)

@@ -7,6 +7,7 @@
 #include "python/pyreader.h"
 
 #define JU_CODE_CACHE_TABLE_MAX 4096u /* longer line tables are read every time */
+#define JU_CODE_CACHE_LINES 8u        /* lines memoised per code object */
 
 struct ju_code_cache_entry {
     uint64_t code; /* 0: empty */
@@ -23,6 +24,12 @@ struct ju_code_cache_entry {
     uint32_t table_held;  /* the line table is in `table` */
     uint32_t fill_reads;  /* target reads the fill made: what a hit saves */
     uint64_t checked_sample; /* the cache's sample in which the head last matched */
+    /* Lines found in `table` lately, by instruction offset (code units; -1:
+     * empty): the entry is this code object's alone, so is each line. */
+    struct ju_code_line {
+        int32_t lasti, line;
+    } lines[JU_CODE_CACHE_LINES];
+    uint32_t lines_next; /* the memo slot filled next (round robin) */
     char qualname_text[JITUNWIND_PY_NAME_MAX];
     char filename_text[JITUNWIND_PY_FILENAME_MAX];
     uint8_t table[JU_CODE_CACHE_TABLE_MAX];
@@ -51,6 +58,9 @@ JU_HIDDEN struct ju_code_cache_entry *ju_code_cache_checked(struct ju_code_cache
 JU_HIDDEN struct ju_code_cache_entry *ju_code_cache_slot(struct ju_code_cache *c, uint64_t code,
                                                          uint64_t qualname, uint64_t filename,
                                                          uint64_t linetable, int32_t first_line);
+/* The line of instruction offset `lasti` in the entry's held table
+ * (jitunwind_py_linetable_line), memoised per entry. */
+JU_HIDDEN int ju_code_cache_line(struct ju_code_cache_entry *e, int32_t lasti);
 JU_HIDDEN void ju_code_cache_free(struct ju_code_cache *c);
 
 #endif
