@@ -2,7 +2,8 @@
  * the thread goes on while its chain is read, so a walk can mix frames of
  * different moments (a frame read before the thread returned past it,
  * then frames written in its place by later calls): an impossible stack.
- * After a walk, the blocks it read are read again at once (one call) and
+ * After a walk, the blocks it read (without the block cache: the pages,
+ * read_log.c) are read again at once (one call) and
  * the thread state's current frame and the whole chain walked again over
  * them, RECHECK_CHUNK frames at a time, each chunk from the frame where the
  * last one ended, and compared with what the walk saw (a frame of the
@@ -75,9 +76,9 @@ static int doubtful(int rc, const struct jitunwind_py_frame *out, size_t n, size
     return 0;
 }
 
-int cli_read_running_chain(struct cli_target *t, struct jitunwind_py_thread *th,
-                           struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
-                           char *why, size_t why_size)
+static int read_chain(struct cli_target *t, struct jitunwind_py_thread *th,
+                      struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
+                      char *why, size_t why_size)
 {
     int rc = 0, tries, same = 1, moved = 0;
     *torn = 0;
@@ -103,5 +104,23 @@ int cli_read_running_chain(struct cli_target *t, struct jitunwind_py_thread *th,
      * what it is (cut short, or a frame really unreadable), said by rc.
      * Doubtful while it moved: torn, like a chain that changed. */
     *torn = !same || moved;
+    return rc;
+}
+
+/* Without the block cache, the pages the walk read are logged, so that
+ * cli_target_reread gives the check one moment's bytes (read_log.c); the
+ * thread state is read once more first, only for its pages to be logged:
+ * the check reads the current frame from the same moment as the frames. */
+int cli_read_running_chain(struct cli_target *t, struct jitunwind_py_thread *th,
+                           struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
+                           char *why, size_t why_size)
+{
+    int rc;
+    if (cli_read_log_begin(t)) {
+        struct jitunwind_py_thread pages = *th;
+        (void)jitunwind_pyreader_thread(t->py, &pages);
+    }
+    rc = read_chain(t, th, out, max, got, torn, why, why_size);
+    cli_read_log_end(t);
     return rc;
 }

@@ -235,6 +235,11 @@ static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
         memcpy(dst, b->data[slot] + (addr - base), len);
         return 0;
     }
+    if (!b && t->read_log) {
+        if (cli_read_log_serve(t, addr, dst, len))
+            return 0;
+        cli_read_log_note(t, addr, len);
+    }
 direct:
     t->reads++;
     t->read_calls++;
@@ -272,6 +277,8 @@ void cli_target_reread(struct cli_target *t)
 {
     if (t->blocks)
         drop_blocks(t, t->blocks, 1);
+    else
+        cli_read_log_reread(t);
 }
 
 /* A write (record --mark-frames only) goes to the target, and the cached
@@ -541,6 +548,7 @@ void cli_target_close(struct cli_target *t)
     jitunwind_process_reader_free(t->proc);
     jitunwind_core_reader_free(t->core);
     free(t->blocks);
+    cli_read_log_free(t);
     free(t->py_threads);
     free(t->py_order);
     if (t->pidfd >= 0)
