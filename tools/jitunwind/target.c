@@ -145,8 +145,11 @@ void cli_target_load_ranges(struct cli_target *t)
             cli_target_note(t, "descriptor: %llu ranges left out (more than %u MiB of ranges)",
                             (unsigned long long)info.left_out, JITUNWIND_JIT_MAX_BYTES >> 20);
     }
-    if ((addr = module_symbol(t->mods, t->loc.module, JITUNWIND_GDB_JIT_DESCRIPTOR_SYMBOL, NULL)))
-        jitunwind_registry_load_gdb_jit(t->reg, &t->mem, addr, t->arch, NULL, NULL);
+    if ((addr = module_symbol(t->mods, t->loc.module, JITUNWIND_GDB_JIT_DESCRIPTOR_SYMBOL,
+                              NULL)) &&
+        jitunwind_registry_load_gdb_jit(t->reg, &t->mem, addr, t->arch, NULL, NULL) < 0)
+        cli_target_note(t, "GDB JIT interface: %s",
+                        jitunwind_registry_last_error(t->reg)->message);
     /* A core's perf map is the dumped process's, if it is still there (its
      * code is checked against the core's bytes, so a stale one is skipped). */
     if (t->pid)

@@ -133,10 +133,14 @@ JITUNWIND_API int jitunwind_jit_read_self(jitunwind_registry *reg,
  * Images written by this library (image.h, JITUNWIND_IMAGE_MARKER) are
  * passed over, not counted: their ranges come from its descriptor.
  * Bounded: at most JITUNWIND_GDB_JIT_MAX_ENTRIES entries (cycle-checked),
- * objects of at most JITUNWIND_GDB_JIT_MAX_OBJECT bytes. */
+ * objects of at most JITUNWIND_GDB_JIT_MAX_OBJECT bytes (larger ones are
+ * skipped), and JITUNWIND_GDB_JIT_MAX_BYTES of objects read in all: past
+ * either cap the rest of the list is left out, the ranges found so far
+ * kept, and JITUNWIND_ELIMIT returned with a message naming the cap. */
 #define JITUNWIND_GDB_JIT_DESCRIPTOR_SYMBOL "__jit_debug_descriptor"
 #define JITUNWIND_GDB_JIT_MAX_ENTRIES 1000000u
 #define JITUNWIND_GDB_JIT_MAX_OBJECT (1u << 20)
+#define JITUNWIND_GDB_JIT_MAX_BYTES (64u << 20)
 JITUNWIND_API int jitunwind_registry_load_gdb_jit(jitunwind_registry *reg,
                                                   const struct jitunwind_memory *mem,
                                                   uint64_t descriptor_addr, int arch,
