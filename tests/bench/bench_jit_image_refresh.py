@@ -68,7 +68,7 @@ def main():
         registered, whole, f, status = session(args.lldb, args.repo, host, n)
         print("%9d %8.2fs %8ss %8ss %8ss %8ss %8.2fs  %s" % (
             n, registered, f.get("attach", "?"), f.get("refresh1", "?"), f.get("refresh2", "?"),
-            f.get("status", "?"), whole, status[:160]))
+            f.get("status", "?"), whole, status))
         sys.stdout.flush()
 
 

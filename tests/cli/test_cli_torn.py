@@ -131,12 +131,11 @@ def main():
     try:
         # With the block cache the walk's blocks are read again in one call
         # to check it. --no-cache reads each field on its own as the walk
-        # goes, and the pages it read are read again in one call: read
+        # goes, and the pages it read are read again in one call: checked
         # field by field, an impossible stack came through about once in a
-        # few thousand samples, more often when the thread comes back to
-        # the depth it had (a shallower recursion).
+        # few thousand samples.
         for depth, extra, seconds, hz, runs, pin in ((40, [], 1.5, 500, 2, True),
-                                                     (8, ["--no-cache"], 4, 2000, 4, False)):
+                                                     (40, ["--no-cache"], 4, 2000, 4, False)):
             script = os.path.join(work, "target%d.py" % depth)
             with open(script, "w") as f:
                 f.write(TARGET.replace("DEPTH_HERE", str(depth)))

@@ -96,6 +96,12 @@ static int read_chain(struct cli_target *t, struct jitunwind_py_thread *th,
             snprintf(why, why_size, "%s", rc < 0 ? jitunwind_pyreader_last_error(t->py)->message
                                                  : "");
         same = unchanged(t, th, out, *got, rc == 0 && *got < max);
+        /* The pages read again come in turn while the thread runs (its
+         * state's first): with the read log, a second reading must agree
+         * too, or a thread that left the frame just read as current and
+         * came back within one reading passes. */
+        if (same && cli_read_log_on(t))
+            same = unchanged(t, th, out, *got, rc == 0 && *got < max);
         moved |= !same;
         if (same && !doubtful(rc, out, *got, max))
             return rc;
