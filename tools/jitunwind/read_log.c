@@ -1,6 +1,6 @@
 /* --no-cache reads each field of the target on its own, at its own moment.
- * A running chain's check (running_chain.c) needs what the walk read at one
- * moment, as the block cache gives it: while a chain is read, the pages its
+ * A running chain's check (running_chain.c) needs what the walk read copied
+ * in one call, as the block cache gives it: while a chain is read, the pages its
  * reads fell in are logged (addresses only, at most LOG_PAGES: a walk that
  * read more is checked over the first ones, the rest read field by field),
  * and cli_target_reread reads them all again in one call; until the chain
@@ -42,11 +42,6 @@ int cli_read_log_begin(struct cli_target *t)
     t->read_log->on = 1;
     t->read_log->n_pages = t->read_log->n_held = 0;
     return 1;
-}
-
-int cli_read_log_on(const struct cli_target *t)
-{
-    return t->read_log && t->read_log->on;
 }
 
 void cli_read_log_end(struct cli_target *t)

@@ -3,7 +3,7 @@
  * different moments (a frame read before the thread returned past it,
  * then frames written in its place by later calls): an impossible stack.
  * After a walk, the blocks it read (without the block cache: the pages,
- * read_log.c) are read again at once (one call) and
+ * read_log.c) are read again in one call (twice: see read_chain) and
  * the thread state's current frame and the whole chain walked again over
  * them, RECHECK_CHUNK frames at a time, each chunk from the frame where the
  * last one ended, and compared with what the walk saw (a frame of the
@@ -96,11 +96,11 @@ static int read_chain(struct cli_target *t, struct jitunwind_py_thread *th,
             snprintf(why, why_size, "%s", rc < 0 ? jitunwind_pyreader_last_error(t->py)->message
                                                  : "");
         same = unchanged(t, th, out, *got, rc == 0 && *got < max);
-        /* The pages read again come in turn while the thread runs (its
-         * state's first): with the read log, a second reading must agree
+        /* The blocks or pages read again come in turn while the thread
+         * runs (one call, not one instant): a second reading must agree
          * too, or a thread that left the frame just read as current and
          * came back within one reading passes. */
-        if (same && cli_read_log_on(t))
+        if (same)
             same = unchanged(t, th, out, *got, rc == 0 && *got < max);
         moved |= !same;
         if (same && !doubtful(rc, out, *got, max))
@@ -114,9 +114,10 @@ static int read_chain(struct cli_target *t, struct jitunwind_py_thread *th,
 }
 
 /* Without the block cache, the pages the walk read are logged, so that
- * cli_target_reread gives the check one moment's bytes (read_log.c); the
- * thread state is read once more first, only for its pages to be logged:
- * the check reads the current frame from the same moment as the frames. */
+ * cli_target_reread gives the check their bytes copied in one call
+ * (read_log.c); the thread state is read once more first, only for its
+ * pages to be logged: the check reads the current frame in the same call
+ * as the frames. */
 int cli_read_running_chain(struct cli_target *t, struct jitunwind_py_thread *th,
                            struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
                            char *why, size_t why_size)
