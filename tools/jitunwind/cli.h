@@ -307,6 +307,7 @@ void cli_stack_build(struct cli_target *t, const struct cli_thread *th,
  * served from that copy (cli_read_log_serve: 1 if served) until _end.
  * _begin: 1 if the log is on (no block cache, a live process). */
 int cli_read_log_begin(struct cli_target *t);
+int cli_read_log_on(const struct cli_target *t);
 void cli_read_log_end(struct cli_target *t);
 void cli_read_log_free(struct cli_target *t);
 int cli_read_log_serve(struct cli_target *t, uint64_t addr, void *dst, size_t len);

@@ -3,7 +3,8 @@
  * different moments (a frame read before the thread returned past it,
  * then frames written in its place by later calls): an impossible stack.
  * After a walk, the blocks it read (without the block cache: the pages,
- * read_log.c) are read again in one call (twice: see read_chain) and
+ * read_log.c) are read again in one call (the pages twice: see
+ * read_chain) and
  * the thread state's current frame and the whole chain walked again over
  * them, RECHECK_CHUNK frames at a time, each chunk from the frame where the
  * last one ended, and compared with what the walk saw (a frame of the
@@ -96,11 +97,12 @@ static int read_chain(struct cli_target *t, struct jitunwind_py_thread *th,
             snprintf(why, why_size, "%s", rc < 0 ? jitunwind_pyreader_last_error(t->py)->message
                                                  : "");
         same = unchanged(t, th, out, *got, rc == 0 && *got < max);
-        /* The blocks or pages read again come in turn while the thread
-         * runs (one call, not one instant): a second reading must agree
-         * too, or a thread that left the frame just read as current and
-         * came back within one reading passes. */
-        if (same)
+        /* The pages read again come in turn while the thread runs (one
+         * call, not one instant): with the read log, whose walk read field
+         * by field, a second reading must agree too, or a thread that left
+         * the frame just read as current and came back within one reading
+         * passes. */
+        if (same && cli_read_log_on(t))
             same = unchanged(t, th, out, *got, rc == 0 && *got < max);
         moved |= !same;
         if (same && !doubtful(rc, out, *got, max))
