@@ -3,6 +3,7 @@
  * behind a __jit_debug_descriptor. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "builder.h"
@@ -180,8 +181,46 @@ START_TEST(aarch64_executors_keep_the_shims_frame_size)
 }
 END_TEST
 
+/* A hostile descriptor: many entries, each naming an object of the largest
+ * size read (the same bytes, not an ELF object). Reading them all would
+ * read JITUNWIND_GDB_JIT_MAX_ENTRIES MiB; the reader stops once the objects
+ * read reach JITUNWIND_GDB_JIT_MAX_BYTES, and says so. */
+START_TEST(total_object_bytes_are_capped)
+{
+    enum { ENTRIES = JITUNWIND_GDB_JIT_MAX_BYTES / JITUNWIND_GDB_JIT_MAX_OBJECT + 8 };
+    struct ju_builder *b = ju_builder_new();
+    struct jitunwind_memory mem = ju_builder_memory(b);
+    jitunwind_registry *reg;
+    uint8_t *junk = calloc(1, JITUNWIND_GDB_JIT_MAX_OBJECT);
+    size_t added = 1, skipped = 0, i;
+    ck_assert_ptr_nonnull(junk);
+    ju_builder_write(b, OBJ1, junk, JITUNWIND_GDB_JIT_MAX_OBJECT);
+    descriptor(b, ENTRY1);
+    for (i = 0; i < ENTRIES; i++)
+        entry(b, ENTRY1 + i * 32, i + 1 < ENTRIES ? ENTRY1 + (i + 1) * 32 : 0, OBJ1,
+              JITUNWIND_GDB_JIT_MAX_OBJECT);
+    ck_assert_int_eq(jitunwind_registry_new(&reg), 0);
+    ck_assert_int_eq(jitunwind_registry_load_gdb_jit(reg, &mem, DESC, JITUNWIND_ARCH_X86_64,
+                                                     &added, &skipped), JITUNWIND_ELIMIT);
+    ck_assert_uint_eq(added, 0);
+    ck_assert_uint_eq(skipped, JITUNWIND_GDB_JIT_MAX_BYTES / JITUNWIND_GDB_JIT_MAX_OBJECT);
+    ck_assert_ptr_nonnull(strstr(jitunwind_registry_last_error(reg)->message,
+                                 "more than 64 MiB in all"));
+    /* Up to the cap, the whole list is read. */
+    entry(b, ENTRY1 + (JITUNWIND_GDB_JIT_MAX_BYTES / JITUNWIND_GDB_JIT_MAX_OBJECT - 1) * 32, 0,
+          OBJ1, JITUNWIND_GDB_JIT_MAX_OBJECT);
+    ck_assert_int_eq(jitunwind_registry_load_gdb_jit(reg, &mem, DESC, JITUNWIND_ARCH_X86_64,
+                                                     &added, &skipped), 0);
+    ck_assert_uint_eq(skipped, JITUNWIND_GDB_JIT_MAX_BYTES / JITUNWIND_GDB_JIT_MAX_OBJECT);
+    jitunwind_registry_free(reg);
+    free(junk);
+    ju_builder_free(b);
+}
+END_TEST
+
 int main(void)
 {
     return ju_run_tests("gdb_jit", JU_TESTS(executors_from_in_memory_elf,
-                                            aarch64_executors_keep_the_shims_frame_size));
+                                            aarch64_executors_keep_the_shims_frame_size,
+                                            total_object_bytes_are_capped));
 }

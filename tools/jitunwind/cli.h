@@ -103,6 +103,7 @@ struct cli_target {
     uint64_t writes;               /* writes into it (--mark-frames only) */
     struct cli_blocks *blocks;     /* record's per-sample read cache, or NULL */
     int fresh_reads;               /* set: reads bypass `blocks` (a check wants the bytes of now) */
+    struct cli_read_log *read_log; /* without blocks: a running chain's pages (read_log.c) */
     jitunwind_modules *mods;
     jitunwind_registry *reg;
     jitunwind_pyreader *py;
@@ -162,7 +163,8 @@ int cli_target_cache_reads(struct cli_target *t);
 void cli_target_forget_reads(struct cli_target *t);
 /* The same within one sample: every block held (those read from, and those
  * read ahead for this sample) is read afresh in one call at the next read,
- * and the blocks read from stay the sample's. */
+ * and the blocks read from stay the sample's. Without blocks: the pages
+ * of the read log, if one is on (read_log.c). */
 void cli_target_reread(struct cli_target *t);
 /* Re-read the ranges (a live target's JIT keeps registering). */
 void cli_target_load_ranges(struct cli_target *t);
@@ -310,6 +312,20 @@ void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s);
  * only). */
 void cli_stack_build(struct cli_target *t, const struct cli_thread *th,
                      const struct cli_options *opt, struct cli_stack *s);
+
+/* --- read_log.c --- */
+/* Without the block cache (--no-cache), from _begin to _end (a running
+ * chain being read): the pages read are logged, cli_target_reread reads
+ * them again in one call (cli_read_log_reread), and reads within them are
+ * served from that copy (cli_read_log_serve: 1 if served) until _end.
+ * _begin: 1 if the log is on (no block cache, a live process). */
+int cli_read_log_begin(struct cli_target *t);
+int cli_read_log_on(const struct cli_target *t);
+void cli_read_log_end(struct cli_target *t);
+void cli_read_log_free(struct cli_target *t);
+int cli_read_log_serve(struct cli_target *t, uint64_t addr, void *dst, size_t len);
+void cli_read_log_note(struct cli_target *t, uint64_t addr, size_t len);
+void cli_read_log_reread(struct cli_target *t);
 
 /* --- running_chain.c --- */
 /* The Python frames of thread state *th while its thread runs (not

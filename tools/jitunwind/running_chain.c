@@ -2,10 +2,13 @@
  * the thread goes on while its chain is read, so a walk can mix frames of
  * different moments (a frame read before the thread returned past it,
  * then frames written in its place by later calls): an impossible stack.
- * After a walk, the thread state's current frame and the whole chain are
- * read again at once and each frame's link, owner and code object compared
- * with what the walk saw, without decoding anything
- * (jitunwind_pyreader_frames_unchanged; a frame of the
+ * After a walk, the thread state's current frame and each frame's link,
+ * owner and code object are read again and compared with what the walk
+ * saw, without decoding anything (jitunwind_pyreader_frames_unchanged):
+ * with a chain cache the reads go past the block cache; without one, the
+ * blocks the walk read (without the block cache: its pages, read_log.c)
+ * are read again in one call (the pages twice: see read_chain) and the
+ * comparison reads from that copy (a frame of the
  * middle or the outer end can change as well as the innermost: a thread
  * that returned to the outer frames and called down again to the same
  * depth shows the same innermost frames); a chain that changed, or whose walk
@@ -63,9 +66,9 @@ static int doubtful(int rc, const struct jitunwind_py_frame *out, size_t n, size
     return 0;
 }
 
-int cli_read_running_chain(struct cli_target *t, struct jitunwind_py_thread *th,
-                           struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
-                           char *why, size_t why_size)
+static int read_chain(struct cli_target *t, struct jitunwind_py_thread *th,
+                      struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
+                      char *why, size_t why_size)
 {
     int rc = 0, tries, same = 1, moved = 0;
     *torn = 0;
@@ -83,6 +86,13 @@ int cli_read_running_chain(struct cli_target *t, struct jitunwind_py_thread *th,
             snprintf(why, why_size, "%s", rc < 0 ? jitunwind_pyreader_last_error(t->py)->message
                                                  : "");
         same = unchanged(t, th, out, *got, rc == 0 && *got < max);
+        /* The pages read again come in turn while the thread runs (one
+         * call, not one instant): with the read log, whose walk read field
+         * by field, a second reading must agree too, or a thread that left
+         * the frame just read as current and came back within one reading
+         * passes. */
+        if (same && cli_read_log_on(t))
+            same = unchanged(t, th, out, *got, rc == 0 && *got < max);
         moved |= !same;
         if (same && !doubtful(rc, out, *got, max))
             return rc;
@@ -91,5 +101,24 @@ int cli_read_running_chain(struct cli_target *t, struct jitunwind_py_thread *th,
      * what it is (cut short, or a frame really unreadable), said by rc.
      * Doubtful while it moved: torn, like a chain that changed. */
     *torn = !same || moved;
+    return rc;
+}
+
+/* Without the block cache, the pages the walk read are logged, so that
+ * cli_target_reread gives the check their bytes copied in one call
+ * (read_log.c); the thread state is read once more first, only for its
+ * pages to be logged: the check reads the current frame in the same call
+ * as the frames. */
+int cli_read_running_chain(struct cli_target *t, struct jitunwind_py_thread *th,
+                           struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
+                           char *why, size_t why_size)
+{
+    int rc;
+    if (cli_read_log_begin(t)) {
+        struct jitunwind_py_thread pages = *th;
+        (void)jitunwind_pyreader_thread(t->py, &pages);
+    }
+    rc = read_chain(t, th, out, max, got, torn, why, why_size);
+    cli_read_log_end(t);
     return rc;
 }

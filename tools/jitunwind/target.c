@@ -145,8 +145,11 @@ void cli_target_load_ranges(struct cli_target *t)
             cli_target_note(t, "descriptor: %llu ranges left out (more than %u MiB of ranges)",
                             (unsigned long long)info.left_out, JITUNWIND_JIT_MAX_BYTES >> 20);
     }
-    if ((addr = module_symbol(t->mods, t->loc.module, JITUNWIND_GDB_JIT_DESCRIPTOR_SYMBOL, NULL)))
-        jitunwind_registry_load_gdb_jit(t->reg, &t->mem, addr, t->arch, NULL, NULL);
+    if ((addr = module_symbol(t->mods, t->loc.module, JITUNWIND_GDB_JIT_DESCRIPTOR_SYMBOL,
+                              NULL)) &&
+        jitunwind_registry_load_gdb_jit(t->reg, &t->mem, addr, t->arch, NULL, NULL) < 0)
+        cli_target_note(t, "GDB JIT interface: %s",
+                        jitunwind_registry_last_error(t->reg)->message);
     /* A core's perf map is the dumped process's, if it is still there (its
      * code is checked against the core's bytes, so a stale one is skipped). */
     if (t->pid)
@@ -235,6 +238,11 @@ static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
         memcpy(dst, b->data[slot] + (addr - base), len);
         return 0;
     }
+    if (!b && t->read_log) {
+        if (cli_read_log_serve(t, addr, dst, len))
+            return 0;
+        cli_read_log_note(t, addr, len);
+    }
 direct:
     t->reads++;
     t->read_calls++;
@@ -272,6 +280,8 @@ void cli_target_reread(struct cli_target *t)
 {
     if (t->blocks)
         drop_blocks(t, t->blocks, 1);
+    else
+        cli_read_log_reread(t);
 }
 
 /* A write (record --mark-frames only) goes to the target, and the cached
@@ -585,6 +595,7 @@ void cli_target_close(struct cli_target *t)
     jitunwind_process_reader_free(t->proc);
     jitunwind_core_reader_free(t->core);
     free(t->blocks);
+    cli_read_log_free(t);
     free(t->py_threads);
     free(t->py_order);
     if (t->pidfd >= 0)

@@ -141,14 +141,17 @@ JITUNWIND_API int jitunwind_jit_read_self(jitunwind_registry *reg,
  * counted. Images written by this library (image.h, JITUNWIND_IMAGE_MARKER)
  * are passed over, not counted: their ranges come from its descriptor.
  * Bounded: at most JITUNWIND_GDB_JIT_MAX_ENTRIES entries (cycle-checked),
- * objects of at most JITUNWIND_GDB_JIT_MAX_OBJECT bytes. The ranges go to REG;
- * *ADDED and *SKIPPED (each may be NULL) get the counts. Returns 0, or EINVAL
- * (REG or MEM NULL, an unknown ARCH), EVERSION (an unknown descriptor
- * version), or EREAD, ELOOP, ELIMIT, ENOMEM with the ranges added before the
- * problem kept. */
+ * objects of at most JITUNWIND_GDB_JIT_MAX_OBJECT bytes (larger ones are
+ * skipped) and JITUNWIND_GDB_JIT_MAX_BYTES of objects read in all: past
+ * that the rest of the list is left out. The ranges go to REG; *ADDED and
+ * *SKIPPED (each may be NULL) get the counts. Returns 0, or EINVAL (REG or
+ * MEM NULL, an unknown ARCH), EVERSION (an unknown descriptor version), or
+ * EREAD, ELOOP, ELIMIT (a cap reached; the message names it), ENOMEM with
+ * the ranges added before the problem kept. */
 #define JITUNWIND_GDB_JIT_DESCRIPTOR_SYMBOL "__jit_debug_descriptor"
 #define JITUNWIND_GDB_JIT_MAX_ENTRIES 1000000u
 #define JITUNWIND_GDB_JIT_MAX_OBJECT (1u << 20)
+#define JITUNWIND_GDB_JIT_MAX_BYTES (64u << 20)
 JITUNWIND_API int jitunwind_registry_load_gdb_jit(jitunwind_registry *reg,
                                                   const struct jitunwind_memory *mem,
                                                   uint64_t descriptor_addr, int arch,

@@ -114,6 +114,7 @@ JITUNWIND_API int jitunwind_registry_load_gdb_jit(jitunwind_registry *reg,
     uint64_t addr;
     struct ju_cycle seen = {0, 1, 0};
     size_t n = 0, n_added = 0, n_skipped = 0;
+    uint64_t read_bytes = 0; /* the objects' sizes summed, against JITUNWIND_GDB_JIT_MAX_BYTES */
     uint8_t *image = NULL;
     int rc = 0;
     if (!reg || !ju_memory_valid(mem) || !ju_arch_facts(arch))
@@ -128,7 +129,7 @@ JITUNWIND_API int jitunwind_registry_load_gdb_jit(jitunwind_registry *reg,
                        "GDB JIT interface version %u (expected 1)", ju_load_u32(head));
     addr = ju_load_u64(head + 16);
     while (addr) {
-        uint64_t symfile, size;
+        uint64_t symfile, size, at = addr;
         struct object_info info;
         struct jitunwind_range r = {0};
         int prc = 0;
@@ -154,6 +155,13 @@ JITUNWIND_API int jitunwind_registry_load_gdb_jit(jitunwind_registry *reg,
             n_skipped++;
             continue;
         }
+        if (read_bytes + size > JITUNWIND_GDB_JIT_MAX_BYTES) {
+            rc = ju_fail(ju_registry_error(reg), JITUNWIND_ELIMIT, at,
+                         "GDB JIT objects of more than %u MiB in all: the list is left out "
+                         "from entry %zu on", JITUNWIND_GDB_JIT_MAX_BYTES >> 20, n);
+            break;
+        }
+        read_bytes += size;
         if (!image && !(image = malloc(JITUNWIND_GDB_JIT_MAX_OBJECT))) {
             rc = JITUNWIND_ENOMEM;
             break;

@@ -10,6 +10,7 @@ import bisect
 import os
 
 from .elf_ids import core_mismatch
+from .read_ahead import read_ahead
 from .. import (ARCH_X86_64, ENOTFOUND, EUNSUPPORTED, GDB_JIT_DESCRIPTOR_SYMBOL,
                 JitunwindError, PyReader, Registry, debug_file_find, locate_live,
                 set_debug_file_directories)
@@ -37,7 +38,8 @@ def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, p
     notes = []
     if descriptor_addr:
         try:
-            info = registry.load_descriptor(memory, descriptor_addr)
+            # The target is stopped: its slots are read in blocks (read_ahead.py).
+            info = registry.load_descriptor(read_ahead(memory), descriptor_addr)
             if info.torn:
                 notes.append("descriptor was mid-update when the process stopped")
             if info.skipped:
