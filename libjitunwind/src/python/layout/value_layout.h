@@ -40,13 +40,18 @@ struct ju_py_value_layout {
     uint32_t module_dict;
     uint32_t cell_ref;
     uint32_t tp_flags, tp_dict;
+    /* instance attributes: where an object's dict or slots are (NONE: unknown,
+     * instances then show without their attributes) */
+    uint32_t tp_basicsize, tp_dictoffset, tp_members, tp_base;
     uint32_t ht_qualname;      /* PyHeapTypeObject */
+    uint32_t ht_cached_keys;   /* PyHeapTypeObject: the keys of its instances' inline values */
     uint32_t co_flags, co_argcount, co_kwonlyargcount, co_nlocalsplus;
     uint32_t co_localsplusnames, co_localspluskinds;
 
     /* PyDictKeysObject and PyDictValues */
     uint32_t dk_log2_size, dk_log2_index_bytes, dk_kind, dk_nentries, dk_indices;
     uint32_t dv_values;        /* values[] in PyDictValues */
+    uint32_t dv_valid;         /* PyDictValues.valid (3.13+): inline values in use; else NONE */
     uint8_t dv_order_before;   /* 1: insertion order bytes before values (3.11, 3.12: byte
                                 * [-3-i], count at [-2]); 0: after values[capacity]
                                 * (3.13+: capacity at byte 0, count at byte 1) */
@@ -95,7 +100,12 @@ struct ju_py_value_layout {
     X(cell_ref, CELL, 8, CHECKED, "ob_ref")                                              \
     X(tp_flags, TYPE, 8, CHECKED, "tp_flags")                                            \
     X(tp_dict, TYPE, 8, CHECKED, "tp_dict")                                              \
+    X(tp_basicsize, TYPE, 8, OPTIONAL, "tp_basicsize")                                   \
+    X(tp_dictoffset, TYPE, 8, OPTIONAL, "tp_dictoffset")                                 \
+    X(tp_members, TYPE, 8, OPTIONAL, "tp_members")                                       \
+    X(tp_base, TYPE, 8, OPTIONAL, "tp_base")                                             \
     X(ht_qualname, HEAPTYPE, 8, CHECKED, "ht_qualname")                                  \
+    X(ht_cached_keys, HEAPTYPE, 8, OPTIONAL, "ht_cached_keys")                           \
     X(co_flags, CODE, 4, CHECKED, "co_flags")                                            \
     X(co_argcount, CODE, 4, CHECKED, "co_argcount")                                      \
     X(co_kwonlyargcount, CODE, 4, CHECKED, "co_kwonlyargcount")                          \
@@ -108,6 +118,7 @@ struct ju_py_value_layout {
     X(dk_nentries, DICTKEYS, 8, CHECKED, "dk_nentries")                                  \
     X(dk_indices, DICTKEYS, 0, CHECKED, "dk_indices") /* = the header copied */         \
     X(dv_values, DICTVALUES, 8, CHECKED, "values")                                       \
+    X(dv_valid, DICTVALUES, 1, OPTIONAL, "valid")                                        \
     X(fr_globals, FRAME, 8, CHECKED, "f_globals")                                        \
     X(fr_builtins, FRAME, 8, CHECKED, "f_builtins")                                      \
     X(fr_localsplus, FRAME, 0, CHECKED, "localsplus") /* the slots' start */            \
