@@ -17,6 +17,7 @@ GC = os.path.realpath(os.path.join(VALUES, "libpython_gc.py"))
 GIL = os.path.realpath(os.path.join(VALUES, "libpython_gil.py"))
 WRAPPER = os.path.realpath(os.path.join(VALUES, "libpython_wrapper.py"))
 INSTANCES = os.path.realpath(os.path.join(VALUES, "libpython_instances.py"))
+PATHS = ["order.oid", "order.items", "sub.a", "node.next.name", "order.nope"]
 OUTPUT_CAP = 1024  # libpython.py's MAX_OUTPUT_LEN: py-print cuts there, then "...(truncated)"
 CONVENTIONS = ["meth_noargs", "meth_o", "meth_varargs", "meth_varargs_keywords",
                "meth_fastcall", "meth_fastcall_keywords"]
@@ -208,10 +209,10 @@ def check_instances(debugger, dialect, python, label, failures):
     items=['x']) at remote 0x...>`, wherever its attributes live (inline
     values, a dict, __slots__ of its class and bases), a self-reference as
     <...>, a container whole however deep it nests, and cuts only at
-    libpython's 1,024 characters."""
+    libpython's 1,024 characters; `py-print NAME.ATTR...` follows attributes."""
     names = ["order", "viadict", "slotted", "sub", "wide", "node", "deep", "long"]
     sections, raw = debugger(python, INSTANCES, ["builtin_id"],
-                             [(n, "py-print " + n) for n in names], None)
+                             [(n, "py-print " + n) for n in names + PATHS], None)
     at = r" at remote %s>" % ADDR
     wide = ", ".join("a%d=%d" % (i, i) for i in range(40))
     cut = repr(list(range(1000)))[:OUTPUT_CAP] + "...(truncated)"
@@ -226,6 +227,12 @@ def check_instances(debugger, dialect, python, label, failures):
     for name in names:
         expect(failures, label, "py-print " + name, sections.get(name, [raw[-1500:]]),
                ["local %s = %s" % (re.escape(repr(name)), want[name])])
+    paths = {"order.oid": "local 'order.oid' = 1",
+             "order.items": r"local 'order.items' = \['x'\]",
+             "sub.a": "local 'sub.a' = 1", "node.next.name": "local 'node.next.name' = 'n'",
+             "order.nope": "'order' has no attribute 'nope'"}
+    for path, line in paths.items():
+        expect(failures, label, "py-print " + path, sections.get(path, [raw[-1500:]]), [line])
 
 
 def label_of(python):

@@ -94,6 +94,15 @@ JITUNWIND_API int jitunwind_pyreader_frame_lookup(jitunwind_pyreader *reader,
                                                   const struct jitunwind_py_frame *frame,
                                                   const char *name, uint64_t *value, int *scope);
 
+/* The attribute `name` of the object at `object`, found where CPython keeps
+ * it without running code: an instance's own attributes (its __dict__,
+ * inline values or managed dict, its __slots__), a module's globals, a
+ * class's own dict (not its bases', nor properties or other descriptors).
+ * 0 with *value, ENOTFOUND, or another negative status (EREAD, EINVAL,
+ * ELIMIT after 256 attributes, EUNSUPPORTED without a value layout). */
+JITUNWIND_API int jitunwind_pyreader_attribute(jitunwind_pyreader *reader, uint64_t object,
+                                               const char *name, uint64_t *value);
+
 /* A builtin function or method object (PyCFunctionObject) and the C
  * function it calls (its PyMethodDef's ml_meth). */
 struct jitunwind_py_cfunction {

@@ -10,6 +10,7 @@
  * tp_dictoffset (a positive offset; a negative one, of variable-size
  * objects, is not followed). */
 #include "python/values/instance.h"
+#include "python/values/read_cache.h"
 
 #define TPFLAGS_INLINE_VALUES (1ull << 2)
 #define TPFLAGS_MANAGED_DICT (1ull << 4)
@@ -170,6 +171,25 @@ int ju_py_attrs_next(struct ju_py_objects *o, struct ju_py_attr_iter *it, char *
     rc = next_slot(o, it, name, size, value);
     it->yielded += rc == 1;
     return rc;
+}
+
+int jitunwind_pyreader_attribute(jitunwind_pyreader *reader, uint64_t object,
+                                 const char *name, uint64_t *value)
+{
+    struct ju_py_objects o;
+    struct ju_read_cache cache;
+    int rc;
+    if (!reader || !name || !value)
+        return JITUNWIND_EINVAL;
+    *value = 0;
+    if ((rc = ju_py_objects_init(&o, reader)) < 0)
+        return rc;
+    ju_read_cache_install(&cache, reader);
+    rc = ju_py_attr_find(&o, object, name, value);
+    ju_read_cache_remove(&cache, reader);
+    if (rc == 0)
+        *value = 0;
+    return rc == 1 ? 0 : rc == 0 ? JITUNWIND_ENOTFOUND : rc;
 }
 
 int ju_py_attr_find(struct ju_py_objects *o, uint64_t obj, const char *name, uint64_t *value)
