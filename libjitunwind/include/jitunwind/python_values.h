@@ -131,6 +131,20 @@ JITUNWIND_API int jitunwind_pyreader_frame_cfunctions(jitunwind_pyreader *reader
 JITUNWIND_API int jitunwind_pyreader_gc_collecting(jitunwind_pyreader *reader, uint64_t interp,
                                                    int *collecting);
 
+#define JITUNWIND_PY_THREAD_NAME_MAX 64u
+
+/* The Python name of THREAD (a thread state from jitunwind_pyreader_threads):
+ * the `_name` of the threading.Thread that `threading._active` (found
+ * through the interpreter's sys.modules) keys by its thread_id, such as
+ * "MainThread", into BUF (UTF-8, NUL-terminated, cut at SIZE - 1 bytes;
+ * SIZE >= 2). Nothing runs in the target; every read is bounded. Returns 0,
+ * ENOTFOUND (threading not imported, or the thread not among its
+ * threads), EUNSUPPORTED (the interpreter's modules are not known for this
+ * build), EINVAL, or EREAD; BUF is "" unless 0. */
+JITUNWIND_API int jitunwind_pyreader_thread_name(jitunwind_pyreader *reader,
+                                                 const struct jitunwind_py_thread *thread,
+                                                 char *buf, size_t size);
+
 /* Keep the target memory the value functions above read (128 KiB of it,
  * in the reader) from one call to the next while `hold` is 1; 0 forgets
  * it. Only for a target that does not run meanwhile (a stop, a core):

@@ -40,7 +40,7 @@ const struct ju_py_value_layout ju_py_value_table_311 = {
     .dv_values = 0, .dv_valid = JU_PY_NONE, .dv_order_before = 1,
     .fr_globals = 8, .fr_builtins = 16, .fr_localsplus = 72,
     .gil_locked = JU_PY_NONE, /* 3.11: the runtime's current thread state says it */
-    .interp_gc_collecting = 848,
+    .interp_gc_collecting = 848, .interp_modules = 888,
 };
 
 const struct ju_py_value_layout ju_py_value_table_312 = {
@@ -49,7 +49,7 @@ const struct ju_py_value_layout ju_py_value_table_312 = {
     .ht_cached_keys = 864, .co_argcount = 36, .co_kwonlyargcount = 44, .co_nlocalsplus = 56,
     .dv_values = 0, .dv_valid = JU_PY_NONE, .dv_order_before = 1,
     .fr_globals = 24, .fr_builtins = 32, .fr_localsplus = 72, .gil_locked = 16,
-    .interp_gc_collecting = 312,
+    .interp_gc_collecting = 312, .interp_modules = 944,
 };
 
 /* 3.13 and 3.14 also have free-threaded builds: the same tables behind the
@@ -69,14 +69,16 @@ const struct ju_py_value_layout ju_py_value_table_312 = {
     .dv_order_before = 0,                                                                 \
     .fr_globals = 24, .fr_builtins = 32, .fr_localsplus = 80, .gil_locked = 16
 
-const struct ju_py_value_layout ju_py_value_table_313 = {VALUES_313_FIELDS,
-                                                     .interp_gc_collecting = 7600};
+const struct ju_py_value_layout ju_py_value_table_313 = {
+    VALUES_313_FIELDS, .interp_gc_collecting = 7600, .interp_modules = 7656};
 const struct ju_py_value_layout ju_py_value_table_313t = {
-    VALUES_313_FIELDS, .free_threaded = 1, .interp_gc_collecting = JU_PY_NONE};
-const struct ju_py_value_layout ju_py_value_table_314 = {VALUES_314_FIELDS,
-                                                     .interp_gc_collecting = 7600};
+    VALUES_313_FIELDS, .free_threaded = 1, .interp_gc_collecting = JU_PY_NONE,
+    .interp_modules = JU_PY_NONE};
+const struct ju_py_value_layout ju_py_value_table_314 = {
+    VALUES_314_FIELDS, .interp_gc_collecting = 7600, .interp_modules = 7688};
 const struct ju_py_value_layout ju_py_value_table_314t = {
-    VALUES_314_FIELDS, .free_threaded = 1, .interp_gc_collecting = JU_PY_NONE};
+    VALUES_314_FIELDS, .free_threaded = 1, .interp_gc_collecting = JU_PY_NONE,
+    .interp_modules = JU_PY_NONE};
 
 const struct ju_pyv_field_desc ju_pyv_fields[JU_PYV_COUNT] = {
 #define JU_PYV_DESC(field, holder, width, kind, paths)                                  \

@@ -67,6 +67,9 @@ struct ju_py_value_layout {
     /* PyInterpreterState.gc.collecting (int); NONE: unknown (the
      * free-threaded tables: it comes from _Py_DebugOffsets or DWARF) */
     uint32_t interp_gc_collecting;
+    /* PyInterpreterState's sys.modules dict (imports.modules; 3.11:
+     * modules); NONE: unknown (free-threaded tables: from DWARF) */
+    uint32_t interp_modules;
 };
 
 /* Every offset of struct ju_py_value_layout, once, in the form of the
@@ -123,7 +126,8 @@ struct ju_py_value_layout {
     X(fr_builtins, FRAME, 8, CHECKED, "f_builtins")                                      \
     X(fr_localsplus, FRAME, 0, CHECKED, "localsplus") /* the slots' start */            \
     X(gil_locked, GIL, 4, OPTIONAL, "locked")                                           \
-    X(interp_gc_collecting, INTERP, 4, BUILD, "gc.collecting")
+    X(interp_gc_collecting, INTERP, 4, BUILD, "gc.collecting")                           \
+    X(interp_modules, INTERP, 8, BUILD, "imports.modules|modules")
 
 enum ju_pyv_field_id {
 #define JU_PYV_ID(name, holder, width, kind, paths) JU_PYV_##name,
