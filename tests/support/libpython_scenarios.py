@@ -169,10 +169,19 @@ def check_collection(sections, raw, collect, label, failures):
 
 
 def check_gil(debugger, dialect, python, label, failures):
-    """Spinning threads while the main thread is stopped wait for the GIL."""
+    """Spinning threads while the main thread is stopped wait for the GIL;
+    py-bt -a names each thread as threading does."""
     sections, raw = debugger(python, GIL, ["builtin_id"],
                              [("all", dialect["all"] % "py-bt"),
-                              ("all full", dialect["all"] % "py-bt-full")], None)
+                              ("all full", dialect["all"] % "py-bt-full"),
+                              ("every", "py-bt -a")], None)
+    # py-bt -a heads each thread with its Python name (threading's)
+    heads = sorted(re.findall(r'^Thread \d+ \(tid \d+, "([^"]*)"(, GIL holder)?',
+                              "\n".join(sections.get("every", [])), re.M))
+    want = [("MainThread", ", GIL holder")] + [("Thread-%d" % i, "") for i in range(1, 5)]
+    if heads != want:
+        failures.append("%s: py-bt -a heads the threads %s, not %s:\n%s"
+                        % (label, heads, want, "\n".join(sections.get("every", [raw[-1500:]]))))
     waiting = r"  Waiting for the GIL\n  File \"%s\", line \d+, in Spinner.run\n" % re.escape(GIL)
     if not re.search(waiting, "\n".join(sections.get("all", [])) + "\n"):
         failures.append("%s: no thread's py-bt waits for the GIL in Spinner.run:\n%s"

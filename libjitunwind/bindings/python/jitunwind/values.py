@@ -103,6 +103,20 @@ def attribute(reader, address, name):
     return None if rc < 0 else value.value
 
 
+THREAD_NAME_MAX = 64  # JITUNWIND_PY_THREAD_NAME_MAX
+
+
+def thread_name(reader, thread):
+    """The Python name (threading's) of a thread state from
+    PyReader.threads(), or None when it has none or it cannot be read."""
+    t = _ffi.PyThread(thread.tstate, thread.interp, thread.interp_id, thread.thread_id,
+                      thread.native_thread_id, thread.current_frame, thread.holds_gil, 0)
+    buf = _buffer("thread name", lambda: ctypes.create_string_buffer(THREAD_NAME_MAX))
+    rc = _lib().jitunwind_pyreader_thread_name(reader._handle, ctypes.byref(t), buf,
+                                               THREAD_NAME_MAX)
+    return buf.value.decode("utf-8", "replace") if rc == 0 and buf.value else None
+
+
 def lookup_path(reader, frame, path):
     """(address, scope name) of a dotted path seen from the frame
     (`order.items`: the name as lookup() finds it, then each attribute), or
