@@ -14,26 +14,6 @@
 #define TPFLAGS_MANAGED_DICT (1ull << 4)
 #define TPFLAGS_HEAPTYPE (1ull << 9)
 
-static const struct {
-    uint32_t version;
-    int free_threaded;
-} BUILDS[] = {{0x030b07f0, 0}, {0x030c01f0, 0}, {0x030d00f0, 0}, {0x030d00f0, 1},
-              {0x030e07f0, 0}, {0x030e07f0, 1}};
-#define NBUILDS (sizeof BUILDS / sizeof BUILDS[0])
-
-static void open_target(struct pyo_target *t, size_t build)
-{
-    uint64_t interp;
-    t->version = BUILDS[build].version;
-    pyi_init_build(&t->p, t->version, BUILDS[build].free_threaded);
-    pyo_init(&t->o, &t->p);
-    interp = pyi_interp(&t->p, 0, 0);
-    pyi_thread(&t->p, interp, 0, 1);
-    pyi_set_interpreters(&t->p, interp);
-    t->mem = ju_builder_memory(t->p.b);
-    ck_assert_int_eq(jitunwind_pyreader_open(&t->r, &t->mem, t->p.runtime, t->version, NULL), 0);
-}
-
 static const char *render(struct pyo_target *t, uint64_t obj, uint32_t style)
 {
     static char buf[4096];
@@ -82,11 +62,11 @@ static uint64_t object_after(struct pyo *o, uint64_t type, size_t before, size_t
 START_TEST(a_dict_at_tp_dictoffset)
 {
     size_t b;
-    for (b = 0; b < NBUILDS; b++) {
+    for (b = 0; b < PYO_NBUILDS; b++) {
         struct pyo_target t;
         struct pyo *o;
         uint64_t type, obj, k[2], v[2], found = 0;
-        open_target(&t, b);
+        pyo_target_open(&t, b);
         o = &t.o;
         type = order_type(o, 0, o->head + 8);
         ju_builder_u64(o->p->b, type + o->head + o->V->tp_dictoffset, o->head);
@@ -118,14 +98,14 @@ END_TEST
 START_TEST(managed_dicts_and_inline_values)
 {
     size_t b;
-    for (b = 0; b < NBUILDS; b++) {
+    for (b = 0; b < PYO_NBUILDS; b++) {
         struct pyo_target t;
         struct pyo *o;
         uint64_t type, obj, split, keys, vals, k[2], v[2];
         uint8_t order[2] = {1, 0}; /* items was set first */
         uint32_t minor;
         int64_t dict_at;
-        open_target(&t, b);
+        pyo_target_open(&t, b);
         o = &t.o;
         minor = (t.version >> 16) & 0xff;
         dict_at = o->V->free_threaded ? -8 : -24;
@@ -184,12 +164,12 @@ static void member(struct pyo *o, uint64_t at, const char *name, uint32_t type, 
 START_TEST(slots_and_their_bounds)
 {
     size_t b;
-    for (b = 0; b < NBUILDS; b++) {
+    for (b = 0; b < PYO_NBUILDS; b++) {
         struct pyo_target t;
         struct pyo *o;
         uint64_t type, obj, members, found = 0;
         size_t i;
-        open_target(&t, b);
+        pyo_target_open(&t, b);
         o = &t.o;
         type = order_type(o, 0, o->head + 24);
         members = pyi_alloc(o->p, 40 * 80);
@@ -224,7 +204,7 @@ START_TEST(libpython_output_is_cut_at_1024)
     uint64_t items[400], list;
     const char *text;
     size_t i;
-    open_target(&t, 2);
+    pyo_target_open(&t, 2);
     for (i = 0; i < 400; i++)
         items[i] = pyo_int(&t.o, (int64_t)i);
     list = pyo_list(&t.o, 400, items);
