@@ -17,16 +17,22 @@ extern "C" {
 /* Limits of jitunwind_pyreader_repr; a 0 field takes the default. */
 struct jitunwind_py_repr_options {
     size_t size;        /* sizeof(struct jitunwind_py_repr_options), checked as jitunwind_memory's */
-    uint32_t max_depth; /* containers nested deeper show as [...], {...}: default 2 */
-    uint32_t max_items; /* items shown per container, then "...": default 10 */
-    uint32_t max_chars; /* characters of a str or bytes, digits of an int: default 200 */
+    uint32_t max_depth; /* containers nested deeper show as [...], {...}: default 2
+                         * (libpython style: 16) */
+    uint32_t max_items; /* items shown per container, then "...": default 10 (1000) */
+    uint32_t max_chars; /* characters of a str or bytes, digits of an int: default 200
+                         * (1024) */
     uint32_t style;     /* JITUNWIND_PYREPR_STYLE_* bits; 0: as repr() */
 };
 
-/* Builtin functions and methods as CPython's libpython.py shows them:
+/* Values as CPython's libpython.py shows them, so that output read by tools
+ * made for libpython matches: builtin functions and methods as
  * `<built-in method NAME of TYPE object at remote 0x...>` whenever the
- * builtin has a `self` (a module too), so that output read by tools made for
- * libpython matches. */
+ * builtin has a `self` (a module too); an instance of a class defined in
+ * Python with its attributes (its __dict__, inline values or managed dict,
+ * and __slots__), `<Order(oid=1, items=['x']) at remote 0x...>`, itself
+ * inside itself as `<...>`; libpython's limits by default (above), and the
+ * whole text cut at 1,024 bytes and ended with "...(truncated)". */
 #define JITUNWIND_PYREPR_STYLE_LIBPYTHON (1u << 0)
 
 #define JITUNWIND_PYREPR_TRUNCATED (1u << 0)  /* a limit cut something ("..." marks where) */

@@ -2,10 +2,12 @@
  *
  * Containers being shown sit on an explicit stack (at most max_depth deep,
  * plus the bound methods whose `self` is being shown); each step takes the
- * next item of the top one. A container already on the stack is a cycle
- * and shows as CPython's Py_ReprEnter makes it ([...], {...}, (...)); one
- * beyond the depth limit shows the same way. Each container scans at most
- * JU_PY_MAX_DICT_SCAN slots; every read is bounded. */
+ * next item of the top one. In libpython's style an instance of a heap
+ * type is such a container too, its attributes its items (instance.h). A
+ * container already on the stack is a cycle and shows as CPython's
+ * Py_ReprEnter makes it ([...], {...}, (...); an instance as libpython's
+ * <...>); one beyond the depth limit shows the same way. Each container
+ * scans at most JU_PY_MAX_DICT_SCAN slots; every read is bounded. */
 #include "base/sized.h"
 #include "python/values/instance.h"
 #include "python/values/read_cache.h"
@@ -305,7 +307,8 @@ static void open_instance(struct renderer *g, uint64_t obj, const struct ju_py_t
         ju_w_str(&g->w, recursion_form(JU_K_INSTANCE));
         return;
     }
-    ju_w_fmt(&g->w, "<%s", t->tp_name);
+    ju_w_str(&g->w, "<");
+    put_name(g, t->tp_name);
     if (g->containers >= g->max_depth || g->depth >= MAX_STACK) {
         g->w.truncated = 1;
         ju_w_fmt(&g->w, " at remote 0x%llx>", (unsigned long long)obj);

@@ -61,7 +61,7 @@ PY_PRINT = _WordSpec(
     "globals, then the builtins, and prints it as libpython.py would (an instance with its "
     "attributes, cut at 1,024 characters). NAME.ATTR... follows attributes: an instance's "
     "own (its __dict__ or __slots__), a module's globals, a class's own dict.",
-    positional=Positional("name", "NAME[.ATTR...]", "the variable's name, then attributes"),
+    positional=Positional("name", "NAME", "the variable's name, then .ATTR for each attribute"),
     category="data")
 PY_UP = Spec(
     "py-up", "Select and print the Python frame that called this one.",
