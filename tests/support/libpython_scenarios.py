@@ -16,6 +16,9 @@ CCALL = os.path.realpath(os.path.join(VALUES, "libpython_ccall.py"))
 GC = os.path.realpath(os.path.join(VALUES, "libpython_gc.py"))
 GIL = os.path.realpath(os.path.join(VALUES, "libpython_gil.py"))
 WRAPPER = os.path.realpath(os.path.join(VALUES, "libpython_wrapper.py"))
+INSTANCES = os.path.realpath(os.path.join(VALUES, "libpython_instances.py"))
+PATHS = ["order.oid", "order.items", "sub.a", "node.next.name", "order.nope"]
+OUTPUT_CAP = 1024  # libpython.py's MAX_OUTPUT_LEN: py-print cuts there, then "...(truncated)"
 CONVENTIONS = ["meth_noargs", "meth_o", "meth_varargs", "meth_varargs_keywords",
                "meth_fastcall", "meth_fastcall_keywords"]
 OWNERS = 4  # _testcapi, MethClass, MethClass(), MethStatic(): each calls every convention
@@ -166,10 +169,19 @@ def check_collection(sections, raw, collect, label, failures):
 
 
 def check_gil(debugger, dialect, python, label, failures):
-    """Spinning threads while the main thread is stopped wait for the GIL."""
+    """Spinning threads while the main thread is stopped wait for the GIL;
+    py-bt -a names each thread as threading does."""
     sections, raw = debugger(python, GIL, ["builtin_id"],
                              [("all", dialect["all"] % "py-bt"),
-                              ("all full", dialect["all"] % "py-bt-full")], None)
+                              ("all full", dialect["all"] % "py-bt-full"),
+                              ("every", "py-bt -a")], None)
+    # py-bt -a heads each thread with its Python name (threading's)
+    heads = sorted(re.findall(r'^Thread \d+ \(tid \d+, "([^"]*)"(, GIL holder)?',
+                              "\n".join(sections.get("every", [])), re.M))
+    want = [("MainThread", ", GIL holder")] + [("Thread-%d" % i, "") for i in range(1, 5)]
+    if heads != want:
+        failures.append("%s: py-bt -a heads the threads %s, not %s:\n%s"
+                        % (label, heads, want, "\n".join(sections.get("every", [raw[-1500:]]))))
     waiting = r"  Waiting for the GIL\n  File \"%s\", line \d+, in Spinner.run\n" % re.escape(GIL)
     if not re.search(waiting, "\n".join(sections.get("all", [])) + "\n"):
         failures.append("%s: no thread's py-bt waits for the GIL in Spinner.run:\n%s"
@@ -201,6 +213,37 @@ def check_wrapper(debugger, dialect, python, label, failures):
             r"\(self=.*\)" % (ADDR, re.escape(WRAPPER))])
 
 
+def check_instances(debugger, dialect, python, label, failures):
+    """py-print shows an instance as libpython does, `<Order(oid=1,
+    items=['x']) at remote 0x...>`, wherever its attributes live (inline
+    values, a dict, __slots__ of its class and bases), a self-reference as
+    <...>, a container whole however deep it nests, and cuts only at
+    libpython's 1,024 characters; `py-print NAME.ATTR...` follows attributes."""
+    names = ["order", "viadict", "slotted", "sub", "wide", "node", "deep", "long"]
+    sections, raw = debugger(python, INSTANCES, ["builtin_id"],
+                             [(n, "py-print " + n) for n in names + PATHS], None)
+    at = r" at remote %s>" % ADDR
+    wide = ", ".join("a%d=%d" % (i, i) for i in range(40))
+    cut = repr(list(range(1000)))[:OUTPUT_CAP] + "...(truncated)"
+    want = {"order": r"<Order\(oid=1, items=\['x'\]\)" + at,
+            "viadict": r"<Order\(oid=2, items=\[\], extra=3\)" + at,
+            "slotted": r"<Slotted\(a=1, b='two'\)" + at,
+            "sub": r"<Sub\(c=4, a=1, b='two'\)" + at,
+            "wide": r"<Wide\(%s\)" % wide + at,
+            "node": r"<Node\(name='n', next=<\.\.\.>\)" + at,
+            "deep": re.escape("{'outer': {'inner': (1, [2, {'deep': 'end'}])}}"),
+            "long": re.escape(cut)}
+    for name in names:
+        expect(failures, label, "py-print " + name, sections.get(name, [raw[-1500:]]),
+               ["local %s = %s" % (re.escape(repr(name)), want[name])])
+    paths = {"order.oid": "local 'order.oid' = 1",
+             "order.items": r"local 'order.items' = \['x'\]",
+             "sub.a": "local 'sub.a' = 1", "node.next.name": "local 'node.next.name' = 'n'",
+             "order.nope": "'order' has no attribute 'nope'"}
+    for path, line in paths.items():
+        expect(failures, label, "py-print " + path, sections.get(path, [raw[-1500:]]), [line])
+
+
 def label_of(python):
     """"p315/python3.15": the interpreter's build folder and name."""
     return os.path.basename(os.path.dirname(os.path.dirname(python))) + "/" + \
@@ -210,10 +253,11 @@ def label_of(python):
 def check_all(debugger, dialect, python, label, failures):
     """Every scenario both debuggers run: the sample (also with the JIT on
     and warm where the interpreter has a JIT), a collection, threads
-    waiting for the GIL, a method-wrapper."""
+    waiting for the GIL, a method-wrapper, instances and containers."""
     check_sample(debugger, dialect, python, label, None, failures)
     if jit_available(python):
         check_sample(debugger, dialect, python, label + " (JIT on, warm)",
                      dict(JIT_ON, WARM=str(JIT_WARM)), failures)
     check_states(debugger, dialect, python, label, failures)
     check_wrapper(debugger, dialect, python, label, failures)
+    check_instances(debugger, dialect, python, label, failures)

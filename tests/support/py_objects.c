@@ -1,5 +1,6 @@
 #include "py_objects.h"
 
+#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -258,6 +259,23 @@ uint64_t pyo_cell(struct pyo *o, uint64_t ref)
     uint64_t c = pyo_object(o, o->t_cell, 8);
     ju_builder_u64(o->p->b, c + o->head + o->V->cell_ref, ref);
     return c;
+}
+
+const struct pyo_build PYO_BUILDS[PYO_NBUILDS] = {
+    {0x030b07f0, 0}, {0x030c01f0, 0}, {0x030d00f0, 0}, {0x030d00f0, 1},
+    {0x030e07f0, 0}, {0x030e07f0, 1}};
+
+void pyo_target_open(struct pyo_target *t, size_t build)
+{
+    uint64_t interp;
+    t->version = PYO_BUILDS[build].version;
+    pyi_init_build(&t->p, t->version, PYO_BUILDS[build].free_threaded);
+    pyo_init(&t->o, &t->p);
+    interp = pyi_interp(&t->p, 0, 0);
+    pyi_thread(&t->p, interp, 0, 1);
+    pyi_set_interpreters(&t->p, interp);
+    t->mem = ju_builder_memory(t->p.b);
+    ck_assert_int_eq(jitunwind_pyreader_open(&t->r, &t->mem, t->p.runtime, t->version, NULL), 0);
 }
 
 void pyo_target_close(struct pyo_target *t)

@@ -48,6 +48,17 @@ struct pyo_target {
     jitunwind_pyreader *r;
     uint32_t version;
 };
+/* The builds with a value layout the synthetic value tests run on:
+ * 3.11-3.14, GIL and free-threaded. */
+struct pyo_build {
+    uint32_t version;
+    int free_threaded;
+};
+#define PYO_NBUILDS 6u
+extern const struct pyo_build PYO_BUILDS[PYO_NBUILDS];
+/* Open `t` as PYO_BUILDS[build]: an interpreter with one thread, and a
+ * reader over it. */
+void pyo_target_open(struct pyo_target *t, size_t build);
 /* Free the reader (if any) and the image. */
 void pyo_target_close(struct pyo_target *t);
 

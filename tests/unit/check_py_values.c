@@ -11,28 +11,6 @@
 #include "py_adversarial.h"
 #include "suite.h"
 
-static const struct {
-    uint32_t version;
-    int free_threaded;
-} BUILDS[] = {{0x030b07f0, 0}, {0x030c01f0, 0}, {0x030d00f0, 0}, {0x030d00f0, 1},
-              {0x030e07f0, 0}, {0x030e07f0, 1}};
-#define NBUILDS (sizeof BUILDS / sizeof BUILDS[0])
-
-
-static void open_target(struct pyo_target *t, size_t build)
-{
-    uint64_t interp;
-    t->version = BUILDS[build].version;
-    pyi_init_build(&t->p, t->version, BUILDS[build].free_threaded);
-    pyo_init(&t->o, &t->p);
-    interp = pyi_interp(&t->p, 0, 0);
-    pyi_thread(&t->p, interp, 0, 1);
-    pyi_set_interpreters(&t->p, interp);
-    t->mem = ju_builder_memory(t->p.b);
-    ck_assert_int_eq(jitunwind_pyreader_open(&t->r, &t->mem, t->p.runtime, t->version, NULL), 0);
-}
-
-
 static const char *render_with(struct pyo_target *t, uint64_t obj,
                                const struct jitunwind_py_repr_options *opt, uint32_t *flags)
 {
@@ -55,13 +33,13 @@ static const char *render(struct pyo_target *t, uint64_t obj)
 START_TEST(scalars_render_as_repr)
 {
     size_t b;
-    for (b = 0; b < NBUILDS; b++) {
+    for (b = 0; b < PYO_NBUILDS; b++) {
         struct pyo_target t;
         struct pyo *o = &t.o;
         uint32_t big[3] = {0, 0, 1}; /* 2**60 */
         uint32_t latin[] = {'c', 'a', 'f', 0xe9, 0xa0}, ucs2[] = {0x20ac, 0x4e2d, 0x2028, '\''};
         uint32_t ucs4[] = {0x1f600, 0xdc80};
-        open_target(&t, b);
+        pyo_target_open(&t, b);
         CHECK_REPR(&t, o->none, "None");
         CHECK_REPR(&t, pyo_bool(o, 1), "True");
         CHECK_REPR(&t, pyo_bool(o, 0), "False");
@@ -99,11 +77,11 @@ static const char *with_addr(const char *fmt, uint64_t a, uint64_t b)
 START_TEST(objects_render_as_repr)
 {
     size_t b;
-    for (b = 0; b < NBUILDS; b++) {
+    for (b = 0; b < PYO_NBUILDS; b++) {
         struct pyo_target t;
         struct pyo *o;
         uint64_t f, cell, thing_type, thing, k[3], v[3], d, l, inner_list;
-        open_target(&t, b);
+        pyo_target_open(&t, b);
         o = &t.o;
         f = pyo_function(o, "outer.<locals>.f");
         CHECK_REPR(&t, f, with_addr("<function outer.<locals>.f at 0x%llx>", f, 0));
@@ -164,7 +142,7 @@ START_TEST(limits_and_cycles)
     char text[300];
     struct jitunwind_py_repr_options opt = {sizeof opt, 0, 3, 5};
     size_t i;
-    open_target(&t, 2);
+    pyo_target_open(&t, 2);
     o = &t.o;
     for (i = 0; i < 12; i++)
         items[i] = pyo_int(o, (int64_t)i);
@@ -197,14 +175,14 @@ END_TEST
 START_TEST(adversarial_objects_are_bounded)
 {
     size_t b;
-    for (b = 0; b < NBUILDS; b++) {
+    for (b = 0; b < PYO_NBUILDS; b++) {
         struct pyo_target t;
         struct pyo_adversarial a;
         uint64_t before;
         uint32_t flags;
         const char *text;
         char expect[64];
-        open_target(&t, b);
+        pyo_target_open(&t, b);
         pyo_adversarial(&t.o, &a);
         /* ten items (the first real, the rest whatever follows its array), then "..." */
         before = ju_builder_reads(t.p.b);
@@ -261,7 +239,7 @@ END_TEST
 START_TEST(every_failed_read_is_survived)
 {
     size_t b;
-    for (b = 0; b < NBUILDS; b++) {
+    for (b = 0; b < PYO_NBUILDS; b++) {
         struct pyo_target t;
         struct pyo *o;
         struct ju_faulty f = {0};
@@ -271,7 +249,7 @@ START_TEST(every_failed_read_is_survived)
         char full[4096], buf[4096];
         uint32_t flags;
         const struct jitunwind_py_repr_options deep = {sizeof deep, 4, 0, 0};
-        open_target(&t, b);
+        pyo_target_open(&t, b);
         o = &t.o;
         thing = pyo_object(o, pyo_type(o, "Thing", 1, "m"), 16);
         k[0] = pyo_str(o, "name");
@@ -320,7 +298,7 @@ START_TEST(small_buffers_are_respected)
     char buf[512];
     size_t i, size;
     uint32_t flags;
-    open_target(&t, 0);
+    pyo_target_open(&t, 0);
     for (i = 0; i < 20; i++)
         items[i] = pyo_str(&t.o, "\xe2\x82\xac-euro");
     for (size = 32; size < 256; size++) {
@@ -374,7 +352,7 @@ static uint64_t variables_frame(struct pyo_target *t, struct jitunwind_py_frame 
 START_TEST(frame_variables_in_order)
 {
     size_t b;
-    for (b = 0; b < NBUILDS; b++) {
+    for (b = 0; b < PYO_NBUILDS; b++) {
         struct pyo_target t;
         struct jitunwind_py_frame fr;
         struct jitunwind_py_variable v[8];
@@ -386,7 +364,7 @@ START_TEST(frame_variables_in_order)
                                    JITUNWIND_PYVAR_CELL, JITUNWIND_PYVAR_FREE};
         uint64_t value;
         int scope;
-        open_target(&t, b);
+        pyo_target_open(&t, b);
         variables_frame(&t, &fr);
         ck_assert_int_eq(jitunwind_pyreader_frame_variables(t.r, &fr, v, 8, &n), 0);
         ck_assert_uint_eq(n, 6);
@@ -433,7 +411,7 @@ START_TEST(lookup_reads_globals_then_builtins)
     struct jitunwind_py_frame fr;
     uint64_t frame, gk, gv, bk[2], bv[2], value;
     int scope;
-    open_target(&t, 4);
+    pyo_target_open(&t, 4);
     frame = variables_frame(&t, &fr);
     gk = pyo_str(&t.o, "CONFIG");
     gv = pyo_int(&t.o, 42);
@@ -461,7 +439,7 @@ START_TEST(held_reads_are_reused_until_released)
     struct pyo_target t;
     uint64_t obj;
     uint64_t before;
-    open_target(&t, 2);
+    pyo_target_open(&t, 2);
     obj = pyo_int(&t.o, 5);
     ck_assert_int_eq(jitunwind_pyreader_hold_reads(t.r, 1), 0);
     CHECK_REPR(&t, obj, "5");
@@ -484,14 +462,14 @@ END_TEST
 START_TEST(a_released_gil_has_no_holder)
 {
     size_t b;
-    for (b = 1; b < NBUILDS; b++) {
+    for (b = 1; b < PYO_NBUILDS; b++) {
         struct pyo_target t;
         struct jitunwind_py_thread th[4];
         uint64_t interp, ts, gil;
         size_t n;
-        if (BUILDS[b].free_threaded)
+        if (PYO_BUILDS[b].free_threaded)
             continue;
-        pyi_init_build(&t.p, BUILDS[b].version, 0);
+        pyi_init_build(&t.p, PYO_BUILDS[b].version, 0);
         pyo_init(&t.o, &t.p);
         interp = pyi_interp(&t.p, 0, 0);
         ts = pyi_thread(&t.p, interp, 0, 1);
@@ -501,7 +479,7 @@ START_TEST(a_released_gil_has_no_holder)
         ju_builder_u64(t.p.b, gil + t.p.L->gil_last_holder, ts);
         ju_builder_u32(t.p.b, gil + t.o.V->gil_locked, 0);
         t.mem = ju_builder_memory(t.p.b);
-        ck_assert_int_eq(jitunwind_pyreader_open(&t.r, &t.mem, t.p.runtime, BUILDS[b].version,
+        ck_assert_int_eq(jitunwind_pyreader_open(&t.r, &t.mem, t.p.runtime, PYO_BUILDS[b].version,
                                                  NULL), 0);
         ck_assert_int_eq(jitunwind_pyreader_threads(t.r, th, 4, &n), 0);
         ck_assert_int_eq(th[0].holds_gil, 0);

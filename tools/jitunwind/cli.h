@@ -215,6 +215,10 @@ int cli_list_threads(int pid, struct cli_thread *out, size_t max, size_t *count,
 int cli_find_thread(int pid, int tid, struct cli_thread *out);
 /* t->name from /proc/PID/task/TID/comm ("" when gone). */
 void cli_thread_name(int pid, struct cli_thread *t);
+/* python_thread_names.c: t->name becomes the thread's Python name (the
+ * threading module's) when the listed thread states of `target` give one;
+ * else it stays. */
+void cli_python_thread_name(struct cli_target *target, struct cli_thread *t);
 int cli_tid_wanted(const struct cli_options *opt, int tid);
 
 /* --- ptrace_regs.c --- */

@@ -156,16 +156,20 @@ static uint32_t sampled_thread(struct sampler *sm, int tid, const char *name)
 }
 
 /* A thread's name may be set after it was first sampled: the name it has at
- * the end is the one profiles show (a thread that has ended keeps the name
- * it had). */
+ * the end, its Python name where it has one, is the one profiles show (a
+ * thread that has ended keeps the name it had). */
 static void name_threads(struct sampler *sm)
 {
     size_t i;
+    if (!sm->opt->all) /* with --all each process has its own reader (perf_procs.c) */
+        cli_list_python_threads(&sm->t);
     for (i = 0; i < sm->prof.n_threads; i++) {
         struct cli_thread th = {.tid = sm->prof.threads[i].tid};
         if (th.tid <= 0)
             continue;
         cli_thread_name(sm->opt->all ? th.tid : sm->t.pid, &th); /* /proc/TID is the thread's */
+        if (!sm->opt->all)
+            cli_python_thread_name(&sm->t, &th);
         if (th.name[0])
             snprintf(sm->prof.threads[i].name, sizeof sm->prof.threads[i].name, "%s", th.name);
     }

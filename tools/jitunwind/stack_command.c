@@ -150,6 +150,8 @@ int cli_stack_command(const struct cli_options *opt)
     n = list_threads(&t, opt, threads, CLI_MAX_TIDS, &code);
     if (code != CLI_OK)
         goto done;
+    for (i = 0; i < n; i++)
+        cli_python_thread_name(&t, &threads[i]);
     if (!opt->no_cache && (jitunwind_pyreader_cache_code(t.py, CODE_CACHE_ENTRIES) < 0 ||
                            cli_target_cache_reads(&t) < 0))
         fprintf(stderr, "jitunwind: no memory for the caches; reading without them\n");

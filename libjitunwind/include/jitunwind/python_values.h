@@ -19,16 +19,22 @@ extern "C" {
 /* Limits of jitunwind_pyreader_repr; a 0 field takes the default. */
 struct jitunwind_py_repr_options {
     size_t size;        /* sizeof(struct jitunwind_py_repr_options), checked as jitunwind_memory's */
-    uint32_t max_depth; /* containers nested deeper show as [...], {...}: default 2 */
-    uint32_t max_items; /* items shown per container, then "...": default 10 */
-    uint32_t max_chars; /* characters of a str or bytes, digits of an int: default 200 */
+    uint32_t max_depth; /* containers nested deeper show as [...], {...}: default 2
+                         * (libpython style: 16) */
+    uint32_t max_items; /* items shown per container, then "...": default 10 (1000) */
+    uint32_t max_chars; /* characters of a str or bytes, digits of an int: default 200
+                         * (1024) */
     uint32_t style;     /* JITUNWIND_PYREPR_STYLE_* bits; 0: as repr() */
 };
 
-/* Builtin functions and methods as CPython's libpython.py shows them:
+/* Values as CPython's libpython.py shows them, so that output read by tools
+ * made for libpython matches: builtin functions and methods as
  * `<built-in method NAME of TYPE object at remote 0x...>` whenever the
- * builtin has a `self` (a module too), so that output read by tools made for
- * libpython matches. */
+ * builtin has a `self` (a module too); an instance of a class defined in
+ * Python with its attributes (its __dict__, inline values or managed dict,
+ * and __slots__), `<Order(oid=1, items=['x']) at remote 0x...>`, itself
+ * inside itself as `<...>`; libpython's limits by default (above), and the
+ * whole text cut at 1,024 bytes and ended with "...(truncated)". */
 #define JITUNWIND_PYREPR_STYLE_LIBPYTHON (1u << 0)
 
 #define JITUNWIND_PYREPR_TRUNCATED (1u << 0)  /* a limit cut something ("..." marks where) */
@@ -103,6 +109,15 @@ JITUNWIND_API int jitunwind_pyreader_frame_lookup(jitunwind_pyreader *reader,
                                                   const struct jitunwind_py_frame *frame,
                                                   const char *name, uint64_t *value, int *scope);
 
+/* The attribute `name` of the object at `object`, found where CPython keeps
+ * it without running code: an instance's own attributes (its __dict__,
+ * inline values or managed dict, its __slots__), a module's globals, a
+ * class's own dict (not its bases', nor properties or other descriptors).
+ * 0 with *value, ENOTFOUND, or another negative status (EREAD, EINVAL,
+ * ELIMIT after 256 attributes, EUNSUPPORTED without a value layout). */
+JITUNWIND_API int jitunwind_pyreader_attribute(jitunwind_pyreader *reader, uint64_t object,
+                                               const char *name, uint64_t *value);
+
 /* A builtin function or method object (PyCFunctionObject) and the C
  * function it calls (its PyMethodDef's ml_meth). */
 struct jitunwind_py_cfunction {
@@ -132,6 +147,20 @@ JITUNWIND_API int jitunwind_pyreader_frame_cfunctions(jitunwind_pyreader *reader
  * (free-threaded builds, 3.15+), EREAD. */
 JITUNWIND_API int jitunwind_pyreader_gc_collecting(jitunwind_pyreader *reader, uint64_t interp,
                                                    int *collecting);
+
+#define JITUNWIND_PY_THREAD_NAME_MAX 64u
+
+/* The Python name of THREAD (a thread state from jitunwind_pyreader_threads):
+ * the `_name` of the threading.Thread that `threading._active` (found
+ * through the interpreter's sys.modules) keys by its thread_id, such as
+ * "MainThread", into BUF (UTF-8, NUL-terminated, cut at SIZE - 1 bytes;
+ * SIZE >= 2). Nothing runs in the target; every read is bounded. Returns 0,
+ * ENOTFOUND (threading not imported, or the thread not among its
+ * threads), EUNSUPPORTED (the interpreter's modules are not known for this
+ * build), EINVAL, or EREAD; BUF is "" unless 0. */
+JITUNWIND_API int jitunwind_pyreader_thread_name(jitunwind_pyreader *reader,
+                                                 const struct jitunwind_py_thread *thread,
+                                                 char *buf, size_t size);
 
 /* Keep the target memory the value functions above read (128 KiB of it,
  * in READER) from one call to the next while HOLD is 1; 0 forgets it. Only

@@ -92,6 +92,49 @@ def lookup(reader, frame, name):
     return value.value, SCOPE_NAMES.get(scope.value, "?")
 
 
+def attribute(reader, address, name):
+    """The address of attribute `name` of the object at `address`
+    (jitunwind_pyreader_attribute: an instance's own attributes, a module's
+    globals, a class's own dict), or None when it has none of that name or
+    it cannot be read."""
+    value = ctypes.c_uint64()
+    rc = _lib().jitunwind_pyreader_attribute(reader._handle, address, name.encode(),
+                                             ctypes.byref(value))
+    return None if rc < 0 else value.value
+
+
+THREAD_NAME_MAX = 64  # JITUNWIND_PY_THREAD_NAME_MAX
+
+
+def thread_name(reader, thread):
+    """The Python name (threading's) of a thread state from
+    PyReader.threads(), or None when it has none or it cannot be read."""
+    t = _ffi.PyThread(thread.tstate, thread.interp, thread.interp_id, thread.thread_id,
+                      thread.native_thread_id, thread.current_frame, thread.holds_gil, 0)
+    buf = _buffer("thread name", lambda: ctypes.create_string_buffer(THREAD_NAME_MAX))
+    rc = _lib().jitunwind_pyreader_thread_name(reader._handle, ctypes.byref(t), buf,
+                                               THREAD_NAME_MAX)
+    return buf.value.decode("utf-8", "replace") if rc == 0 and buf.value else None
+
+
+def lookup_path(reader, frame, path):
+    """(address, scope name) of a dotted path seen from the frame
+    (`order.items`: the name as lookup() finds it, then each attribute), or
+    (None, message) when some part is missing."""
+    parts = path.split(".")
+    found = lookup(reader, frame, parts[0])
+    if found is None:
+        return None, "%r not found" % parts[0]
+    address, scope = found
+    if scope == "unbound local":
+        return None, "local %r is unbound (assigned later, or deleted)" % parts[0]
+    for i, part in enumerate(parts[1:], 1):
+        address = attribute(reader, address, part) if part else None
+        if address is None:
+            return None, "%r has no attribute %r" % (".".join(parts[:i]), part)
+    return address, scope
+
+
 STACK_SLOTS = 64  # JITUNWIND_PY_STACK_SLOTS
 
 

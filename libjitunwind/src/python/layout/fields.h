@@ -182,7 +182,12 @@ enum ju_py_debug_field {
     X(cell_ref, CELL, 8, NONE, CHECKED, SKIP, "ob_ref")                                     \
     X(tp_flags, TYPE, 8, NONE, CHECKED, TP_FLAGS, "tp_flags")                               \
     X(tp_dict, TYPE, 8, NONE, CHECKED, SKIP, "tp_dict")                                     \
+    X(tp_basicsize, TYPE, 8, NONE, OPTIONAL, SKIP, "tp_basicsize")                          \
+    X(tp_dictoffset, TYPE, 8, NONE, OPTIONAL, SKIP, "tp_dictoffset")                        \
+    X(tp_members, TYPE, 8, NONE, OPTIONAL, SKIP, "tp_members")                              \
+    X(tp_base, TYPE, 8, NONE, OPTIONAL, SKIP, "tp_base")                                    \
     X(ht_qualname, HEAPTYPE, 8, NONE, CHECKED, SKIP, "ht_qualname")                         \
+    X(ht_cached_keys, HEAPTYPE, 8, NONE, OPTIONAL, SKIP, "ht_cached_keys")                  \
     X(co_flags, CODE, 4, NONE, CHECKED, SKIP, "co_flags")                                   \
     X(co_argcount, CODE, 4, NONE, CHECKED, CO_ARGCOUNT, "co_argcount")                      \
     X(co_kwonlyargcount, CODE, 4, NONE, CHECKED, SKIP, "co_kwonlyargcount")                 \
@@ -195,12 +200,14 @@ enum ju_py_debug_field {
     X(dk_nentries, DICTKEYS, 8, NONE, CHECKED, SKIP, "dk_nentries")                         \
     X(dk_indices, DICTKEYS, 0, NONE, CHECKED, SKIP, "dk_indices") /* = the header copied */ \
     X(dv_values, DICTVALUES, 8, NONE, CHECKED, SKIP, "values")                              \
+    X(dv_valid, DICTVALUES, 1, NONE, OPTIONAL, SKIP, "valid")                               \
     X(fr_globals, FRAME, 8, NONE, CHECKED, SKIP, "f_globals")                               \
     X(fr_builtins, FRAME, 8, NONE, CHECKED, SKIP, "f_builtins")                             \
     X(fr_localsplus, FRAME, 0, NONE, CHECKED, FR_LOCALSPLUS, "localsplus") /* the slots' start */ \
     X(gil_locked, GIL, 4, NONE, OPTIONAL, SKIP, "locked")                                   \
     /* interp_gc_collecting: the target gives it as interp.gc + gc.collecting */              \
-    X(interp_gc_collecting, INTERP, 4, NONE, BUILD, SKIP, "gc.collecting")
+    X(interp_gc_collecting, INTERP, 4, NONE, BUILD, SKIP, "gc.collecting")                  \
+    X(interp_modules, INTERP, 8, NONE, BUILD, SKIP, "imports.modules|modules")
 
 /* How a field's value is resolved (every table alike). */
 enum ju_py_field_kind {

@@ -28,6 +28,7 @@
     .dict_keys = 16, .dict_values = 24, .set_used = 8, .set_mask = 16, .set_table = 24,  \
     .func_qualname = 24, .cfunc_ml = 0, .cfunc_self = 8, .method_func = 0,               \
     .method_self = 8, .module_dict = 0, .cell_ref = 0, .tp_flags = 152, .tp_dict = 248,  \
+    .tp_basicsize = 16, .tp_dictoffset = 272, .tp_members = 224, .tp_base = 240,         \
     .co_flags = 32, .co_localsplusnames = 80, .co_localspluskinds = 88,                  \
     .dk_log2_size = 8, .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,       \
     .dk_indices = 32
@@ -35,20 +36,20 @@
 const struct ju_py_value_layout ju_py_value_table_311 = {
     .version = 0x030b0000, OBJECTS_COMMON,
     .long_size = 0, .long_tag = JU_PY_NONE, .tuple_items = 8, .ht_qualname = 848,
-    .co_argcount = 40, .co_kwonlyargcount = 48, .co_nlocalsplus = 60,
-    .dv_values = 0, .dv_order_before = 1,
+    .ht_cached_keys = 856, .co_argcount = 40, .co_kwonlyargcount = 48, .co_nlocalsplus = 60,
+    .dv_values = 0, .dv_valid = JU_PY_NONE, .dv_order_before = 1,
     .fr_globals = 8, .fr_builtins = 16, .fr_localsplus = 72,
     .gil_locked = JU_PY_NONE, /* 3.11: the runtime's current thread state says it */
-    .interp_gc_collecting = 848,
+    .interp_gc_collecting = 848, .interp_modules = 888,
 };
 
 const struct ju_py_value_layout ju_py_value_table_312 = {
     .version = 0x030c0000, OBJECTS_COMMON,
     .long_size = JU_PY_NONE, .long_tag = 0, .tuple_items = 8, .ht_qualname = 856,
-    .co_argcount = 36, .co_kwonlyargcount = 44, .co_nlocalsplus = 56,
-    .dv_values = 0, .dv_order_before = 1,
+    .ht_cached_keys = 864, .co_argcount = 36, .co_kwonlyargcount = 44, .co_nlocalsplus = 56,
+    .dv_values = 0, .dv_valid = JU_PY_NONE, .dv_order_before = 1,
     .fr_globals = 24, .fr_builtins = 32, .fr_localsplus = 72, .gil_locked = 16,
-    .interp_gc_collecting = 312,
+    .interp_gc_collecting = 312, .interp_modules = 944,
 };
 
 /* 3.13 and 3.14 also have free-threaded builds: the same tables behind the
@@ -56,25 +57,28 @@ const struct ju_py_value_layout ju_py_value_table_312 = {
 #define VALUES_313_FIELDS                                                                 \
     .version = 0x030d0000, OBJECTS_COMMON,                                                \
     .long_size = JU_PY_NONE, .long_tag = 0, .tuple_items = 8, .ht_qualname = 856,        \
-    .co_argcount = 36, .co_kwonlyargcount = 44, .co_nlocalsplus = 56,                     \
-    .dv_values = 8, .dv_order_before = 0,                                                 \
+    .ht_cached_keys = 864, .co_argcount = 36, .co_kwonlyargcount = 44,                    \
+    .co_nlocalsplus = 56, .dv_values = 8, .dv_valid = 3, .dv_order_before = 0,            \
     .fr_globals = 24, .fr_builtins = 32, .fr_localsplus = 72, .gil_locked = 16
 
 #define VALUES_314_FIELDS                                                                 \
     .version = 0x030e0000, OBJECTS_COMMON,                                                \
     .long_size = JU_PY_NONE, .long_tag = 0, .tuple_items = 16 /* after ob_hash */,       \
-    .ht_qualname = 856, .co_argcount = 36, .co_kwonlyargcount = 44, .co_nlocalsplus = 56, \
-    .dv_values = 8, .dv_order_before = 0,                                                 \
+    .ht_qualname = 856, .ht_cached_keys = 864, .co_argcount = 36,                         \
+    .co_kwonlyargcount = 44, .co_nlocalsplus = 56, .dv_values = 8, .dv_valid = 3,         \
+    .dv_order_before = 0,                                                                 \
     .fr_globals = 24, .fr_builtins = 32, .fr_localsplus = 80, .gil_locked = 16
 
-const struct ju_py_value_layout ju_py_value_table_313 = {VALUES_313_FIELDS,
-                                                     .interp_gc_collecting = 7600};
+const struct ju_py_value_layout ju_py_value_table_313 = {
+    VALUES_313_FIELDS, .interp_gc_collecting = 7600, .interp_modules = 7656};
 const struct ju_py_value_layout ju_py_value_table_313t = {
-    VALUES_313_FIELDS, .free_threaded = 1, .interp_gc_collecting = JU_PY_NONE};
-const struct ju_py_value_layout ju_py_value_table_314 = {VALUES_314_FIELDS,
-                                                     .interp_gc_collecting = 7600};
+    VALUES_313_FIELDS, .free_threaded = 1, .interp_gc_collecting = JU_PY_NONE,
+    .interp_modules = JU_PY_NONE};
+const struct ju_py_value_layout ju_py_value_table_314 = {
+    VALUES_314_FIELDS, .interp_gc_collecting = 7600, .interp_modules = 7688};
 const struct ju_py_value_layout ju_py_value_table_314t = {
-    VALUES_314_FIELDS, .free_threaded = 1, .interp_gc_collecting = JU_PY_NONE};
+    VALUES_314_FIELDS, .free_threaded = 1, .interp_gc_collecting = JU_PY_NONE,
+    .interp_modules = JU_PY_NONE};
 
 static uint32_t *slot_of(struct ju_py_values *s, size_t id)
 {

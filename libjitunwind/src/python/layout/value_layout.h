@@ -40,13 +40,18 @@ struct ju_py_value_layout {
     uint32_t module_dict;
     uint32_t cell_ref;
     uint32_t tp_flags, tp_dict;
+    /* instance attributes: where an object's dict or slots are (NONE: unknown,
+     * instances then show without their attributes) */
+    uint32_t tp_basicsize, tp_dictoffset, tp_members, tp_base;
     uint32_t ht_qualname;      /* PyHeapTypeObject */
+    uint32_t ht_cached_keys;   /* PyHeapTypeObject: the keys of its instances' inline values */
     uint32_t co_flags, co_argcount, co_kwonlyargcount, co_nlocalsplus;
     uint32_t co_localsplusnames, co_localspluskinds;
 
     /* PyDictKeysObject and PyDictValues */
     uint32_t dk_log2_size, dk_log2_index_bytes, dk_kind, dk_nentries, dk_indices;
     uint32_t dv_values;        /* values[] in PyDictValues */
+    uint32_t dv_valid;         /* PyDictValues.valid (3.13+): inline values in use; else NONE */
     uint8_t dv_order_before;   /* 1: insertion order bytes before values (3.11, 3.12: byte
                                 * [-3-i], count at [-2]); 0: after values[capacity]
                                 * (3.13+: capacity at byte 0, count at byte 1) */
@@ -62,6 +67,9 @@ struct ju_py_value_layout {
     /* PyInterpreterState.gc.collecting (int); NONE: unknown (the
      * free-threaded tables: it comes from _Py_DebugOffsets or DWARF) */
     uint32_t interp_gc_collecting;
+    /* PyInterpreterState's sys.modules dict (imports.modules; 3.11:
+     * modules); NONE: unknown (free-threaded tables: from DWARF) */
+    uint32_t interp_modules;
 };
 
 /* Its fields are the rows of JU_PY_VALUE_FIELDS (fields.h), ids

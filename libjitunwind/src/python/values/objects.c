@@ -87,6 +87,7 @@ int ju_py_type_lookup(struct ju_py_objects *o, uint64_t type, struct ju_py_type_
         return JITUNWIND_EREAD;
     t->type = type;
     t->heap = (flags & TPFLAGS_HEAPTYPE) != 0;
+    t->flags = flags;
     t->kind = JU_K_OTHER;
     if (!t->heap)
         for (i = 0; i < sizeof BUILTIN_KINDS / sizeof BUILTIN_KINDS[0]; i++)
@@ -153,12 +154,35 @@ int ju_py_type_display(struct ju_py_objects *o, const struct ju_py_type_info *in
 #define DICT_KEYS_GENERAL 0
 #define MAX_LOG2_SIZE 40u
 
-int ju_py_dict_iter_init(struct ju_py_objects *o, uint64_t dict, struct ju_py_dict_iter *it)
+/* The entries of the keys object at `keys` into it: where they start, their
+ * size and dk_nentries; 0 or a negative status. */
+static int keys_entries(struct ju_py_objects *o, uint64_t keys, struct ju_py_dict_iter *it,
+                        uint64_t *nentries)
 {
     const struct ju_py_value_layout *V = o->V;
     uint8_t keys_head[JU_PY_DICT_KEYS_COPY];
-    uint64_t used, keys, values, nentries;
     uint8_t log2_size, log2_index_bytes, kind;
+    int rc;
+    if (V->dk_indices > sizeof keys_head)
+        return JITUNWIND_ECORRUPT;
+    if ((rc = ju_read(&o->r->mem, keys, keys_head, V->dk_indices)) < 0)
+        return rc;
+    log2_size = keys_head[V->dk_log2_size];
+    log2_index_bytes = keys_head[V->dk_log2_index_bytes];
+    kind = keys_head[V->dk_kind];
+    *nentries = ju_load_u64(keys_head + V->dk_nentries);
+    if (log2_size > MAX_LOG2_SIZE || log2_index_bytes > MAX_LOG2_SIZE + 3 || kind > 2 ||
+        (int64_t)*nentries < 0 || *nentries > (1ull << log2_size))
+        return JITUNWIND_ECORRUPT;
+    it->entries = keys + V->dk_indices + (1ull << log2_index_bytes);
+    it->entry_size = kind == DICT_KEYS_GENERAL ? 24 : 16;
+    return 0;
+}
+
+int ju_py_dict_iter_init(struct ju_py_objects *o, uint64_t dict, struct ju_py_dict_iter *it)
+{
+    const struct ju_py_value_layout *V = o->V;
+    uint64_t used, keys, values, nentries;
     int rc;
     memset(it, 0, sizeof *it);
     if ((rc = ju_read_u64(&o->r->mem, dict + o->head + V->dict_used, &used)) < 0 ||
@@ -169,19 +193,8 @@ int ju_py_dict_iter_init(struct ju_py_objects *o, uint64_t dict, struct ju_py_di
         return JITUNWIND_ECORRUPT;
     if (used == 0)
         return 0; /* empty: count stays 0, keys not read */
-    if (V->dk_indices > sizeof keys_head)
-        return JITUNWIND_ECORRUPT;
-    if ((rc = ju_read(&o->r->mem, keys, keys_head, V->dk_indices)) < 0)
+    if ((rc = keys_entries(o, keys, it, &nentries)) < 0)
         return rc;
-    log2_size = keys_head[V->dk_log2_size];
-    log2_index_bytes = keys_head[V->dk_log2_index_bytes];
-    kind = keys_head[V->dk_kind];
-    nentries = ju_load_u64(keys_head + V->dk_nentries);
-    if (log2_size > MAX_LOG2_SIZE || log2_index_bytes > MAX_LOG2_SIZE + 3 || kind > 2 ||
-        (int64_t)nentries < 0 || nentries > (1ull << log2_size))
-        return JITUNWIND_ECORRUPT;
-    it->entries = keys + V->dk_indices + (1ull << log2_index_bytes);
-    it->entry_size = kind == DICT_KEYS_GENERAL ? 24 : 16;
     if (values == 0) {
         it->count = nentries;
         return 0;
@@ -201,6 +214,32 @@ int ju_py_dict_iter_init(struct ju_py_objects *o, uint64_t dict, struct ju_py_di
     }
     if (used > 256) /* insertion order is kept in bytes: a split table has < 256 keys */
         return JITUNWIND_ECORRUPT;
+    return 0;
+}
+
+int ju_py_keys_values_iter_init(struct ju_py_objects *o, uint64_t keys, uint64_t values,
+                                struct ju_py_dict_iter *it)
+{
+    uint64_t nentries;
+    uint8_t head[2], count;
+    int rc;
+    memset(it, 0, sizeof *it);
+    if ((rc = keys_entries(o, keys, it, &nentries)) < 0)
+        return rc;
+    it->values = values + o->V->dv_values;
+    if (o->V->dv_order_before) {
+        if ((rc = ju_read(&o->r->mem, values - 2, &count, 1)) < 0)
+            return rc;
+        it->order = values - 3;
+        it->order_step = -1;
+    } else {
+        if ((rc = ju_read(&o->r->mem, values, head, 2)) < 0)
+            return rc;
+        count = head[1];
+        it->order = it->values + 8ull * head[0];
+        it->order_step = 1;
+    }
+    it->count = count < nentries ? count : nentries;
     return 0;
 }
 

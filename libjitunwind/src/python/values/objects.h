@@ -15,13 +15,15 @@ enum ju_py_kind {
     JU_K_OTHER = 0, JU_K_NONE, JU_K_BOOL, JU_K_INT, JU_K_FLOAT, JU_K_STR, JU_K_BYTES,
     JU_K_TUPLE, JU_K_LIST, JU_K_DICT, JU_K_SET, JU_K_FROZENSET, JU_K_TYPE, JU_K_FUNCTION,
     JU_K_CFUNCTION, JU_K_METHOD, JU_K_MODULE, JU_K_CODE, JU_K_CELL, JU_K_ELLIPSIS,
-    JU_K_NOTIMPLEMENTED, JU_K_METHOD_WRAPPER
+    JU_K_NOTIMPLEMENTED, JU_K_METHOD_WRAPPER,
+    JU_K_INSTANCE /* not a type's kind: an instance shown with its attributes */
 };
 
 struct ju_py_type_info {
     uint64_t type;           /* the type object's address; 0: slot unused */
     uint8_t kind;            /* enum ju_py_kind of its instances */
     uint8_t heap;            /* Py_TPFLAGS_HEAPTYPE */
+    uint64_t flags;          /* tp_flags */
     char tp_name[64];        /* cut at 63 bytes */
 };
 
@@ -75,6 +77,10 @@ struct ju_py_dict_iter {
 /* 0 with the iterator ready, or a negative status. */
 JU_HIDDEN int ju_py_dict_iter_init(struct ju_py_objects *o, uint64_t dict,
                                    struct ju_py_dict_iter *it);
+/* The same over a keys object and a values array that no dict holds (an
+ * instance's inline values), in insertion order; unset values are skipped. */
+JU_HIDDEN int ju_py_keys_values_iter_init(struct ju_py_objects *o, uint64_t keys,
+                                          uint64_t values, struct ju_py_dict_iter *it);
 /* 1 with the next key and value, 0 at the end, ELIMIT after
  * JU_PY_MAX_DICT_SCAN entries, or EREAD. */
 JU_HIDDEN int ju_py_dict_next(struct ju_py_objects *o, struct ju_py_dict_iter *it,

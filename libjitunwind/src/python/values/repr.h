@@ -7,17 +7,21 @@
 #include "python/values/objects.h"
 
 /* Writes into buf[0, cap), always NUL-terminated; once full, `full` is set
- * and the last bytes say "..." (JU_WRITER_RESERVE bytes are kept for it). */
+ * and the last bytes say what `cut` says (`reserve` bytes are kept for it). */
 struct ju_writer {
     char *buf;
     size_t cap, len;
     int full;
     int truncated;  /* anything was cut (a limit, or the buffer) */
     int unreadable; /* some pointer could not be read */
+    const char *cut; /* what marks a cut: "..." */
+    size_t reserve;  /* bytes kept for it */
 };
-#define JU_WRITER_RESERVE 4u
 
 JU_HIDDEN void ju_w_init(struct ju_writer *w, char *buf, size_t cap);
+/* Cut the text at `chars` bytes (when the buffer holds that many), marked
+ * with `cut` instead of "...". */
+JU_HIDDEN void ju_w_limit(struct ju_writer *w, size_t chars, const char *cut);
 JU_HIDDEN void ju_w_put(struct ju_writer *w, const char *s, size_t n);
 JU_HIDDEN void ju_w_str(struct ju_writer *w, const char *s);
 JU_HIDDEN void ju_w_fmt(struct ju_writer *w, const char *fmt, ...) JU_PRINTF(2, 3);

@@ -11,7 +11,19 @@ void ju_w_init(struct ju_writer *w, char *buf, size_t cap)
     memset(w, 0, sizeof *w);
     w->buf = buf;
     w->cap = cap;
+    w->cut = "...";
+    w->reserve = 4;
     buf[0] = '\0';
+}
+
+void ju_w_limit(struct ju_writer *w, size_t chars, const char *cut)
+{
+    size_t reserve = strlen(cut);
+    if (chars + reserve + 1 <= w->cap) {
+        w->cap = chars + reserve + 1;
+        w->cut = cut;
+        w->reserve = reserve;
+    }
 }
 
 void ju_w_put(struct ju_writer *w, const char *s, size_t n)
@@ -19,15 +31,15 @@ void ju_w_put(struct ju_writer *w, const char *s, size_t n)
     size_t room;
     if (w->full)
         return;
-    room = w->cap - 1 - JU_WRITER_RESERVE - w->len;
+    room = w->cap - 1 - w->reserve - w->len;
     if (n > room) {
         /* do not cut a UTF-8 sequence */
         while (room > 0 && ((unsigned char)s[room] & 0xc0) == 0x80)
             room--;
         memcpy(w->buf + w->len, s, room);
         w->len += room;
-        memcpy(w->buf + w->len, "...", 4);
-        w->len += 3;
+        memcpy(w->buf + w->len, w->cut, strlen(w->cut) + 1);
+        w->len += strlen(w->cut);
         w->full = 1;
         w->truncated = 1;
         return;

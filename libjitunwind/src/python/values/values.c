@@ -2,17 +2,26 @@
  *
  * Containers being shown sit on an explicit stack (at most max_depth deep,
  * plus the bound methods whose `self` is being shown); each step takes the
- * next item of the top one. A container already on the stack is a cycle
- * and shows as CPython's Py_ReprEnter makes it ([...], {...}, (...)); one
- * beyond the depth limit shows the same way. Each container scans at most
- * JU_PY_MAX_DICT_SCAN slots; every read is bounded. */
+ * next item of the top one. In libpython's style an instance of a heap
+ * type is such a container too, its attributes its items (instance.h). A
+ * container already on the stack is a cycle and shows as CPython's
+ * Py_ReprEnter makes it ([...], {...}, (...); an instance as libpython's
+ * <...>); one beyond the depth limit shows the same way. Each container
+ * scans at most JU_PY_MAX_DICT_SCAN slots; every read is bounded. */
 #include "base/sized.h"
+#include "python/values/instance.h"
 #include "python/values/read_cache.h"
 #include "python/values/repr.h"
 
 #define DEFAULT_DEPTH 2u
 #define DEFAULT_ITEMS 10u
 #define DEFAULT_CHARS 200u
+/* libpython.py's own bounds: its output is cut at 1,024 characters and
+ * marked, and no container shows more than 1,000 items; nesting is
+ * bounded only by the renderer's stack. */
+#define LIBPYTHON_OUTPUT 1024u
+#define LIBPYTHON_ITEMS 1000u
+#define LIBPYTHON_CUT "...(truncated)"
 #define MAX_DEPTH 16u
 #define MAX_STACK (2u * MAX_DEPTH + 2u)
 
@@ -25,6 +34,7 @@ struct open_item {
     uint64_t pending;  /* dict: the value of the key just shown */
     uint64_t items, count, index, scanned; /* tuple/list: item array; set: table, slots */
     struct ju_py_dict_iter dict;
+    struct ju_py_attr_iter attrs; /* an instance's attributes */
 };
 
 struct renderer {
@@ -32,6 +42,7 @@ struct renderer {
     struct ju_writer w;
     uint32_t max_depth, max_items, max_chars, style;
     unsigned depth, containers;
+    char attr_name[128];   /* the instance attribute next_item gave */
     struct open_item stack[MAX_STACK];
 };
 
@@ -63,6 +74,7 @@ static const char *recursion_form(uint8_t kind)
     case JU_K_LIST: return "[...]";
     case JU_K_SET: return "set(...)";
     case JU_K_FROZENSET: return "frozenset(...)";
+    case JU_K_INSTANCE: return "<...>";
     default: return "{...}";
     }
 }
@@ -272,6 +284,49 @@ static void open_container(struct renderer *g, uint64_t obj, uint8_t kind)
     g->containers++;
 }
 
+/* An attribute name from the target: controls escaped as \xNN. */
+static void put_name(struct renderer *g, const char *name)
+{
+    for (; *name; name++) {
+        unsigned char ch = (unsigned char)*name;
+        if (ch < 0x20 || ch == 0x7f)
+            ju_w_fmt(&g->w, "\\x%02x", ch);
+        else
+            ju_w_put(&g->w, name, 1);
+    }
+}
+
+/* An instance of a heap type in libpython's form, `<NAME(attr=value, ...)
+ * at remote 0x...>` (`<NAME at remote 0x...>` without attributes): pushed,
+ * so that its attributes are shown as a container's items. */
+static void open_instance(struct renderer *g, uint64_t obj, const struct ju_py_type_info *t)
+{
+    struct open_item *c;
+    int rc;
+    if (on_stack(g, obj)) {
+        ju_w_str(&g->w, recursion_form(JU_K_INSTANCE));
+        return;
+    }
+    ju_w_str(&g->w, "<");
+    put_name(g, t->tp_name);
+    if (g->containers >= g->max_depth || g->depth >= MAX_STACK) {
+        g->w.truncated = 1;
+        ju_w_fmt(&g->w, " at remote 0x%llx>", (unsigned long long)obj);
+        return;
+    }
+    c = &g->stack[g->depth];
+    memset(c, 0, sizeof *c);
+    c->obj = obj;
+    c->kind = JU_K_INSTANCE;
+    if ((rc = ju_py_attrs_init(&g->o, obj, t, &c->attrs)) < 0) {
+        g->w.unreadable |= rc != JITUNWIND_EUNSUPPORTED; /* EUNSUPPORTED: a field not known */
+        ju_w_fmt(&g->w, " at remote 0x%llx>", (unsigned long long)obj);
+        return;
+    }
+    g->depth++;
+    g->containers++;
+}
+
 /* Show obj: scalars at once, containers by pushing them. */
 static void emit(struct renderer *g, uint64_t obj)
 {
@@ -333,6 +388,10 @@ static void emit(struct renderer *g, uint64_t obj)
     }
     default: {
         char display[192];
+        if (t->heap && (g->style & JITUNWIND_PYREPR_STYLE_LIBPYTHON)) {
+            open_instance(g, obj, t);
+            break;
+        }
         if (ju_py_type_display(&g->o, t, display, sizeof display) < 0)
             g->w.unreadable = 1;
         ju_w_fmt(&g->w, "<%s object at 0x%llx>", display, (unsigned long long)obj);
@@ -359,6 +418,8 @@ static int next_item(struct renderer *g, struct open_item *c, uint64_t *item, ui
         return 1;
     case JU_K_DICT:
         return ju_py_dict_next(&g->o, &c->dict, item, value);
+    case JU_K_INSTANCE:
+        return ju_py_attrs_next(&g->o, &c->attrs, g->attr_name, sizeof g->attr_name, item);
     default: /* set: slots {key, hash}; empty key NULL, deleted hash -1 */
         while (c->index < c->count) {
             uint8_t slot[16];
@@ -382,6 +443,11 @@ static void close_top(struct renderer *g)
         return;
     }
     g->containers--;
+    if (c->kind == JU_K_INSTANCE) {
+        ju_w_fmt(&g->w, "%s at remote 0x%llx>", c->shown || c->cut ? ")" : "",
+                 (unsigned long long)c->obj);
+        return;
+    }
     if (c->kind == JU_K_TUPLE && c->shown == 1 && !c->cut)
         ju_w_str(&g->w, ",");
     ju_w_str(&g->w, closing(c->kind));
@@ -410,7 +476,7 @@ static void run(struct renderer *g)
         if (rc < 0) {
             if (rc != JITUNWIND_ELIMIT)
                 g->w.unreadable = 1;
-            ju_w_str(&g->w, c->shown ? ", ..." : "...");
+            ju_w_str(&g->w, c->shown ? ", ..." : c->kind == JU_K_INSTANCE ? "(..." : "...");
             g->w.truncated = 1;
             c->cut = 1;
             rc = 0;
@@ -419,7 +485,11 @@ static void run(struct renderer *g)
             close_top(g);
             continue;
         }
-        if (c->shown++)
+        if (c->kind == JU_K_INSTANCE) {
+            ju_w_str(&g->w, c->shown++ ? ", " : "(");
+            put_name(g, g->attr_name);
+            ju_w_str(&g->w, "=");
+        } else if (c->shown++)
             ju_w_str(&g->w, ", ");
         if (c->kind == JU_K_DICT) {
             c->pending = value;
@@ -435,7 +505,7 @@ int jitunwind_pyreader_repr(jitunwind_pyreader *reader, uint64_t object,
 {
     struct renderer g;
     struct ju_read_cache cache;
-    int rc;
+    int rc, libpython;
     if (flags)
         *flags = 0;
     if (!reader || !buf || size < 32 ||
@@ -448,16 +518,19 @@ int jitunwind_pyreader_repr(jitunwind_pyreader *reader, uint64_t object,
     g.max_depth = JU_SIZED_GET(options, struct jitunwind_py_repr_options, max_depth, 0);
     g.max_items = JU_SIZED_GET(options, struct jitunwind_py_repr_options, max_items, 0);
     g.max_chars = JU_SIZED_GET(options, struct jitunwind_py_repr_options, max_chars, 0);
+    g.style = JU_SIZED_GET(options, struct jitunwind_py_repr_options, style, 0);
+    libpython = !!(g.style & JITUNWIND_PYREPR_STYLE_LIBPYTHON);
     if (!g.max_depth)
-        g.max_depth = DEFAULT_DEPTH;
+        g.max_depth = libpython ? MAX_DEPTH : DEFAULT_DEPTH;
     if (g.max_depth > MAX_DEPTH)
         g.max_depth = MAX_DEPTH;
     if (!g.max_items)
-        g.max_items = DEFAULT_ITEMS;
+        g.max_items = libpython ? LIBPYTHON_ITEMS : DEFAULT_ITEMS;
     if (!g.max_chars)
-        g.max_chars = DEFAULT_CHARS;
-    g.style = JU_SIZED_GET(options, struct jitunwind_py_repr_options, style, 0);
+        g.max_chars = libpython ? LIBPYTHON_OUTPUT : DEFAULT_CHARS;
     ju_w_init(&g.w, buf, size);
+    if (libpython)
+        ju_w_limit(&g.w, LIBPYTHON_OUTPUT, LIBPYTHON_CUT);
     ju_read_cache_install(&cache, reader);
     emit(&g, object);
     run(&g);

@@ -50,20 +50,22 @@ JIT_RANGES = Spec(
 
 def _python_header(session, state, thread, every):
     """py-bt -a: `Thread N (tid T, "name", GIL holder, GC running):` as
-    pystack heads each thread."""
+    pystack heads each thread; the name is the thread's Python name where
+    threading gives one, else the debugger's."""
     if not every:
         return
     parts = ["tid %d" % thread.tid]
     name = getattr(thread, "name", None)
-    if name:
-        parts.append('"%s"' % labels.escaped(name))
     from .. import values
     try:
         reader = state.pyreader()
         mine = state.python_thread_states(thread.tid)
         gc = [values.gc_collecting(reader, t.interp) for t in mine]
+        name = next(filter(None, (values.thread_name(reader, t) for t in mine)), name)
     except Exception:  # no Python in this target: the header without it
         mine, gc = [], []
+    if name:
+        parts.append('"%s"' % labels.escaped(name))
     if any(t.holds_gil == 1 for t in mine):
         parts.append("GIL holder")
     if True in gc:

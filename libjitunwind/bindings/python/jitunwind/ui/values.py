@@ -58,8 +58,11 @@ PY_PRINT = _WordSpec(
     "py-print", "Print a Python variable of the selected Python frame: local, global or "
     "builtin.",
     "Looks NAME up as Python would from the selected frame: its locals, then its module's "
-    "globals, then the builtins, and prints it as repr() would (bounded like py-locals).",
-    positional=Positional("name", "NAME", "the variable's name"), category="data")
+    "globals, then the builtins, and prints it as libpython.py would (an instance with its "
+    "attributes, cut at 1,024 characters). NAME.ATTR... follows attributes: an instance's "
+    "own (its __dict__ or __slots__), a module's globals, a class's own dict.",
+    positional=Positional("name", "NAME", "the variable's name, then .ATTR for each attribute"),
+    category="data")
 PY_UP = Spec(
     "py-up", "Select and print the Python frame that called this one.",
     "Moves COUNT (default 1) levels outwards, as libpython.py: a level is a Python frame or a "
@@ -217,13 +220,9 @@ def run_py_locals(session, args):
 def run_py_print(session, args):
     stack = _Stack(session)
     frame = stack.python_frame()
-    found = values.lookup(stack.reader, frame, args.name)
-    if found is None:
-        session.write("%r not found" % args.name)
-        return
-    address, scope = found
-    if scope == "unbound local":
-        session.write("local %r is unbound (assigned later, or deleted)" % args.name)
+    address, scope = values.lookup_path(stack.reader, frame, args.name)
+    if address is None:
+        session.write(scope)
         return
     text = values.repr_object(stack.reader, address, style=values.STYLE_LIBPYTHON)[0]
     session.write("%s %r = %s" % (scope, args.name, text))

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Threads are named as Python names them: `stack` heads each thread with
+its `threading` name ("MainThread" for the main thread, "payer" and
+"payee" for two started threads), and `record --format speedscope` names
+each thread's profile with it, on Debian's 3.11, pyenv's 3.12.1 and 3.13.0
+and every interpreter of $JITUNWIND_EXTRA_PYTHONS. The OS names differ:
+the main thread's is the program's ("python3.11"), and before 3.14 the
+started threads' are too.
+
+Usage: test_cli_thread_names.py BUILD_DIR
+Exit 0 on success, 1 on failure, 77 to skip.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from demo_stack import end_target, fail, part_missing  # noqa: E402
+from extra_pythons import extra_pythons, present  # noqa: E402
+from ready_target import built_tool, start_ready  # noqa: E402
+
+SKIP = 77
+PYTHONS = ["/usr/bin/python3.11", os.path.expanduser("~/.pyenv/versions/3.12.1/bin/python3.12"),
+           os.path.expanduser("~/.pyenv/versions/3.13.0/bin/python3.13")]
+NAMES = ["payer", "payee"]
+
+TARGET = r'''
+import sys, threading, time
+stop = threading.Event()
+started = [threading.Thread(target=stop.wait, name=n) for n in %r]
+for t in started:
+    t.start()
+with open(sys.argv[1] + ".tids", "w") as f:
+    f.write(" ".join(str(t.native_id) for t in [threading.main_thread()] + started))
+open(sys.argv[1], "w").close()
+while True:
+    time.sleep(0.01)
+''' % (NAMES,)
+
+
+def check(j, python, failures):
+    work = tempfile.mkdtemp(prefix="ju-names-")
+    target = start_ready([python], TARGET, work)
+    try:
+        tids = open(os.path.join(work, "ready.tids")).read().split()
+        want = dict(zip(tids, ["MainThread"] + NAMES))
+        r = subprocess.run([j, "stack", str(target.pid), "--python"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=60)
+        heads = dict(re.findall(r'^Thread (\d+) "([^"]*)"', r.stdout, re.M))
+        for tid, name in want.items():
+            if heads.get(tid) != name:
+                failures.append("%s: stack heads thread %s %r, not %r:\n%s"
+                                % (python, tid, heads.get(tid), name, r.stdout[-1500:]))
+        out = os.path.join(work, "profile.json")
+        r = subprocess.run([j, "record", str(target.pid), "-d", "1", "-F", "50", "--idle",
+                            "--format", "speedscope", "-o", out], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=60)
+        try:
+            names = [p["name"] for p in json.load(open(out))["profiles"]]
+        except (OSError, ValueError, KeyError) as exc:
+            names = ["(no profile: %s; %s)" % (exc, r.stdout[-500:])]
+        for tid, name in want.items():
+            if 'Thread %s "%s"' % (tid, name) not in names:
+                failures.append("%s: no speedscope profile named %r among %s"
+                                % (python, 'Thread %s "%s"' % (tid, name), names))
+    finally:
+        end_target(target)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__)
+        return 2
+    j = built_tool(sys.argv[1])
+    failures, ran = [], 0
+    for python in PYTHONS + present(extra_pythons()):
+        if not os.access(python, os.X_OK):
+            part_missing("%s is not installed" % python)
+            continue
+        check(j, python, failures)
+        ran += 1
+    if failures:
+        fail("\n".join(failures))
+    if not ran:
+        print("skip: none of %s is installed" % ", ".join(PYTHONS))
+        return SKIP
+    print("ok: %d interpreters name their threads as Python does" % ran)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
