@@ -123,7 +123,7 @@ void ju_py_values_apply_dwarf(struct ju_py_values *s, const struct ju_py_layout 
                               jitunwind_dwarf_types *types, int debug_offsets_win)
 {
     struct ju_py_dwarf_pass pass = {JU_PYP_VALUES, &s->V, L->ob_type + 8, s->source,
-                                    debug_offsets_win, &s->dwarf};
+                                    debug_offsets_win, &s->dwarf, NULL};
     size_t i;
     uint64_t size;
     if (!types)
