@@ -120,7 +120,7 @@ struct frame_policy {
     jitunwind_dwarf_types *types;
     const char *source;  /* the DWARF's file, for messages */
     const uint8_t *from; /* JU_PY_SRC_* bits per main field */
-    int provisional;    /* the target's debug-offsets field list is provisional */
+    int provisional;     /* the target's debug-offsets field list is provisional */
 };
 
 /* An assumed layout is read strictly: a field it has that DWARF lacks is
