@@ -16,7 +16,7 @@ static void place_lists(jitunwind_pyreader *r, uint32_t flags)
     if (!list)
         return;
     r->from_target = *r->layout;
-    if (r->executors_missing[0]) {
+    if (r->report.executors_missing[0]) {
         r->from_target.interp_executor_array = list * 8;
         r->from_target.interp_executor_count = list * 8 + 8;
         r->from_target.ex_size = 112;
@@ -24,7 +24,7 @@ static void place_lists(jitunwind_pyreader *r, uint32_t flags)
         r->from_target.ex_code = 64;
         r->from_target.ex_jit_size = 80;
         r->from_target.ex_jit_code = 88;
-        r->executors_missing[0] = 0;
+        r->report.executors_missing[0] = 0;
     } else {
         r->from_target.interp_executor_list = list * 8;
     }

@@ -709,6 +709,10 @@ START_TEST(a_build_that_differs_from_the_table_is_read_with_its_dwarf)
     ck_assert_uint_eq(rep.mismatches, 4); /* the thread state's interp and three state bits */
     ck_assert_uint_eq(rep.adopted, 4);
     ck_assert_ptr_nonnull(strstr(rep.first_mismatch, "PyThreadState.interp"));
+    /* named in the wording every table's report uses */
+    ck_assert_msg(strncmp(rep.first_mismatch, "PyThreadState.interp: table ", 28) == 0 &&
+                      strstr(rep.first_mismatch, ", DWARF "),
+                  "%s", rep.first_mismatch);
     ck_assert_int_eq(jitunwind_pyreader_threads(r, threads, 2, &n), 0);
     ck_assert_uint_eq(n, 1);
     ck_assert_uint_eq(threads[0].native_thread_id, 42);

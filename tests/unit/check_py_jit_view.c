@@ -584,10 +584,10 @@ START_TEST(py315_layout_comes_from_dwarf)
     r = open_reader(&t, V315, 1);
     L = r->layout;
     J = &L->jit;
-    ck_assert_str_eq(r->executors_missing, "");
-    ck_assert_str_eq(r->jit.dwarf_missing, "");
-    ck_assert_uint_eq(r->jit.dwarf.adopted, 0);
-    ck_assert_uint_ge(r->jit.dwarf.derived, 19);
+    ck_assert_str_eq(r->report.executors_missing, "");
+    ck_assert_str_eq(r->report.jit_missing, "");
+    ck_assert_uint_eq(r->report.jit.adopted, 0);
+    ck_assert_uint_ge(r->report.jit.derived, 19);
     for (i = 0; i < sizeof WANT_315 / sizeof WANT_315[0]; i++)
         ck_assert_msg(ju_py_offset(L, WANT_315[i].field) == WANT_315[i].value, "%s: %u, not %u",
                       ju_py_fields[WANT_315[i].field].name, ju_py_offset(L, WANT_315[i].field),
@@ -752,7 +752,7 @@ START_TEST(py315_dwarf_without_a_field_falls_back)
     mem = ju_builder_memory(t.p.b);
     ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, t.p.runtime, 0x030f00f0,
                                              JITUNWIND_PYREADER_OPTS(.module = PY315_DWARF_NO_TRACE)), 0);
-    ck_assert_str_eq(r->jit.dwarf_missing, "_PyExecutorObject.ex_trace");
+    ck_assert_str_eq(r->report.jit_missing, "_PyExecutorObject.ex_trace");
     ck_assert_int_eq(r->layout->jit.known, 0);
     ck_assert_int_eq(jitunwind_pyreader_executors(r, e, 4, &n), 0);
     ck_assert_uint_eq(n, 2);

@@ -192,6 +192,10 @@ START_TEST(a_free_threaded_provisional_list_confirmed_by_dwarf)
     ck_assert_int_eq(jitunwind_pyreader_dwarf_report(r, &rep), 0);
     ck_assert_uint_ge(rep.adopted, 3);
     ck_assert_ptr_nonnull(strstr(rep.first_mismatch, "state.kind"));
+    /* the state bits are named in the same wording as every field, by bit position */
+    ck_assert_msg(strncmp(rep.first_mismatch, "PyASCIIObject.state.kind: table ", 32) == 0 &&
+                      strstr(rep.first_mismatch, " (bits)"),
+                  "%s", rep.first_mismatch);
     ck_assert_int_eq(jitunwind_pyreader_frames(r, frame, f, 2, &n), 0);
     ck_assert_str_eq(f[0].qualname, "r\xc3\xbc" "ck");
     jitunwind_pyreader_free(r);

@@ -165,7 +165,7 @@ struct jitunwind_py_dwarf_report {
     uint32_t mismatches;      /* of those, how many differed */
     uint32_t adopted;         /* differences resolved in DWARF's favour (3.11, 3.12 tables) */
     uint32_t derived;         /* build-specific fields taken from DWARF */
-    char first_mismatch[192]; /* "struct.member: layout N, DWARF M", or "" */
+    char first_mismatch[192]; /* "struct.member: table N, DWARF M", or "" */
 };
 
 /* Options of jitunwind_pyreader_open. Zero it, set `size`, then the members

@@ -34,13 +34,25 @@ struct ju_py_jit_tables {
     int8_t loaded;                      /* 0 not tried, 1 read, -1 failed (see `missing`) */
     int8_t layout_ok;                   /* ju_py_jit_layout_check of the reader's layout:
                                          * 0 not run, 1 passed, -1 failed (see `missing`) */
-    struct jitunwind_py_dwarf_report dwarf; /* what DWARF said of the JIT view's layout */
-    char dwarf_missing[JU_PY_FIELD_NAME_MAX]; /* the first JU_PY_FROM_DWARF field DWARF
-                                               * did not give, or "" */
     char missing[160];
     uint32_t code_size[JU_PY_MAX_UOP_IDS];        /* stencil_groups[op].code_size */
     uint8_t name_state[JU_PY_MAX_UOP_IDS];        /* 0 unread, 1 read, 2 unreadable */
     char name[JU_PY_MAX_UOP_IDS][JU_PY_UOP_NAME_MAX];
+};
+
+/* What the one resolver (resolve.c) found of a reader's three layouts, in
+ * one place: the public report calls (jitunwind_pyreader_dwarf_report,
+ * jitunwind_pyreader_values_report) and the messages naming a field DWARF
+ * did not give answer from it. */
+struct ju_py_layout_report {
+    struct jitunwind_py_dwarf_report frames; /* what DWARF said of the frame layout */
+    struct jitunwind_py_dwarf_report jit;    /* of the JIT view's */
+    struct jitunwind_py_dwarf_report values; /* of the value layout's */
+    /* the first JU_PY_FROM_DWARF executor field DWARF did not give ("" when
+     * none): then the executors are unknown (ju_py_layout_settle) */
+    char executors_missing[JU_PY_FIELD_NAME_MAX];
+    /* the first JU_PY_FROM_DWARF field of the JIT view DWARF did not give, or "" */
+    char jit_missing[JU_PY_FIELD_NAME_MAX];
 };
 
 struct jitunwind_pyreader {
@@ -51,14 +63,11 @@ struct jitunwind_pyreader {
     uint32_t version_hex;
     int arch;           /* enum jitunwind_arch of the target: from its module, else the host's */
     uint64_t code_type; /* address of PyCode_Type once seen, else 0 */
-    struct jitunwind_py_dwarf_report dwarf;
+    struct ju_py_layout_report report; /* what resolving the layouts found */
     struct ju_py_values values;   /* the value renderer's layout (value_layout.h) */
     int assumed;             /* JITUNWIND_PYREADER_ASSUME_LAYOUT took effect */
     uint32_t debug_offsets_confirmed; /* debug-offset fields DWARF agreed with */
     char assumed_name[128];
-    /* the first JU_PY_FROM_DWARF executor field DWARF did not give ("" when
-     * none): then the executors are unknown (ju_py_layout_settle) */
-    char executors_missing[JU_PY_FIELD_NAME_MAX];
     /* what the last jitunwind_pyreader_executor_ranges saw of the target's
      * own GDB JIT names (gdb_jit_names.c), or "" */
     char gdb_jit_note[JITUNWIND_ERROR_MESSAGE_MAX];

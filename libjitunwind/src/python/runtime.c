@@ -55,7 +55,7 @@ static int check_object_header(jitunwind_pyreader *r, uint64_t type)
                    "objects do not match the %s layout (PyType_Type is not a type named "
                    "\"type\" at offsets %u/%u): a --with-trace-refs build? %s",
                    L->name, L->ob_type, L->tp_name,
-                   r->dwarf.source[0] ? "Its DWARF does not describe it either"
+                   r->report.frames.source[0] ? "Its DWARF does not describe it either"
                                       : "No DWARF found (a -g build or -dbg package lets the "
                                         "reader adapt)");
 }
@@ -229,7 +229,7 @@ JITUNWIND_API int jitunwind_pyreader_dwarf_report(const jitunwind_pyreader *r,
 {
     if (!r || !out)
         return JITUNWIND_EINVAL;
-    *out = r->dwarf;
+    *out = r->report.frames;
     return 0;
 }
 
@@ -239,7 +239,7 @@ JITUNWIND_API int jitunwind_pyreader_values_report(const jitunwind_pyreader *r,
 {
     if (!r || !out)
         return JITUNWIND_EINVAL;
-    *out = r->values.dwarf;
+    *out = r->report.values;
     if (status)
         *status = r->values.status;
     return 0;

@@ -217,16 +217,16 @@ static int walk_all(jitunwind_pyreader *r, struct walk *w)
     uint64_t interp;
     int rc;
     ju_clear_error(&r->err);
-    if (r->executors_missing[0] && r->dwarf.source[0])
+    if (r->report.executors_missing[0] && r->report.frames.source[0])
         return ju_fail(&r->err, JITUNWIND_EUNSUPPORTED, 0,
                        "%s: executors are placed only by the interpreter's DWARF, and that of "
                        "%s has no %s: they are known only as GDB JIT interface ranges",
-                       L->name, r->dwarf.source, r->executors_missing);
-    if (r->executors_missing[0])
+                       L->name, r->report.frames.source, r->report.executors_missing);
+    if (r->report.executors_missing[0])
         return ju_fail(&r->err, JITUNWIND_EUNSUPPORTED, 0,
                        "%s: executors are placed only by the interpreter's DWARF, and none was "
                        "found (needed first: %s): they are known only as GDB JIT interface "
-                       "ranges", L->name, r->executors_missing);
+                       "ranges", L->name, r->report.executors_missing);
     if (L->ex_jit_code == JU_PY_NONE || L->ex_jit_size == JU_PY_NONE)
         return ju_fail(&r->err, JITUNWIND_EUNSUPPORTED, 0,
                        "%s has no JIT executors to walk (3.13 and later have)", L->name);

@@ -72,10 +72,10 @@ static int layout_ok(jitunwind_pyreader *r)
     if (T->layout_ok)
         return T->layout_ok > 0;
     T->layout_ok = -1;
-    if (!r->layout->jit.known && T->dwarf_missing[0])
+    if (!r->layout->jit.known && r->report.jit_missing[0])
         snprintf(T->missing, sizeof T->missing, "%.32s: executor layout only from DWARF, %s "
-                 "%.64s", r->layout->name, r->dwarf.source[0] ? "which has no" :
-                 "none found; needed first:", T->dwarf_missing);
+                 "%.64s", r->layout->name, r->report.frames.source[0] ? "which has no" :
+                 "none found; needed first:", r->report.jit_missing);
     else if (!r->layout->jit.known)
         snprintf(T->missing, sizeof T->missing,
                  "%s has no executor traces to read (3.13 and later have)", r->layout->name);

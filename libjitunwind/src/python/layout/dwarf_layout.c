@@ -1,21 +1,25 @@
 /* The frame layout checked against, and completed from, the DWARF of the
- * build: the third step of the merge (merge.h owns who wins).
+ * build: the third step of the merge (merge.h owns who wins), by the one
+ * pass over the rows (ju_py_dwarf_pass) that the JIT view and the values
+ * use too.
  *
  * Each field that DWARF can describe carries its struct and member paths
- * in its row (JU_PY_LAYOUT_FIELDS, layout.h), with the alternatives
+ * in its row (JU_PY_LAYOUT_FIELDS, fields.h), with the alternatives
  * versions used (3.11 `f_code`, 3.13+ `f_executable`); the first path the
  * build has is used, so no version test is made here. Fields that DWARF
  * does not describe (tag masks, owner values) stay as the table has them;
- * the str state bits are compared here by their bit positions.
+ * the str state bits, which are no rows, are merged here by their bit
+ * positions with the same rule and wording.
  *
- * A provisional debug-offsets field list (versions.c) loses: any
- * disagreement refuses the target, since the list itself may be wrong.
- * Fields a table marks JU_PY_FROM_DWARF (3.15's executors) that DWARF
- * lacks are left for ju_py_layout_settle.
- *
- * An assumed layout (a version newer than every table, by opt-in) is read
- * strictly: every field the decoder needs must come from DWARF; optional
- * and build-specific ones it lacks are switched off rather than guessed. */
+ * The frame table's own refusals are its policy for the pass: a
+ * provisional debug-offsets field list (versions.c) that DWARF contradicts
+ * refuses the target, since the list itself may be wrong; DWARF placing a
+ * member past its own struct is not believed; an assumed layout (a version
+ * newer than every table, by opt-in) is read strictly: every field the
+ * decoder needs must come from DWARF, and optional and build-specific ones
+ * it lacks are switched off rather than guessed. Fields a table marks
+ * JU_PY_FROM_DWARF (3.15's executors) that DWARF lacks are left for
+ * ju_py_layout_settle. */
 #include <stdio.h>
 
 #include "python/layout/merge.h"
@@ -48,7 +52,9 @@ int ju_py_layout_field(const struct ju_py_layout *L, size_t i, struct ju_py_fiel
 }
 
 /* The str state bits: bit positions inside PyASCIIObject.state (uint8
- * layout fields; 0xff = none). No debug offset describes them. */
+ * layout fields; 0xff = none), merged by the one rule and counted with the
+ * rows. No debug offset describes them. Returns how many of the bits in
+ * use DWARF did not describe. */
 static const struct {
     size_t slot;
     const char *path;
@@ -59,7 +65,6 @@ static const struct {
     {offsetof(struct ju_py_layout, st_ready_bit), "state.ready"},
 };
 
-/* Returns how many of the bits in use DWARF did not describe. */
 static int check_state_bits(jitunwind_dwarf_types *types, struct ju_py_layout *L,
                             struct jitunwind_py_dwarf_report *report)
 {
@@ -70,6 +75,8 @@ static int check_state_bits(jitunwind_dwarf_types *types, struct ju_py_layout *L
         return 3;
     for (i = 0; i < sizeof STATE_BITS / sizeof STATE_BITS[0]; i++) {
         uint8_t *slot = (uint8_t *)L + STATE_BITS[i].slot;
+        char difference[sizeof report->first_mismatch] = "";
+        enum ju_py_merge m;
         if (*slot == 0xff)
             continue;
         if (jitunwind_dwarf_member_bit_offset(types, "PyASCIIObject", STATE_BITS[i].path, &bit) < 0 ||
@@ -77,15 +84,12 @@ static int check_state_bits(jitunwind_dwarf_types *types, struct ju_py_layout *L
             missing++;
             continue;
         }
-        report->checked++;
-        if (*slot == bit - state)
-            continue;
-        if (report->mismatches++ == 0)
-            snprintf(report->first_mismatch, sizeof report->first_mismatch,
-                     "PyASCIIObject.%s: layout bit %u, DWARF bit %llu", STATE_BITS[i].path, *slot,
-                     (unsigned long long)(bit - state));
+        m = ju_py_merge(0, *slot, bit - state, 0, 0);
+        if (m == JU_PY_MERGE_ADOPT)
+            ju_py_dwarf_difference(difference, sizeof difference, "PyASCIIObject",
+                                   STATE_BITS[i].path, "table", *slot, bit - state, 1);
+        ju_py_dwarf_record(report, m, difference);
         *slot = (uint8_t)(bit - state);
-        report->adopted++;
     }
     return missing;
 }
@@ -110,64 +114,91 @@ static void refit(struct ju_py_layout *L)
     }
 }
 
+/* The frame table's policy for the one pass (merge.h). */
+struct frame_policy {
+    jitunwind_pyreader *r;
+    jitunwind_dwarf_types *types;
+    const char *source;  /* the DWARF's file, for messages */
+    const uint8_t *from; /* JU_PY_SRC_* bits per main field */
+    int provisional;     /* the target's debug-offsets field list is provisional */
+};
+
+/* An assumed layout is read strictly: a field it has that DWARF lacks is
+ * switched off when optional or build-specific, and refuses the target
+ * when needed. Otherwise the table's value stays (FROM_DWARF: settle
+ * names it). */
+static int frame_missing(void *ctx, const struct ju_py_field_desc *f, void *slot)
+{
+    const struct frame_policy *p = ctx;
+    uint32_t have, none = JU_PY_NONE;
+    memcpy(&have, slot, sizeof have);
+    if (!p->r->assumed || have == JU_PY_NONE || have == JU_PY_FROM_DWARF)
+        return 0;
+    if (f->kind == JU_PYK_OPTIONAL || f->kind == JU_PYK_BUILD) {
+        memcpy(slot, &none, sizeof none);
+        return 0;
+    }
+    return ju_fail(&p->r->err, JITUNWIND_EVERSION, 0,
+                   "no %s.%s in the DWARF of %s: an assumed layout needs it",
+                   ju_py_holders[f->holder].type, f->paths ? f->paths : "(size)", p->source);
+}
+
+/* DWARF that places a member past its own struct's size is not believed. */
+static int frame_given(void *ctx, const struct ju_py_field_desc *f, uint64_t value)
+{
+    const struct frame_policy *p = ctx;
+    const char *type = ju_py_holders[f->holder].type;
+    uint64_t type_size;
+    if (f->kind == JU_PYK_SIZE_OF || !f->paths ||
+        jitunwind_dwarf_type_size(p->types, type, &type_size) < 0 ||
+        ju_py_field_misfit(&(struct ju_py_placed){value, f->width, type_size, JU_PY_UNBOUNDED}) ==
+            JU_PY_FITS)
+        return 0;
+    return ju_fail(&p->r->err, JITUNWIND_ECORRUPT, 0,
+                   "the DWARF of %s places %s.%s (offset %llu, %u bytes) past sizeof(%s), %llu",
+                   p->source, type, f->name, (unsigned long long)value, f->width, type,
+                   (unsigned long long)type_size);
+}
+
+/* A field the target's debug offsets gave that DWARF agrees with confirms
+ * them; a provisional list that DWARF contradicts refuses the target, since
+ * the list itself may be wrong. */
+static int frame_verdict(void *ctx, const struct ju_py_field_desc *f, enum ju_py_merge m,
+                         const char *difference)
+{
+    const struct frame_policy *p = ctx;
+    char release[32];
+    if (m == JU_PY_MERGE_AGREE && (p->from[f - ju_py_fields] & JU_PY_SRC_DEBUG_OFFSETS))
+        p->r->debug_offsets_confirmed++;
+    if (m != JU_PY_MERGE_STAND || !p->provisional)
+        return 0;
+    ju_py_release_name(p->r->version_hex, release, sizeof release);
+    return ju_fail(&p->r->err, JITUNWIND_EVERSION, 0,
+                   "CPython %s: the provisional _Py_DebugOffsets field list does not fit this "
+                   "build (%s); the assume-layout opt-in (JITUNWIND_ASSUME_LAYOUT=1) reads it "
+                   "from DWARF alone",
+                   release, difference);
+}
+
 int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
                       struct ju_py_layout *L, struct jitunwind_py_dwarf_report *report)
 {
-    size_t i;
     int has_debug_offsets = !r->assumed && ju_py_debug_offsets_supported(r->version_hex);
-    int provisional = has_debug_offsets && !ju_py_debug_offsets_confirmed(r->version_hex);
-    for (i = 0; i < JU_PYF_MAIN_END; i++) {
-        const struct ju_py_field_desc *f = &ju_py_fields[i];
-        const char *type = ju_py_holders[f->holder].type;
-        uint32_t *slot = (uint32_t *)((char *)L + f->slot);
-        unsigned width = f->width;
-        int target_gave =
-            has_debug_offsets && ju_py_debug_offsets_give(r->version_hex, (enum ju_py_field_id)i);
-        uint64_t value, type_size;
-        enum ju_py_merge m;
-        if (!described(f))
-            continue;
-        if (ju_py_dwarf_field(types, f, 0, &value) < 0) {
-            if (!r->assumed || *slot == JU_PY_NONE || *slot == JU_PY_FROM_DWARF)
-                continue; /* no such member: keep the table (FROM_DWARF: settle names it) */
-            if (f->kind == JU_PYK_OPTIONAL || f->kind == JU_PYK_BUILD) {
-                *slot = JU_PY_NONE;
-                continue;
-            }
-            return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
-                           "no %s.%s in the DWARF of %s: an assumed layout needs it", type,
-                           f->paths ? f->paths : "(size)", report->source);
-        }
-        if (f->kind != JU_PYK_SIZE_OF && f->paths &&
-            jitunwind_dwarf_type_size(types, type, &type_size) == 0 &&
-            ju_py_field_misfit(&(struct ju_py_placed){value, width, type_size,
-                                                      JU_PY_UNBOUNDED}) != JU_PY_FITS)
-            return ju_fail(&r->err, JITUNWIND_ECORRUPT, 0,
-                           "the DWARF of %s places %s.%s (offset %llu, %u bytes) past "
-                           "sizeof(%s), %llu",
-                           report->source, type, f->name, (unsigned long long)value, width,
-                           type, (unsigned long long)type_size);
-        m = ju_py_merge_field(f, *slot, value, target_gave);
-        if ((m == JU_PY_MERGE_ADOPT || m == JU_PY_MERGE_STAND) && report->mismatches == 0)
-            snprintf(report->first_mismatch, sizeof report->first_mismatch,
-                     "%s.%s: layout %u, DWARF %llu", type, f->paths ? f->paths : "sizeof",
-                     *slot, (unsigned long long)value);
-        ju_py_merge_count(report, m);
-        if (m == JU_PY_MERGE_AGREE && target_gave)
-            r->debug_offsets_confirmed++;
-        if (m == JU_PY_MERGE_DERIVE || m == JU_PY_MERGE_ADOPT)
-            *slot = (uint32_t)value;
-        if (m == JU_PY_MERGE_STAND && provisional) {
-            char release[32];
-            ju_py_release_name(r->version_hex, release, sizeof release);
-            return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
-                           "CPython %s: the provisional _Py_DebugOffsets field list does not fit "
-                           "this build (%s.%s: debug offsets %u, DWARF %llu); the assume-layout "
-                           "opt-in (JITUNWIND_ASSUME_LAYOUT=1) reads it from DWARF alone",
-                           release, type, f->paths ? f->paths : "sizeof", *slot,
-                           (unsigned long long)value);
-        }
-    }
+    uint8_t source[JU_PYF_MAIN_END];
+    struct frame_policy fp = {r, types, report->source, source,
+                              has_debug_offsets && !ju_py_debug_offsets_confirmed(r->version_hex)};
+    const struct ju_py_dwarf_policy policy = {&fp, frame_missing, frame_given, frame_verdict};
+    struct ju_py_dwarf_pass pass = {JU_PYP_MAIN, L, 0, source, has_debug_offsets, report,
+                                    &policy};
+    size_t i;
+    int rc;
+    for (i = 0; i < JU_PYF_MAIN_END; i++)
+        source[i] = has_debug_offsets && ju_py_debug_offsets_give(r->version_hex,
+                                                                  (enum ju_py_field_id)i)
+                        ? JU_PY_SRC_DEBUG_OFFSETS
+                        : JU_PY_SRC_TABLE;
+    if ((rc = ju_py_dwarf_pass(types, &pass)) < 0)
+        return rc;
     if (check_state_bits(types, L, report) > 0 && r->assumed)
         return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
                        "no str state bits in the DWARF of %s: an assumed layout needs them",

@@ -234,12 +234,6 @@ JU_HIDDEN int ju_py_layout_settle(struct ju_py_layout *L, char *main_missing,
  * for a layout without a JIT view), or ECORRUPT and the first failure. */
 JU_HIDDEN int ju_py_jit_layout_check(const struct ju_py_layout *L, char *why, size_t size);
 
-/* The one DWARF lookup of the layouts (frame, JIT view, values;
- * dwarf_lookup.c): the first of `paths` ('|' between alternatives) that
- * `type` has, as a byte offset (a bit offset when `bits`), or sizeof(type)
- * when paths is NULL: 0, or ENOTFOUND. */
-JU_HIDDEN int ju_py_dwarf_lookup(jitunwind_dwarf_types *types, const char *type,
-                                 const char *paths, int bits, uint64_t *value);
 /* What the build's DWARF gives for field f of any table, by its row: its
  * holder's size (SIZE_OF), a bit offset (BITS), else a byte offset, less
  * `base` (the bytes before the table's fields, the object header for

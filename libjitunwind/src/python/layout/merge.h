@@ -67,10 +67,28 @@ static inline void ju_py_merge_count(struct jitunwind_py_dwarf_report *report,
         report->adopted++;
 }
 
+/* A table's own refusals beside the one rule, as hooks the pass calls
+ * (the frame table's, dwarf_layout.c: an assumed layout read strictly, a
+ * provisional debug-offsets list that DWARF contradicts, DWARF placing a
+ * field past its own struct). Each returns 0 to go on, or a negative
+ * status that ends the pass with it; a NULL hook is never called. */
+struct ju_py_dwarf_policy {
+    void *ctx;
+    /* DWARF has no value for f (a copied size never has); slot: f's place
+     * in the table */
+    int (*missing)(void *ctx, const struct ju_py_field_desc *f, void *slot);
+    /* DWARF gives `value` for f, before it is merged */
+    int (*given)(void *ctx, const struct ju_py_field_desc *f, uint64_t value);
+    /* f's verdict m, before it is applied; `difference` names a difference
+     * as the report does (ju_py_dwarf_difference), "" when there is none */
+    int (*verdict)(void *ctx, const struct ju_py_field_desc *f, enum ju_py_merge m,
+                   const char *difference);
+};
+
 /* One table's DWARF pass: every field of `part` DWARF gives (by its row,
  * ju_py_dwarf_field) merged into `table` by ju_py_merge_field and counted
- * in `report`, the first difference named ("PyFloatObject.float_value:
- * table 16, DWARF 24"; frame and JIT fields by their member path). */
+ * in `report`, the first difference named (ju_py_dwarf_difference). 0, or
+ * the status of a policy hook that refused. */
 struct ju_py_dwarf_pass {
     enum ju_py_part part;
     void *table;     /* the struct its rows' slots are in */
@@ -78,7 +96,21 @@ struct ju_py_dwarf_pass {
     uint8_t *source; /* JU_PY_SRC_* bits per field of the part, or NULL */
     int target_wins; /* a field the target's debug offsets gave stands against DWARF */
     struct jitunwind_py_dwarf_report *report;
+    const struct ju_py_dwarf_policy *policy; /* NULL: the one rule alone */
 };
-JU_HIDDEN void ju_py_dwarf_pass(jitunwind_dwarf_types *types, const struct ju_py_dwarf_pass *p);
+JU_HIDDEN int ju_py_dwarf_pass(jitunwind_dwarf_types *types, const struct ju_py_dwarf_pass *p);
+
+/* The one wording of a difference between a table and DWARF, for every
+ * table: "PyFloatObject.float_value: table 16, DWARF 24" (`from`: "table"
+ * or "debug offsets"; `bits`: the values are bit positions, " (bits)"
+ * follows). Frame and JIT fields are named by their member path, value
+ * fields by their name. */
+JU_HIDDEN void ju_py_dwarf_difference(char *out, size_t size, const char *type,
+                                      const char *member, const char *from, uint64_t have,
+                                      uint64_t dwarf, int bits);
+/* Count verdict m in `report` (ju_py_merge_count), keeping `difference` as
+ * its first mismatch when it is one. */
+JU_HIDDEN void ju_py_dwarf_record(struct jitunwind_py_dwarf_report *report, enum ju_py_merge m,
+                                  const char *difference);
 
 #endif

@@ -29,11 +29,13 @@ int ju_py_resolve_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types)
         r->from_target = *r->layout;
         r->layout = &r->from_target;
     }
-    ju_strlcpy(r->dwarf.source, jitunwind_dwarf_types_source(types), sizeof r->dwarf.source);
-    rc = ju_py_apply_dwarf_rechecked(r, types, &r->from_target, &r->dwarf);
+    ju_strlcpy(r->report.frames.source, jitunwind_dwarf_types_source(types),
+               sizeof r->report.frames.source);
+    rc = ju_py_apply_dwarf_rechecked(r, types, &r->from_target, &r->report.frames);
     ju_py_values_apply_dwarf(&r->values, r->layout, types,
-                             !r->assumed && ju_py_debug_offsets_confirmed(r->version_hex));
-    ju_py_jit_apply_dwarf(types, &r->from_target.jit, &r->jit.dwarf);
+                             !r->assumed && ju_py_debug_offsets_confirmed(r->version_hex),
+                             &r->report.values);
+    ju_py_jit_apply_dwarf(types, &r->from_target.jit, &r->report.jit);
     return rc;
 }
 
@@ -41,7 +43,7 @@ int ju_py_resolve_finish(jitunwind_pyreader *r, const char *module)
 {
     int provisional = ju_py_debug_offsets_supported(r->version_hex) &&
                       !ju_py_debug_offsets_confirmed(r->version_hex);
-    if (r->assumed && !r->dwarf.source[0])
+    if (r->assumed && !r->report.frames.source[0])
         return ju_fail(&r->err, JITUNWIND_EVERSION, 0,
                        "%s: no DWARF found for %s", r->layout->name, module);
     if (!r->assumed && provisional && r->debug_offsets_confirmed == 0) {
@@ -59,8 +61,8 @@ int ju_py_resolve_finish(jitunwind_pyreader *r, const char *module)
         /* Fields only DWARF could give and did not are absent from here on;
          * the first of each part is named when its feature is asked for. */
         struct ju_py_layout settled = *r->layout;
-        if (ju_py_layout_settle(&settled, r->executors_missing, r->jit.dwarf_missing,
-                                sizeof r->executors_missing) > 0) {
+        if (ju_py_layout_settle(&settled, r->report.executors_missing, r->report.jit_missing,
+                                sizeof r->report.executors_missing) > 0) {
             r->from_target = settled;
             r->layout = &r->from_target;
         }

@@ -124,16 +124,17 @@ void ju_py_values_holder_size(struct ju_py_values *s, enum ju_py_holder h, uint6
 }
 
 void ju_py_values_apply_dwarf(struct ju_py_values *s, const struct ju_py_layout *L,
-                              jitunwind_dwarf_types *types, int debug_offsets_win)
+                              jitunwind_dwarf_types *types, int debug_offsets_win,
+                              struct jitunwind_py_dwarf_report *report)
 {
     struct ju_py_dwarf_pass pass = {JU_PYP_VALUES, &s->V, L->ob_type + 8, s->source,
-                                    debug_offsets_win, &s->dwarf};
+                                    debug_offsets_win, report, NULL};
     size_t i;
     uint64_t size;
     if (!types)
         return;
     s->dwarf_seen = 1;
-    ju_strlcpy(s->dwarf.source, jitunwind_dwarf_types_source(types), sizeof s->dwarf.source);
+    ju_strlcpy(report->source, jitunwind_dwarf_types_source(types), sizeof report->source);
     for (i = JU_PYF_JIT_END; i < JU_PYF_COUNT; i++) {
         /* the target's own sizes, when it gave them, stand */
         enum ju_py_holder h = (enum ju_py_holder)ju_py_fields[i].holder;

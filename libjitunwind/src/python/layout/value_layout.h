@@ -84,7 +84,6 @@ struct ju_py_values {
     uint8_t borrowed;  /* no table of this version: the newest one's values are only a
                         * start, and a needed field must come from the target or DWARF */
     uint8_t dwarf_seen; /* DWARF was applied */
-    struct jitunwind_py_dwarf_report dwarf; /* what DWARF said of these fields */
     int status;        /* 0: checked, usable; else a negative status and `why` */
     char why[JITUNWIND_ERROR_MESSAGE_MAX];
 };
@@ -109,9 +108,11 @@ JU_HIDDEN void ju_py_values_holder_size(struct ju_py_values *s, enum ju_py_holde
 /* Check against, and complete from, the build's DWARF (the same lookup as
  * the frame layout's): a disagreement with the table is resolved in
  * DWARF's favour, one with the target's confirmed _Py_DebugOffsets in
- * theirs; each is counted in s->dwarf (jitunwind_pyreader_values_report). */
+ * theirs; each is counted in `report` (the reader's report.values,
+ * jitunwind_pyreader_values_report). */
 JU_HIDDEN void ju_py_values_apply_dwarf(struct ju_py_values *s, const struct ju_py_layout *L,
-                                        jitunwind_dwarf_types *types, int debug_offsets_win);
+                                        jitunwind_dwarf_types *types, int debug_offsets_win,
+                                        struct jitunwind_py_dwarf_report *report);
 /* Finish: a borrowed layout keeps only what the target or DWARF gave;
  * then every field is checked (ju_py_values_check). Sets s->status, s->why. */
 JU_HIDDEN void ju_py_values_finish(struct ju_py_values *s, const struct ju_py_layout *L,
