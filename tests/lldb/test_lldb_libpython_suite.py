@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
 """LLDB: the promises CPython's Lib/test/test_gdb makes of libpython.py's
-commands, kept by ours in LLDB (tests/support/libpython_scenarios.py): the
-sample stopped in builtin_id called by baz (with the JIT on and warm on
-JIT-capable builds), a collection and threads waiting for the GIL.
+commands, kept by ours in LLDB (tests/support/libpython_scenarios.py), with
+every breakpoint where calls enter the function (tests/lldb/lldb_entry_break.py).
 
 Usage: test_lldb_libpython_suite.py BUILD_DIR REPO_DIR PYTHON
   PYTHON "extra": each interpreter of $JITUNWIND_EXTRA_PYTHONS. Exit 77 when
@@ -22,7 +21,8 @@ from values_target import SKIP, run_all  # noqa: E402
 
 # LLDB's words for what the scenarios do
 DIALECT = {"frame": "frame info", "frame_line": "frame #%s:",
-           "break": "breakpoint set -n %s", "all": "%s -a", "may_not_select": True}
+           "break": "break-entry %s", "all": "%s -a", "delete": "breakpoint delete %s",
+           "may_not_select": True}
 
 failures = []
 
@@ -31,11 +31,11 @@ def lldb(build, repo, python, script, breaks, commands, env=None):
     """{name: lines} of each named command, LLDB launching `script` under
     `python` to its first breakpoint in `breaks`."""
     cmd = [LLDB, "-b"] + lldb_args([python]) + [
-        "-o", "command script import %s/lldb-plugin/jitunwind_lldb" % repo]
-    for b in breaks:
-        cmd += ["-o", "breakpoint set -n %s" % b]
-    if env and env.get("WARM"):
-        cmd += ["-o", "breakpoint modify -i %s 1" % env["WARM"]]
+        "-o", "command script import %s/lldb-plugin/jitunwind_lldb" % repo,
+        "-o", "command script import %s" % os.path.join(HERE, "lldb_entry_break.py")]
+    for i, b in enumerate(breaks):
+        ignore = env.get("WARM") if env and i == 0 else None
+        cmd += ["-o", "break-entry %s%s" % ("-i %s " % ignore if ignore else "", b)]
     cmd += ["-o", "process launch"]
     for name, command in commands:
         cmd += ["-o", "script print('<<%s>>')" % name, "-o", command]

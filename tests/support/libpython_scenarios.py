@@ -201,6 +201,68 @@ def check_wrapper(debugger, dialect, python, label, failures):
             r"\(self=.*\)" % (ADDR, re.escape(WRAPPER))])
 
 
+def check_ccall(debugger, dialect, python, label, failures):
+    """A Python function called from C (baz called by
+    _testcapi.pyobject_vectorcall), then a stop in every PyCFunction calling
+    convention of _testcapi, each called through every owner (see
+    check_sample)."""
+    baz = line_of(CCALL, "id(42)")
+    commands = [("up1", "py-up"), ("up2", "py-up"), ("print c", "py-print c"),
+                ("print a", "py-print a"), ("down", "py-down"),
+                ("delete", dialect["delete"] % "builtin_id")]
+    # placed once _testcapi is loaded (the sample imports it first)
+    commands += [("break " + name, dialect["break"] % name) for name in CONVENTIONS]
+    for i in range(len(CONVENTIONS) * OWNERS):
+        commands += [("continue %d" % i, "continue"), ("where %d" % i, dialect["frame"]),
+                     ("bt %d" % i, "py-bt"), ("full %d" % i, "py-bt-full")]
+    sections, raw = debugger(python, CCALL, ["builtin_id"], commands, None)
+    got = lambda name: sections.get(name, ["<missing>: " + raw[-1500:]])  # noqa: E731
+    baz_line = r"#\d+ Frame %s, for file %s, line %d, in baz \(args=\(1, 2, 3\)\)" % (
+        ADDR, re.escape(CCALL), baz)
+    vectorcall = r"#\d+ <built-in method pyobject_vectorcall of module object at remote %s>" % ADDR
+    unselected = [n for n in ("up1", "up2", "down")
+                  if dialect.get("may_not_select") and got(n)[-1:] == [NOT_SELECTED]]
+    for n in unselected:
+        sections[n] = got(n)[:-1]
+    expect(failures, label, "py-up", got("up1"), [baz_line, "    id\\(42\\)"])
+    expect(failures, label, "py-up to the C function calling baz", got("up2"), [vectorcall])
+    expect(failures, label, "py-print in bar's call", got("print c") + got("print a"),
+           ["local 'c' = 3", "local 'a' = 1"])
+    expect(failures, label, "py-down", got("down"), [baz_line, "    id\\(42\\)"])
+    stopped_in = lambda i: re.search(r"[` ](meth_\w+)\b", " ".join(got("where %d" % i)))  # noqa
+    if not stopped_in(0) and never_stopped({"continue": got("continue 0")}, label,
+                                           "any meth_* function"):
+        # no symbols for them: a stripped build's _testcapi
+        return
+    seen = []
+    for i in range(len(CONVENTIONS) * OWNERS):
+        m = stopped_in(i)
+        if not m:
+            failures.append("%s: stop %d is not in a meth_* function: %s"
+                            % (label, i, " ".join(got("continue %d" % i) + got("where %d" % i))[-300:]))
+            break
+        # a compiler may fold functions of one body into one (meth_o, meth_varargs):
+        # the stop names the breakpoint, the level the builtin called
+        call = r"<built-in (method (meth_\w+) of [\w.]+ object at remote %s|function (meth_\w+))>" \
+            % ADDR
+        bt, full = got("bt %d" % i), got("full %d" % i)
+        called = re.match("  " + call + "$", bt[1]) if len(bt) > 1 else None
+        if called:
+            seen.append(called.group(2) or called.group(3))
+        if len(bt) < 3 or not called or \
+                not bt[2].startswith('  File "%s", line' % CCALL):
+            failures.append("%s: py-bt in %s (stop %d):\n  %s" % (label, m.group(1), i,
+                                                                 "\n  ".join(bt)))
+        # CPython promises #1 or #2 (its cfunction_* frame); #0 is the C function itself,
+        # called directly by a specialized CALL (3.14+ in the eval loop, JIT code)
+        if not full or not re.match(r"#[012] " + call + "$", full[0]):
+            failures.append("%s: py-bt-full in %s (stop %d):\n  %s"
+                            % (label, m.group(1), i, "\n  ".join(full)))
+    if sorted(set(seen)) != sorted(CONVENTIONS):
+        failures.append("%s: py-bt showed calls of %s, not every convention"
+                        % (label, sorted(set(seen))))
+
+
 def label_of(python):
     """"p315/python3.15": the interpreter's build folder and name."""
     return os.path.basename(os.path.dirname(os.path.dirname(python))) + "/" + \
@@ -210,10 +272,12 @@ def label_of(python):
 def check_all(debugger, dialect, python, label, failures):
     """Every scenario both debuggers run: the sample (also with the JIT on
     and warm where the interpreter has a JIT), a collection, threads
-    waiting for the GIL, a method-wrapper."""
+    waiting for the GIL, a method-wrapper, a C call and the calling
+    conventions."""
     check_sample(debugger, dialect, python, label, None, failures)
     if jit_available(python):
         check_sample(debugger, dialect, python, label + " (JIT on, warm)",
                      dict(JIT_ON, WARM=str(JIT_WARM)), failures)
     check_states(debugger, dialect, python, label, failures)
     check_wrapper(debugger, dialect, python, label, failures)
+    check_ccall(debugger, dialect, python, label, failures)
