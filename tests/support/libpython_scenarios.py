@@ -213,7 +213,7 @@ def check_ccall(debugger, dialect, python, label, failures):
     # placed once _testcapi is loaded (the sample imports it first)
     commands += [("break " + name, dialect["break"] % name) for name in CONVENTIONS]
     for i in range(len(CONVENTIONS) * OWNERS):
-        commands += [("continue %d" % i, "continue"), ("where %d" % i, dialect["frame"]),
+        commands += [("continue %d" % i, "continue"), ("where %d" % i, "bt 8"),
                      ("bt %d" % i, "py-bt"), ("full %d" % i, "py-bt-full")]
     sections, raw = debugger(python, CCALL, ["builtin_id"], commands, None)
     got = lambda name: sections.get(name, ["<missing>: " + raw[-1500:]])  # noqa: E731
