@@ -61,7 +61,7 @@ def check_sample(debugger, dialect, python, label, env, failures):
     commands = [("py-bt", "py-bt"), ("py-bt-full", "py-bt-full"), ("up1", "py-up"),
                 ("frame1", dialect["frame"]), ("print args", "py-print args"),
                 ("locals", "py-locals"),
-                ("up2", "py-up"), ("print len", "py-print len"),
+                ("up2", "py-up"), ("locals2", "py-locals"), ("print len", "py-print len"),
                 ("print name", "py-print __name__"), ("down1", "py-down"), ("down2", "py-down"),
                 ("down3", "py-down"), ("list", "py-list"), ("list 1,3", "py-list 1,3"),
                 ("list 9", "py-list 9"), ("verbose", "py-bt-full -v"), ("up6", "py-up 6"),
@@ -96,10 +96,15 @@ def check_sample(debugger, dialect, python, label, env, failures):
                         % (label, got("up1")[:1], got("frame1")[:1]))
     expect(failures, label, "py-print args", got("print args"),
            [re.escape("local 'args' = (1, 2, 3)")])
-    # the loop's variable follows; in JIT code both are marked as possibly stale
-    expect(failures, label, "py-locals", got("locals")[:1],
-           [re.escape("args = (1, 2, 3)") + r"(  \(may be stale: JIT code\))?"])
+    # each frame of the eval loop's run, outwards from the selected one; the
+    # loop's variable follows args; in JIT code values are marked as possibly stale
+    stale = r"(  \(may be stale: JIT code\))?"
+    expect(failures, label, "py-locals", got("locals")[:2],
+           ["Locals for baz", re.escape("args = (1, 2, 3)") + stale])
     expect(failures, label, "second py-up", got("up2"), full[3:5])
+    abc = [v + stale for v in ("a = 1", "b = 2", "c = 3")]
+    expect(failures, label, "py-locals after two py-up", got("locals2"),
+           ["Locals for bar"] + abc + ["Locals for foo"] + abc + ["Locals for <module>"])
     expect(failures, label, "py-print len", got("print len"),
            [r"builtin 'len' = <built-in method len of module object at remote %s>" % ADDR])
     expect(failures, label, "py-print __name__", got("print name"),
