@@ -29,23 +29,25 @@ DIALECT = {"frame": "frame", "frame_line": "#%s ", "break": "break %s",
 failures = []
 
 
-def gdb(build, repo, python, script, breaks, commands, env=None):
+def gdb(build, repo, python, script, breaks, commands, env=None, core=None):
     """{name: lines} of each named command, gdb running `script` under
-    `python` to its first breakpoint in `breaks`."""
+    `python` to its first breakpoint in `breaks`, or reading `core`."""
     cmd = ["gdb", "-nx", "-batch", "-q", "-iex", "set debuginfod enabled off",
            "-iex", "set auto-load python-scripts off"] + gdb_args([python]) + [
            "-ex", "source %s/gdb-plugin/jitunwind-gdb.py" % repo,
            "-ex", "set breakpoint pending on"]
-    for b in breaks:
-        cmd += ["-ex", "break %s" % b]
-    if env and env.get("WARM"):
-        cmd += ["-ex", "ignore 1 %s" % env["WARM"]]
-    cmd += ["-ex", "run"]
+    if core is None:
+        for b in breaks:
+            cmd += ["-ex", "break %s" % b]
+        if env and env.get("WARM"):
+            cmd += ["-ex", "ignore 1 %s" % env["WARM"]]
+        cmd += ["-ex", "run"]
     for name, command in commands:
         cmd += ["-ex", "echo <<%s>>\\n" % name, "-ex", command, "-ex", "echo <<end>>\\n"]
     env = dict(os.environ, JITUNWIND_LIBRARY=os.path.join(build, "libjitunwind",
                                                           "libjitunwind.so"), **(env or {}))
-    out = subprocess.run(cmd + ["--args", python, script], env=env, stdout=subprocess.PIPE,
+    target = [python, core] if core else ["--args", python, script]
+    out = subprocess.run(cmd + target, env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True, timeout=300).stdout
     sections = {m.group(1): m.group(2).splitlines()
                 for m in re.finditer(r"<<([^>]+)>>\n(.*?)<<end>>\n", out, re.S)}
@@ -55,8 +57,8 @@ def gdb(build, repo, python, script, breaks, commands, env=None):
 def run(build, repo, python):
     label = label_of(python)
 
-    def debugger(python, script, breaks, commands, env):
-        return gdb(build, repo, python, script, breaks, commands, env)
+    def debugger(python, script, breaks, commands, env, core):
+        return gdb(build, repo, python, script, breaks, commands, env, core)
     check_all(debugger, DIALECT, python, label, failures)
     print("checked: %s" % label)
 

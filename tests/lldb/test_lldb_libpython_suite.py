@@ -27,22 +27,24 @@ DIALECT = {"frame": "frame info", "frame_line": "frame #%s:",
 failures = []
 
 
-def lldb(build, repo, python, script, breaks, commands, env=None):
+def lldb(build, repo, python, script, breaks, commands, env=None, core=None):
     """{name: lines} of each named command, LLDB launching `script` under
-    `python` to its first breakpoint in `breaks`."""
+    `python` to its first breakpoint in `breaks`, or reading `core`."""
     cmd = [LLDB, "-b"] + lldb_args([python]) + [
         "-o", "command script import %s/lldb-plugin/jitunwind_lldb" % repo,
         "-o", "command script import %s" % os.path.join(HERE, "lldb_entry_break.py")]
-    for i, b in enumerate(breaks):
-        ignore = env.get("WARM") if env and i == 0 else None
-        cmd += ["-o", "break-entry %s%s" % ("-i %s " % ignore if ignore else "", b)]
-    cmd += ["-o", "process launch"]
+    if core is None:
+        for i, b in enumerate(breaks):
+            ignore = env.get("WARM") if env and i == 0 else None
+            cmd += ["-o", "break-entry %s%s" % ("-i %s " % ignore if ignore else "", b)]
+        cmd += ["-o", "process launch"]
     for name, command in commands:
         cmd += ["-o", "script print('<<%s>>')" % name, "-o", command]
-    cmd += ["-o", "script print('<<end>>')", "-o", "process kill"]
+    cmd += ["-o", "script print('<<end>>')"] + ([] if core else ["-o", "process kill"])
     env = dict(os.environ, JITUNWIND_LIBRARY=os.path.join(build, "libjitunwind",
                                                           "libjitunwind.so"), **(env or {}))
-    out = subprocess.run(cmd + ["--", python, script], env=env, stdout=subprocess.PIPE,
+    target = ["-c", core, python] if core else ["--", python, script]
+    out = subprocess.run(cmd + target, env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True, timeout=600).stdout
     out = without_stop_reports(out)
     sections = {}
@@ -55,8 +57,8 @@ def lldb(build, repo, python, script, breaks, commands, env=None):
 def run(build, repo, python):
     label = "lldb " + label_of(python)
 
-    def debugger(python, script, breaks, commands, env):
-        return lldb(build, repo, python, script, breaks, commands, env)
+    def debugger(python, script, breaks, commands, env, core):
+        return lldb(build, repo, python, script, breaks, commands, env, core)
     check_all(debugger, DIALECT, python, label, failures)
     print("checked: %s" % label)
 

@@ -6,8 +6,11 @@ broken promise to `failures`."""
 
 import os
 import re
+import shutil
+import subprocess
+import tempfile
 
-from extra_pythons import JIT_ON, jit_available
+from extra_pythons import JIT_ON, gdb_args, jit_available
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 VALUES = os.path.join(HERE, "..", "values")
@@ -46,10 +49,11 @@ def expect(failures, label, what, got, patterns):
                                                            "\n        ".join(patterns)))
 
 
-def check_sample(debugger, dialect, python, label, env, failures):
+def check_sample(debugger, dialect, python, label, env, failures, core=None):
     """CPython's backtrace, navigation, print, locals and list promises at a
     stop in builtin_id called by baz; `debugger(python, script, breaks,
-    commands, env)` runs the debugger, `dialect` names its own commands."""
+    commands, env, core)` runs the debugger (on `core`, a core of that stop,
+    when given), `dialect` names its own commands."""
     lines = {"baz": line_of(SAMPLE, "id(42)"), "bar": line_of(SAMPLE, "baz(a, b, c)"),
              "foo": line_of(SAMPLE, "bar(a=a, b=b, c=c)"),
              "<module>": line_of(SAMPLE, "foo(1, 2, 3)", last=True)}
@@ -66,7 +70,7 @@ def check_sample(debugger, dialect, python, label, env, failures):
                 ("down3", "py-down"), ("list", "py-list"), ("list 1,3", "py-list 1,3"),
                 ("list 9", "py-list 9"), ("verbose", "py-bt-full -v"), ("up6", "py-up 6"),
                 ("mixed", "mixed-bt 3")]
-    sections, raw = debugger(python, SAMPLE, ["builtin_id"], commands, env)
+    sections, raw = debugger(python, SAMPLE, ["builtin_id"], commands, env, core)
     got = lambda name: sections.get(name, ["<missing>: " + raw[-1500:]])  # noqa: E731
 
     bt = ["Traceback \\(most recent call first\\):", "  " + ID]
@@ -154,7 +158,7 @@ def check_states(debugger, dialect, python, label, failures):
     sections, raw = debugger(python, GC, ["builtin_id"],
                              [("break", dialect["break"] % "gc_collect_main"),
                               ("continue", "continue"), ("bt", "py-bt"), ("full", "py-bt-full")],
-                             None)
+                             None, None)
     collect = r"<built-in method collect of module object at remote %s>" % ADDR
     if not never_stopped(sections, label, "gc_collect_main"):
         check_collection(sections, raw, collect, label, failures)
@@ -174,7 +178,7 @@ def check_gil(debugger, dialect, python, label, failures):
     """Spinning threads while the main thread is stopped wait for the GIL."""
     sections, raw = debugger(python, GIL, ["builtin_id"],
                              [("all", dialect["all"] % "py-bt"),
-                              ("all full", dialect["all"] % "py-bt-full")], None)
+                              ("all full", dialect["all"] % "py-bt-full")], None, None)
     waiting = r"  Waiting for the GIL\n  File \"%s\", line \d+, in Spinner.run\n" % re.escape(GIL)
     if not re.search(waiting, "\n".join(sections.get("all", [])) + "\n"):
         failures.append("%s: no thread's py-bt waits for the GIL in Spinner.run:\n%s"
@@ -192,7 +196,7 @@ def check_wrapper(debugger, dialect, python, label, failures):
     sections, raw = debugger(python, WRAPPER, ["builtin_id"],
                              [("break", dialect["break"] % "wrapper_call"),
                               ("continue", "continue"), ("bt", "py-bt"), ("full", "py-bt-full")],
-                             None)
+                             None, None)
     wrapper = r"<method-wrapper '__init__' of MyList object at remote %s>" % ADDR
     if never_stopped(sections, label, "wrapper_call"):
         return
@@ -220,7 +224,7 @@ def check_ccall(debugger, dialect, python, label, failures):
     for i in range(len(CONVENTIONS) * OWNERS):
         commands += [("continue %d" % i, "continue"), ("where %d" % i, "bt 8"),
                      ("bt %d" % i, "py-bt"), ("full %d" % i, "py-bt-full")]
-    sections, raw = debugger(python, CCALL, ["builtin_id"], commands, None)
+    sections, raw = debugger(python, CCALL, ["builtin_id"], commands, None, None)
     got = lambda name: sections.get(name, ["<missing>: " + raw[-1500:]])  # noqa: E731
     baz_line = r"#\d+ Frame %s, for file %s, line %d, in baz \(args=\(1, 2, 3\)\)" % (
         ADDR, re.escape(CCALL), baz)
@@ -268,6 +272,36 @@ def check_ccall(debugger, dialect, python, label, failures):
                         % (label, sorted(set(seen))))
 
 
+def make_core(python, path, env=None):
+    """Whether gdb wrote to `path` a core of `python` running the sample,
+    stopped in builtin_id called by baz (after env's WARM calls when set)."""
+    cmd = ["gdb", "-nx", "-batch", "-q", "-iex", "set debuginfod enabled off",
+           "-iex", "set auto-load python-scripts off"] + gdb_args([python]) + [
+           "-ex", "set breakpoint pending on", "-ex", "break builtin_id"]
+    if env and env.get("WARM"):
+        cmd += ["-ex", "ignore 1 %s" % env["WARM"]]
+    cmd += ["-ex", "run", "-ex", "gcore %s" % path, "-ex", "kill", "--args", python, SAMPLE]
+    try:
+        subprocess.run(cmd, env=dict(os.environ, **(env or {})), stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=600)
+    except subprocess.TimeoutExpired:
+        return False
+    return os.path.exists(path)
+
+
+def check_sample_core(debugger, dialect, python, label, env, failures):
+    """check_sample's promises on a core of the same stop (gdb's gcore)."""
+    folder = tempfile.mkdtemp(prefix="libpython-core-")
+    try:
+        core = os.path.join(folder, "core")
+        if not make_core(python, core, env):
+            failures.append("%s: gdb wrote no core of the sample's stop" % label)
+            return
+        check_sample(debugger, dialect, python, label + " (core)", env, failures, core)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def label_of(python):
     """"p315/python3.15": the interpreter's build folder and name."""
     return os.path.basename(os.path.dirname(os.path.dirname(python))) + "/" + \
@@ -275,14 +309,16 @@ def label_of(python):
 
 
 def check_all(debugger, dialect, python, label, failures):
-    """Every scenario both debuggers run: the sample (also with the JIT on
-    and warm where the interpreter has a JIT), a collection, threads
+    """Every scenario both debuggers run: the sample, live and on a core
+    (also with the JIT on and warm where the interpreter has a JIT), a collection, threads
     waiting for the GIL, a method-wrapper, a C call and the calling
     conventions."""
-    check_sample(debugger, dialect, python, label, None, failures)
+    envs = [(label, None)]
     if jit_available(python):
-        check_sample(debugger, dialect, python, label + " (JIT on, warm)",
-                     dict(JIT_ON, WARM=str(JIT_WARM)), failures)
+        envs.append((label + " (JIT on, warm)", dict(JIT_ON, WARM=str(JIT_WARM))))
+    for name, env in envs:
+        check_sample(debugger, dialect, python, name, env, failures)
+        check_sample_core(debugger, dialect, python, name, env, failures)
     check_states(debugger, dialect, python, label, failures)
     check_wrapper(debugger, dialect, python, label, failures)
     check_ccall(debugger, dialect, python, label, failures)
