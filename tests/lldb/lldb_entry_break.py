@@ -8,40 +8,48 @@ information gives the function both ranges. LLDB 19 takes the lowest
 address of those ranges as the function's entry, so `breakpoint set -n NAME`
 lands in the cold part, which a call never runs (Debian's python3.11
 builtin_id, Debian's 3.15.2 gc_collect_main and wrapper_call); LLDB 22+
-uses the entry. Its other locations are no better: LLDB 19 skips a
-"prologue" measured from that wrong start, and may place a location in the
-middle of one of the hot part's instructions (Debian 3.11's _testcapi
-meth_fastcall_keywords at +1 of a 2-byte push), which crashes the target
-once hit and stepped over; and LLDB adds locations inside the function
-(inlined blocks of its own), so one call stops twice. So a by-name
-breakpoint is replaced by one at the start of the hot part's symbol, the
-entry itself, where a call stops once. A pending breakpoint (its module not
-loaded yet) stays as LLDB places it: set it once the module is loaded."""
+uses the entry. Its "prologue" skip from that wrong start is no better:
+it may land past the cold part, in another function (Debian 3.15.2's
+wrapper_call, at optimize_load_fast.isra.0), or in the middle of one of
+the hot part's instructions (Debian 3.11's _testcapi meth_fastcall_keywords
+at +1 of a 2-byte push), which crashes the target once hit and stepped
+over; and LLDB adds locations inside the function (inlined blocks of its
+own), so one call stops twice. So the breakpoint is placed at the start of
+the hot part's ELF symbol, the entry itself, where a call stops once. A
+function of a module not loaded yet gets LLDB's pending by-name breakpoint:
+set it once the module is loaded."""
 
-import lldb
 
 COLD = ".cold"
 
 
-def _hot_symbol(location):
-    """The name of the ELF symbol of the hot part of the function holding
-    `location`, or None."""
-    symbol = location.GetAddress().GetSymbol()
-    name = symbol.GetName() if symbol and symbol.IsValid() else None
-    return name[:-len(COLD)] if name and name.endswith(COLD) else name
+def _entries(target, name):
+    """The start of the ELF symbol of each loaded function `name`'s hot
+    part (its entry): the symbol holding LLDB's start of the function, or
+    for a `.cold` one the symbol it was split from."""
+    entries = []
+    for ctx in target.FindFunctions(name):
+        function = ctx.GetFunction()
+        symbol = function.GetStartAddress().GetSymbol() if function.IsValid() else None
+        if not symbol or not symbol.IsValid():
+            continue
+        if symbol.GetName().endswith(COLD):
+            hot = [c.GetSymbol() for c in target.FindSymbols(symbol.GetName()[:-len(COLD)])]
+            symbol = next((h for h in hot if h.IsValid()), None)
+        if symbol is not None:
+            address = symbol.GetStartAddress()
+            if all(address != a for a in entries):
+                entries.append(address)
+    return entries
 
 
 def place(target, name):
-    """The breakpoint for `name` (see the module's comment) and how it was placed."""
-    breakpoint = target.BreakpointCreateByName(name)
-    hot = [_hot_symbol(breakpoint.GetLocationAtIndex(i))
-           for i in range(breakpoint.GetNumLocations())]
-    for ctx in target.FindSymbols(hot[0]) if hot and hot[0] else []:
-        if ctx.GetSymbol().IsValid():
-            target.BreakpointDelete(breakpoint.GetID())
-            return (target.BreakpointCreateBySBAddress(ctx.GetSymbol().GetStartAddress()),
-                    "at the entry of %s" % hot[0])
-    return breakpoint, "by name"
+    """The breakpoints for `name` (see the module's comment) and how they were placed."""
+    entries = _entries(target, name)
+    if not entries:
+        return [target.BreakpointCreateByName(name)], "by name"
+    return ([target.BreakpointCreateBySBAddress(a) for a in entries],
+            "at the entry of its symbol")
 
 
 def break_entry(debugger, command, exe_ctx, result, internal_dict):
@@ -52,10 +60,12 @@ def break_entry(debugger, command, exe_ctx, result, internal_dict):
     if len(words) != 1:
         result.AppendMessage("usage: break-entry [-i COUNT] NAME")
         return
-    breakpoint, how = place(debugger.GetSelectedTarget(), words[0])
-    breakpoint.SetIgnoreCount(ignore)
-    breakpoint.AddName(words[0])  # `breakpoint delete NAME` deletes it
-    result.AppendMessage("Breakpoint %d: %s, %s" % (breakpoint.GetID(), words[0], how))
+    breakpoints, how = place(debugger.GetSelectedTarget(), words[0])
+    for breakpoint in breakpoints:
+        breakpoint.SetIgnoreCount(ignore)
+        breakpoint.AddName(words[0])  # `breakpoint delete NAME` deletes them
+    result.AppendMessage("Breakpoint %s: %s, %s" % (
+        ", ".join(str(b.GetID()) for b in breakpoints), words[0], how))
 
 
 def __lldb_init_module(debugger, internal_dict):

@@ -139,6 +139,19 @@ def check_sample(debugger, dialect, python, label, env, failures, core=None):
                         % (label, "\n".join(got("mixed"))))
 
 
+def expect_call(failures, label, what, got, patterns, dialect):
+    """expect() for a C call's level, read from the callable argument of
+    the native frame making the call: `dialect["unreadable_calls"]` says why
+    the debugger may have no frame to read it from (printed instead of a
+    failure when the level is missing)."""
+    found = []
+    expect(found, label, what, got, patterns)
+    if found and dialect.get("unreadable_calls"):
+        print("skip %s on %s: %s" % (what, label, dialect["unreadable_calls"]))
+        return
+    failures.extend(found)
+
+
 def never_stopped(sections, label, where):
     """True, saying so, when the target ran to its end instead of stopping
     at the breakpoint in `where`: the debugger could not place it (LLDB 19
@@ -200,14 +213,15 @@ def check_wrapper(debugger, dialect, python, label, failures):
     wrapper = r"<method-wrapper '__init__' of MyList object at remote %s>" % ADDR
     if never_stopped(sections, label, "wrapper_call"):
         return
-    expect(failures, label, "py-bt in a method-wrapper", sections.get("bt", [raw[-1500:]])[:3],
-           ["Traceback \\(most recent call first\\):", "  " + wrapper,
-            '  File "%s", line %d, in MyList.__init__'
-            % (re.escape(WRAPPER), line_of(WRAPPER, "super(*[]).__init__()"))])
-    expect(failures, label, "py-bt-full in a method-wrapper",
-           sections.get("full", [raw[-1500:]])[:2],
-           [r"#\d+ " + wrapper, r"#\d+ Frame %s, for file %s, line \d+, in MyList.__init__ "
-            r"\(self=.*\)" % (ADDR, re.escape(WRAPPER))])
+    expect_call(failures, label, "py-bt in a method-wrapper",
+                sections.get("bt", [raw[-1500:]])[:3],
+                ["Traceback \\(most recent call first\\):", "  " + wrapper,
+                 '  File "%s", line %d, in MyList.__init__'
+                 % (re.escape(WRAPPER), line_of(WRAPPER, "super(*[]).__init__()"))], dialect)
+    expect_call(failures, label, "py-bt-full in a method-wrapper",
+                sections.get("full", [raw[-1500:]])[:2],
+                [r"#\d+ " + wrapper, r"#\d+ Frame %s, for file %s, line \d+, in MyList.__init__ "
+                 r"\(self=.*\)" % (ADDR, re.escape(WRAPPER))], dialect)
 
 
 def check_ccall(debugger, dialect, python, label, failures):
@@ -234,7 +248,8 @@ def check_ccall(debugger, dialect, python, label, failures):
     for n in unselected:
         sections[n] = got(n)[:-1]
     expect(failures, label, "py-up", got("up1"), [baz_line, "    id\\(42\\)"])
-    expect(failures, label, "py-up to the C function calling baz", got("up2"), [vectorcall])
+    expect_call(failures, label, "py-up to the C function calling baz", got("up2"), [vectorcall],
+                dialect)
     expect(failures, label, "py-print in bar's call", got("print c") + got("print a"),
            ["local 'c' = 3", "local 'a' = 1"])
     expect(failures, label, "py-down", got("down"), [baz_line, "    id\\(42\\)"])
