@@ -154,9 +154,8 @@ def expect_call(failures, label, what, got, patterns, dialect):
 
 def never_stopped(sections, label, where):
     """True, saying so, when the target ran to its end instead of stopping
-    at the breakpoint in `where`: the debugger could not place it (LLDB 19
-    places gc_collect_main's and wrapper_call's in Debian's LTO 3.15.2 at
-    one out-of-line copy the calls do not run)."""
+    at the breakpoint in `where`: the debugger could not place it (a module
+    without symbols: Debian's 3.15.2 _testcapi)."""
     text = " ".join(sections.get("continue", []))
     if "exited normally" in text or "exited with status" in text:
         print("skip %s on %s: the debugger's breakpoint in %s was never hit"
