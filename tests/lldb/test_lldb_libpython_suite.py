@@ -16,7 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
 from extra_pythons import lldb_args  # noqa: E402
 from lldb_under_test import LLDB, MISSING, lldb_version, without_stop_reports  # noqa: E402
-from libpython_scenarios import check_all, label_of  # noqa: E402
+from libpython_scenarios import SAMPLE, check_all, label_of  # noqa: E402
 from values_target import SKIP, run_all  # noqa: E402
 
 # LLDB's words for what the scenarios do
@@ -64,8 +64,20 @@ def lldb(build, repo, python, script, breaks, commands, env=None, core=None):
     return sections, out
 
 
+def check_exited(build, repo, python, label):
+    """After the program ran to its end (no breakpoint), the commands say
+    there is no process (LLDB keeps the exited process, whose memory reads
+    give the executable file's bytes: no Python runtime to find there)."""
+    sections, raw = lldb(build, repo, python, SAMPLE, [], [("bt", "py-bt")])
+    want = "jitunwind: py-bt: no process (it exited with status 0)"
+    if sections.get("bt") != [want]:
+        failures.append("%s: py-bt after the program exited: %s, want %r"
+                        % (label, sections.get("bt", [raw[-1500:]]), want))
+
+
 def run(build, repo, python):
     label = "lldb " + label_of(python)
+    check_exited(build, repo, python, label)
 
     def debugger(python, script, breaks, commands, env, core):
         return lldb(build, repo, python, script, breaks, commands, env, core)
