@@ -27,7 +27,7 @@ def _entries(target, name):
     """The start of the ELF symbol of each loaded function `name`'s hot
     part (its entry): the symbol holding LLDB's start of the function, or
     for a `.cold` one the symbol it was split from."""
-    entries = []
+    entries, seen = [], set()
     for ctx in target.FindFunctions(name):
         function = ctx.GetFunction()
         symbol = function.GetStartAddress().GetSymbol() if function.IsValid() else None
@@ -38,7 +38,9 @@ def _entries(target, name):
             symbol = next((h for h in hot if h.IsValid()), None)
         if symbol is not None:
             address = symbol.GetStartAddress()
-            if all(address != a for a in entries):
+            key = (address.GetModule().GetFileSpec().fullpath, address.GetFileAddress())
+            if key not in seen:
+                seen.add(key)
                 entries.append(address)
     return entries
 
