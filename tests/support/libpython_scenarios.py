@@ -207,7 +207,8 @@ def check_wrapper(debugger, dialect, python, label, failures):
     (see check_sample)."""
     sections, raw = debugger(python, WRAPPER, ["builtin_id"],
                              [("break", dialect["break"] % "wrapper_call"),
-                              ("continue", "continue"), ("bt", "py-bt"), ("full", "py-bt-full")],
+                              ("continue", "continue"), ("bt", "py-bt"), ("full", "py-bt-full"),
+                              ("locals", "py-locals")],
                              None, None)
     wrapper = r"<method-wrapper '__init__' of MyList object at remote %s>" % ADDR
     if never_stopped(sections, label, "wrapper_call"):
@@ -217,6 +218,9 @@ def check_wrapper(debugger, dialect, python, label, failures):
                 ["Traceback \\(most recent call first\\):", "  " + wrapper,
                  '  File "%s", line %d, in MyList.__init__'
                  % (re.escape(WRAPPER), line_of(WRAPPER, "super(*[]).__init__()"))], dialect)
+    # headed by the code object's name, as libpython's py-locals
+    expect(failures, label, "py-locals in a method", sections.get("locals", [raw[-1500:]])[:2],
+           ["Locals for __init__", "self = .+"])
     expect_call(failures, label, "py-bt-full in a method-wrapper",
                 sections.get("full", [raw[-1500:]])[:2],
                 [r"#\d+ " + wrapper, r"#\d+ Frame %s, for file %s, line \d+, in MyList.__init__ "

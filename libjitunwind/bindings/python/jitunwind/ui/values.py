@@ -9,7 +9,7 @@ runs it (so `bt` and `frame` agree); selecting a native frame by hand makes
 the innermost Python frame it runs (or runs above it) the selected one.
 The plugins give `Session` two more methods for this (ValuesSession)."""
 
-from .. import PYFRAME_ENTRY, values
+from .. import PYFRAME_BAD_CODE, PYFRAME_ENTRY, values
 from . import labels, levels, source_files
 from .session import VERBOSE, NoTarget, Session
 from .session import invoke as shared_invoke
@@ -204,6 +204,14 @@ def _show_level(session, stack, index, selected, verbose):
                       "frame selection is unchanged)")
 
 
+def _code_name(frame):
+    """libpython's name in `Locals for NAME`: the code object's co_name (the
+    last part of its qualified name)."""
+    if frame.flags & PYFRAME_BAD_CODE or not frame.qualname:
+        return labels.python_name(frame)
+    return labels.escaped(frame.qualname.rsplit(".", 1)[-1])
+
+
 def run_py_locals(session, args):
     """As libpython's: `Locals for NAME` and its variables, for the selected
     Python frame and each frame it was called from in the same run of the
@@ -211,7 +219,7 @@ def run_py_locals(session, args):
     stack = _Stack(session)
     index = stack.levels[stack.current()].python
     for frame in stack.frames[index:]:
-        session.write("Locals for %s" % labels.python_name(frame))
+        session.write("Locals for %s" % _code_name(frame))
         variables, err = values.frame_variables(stack.reader, frame)
         for var in variables:
             session.write(values.variable_text(stack.reader, var))
