@@ -265,8 +265,9 @@ def check_ccall(debugger, dialect, python, label, failures):
     for i in range(len(CONVENTIONS) * OWNERS):
         m = stopped_in(i)
         if not m:
+            stop = " ".join(got("continue %d" % i) + got("where %d" % i))
             failures.append("%s: stop %d is not in a meth_* function: %s"
-                            % (label, i, " ".join(got("continue %d" % i) + got("where %d" % i))[-300:]))
+                            % (label, i, stop[-300:]))
             break
         # a compiler may fold functions of one body into one (meth_o, meth_varargs):
         # the stop names the breakpoint, the level the builtin called
@@ -328,9 +329,9 @@ def label_of(python):
 
 def check_all(debugger, dialect, python, label, failures):
     """Every scenario both debuggers run: the sample, live and on a core
-    (also with the JIT on and warm where the interpreter has a JIT), a collection, threads
-    waiting for the GIL, a method-wrapper, a C call and the calling
-    conventions."""
+    (also with the JIT on and warm where the interpreter has a JIT), a
+    collection, threads waiting for the GIL, a method-wrapper, a C call and
+    the calling conventions."""
     envs = [(label, None)]
     if jit_available(python):
         envs.append((label + " (JIT on, warm)", dict(JIT_ON, WARM=str(JIT_WARM))))
