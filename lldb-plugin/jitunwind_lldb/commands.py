@@ -17,6 +17,20 @@ class _Thread:
         self.name = thread.GetName()
 
 
+def _gone(process):
+    """Why `process` has no memory to read (it exited, or was detached), or
+    None. LLDB keeps an exited process valid, and reading its memory then
+    gives the executable file's bytes: a breakpoint that was never hit would
+    otherwise read as a Python that is not initialised."""
+    import lldb
+    state = process.GetState()
+    if state == lldb.eStateExited:
+        return "no process (it exited with status %d)" % process.GetExitStatus()
+    if state in (lldb.eStateDetached, lldb.eStateUnloaded, lldb.eStateInvalid):
+        return "no process"
+    return None
+
+
 class LldbSession(Session):
     debugger = "lldb"
 
@@ -30,6 +44,9 @@ class LldbSession(Session):
         if self._state is None:
             if not self._process or not self._process.IsValid():
                 raise NoTarget("no process")
+            gone = _gone(self._process)
+            if gone:
+                raise NoTarget(gone)
             self._state = tgt.state_for(self._process, fresh=True)
         return self._state
 

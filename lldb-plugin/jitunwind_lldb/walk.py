@@ -115,7 +115,8 @@ def match_frame(thread, natives, index):
     """LLDB's frame index for natives[index], or None. LLDB lists inlined
     calls as frames of their own (so indexes differ, and the concrete
     frame of a call made from inlined code has another pc): match the pc
-    and stack pointer, else the stack pointer and function name."""
+    and stack pointer, else the stack pointer and function name, else the
+    pc and function by their order."""
     want = natives[index]
     frames = [thread.GetFrameAtIndex(i) for i in range(thread.GetNumFrames())]
     for f in frames:
@@ -125,7 +126,12 @@ def match_frame(thread, natives, index):
         if want.sp is not None and f.GetSP() == want.sp and want.symbol and \
                 f.GetFunctionName() == want.symbol and not f.IsInlined():
             return f.GetFrameID()
-    for f in frames:
-        if f.GetPC() == want.pc:
-            return f.GetFrameID()
-    return None
+    # Else by the pc (and function) alone, the k-th native frame having it
+    # being LLDB's k-th: a recursion (a C call calling back into Python)
+    # runs the same pc twice, and frames of LLDB's frame provider have no
+    # stack pointer.
+    def same(pc, name, other):
+        return pc == want.pc and (not name or not other or name == other)
+    k = sum(1 for n in natives[:index] if same(n.pc, n.symbol, want.symbol))
+    found = [f for f in frames if same(f.GetPC(), f.GetFunctionName(), want.symbol)]
+    return found[k].GetFrameID() if k < len(found) else None

@@ -6,8 +6,11 @@ broken promise to `failures`."""
 
 import os
 import re
+import shutil
+import subprocess
+import tempfile
 
-from extra_pythons import JIT_ON, jit_available
+from extra_pythons import JIT_ON, gdb_args, jit_available
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 VALUES = os.path.join(HERE, "..", "values")
@@ -49,10 +52,11 @@ def expect(failures, label, what, got, patterns):
                                                            "\n        ".join(patterns)))
 
 
-def check_sample(debugger, dialect, python, label, env, failures):
+def check_sample(debugger, dialect, python, label, env, failures, core=None):
     """CPython's backtrace, navigation, print, locals and list promises at a
     stop in builtin_id called by baz; `debugger(python, script, breaks,
-    commands, env)` runs the debugger, `dialect` names its own commands."""
+    commands, env, core)` runs the debugger (on `core`, a core of that stop,
+    when given), `dialect` names its own commands."""
     lines = {"baz": line_of(SAMPLE, "id(42)"), "bar": line_of(SAMPLE, "baz(a, b, c)"),
              "foo": line_of(SAMPLE, "bar(a=a, b=b, c=c)"),
              "<module>": line_of(SAMPLE, "foo(1, 2, 3)", last=True)}
@@ -64,12 +68,12 @@ def check_sample(debugger, dialect, python, label, env, failures):
     commands = [("py-bt", "py-bt"), ("py-bt-full", "py-bt-full"), ("up1", "py-up"),
                 ("frame1", dialect["frame"]), ("print args", "py-print args"),
                 ("locals", "py-locals"),
-                ("up2", "py-up"), ("print len", "py-print len"),
+                ("up2", "py-up"), ("locals2", "py-locals"), ("print len", "py-print len"),
                 ("print name", "py-print __name__"), ("down1", "py-down"), ("down2", "py-down"),
                 ("down3", "py-down"), ("list", "py-list"), ("list 1,3", "py-list 1,3"),
                 ("list 9", "py-list 9"), ("verbose", "py-bt-full -v"), ("up6", "py-up 6"),
                 ("mixed", "mixed-bt 3")]
-    sections, raw = debugger(python, SAMPLE, ["builtin_id"], commands, env)
+    sections, raw = debugger(python, SAMPLE, ["builtin_id"], commands, env, core)
     got = lambda name: sections.get(name, ["<missing>: " + raw[-1500:]])  # noqa: E731
 
     bt = ["Traceback \\(most recent call first\\):", "  " + ID]
@@ -99,10 +103,15 @@ def check_sample(debugger, dialect, python, label, env, failures):
                         % (label, got("up1")[:1], got("frame1")[:1]))
     expect(failures, label, "py-print args", got("print args"),
            [re.escape("local 'args' = (1, 2, 3)")])
-    # the loop's variable follows; in JIT code both are marked as possibly stale
-    expect(failures, label, "py-locals", got("locals")[:1],
-           [re.escape("args = (1, 2, 3)") + r"(  \(may be stale: JIT code\))?"])
+    # each frame of the eval loop's run, outwards from the selected one; the
+    # loop's variable follows args; in JIT code values are marked as possibly stale
+    stale = r"(  \(may be stale: JIT code\))?"
+    expect(failures, label, "py-locals", got("locals")[:2],
+           ["Locals for baz", re.escape("args = (1, 2, 3)") + stale])
     expect(failures, label, "second py-up", got("up2"), full[3:5])
+    abc = [v + stale for v in ("a = 1", "b = 2", "c = 3")]
+    expect(failures, label, "py-locals after two py-up", got("locals2"),
+           ["Locals for bar"] + abc + ["Locals for foo"] + abc + ["Locals for <module>"])
     expect(failures, label, "py-print len", got("print len"),
            [r"builtin 'len' = <built-in method len of module object at remote %s>" % ADDR])
     expect(failures, label, "py-print __name__", got("print name"),
@@ -133,11 +142,23 @@ def check_sample(debugger, dialect, python, label, env, failures):
                         % (label, "\n".join(got("mixed"))))
 
 
+def expect_call(failures, label, what, got, patterns, dialect):
+    """expect() for a C call's level, read from the callable argument of
+    the native frame making the call: `dialect["unreadable_calls"]` says why
+    the debugger may have no frame to read it from (printed instead of a
+    failure when the level is missing)."""
+    found = []
+    expect(found, label, what, got, patterns)
+    if found and dialect.get("unreadable_calls"):
+        print("skip %s on %s: %s" % (what, label, dialect["unreadable_calls"]))
+        return
+    failures.extend(found)
+
+
 def never_stopped(sections, label, where):
     """True, saying so, when the target ran to its end instead of stopping
-    at the breakpoint in `where`: the debugger could not place it (LLDB 19
-    places gc_collect_main's and wrapper_call's in Debian's LTO 3.15.2 at
-    one out-of-line copy the calls do not run)."""
+    at the breakpoint in `where`: the debugger could not place it (a module
+    without symbols: Debian's 3.15.2 _testcapi)."""
     text = " ".join(sections.get("continue", []))
     if "exited normally" in text or "exited with status" in text:
         print("skip %s on %s: the debugger's breakpoint in %s was never hit"
@@ -152,7 +173,7 @@ def check_states(debugger, dialect, python, label, failures):
     sections, raw = debugger(python, GC, ["builtin_id"],
                              [("break", dialect["break"] % "gc_collect_main"),
                               ("continue", "continue"), ("bt", "py-bt"), ("full", "py-bt-full")],
-                             None)
+                             None, None)
     collect = r"<built-in method collect of module object at remote %s>" % ADDR
     if not never_stopped(sections, label, "gc_collect_main"):
         check_collection(sections, raw, collect, label, failures)
@@ -174,7 +195,7 @@ def check_gil(debugger, dialect, python, label, failures):
     sections, raw = debugger(python, GIL, ["builtin_id"],
                              [("all", dialect["all"] % "py-bt"),
                               ("all full", dialect["all"] % "py-bt-full"),
-                              ("every", "py-bt -a")], None)
+                              ("every", "py-bt -a")], None, None)
     # py-bt -a heads each thread with its Python name (threading's)
     heads = sorted(re.findall(r'^Thread \d+ \(tid \d+, "([^"]*)"(, GIL holder)?',
                               "\n".join(sections.get("every", [])), re.M))
@@ -198,19 +219,118 @@ def check_wrapper(debugger, dialect, python, label, failures):
     (see check_sample)."""
     sections, raw = debugger(python, WRAPPER, ["builtin_id"],
                              [("break", dialect["break"] % "wrapper_call"),
-                              ("continue", "continue"), ("bt", "py-bt"), ("full", "py-bt-full")],
-                             None)
+                              ("continue", "continue"), ("bt", "py-bt"), ("full", "py-bt-full"),
+                              ("locals", "py-locals")],
+                             None, None)
     wrapper = r"<method-wrapper '__init__' of MyList object at remote %s>" % ADDR
     if never_stopped(sections, label, "wrapper_call"):
         return
-    expect(failures, label, "py-bt in a method-wrapper", sections.get("bt", [raw[-1500:]])[:3],
-           ["Traceback \\(most recent call first\\):", "  " + wrapper,
-            '  File "%s", line %d, in MyList.__init__'
-            % (re.escape(WRAPPER), line_of(WRAPPER, "super(*[]).__init__()"))])
-    expect(failures, label, "py-bt-full in a method-wrapper",
-           sections.get("full", [raw[-1500:]])[:2],
-           [r"#\d+ " + wrapper, r"#\d+ Frame %s, for file %s, line \d+, in MyList.__init__ "
-            r"\(self=.*\)" % (ADDR, re.escape(WRAPPER))])
+    expect_call(failures, label, "py-bt in a method-wrapper",
+                sections.get("bt", [raw[-1500:]])[:3],
+                ["Traceback \\(most recent call first\\):", "  " + wrapper,
+                 '  File "%s", line %d, in MyList.__init__'
+                 % (re.escape(WRAPPER), line_of(WRAPPER, "super(*[]).__init__()"))], dialect)
+    # headed by the code object's name, as libpython's py-locals
+    expect(failures, label, "py-locals in a method", sections.get("locals", [raw[-1500:]])[:2],
+           ["Locals for __init__", "self = .+"])
+    expect_call(failures, label, "py-bt-full in a method-wrapper",
+                sections.get("full", [raw[-1500:]])[:2],
+                [r"#\d+ " + wrapper, r"#\d+ Frame %s, for file %s, line \d+, in MyList.__init__ "
+                 r"\(self=.*\)" % (ADDR, re.escape(WRAPPER))], dialect)
+
+
+def check_ccall(debugger, dialect, python, label, failures):
+    """A Python function called from C (baz called by
+    _testcapi.pyobject_vectorcall), then a stop in every PyCFunction calling
+    convention of _testcapi, each called through every owner (see
+    check_sample)."""
+    baz = line_of(CCALL, "id(42)")
+    commands = [("up1", "py-up"), ("up2", "py-up"), ("print c", "py-print c"),
+                ("print a", "py-print a"), ("down", "py-down"),
+                ("delete", dialect["delete"] % "builtin_id")]
+    # placed once _testcapi is loaded (the sample imports it first)
+    commands += [("break " + name, dialect["break"] % name) for name in CONVENTIONS]
+    for i in range(len(CONVENTIONS) * OWNERS):
+        commands += [("continue %d" % i, "continue"), ("where %d" % i, "bt 8"),
+                     ("bt %d" % i, "py-bt"), ("full %d" % i, "py-bt-full")]
+    sections, raw = debugger(python, CCALL, ["builtin_id"], commands, None, None)
+    got = lambda name: sections.get(name, ["<missing>: " + raw[-1500:]])  # noqa: E731
+    baz_line = r"#\d+ Frame %s, for file %s, line %d, in baz \(args=\(1, 2, 3\)\)" % (
+        ADDR, re.escape(CCALL), baz)
+    vectorcall = r"#\d+ <built-in method pyobject_vectorcall of module object at remote %s>" % ADDR
+    unselected = [n for n in ("up1", "up2", "down")
+                  if dialect.get("may_not_select") and got(n)[-1:] == [NOT_SELECTED]]
+    for n in unselected:
+        sections[n] = got(n)[:-1]
+    expect(failures, label, "py-up", got("up1"), [baz_line, "    id\\(42\\)"])
+    expect_call(failures, label, "py-up to the C function calling baz", got("up2"), [vectorcall],
+                dialect)
+    expect(failures, label, "py-print in bar's call", got("print c") + got("print a"),
+           ["local 'c' = 3", "local 'a' = 1"])
+    expect(failures, label, "py-down", got("down"), [baz_line, "    id\\(42\\)"])
+    stopped_in = lambda i: re.search(r"[` ](meth_\w+)\b", " ".join(got("where %d" % i)))  # noqa
+    if not stopped_in(0) and never_stopped({"continue": got("continue 0")}, label,
+                                           "any meth_* function"):
+        # no symbols for them: a stripped build's _testcapi
+        return
+    seen = []
+    for i in range(len(CONVENTIONS) * OWNERS):
+        m = stopped_in(i)
+        if not m:
+            stop = " ".join(got("continue %d" % i) + got("where %d" % i))
+            failures.append("%s: stop %d is not in a meth_* function: %s"
+                            % (label, i, stop[-300:]))
+            break
+        # a compiler may fold functions of one body into one (meth_o, meth_varargs):
+        # the stop names the breakpoint, the level the builtin called
+        call = r"<built-in (method (meth_\w+) of [\w.]+ object at remote %s|function (meth_\w+))>" \
+            % ADDR
+        bt, full = got("bt %d" % i), got("full %d" % i)
+        called = re.match("  " + call + "$", bt[1]) if len(bt) > 1 else None
+        if called:
+            seen.append(called.group(2) or called.group(3))
+        if len(bt) < 3 or not called or \
+                not bt[2].startswith('  File "%s", line' % CCALL):
+            failures.append("%s: py-bt in %s (stop %d):\n  %s" % (label, m.group(1), i,
+                                                                 "\n  ".join(bt)))
+        # CPython promises #1 or #2 (its cfunction_* frame); #0 is the C function itself,
+        # called directly by a specialized CALL (3.14+ in the eval loop, JIT code)
+        if not full or not re.match(r"#[012] " + call + "$", full[0]):
+            failures.append("%s: py-bt-full in %s (stop %d):\n  %s"
+                            % (label, m.group(1), i, "\n  ".join(full)))
+    if sorted(set(seen)) != sorted(CONVENTIONS):
+        failures.append("%s: py-bt showed calls of %s, not every convention"
+                        % (label, sorted(set(seen))))
+
+
+def make_core(python, path, env=None):
+    """Whether gdb wrote to `path` a core of `python` running the sample,
+    stopped in builtin_id called by baz (after env's WARM calls when set)."""
+    cmd = ["gdb", "-nx", "-batch", "-q", "-iex", "set debuginfod enabled off",
+           "-iex", "set auto-load python-scripts off"] + gdb_args([python]) + [
+           "-ex", "set breakpoint pending on", "-ex", "break builtin_id"]
+    if env and env.get("WARM"):
+        cmd += ["-ex", "ignore 1 %s" % env["WARM"]]
+    cmd += ["-ex", "run", "-ex", "gcore %s" % path, "-ex", "kill", "--args", python, SAMPLE]
+    try:
+        subprocess.run(cmd, env=dict(os.environ, **(env or {})), stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=600)
+    except subprocess.TimeoutExpired:
+        return False
+    return os.path.exists(path)
+
+
+def check_sample_core(debugger, dialect, python, label, env, failures):
+    """check_sample's promises on a core of the same stop (gdb's gcore)."""
+    folder = tempfile.mkdtemp(prefix="libpython-core-")
+    try:
+        core = os.path.join(folder, "core")
+        if not make_core(python, core, env):
+            failures.append("%s: gdb wrote no core of the sample's stop" % label)
+            return
+        check_sample(debugger, dialect, python, label + " (core)", env, failures, core)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def check_instances(debugger, dialect, python, label, failures):
@@ -221,7 +341,7 @@ def check_instances(debugger, dialect, python, label, failures):
     libpython's 1,024 characters; `py-print NAME.ATTR...` follows attributes."""
     names = ["order", "viadict", "slotted", "sub", "wide", "node", "deep", "long"]
     sections, raw = debugger(python, INSTANCES, ["builtin_id"],
-                             [(n, "py-print " + n) for n in names + PATHS], None)
+                             [(n, "py-print " + n) for n in names + PATHS], None, None)
     at = r" at remote %s>" % ADDR
     wide = ", ".join("a%d=%d" % (i, i) for i in range(40))
     cut = repr(list(range(1000)))[:OUTPUT_CAP] + "...(truncated)"
@@ -251,13 +371,17 @@ def label_of(python):
 
 
 def check_all(debugger, dialect, python, label, failures):
-    """Every scenario both debuggers run: the sample (also with the JIT on
-    and warm where the interpreter has a JIT), a collection, threads
-    waiting for the GIL, a method-wrapper, instances and containers."""
-    check_sample(debugger, dialect, python, label, None, failures)
+    """Every scenario both debuggers run: the sample, live and on a core
+    (also with the JIT on and warm where the interpreter has a JIT), a
+    collection, threads waiting for the GIL, a method-wrapper, a C call and
+    the calling conventions, instances and containers."""
+    envs = [(label, None)]
     if jit_available(python):
-        check_sample(debugger, dialect, python, label + " (JIT on, warm)",
-                     dict(JIT_ON, WARM=str(JIT_WARM)), failures)
+        envs.append((label + " (JIT on, warm)", dict(JIT_ON, WARM=str(JIT_WARM))))
+    for name, env in envs:
+        check_sample(debugger, dialect, python, name, env, failures)
+        check_sample_core(debugger, dialect, python, name, env, failures)
     check_states(debugger, dialect, python, label, failures)
     check_wrapper(debugger, dialect, python, label, failures)
+    check_ccall(debugger, dialect, python, label, failures)
     check_instances(debugger, dialect, python, label, failures)

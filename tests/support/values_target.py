@@ -64,11 +64,14 @@ def glob_match(ours, theirs):
 
 
 def check_locals(lines, expected):
-    """Problems (strings) comparing `name = repr` lines with the target's
+    """Problems (strings) comparing the first frame's `name = repr` lines
+    of py-locals (up to the next `Locals for` header) with the target's
     (name, repr) pairs; unbound lines are skipped (Python omits them)."""
     problems = []
     got = []
-    for line in lines:
+    for i, line in enumerate(lines):
+        if line.startswith("Locals for ") and i > 0:
+            break
         if " = " not in line or line.endswith("= <unbound>"):
             continue
         name, text = line.split(" = ", 1)

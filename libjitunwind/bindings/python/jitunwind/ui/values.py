@@ -9,7 +9,7 @@ runs it (so `bt` and `frame` agree); selecting a native frame by hand makes
 the innermost Python frame it runs (or runs above it) the selected one.
 The plugins give `Session` two more methods for this (ValuesSession)."""
 
-from .. import values
+from .. import PYFRAME_BAD_CODE, PYFRAME_ENTRY, values
 from . import labels, levels, source_files
 from .session import VERBOSE, NoTarget, Session
 from .session import invoke as shared_invoke
@@ -41,8 +41,10 @@ class ValuesSession(Session):
 
 
 PY_LOCALS = Spec(
-    "py-locals", "Print the local variables of the selected Python frame.",
-    "Arguments first, then locals, cells and free variables (read through their cell), each "
+    "py-locals", "Print the local variables of the selected Python frame and its callers.",
+    "As libpython's py-locals: `Locals for NAME`, then the frame's arguments, locals, cells and "
+    "free variables (read through their cell), for the selected frame and each frame that "
+    "called it in the same run of the eval loop (up to its entry frame). Each is "
     "as repr() would show it, rendered from the target's memory by libjitunwind (cores, JIT "
     "and trampoline frames too). Containers are shown 2 levels deep, 10 items each, strings "
     "to 200 characters, then '...'. Values of a frame running JIT code may be stale.",
@@ -205,16 +207,29 @@ def _show_level(session, stack, index, selected, verbose):
                       "frame selection is unchanged)")
 
 
+def _code_name(frame):
+    """libpython's name in `Locals for NAME`: the code object's co_name (the
+    last part of its qualified name)."""
+    if frame.flags & PYFRAME_BAD_CODE or not frame.qualname:
+        return labels.python_name(frame)
+    return labels.escaped(frame.qualname.rsplit(".", 1)[-1])
+
+
 def run_py_locals(session, args):
+    """As libpython's: `Locals for NAME` and its variables, for the selected
+    Python frame and each frame it was called from in the same run of the
+    eval loop (up to its entry frame)."""
     stack = _Stack(session)
-    frame = stack.python_frame()
-    variables, err = values.frame_variables(stack.reader, frame)
-    if not variables and err is None:
-        session.write("(no local variables)")
-    for var in variables:
-        session.write(values.variable_text(stack.reader, var))
-    if err is not None:
-        session.write("(variables cut short: %s)" % err)
+    index = stack.levels[stack.current()].python
+    for frame in stack.frames[index:]:
+        session.write("Locals for %s" % _code_name(frame))
+        variables, err = values.frame_variables(stack.reader, frame)
+        for var in variables:
+            session.write(values.variable_text(stack.reader, var))
+        if err is not None:
+            session.write("(variables cut short: %s)" % err)
+        if frame.flags & PYFRAME_ENTRY:
+            break
 
 
 def run_py_print(session, args):
