@@ -2,8 +2,8 @@
 running function's name and file name hold a window-title sequence
 (ESC ] 0 ; title BEL), a clear-screen sequence (ESC [ 2 J), a C1 control and
 newlines that forge a `Thread 1 "fake"` line with a fake frame; its main
-thread's name holds a clear-screen sequence and a newline. Shared by the
-tests of the command (tests/cli/test_cli_text.py) and of the debuggers."""
+thread's name (the OS's and threading's) holds a clear-screen sequence and
+a newline. Shared by the tests of the command (tests/cli/test_cli_text.py) and of the debuggers."""
 
 import os
 import subprocess
@@ -34,7 +34,9 @@ exec(code, ns)
 f = ns["f"]
 f.__code__ = f.__code__.replace(co_name=name, co_qualname=name)
 libc = ctypes.CDLL(None)
-libc.prctl(15, %r.encode(), 0, 0, 0)  # PR_SET_NAME: this thread's name
+thread_name = %r
+libc.prctl(15, thread_name.encode(), 0, 0, 0)  # PR_SET_NAME: the OS name
+threading.current_thread().name = thread_name  # and threading's, which is shown first
 open(ready, "w").close()
 while True:
     f(1)
