@@ -191,28 +191,60 @@ struct cli_blocks {
     int batch_off;         /* process_vm_readv refused: reads go one by one */
 };
 
-/* The cache slot of the block at `base` (BLOCK-aligned). */
-static unsigned block_slot(uint64_t base)
+/* A block lives in one of PROBES slots from its home slot: pages a
+ * multiple of BLOCKS pages apart (a thread's stack and the runtime's
+ * statics, say) are all held at once instead of evicting each other
+ * within a sample. */
+#define PROBES 8u
+
+static unsigned block_probe(uint64_t base, unsigned i)
 {
-    return (unsigned)((base / BLOCK) % BLOCKS);
+    return (unsigned)((base / BLOCK + i) % BLOCKS);
+}
+
+/* The slot holding the block at `base` (BLOCK-aligned), or BLOCKS. */
+static unsigned block_find(const struct cli_blocks *b, uint64_t base)
+{
+    unsigned i;
+    for (i = 0; i < PROBES; i++)
+        if (b->base[block_probe(base, i)] == base + 1)
+            return block_probe(base, i);
+    return BLOCKS;
+}
+
+/* A slot for a block not held: the first empty one of its probes, else
+ * its home slot (whose block is evicted). */
+static unsigned block_place(const struct cli_blocks *b, uint64_t base)
+{
+    unsigned i;
+    for (i = 0; i < PROBES; i++)
+        if (!b->base[block_probe(base, i)])
+            return block_probe(base, i);
+    return block_probe(base, 0);
 }
 
 /* Before the first read of a sample: the last sample's blocks at once. */
 static void prefetch(struct cli_target *t, struct cli_blocks *b)
 {
     void *dst[BLOCKS];
+    unsigned slot[BLOCKS];
     size_t i;
     long got;
-    for (i = 0; i < b->n_last; i++)
-        dst[i] = b->data[block_slot(b->last[i])];
+    /* Each block is given its slot at once, so that the next one is placed
+     * past it; a block evicted here by a later one is simply not held. */
+    for (i = 0; i < b->n_last; i++) {
+        slot[i] = block_place(b, b->last[i]);
+        b->base[slot[i]] = b->last[i] + 1;
+        dst[i] = b->data[slot[i]];
+    }
     got = cli_read_blocks(t->pid, b->last, b->n_last, BLOCK, dst);
     t->read_calls++;
     if (got > 0)
         t->reads += (uint64_t)got;
     if (got < 0)
         b->batch_off = 1; /* the reader's own fallback (/proc/PID/mem) reads on */
-    for (i = 0; got > 0 && i < (size_t)got; i++)
-        b->base[block_slot(b->last[i])] = b->last[i] + 1;
+    for (i = got > 0 ? (size_t)got : 0; i < b->n_last; i++)
+        b->base[slot[i]] = 0; /* not read (or only partly) */
     b->n_last = 0;
 }
 
@@ -222,10 +254,11 @@ static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
     struct cli_blocks *b = t->blocks;
     uint64_t base = addr & ~(uint64_t)(BLOCK - 1);
     if (b && !t->fresh_reads && len <= BLOCK && addr + len >= addr && addr + len <= base + BLOCK) {
-        unsigned slot = block_slot(base);
+        unsigned slot;
         if (b->n_last)
             prefetch(t, b);
-        if (b->base[slot] != base + 1) {
+        if ((slot = block_find(b, base)) == BLOCKS) {
+            slot = block_place(b, base);
             t->reads++;
             t->read_calls++;
             if (t->raw.read(t->raw.arg, base, b->data[slot], BLOCK) < 0) {
@@ -292,8 +325,8 @@ static int counted_write(void *arg, uint64_t addr, const void *src, size_t len)
     uint64_t base;
     if (t->blocks && len > 0 && addr + len > addr)
         for (base = addr & ~(uint64_t)(BLOCK - 1); base < addr + len; base += BLOCK)
-            if (t->blocks->base[block_slot(base)] == base + 1)
-                t->blocks->base[block_slot(base)] = 0;
+            if (block_find(t->blocks, base) != BLOCKS)
+                t->blocks->base[block_find(t->blocks, base)] = 0;
     t->writes++;
     return t->raw.write(t->raw.arg, addr, src, len);
 }
