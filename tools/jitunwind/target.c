@@ -253,6 +253,7 @@ static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
     struct cli_target *t = arg;
     struct cli_blocks *b = t->blocks;
     uint64_t base = addr & ~(uint64_t)(BLOCK - 1);
+    int rc;
     if (b && !t->fresh_reads && len <= BLOCK && addr + len >= addr && addr + len <= base + BLOCK) {
         unsigned slot;
         if (b->n_last)
@@ -277,9 +278,13 @@ static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
         cli_read_log_note(t, addr, len);
     }
 direct:
+    if (t->fresh_reads && cli_check_reads_serve(t, addr, dst, len) == 0)
+        return 0;
     t->reads++;
     t->read_calls++;
-    return t->raw.read(t->raw.arg, addr, dst, len);
+    if ((rc = t->raw.read(t->raw.arg, addr, dst, len)) == 0 && t->fresh_reads)
+        cli_check_reads_missed(t, addr, len);
+    return rc;
 }
 
 int cli_target_cache_reads(struct cli_target *t)
@@ -629,6 +634,7 @@ void cli_target_close(struct cli_target *t)
     jitunwind_core_reader_free(t->core);
     free(t->blocks);
     cli_read_log_free(t);
+    free(t->check_reads);
     free(t->py_threads);
     free(t->py_order);
     if (t->pidfd >= 0)
