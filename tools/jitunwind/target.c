@@ -248,6 +248,59 @@ static void prefetch(struct cli_target *t, struct cli_blocks *b)
     b->n_last = 0;
 }
 
+#define SPAN_BLOCKS 32u /* blocks one read may cover and still go through the cache */
+
+/* A read across blocks (the chain cache's frames, in one read) through the
+ * cache: the blocks not held are read in one call, and so join the next
+ * sample's prefetch with the rest. 0, or -1: some block is unreadable (or
+ * the read too wide), and the caller reads directly, to fail or succeed as
+ * the target says. */
+static int spanning_read(struct cli_target *t, struct cli_blocks *b, uint64_t addr, void *dst,
+                         size_t len)
+{
+    uint64_t first = addr & ~(uint64_t)(BLOCK - 1), base, miss[SPAN_BLOCKS];
+    uint64_t last = (addr + len - 1) & ~(uint64_t)(BLOCK - 1);
+    void *to[SPAN_BLOCKS];
+    unsigned slot[SPAN_BLOCKS];
+    size_t n = 0, i, done = 0;
+    long got;
+    if ((last - first) / BLOCK >= SPAN_BLOCKS)
+        return -1;
+    if (b->n_last)
+        prefetch(t, b);
+    for (base = first; base <= last; base += BLOCK)
+        if (block_find(b, base) == BLOCKS) {
+            miss[n] = base;
+            slot[n] = block_place(b, base);
+            b->base[slot[n]] = base + 1;
+            to[n] = b->data[slot[n]];
+            n++;
+        }
+    if (n) {
+        got = cli_read_blocks(t->pid, miss, n, BLOCK, to);
+        t->read_calls++;
+        t->reads += got > 0 ? (uint64_t)got : 0;
+        for (i = got > 0 ? (size_t)got : 0; i < n; i++)
+            b->base[slot[i]] = 0;
+    }
+    /* Every block is held now unless unreadable, or placed over another
+     * of this read (a crowded cache). */
+    for (base = first; base <= last; base += BLOCK)
+        if (block_find(b, base) == BLOCKS)
+            return -1;
+    while (done < len) {
+        uint64_t at = addr + done;
+        unsigned s = block_find(b, at & ~(uint64_t)(BLOCK - 1));
+        size_t off = (size_t)(at & (BLOCK - 1)), piece = BLOCK - off;
+        if (piece > len - done)
+            piece = len - done;
+        b->used[s] = 1;
+        memcpy((uint8_t *)dst + done, b->data[s] + off, piece);
+        done += piece;
+    }
+    return 0;
+}
+
 static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
 {
     struct cli_target *t = arg;
@@ -272,6 +325,9 @@ static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
         memcpy(dst, b->data[slot] + (addr - base), len);
         return 0;
     }
+    if (b && !t->fresh_reads && len > 0 && addr + len > addr && t->live && t->pid > 0 &&
+        !b->batch_off && spanning_read(t, b, addr, dst, len) == 0)
+        return 0;
     if (!b && t->read_log) {
         if (cli_read_log_serve(t, addr, dst, len))
             return 0;
