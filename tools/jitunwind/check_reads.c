@@ -107,9 +107,10 @@ void cli_check_reads_end(struct cli_target *t)
 /* Remember the pages of a read the check had to make alone. */
 static void remember(struct cli_check_reads *c, uint64_t addr, size_t len)
 {
-    uint64_t page, last = (addr + len - 1) & ~(uint64_t)(PAGE - 1);
-    size_t i;
-    for (page = addr & ~(uint64_t)(PAGE - 1); page <= last; page += PAGE) {
+    uint64_t first = addr & ~(uint64_t)(PAGE - 1), last = (addr + len - 1) & ~(uint64_t)(PAGE - 1);
+    size_t i, k, pages = (size_t)((last - first) / PAGE) + 1;
+    for (k = 0; k < pages; k++) { /* counted: the top page of the space ends it */
+        uint64_t page = first + k * PAGE;
         size_t *n = &c->seen[c->at].n;
         for (i = 0; i < *n && c->seen[c->at].page[i] != page; i++)
             ;
@@ -125,13 +126,14 @@ static void remember(struct cli_check_reads *c, uint64_t addr, size_t len)
 int cli_check_reads_serve(struct cli_target *t, uint64_t addr, void *dst, size_t len)
 {
     struct cli_check_reads *c = t->check_reads;
-    uint64_t a;
-    size_t done = 0;
+    uint64_t first = addr & ~(uint64_t)(PAGE - 1);
+    size_t done = 0, k;
     if (!c || !c->on || len == 0 || addr + len < addr)
         return -1;
-    /* Served only when every page it covers was read for this check. */
-    for (a = addr & ~(uint64_t)(PAGE - 1); a < addr + len; a += PAGE)
-        if (held_index(c, a) == HELD)
+    /* Served only when every page it covers was read for this check
+     * (counted: the top page of the space ends it). */
+    for (k = 0; k <= (size_t)(((addr + len - 1) - first) / PAGE); k++)
+        if (held_index(c, first + k * PAGE) == HELD)
             return -1;
     while (done < len) {
         uint64_t at = addr + done, page = at & ~(uint64_t)(PAGE - 1);

@@ -104,6 +104,8 @@ struct cli_target {
     struct cli_blocks *blocks;     /* record's per-sample read cache, or NULL */
     int fresh_reads;               /* set: reads bypass `blocks` (a check wants the bytes of now) */
     struct cli_check_reads *check_reads; /* those reads, in one call: check_reads.c */
+    int spans_in_blocks;           /* set: a read across blocks goes through them (record
+                                    * --nonblocking, where calls cost most: target.c) */
     struct cli_read_log *read_log; /* without blocks: a running chain's pages (read_log.c) */
     jitunwind_modules *mods;
     jitunwind_registry *reg;

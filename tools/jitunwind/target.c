@@ -252,7 +252,9 @@ static void prefetch(struct cli_target *t, struct cli_blocks *b)
 
 /* A read across blocks (the chain cache's frames, in one read) through the
  * cache: the blocks not held are read in one call, and so join the next
- * sample's prefetch with the rest. 0, or -1: some block is unreadable (or
+ * sample's prefetch with the rest. Whole blocks are copied where the read
+ * wanted less: worth it where calls cost most, record --nonblocking (a
+ * stopped thread's sample costs its stop far more). 0, or -1: some block is unreadable (or
  * the read too wide), and the caller reads directly, to fail or succeed as
  * the target says. */
 static int spanning_read(struct cli_target *t, struct cli_blocks *b, uint64_t addr, void *dst,
@@ -262,14 +264,14 @@ static int spanning_read(struct cli_target *t, struct cli_blocks *b, uint64_t ad
     uint64_t last = (addr + len - 1) & ~(uint64_t)(BLOCK - 1);
     void *to[SPAN_BLOCKS];
     unsigned slot[SPAN_BLOCKS];
-    size_t n = 0, i, done = 0;
+    size_t n = 0, i, done = 0, blocks = (size_t)((last - first) / BLOCK) + 1;
     long got;
-    if ((last - first) / BLOCK >= SPAN_BLOCKS)
+    if (blocks > SPAN_BLOCKS)
         return -1;
     if (b->n_last)
         prefetch(t, b);
-    for (base = first; base <= last; base += BLOCK)
-        if (block_find(b, base) == BLOCKS) {
+    for (i = 0; i < blocks; i++) /* counted: the last block may be the top of the space */
+        if (block_find(b, (base = first + i * BLOCK)) == BLOCKS) {
             miss[n] = base;
             slot[n] = block_place(b, base);
             b->base[slot[n]] = base + 1;
@@ -285,8 +287,8 @@ static int spanning_read(struct cli_target *t, struct cli_blocks *b, uint64_t ad
     }
     /* Every block is held now unless unreadable, or placed over another
      * of this read (a crowded cache). */
-    for (base = first; base <= last; base += BLOCK)
-        if (block_find(b, base) == BLOCKS)
+    for (i = 0; i < blocks; i++)
+        if (block_find(b, first + i * BLOCK) == BLOCKS)
             return -1;
     while (done < len) {
         uint64_t at = addr + done;
@@ -325,8 +327,8 @@ static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
         memcpy(dst, b->data[slot] + (addr - base), len);
         return 0;
     }
-    if (b && !t->fresh_reads && len > 0 && addr + len > addr && t->live && t->pid > 0 &&
-        !b->batch_off && spanning_read(t, b, addr, dst, len) == 0)
+    if (b && t->spans_in_blocks && !t->fresh_reads && len > 0 && addr + len > addr &&
+        t->live && t->pid > 0 && !b->batch_off && spanning_read(t, b, addr, dst, len) == 0)
         return 0;
     if (!b && t->read_log) {
         if (cli_read_log_serve(t, addr, dst, len))
