@@ -334,15 +334,6 @@ int cli_read_log_serve(struct cli_target *t, uint64_t addr, void *dst, size_t le
 void cli_read_log_note(struct cli_target *t, uint64_t addr, size_t len);
 void cli_read_log_reread(struct cli_target *t);
 
-/* --- running_chain.c --- */
-/* The Python frames of thread state *th while its thread runs (not
- * stopped): like jitunwind_pyreader_frames (or _reusing with t->chains)
- * from th->current_frame, into out (max), *got frames and the status, its
- * message in why (why_size bytes; "" for 0); the chain is checked again
- * after the walk and read again while it changed under the reader (*th
- * then holds the state as last read); *torn = 1 when it still changed
- * after the last try, or stayed doubtful while the thread moved (the
- * frames may not be one stack). */
 /* --- check_reads.c: the running-chain check's reads in one call --- */
 /* Before the check of `tstate`'s walked frames: read afresh, in one call,
  * each frame's page and the pages its last check read besides. */
@@ -354,6 +345,15 @@ void cli_check_reads_end(struct cli_target *t);
 int cli_check_reads_serve(struct cli_target *t, uint64_t addr, void *dst, size_t len);
 void cli_check_reads_missed(struct cli_target *t, uint64_t addr, size_t len);
 
+/* --- running_chain.c --- */
+/* The Python frames of thread state *th while its thread runs (not
+ * stopped): like jitunwind_pyreader_frames (or _reusing with t->chains)
+ * from th->current_frame, into out (max), *got frames and the status, its
+ * message in why (why_size bytes; "" for 0); the chain is checked again
+ * after the walk and read again while it changed under the reader (*th
+ * then holds the state as last read); *torn = 1 when it still changed
+ * after the last try, or stayed doubtful while the thread moved (the
+ * frames may not be one stack). */
 int cli_read_running_chain(struct cli_target *t, struct jitunwind_py_thread *th,
                            struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
                            char *why, size_t why_size);

@@ -254,9 +254,9 @@ static void prefetch(struct cli_target *t, struct cli_blocks *b)
  * cache: the blocks not held are read in one call, and so join the next
  * sample's prefetch with the rest. Whole blocks are copied where the read
  * wanted less: worth it where calls cost most, record --nonblocking (a
- * stopped thread's sample costs its stop far more). 0, or -1: some block is unreadable (or
- * the read too wide), and the caller reads directly, to fail or succeed as
- * the target says. */
+ * stopped thread's sample costs its stop far more). 0, or -1: some block
+ * is unreadable (or the read too wide), and the caller reads directly, to
+ * fail or succeed as the target says. */
 static int spanning_read(struct cli_target *t, struct cli_blocks *b, uint64_t addr, void *dst,
                          size_t len)
 {
