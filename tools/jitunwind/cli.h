@@ -103,6 +103,9 @@ struct cli_target {
     uint64_t writes;               /* writes into it (--mark-frames only) */
     struct cli_blocks *blocks;     /* record's per-sample read cache, or NULL */
     int fresh_reads;               /* set: reads bypass `blocks` (a check wants the bytes of now) */
+    struct cli_check_reads *check_reads; /* those reads, in one call: check_reads.c */
+    int spans_in_blocks;           /* set: a read across blocks goes through them (record
+                                    * --nonblocking, where calls cost most: target.c) */
     struct cli_read_log *read_log; /* without blocks: a running chain's pages (read_log.c) */
     jitunwind_modules *mods;
     jitunwind_registry *reg;
@@ -330,6 +333,17 @@ void cli_read_log_free(struct cli_target *t);
 int cli_read_log_serve(struct cli_target *t, uint64_t addr, void *dst, size_t len);
 void cli_read_log_note(struct cli_target *t, uint64_t addr, size_t len);
 void cli_read_log_reread(struct cli_target *t);
+
+/* --- check_reads.c: the running-chain check's reads in one call --- */
+/* Before the check of `tstate`'s walked frames: read afresh, in one call,
+ * each frame's page and the pages its last check read besides. */
+void cli_check_reads_begin(struct cli_target *t, uint64_t tstate,
+                           const struct jitunwind_py_frame *frames, size_t n);
+void cli_check_reads_end(struct cli_target *t);
+/* A read of the check from those pages: 0, or -1 (not all held: read it
+ * from the target, then report it through cli_check_reads_missed). */
+int cli_check_reads_serve(struct cli_target *t, uint64_t addr, void *dst, size_t len);
+void cli_check_reads_missed(struct cli_target *t, uint64_t addr, size_t len);
 
 /* --- running_chain.c --- */
 /* The Python frames of thread state *th while its thread runs (not

@@ -634,6 +634,7 @@ int cli_record_command(const struct cli_options *opt)
     if (!opt->no_cache && (jitunwind_pyreader_cache_code(sm->t.py, CODE_CACHE_ENTRIES) < 0 ||
                            cli_target_cache_reads(&sm->t) < 0))
         fprintf(stderr, "jitunwind: no memory for the caches; reading without them\n");
+    sm->t.spans_in_blocks = opt->nonblocking;
     if (!opt->no_cache && !opt->no_chain_cache &&
         jitunwind_py_chains_new(CHAIN_THREADS, CHAIN_FRAMES, &sm->t.chains) < 0)
         fprintf(stderr, "jitunwind: no memory for the frame-chain cache; reading without it\n");

@@ -37,19 +37,22 @@ static int walk(struct cli_target *t, const struct jitunwind_py_thread *th,
 }
 
 /* Is the chain still the one `out` holds (n frames; `ended`: the walk
- * reached the chain's end after them)? Read afresh: with a chain cache the
- * frames' span is one read and the few reads besides go past the sample's
- * blocks; without one, every block held is read again in one call. */
+ * reached the chain's end after them)? Read afresh: with a chain cache,
+ * the pages the check reads, in one call past the sample's blocks
+ * (check_reads.c); without one, every block held is read again in one
+ * call. */
 static int unchanged(struct cli_target *t, const struct jitunwind_py_thread *th,
                      const struct jitunwind_py_frame *out, size_t n, int ended)
 {
     int same;
-    if (t->chains)
+    if (t->chains) {
         t->fresh_reads = 1;
-    else
+        cli_check_reads_begin(t, th->tstate, out, n);
+    } else
         cli_target_reread(t);
     same = jitunwind_pyreader_frames_unchanged(t->py, t->chains, th, out, n, ended) == 1;
     t->fresh_reads = 0;
+    cli_check_reads_end(t);
     return same;
 }
 

@@ -191,29 +191,116 @@ struct cli_blocks {
     int batch_off;         /* process_vm_readv refused: reads go one by one */
 };
 
-/* The cache slot of the block at `base` (BLOCK-aligned). */
-static unsigned block_slot(uint64_t base)
+/* A block lives in one of PROBES slots from its home slot: pages a
+ * multiple of BLOCKS pages apart (a thread's stack and the runtime's
+ * statics, say) are all held at once instead of evicting each other
+ * within a sample. */
+#define PROBES 8u
+
+static unsigned block_probe(uint64_t base, unsigned i)
 {
-    return (unsigned)((base / BLOCK) % BLOCKS);
+    return (unsigned)((base / BLOCK + i) % BLOCKS);
+}
+
+/* The slot holding the block at `base` (BLOCK-aligned), or BLOCKS. */
+static unsigned block_find(const struct cli_blocks *b, uint64_t base)
+{
+    unsigned i;
+    for (i = 0; i < PROBES; i++)
+        if (b->base[block_probe(base, i)] == base + 1)
+            return block_probe(base, i);
+    return BLOCKS;
+}
+
+/* A slot for a block not held: the first empty one of its probes, else
+ * its home slot (whose block is evicted). */
+static unsigned block_place(const struct cli_blocks *b, uint64_t base)
+{
+    unsigned i;
+    for (i = 0; i < PROBES; i++)
+        if (!b->base[block_probe(base, i)])
+            return block_probe(base, i);
+    return block_probe(base, 0);
 }
 
 /* Before the first read of a sample: the last sample's blocks at once. */
 static void prefetch(struct cli_target *t, struct cli_blocks *b)
 {
     void *dst[BLOCKS];
+    unsigned slot[BLOCKS];
     size_t i;
     long got;
-    for (i = 0; i < b->n_last; i++)
-        dst[i] = b->data[block_slot(b->last[i])];
+    /* Each block is given its slot at once, so that the next one is placed
+     * past it; a block evicted here by a later one is simply not held. */
+    for (i = 0; i < b->n_last; i++) {
+        slot[i] = block_place(b, b->last[i]);
+        b->base[slot[i]] = b->last[i] + 1;
+        dst[i] = b->data[slot[i]];
+    }
     got = cli_read_blocks(t->pid, b->last, b->n_last, BLOCK, dst);
     t->read_calls++;
     if (got > 0)
         t->reads += (uint64_t)got;
     if (got < 0)
         b->batch_off = 1; /* the reader's own fallback (/proc/PID/mem) reads on */
-    for (i = 0; got > 0 && i < (size_t)got; i++)
-        b->base[block_slot(b->last[i])] = b->last[i] + 1;
+    for (i = got > 0 ? (size_t)got : 0; i < b->n_last; i++)
+        b->base[slot[i]] = 0; /* not read (or only partly) */
     b->n_last = 0;
+}
+
+#define SPAN_BLOCKS 32u /* blocks one read may cover and still go through the cache */
+
+/* A read across blocks (the chain cache's frames, in one read) through the
+ * cache: the blocks not held are read in one call, and so join the next
+ * sample's prefetch with the rest. Whole blocks are copied where the read
+ * wanted less: worth it where calls cost most, record --nonblocking (a
+ * stopped thread's sample costs its stop far more). 0, or -1: some block
+ * is unreadable (or the read too wide), and the caller reads directly, to
+ * fail or succeed as the target says. */
+static int spanning_read(struct cli_target *t, struct cli_blocks *b, uint64_t addr, void *dst,
+                         size_t len)
+{
+    uint64_t first = addr & ~(uint64_t)(BLOCK - 1), base, miss[SPAN_BLOCKS];
+    uint64_t last = (addr + len - 1) & ~(uint64_t)(BLOCK - 1);
+    void *to[SPAN_BLOCKS];
+    unsigned slot[SPAN_BLOCKS];
+    size_t n = 0, i, done = 0, blocks = (size_t)((last - first) / BLOCK) + 1;
+    long got;
+    if (blocks > SPAN_BLOCKS)
+        return -1;
+    if (b->n_last)
+        prefetch(t, b);
+    for (i = 0; i < blocks; i++) /* counted: the last block may be the top of the space */
+        if (block_find(b, (base = first + i * BLOCK)) == BLOCKS) {
+            miss[n] = base;
+            slot[n] = block_place(b, base);
+            b->base[slot[n]] = base + 1;
+            to[n] = b->data[slot[n]];
+            n++;
+        }
+    if (n) {
+        got = cli_read_blocks(t->pid, miss, n, BLOCK, to);
+        t->read_calls++;
+        t->reads += got > 0 ? (uint64_t)got : 0;
+        for (i = got > 0 ? (size_t)got : 0; i < n; i++)
+            b->base[slot[i]] = 0;
+    }
+    /* Every block is held now unless unreadable, or placed over another
+     * of this read (a crowded cache). */
+    for (i = 0; i < blocks; i++)
+        if (block_find(b, first + i * BLOCK) == BLOCKS)
+            return -1;
+    while (done < len) {
+        uint64_t at = addr + done;
+        unsigned s = block_find(b, at & ~(uint64_t)(BLOCK - 1));
+        size_t off = (size_t)(at & (BLOCK - 1)), piece = BLOCK - off;
+        if (piece > len - done)
+            piece = len - done;
+        b->used[s] = 1;
+        memcpy((uint8_t *)dst + done, b->data[s] + off, piece);
+        done += piece;
+    }
+    return 0;
 }
 
 static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
@@ -221,11 +308,13 @@ static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
     struct cli_target *t = arg;
     struct cli_blocks *b = t->blocks;
     uint64_t base = addr & ~(uint64_t)(BLOCK - 1);
+    int rc;
     if (b && !t->fresh_reads && len <= BLOCK && addr + len >= addr && addr + len <= base + BLOCK) {
-        unsigned slot = block_slot(base);
+        unsigned slot;
         if (b->n_last)
             prefetch(t, b);
-        if (b->base[slot] != base + 1) {
+        if ((slot = block_find(b, base)) == BLOCKS) {
+            slot = block_place(b, base);
             t->reads++;
             t->read_calls++;
             if (t->raw.read(t->raw.arg, base, b->data[slot], BLOCK) < 0) {
@@ -238,15 +327,22 @@ static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
         memcpy(dst, b->data[slot] + (addr - base), len);
         return 0;
     }
+    if (b && t->spans_in_blocks && !t->fresh_reads && len > 0 && addr + len > addr &&
+        t->live && t->pid > 0 && !b->batch_off && spanning_read(t, b, addr, dst, len) == 0)
+        return 0;
     if (!b && t->read_log) {
         if (cli_read_log_serve(t, addr, dst, len))
             return 0;
         cli_read_log_note(t, addr, len);
     }
 direct:
+    if (t->fresh_reads && cli_check_reads_serve(t, addr, dst, len) == 0)
+        return 0;
     t->reads++;
     t->read_calls++;
-    return t->raw.read(t->raw.arg, addr, dst, len);
+    if ((rc = t->raw.read(t->raw.arg, addr, dst, len)) == 0 && t->fresh_reads)
+        cli_check_reads_missed(t, addr, len);
+    return rc;
 }
 
 int cli_target_cache_reads(struct cli_target *t)
@@ -292,8 +388,8 @@ static int counted_write(void *arg, uint64_t addr, const void *src, size_t len)
     uint64_t base;
     if (t->blocks && len > 0 && addr + len > addr)
         for (base = addr & ~(uint64_t)(BLOCK - 1); base < addr + len; base += BLOCK)
-            if (t->blocks->base[block_slot(base)] == base + 1)
-                t->blocks->base[block_slot(base)] = 0;
+            if (block_find(t->blocks, base) != BLOCKS)
+                t->blocks->base[block_find(t->blocks, base)] = 0;
     t->writes++;
     return t->raw.write(t->raw.arg, addr, src, len);
 }
@@ -596,6 +692,7 @@ void cli_target_close(struct cli_target *t)
     jitunwind_core_reader_free(t->core);
     free(t->blocks);
     cli_read_log_free(t);
+    free(t->check_reads);
     free(t->py_threads);
     free(t->py_order);
     if (t->pidfd >= 0)

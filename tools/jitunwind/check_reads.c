@@ -1,0 +1,154 @@
+/* The reads of the running-chain check (running_chain.c) in one system
+ * call. The check must see the target as it is after the walk, so it
+ * cannot use the sample's block cache; but what it reads is nearly known
+ * beforehand: the thread state's current-frame field, the walked frames
+ * (one span), and the frames the walk skips (the entry frames on the C
+ * stack, the thread state's base frame). So, before each check, the page
+ * of every walked frame and the pages the last check of the same thread
+ * state had to read besides are read afresh at once; the check's reads
+ * are served from them, and a read that is not (a page first met, or one
+ * that failed) goes to the target alone, its pages remembered for that
+ * thread state's next check. Remembered pages are only a guess of what to
+ * read: every byte served was read after the walk, whatever they are. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "read_batch.h"
+
+#define PAGE 4096u
+#define HELD 64u      /* pages read for one check */
+#define KEPT 16u      /* pages remembered per thread state */
+#define STATES 64u    /* thread states remembered (a slot is shared by hash) */
+
+struct cli_check_reads {
+    uint64_t page[HELD]; /* the pages read for this check: the first n_held */
+    size_t n_held;
+    uint8_t data[HELD][PAGE];
+    struct {
+        uint64_t tstate;
+        uint64_t page[KEPT];
+        size_t n, next; /* next: the entry a new page replaces once full */
+    } seen[STATES];
+    size_t at;          /* seen[] slot of the check under way */
+    int on;             /* a check is under way */
+};
+
+static size_t state_slot(uint64_t tstate)
+{
+    return (size_t)(((tstate >> 4) * 0x9e3779b97f4a7c15ull) >> 58) % STATES;
+}
+
+static size_t held_index(const struct cli_check_reads *c, uint64_t page)
+{
+    size_t i;
+    for (i = 0; i < c->n_held; i++)
+        if (c->page[i] == page)
+            return i;
+    return HELD;
+}
+
+/* Add `page` to the list to read unless it is there or the list is full. */
+static void want(uint64_t *list, size_t *n, uint64_t page)
+{
+    size_t i;
+    for (i = 0; i < *n; i++)
+        if (list[i] == page)
+            return;
+    if (*n < HELD)
+        list[(*n)++] = page;
+}
+
+void cli_check_reads_begin(struct cli_target *t, uint64_t tstate,
+                           const struct jitunwind_py_frame *frames, size_t n)
+{
+    struct cli_check_reads *c = t->check_reads;
+    void *dst[HELD];
+    size_t i, k;
+    long got;
+    if (!c && !(c = t->check_reads = calloc(1, sizeof *c)))
+        return; /* every read of the check goes to the target alone */
+    c->at = state_slot(tstate);
+    if (c->seen[c->at].tstate != tstate) {
+        c->seen[c->at].tstate = tstate;
+        c->seen[c->at].n = c->seen[c->at].next = 0;
+    }
+    c->n_held = 0;
+    c->on = 1;
+    if (!t->live || t->pid <= 0)
+        return;
+    for (i = 0; i < c->seen[c->at].n; i++)
+        want(c->page, &c->n_held, c->seen[c->at].page[i]);
+    for (i = 0; i < n; i++)
+        want(c->page, &c->n_held, frames[i].address & ~(uint64_t)(PAGE - 1));
+    for (i = 0; i < c->n_held; i++)
+        dst[i] = c->data[i];
+    got = cli_read_blocks(t->pid, c->page, c->n_held, PAGE, dst);
+    t->read_calls++;
+    t->reads += got > 0 ? (uint64_t)got : 0;
+    k = got > 0 ? (size_t)got : 0;
+    /* A remembered page that is unreadable now is forgotten: the pages
+     * after it in the call were not read either. */
+    for (i = 0; k < c->n_held && i < c->seen[c->at].n; i++)
+        if (c->seen[c->at].page[i] == c->page[k]) {
+            c->seen[c->at].page[i] = c->seen[c->at].page[--c->seen[c->at].n];
+            c->seen[c->at].next = 0;
+            break;
+        }
+    c->n_held = k;
+}
+
+void cli_check_reads_end(struct cli_target *t)
+{
+    if (t->check_reads)
+        t->check_reads->on = 0;
+}
+
+/* Remember the pages of a read the check had to make alone. */
+static void remember(struct cli_check_reads *c, uint64_t addr, size_t len)
+{
+    uint64_t first = addr & ~(uint64_t)(PAGE - 1), last = (addr + len - 1) & ~(uint64_t)(PAGE - 1);
+    size_t i, k, pages = (size_t)((last - first) / PAGE) + 1;
+    for (k = 0; k < pages; k++) { /* counted: the top page of the space ends it */
+        uint64_t page = first + k * PAGE;
+        size_t *n = &c->seen[c->at].n;
+        for (i = 0; i < *n && c->seen[c->at].page[i] != page; i++)
+            ;
+        if (i < *n || held_index(c, page) != HELD)
+            continue; /* remembered, or read for this check already */
+        if (*n < KEPT)
+            c->seen[c->at].page[(*n)++] = page;
+        else
+            c->seen[c->at].page[c->seen[c->at].next++ % KEPT] = page;
+    }
+}
+
+int cli_check_reads_serve(struct cli_target *t, uint64_t addr, void *dst, size_t len)
+{
+    struct cli_check_reads *c = t->check_reads;
+    uint64_t first = addr & ~(uint64_t)(PAGE - 1);
+    size_t done = 0, k;
+    if (!c || !c->on || len == 0 || addr + len < addr)
+        return -1;
+    /* Served only when every page it covers was read for this check
+     * (counted: the top page of the space ends it). */
+    for (k = 0; k <= (size_t)(((addr + len - 1) - first) / PAGE); k++)
+        if (held_index(c, first + k * PAGE) == HELD)
+            return -1;
+    while (done < len) {
+        uint64_t at = addr + done, page = at & ~(uint64_t)(PAGE - 1);
+        size_t off = (size_t)(at - page), piece = PAGE - off;
+        if (piece > len - done)
+            piece = len - done;
+        memcpy((uint8_t *)dst + done, c->data[held_index(c, page)] + off, piece);
+        done += piece;
+    }
+    return 0;
+}
+
+void cli_check_reads_missed(struct cli_target *t, uint64_t addr, size_t len)
+{
+    struct cli_check_reads *c = t->check_reads;
+    if (c && c->on && len > 0 && addr + len > addr)
+        remember(c, addr, len);
+}
