@@ -27,6 +27,7 @@ Prints one table per part; docs/cli.md holds a run's figures.
 
 import os
 import re
+import resource
 import shutil
 import signal
 import statistics
@@ -99,6 +100,26 @@ worker()
 for t in threads:
     t.join()
 """ % (DEPTH, THREADS)
+
+
+def run_sampler(cmd, seconds, grace):
+    """Run a sampler for about `seconds` (or sleep, for None): (start, end,
+    its CPU seconds). A sampler that falls behind may run on past its
+    duration (py-spy keeps sampling until it has its count): it is stopped
+    `grace` seconds after."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    if cmd is None:
+        time.sleep(seconds)
+    else:
+        try:
+            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           timeout=seconds + grace)
+        except subprocess.TimeoutExpired:
+            pass
+    t1 = time.perf_counter()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return t0, t1, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def peers(build):
@@ -374,16 +395,7 @@ def bench_slowdown(build, spy, work, seconds=4, rate=100):
                                               "--pid", str(proc.pid), "-f", "raw", "-o",
                                               os.path.join(work, "s.txt")])]
         for name, cmd in runs:
-            t0 = time.perf_counter()
-            if cmd is None:
-                time.sleep(seconds)
-            else:
-                try:
-                    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                   timeout=seconds + 60)
-                except subprocess.TimeoutExpired:
-                    pass
-            t1 = time.perf_counter()
+            t0, t1, _ = run_sampler(cmd, seconds, grace=60)
             # The sampler's first second (its start-up) is left out.
             rows.append((name, work_rate(counts, t0 + 1.0, t1)))
             time.sleep(0.5)

@@ -31,13 +31,15 @@ CPU time per second is printed beside them. Goal for --perf: a slowdown of
 
 import argparse
 import os
-import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_peers import run_sampler  # noqa: E402
 
 THREADS, DEPTH = 4, 30
 
@@ -109,26 +111,6 @@ def samplers(build, pid, rate, seconds, work):
     return rows
 
 
-def run_one(cmd, seconds):
-    """Run a sampler (or sleep, for None): (start, end, its CPU seconds)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    if cmd is None:
-        time.sleep(seconds)
-    else:
-        # A sampler that falls behind may run on past -d (py-spy keeps
-        # sampling until it has its count): it is stopped 5 s after.
-        try:
-            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           timeout=seconds + 5)
-        except subprocess.TimeoutExpired:
-            pass
-    t1 = time.perf_counter()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return t0, t1, cpu
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
@@ -153,7 +135,7 @@ def main():
         runs = samplers(a.build, proc.pid, a.rate, a.seconds, work)
         for r in range(a.rounds):
             for name, cmd in [("no sampler", None)] + runs:
-                t0, t1, cpu = run_one(cmd, a.seconds)
+                t0, t1, cpu = run_sampler(cmd, a.seconds, grace=5)
                 wall, per_cpu = rates(log, t0 + 1.0, t1)
                 results.setdefault(name, []).append((wall, per_cpu, cpu / (t1 - t0)))
                 print("round %d: %-46s %12.0f it/s  %12.0f it/CPU-s" % (r + 1, name, wall,
