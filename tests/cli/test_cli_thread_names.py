@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Threads are named as Python names them: `stack` heads each thread with
 its `threading` name ("MainThread" for the main thread, "payer" and
-"payee" for two started threads), and `record --format speedscope` names
-each thread's profile with it, on Debian's 3.11, pyenv's 3.12.1 and 3.13.0
-and every interpreter of $JITUNWIND_EXTRA_PYTHONS. The OS names differ:
+"payee" for two started threads) and names it in `stack --json`, and
+`record --format speedscope` names each thread's profile with it, on
+Debian's 3.11, pyenv's 3.12.1 and 3.13.0 and every interpreter of $JITUNWIND_EXTRA_PYTHONS. The OS names differ:
 the main thread's is the program's ("python3.11"), and before 3.14 the
 started threads' are too.
 
@@ -56,6 +56,16 @@ def check(j, python, failures):
             if heads.get(tid) != name:
                 failures.append("%s: stack heads thread %s %r, not %r:\n%s"
                                 % (python, tid, heads.get(tid), name, r.stdout[-1500:]))
+        r = subprocess.run([j, "stack", str(target.pid), "--python", "--json"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
+        try:
+            named = {str(t["tid"]): t["name"] for t in json.loads(r.stdout)["threads"]}
+        except (ValueError, KeyError, TypeError) as exc:
+            named = {"(no document)": "%s: %s" % (exc, r.stdout[-500:])}
+        for tid, name in want.items():
+            if named.get(tid) != name:
+                failures.append("%s: stack --json names thread %s %r, not %r (%s)"
+                                % (python, tid, named.get(tid), name, named))
         out = os.path.join(work, "profile.json")
         r = subprocess.run([j, "record", str(target.pid), "-d", "1", "-F", "50", "--idle",
                             "--format", "speedscope", "-o", out], stdout=subprocess.PIPE,
