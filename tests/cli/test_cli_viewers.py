@@ -57,11 +57,11 @@ def phase_two(end):
     while time.time() < end:
         sum(range(1000))
 def work(name, start):
-    libc.prctl(15, name.encode(), 0, 0, 0)  # PR_SET_NAME
+    libc.prctl(15, name.encode(), 0, 0, 0)  # PR_SET_NAME: the OS name; threading's is the same
     phase_one(start + ONE_SECONDS)
     phase_two(start + 60)
 start = time.time() + 0.5
-threads = [threading.Thread(target=work, args=(n, start)) for n in ("payer", "payee")]
+threads = [threading.Thread(target=work, args=(n, start), name=n) for n in ("payer", "payee")]
 for t in threads:
     t.start()
 print("ready", flush=True)
