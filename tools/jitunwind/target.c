@@ -261,6 +261,7 @@ static int block_cover(struct cli_target *t, struct cli_blocks *b, unsigned slot
     t->read_calls++;
     if (t->raw.read(t->raw.arg, b->base[slot] - 1, whole, BLOCK) < 0)
         return -1;
+    t->read_bytes += BLOCK;
     memcpy(b->data[slot], whole, b->lo[slot]);
     memcpy(b->data[slot] + b->hi[slot], whole + b->hi[slot], BLOCK - b->hi[slot]);
     b->lo[slot] = 0;
@@ -292,6 +293,8 @@ static void prefetch(struct cli_target *t, struct cli_blocks *b)
         t->reads += (uint64_t)got;
     if (got < 0)
         b->batch_off = 1; /* the reader's own fallback (/proc/PID/mem) reads on */
+    for (i = 0; got > 0 && i < (size_t)got; i++)
+        t->read_bytes += lens[i];
     for (i = got > 0 ? (size_t)got : 0; i < b->n_last; i++)
         b->base[slot[i]] = 0; /* not read (or only partly) */
     b->n_last = 0;
@@ -331,6 +334,7 @@ static int spanning_read(struct cli_target *t, struct cli_blocks *b, uint64_t ad
         got = cli_read_blocks(t->pid, miss, n, BLOCK, to);
         t->read_calls++;
         t->reads += got > 0 ? (uint64_t)got : 0;
+        t->read_bytes += got > 0 ? (uint64_t)got * BLOCK : 0;
         for (i = got > 0 ? (size_t)got : 0; i < n; i++)
             b->base[slot[i]] = 0;
     }
@@ -373,6 +377,7 @@ static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
                 goto direct; /* the page is unreadable: the read fails as asked */
             }
             block_take(b, slot, base, 0, BLOCK);
+            t->read_bytes += BLOCK;
         } else if (block_cover(t, b, slot, (size_t)(addr - base), len) < 0) {
             goto direct;
         }
@@ -393,7 +398,9 @@ direct:
         return 0;
     t->reads++;
     t->read_calls++;
-    if ((rc = t->raw.read(t->raw.arg, addr, dst, len)) == 0 && t->fresh_reads)
+    if ((rc = t->raw.read(t->raw.arg, addr, dst, len)) == 0)
+        t->read_bytes += len;
+    if (rc == 0 && t->fresh_reads)
         cli_check_reads_missed(t, addr, len);
     return rc;
 }
