@@ -10,6 +10,9 @@ change under it (running_chain.c) the pages of its frames and of the
 reads it made besides at the last sample (the thread state's current
 frame, the entry frames): 2 calls, and one more now and then (a retry, a
 page first met); one page at a time, the walk alone made about 11.
+The walk's pages are read again only as far as the last sample used
+them, so a sample copies at most MAX_BYTES (--stats' read bytes); whole
+pages, about 18 of them, were some 74 KiB.
 
 Usage: test_cli_read_batch.py BUILD_DIR
 Exit 0 on success, 1 on failure, 77 to skip.
@@ -30,6 +33,7 @@ SKIP = 77
 PYTHON = "/usr/bin/python3.11"
 DEPTH = 100
 MAX_READS = 3
+MAX_BYTES = 48 * 1024
 
 TARGET = r'''
 import sys
@@ -67,6 +71,10 @@ def main():
         if not m:
             fail("no count of read calls in --stats: %s" % r.stderr)
         reads = int(m.group(1))
+        m = re.search(r"^read bytes: (\d+)$", r.stderr, re.M)
+        if not m:
+            fail("no count of bytes read in --stats: %s" % r.stderr)
+        copied = int(m.group(1))
         for line in r.stdout.splitlines():
             frames = line.rpartition(" ")[0].split(";")
             if sum(f.startswith("recurse (") for f in frames) != DEPTH or \
@@ -75,7 +83,11 @@ def main():
         if not samples or reads / samples > MAX_READS:
             fail("%d read calls in %d samples: more than %d a sample" % (reads, samples,
                                                                        MAX_READS))
-        print("ok: %.1f read calls a sample (%d samples)" % (reads / samples, samples))
+        if copied / samples > MAX_BYTES:
+            fail("%d bytes read in %d samples: more than %d a sample" % (copied, samples,
+                                                                       MAX_BYTES))
+        print("ok: %.1f read calls and %d bytes a sample (%d samples)" %
+              (reads / samples, copied // samples, samples))
     finally:
         end_target(target)
         shutil.rmtree(work, ignore_errors=True)

@@ -86,6 +86,7 @@ void cli_check_reads_begin(struct cli_target *t, uint64_t tstate,
     got = cli_read_blocks(t->pid, c->page, c->n_held, PAGE, dst);
     t->read_calls++;
     t->reads += got > 0 ? (uint64_t)got : 0;
+    t->read_bytes += got > 0 ? (uint64_t)got * PAGE : 0;
     k = got > 0 ? (size_t)got : 0;
     /* A remembered page that is unreadable now is forgotten: the pages
      * after it in the call were not read either. */

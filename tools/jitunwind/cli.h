@@ -100,6 +100,7 @@ struct cli_target {
     struct jitunwind_memory raw;
     uint64_t reads;                /* reads of the target (block fills included) */
     uint64_t read_calls;           /* the system calls they took (a batch of blocks: one) */
+    uint64_t read_bytes;           /* the bytes those calls copied */
     uint64_t writes;               /* writes into it (--mark-frames only) */
     struct cli_blocks *blocks;     /* record's per-sample read cache, or NULL */
     int fresh_reads;               /* set: reads bypass `blocks` (a check wants the bytes of now) */

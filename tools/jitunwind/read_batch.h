@@ -13,4 +13,7 @@
  * itself is refused (EPERM, ENOSYS, ESRCH). */
 long cli_read_blocks(int pid, const uint64_t *addrs, size_t n, size_t block, void *const *dst);
 
+/* The same with lens[i] bytes at addrs[i] (a piece of a block). */
+long cli_read_pieces(int pid, const uint64_t *addrs, const size_t *lens, size_t n, void *const *dst);
+
 #endif

@@ -127,5 +127,6 @@ void cli_read_log_reread(struct cli_target *t)
                 break;
         }
     t->reads += (uint64_t)got;
+    t->read_bytes += (uint64_t)got * PAGE;
     l->n_held = (size_t)got;
 }

@@ -486,7 +486,8 @@ static void stats(struct sampler *sm)
             (unsigned long long)cs.invalidated, (unsigned long long)cs.reads_saved,
             (unsigned long long)ch.walks, (unsigned long long)ch.frames_reused,
             (unsigned long long)ch.reads_saved, (unsigned long long)sm->watch.reloads);
-    fprintf(stderr, "read calls: %llu\n", (unsigned long long)sm->t.read_calls);
+    fprintf(stderr, "read calls: %llu\nread bytes: %llu\n", (unsigned long long)sm->t.read_calls,
+            (unsigned long long)sm->t.read_bytes);
     if (sm->opt->nonblocking)
         fprintf(stderr, "frames being pushed left out: %llu\ntorn chains: %llu\n",
                 (unsigned long long)sm->pushed_left_out, (unsigned long long)sm->torn);

@@ -179,6 +179,7 @@ void cli_target_load_ranges(struct cli_target *t)
 
 #define BLOCK 4096u /* a page: a block read never crosses into another mapping */
 #define BLOCKS 128u
+#define GRAIN 64u /* a partly read block is read from and to a multiple of this */
 
 struct cli_blocks {
     uint64_t base[BLOCKS]; /* block address + 1; 0: empty */
@@ -186,8 +187,12 @@ struct cli_blocks {
     /* The blocks the last sample read from, read again in one call at the
      * next sample's first read (live processes: read_batch.c). */
     uint64_t last[BLOCKS];
+    uint16_t last_lo[BLOCKS], last_hi[BLOCKS]; /* the part of each to read again */
     size_t n_last;
     uint8_t used[BLOCKS];  /* read from during this sample (a prefetched block may not be) */
+    /* A slot holds bytes [lo, hi) of its block; bytes [ulo, uhi) were read
+     * from this sample (when used). */
+    uint16_t lo[BLOCKS], hi[BLOCKS], ulo[BLOCKS], uhi[BLOCKS];
     int batch_off;         /* process_vm_readv refused: reads go one by one */
 };
 
@@ -223,10 +228,53 @@ static unsigned block_place(const struct cli_blocks *b, uint64_t base)
     return block_probe(base, 0);
 }
 
-/* Before the first read of a sample: the last sample's blocks at once. */
+/* The slot now holds bytes [lo, hi) of the block at `base`, none read from. */
+static void block_take(struct cli_blocks *b, unsigned slot, uint64_t base, unsigned lo, unsigned hi)
+{
+    b->base[slot] = base + 1;
+    b->lo[slot] = (uint16_t)lo;
+    b->hi[slot] = (uint16_t)hi;
+    b->used[slot] = 0;
+}
+
+/* Bytes [off, off + len) of the slot's block are read from. */
+static void block_use(struct cli_blocks *b, unsigned slot, size_t off, size_t len)
+{
+    if (!b->used[slot] || off < b->ulo[slot])
+        b->ulo[slot] = (uint16_t)off;
+    if (!b->used[slot] || off + len > b->uhi[slot])
+        b->uhi[slot] = (uint16_t)(off + len);
+    b->used[slot] = 1;
+}
+
+/* Make bytes [off, off + len) of the slot's block held: a slot holding
+ * only part of it (the part the last sample used) reads the whole block,
+ * keeping the bytes it held, so that what this sample already read from
+ * it does not change under it. 0, or -1: the block is unreadable now. */
+static int block_cover(struct cli_target *t, struct cli_blocks *b, unsigned slot, size_t off,
+                       size_t len)
+{
+    uint8_t whole[BLOCK];
+    if (b->lo[slot] <= off && off + len <= b->hi[slot])
+        return 0;
+    t->reads++;
+    t->read_calls++;
+    if (t->raw.read(t->raw.arg, b->base[slot] - 1, whole, BLOCK) < 0)
+        return -1;
+    t->read_bytes += BLOCK;
+    memcpy(b->data[slot], whole, b->lo[slot]);
+    memcpy(b->data[slot] + b->hi[slot], whole + b->hi[slot], BLOCK - b->hi[slot]);
+    b->lo[slot] = 0;
+    b->hi[slot] = BLOCK;
+    return 0;
+}
+
+/* Before the first read of a sample: the last sample's blocks at once,
+ * each only the part the last sample used (the rest is read if asked). */
 static void prefetch(struct cli_target *t, struct cli_blocks *b)
 {
     void *dst[BLOCKS];
+    size_t lens[BLOCKS];
     unsigned slot[BLOCKS];
     size_t i;
     long got;
@@ -234,15 +282,19 @@ static void prefetch(struct cli_target *t, struct cli_blocks *b)
      * past it; a block evicted here by a later one is simply not held. */
     for (i = 0; i < b->n_last; i++) {
         slot[i] = block_place(b, b->last[i]);
-        b->base[slot[i]] = b->last[i] + 1;
-        dst[i] = b->data[slot[i]];
+        block_take(b, slot[i], b->last[i], b->last_lo[i], b->last_hi[i]);
+        dst[i] = b->data[slot[i]] + b->last_lo[i];
+        lens[i] = (size_t)(b->last_hi[i] - b->last_lo[i]);
+        b->last[i] += b->last_lo[i];
     }
-    got = cli_read_blocks(t->pid, b->last, b->n_last, BLOCK, dst);
+    got = cli_read_pieces(t->pid, b->last, lens, b->n_last, dst);
     t->read_calls++;
     if (got > 0)
         t->reads += (uint64_t)got;
     if (got < 0)
         b->batch_off = 1; /* the reader's own fallback (/proc/PID/mem) reads on */
+    for (i = 0; got > 0 && i < (size_t)got; i++)
+        t->read_bytes += lens[i];
     for (i = got > 0 ? (size_t)got : 0; i < b->n_last; i++)
         b->base[slot[i]] = 0; /* not read (or only partly) */
     b->n_last = 0;
@@ -274,7 +326,7 @@ static int spanning_read(struct cli_target *t, struct cli_blocks *b, uint64_t ad
         if (block_find(b, (base = first + i * BLOCK)) == BLOCKS) {
             miss[n] = base;
             slot[n] = block_place(b, base);
-            b->base[slot[n]] = base + 1;
+            block_take(b, slot[n], base, 0, BLOCK);
             to[n] = b->data[slot[n]];
             n++;
         }
@@ -282,6 +334,7 @@ static int spanning_read(struct cli_target *t, struct cli_blocks *b, uint64_t ad
         got = cli_read_blocks(t->pid, miss, n, BLOCK, to);
         t->read_calls++;
         t->reads += got > 0 ? (uint64_t)got : 0;
+        t->read_bytes += got > 0 ? (uint64_t)got * BLOCK : 0;
         for (i = got > 0 ? (size_t)got : 0; i < n; i++)
             b->base[slot[i]] = 0;
     }
@@ -296,7 +349,9 @@ static int spanning_read(struct cli_target *t, struct cli_blocks *b, uint64_t ad
         size_t off = (size_t)(at & (BLOCK - 1)), piece = BLOCK - off;
         if (piece > len - done)
             piece = len - done;
-        b->used[s] = 1;
+        if (block_cover(t, b, s, off, piece) < 0)
+            return -1;
+        block_use(b, s, off, piece);
         memcpy((uint8_t *)dst + done, b->data[s] + off, piece);
         done += piece;
     }
@@ -321,9 +376,12 @@ static int counted_read(void *arg, uint64_t addr, void *dst, size_t len)
                 b->base[slot] = 0;
                 goto direct; /* the page is unreadable: the read fails as asked */
             }
-            b->base[slot] = base + 1;
+            block_take(b, slot, base, 0, BLOCK);
+            t->read_bytes += BLOCK;
+        } else if (block_cover(t, b, slot, (size_t)(addr - base), len) < 0) {
+            goto direct;
         }
-        b->used[slot] = 1;
+        block_use(b, slot, (size_t)(addr - base), len);
         memcpy(dst, b->data[slot] + (addr - base), len);
         return 0;
     }
@@ -340,7 +398,9 @@ direct:
         return 0;
     t->reads++;
     t->read_calls++;
-    if ((rc = t->raw.read(t->raw.arg, addr, dst, len)) == 0 && t->fresh_reads)
+    if ((rc = t->raw.read(t->raw.arg, addr, dst, len)) == 0)
+        t->read_bytes += len;
+    if (rc == 0 && t->fresh_reads)
         cli_check_reads_missed(t, addr, len);
     return rc;
 }
@@ -359,8 +419,14 @@ static void drop_blocks(struct cli_target *t, struct cli_blocks *b, int all)
     size_t i;
     b->n_last = 0;
     for (i = 0; i < BLOCKS && t->live && t->pid > 0 && !b->batch_off; i++)
-        if (b->base[i] && (b->used[i] || all))
+        if (b->base[i] && (b->used[i] || all)) {
+            /* the part used, widened to whole grains: a frame a few bytes
+             * off the last sample's is still held */
+            unsigned lo = b->used[i] ? b->ulo[i] : b->lo[i], hi = b->used[i] ? b->uhi[i] : b->hi[i];
+            b->last_lo[b->n_last] = (uint16_t)(lo & ~(GRAIN - 1));
+            b->last_hi[b->n_last] = (uint16_t)(hi + GRAIN - 1 > BLOCK ? BLOCK : (hi + GRAIN - 1) & ~(GRAIN - 1));
             b->last[b->n_last++] = b->base[i] - 1;
+        }
     memset(b->base, 0, sizeof b->base);
 }
 
