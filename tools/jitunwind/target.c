@@ -422,9 +422,10 @@ static void drop_blocks(struct cli_target *t, struct cli_blocks *b, int all)
         if (b->base[i] && (b->used[i] || all)) {
             /* the part used, widened to whole grains: a frame a few bytes
              * off the last sample's is still held */
-            unsigned lo = b->used[i] ? b->ulo[i] : b->lo[i], hi = b->used[i] ? b->uhi[i] : b->hi[i];
+            unsigned lo = b->used[i] ? b->ulo[i] : b->lo[i];
+            unsigned hi = (b->used[i] ? b->uhi[i] : b->hi[i]) + GRAIN - 1;
             b->last_lo[b->n_last] = (uint16_t)(lo & ~(GRAIN - 1));
-            b->last_hi[b->n_last] = (uint16_t)(hi + GRAIN - 1 > BLOCK ? BLOCK : (hi + GRAIN - 1) & ~(GRAIN - 1));
+            b->last_hi[b->n_last] = (uint16_t)(hi > BLOCK ? BLOCK : hi & ~(GRAIN - 1));
             b->last[b->n_last++] = b->base[i] - 1;
         }
     memset(b->base, 0, sizeof b->base);
