@@ -37,8 +37,9 @@ UNNAMED_LIBC = "?? (libc.so.6)"
 # A JIT frame whose executor is not known to have existed at the sample (one
 # that replaces its executors continuously): named so, the walk may stop there.
 REPLACED_JIT = "[JIT code replaced since the sample]"
-# The JIT optimizer's trace buffer can be deeper than the largest stack copy.
-OPTIMIZER = "uop_optimize"
+# The JIT optimizer's frames (its trace buffer, its analysis context) can be
+# deeper than the largest stack copy: a sample in them may stop in any of them.
+OPTIMIZER = ("uop_optimize", "_Py_uop_analyze_and_optimize", "optimize_uops")
 
 TARGET = r'''
 import os, sys, threading
@@ -121,7 +122,7 @@ def check_stacks(text, python):
             cut["replaced"] += int(count)
             continue
         if frames[0] != "_start" and frames[0] not in THREAD_ROOTS + (UNNAMED_LIBC,):
-            if OPTIMIZER in frames:
+            if any(f in OPTIMIZER for f in frames):
                 cut["optimizer"] += int(count)
                 continue
             fail("%s: a stack that does not reach its thread's root: %s" % (python, stack))
