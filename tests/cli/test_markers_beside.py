@@ -139,9 +139,19 @@ def one_run(j, python, env, extra, work, label):
         peer_samples = sum(shapes(peer_out).values())
         got = shapes(path)
         wrong = sorted((k, n) for k, n in got.items() if not possible(*k))
-        if wrong:
+        n_wrong, n_all = sum(n for _, n in wrong), sum(got.values())
+        # --nonblocking: the running-chain check compares each frame's
+        # address, owner and code, not its line, so a leaf read just before
+        # the thread left it and came back the other way can keep its old
+        # line (docs/cli.md says so); seen once in several thousand stacks.
+        # Threads stopped: none at all.
+        allowed = n_all // 2000 if "--nonblocking" in extra else 0
+        if n_wrong > allowed:
             fail("%s: %d of %d stacks the target never has, e.g. %r\n%s" % (
-                label, sum(n for _, n in wrong), sum(got.values()), wrong[:4], err))
+                label, n_wrong, n_all, wrong[:4], err))
+        if n_wrong:
+            print("note: %s: %d of %d stacks the target never has (at most %d allowed "
+                  "without stopping threads): %r" % (label, n_wrong, n_all, allowed, wrong[:4]))
         for path, lines in (("path_a", SPIN_A), ("path_b", SPIN_B)):
             if not any(s.endswith(path + ";mid;leaf") and n in lines for s, n in got):
                 fail("%s: no stack of %s spinning: %r" % (label, path, got))
