@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import debuginfod_server  # noqa: E402
 from demo_stack import fail  # noqa: E402
-from extra_pythons import debug_root, named  # noqa: E402
+from extra_pythons import NO_PYTHON315_DEBUG, python315_with_debug  # noqa: E402
 from test_gdb_debug_files import STOPS, stops  # noqa: E402
 from test_gdb_jitview_real import TIMER_SCRIPT  # noqa: E402
 
@@ -36,10 +36,9 @@ def main():
         print(__doc__)
         return 2
     build, repo = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    python = named("python3.15")
-    root = debug_root(python) if python else None
+    python, root = python315_with_debug()
     if not root or not debuginfod_server.available():
-        print("SKIP: " + ("no python3.15 with PREFIX/lib/debug on JITUNWIND_EXTRA_PYTHONS"
+        print("SKIP: " + (NO_PYTHON315_DEBUG
                           if not root else debuginfod_server.WHY_NONE))
         return SKIP
     work = tempfile.mkdtemp(prefix="ju-gdb-debuginfod-", dir=build)

@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import perf_jit_target  # noqa: E402
 from demo_stack import fail  # noqa: E402
-from extra_pythons import debug_root, named  # noqa: E402
+from extra_pythons import NO_PYTHON315_DEBUG, python315_with_debug  # noqa: E402
 from test_gdb_real import run_gdb, section, sections  # noqa: E402
 
 SKIP = 77
@@ -36,10 +36,9 @@ def main():
         print(__doc__)
         return 2
     build, repo = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    python = named("python3.15")
-    root = debug_root(python) if python else None
+    python, root = python315_with_debug()
     if not root:
-        print("SKIP: no python3.15 with PREFIX/lib/debug on JITUNWIND_EXTRA_PYTHONS")
+        print("SKIP: " + NO_PYTHON315_DEBUG)
         return SKIP
     env = dict(os.environ, PYTHON_JIT="1",
                JITUNWIND_LIBRARY=os.path.join(build, "libjitunwind", "libjitunwind.so"))

@@ -21,7 +21,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from demo_stack import fail  # noqa: E402
-from extra_pythons import debug_root, named  # noqa: E402
+from extra_pythons import named, NO_PYTHON315_DEBUG, python315_with_debug  # noqa: E402
 from lldb_under_test import LLDB, MISSING, work_dir  # noqa: E402
 from test_lldb_demo import lldb_cmd, run, section  # noqa: E402
 
@@ -42,11 +42,10 @@ def main():
         print(__doc__)
         return 2
     build, repo = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    python, other = named("python3.15"), named("python3.15d")
-    root = debug_root(python) if python else None
+    (python, root), other = python315_with_debug(), named("python3.15d")
     if not LLDB or not root:
         print("SKIP: " + (MISSING if not LLDB else
-                          "no python3.15 with PREFIX/lib/debug on JITUNWIND_EXTRA_PYTHONS"))
+                          NO_PYTHON315_DEBUG))
         return SKIP
     env = dict(os.environ, JITUNWIND_LIBRARY=os.path.join(build, "libjitunwind",
                                                           "libjitunwind.so"))

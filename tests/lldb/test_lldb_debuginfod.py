@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import debuginfod_server  # noqa: E402
 from demo_stack import fail  # noqa: E402
-from extra_pythons import debug_root, named  # noqa: E402
+from extra_pythons import NO_PYTHON315_DEBUG, python315_with_debug  # noqa: E402
 from lldb_under_test import LLDB, MISSING, work_dir  # noqa: E402
 from test_lldb_debug_files import SPIN, attached  # noqa: E402
 from test_lldb_demo import section  # noqa: E402
@@ -38,11 +38,10 @@ def main():
         print(__doc__)
         return 2
     build, repo = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    python = named("python3.15")
-    root = debug_root(python) if python else None
+    python, root = python315_with_debug()
     if not LLDB or not root or not debuginfod_server.available():
         print("SKIP: " + (MISSING if not LLDB else
-                          "no python3.15 with PREFIX/lib/debug on JITUNWIND_EXTRA_PYTHONS"
+                          NO_PYTHON315_DEBUG
                           if not root else debuginfod_server.WHY_NONE))
         return SKIP
     work = os.path.join(work_dir(build), "debuginfod")

@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import perf_jit_target  # noqa: E402
 from demo_stack import fail  # noqa: E402
-from extra_pythons import debug_root, named  # noqa: E402
+from extra_pythons import NO_PYTHON315_DEBUG, python315_with_debug  # noqa: E402
 from lldb_under_test import LLDB, MISSING, work_dir  # noqa: E402
 from test_lldb_debug_files import attached  # noqa: E402
 from test_lldb_demo import section  # noqa: E402
@@ -28,17 +28,15 @@ SKIP = 77
 ATTACHES = 10
 
 
-
 def main():
     if len(sys.argv) < 3:
         print(__doc__)
         return 2
     build, repo = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    python = named("python3.15")
-    root = debug_root(python) if python else None
+    python, root = python315_with_debug()
     if not LLDB or not root:
         print("SKIP: " + (MISSING if not LLDB else
-                          "no python3.15 with PREFIX/lib/debug on JITUNWIND_EXTRA_PYTHONS"))
+                          NO_PYTHON315_DEBUG))
         return SKIP
     env = dict(os.environ, JITUNWIND_LIBRARY=os.path.join(build, "libjitunwind",
                                                           "libjitunwind.so"))

@@ -46,6 +46,18 @@ def debug_root(python):
     return root if os.path.isdir(root) else None
 
 
+# Why a test of Debian's 3.15.2 layout skips when python315_with_debug finds none.
+NO_PYTHON315_DEBUG = "no python3.15 with PREFIX/lib/debug on JITUNWIND_EXTRA_PYTHONS"
+
+
+def python315_with_debug():
+    """(python3.15 on the list, its debug root PREFIX/lib/debug), or
+    (None, None) when either is missing."""
+    python = named("python3.15")
+    root = debug_root(python) if python else None
+    return (python, root) if root else (None, None)
+
+
 def separate_debug_file(python):
     """The debug file of a stripped interpreter under its debug root, found
     by build id (.build-id/xx/rest.debug), or None."""
