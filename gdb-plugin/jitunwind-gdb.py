@@ -4,7 +4,11 @@
 import os
 import sys
 
-_here = os.path.dirname(os.path.abspath(__file__))
+# gdb's `source` sets __file__ in its shared __main__ only when it is unset, so
+# a file sourced while another script runs (the system hook's eager load, a
+# user's script that opens a Python executable) sees that script's __file__.
+# The code object's own file name is always this file.
+_here = os.path.dirname(os.path.abspath(sys._getframe(0).f_code.co_filename))
 for _path in (_here,
               os.path.join(_here, "..", "libjitunwind", "bindings", "python"),  # source tree
               os.path.join(_here, "..", "python"),                               # installed

@@ -14,6 +14,11 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+# sh runs the EXIT trap on exit only: a test stopped by a signal (a timeout, a
+# cancelled run) must still purge the package it installed system-wide.
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 cmake -S "$src" -B "$work/build" -DCMAKE_INSTALL_PREFIX=/usr -DJITUNWIND_BUILD_TESTS=OFF \
       -DJITUNWIND_BUILD_TESTBED=OFF >/dev/null
 cmake --build "$work/build" -j2 >/dev/null

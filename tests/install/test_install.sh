@@ -43,10 +43,23 @@ rel = re.search(r'"([^"]*jitunwind-lazy.py)"', text).group(1)
 target = os.path.normpath(os.path.join(os.path.dirname(sys.argv[1]), rel))
 assert os.path.exists(target), target
 PY
+# Loaded at once (JITUNWIND_HOOK_EAGER=1) the hook sources the plugin while gdb
+# is still running the hook itself, and a user's script may source the plugin
+# from inside another script: both must load the installed plugin.
+printf 'import gdb\ngdb.execute("source %s")\n' "$work/prefix/share/jitunwind/gdb-plugin/jitunwind-gdb.py" \
+    > "$work/outer.py"
+for how in "-iex|source $hook" "-x|$work/outer.py"; do
+    out=$(cd "$work" && env -u JITUNWIND_LIBRARY JITUNWIND_HOOK_EAGER=1 gdb -nx -batch \
+          "${how%%|*}" "${how#*|}" -ex "help mixed-bt" 2>&1 || true)
+    case $out in
+        *"plugin not loaded"*|*"Undefined command"*)
+            printf '%s\n' "$out"; echo "FAIL: gdb ${how%%|*} ${how#*|}: the plugin did not load"; exit 1;;
+    esac
+done
 
 # The installed binding finds the installed library by itself.
 python3 -c "import sys; sys.path.insert(0, '$work/prefix/share/jitunwind/python'); import jitunwind; print('binding loads', jitunwind.library().jitunwind_loaded_from)"
 # The jitunwind command finds the installed library (RPATH) and has its man page.
 "$work/prefix/bin/jitunwind" --version | grep -q '^jitunwind [0-9]'
 test -f "$work/prefix/share/man/man1/jitunwind.1.gz"
-echo "ok: install, find_package, pkg-config (shared and static), the gdb hook, the installed binding and the jitunwind command work"
+echo "ok: install, find_package, pkg-config (shared and static), the gdb hook (eager, and sourced from another script), the installed binding and the jitunwind command work"

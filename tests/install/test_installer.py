@@ -256,8 +256,13 @@ def case_space(env):
     _package_copy(env, site)
     run = dict(PYTHONPATH=site, JITUNWIND_LIBRARY=env.library)
     env.installer(**run)
-    out = env.gdb("-ex", "help mixed-bt", JITUNWIND_HOOK_EAGER="1", **run)
-    if "mixed" not in out or "Undefined command" in out:
+    # The init file the installer wrote, read alone (-nx): a system-wide hook
+    # on this machine would load its own plugin first.
+    out = env.gdb("-nx", "-x", env.path(".gdbinit"), "-ex", "help mixed-bt", "-ex",
+                  "python import jitunwind_gdb; print('plugin in', jitunwind_gdb.__file__)",
+                  JITUNWIND_HOOK_EAGER="1", **run)
+    if "mixed" not in out or "Undefined command" in out or \
+            "plugin in %s%s" % (site, os.sep) not in out:
         fail("gdb did not load the plugin from a path with a space", out)
     if shutil.which("lldb-19"):
         p = subprocess.run(["lldb-19", "-b", "-o", "help mixed-bt"], env=env.environ(**run),

@@ -30,7 +30,7 @@ from lldb_under_test import (LLDB, demo_setup_or_skip, has_frame_providers,  # n
                              without_stop_reports, work_dir)
 from demo_stack import (EVAL, WARM_IGNORE, WARM_JIT_SCRIPT, accepted_by_parser,  # noqa: E402
                         as_guessed, check_stack, expected_py_bt, expected_stack, fail, markers,
-                        parse_mixed, parse_py_bt)
+                        missing_library_wrong, parse_mixed, parse_py_bt)
 
 SKIP = 77
 PERF_MAPS = []
@@ -277,10 +277,9 @@ def check_errors(repo, env, python, demo):
         shutil.copytree(os.path.join(repo, "libjitunwind", "bindings"),
                         os.path.join(alone, "libjitunwind", "bindings"))
         out = run(lldb_cmd(alone, True, ["script print('survived')"], []), bad)
-    said = [line for line in out.splitlines() if line.startswith("jitunwind:")]
-    if len(said) != 1 or "plugin not loaded: libjitunwind not found; tried: JITUNWIND_LIBRARY=" \
-            "/nonexistent/libjitunwind.so (no such file)" not in said[0] or "survived" not in out:
-        fail("missing library: want one clear line:\n" + out[-3000:])
+    wrong = missing_library_wrong(out, "/nonexistent/libjitunwind.so")
+    if wrong:
+        fail("missing library: " + wrong)
     print("ok: missing library: one clear line, lldb carries on")
     return 0
 

@@ -223,3 +223,25 @@ def accepted_by_parser(spec, bad):
     if spec.positional.word:
         return not bad.startswith(("-", '"')) and " " not in bad
     return bad.isdigit() and bad != "0"
+
+
+def missing_library_wrong(out, bad):
+    """What is wrong with a debugger's output after loading a copy of the
+    plugin away from the build tree with JITUNWIND_LIBRARY=bad (None when
+    right): one clear line, then the debugger carries on (it prints
+    'survived'). With libjitunwind installed where the system's loader finds
+    it (a package on this machine), the documented search ends there, and the
+    line says so instead."""
+    import ctypes.util
+    said = [line for line in out.splitlines() if line.startswith("jitunwind:")]
+    installed = ctypes.util.find_library("jitunwind")
+    if installed:
+        want = "jitunwind: JITUNWIND_LIBRARY=%s is unusable (no such file); using %s" % (bad, installed)
+        ok = len(said) == 1 and said[0] == want
+    else:
+        want = "jitunwind: plugin not loaded: libjitunwind not found; tried: JITUNWIND_LIBRARY=" \
+               "%s (no such file)" % bad
+        ok = len(said) == 1 and said[0].startswith(want)
+    if ok and "survived" in out:
+        return None
+    return "want one clear line (%s) and the debugger going on:\n%s" % (want, out[-3000:])
