@@ -164,6 +164,19 @@ START_TEST(pyreader_queries_reject_null_out)
     ck_assert_int_eq(jitunwind_pyreader_executors(r, e, 2, NULL), JITUNWIND_EINVAL);
     ck_assert_int_eq(jitunwind_pyreader_dwarf_report(r, NULL), JITUNWIND_EINVAL);
     ck_assert_int_eq(jitunwind_pyreader_threads(NULL, t, 2, &n), JITUNWIND_EINVAL);
+    {
+        char names[2 * JITUNWIND_PY_THREAD_NAME_MAX] = "x";
+        ck_assert_int_eq(jitunwind_pyreader_thread_names(r, NULL, 2, names, sizeof names / 2, &n),
+                         JITUNWIND_EINVAL);
+        ck_assert_int_eq(jitunwind_pyreader_thread_names(r, t, 2, NULL, sizeof names / 2, &n),
+                         JITUNWIND_EINVAL);
+        ck_assert_int_eq(jitunwind_pyreader_thread_names(r, t, 2, names, 1, &n), JITUNWIND_EINVAL);
+        ck_assert_int_eq(jitunwind_pyreader_thread_names(r, t, 0, NULL, 8, &n), JITUNWIND_ENOTFOUND);
+        ck_assert_uint_eq(n, 0);
+        ck_assert_int_eq(jitunwind_pyreader_thread_name(r, NULL, names, sizeof names),
+                         JITUNWIND_EINVAL);
+        ck_assert_int_eq(names[0], '\0');
+    }
     /* Optional counters. */
     jitunwind_pyreader_trampoline_ranges(r, reg, JITUNWIND_ARCH_X86_64, NULL);
     jitunwind_pyreader_executor_ranges(r, reg, JITUNWIND_ARCH_X86_64, 0, 0, NULL);

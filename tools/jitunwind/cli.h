@@ -117,6 +117,10 @@ struct cli_target {
     struct jitunwind_py_thread *py_threads;
     size_t *py_order;
     size_t n_py_threads;
+    /* Their Python names, JITUNWIND_PY_THREAD_NAME_MAX bytes each, read in
+     * one pass (cli_python_thread_names); n_py_names is 0 until then. */
+    char *py_names;
+    size_t n_py_names;
     char py_list_error[JITUNWIND_ERROR_MESSAGE_MAX]; /* why the listing is short, or "" */
     struct jitunwind_py_location loc;
     uint64_t jit_descriptor;       /* jitunwind_jit_descriptor in the target, or 0 */
@@ -219,10 +223,12 @@ int cli_list_threads(int pid, struct cli_thread *out, size_t max, size_t *count,
 int cli_find_thread(int pid, int tid, struct cli_thread *out);
 /* t->name from /proc/PID/task/TID/comm ("" when gone). */
 void cli_thread_name(int pid, struct cli_thread *t);
-/* python_thread_names.c: t->name becomes the thread's Python name (the
- * threading module's) when the listed thread states of `target` give one;
- * else it stays. */
-void cli_python_thread_name(struct cli_target *target, struct cli_thread *t);
+/* python_thread_names.c: the Python names (the threading module's) of the
+ * thread states cli_list_python_threads listed, read in one pass; then
+ * cli_python_thread_name makes t->name the thread's Python name where it
+ * has one, else leaves it. */
+void cli_python_thread_names(struct cli_target *target);
+void cli_python_thread_name(const struct cli_target *target, struct cli_thread *t);
 int cli_tid_wanted(const struct cli_options *opt, int tid);
 
 /* --- ptrace_regs.c --- */
@@ -312,6 +318,9 @@ void cli_stack_free(struct cli_stack *s);
 int cli_stack_grow_py(struct cli_stack *s);
 /* List the thread states (before the threads are stopped one by one). */
 void cli_list_python_threads(struct cli_target *t);
+/* The first position in t->py_order of OS thread `tid`'s states
+ * (t->n_py_threads when it has none). */
+size_t cli_first_python_state(const struct cli_target *t, int tid);
 /* Fill s->py with the Python frames of OS thread `tid` (all its thread
  * states of the last listing, each read again, joined); a chain longer
  * than s->py_cap is read again into a larger array, up to s->py_limit. */

@@ -161,8 +161,10 @@ static uint32_t sampled_thread(struct sampler *sm, int tid, const char *name)
 static void name_threads(struct sampler *sm)
 {
     size_t i;
-    if (!sm->opt->all) /* with --all each process has its own reader (perf_procs.c) */
+    if (!sm->opt->all) { /* with --all each process has its own reader (perf_procs.c) */
         cli_list_python_threads(&sm->t);
+        cli_python_thread_names(&sm->t);
+    }
     for (i = 0; i < sm->prof.n_threads; i++) {
         struct cli_thread th = {.tid = sm->prof.threads[i].tid};
         if (th.tid <= 0)

@@ -23,6 +23,7 @@ void cli_list_python_threads(struct cli_target *t)
 {
     size_t i;
     t->n_py_threads = 0;
+    t->n_py_names = 0; /* the names of the last listing's states */
     t->py_list_error[0] = '\0';
     if (!t->py_threads) {
         t->py_threads = calloc(JITUNWIND_PY_MAX_THREADS, sizeof *t->py_threads);
@@ -42,8 +43,7 @@ void cli_list_python_threads(struct cli_target *t)
     qsort(t->py_order, t->n_py_threads, sizeof *t->py_order, by_native_id);
 }
 
-/* The first position in t->py_order of OS thread `tid`'s states. */
-static size_t first_state_of(const struct cli_target *t, int tid)
+size_t cli_first_python_state(const struct cli_target *t, int tid)
 {
     size_t lo = 0, hi = t->n_py_threads;
     while (lo < hi) {
@@ -111,7 +111,7 @@ static int read_python_frames(struct cli_target *t, int tid, struct cli_stack *s
     /* A thread that entered subinterpreters has a thread state in each:
      * their chains are joined in interpreter-list order. Each state is
      * read again: the thread ran since the listing. */
-    for (k = first_state_of(t, tid); k < t->n_py_threads &&
+    for (k = cli_first_python_state(t, tid); k < t->n_py_threads &&
          t->py_threads[t->py_order[k]].native_thread_id == (uint64_t)(unsigned)tid; k++) {
         struct jitunwind_py_thread th = t->py_threads[t->py_order[k]];
         size_t got = 0;

@@ -153,8 +153,7 @@ int cli_stack_command(const struct cli_options *opt)
     if (!opt->no_cache && (jitunwind_pyreader_cache_code(t.py, CODE_CACHE_ENTRIES) < 0 ||
                            cli_target_cache_reads(&t) < 0))
         fprintf(stderr, "jitunwind: no memory for the caches; reading without them\n");
-    /* After the caches: every thread's name is looked up through the same
-     * sys.modules and threading._active, whose blocks are then read once. */
+    cli_python_thread_names(&t);
     for (i = 0; i < n; i++)
         cli_python_thread_name(&t, &threads[i]);
     if (!(s = cli_stack_new(JITUNWIND_PY_MAX_FRAMES))) {

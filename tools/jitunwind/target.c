@@ -762,6 +762,7 @@ void cli_target_close(struct cli_target *t)
     free(t->check_reads);
     free(t->py_threads);
     free(t->py_order);
+    free(t->py_names);
     if (t->pidfd >= 0)
         close(t->pidfd);
     if (t->memfd >= 0)

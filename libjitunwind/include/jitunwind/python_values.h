@@ -162,6 +162,18 @@ JITUNWIND_API int jitunwind_pyreader_thread_name(jitunwind_pyreader *reader,
                                                  const struct jitunwind_py_thread *thread,
                                                  char *buf, size_t size);
 
+/* The Python names of COUNT threads at once, each interpreter's
+ * threading._active read in one pass (naming threads one by one reads it
+ * once per thread): NAMES[i * NAME_SIZE] gets THREADS[i]'s name as
+ * jitunwind_pyreader_thread_name gives it, or "" where it has none.
+ * *NAMED (may be NULL) is how many were named. Returns 0 when at least one
+ * was; otherwise the first error met, ENOTFOUND when none has a name, or
+ * EINVAL (READER NULL, NAME_SIZE < 2, THREADS or NAMES NULL with COUNT). */
+JITUNWIND_API int jitunwind_pyreader_thread_names(jitunwind_pyreader *reader,
+                                                  const struct jitunwind_py_thread *threads,
+                                                  size_t count, char *names, size_t name_size,
+                                                  size_t *named);
+
 /* Keep the target memory the value functions above read (128 KiB of it,
  * in READER) from one call to the next while HOLD is 1; 0 forgets it. Only
  * for a target that does not run meanwhile (a stop, a core): rendering

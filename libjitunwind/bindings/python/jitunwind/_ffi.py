@@ -365,7 +365,7 @@ def declare_values(lib):
         P(i))
     _fn(lib, "jitunwind_pyreader_hold_reads", i, vp, i)
     _fn(lib, "jitunwind_pyreader_attribute", i, vp, u64, ctypes.c_char_p, P(u64))
-    _fn(lib, "jitunwind_pyreader_thread_name", i, vp, P(PyThread), ctypes.c_char_p, sz)
+    _fn(lib, "jitunwind_pyreader_thread_names", i, vp, P(PyThread), sz, ctypes.c_char_p, sz, P(sz))
     _fn(lib, "jitunwind_pyreader_gc_collecting", i, vp, u64, P(i))
     _fn(lib, "jitunwind_pyreader_frame_cfunctions", i, vp, P(PyFrame), P(PyCFunction), sz, P(sz))
     lib.jitunwind_values_declared = True

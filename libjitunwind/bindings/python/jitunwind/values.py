@@ -106,15 +106,24 @@ def attribute(reader, address, name):
 THREAD_NAME_MAX = 64  # JITUNWIND_PY_THREAD_NAME_MAX
 
 
-def thread_name(reader, thread):
-    """The Python name (threading's) of a thread state from
-    PyReader.threads(), or None when it has none or it cannot be read."""
-    t = _ffi.PyThread(thread.tstate, thread.interp, thread.interp_id, thread.thread_id,
-                      thread.native_thread_id, thread.current_frame, thread.holds_gil, 0)
-    buf = _buffer("thread name", lambda: ctypes.create_string_buffer(THREAD_NAME_MAX))
-    rc = _lib().jitunwind_pyreader_thread_name(reader._handle, ctypes.byref(t), buf,
-                                               THREAD_NAME_MAX)
-    return buf.value.decode("utf-8", "replace") if rc == 0 and buf.value else None
+def thread_names(reader, threads):
+    """The Python names (threading's) of thread states from
+    PyReader.threads(), read in one pass: a list with None where a thread
+    has none or it cannot be read."""
+    threads = list(threads)
+    if not threads:
+        return []
+    array = (_ffi.PyThread * len(threads))(*[
+        _ffi.PyThread(t.tstate, t.interp, t.interp_id, t.thread_id, t.native_thread_id,
+                      t.current_frame, t.holds_gil, 0) for t in threads])
+    buf = ctypes.create_string_buffer(THREAD_NAME_MAX * len(threads))
+    rc = _lib().jitunwind_pyreader_thread_names(reader._handle, array, len(threads), buf,
+                                                THREAD_NAME_MAX, None)
+    if rc < 0:
+        return [None] * len(threads)
+    names = [buf.raw[i * THREAD_NAME_MAX:(i + 1) * THREAD_NAME_MAX].split(b"\0", 1)[0]
+             for i in range(len(threads))]
+    return [n.decode("utf-8", "replace") if n else None for n in names]
 
 
 def lookup_path(reader, frame, path):

@@ -61,7 +61,7 @@ def _python_header(session, state, thread, every):
         reader = state.pyreader()
         mine = state.python_thread_states(thread.tid)
         gc = [values.gc_collecting(reader, t.interp) for t in mine]
-        name = next(filter(None, (values.thread_name(reader, t) for t in mine)), name)
+        name = state.python_thread_name(thread.tid) or name
     except Exception:  # no Python in this target: the header without it
         mine, gc = [], []
     if name:

@@ -13,7 +13,7 @@ from .elf_ids import core_mismatch
 from .read_ahead import read_ahead
 from .. import (ARCH_X86_64, ENOTFOUND, EUNSUPPORTED, GDB_JIT_DESCRIPTOR_SYMBOL,
                 JitunwindError, PyReader, Registry, debug_file_find, locate_live,
-                set_debug_file_directories)
+                set_debug_file_directories, values)
 
 DESCRIPTOR_SYMBOL = "jitunwind_jit_descriptor"
 
@@ -223,6 +223,7 @@ class TargetState:
         else:
             self._pyreader.next_stop()
         self._thread_map = None
+        self._thread_names = None  # OS thread id -> Python name
         self._frames_read = {}  # (OS thread id, limit) -> python_frames' answer
 
     # --- symbols (safe contexts only) ---
@@ -340,6 +341,19 @@ class TargetState:
                 by_id.setdefault(t.native_thread_id, []).append(t)
             self._thread_map = (by_id, err)
         return self._thread_map
+
+    def python_thread_name(self, os_thread_id):
+        """The Python name of an OS thread (its first thread state with
+        one), or None; every thread's is read in one pass, once per stop."""
+        if self._thread_names is None:
+            by_id = self._threads_by_os_id()[0]
+            states = [t for tid in by_id for t in by_id[tid]]
+            names = values.thread_names(self.pyreader(), states)
+            self._thread_names = {}
+            for t, name in zip(states, names):
+                if name:
+                    self._thread_names.setdefault(t.native_thread_id, name)
+        return self._thread_names.get(os_thread_id)
 
     def python_thread_states(self, os_thread_id):
         """The thread states (jitunwind.PyThread) of one OS thread, one per
