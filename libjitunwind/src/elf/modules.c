@@ -274,6 +274,32 @@ JITUNWIND_API size_t jitunwind_modules_count(const jitunwind_modules *mods)
     return mods ? mods->count : 0;
 }
 
+/* Whether `elf` holds CFI, told from its headers: the tables are parsed
+ * (and a compressed .debug_frame inflated, with the rest of the file's
+ * DWARF) only when a frame needs them. */
+static int has_cfi(Elf *elf)
+{
+    size_t phnum, shstrndx, i;
+    Elf_Scn *scn = NULL;
+    if (elf_getphdrnum(elf, &phnum) == 0)
+        for (i = 0; i < phnum; i++) {
+            GElf_Phdr ph;
+            if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_GNU_EH_FRAME)
+                return 1;
+        }
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return 0;
+    while ((scn = elf_nextscn(elf, scn)) != NULL) {
+        GElf_Shdr sh;
+        const char *name;
+        if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+            (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+            (strcmp(name, ".eh_frame") == 0 || strcmp(name, ".debug_frame") == 0))
+            return 1;
+    }
+    return 0;
+}
+
 JITUNWIND_API int jitunwind_modules_info(const jitunwind_modules *mods, size_t index,
                                          struct jitunwind_module_info *out)
 {
@@ -285,8 +311,7 @@ JITUNWIND_API int jitunwind_modules_info(const jitunwind_modules *mods, size_t i
     out->start = m->start;
     out->end = m->end;
     out->bias = m->bias;
-    out->has_cfi = ju_module_cfi((struct ju_module *)m, 0) != NULL ||
-                   ju_module_cfi((struct ju_module *)m, 1) != NULL;
+    out->has_cfi = has_cfi(m->elf);
     out->reserved = 0;
     return 0;
 }
