@@ -166,8 +166,8 @@ void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s)
     }
 }
 
-/* Native names by address: a symbol table search is linear, and a sampler
- * meets the same return addresses at every sample. One cache serves one
+/* Native names by address: a sampler meets the same return addresses at
+ * every sample, and each answer is kept rather than searched again. One cache serves one
  * target's modules at a time, as of one modules_epoch (range_watch.c adds
  * the modules a process loads later). */
 #define SYMBOL_CACHE 4096u

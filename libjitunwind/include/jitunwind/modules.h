@@ -83,7 +83,8 @@ JITUNWIND_API long jitunwind_modules_find(const jitunwind_modules *mods, uint64_
  * separate debug file's): copies its name into BUF (LEN bytes, truncated,
  * NUL-terminated; the name is the module's, unescaped) and the offset into
  * *OFFSET (may be NULL). 0, or EINVAL (MODS or BUF NULL, LEN 0), ENOTFOUND
- * when no module or symbol covers ADDR. */
+ * when no module or symbol covers ADDR, ENOMEM. A module's tables are
+ * sorted at its first lookup, so that each later one is a binary search. */
 JITUNWIND_API int jitunwind_modules_symbolize(jitunwind_modules *mods, uint64_t addr,
                                               char *buf, size_t len, uint64_t *offset);
 

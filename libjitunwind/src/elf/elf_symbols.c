@@ -9,6 +9,7 @@
 #include "internal.h"
 #include "base/host_files.h"
 #include "elf/elf.h"
+#include "elf/symbol_memo.h"
 
 struct elf_file {
     int fd;
@@ -114,11 +115,16 @@ static int has_section_of_type(Elf *elf, Elf64_Word type)
     return 0;
 }
 
-int ju_elf_each_symbol(const char *path, unsigned flags, ju_symbol_fn each, void *arg)
+/* ju_elf_each_symbol; `debug` (may be NULL) gets the path of the debug
+ * file its symbols were read from, "" when the file, stripped, had none
+ * found, and *used_debug whether one was looked for. */
+static int each_symbol(const char *path, unsigned flags, ju_symbol_fn each, void *arg,
+                       char *debug, size_t debug_size, int *used_debug)
 {
     struct elf_file f, sep;
     char debug_path[4096];
     int rc;
+    *used_debug = 0;
     if ((rc = open_elf(path, &f)) < 0)
         return rc;
     rc = visit(f.elf, SHT_SYMTAB, each, arg);
@@ -126,14 +132,26 @@ int ju_elf_each_symbol(const char *path, unsigned flags, ju_symbol_fn each, void
         rc = visit(f.elf, SHT_DYNSYM, each, arg);
     /* A stripped file keeps its full table in its separate debug file, at
      * the same virtual addresses. */
-    if (!rc && !has_section_of_type(f.elf, SHT_SYMTAB) &&
-        ju_debug_file_find(f.elf, path, flags, debug_path, sizeof debug_path, NULL, 0) == 0 &&
-        open_elf(debug_path, &sep) == 0) {
-        rc = visit(sep.elf, SHT_SYMTAB, each, arg);
-        close_elf(&sep);
+    if (!rc && !has_section_of_type(f.elf, SHT_SYMTAB)) {
+        *used_debug = 1;
+        if (debug && debug_size)
+            debug[0] = '\0';
+        if (ju_debug_file_find(f.elf, path, flags, debug_path, sizeof debug_path, NULL, 0) == 0 &&
+            open_elf(debug_path, &sep) == 0) {
+            if (debug && debug_size)
+                ju_strlcpy(debug, debug_path, debug_size);
+            rc = visit(sep.elf, SHT_SYMTAB, each, arg);
+            close_elf(&sep);
+        }
     }
     close_elf(&f);
     return rc;
+}
+
+int ju_elf_each_symbol(const char *path, unsigned flags, ju_symbol_fn each, void *arg)
+{
+    int used_debug;
+    return each_symbol(path, flags, each, arg, NULL, 0, &used_debug);
 }
 
 struct wanted {
@@ -176,21 +194,56 @@ int ju_elf_symbols(const char *path, const char *const *names, size_t n, uint64_
     return find_symbols(path, JU_DEBUG_REMOTE, names, n, values, sizes, found);
 }
 
+/* The separate debug file a stripped file's symbols would be read from
+ * now, into out[size] ("" for none). */
+static void debug_file_now(const char *path, char *out, size_t size)
+{
+    struct elf_file f;
+    out[0] = '\0';
+    if (open_elf(path, &f) < 0)
+        return;
+    if (ju_debug_file_find(f.elf, path, 0, out, size, NULL, 0) < 0)
+        out[0] = '\0';
+    close_elf(&f);
+}
+
 JITUNWIND_API int jitunwind_elf_symbol(const char *path, const char *name, uint64_t *value,
                                        uint64_t *size)
 {
-    uint64_t v, sz;
-    uint8_t found;
-    int rc;
+    struct ju_symbol_answer a = {JITUNWIND_ENOTFOUND, 0, 0};
+    struct wanted w = {&name, 1, 1, &a.value, &a.size, NULL};
+    char debug[4096];
+    uint8_t found = 0;
+    int rc, used_debug;
     if (!path || !name || !value)
         return JITUNWIND_EINVAL;
-    if ((rc = find_symbols(path, 0, &name, 1, &v, &sz, &found)) < 0)
+    /* Kept answers first: a stripped file's is checked against its debug
+     * file as found now. */
+    switch (ju_symbol_memo_used_debug(path, name)) {
+    case 0:
+        if (ju_symbol_memo_find(path, name, NULL, &a))
+            goto answer;
+        break;
+    case 1:
+        debug_file_now(path, debug, sizeof debug);
+        if (ju_symbol_memo_find(path, name, debug, &a))
+            goto answer;
+        break;
+    default:
+        break;
+    }
+    w.found = &found;
+    rc = each_symbol(path, 0, take_wanted, &w, debug, sizeof debug, &used_debug);
+    if (rc < 0)
         return rc;
-    if (!found)
-        return JITUNWIND_ENOTFOUND;
-    *value = v;
+    a.rc = found ? 0 : JITUNWIND_ENOTFOUND;
+    ju_symbol_memo_keep(path, name, used_debug ? debug : NULL, &a);
+answer:
+    if (a.rc < 0)
+        return a.rc;
+    *value = a.value;
     if (size)
-        *size = sz;
+        *size = a.size;
     return 0;
 }
 

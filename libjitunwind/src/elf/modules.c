@@ -11,6 +11,7 @@
 #include "internal.h"
 #include "elf/modules_internal.h"
 #include "elf/elf.h"
+#include "elf/symbol_index.h"
 
 #define MAX_MODULES 4096u            /* distinct files in one target */
 #define MAX_MAPS_LINE 4096u          /* bytes in one /proc/PID/maps line */
@@ -37,6 +38,9 @@ static void module_close(struct ju_module *m)
         dwarf_cfi_end(m->eh_cfi);
     if (m->dwarf)
         dwarf_end(m->dwarf);
+    while (m->n_symbols)
+        ju_symbol_index_free(&m->symbols[--m->n_symbols]);
+    free(m->symbols);
     if (m->sep_elf)
         ju_elf_close(m->sep_fd, m->sep_elf);
     ju_elf_close(m->fd, m->elf);
@@ -270,6 +274,32 @@ JITUNWIND_API size_t jitunwind_modules_count(const jitunwind_modules *mods)
     return mods ? mods->count : 0;
 }
 
+/* Whether `elf` holds CFI, told from its headers: the tables are parsed
+ * (and a compressed .debug_frame inflated, with the rest of the file's
+ * DWARF) only when a frame needs them. */
+static int has_cfi(Elf *elf)
+{
+    size_t phnum, shstrndx, i;
+    Elf_Scn *scn = NULL;
+    if (elf_getphdrnum(elf, &phnum) == 0)
+        for (i = 0; i < phnum; i++) {
+            GElf_Phdr ph;
+            if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_GNU_EH_FRAME)
+                return 1;
+        }
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return 0;
+    while ((scn = elf_nextscn(elf, scn)) != NULL) {
+        GElf_Shdr sh;
+        const char *name;
+        if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+            (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+            (strcmp(name, ".eh_frame") == 0 || strcmp(name, ".debug_frame") == 0))
+            return 1;
+    }
+    return 0;
+}
+
 JITUNWIND_API int jitunwind_modules_info(const jitunwind_modules *mods, size_t index,
                                          struct jitunwind_module_info *out)
 {
@@ -281,8 +311,7 @@ JITUNWIND_API int jitunwind_modules_info(const jitunwind_modules *mods, size_t i
     out->start = m->start;
     out->end = m->end;
     out->bias = m->bias;
-    out->has_cfi = ju_module_cfi((struct ju_module *)m, 0) != NULL ||
-                   ju_module_cfi((struct ju_module *)m, 1) != NULL;
+    out->has_cfi = has_cfi(m->elf);
     out->reserved = 0;
     return 0;
 }
@@ -323,65 +352,6 @@ Dwarf_CFI *ju_module_cfi(struct ju_module *m, int debug_frame)
     return m->debug_cfi;
 }
 
-/* Symbol i of a table: a 64-bit file's table, in memory order once libelf
- * gives it (elf_getdata), is read in place; gelf_getsym's copy and checks
- * per symbol were most of the time of naming a frame on a large table. */
-static int symbol_at(Elf_Data *data, int elf64, size_t i, GElf_Sym *out)
-{
-    if (elf64) {
-        Elf64_Sym sym; /* copied: libelf may leave a crafted file's table unaligned */
-        memcpy(&sym, (const char *)data->d_buf + i * sizeof sym, sizeof sym);
-        out->st_name = sym.st_name;
-        out->st_info = sym.st_info;
-        out->st_shndx = sym.st_shndx;
-        out->st_value = sym.st_value;
-        out->st_size = sym.st_size;
-        return 1;
-    }
-    return gelf_getsym(data, (int)i, out) != NULL;
-}
-
-/* Search one symbol table for the function containing vaddr: among the
- * defined, named STT_FUNC symbols containing it (a size of 0 counting as
- * 1), the one with the highest value, and of those the first. */
-static int search_symtab(Elf *elf, Elf_Scn *scn, uint64_t vaddr, char *buf, size_t len,
-                         uint64_t *offset)
-{
-    GElf_Shdr sh;
-    Elf_Data *data;
-    size_t i, n;
-    int found = 0, elf64;
-    uint64_t best = 0;
-    if (!gelf_getshdr(scn, &sh) || sh.sh_entsize == 0)
-        return 0;
-    data = elf_getdata(scn, NULL);
-    if (!data || !data->d_buf)
-        return 0;
-    elf64 = gelf_getclass(elf) == ELFCLASS64 && data->d_type == ELF_T_SYM;
-    n = sh.sh_size / sh.sh_entsize;
-    if (elf64 && n > data->d_size / sizeof(Elf64_Sym))
-        n = data->d_size / sizeof(Elf64_Sym); /* a header claiming more than the data */
-    for (i = 0; i < n; i++) {
-        GElf_Sym sym;
-        const char *name;
-        if (!symbol_at(data, elf64, i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-            sym.st_shndx == SHN_UNDEF || sym.st_value > vaddr)
-            continue;
-        if (vaddr >= sym.st_value + (sym.st_size ? sym.st_size : 1))
-            continue;
-        if (found && sym.st_value <= best)
-            continue;
-        name = elf_strptr(elf, sh.sh_link, sym.st_name);
-        if (!name || !*name)
-            continue;
-        found = 1;
-        best = sym.st_value;
-        ju_strlcpy(buf, name, len);
-        *offset = vaddr - sym.st_value;
-    }
-    return found;
-}
-
 /* The module's separate debug file (debug_files.c), or NULL. Tried once. */
 static Elf *separate_debug_elf(struct ju_module *m)
 {
@@ -398,44 +368,70 @@ static Elf *separate_debug_elf(struct ju_module *m)
     return m->sep_elf;
 }
 
+/* Index every table of `type` in `elf` after the module's others. */
+static int index_tables(struct ju_module *m, Elf *elf, Elf64_Word type)
+{
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn)) != NULL) {
+        GElf_Shdr sh;
+        struct ju_symbol_index *grown;
+        int rc;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != type)
+            continue;
+        grown = ju_reserve_one(m->symbols, &m->symbols_cap, m->n_symbols, sizeof *m->symbols, 4);
+        if (!grown)
+            return JITUNWIND_ENOMEM;
+        m->symbols = grown;
+        if ((rc = ju_symbol_index_build(elf, scn, &m->symbols[m->n_symbols])) < 0)
+            return rc;
+        m->n_symbols++;
+    }
+    return 0;
+}
+
+/* The module's tables in the order they are searched: .symtab, .dynsym,
+ * then, for a file stripped of what an address needs (Debian's
+ * python3.11 keeps its static functions' symbols in the separate debug
+ * file, at the same virtual addresses), that file's .symtab. Each table
+ * is indexed when first needed. */
+static int find_symbol(struct ju_module *m, uint64_t vaddr, char *buf, size_t len,
+                       uint64_t *off)
+{
+    size_t i;
+    int rc;
+    if (!m->symbols_indexed) {
+        m->symbols_indexed = 1;
+        if ((rc = index_tables(m, m->elf, SHT_SYMTAB)) < 0 ||
+            (rc = index_tables(m, m->elf, SHT_DYNSYM)) < 0)
+            return rc;
+    }
+    for (i = 0; i < m->n_symbols; i++)
+        if (ju_symbol_index_find(&m->symbols[i], vaddr, buf, len, off))
+            return 0;
+    if (m->sep_indexed || !separate_debug_elf(m))
+        return JITUNWIND_ENOTFOUND;
+    m->sep_indexed = 1;
+    if ((rc = index_tables(m, m->sep_elf, SHT_SYMTAB)) < 0)
+        return rc;
+    for (; i < m->n_symbols; i++)
+        if (ju_symbol_index_find(&m->symbols[i], vaddr, buf, len, off))
+            return 0;
+    return JITUNWIND_ENOTFOUND;
+}
+
 JITUNWIND_API int jitunwind_modules_symbolize(jitunwind_modules *mods, uint64_t addr,
                                               char *buf, size_t len, uint64_t *offset)
 {
     struct ju_module *m;
     uint64_t off = 0;
-    int pass;
+    int rc;
     if (!mods || !buf || len == 0)
         return JITUNWIND_EINVAL;
     m = ju_modules_lookup(mods, addr);
     if (!m)
         return JITUNWIND_ENOTFOUND;
-    for (pass = 0; pass < 2; pass++) {
-        Elf_Scn *scn = NULL;
-        while ((scn = elf_nextscn(m->elf, scn)) != NULL) {
-            GElf_Shdr sh;
-            if (!gelf_getshdr(scn, &sh) ||
-                sh.sh_type != (pass == 0 ? SHT_SYMTAB : SHT_DYNSYM))
-                continue;
-            if (search_symtab(m->elf, scn, addr - m->bias, buf, len, &off)) {
-                if (offset)
-                    *offset = off;
-                return 0;
-            }
-        }
-    }
-    /* A stripped file (Debian's python3.11) keeps its static functions'
-     * symbols in the separate debug file: same virtual addresses. */
-    if (separate_debug_elf(m)) {
-        Elf_Scn *scn = NULL;
-        while ((scn = elf_nextscn(m->sep_elf, scn)) != NULL) {
-            GElf_Shdr sh;
-            if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB &&
-                search_symtab(m->sep_elf, scn, addr - m->bias, buf, len, &off)) {
-                if (offset)
-                    *offset = off;
-                return 0;
-            }
-        }
-    }
-    return JITUNWIND_ENOTFOUND;
+    if ((rc = find_symbol(m, addr - m->bias, buf, len, &off)) == 0 && offset)
+        *offset = off;
+    return rc == JITUNWIND_ENOMEM ? ju_fail(&mods->err, rc, 0, "no memory for a symbol index")
+                                  : rc;
 }

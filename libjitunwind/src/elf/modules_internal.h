@@ -7,6 +7,7 @@
 
 #include "internal.h"
 #include "jitunwind/modules.h"
+#include "elf/symbol_index.h"
 
 struct ju_module {
     char *path;
@@ -23,6 +24,11 @@ struct ju_module {
     int sep_fd;
     Elf *sep_elf;
     int sep_tried;
+    /* The symbol tables indexed so far, in the order they are searched;
+     * the separate debug file's are indexed after the module's own. */
+    struct ju_symbol_index *symbols;
+    size_t n_symbols, symbols_cap;
+    int symbols_indexed, sep_indexed;
 };
 
 /* The module containing addr, or NULL. */
