@@ -29,6 +29,18 @@ void ju_skip(const char *fmt, ...)
         perror("recording a skip");
 }
 
+void ju_sh_in(const char *dir, const char *fmt, ...)
+{
+    char cmd[8192];
+    int n;
+    va_list ap;
+    n = snprintf(cmd, sizeof cmd, "cd '%s' && ", dir);
+    va_start(ap, fmt);
+    vsnprintf(cmd + n, sizeof cmd - (size_t)n, fmt, ap);
+    va_end(ap);
+    ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
+}
+
 static double now(void)
 {
     struct timespec ts;

@@ -21,6 +21,10 @@ int ju_run_tests(const char *name, const TTest *const *tests);
  * interpreter or tool), with a one-line reason; the test then returns. */
 void ju_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Run the shell command built from FMT in folder DIR; the calling test
+ * fails when it does not succeed. */
+void ju_sh_in(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #define JU_TESTS(...) ((const TTest *const[]){__VA_ARGS__, NULL})
 
 /* A reproducible pseudo-random sequence for randomised tests (an LCG: the

@@ -18,20 +18,7 @@
 
 static char dir[] = "/tmp/ju-debug-files-XXXXXX";
 
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Run a shell command built from fmt in the test's directory; it must succeed. */
-static void sh(const char *fmt, ...)
-{
-    char cmd[8192];
-    int n;
-    va_list ap;
-    n = snprintf(cmd, sizeof cmd, "cd '%s' && ", dir);
-    va_start(ap, fmt);
-    vsnprintf(cmd + n, sizeof cmd - (size_t)n, fmt, ap);
-    va_end(ap);
-    ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
-}
+#define sh(...) ju_sh_in(dir, __VA_ARGS__)
 
 static const char *at(const char *name)
 {
