@@ -8,8 +8,8 @@
  * (jitunwind_pyreader_frames_unchanged); the innermost frame's line is
  * then taken from that reading (leaf_from_check). With a chain cache the reads go past the block cache; without one, the
  * blocks the walk read (without the block cache: its pages, read_log.c)
- * are read again in one call (the pages twice: see read_chain) and the
- * comparison reads from that copy (a frame of the
+ * are read again in one call, twice (see read_chain), and the
+ * comparison reads from each copy (a frame of the
  * middle or the outer end can change as well as the innermost: a thread
  * that returned to the outer frames and called down again to the same
  * depth shows the same innermost frames); a chain that changed, or whose walk
@@ -67,12 +67,12 @@ static void leaf_from_check(struct cli_target *t, struct jitunwind_py_frame *out
  * call. When it is, the innermost frame's line is taken from that
  * reading. */
 static int unchanged(struct cli_target *t, const struct jitunwind_py_thread *th,
-                     struct jitunwind_py_frame *out, size_t n, int ended)
+                     struct jitunwind_py_frame *out, size_t n, int ended, int reading)
 {
     int same;
     if (t->chains) {
         t->fresh_reads = 1;
-        cli_check_reads_begin(t, th->tstate, out, n);
+        cli_check_reads_begin(t, th->tstate, out, n, reading);
     } else
         cli_target_reread(t);
     same = jitunwind_pyreader_frames_unchanged(t->py, t->chains, th, out, n, ended) == 1;
@@ -115,14 +115,12 @@ static int read_chain(struct cli_target *t, struct jitunwind_py_thread *th,
         if (why_size) /* the check below reads too, and so sets the reader's error */
             snprintf(why, why_size, "%s", rc < 0 ? jitunwind_pyreader_last_error(t->py)->message
                                                  : "");
-        same = unchanged(t, th, out, *got, rc == 0 && *got < max);
         /* The pages read again come in turn while the thread runs (one
-         * call, not one instant): with the read log, whose walk read field
-         * by field, a second reading must agree too, or a thread that left
-         * the frame just read as current and came back within one reading
-         * passes. */
-        if (same && cli_read_log_on(t))
-            same = unchanged(t, th, out, *got, rc == 0 && *got < max);
+         * call, not one instant): a second reading must agree too, or a
+         * thread that left the frame just read as current and came back
+         * within one reading passes. */
+        same = unchanged(t, th, out, *got, rc == 0 && *got < max, 0) &&
+               unchanged(t, th, out, *got, rc == 0 && *got < max, 1);
         moved |= !same;
         if (same && !doubtful(rc, out, *got, max))
             return rc;
