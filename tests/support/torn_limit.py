@@ -9,5 +9,7 @@ ONE_STACK_IN = 2000
 
 
 def allowed(stacks):
-    """How many of `stacks` stacks may be impossible."""
-    return stacks // ONE_STACK_IN
+    """How many of `stacks` stacks may be impossible: one for each
+    ONE_STACK_IN begun (one among fewer: a single torn chain that passed is
+    within the rate, whatever the count)."""
+    return (stacks + ONE_STACK_IN - 1) // ONE_STACK_IN
