@@ -6,20 +6,23 @@
  * owner, code object and (for a caller) instruction are read again and
  * compared with what the walk saw, without decoding anything
  * (jitunwind_pyreader_frames_unchanged); the innermost frame's line is
- * then taken from that reading (leaf_from_check). With a chain cache the reads go past the block cache; without one, the
- * blocks the walk read (without the block cache: its pages, read_log.c)
- * are read again in one call, twice (see read_chain), and the
- * comparison reads from each copy (a frame of the
- * middle or the outer end can change as well as the innermost: a thread
- * that returned to the outer frames and called down again to the same
- * depth shows the same innermost frames); a chain that changed, or whose walk
- * failed or met an unreadable code object, is read again, up to TRIES
- * times, and is otherwise said to be torn (unless the thread stood still
- * at every try: the chain is then what it is). What is compared is
- * each frame's address and code object and each caller's instruction: a
- * thread that went away and came back to the same frames with the same
- * code, called from the same places, is not seen, and its stack is a
- * possible one. */
+ * then taken from that reading (leaf_from_check). The check is made over
+ * two readings, which must both agree: with a chain cache, the pages it
+ * reads, copied twice over in one call past the block cache
+ * (check_reads.c); without one, the blocks the walk read (without the
+ * block cache: its pages, read_log.c), read again in one call, twice (a
+ * frame of the middle or the outer end can change as well as the
+ * innermost: a thread that returned to the outer frames and called down
+ * again to the same depth shows the same innermost frames). A chain that
+ * changed, or whose walk failed or met an unreadable code object, is read
+ * again, up to TRIES times, and is otherwise said to be torn (unless the
+ * thread stood still at every try: the chain is then what it is). What is
+ * compared is each frame's address and code object and each caller's
+ * instruction: a thread that went away and came back to the same frames
+ * with the same code, called from the same places, is not seen, and its
+ * stack is a possible one. A chain that changed and changed back between
+ * the pages of each reading is not seen either: the rate docs/cli.md
+ * states. */
 #include <stdio.h>
 #include <string.h>
 
@@ -61,11 +64,11 @@ static void leaf_from_check(struct cli_target *t, struct jitunwind_py_frame *out
 }
 
 /* Is the chain still the one `out` holds (n frames; `ended`: the walk
- * reached the chain's end after them)? Read afresh: with a chain cache,
- * the pages the check reads, in one call past the sample's blocks
- * (check_reads.c); without one, every block held is read again in one
- * call. When it is, the innermost frame's line is taken from that
- * reading. */
+ * reached the chain's end after them), in the check's `reading` (0, then
+ * 1)? Read afresh: with a chain cache, the pages the check reads, in one
+ * call past the sample's blocks for both readings (check_reads.c);
+ * without one, every block held is read again in one call. When it is,
+ * the innermost frame's line is taken from that reading. */
 static int unchanged(struct cli_target *t, const struct jitunwind_py_thread *th,
                      struct jitunwind_py_frame *out, size_t n, int ended, int reading)
 {

@@ -1,8 +1,8 @@
 /* The check a sampler makes after walking a running thread's chain: is it
  * still the chain the walk returned? Only the thread state's current frame
  * and each frame's link, owner, code pointer and (for a caller)
- * instruction are read and compared; nothing is decoded (no code object, name or line table), so the check
- * costs a fraction of a walk. The frames'
+ * instruction are read and compared; nothing is decoded (no code object,
+ * name or line table), so the check costs a fraction of a walk. The frames'
  * memory is read in batches of the chain cache's batch size (one, when
  * they lie within it); a frame outside them (an entry frame on the C
  * stack) is read alone, and so is every frame once a batch is unreadable
