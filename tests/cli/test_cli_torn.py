@@ -139,9 +139,12 @@ def check_stack(j, pid, extra, pin, seen):
     print("ok: stack --python %s x 100: %d said to be torn" % (" ".join(extra), said))
 
 
-def main():
+def each_mode(doc, target, modes, check):
+    """A test's main() on a target running `target` under PYTHON: usage,
+    the built tool, the interpreter (a skip without it), then for each of
+    `modes` a fresh target and check(j, pid, work, mode). The exit code."""
     if len(sys.argv) != 2:
-        print(__doc__)
+        print(doc)
         return 2
     j = os.path.join(sys.argv[1], "tools", "jitunwind", "jitunwind")
     if not os.access(j, os.X_OK):
@@ -151,27 +154,36 @@ def main():
         return SKIP
     work = tempfile.mkdtemp(prefix="ju-torn-")
     try:
-        # In every other run the reader is kept on one CPU, the target left
-        # running on the other. --no-cache reads each field on its own as
-        # the walk goes: its walks are torn most often.
         script = os.path.join(work, "target.py")
         with open(script, "w") as f:
-            f.write(TARGET)
-        for extra, seconds, hz, runs, pin in (([], 3, 1000, 3, True),
-                                              (["--no-cache"], 4, 2000, 4, True)):
+            f.write(target)
+        for mode in modes:
             proc = subprocess.Popen([PYTHON, script])
             try:
                 time.sleep(1)
-                seen = Impossible()
-                check_record(j, proc.pid, work, extra, seconds, hz, runs, pin, seen)
-                check_stack(j, proc.pid, extra, pin, seen)
-                seen.verdict(extra)
+                check(j, proc.pid, work, mode)
             finally:
                 end_target(proc)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("ok")
     return 0
+
+
+def check_mode(j, pid, work, mode):
+    extra, seconds, hz, runs, pin = mode
+    seen = Impossible()
+    check_record(j, pid, work, extra, seconds, hz, runs, pin, seen)
+    check_stack(j, pid, extra, pin, seen)
+    seen.verdict(extra)
+
+
+def main():
+    # In every other run the reader is kept on one CPU, the target left
+    # running on the other. --no-cache reads each field on its own as the
+    # walk goes: its walks are torn most often.
+    return each_mode(__doc__, TARGET, (([], 3, 1000, 3, True), (["--no-cache"], 4, 2000, 4, True)),
+                     check_mode)
 
 
 if __name__ == "__main__":

@@ -16,19 +16,17 @@ Exit 0 on success, 1 on failure, 77 to skip.
 
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
-from demo_stack import end_target, fail  # noqa: E402
+sys.path.insert(0, HERE)
+from demo_stack import fail  # noqa: E402
+from test_cli_torn import each_mode  # noqa: E402
 from torn_limit import allowed  # noqa: E402
 
-SKIP = 77
-PYTHON = "/usr/bin/python3.11"
 ENOUGH_STACKS = 3000  # stacks of the leaf wanted: runs go on until there are
 FEWEST_STACKS = 1000  # or BUDGET seconds passed (a busy machine); fewer: no verdict
 BUDGET = 100
@@ -113,31 +111,7 @@ def check(j, pid, work, extra):
 
 
 def main():
-    if len(sys.argv) != 2:
-        print(__doc__)
-        return 2
-    j = os.path.join(sys.argv[1], "tools", "jitunwind", "jitunwind")
-    if not os.access(j, os.X_OK):
-        fail("%s was not built" % j)
-    if not os.access(PYTHON, os.X_OK):
-        print("SKIP: no %s" % PYTHON)
-        return SKIP
-    work = tempfile.mkdtemp(prefix="ju-torn-lines-")
-    try:
-        script = os.path.join(work, "target.py")
-        with open(script, "w") as f:
-            f.write(TARGET)
-        proc = subprocess.Popen([PYTHON, script])
-        try:
-            time.sleep(1)
-            for extra in ([], ["--no-cache"]):
-                check(j, proc.pid, work, extra)
-        finally:
-            end_target(proc)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    print("ok")
-    return 0
+    return each_mode(__doc__, TARGET, ([], ["--no-cache"]), check)
 
 
 if __name__ == "__main__":
