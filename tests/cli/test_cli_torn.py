@@ -4,9 +4,10 @@
 different function per depth (level_0 calls level_1 ... at random depths),
 so that every possible stack is <module>, run, then level_0..level_k in
 order (or run's calls into random). A chain that changed under the reader
-must be read again or said to be torn, never emitted mixed: no recorded or
-shown stack is impossible, and `record --stats` counts the torn chains
-(also as errors).
+must be read again or said to be torn, not emitted mixed: of the stacks
+recorded and shown in each mode, no more are impossible than the rate
+docs/cli.md states for a thread that is never stopped (torn_limit.py), and
+`record --stats` counts the torn chains (also as errors).
 
 Usage: test_cli_torn.py BUILD_DIR
 Exit 0 on success, 1 on failure, 77 to skip.
@@ -23,6 +24,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from demo_stack import end_target, fail  # noqa: E402
+from torn_limit import allowed  # noqa: E402
 
 SKIP = 77
 PYTHON = "/usr/bin/python3.11"
@@ -59,10 +61,32 @@ def possible(names):
         all(n.startswith("Random.") for n in rest)
 
 
-def check_record(j, pid, work, extra, seconds, hz, runs, pin):
+class Impossible:
+    """The stacks judged in one mode, and the impossible ones among them."""
+
+    def __init__(self):
+        self.stacks = self.bad = 0
+        self.examples = []
+
+    def judge(self, names, count, what):
+        self.stacks += count
+        if not possible(names):
+            self.bad += count
+            self.examples.append("%s: %s" % (what, ";".join(names)[:300]))
+
+    def verdict(self, extra):
+        if self.bad > allowed(self.stacks):
+            fail("%s: %d of %d stacks impossible (at most %d allowed), e.g. %s" % (
+                " ".join(extra) or "block cache", self.bad, self.stacks,
+                allowed(self.stacks), self.examples[:3]))
+        print("ok: %s: %d of %d stacks impossible (at most %d allowed)" % (
+            " ".join(extra) or "block cache", self.bad, self.stacks, allowed(self.stacks)))
+
+
+def check_record(j, pid, work, extra, seconds, hz, runs, pin, seen):
     """`runs` runs of `record --nonblocking` + extra, more (up to 6) until
     one counted a torn chain (a run on a busy machine may see none): every
-    recorded stack possible. With `pin`
+    recorded stack judged into `seen`. With `pin`
     the reader is kept on one CPU in every other run (from the first), the
     target left free: the two then mostly run side by side, and the chain
     changes all the time under the reader; in the other runs they share a
@@ -80,18 +104,15 @@ def check_record(j, pid, work, extra, seconds, hz, runs, pin):
             for line in f:
                 stack, _, count = line.rstrip("\n").rpartition(" ")
                 names = [re.sub(r" \(.*", "", frame) for frame in stack.split(";")]
-                if not possible(names):
-                    fail("record %s emitted an impossible stack (%s samples): %s" % (
-                        extra, count, stack[:600]))
+                seen.judge(names, int(count), "record")
         stats = dict(re.findall(r"^([a-z ]+): (\d+)$", p.stderr, re.M))
         if "torn chains" not in stats:
             fail("record --stats does not count torn chains: %s" % p.stderr)
         if int(stats["errors"]) < int(stats["torn chains"]):
             fail("torn chains are not counted as errors: %s" % p.stderr)
         torn += int(stats["torn chains"])
-        print("ok: record --nonblocking %s: %s samples, %s errors, %s torn chains, every stack "
-              "possible" % (" ".join(extra), stats["samples"], stats["errors"],
-                            stats["torn chains"]))
+        print("ok: record --nonblocking %s: %s samples, %s errors, %s torn chains" % (
+            " ".join(extra), stats["samples"], stats["errors"], stats["torn chains"]))
         if torn and attempt + 1 >= runs:
             break
     if not torn:
@@ -99,7 +120,7 @@ def check_record(j, pid, work, extra, seconds, hz, runs, pin):
              "all the time)" % extra)
 
 
-def check_stack(j, pid, extra, pin):
+def check_stack(j, pid, extra, pin, seen):
     said = 0
     for _ in range(100):
         p = subprocess.run([j, "stack", "--python", "--json", str(pid)] + extra,
@@ -113,15 +134,17 @@ def check_stack(j, pid, extra, pin):
                 said += 1
                 continue
             names = [f["function"] for f in thread["frames"] if f.get("kind") == "python"]
-            if names and not possible(names[::-1]):
-                fail("stack --python showed an impossible stack: %s" % names)
-    print("ok: stack --python %s x 100: every stack possible, %d said to be torn" % (
-        " ".join(extra), said))
+            if names:
+                seen.judge(names[::-1], 1, "stack --python")
+    print("ok: stack --python %s x 100: %d said to be torn" % (" ".join(extra), said))
 
 
-def main():
+def each_mode(doc, target, modes, check):
+    """A test's main() on a target running `target` under PYTHON: usage,
+    the built tool, the interpreter (a skip without it), then for each of
+    `modes` a fresh target and check(j, pid, work, mode). The exit code."""
     if len(sys.argv) != 2:
-        print(__doc__)
+        print(doc)
         return 2
     j = os.path.join(sys.argv[1], "tools", "jitunwind", "jitunwind")
     if not os.access(j, os.X_OK):
@@ -131,30 +154,36 @@ def main():
         return SKIP
     work = tempfile.mkdtemp(prefix="ju-torn-")
     try:
-        # With the block cache the walk's blocks are read again in one call
-        # to check it, once (docs/cli.md: with the reader kept on one CPU,
-        # a torn chain passes that about once in a few thousand samples,
-        # so the reader is not pinned here). --no-cache
-        # reads each field on its own as the walk goes, and the pages it
-        # read are read again in one call, twice: checked field by field,
-        # an impossible stack came through about once in a few thousand
-        # samples.
         script = os.path.join(work, "target.py")
         with open(script, "w") as f:
-            f.write(TARGET)
-        for extra, seconds, hz, runs, pin in (([], 1.5, 500, 2, False),
-                                              (["--no-cache"], 4, 2000, 4, True)):
+            f.write(target)
+        for mode in modes:
             proc = subprocess.Popen([PYTHON, script])
             try:
                 time.sleep(1)
-                check_record(j, proc.pid, work, extra, seconds, hz, runs, pin)
-                check_stack(j, proc.pid, extra, pin)
+                check(j, proc.pid, work, mode)
             finally:
                 end_target(proc)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("ok")
     return 0
+
+
+def check_mode(j, pid, work, mode):
+    extra, seconds, hz, runs, pin = mode
+    seen = Impossible()
+    check_record(j, pid, work, extra, seconds, hz, runs, pin, seen)
+    check_stack(j, pid, extra, pin, seen)
+    seen.verdict(extra)
+
+
+def main():
+    # In every other run the reader is kept on one CPU, the target left
+    # running on the other. --no-cache reads each field on its own as the
+    # walk goes: its walks are torn most often.
+    return each_mode(__doc__, TARGET, (([], 3, 1000, 3, True), (["--no-cache"], 4, 2000, 4, True)),
+                     check_mode)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ sys.path.insert(0, HERE)
 from demo_stack import fail  # noqa: E402
 from extra_pythons import JIT_ON, debug_root, jit_enabled, named  # noqa: E402
 from test_cli import PY_LABEL, parse_collapsed, run, start_script, tool  # noqa: E402
+from torn_limit import allowed as allowed_torn  # noqa: E402
 
 SKIP = 77
 SECONDS = 4
@@ -140,12 +141,10 @@ def one_run(j, python, env, extra, work, label):
         got = shapes(path)
         wrong = sorted((k, n) for k, n in got.items() if not possible(*k))
         n_wrong, n_all = sum(n for _, n in wrong), sum(got.values())
-        # --nonblocking: the running-chain check compares each frame's
-        # address, owner and code, not its line, so a leaf read just before
-        # the thread left it and came back the other way can keep its old
-        # line (docs/cli.md says so); seen once in several thousand stacks.
-        # Threads stopped: none at all.
-        allowed = n_all // 2000 if "--nonblocking" in extra else 0
+        # --nonblocking: the thread runs on while it is read, and a chain
+        # that changed and changed back can pass the check: the stated rate
+        # (torn_limit.py). Threads stopped: none at all.
+        allowed = allowed_torn(n_all) if "--nonblocking" in extra else 0
         if n_wrong > allowed:
             fail("%s: %d of %d stacks the target never has, e.g. %r\n%s" % (
                 label, n_wrong, n_all, wrong[:4], err))

@@ -1,7 +1,7 @@
 /* A sampler's check of its walk of a running thread
  * (jitunwind_pyreader_frames_unchanged): an unchanged chain passes, also
  * when the innermost frame's instruction moved on; another code object at
- * a frame's address, another caller, a chain longer or shorter than the
+ * a frame's address, a caller at another instruction, another caller, a chain longer or shorter than the
  * walk's, or a thread state now at another frame fails; a walk that
  * stopped early is compared as far as it went; with a chain cache the
  * frames are read in one read, or a few when spread wider than a batch. */
@@ -92,6 +92,13 @@ static void changed_chain_fails_on(uint32_t version)
     ck_assert_int_eq(check(DEPTH, 1), 0);
     ck_assert_int_eq(check(5, 0), 1); /* the frames before it are still the same */
     replace_frame_of(&P, FRAME[5], CODES.rec, FRAME[6], 5);
+    ck_assert_int_eq(check(DEPTH, 1), 1);
+    /* A caller that went on and called again from another instruction
+     * (its callee can be at the same address with the same code). */
+    replace_frame_of(&P, FRAME[1], CODES.rec, FRAME[2], 7);
+    ck_assert_int_eq(check(DEPTH, 1), 0);
+    ck_assert_int_eq(check(1, 0), 1); /* the leaf alone: its instruction is not compared */
+    replace_frame_of(&P, FRAME[1], CODES.rec, FRAME[2], 5);
     ck_assert_int_eq(check(DEPTH, 1), 1);
     /* Another caller: the chain is one frame shorter. */
     replace_frame_of(&P, FRAME[9], CODES.rec, FRAME[DEPTH - 1], 5);

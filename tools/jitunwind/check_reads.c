@@ -9,7 +9,10 @@
  * are served from them, and a read that is not (a page first met, or one
  * that failed) goes to the target alone, its pages remembered for that
  * thread state's next check. Remembered pages are only a guess of what to
- * read: every byte served was read after the walk, whatever they are. */
+ * read: every byte served was read after the walk, whatever they are.
+ * The call copies the pages twice over, one copy after the other, for the
+ * check's two readings (running_chain.c): each reading is served from its
+ * own copy, without a second call. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +27,9 @@
 struct cli_check_reads {
     uint64_t page[HELD]; /* the pages read for this check: the first n_held */
     size_t n_held;
-    uint8_t data[HELD][PAGE];
+    int both;            /* the second copy was read whole too */
+    int copy;            /* the copy served: 0 or 1 */
+    uint8_t data[2][HELD][PAGE];
     struct {
         uint64_t tstate;
         uint64_t page[KEPT];
@@ -60,14 +65,22 @@ static void want(uint64_t *list, size_t *n, uint64_t page)
 }
 
 void cli_check_reads_begin(struct cli_target *t, uint64_t tstate,
-                           const struct jitunwind_py_frame *frames, size_t n)
+                           const struct jitunwind_py_frame *frames, size_t n, int reading)
 {
     struct cli_check_reads *c = t->check_reads;
-    void *dst[HELD];
+    void *dst[2 * HELD];
+    uint64_t twice[2 * HELD];
     size_t i, k;
     long got;
+    if (reading == 1 && c && c->both && c->at == state_slot(tstate) &&
+        c->seen[c->at].tstate == tstate) {
+        c->copy = 1;
+        c->on = 1;
+        return;
+    }
     if (!c && !(c = t->check_reads = calloc(1, sizeof *c)))
         return; /* every read of the check goes to the target alone */
+    c->copy = c->both = 0;
     c->at = state_slot(tstate);
     if (c->seen[c->at].tstate != tstate) {
         c->seen[c->at].tstate = tstate;
@@ -81,13 +94,19 @@ void cli_check_reads_begin(struct cli_target *t, uint64_t tstate,
         want(c->page, &c->n_held, c->seen[c->at].page[i]);
     for (i = 0; i < n; i++)
         want(c->page, &c->n_held, frames[i].address & ~(uint64_t)(PAGE - 1));
-    for (i = 0; i < c->n_held; i++)
-        dst[i] = c->data[i];
-    got = cli_read_blocks(t->pid, c->page, c->n_held, PAGE, dst);
+    for (i = 0; i < c->n_held; i++) {
+        twice[i] = twice[c->n_held + i] = c->page[i];
+        dst[i] = c->data[0][i];
+        dst[c->n_held + i] = c->data[1][i];
+    }
+    got = cli_read_blocks(t->pid, twice, 2 * c->n_held, PAGE, dst);
     t->read_calls++;
     t->reads += got > 0 ? (uint64_t)got : 0;
     t->read_bytes += got > 0 ? (uint64_t)got * PAGE : 0;
+    c->both = got == (long)(2 * c->n_held);
     k = got > 0 ? (size_t)got : 0;
+    if (k > c->n_held)
+        k = c->n_held;
     /* A remembered page that is unreadable now is forgotten: the pages
      * after it in the call were not read either. */
     for (i = 0; k < c->n_held && i < c->seen[c->at].n; i++)
@@ -141,7 +160,7 @@ int cli_check_reads_serve(struct cli_target *t, uint64_t addr, void *dst, size_t
         size_t off = (size_t)(at - page), piece = PAGE - off;
         if (piece > len - done)
             piece = len - done;
-        memcpy((uint8_t *)dst + done, c->data[held_index(c, page)] + off, piece);
+        memcpy((uint8_t *)dst + done, c->data[c->copy][held_index(c, page)] + off, piece);
         done += piece;
     }
     return 0;

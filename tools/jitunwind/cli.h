@@ -337,7 +337,6 @@ void cli_stack_build(struct cli_target *t, const struct cli_thread *th,
  * served from that copy (cli_read_log_serve: 1 if served) until _end.
  * _begin: 1 if the log is on (no block cache, a live process). */
 int cli_read_log_begin(struct cli_target *t);
-int cli_read_log_on(const struct cli_target *t);
 void cli_read_log_end(struct cli_target *t);
 void cli_read_log_free(struct cli_target *t);
 int cli_read_log_serve(struct cli_target *t, uint64_t addr, void *dst, size_t len);
@@ -346,9 +345,12 @@ void cli_read_log_reread(struct cli_target *t);
 
 /* --- check_reads.c: the running-chain check's reads in one call --- */
 /* Before the check of `tstate`'s walked frames: read afresh, in one call,
- * each frame's page and the pages its last check read besides. */
+ * each frame's page and the pages its last check read besides, twice over.
+ * `reading` 0 reads them and serves the first copy; 1 (the check's second
+ * reading, right after) serves the second copy, or reads afresh when it
+ * was not read whole. */
 void cli_check_reads_begin(struct cli_target *t, uint64_t tstate,
-                           const struct jitunwind_py_frame *frames, size_t n);
+                           const struct jitunwind_py_frame *frames, size_t n, int reading);
 void cli_check_reads_end(struct cli_target *t);
 /* A read of the check from those pages: 0, or -1 (not all held: read it
  * from the target, then report it through cli_check_reads_missed). */

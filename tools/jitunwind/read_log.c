@@ -44,11 +44,6 @@ int cli_read_log_begin(struct cli_target *t)
     return 1;
 }
 
-int cli_read_log_on(const struct cli_target *t)
-{
-    return t->read_log && t->read_log->on;
-}
-
 void cli_read_log_end(struct cli_target *t)
 {
     if (t->read_log)

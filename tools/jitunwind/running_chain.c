@@ -3,21 +3,26 @@
  * different moments (a frame read before the thread returned past it,
  * then frames written in its place by later calls): an impossible stack.
  * After a walk, the thread state's current frame and each frame's link,
- * owner and code object are read again and compared with what the walk
- * saw, without decoding anything (jitunwind_pyreader_frames_unchanged):
- * with a chain cache the reads go past the block cache; without one, the
- * blocks the walk read (without the block cache: its pages, read_log.c)
- * are read again in one call (the pages twice: see read_chain) and the
- * comparison reads from that copy (a frame of the
- * middle or the outer end can change as well as the innermost: a thread
- * that returned to the outer frames and called down again to the same
- * depth shows the same innermost frames); a chain that changed, or whose walk
- * failed or met an unreadable code object, is read again, up to TRIES
- * times, and is otherwise said to be torn (unless the thread stood still
- * at every try: the chain is then what it is). What is compared is
- * each frame's address and code object: a thread that went away and came
- * back to the same frames with the same code (the same calls) is not seen,
- * and its stack is a possible one. */
+ * owner, code object and (for a caller) instruction are read again and
+ * compared with what the walk saw, without decoding anything
+ * (jitunwind_pyreader_frames_unchanged); the innermost frame's line is
+ * then taken from that reading (leaf_from_check). The check is made over
+ * two readings, which must both agree: with a chain cache, the pages it
+ * reads, copied twice over in one call past the block cache
+ * (check_reads.c); without one, the blocks the walk read (without the
+ * block cache: its pages, read_log.c), read again in one call, twice (a
+ * frame of the middle or the outer end can change as well as the
+ * innermost: a thread that returned to the outer frames and called down
+ * again to the same depth shows the same innermost frames). A chain that
+ * changed, or whose walk failed or met an unreadable code object, is read
+ * again, up to TRIES times, and is otherwise said to be torn (unless the
+ * thread stood still at every try: the chain is then what it is). What is
+ * compared is each frame's address and code object and each caller's
+ * instruction: a thread that went away and came back to the same frames
+ * with the same code, called from the same places, is not seen, and its
+ * stack is a possible one. A chain that changed and changed back between
+ * the pages of each reading is not seen either: the rate docs/cli.md
+ * states. */
 #include <stdio.h>
 #include <string.h>
 
@@ -36,21 +41,46 @@ static int walk(struct cli_target *t, const struct jitunwind_py_thread *th,
     return jitunwind_pyreader_frames(t->py, th->current_frame, out, max, got);
 }
 
+/* The innermost frame's line as the check's copy gives it. The check
+ * compares the callers' instructions but not the innermost frame's, which
+ * moves on as the thread runs: the walk read it before its callers, so
+ * a thread that left it and came back to the same frame down another path
+ * (another caller's instruction, the same addresses and code) would keep
+ * the line of the path left. Decoded again from the copy, it is read in
+ * the same call as the callers the check found unchanged. */
+static void leaf_from_check(struct cli_target *t, struct jitunwind_py_frame *out, size_t n)
+{
+    struct jitunwind_py_frame leaf;
+    size_t got = 0;
+    if (n == 0)
+        return;
+    (void)jitunwind_pyreader_frames(t->py, out[0].address, &leaf, 1, &got);
+    if (got != 1 || leaf.address != out[0].address || leaf.code != out[0].code)
+        return;
+    out[0].line = leaf.line;
+    out[0].lasti = leaf.lasti;
+    out[0].flags = (out[0].flags & ~(uint32_t)JITUNWIND_PYFRAME_NO_LINE) |
+                   (leaf.flags & JITUNWIND_PYFRAME_NO_LINE);
+}
+
 /* Is the chain still the one `out` holds (n frames; `ended`: the walk
- * reached the chain's end after them)? Read afresh: with a chain cache,
- * the pages the check reads, in one call past the sample's blocks
- * (check_reads.c); without one, every block held is read again in one
- * call. */
+ * reached the chain's end after them), in the check's `reading` (0, then
+ * 1)? Read afresh: with a chain cache, the pages the check reads, in one
+ * call past the sample's blocks for both readings (check_reads.c);
+ * without one, every block held is read again in one call. When it is,
+ * the innermost frame's line is taken from that reading. */
 static int unchanged(struct cli_target *t, const struct jitunwind_py_thread *th,
-                     const struct jitunwind_py_frame *out, size_t n, int ended)
+                     struct jitunwind_py_frame *out, size_t n, int ended, int reading)
 {
     int same;
     if (t->chains) {
         t->fresh_reads = 1;
-        cli_check_reads_begin(t, th->tstate, out, n);
+        cli_check_reads_begin(t, th->tstate, out, n, reading);
     } else
         cli_target_reread(t);
     same = jitunwind_pyreader_frames_unchanged(t->py, t->chains, th, out, n, ended) == 1;
+    if (same)
+        leaf_from_check(t, out, n);
     t->fresh_reads = 0;
     cli_check_reads_end(t);
     return same;
@@ -88,14 +118,12 @@ static int read_chain(struct cli_target *t, struct jitunwind_py_thread *th,
         if (why_size) /* the check below reads too, and so sets the reader's error */
             snprintf(why, why_size, "%s", rc < 0 ? jitunwind_pyreader_last_error(t->py)->message
                                                  : "");
-        same = unchanged(t, th, out, *got, rc == 0 && *got < max);
         /* The pages read again come in turn while the thread runs (one
-         * call, not one instant): with the read log, whose walk read field
-         * by field, a second reading must agree too, or a thread that left
-         * the frame just read as current and came back within one reading
-         * passes. */
-        if (same && cli_read_log_on(t))
-            same = unchanged(t, th, out, *got, rc == 0 && *got < max);
+         * call, not one instant): a second reading must agree too, or a
+         * thread that left the frame just read as current and came back
+         * within one reading passes. */
+        same = unchanged(t, th, out, *got, rc == 0 && *got < max, 0) &&
+               unchanged(t, th, out, *got, rc == 0 && *got < max, 1);
         moved |= !same;
         if (same && !doubtful(rc, out, *got, max))
             return rc;

@@ -93,7 +93,9 @@ JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *reader,
  * its current frame and its chain still holds the `n` frames a walk of it
  * gave (innermost first): the same frame addresses in that order (sentinel
  * frames between them skipped, as a walk does), each with the same owner
- * and code object (its instruction may have moved on) and, when `ended`,
+ * and code object, each caller (every frame but the innermost) at the
+ * same instruction offset (the innermost one's may have moved on; not
+ * compared for 3.14t's per-thread bytecode copies) and, when `ended`,
  * no frame after them. Nothing is decoded: a sampler checks its walk of a
  * running thread at a fraction of a walk's cost. With `chains`, the
  * frames' memory is read in reads of up to 64 KiB (one, for frames within

@@ -1,13 +1,32 @@
 /* The check a sampler makes after walking a running thread's chain: is it
  * still the chain the walk returned? Only the thread state's current frame
- * and each frame's link, owner and code pointer are read and compared;
- * nothing is decoded (no code object, name or line table), so the check
- * costs a fraction of a walk. The frames'
+ * and each frame's link, owner, code pointer and (for a caller)
+ * instruction are read and compared; nothing is decoded (no code object,
+ * name or line table), so the check costs a fraction of a walk. The frames'
  * memory is read in batches of the chain cache's batch size (one, when
  * they lie within it); a frame outside them (an entry frame on the C
  * stack) is read alone, and so is every frame once a batch is unreadable
  * (frames in separate mappings). */
 #include "python/sampling/frame_chains.h"
+
+/* Does a caller's instruction (`instr` as stored) still give the offset
+ * the walk decoded? A caller's instruction stays put while its callee
+ * runs, so one that moved went back to that frame and called again, maybe
+ * down another path. Not compared: the innermost frame (it moves on as
+ * the thread runs), a frame the walk gave no offset, and per-thread
+ * bytecode copies (3.14t), whose offsets count from another address. */
+static int caller_at_same_place(const struct ju_py_layout *L, const uint8_t *raw,
+                                const struct jitunwind_py_frame *f, size_t i)
+{
+    int64_t delta;
+    if (i == 0 || f->lasti < 0 || L->co_code_adaptive == JU_PY_NONE ||
+        (L->fr_tlbc_index != JU_PY_NONE &&
+         (int32_t)ju_py_get(L, JU_PYF_fr_tlbc_index, raw, L->fr_size) > 0))
+        return 1;
+    delta = (int64_t)(ju_py_get(L, JU_PYF_fr_instr, raw, L->fr_size) -
+                      (f->code + L->co_code_adaptive));
+    return delta >= 0 && delta / 2 == f->lasti;
+}
 
 /* The span of the longest run of frames from frames[0] whose memory fits
  * one batch: its length in bytes, from *lo (0 when n is 0). */
@@ -55,10 +74,13 @@ JITUNWIND_API int jitunwind_pyreader_frames_unchanged(jitunwind_pyreader *r,
             return 0; /* a walk stops there */
         /* The frames from the one expected here on, read in one batch. */
         if (batches && i < n && addr == frames[i].address &&
-            !(len && addr >= lo && addr - lo <= len - L->fr_size) &&
-            (len = run_span(frames + i, n - i, L->fr_size, &lo)) >= 2 * L->fr_size &&
-            ju_read(&r->mem, lo, chains->batch, len) < 0)
-            batches = 0;
+            !(len && addr >= lo && addr - lo <= len - L->fr_size)) {
+            len = run_span(frames + i, n - i, L->fr_size, &lo);
+            if (len < 2 * L->fr_size) /* one frame: read alone, never from an old batch */
+                len = 0;
+            else if (ju_read(&r->mem, lo, chains->batch, len) < 0)
+                batches = 0;
+        }
         if (!batches)
             len = 0;
         if (len && addr >= lo && addr - lo <= len - L->fr_size)
@@ -71,7 +93,8 @@ JITUNWIND_API int jitunwind_pyreader_frames_unchanged(jitunwind_pyreader *r,
                 return !ended; /* a frame more than the walk found */
             if (addr != frames[i].address || (int32_t)owner != frames[i].owner ||
                 (ju_py_get(L, JU_PYF_fr_code, raw, L->fr_size) & ~L->code_tag_mask) !=
-                    frames[i].code)
+                    frames[i].code ||
+                !caller_at_same_place(L, raw, &frames[i], i))
                 return 0;
             if (++i == n && !ended)
                 return 1; /* the walk stopped here: what lies beyond is not compared */
