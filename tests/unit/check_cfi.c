@@ -170,7 +170,8 @@ START_TEST(modules_bias_from_executable_mapping_only)
     while (fgets(line, sizeof line, f)) {
         unsigned long long start, end, off;
         char perms[8], path[1024] = "";
-        if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %1023s", &start, &end, perms, &off, path) >= 4 &&
+        if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %1023s", &start, &end, perms, &off,
+                   path) >= 4 &&
             strcmp(path, exe) == 0 && perms[2] == 'x' && at >= start && at < end) {
             ck_assert_uint_ne(off, 0); /* the first segment is not the code's */
             ck_assert_int_eq(jitunwind_modules_add_mapping(mods, path, start, end, off), 0);

@@ -484,6 +484,8 @@ static void read_ring(struct cli_perf *p, struct perf_thread *th, uint64_t head,
             ((unsigned char *)&h)[k] = ring[(off + k) % size];
         if (h.size < sizeof h || tail + h.size > head)
             break;
+        if (early && h.type == PERF_RECORD_SAMPLE)
+            goto next; /* the bulk of a ring, read in the second pass */
         if (off + h.size <= size) {
             rec = ring + off;
         } else { /* wraps: copied whole */
