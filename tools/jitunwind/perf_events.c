@@ -379,8 +379,9 @@ static double record_time(const unsigned char *b, size_t len)
 }
 
 /* Every process, before the samples: a new process (FORK of a main
- * thread: pid, ppid, tid, ptid, time) or an execve (COMM from execve:
- * pid, tid, name) said to the early hooks. */
+ * thread: pid, ppid, tid, ptid, time), its end (EXIT of its main thread,
+ * laid out as FORK) or an execve (COMM from execve: pid, tid, name) said
+ * to the early hooks. */
 static void take_early_task(struct cli_perf *p, const struct perf_event_header *h,
                             const unsigned char *b)
 {
@@ -390,6 +391,10 @@ static void take_early_task(struct cli_perf *p, const struct perf_event_header *
         memcpy(ids, b, sizeof ids);
         if (ids[0] == ids[2] && ids[0] != ids[1]) /* a process, not a thread */
             p->hooks->forked(p->hooks_arg, (int)ids[0], (int)ids[1], record_time(b, body));
+    } else if (h->type == PERF_RECORD_EXIT && p->hooks->exited && body >= 24) {
+        memcpy(ids, b, sizeof ids);
+        if (ids[0] == ids[2])
+            p->hooks->exited(p->hooks_arg, (int)ids[0], record_time(b, body));
     } else if (h->type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) &&
                p->hooks->exec && body >= 16) {
         char comm[16];
@@ -499,7 +504,8 @@ static void read_ring(struct cli_perf *p, struct perf_thread *th, uint64_t head,
         if (early) {
             if (h.type == PERF_RECORD_MMAP2)
                 take_mmap2(p, rec + sizeof h, h.size - sizeof h, NULL, 1);
-            else if (h.type == PERF_RECORD_FORK || h.type == PERF_RECORD_COMM)
+            else if (h.type == PERF_RECORD_FORK || h.type == PERF_RECORD_EXIT ||
+                     h.type == PERF_RECORD_COMM)
                 take_early_task(p, &h, rec + sizeof h);
             goto next;
         }

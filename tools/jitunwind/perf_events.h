@@ -53,11 +53,13 @@ struct cli_perf_hooks {
     /* Said from every ring before any sample of the same reading (a
      * process's records may sit in another CPU's ring than its samples),
      * each with its time (CLOCK_MONOTONIC seconds): an executable file
-     * mapping, a new process (fork, `ppid` its parent), an execve. */
+     * mapping, a new process (fork, `ppid` its parent), an execve, the
+     * process's end. */
     void (*early_mapping)(void *arg, int pid, const char *path, uint64_t start, uint64_t end,
                           uint64_t offset, double at);
     void (*forked)(void *arg, int pid, int ppid, double at);
     void (*exec)(void *arg, int pid, const char *comm, double at);
+    void (*exited)(void *arg, int pid, double at);
 };
 /* One event per CPU sampling every process (pid -1), as cli_perf_open
  * otherwise; the refusal names kernel.perf_event_paranoid 0, which such
@@ -195,6 +197,7 @@ void cli_perf_procs_early_mapping(void *arg, int pid, const char *path, uint64_t
                                   uint64_t end, uint64_t offset, double at);
 void cli_perf_procs_forked(void *arg, int pid, int ppid, double at);
 void cli_perf_procs_exec(void *arg, int pid, const char *comm, double at);
+void cli_perf_procs_exited(void *arg, int pid, double at);
 
 /* --- perf_records.c --- */
 /* record --perf --all: each process's executable file mappings and name as
@@ -208,10 +211,12 @@ void cli_perf_records_mapping(struct cli_perf_records *rs, int pid, const char *
                               uint64_t start, uint64_t end, uint64_t offset, double at);
 void cli_perf_records_forked(struct cli_perf_records *rs, int pid, int ppid, double at);
 void cli_perf_records_exec(struct cli_perf_records *rs, int pid, const char *comm, double at);
+void cli_perf_records_exited(struct cli_perf_records *rs, int pid, double at);
 /* Process `pid` as its records say it at `sampled` (state
  * CLI_PERF_PROC_RECORDS: modules only, no memory but a sample's copy), or
  * NULL when its start was not seen, it mapped nothing, or the sample is
- * older than its start. Valid until the next call into `rs`. */
+ * older than its start or newer than its end (the PID another's whose
+ * start a lost record hid). Valid until the next call into `rs`. */
 struct cli_perf_proc *cli_perf_records_proc(struct cli_perf_records *rs, int pid,
                                             double sampled, double now);
 

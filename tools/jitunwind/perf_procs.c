@@ -263,6 +263,11 @@ void cli_perf_procs_exec(void *arg, int pid, const char *comm, double at)
     cli_perf_records_exec(((struct cli_perf_procs *)arg)->recs, pid, comm, at);
 }
 
+void cli_perf_procs_exited(void *arg, int pid, double at)
+{
+    cli_perf_records_exited(((struct cli_perf_procs *)arg)->recs, pid, at);
+}
+
 const struct cli_perf_procs_counts *cli_perf_procs_counts(const struct cli_perf_procs *ps)
 {
     return &ps->counts;

@@ -6,9 +6,9 @@
  * and its stack's copy, so its samples are unwound natively from them
  * (no Python frames: its memory is gone).
  *
- * Each process is known from its start (the fork or execve's time) on: a
- * mapping recorded before it belongs to what the PID held before, and a
- * sample taken before it is not unwound with it. A process whose start was
+ * Each process is known from its start (the fork or execve's time) to its
+ * end: a mapping recorded before its start belongs to what the PID held
+ * before, and a sample taken outside that span is not unwound with it. A process whose start was
  * not seen (it ran before recording) is never used: its mappings would be
  * only those made since. */
 #include <stdlib.h>
@@ -34,6 +34,7 @@ struct rec {
     int pid;               /* 0: a free entry */
     int born;              /* its start was seen: its mappings are all there */
     double since;          /* its start, CLOCK_MONOTONIC seconds */
+    double ended;          /* its end, or 0 */
     double touched;        /* its newest record or use, for eviction */
     char comm[16];
     struct rec_map maps[MAPS_MAX];
@@ -144,6 +145,7 @@ static struct rec *start(struct cli_perf_records *rs, int pid, double at)
     drop_maps(e, at);
     e->born = 1;
     e->since = at;
+    e->ended = 0;
     return e;
 }
 
@@ -179,6 +181,13 @@ void cli_perf_records_exec(struct cli_perf_records *rs, int pid, const char *com
     struct rec *e = start(rs, pid, at);
     if (e)
         snprintf(e->comm, sizeof e->comm, "%s", comm);
+}
+
+void cli_perf_records_exited(struct cli_perf_records *rs, int pid, double at)
+{
+    struct rec *e = find(rs, pid);
+    if (e && e->born && at >= e->since)
+        e->ended = at;
 }
 
 /* Its module set from its mappings, at most BUILT_MAX at once (the one
@@ -218,7 +227,7 @@ struct cli_perf_proc *cli_perf_records_proc(struct cli_perf_records *rs, int pid
                                             double sampled, double now)
 {
     struct rec *e = find(rs, pid);
-    if (!e || !e->born || e->n == 0 || sampled < e->since)
+    if (!e || !e->born || e->n == 0 || sampled < e->since || (e->ended && sampled > e->ended))
         return NULL;
     if (now > e->touched)
         e->touched = now;

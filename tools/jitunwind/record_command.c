@@ -615,7 +615,7 @@ int cli_record_command(const struct cli_options *opt)
     if (opt->all) {
         static const struct cli_perf_hooks hooks = {
             cli_perf_procs_mapping, cli_perf_procs_ended, cli_perf_procs_early_mapping,
-            cli_perf_procs_forked, cli_perf_procs_exec};
+            cli_perf_procs_forked, cli_perf_procs_exec, cli_perf_procs_exited};
         char err[320] = "";
         if (!(sm->procs = cli_perf_procs_new(opt)) ||
             !(sm->perf = cli_perf_open_all(jitunwind_host_arch(), opt->hz, opt->stack_size,
