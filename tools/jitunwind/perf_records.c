@@ -8,9 +8,9 @@
  *
  * Each process is known from its start (the fork or execve's time) to its
  * end: a mapping recorded before its start belongs to what the PID held
- * before, and a sample taken outside that span is not unwound with it. A process whose start was
- * not seen (it ran before recording) is never used: its mappings would be
- * only those made since. */
+ * before, and a sample taken outside that span is not unwound with it. A
+ * process whose start was not seen (it ran before recording) is never
+ * used: its mappings would be only those made since. */
 #include <stdlib.h>
 #include <string.h>
 
