@@ -1,6 +1,7 @@
 /* Native unwinding from CFI on this very process: a chain of functions built
  * without frame pointers is walked with jitunwind_step_cfi, using the
  * modules of /proc/self/maps and memory read with process_vm_readv. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -148,13 +149,53 @@ START_TEST(modules_reject_bad_input)
 }
 END_TEST
 
+/* A function of this test, named through a module set that holds only its
+ * executable mapping: what a perf MMAP2 record says of a process. */
+__attribute__((noinline, noclone)) static void bias_marker(void)
+{
+    sink++;
+}
+
+START_TEST(modules_bias_from_executable_mapping_only)
+{
+    char line[4096], exe[1024], name[64];
+    uint64_t at = (uint64_t)(uintptr_t)&bias_marker, offset = 1;
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    FILE *f = fopen("/proc/self/maps", "re");
+    int added = 0;
+    jitunwind_modules *mods;
+    ck_assert(n > 0 && f != NULL);
+    exe[n] = '\0';
+    ck_assert_int_eq(jitunwind_modules_new(&mods), 0);
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long start, end, off;
+        char perms[8], path[1024] = "";
+        if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %1023s", &start, &end, perms, &off,
+                   path) >= 4 &&
+            strcmp(path, exe) == 0 && perms[2] == 'x' && at >= start && at < end) {
+            ck_assert_uint_ne(off, 0); /* the first segment is not the code's */
+            ck_assert_int_eq(jitunwind_modules_add_mapping(mods, path, start, end, off), 0);
+            added = 1;
+        }
+    }
+    fclose(f);
+    ck_assert(added);
+    ck_assert_int_eq(jitunwind_modules_symbolize(mods, at, name, sizeof name, &offset), 0);
+    ck_assert_str_eq(name, "bias_marker");
+    ck_assert_uint_eq(offset, 0);
+    jitunwind_modules_free(mods);
+}
+END_TEST
+
 int main(void)
 {
 #ifdef HOST_ARCH
     return ju_run_tests("cfi", JU_TESTS(cfi_walks_own_stack_without_frame_pointers,
                                         cfi_reports_unknown_pc_and_unreadable_stack,
-                                        modules_reject_bad_input));
+                                        modules_reject_bad_input,
+                                        modules_bias_from_executable_mapping_only));
 #else
-    return ju_run_tests("cfi", JU_TESTS(modules_reject_bad_input));
+    return ju_run_tests("cfi", JU_TESTS(modules_reject_bad_input,
+                                        modules_bias_from_executable_mapping_only));
 #endif
 }

@@ -144,6 +144,10 @@ int cli_target_open(struct cli_target *t, const struct cli_options *opt, int nee
  * an exit code, mostly silent: a process of the machine may end at any
  * time. */
 int cli_target_open_any(struct cli_target *t, const struct cli_options *opt, int pid);
+/* A target of process `pid` without its memory or /proc (a process gone,
+ * known from its perf records): empty modules and ranges the caller fills,
+ * no Python reader. 0, or -1 (out of memory); cli_target_close frees it. */
+int cli_target_open_files(struct cli_target *t, int pid);
 /* types_kept.c: the DWARF types of interpreter file `module`, opened once
  * and kept until cli_types_kept_free (--all): 0 (kept), 1 (opened but not
  * kept: the caller frees it), or < 0 with *out NULL. */

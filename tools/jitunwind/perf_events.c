@@ -368,9 +368,49 @@ static int parse_sample(const struct cli_perf *p, const unsigned char *b, size_t
     return 0;
 }
 
+/* A record's time, in seconds: the last field of its sample_id (pid,
+ * tid, time), which every record but a sample ends with. */
+static double record_time(const unsigned char *b, size_t len)
+{
+    uint64_t ns = 0;
+    if (len >= 16)
+        memcpy(&ns, b + len - 8, 8);
+    return (double)ns / 1e9;
+}
+
+/* Every process, before the samples: a new process (FORK of a main
+ * thread: pid, ppid, tid, ptid, time), its end (EXIT of its main thread,
+ * laid out as FORK) or an execve (COMM from execve: pid, tid, name) said
+ * to the early hooks. */
+static void take_early_task(struct cli_perf *p, const struct perf_event_header *h,
+                            const unsigned char *b)
+{
+    size_t body = h->size - sizeof *h;
+    uint32_t ids[4];
+    if (h->type == PERF_RECORD_FORK && p->hooks->forked && body >= 24) {
+        memcpy(ids, b, sizeof ids);
+        if (ids[0] == ids[2] && ids[0] != ids[1]) /* a process, not a thread */
+            p->hooks->forked(p->hooks_arg, (int)ids[0], (int)ids[1], record_time(b, body));
+    } else if (h->type == PERF_RECORD_EXIT && p->hooks->exited && body >= 24) {
+        memcpy(ids, b, sizeof ids);
+        if (ids[0] == ids[2])
+            p->hooks->exited(p->hooks_arg, (int)ids[0], record_time(b, body));
+    } else if (h->type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) &&
+               p->hooks->exec && body >= 16) {
+        char comm[16];
+        size_t n = strnlen((const char *)b + 8, body - 8);
+        memcpy(ids, b, 8);
+        if (n >= sizeof comm)
+            n = sizeof comm - 1;
+        memcpy(comm, b + 8, n);
+        comm[n] = '\0';
+        p->hooks->exec(p->hooks_arg, (int)ids[0], comm, record_time(b, body));
+    }
+}
+
 /* An MMAP2 record: an executable file mapping joins the module set. */
 static void take_mmap2(struct cli_perf *p, const unsigned char *b, size_t len,
-                       jitunwind_modules *mods)
+                       jitunwind_modules *mods, int early)
 {
     struct perf_mmap2_body {
         uint32_t pid, tid;
@@ -389,6 +429,12 @@ static void take_mmap2(struct cli_perf *p, const unsigned char *b, size_t len,
         (p->pid >= 0 && (int)m.pid != p->pid))
         return; /* not NUL-terminated in the record, or another process */
     memcpy(path, b + sizeof m, name_len + 1);
+    if (early) {
+        if (path[0] == '/' && p->hooks->early_mapping)
+            p->hooks->early_mapping(p->hooks_arg, (int)m.pid, path, m.addr, m.addr + m.len,
+                                    m.pgoff, record_time(b, len));
+        return;
+    }
     p->counts.mmaps++;
     if (p->pid < 0) {
         if (path[0] == '/' && p->hooks && p->hooks->mapping)
@@ -425,14 +471,14 @@ static void take_task(struct cli_perf *p, const struct perf_event_header *h,
     p->hooks->ended(p->hooks_arg, (int)pid);
 }
 
-/* The records of one ring, oldest first. */
-static void read_ring(struct cli_perf *p, struct perf_thread *th, cli_perf_sample_fn fn,
-                      void *arg, jitunwind_modules *mods)
+/* The records of one ring up to `head`, oldest first; `early`: only those
+ * the early hooks take, the ring left as it was. */
+static void read_ring(struct cli_perf *p, struct perf_thread *th, uint64_t head, int early,
+                      cli_perf_sample_fn fn, void *arg, jitunwind_modules *mods)
 {
     struct perf_event_mmap_page *meta = th->base;
     unsigned char *ring = (unsigned char *)th->base + p->page;
     uint64_t size = (uint64_t)p->ring_pages * p->page;
-    uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
     uint64_t tail = meta->data_tail;
     while (tail + sizeof(struct perf_event_header) <= head) {
         struct perf_event_header h;
@@ -443,6 +489,8 @@ static void read_ring(struct cli_perf *p, struct perf_thread *th, cli_perf_sampl
             ((unsigned char *)&h)[k] = ring[(off + k) % size];
         if (h.size < sizeof h || tail + h.size > head)
             break;
+        if (early && h.type == PERF_RECORD_SAMPLE)
+            goto next; /* the bulk of a ring, read in the second pass */
         if (off + h.size <= size) {
             rec = ring + off;
         } else { /* wraps: copied whole */
@@ -452,6 +500,14 @@ static void read_ring(struct cli_perf *p, struct perf_thread *th, cli_perf_sampl
             memcpy(p->scratch, ring + off, first);
             memcpy(p->scratch + first, ring, h.size - first);
             rec = p->scratch;
+        }
+        if (early) {
+            if (h.type == PERF_RECORD_MMAP2)
+                take_mmap2(p, rec + sizeof h, h.size - sizeof h, NULL, 1);
+            else if (h.type == PERF_RECORD_FORK || h.type == PERF_RECORD_EXIT ||
+                     h.type == PERF_RECORD_COMM)
+                take_early_task(p, &h, rec + sizeof h);
+            goto next;
         }
         switch (h.type) {
         case PERF_RECORD_SAMPLE: {
@@ -466,7 +522,7 @@ static void read_ring(struct cli_perf *p, struct perf_thread *th, cli_perf_sampl
             break;
         }
         case PERF_RECORD_MMAP2:
-            take_mmap2(p, rec + sizeof h, h.size - sizeof h, mods);
+            take_mmap2(p, rec + sizeof h, h.size - sizeof h, mods, 0);
             break;
         case PERF_RECORD_LOST:
             if (h.size >= sizeof h + 16) {
@@ -488,12 +544,20 @@ static void read_ring(struct cli_perf *p, struct perf_thread *th, cli_perf_sampl
     next:
         tail += h.size;
     }
-    __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+    if (!early)
+        __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
 }
 
 void cli_perf_read(struct cli_perf *p, cli_perf_sample_fn fn, void *arg, jitunwind_modules *mods)
 {
+    static uint64_t heads[CLI_MAX_TIDS];
     size_t i;
     for (i = 0; i < p->n; i++)
-        read_ring(p, &p->th[i], fn, arg, mods);
+        heads[i] = __atomic_load_n(&((struct perf_event_mmap_page *)p->th[i].base)->data_head,
+                                   __ATOMIC_ACQUIRE);
+    if (p->pid < 0 && p->hooks)
+        for (i = 0; i < p->n; i++)
+            read_ring(p, &p->th[i], heads[i], 1, NULL, NULL, NULL);
+    for (i = 0; i < p->n; i++)
+        read_ring(p, &p->th[i], heads[i], 0, fn, arg, mods);
 }

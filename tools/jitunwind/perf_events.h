@@ -50,6 +50,16 @@ struct cli_perf_hooks {
                     uint64_t offset);
     /* Process `pid` ended or called execve: what is known of it is stale. */
     void (*ended)(void *arg, int pid);
+    /* Said from every ring before any sample of the same reading (a
+     * process's records may sit in another CPU's ring than its samples),
+     * each with its time (CLOCK_MONOTONIC seconds): an executable file
+     * mapping, a new process (fork, `ppid` its parent), an execve, the
+     * process's end. */
+    void (*early_mapping)(void *arg, int pid, const char *path, uint64_t start, uint64_t end,
+                          uint64_t offset, double at);
+    void (*forked)(void *arg, int pid, int ppid, double at);
+    void (*exec)(void *arg, int pid, const char *comm, double at);
+    void (*exited)(void *arg, int pid, double at);
 };
 /* One event per CPU sampling every process (pid -1), as cli_perf_open
  * otherwise; the refusal names kernel.perf_event_paranoid 0, which such
@@ -144,7 +154,8 @@ int cli_exec_history_trusted(const struct cli_exec_history *h, uint64_t pc, doub
 /* record --perf --all: the processes samples came from, each opened at its
  * third sample (perf_procs.c says why). */
 enum { CLI_PERF_PROC_FREE = 0, CLI_PERF_PROC_OPEN = 1, CLI_PERF_PROC_UNREADABLE = 2,
-       CLI_PERF_PROC_PENDING = 3 /* seen, not opened yet */ };
+       CLI_PERF_PROC_PENDING = 3, /* seen, not opened yet */
+       CLI_PERF_PROC_RECORDS = 4  /* not opened: its modules from its records (native only) */ };
 struct cli_perf_proc {
     int pid;
     int state;
@@ -164,6 +175,7 @@ struct cli_perf_procs_counts {
     double open_seconds;      /* spent opening processes */
     uint64_t unread_samples;  /* of processes that could not be opened (gone already) */
     uint64_t pending_samples; /* of processes before they were opened */
+    uint64_t record_samples;  /* of those two kinds, unwound from the process's records */
     uint64_t earlier_samples; /* taken before the process holding the PID now started */
 };
 struct cli_perf_procs;
@@ -179,5 +191,33 @@ void cli_perf_procs_ended(void *arg, int pid);
 void cli_perf_procs_mapping(void *arg, int pid, const char *path, uint64_t start,
                             uint64_t end, uint64_t offset);
 const struct cli_perf_procs_counts *cli_perf_procs_counts(const struct cli_perf_procs *ps);
+/* struct cli_perf_hooks's early ones, `arg` being the cli_perf_procs:
+ * into its records (perf_records.c). */
+void cli_perf_procs_early_mapping(void *arg, int pid, const char *path, uint64_t start,
+                                  uint64_t end, uint64_t offset, double at);
+void cli_perf_procs_forked(void *arg, int pid, int ppid, double at);
+void cli_perf_procs_exec(void *arg, int pid, const char *comm, double at);
+void cli_perf_procs_exited(void *arg, int pid, double at);
+
+/* --- perf_records.c --- */
+/* record --perf --all: each process's executable file mappings and name as
+ * the rings said them since its start (fork or execve) was seen, so that
+ * the samples of a process that could not be opened are unwound natively
+ * from the files it mapped. */
+struct cli_perf_records;
+struct cli_perf_records *cli_perf_records_new(void);
+void cli_perf_records_free(struct cli_perf_records *rs); /* NULL ok */
+void cli_perf_records_mapping(struct cli_perf_records *rs, int pid, const char *path,
+                              uint64_t start, uint64_t end, uint64_t offset, double at);
+void cli_perf_records_forked(struct cli_perf_records *rs, int pid, int ppid, double at);
+void cli_perf_records_exec(struct cli_perf_records *rs, int pid, const char *comm, double at);
+void cli_perf_records_exited(struct cli_perf_records *rs, int pid, double at);
+/* Process `pid` as its records say it at `sampled` (state
+ * CLI_PERF_PROC_RECORDS: modules only, no memory but a sample's copy), or
+ * NULL when its start was not seen, it mapped nothing, or the sample is
+ * older than its start or newer than its end (the PID another's whose
+ * start a lost record hid). Valid until the next call into `rs`. */
+struct cli_perf_proc *cli_perf_records_proc(struct cli_perf_records *rs, int pid,
+                                            double sampled, double now);
 
 #endif

@@ -31,6 +31,7 @@ struct cli_perf_procs {
     const struct cli_options *opt;
     struct cli_perf_proc p[PROCS_MAX];
     double tick;            /* seconds per clock tick */
+    struct cli_perf_records *recs;
     struct cli_perf_procs_counts counts;
 };
 
@@ -76,8 +77,10 @@ struct cli_perf_procs *cli_perf_procs_new(const struct cli_options *opt)
 {
     struct cli_perf_procs *ps = calloc(1, sizeof *ps);
     long hz = sysconf(_SC_CLK_TCK);
-    if (!ps)
+    if (!ps || !(ps->recs = cli_perf_records_new())) {
+        free(ps);
         return NULL;
+    }
     ps->opt = opt;
     ps->tick = 1.0 / (double)(hz > 0 ? hz : 100);
     return ps;
@@ -104,6 +107,7 @@ void cli_perf_procs_free(struct cli_perf_procs *ps)
         return;
     for (i = 0; i < PROCS_MAX; i++)
         close_proc(ps, &ps->p[i]);
+    cli_perf_records_free(ps->recs);
     free(ps);
 }
 
@@ -201,13 +205,17 @@ struct cli_perf_proc *cli_perf_procs_get(struct cli_perf_procs *ps, int pid, dou
     if (p->state == CLI_PERF_PROC_PENDING && ++p->pending >= OPEN_AFTER)
         open_proc(ps, p, pid, now);
     p->used = now;
-    if (p->state == CLI_PERF_PROC_PENDING) {
-        ps->counts.pending_samples++;
-        return NULL;
-    }
     if (p->state != CLI_PERF_PROC_OPEN) {
-        ps->counts.unread_samples++;
-        return NULL;
+        /* Not opened (yet, or gone first): its records, when its start
+         * was seen, still say the files it ran. */
+        struct cli_perf_proc *r = cli_perf_records_proc(ps->recs, pid, sampled, now);
+        if (r)
+            ps->counts.record_samples++;
+        else if (p->state == CLI_PERF_PROC_PENDING)
+            ps->counts.pending_samples++;
+        else
+            ps->counts.unread_samples++;
+        return r;
     }
     if (sampled + START_SLACK < p->started) { /* the PID's previous holder */
         ps->counts.earlier_samples++;
@@ -236,6 +244,28 @@ void cli_perf_procs_mapping(void *arg, int pid, const char *path, uint64_t start
     struct cli_perf_proc *p = find(arg, pid);
     if (p && p->state == CLI_PERF_PROC_OPEN && !p->stale)
         jitunwind_modules_add_mapping(p->t.mods, path, start, end, offset);
+}
+
+void cli_perf_procs_early_mapping(void *arg, int pid, const char *path, uint64_t start,
+                                  uint64_t end, uint64_t offset, double at)
+{
+    cli_perf_records_mapping(((struct cli_perf_procs *)arg)->recs, pid, path, start, end,
+                             offset, at);
+}
+
+void cli_perf_procs_forked(void *arg, int pid, int ppid, double at)
+{
+    cli_perf_records_forked(((struct cli_perf_procs *)arg)->recs, pid, ppid, at);
+}
+
+void cli_perf_procs_exec(void *arg, int pid, const char *comm, double at)
+{
+    cli_perf_records_exec(((struct cli_perf_procs *)arg)->recs, pid, comm, at);
+}
+
+void cli_perf_procs_exited(void *arg, int pid, double at)
+{
+    cli_perf_records_exited(((struct cli_perf_procs *)arg)->recs, pid, at);
 }
 
 const struct cli_perf_procs_counts *cli_perf_procs_counts(const struct cli_perf_procs *ps)

@@ -141,7 +141,7 @@ int cli_perf_stack(struct cli_target *t, const struct cli_perf_sample *ps,
     copy.start = ps->regs.sp;
     copy.bytes = ps->stack;
     copy.len = ps->stack ? ps->stack_len : 0;
-    copy.code = &live;
+    copy.code = live.read ? &live : NULL; /* a process known from its records has none */
     copy.reg = t->reg;
     copy.mods = t->mods;
     /* The unwinder reads t->mem; the Python reader keeps its own (live). */

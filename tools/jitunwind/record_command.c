@@ -318,7 +318,7 @@ static void perf_sample(void *arg, const struct cli_perf_sample *ps)
         if (!p)
             return; /* a process gone before its sample was read: counted there */
         t = &p->t;
-        watch = &p->watch;
+        watch = p->state == CLI_PERF_PROC_OPEN ? &p->watch : NULL; /* none to read again */
         execs = p->execs;
         root = process_frame(sm, p);
     }
@@ -337,7 +337,7 @@ static void perf_sample(void *arg, const struct cli_perf_sample *ps)
     merge = cli_perf_stack(t, ps, sm->opt, execs, sm->s);
     /* Code made since the ranges were read (a warming JIT): read them again
      * and unwind the sample once more, its copy still at hand. */
-    if (sm->s->stop_reason != JITUNWIND_STOP_END && t->pc_outside &&
+    if (sm->s->stop_reason != JITUNWIND_STOP_END && t->pc_outside && watch &&
         cli_range_watch_check(t, watch, now())) {
         cli_exec_history_update(execs, t, watch);
         merge = cli_perf_stack(t, ps, sm->opt, execs, sm->s);
@@ -396,12 +396,13 @@ static void perf_summary(struct sampler *sm)
         const struct cli_perf_procs_counts *pc = cli_perf_procs_counts(sm->procs);
         fprintf(stderr, "jitunwind: perf: %llu processes sampled (%llu of them Python), %llu "
                         "gone before they could be read (%llu samples left out), %llu samples of "
-                        "processes before they were opened left out, %llu samples "
-                        "taken before their PID's process started left out; %.1f s spent "
-                        "opening processes",
+                        "processes before they were opened left out, %llu samples of "
+                        "processes not opened unwound native-only from their perf records, "
+                        "%llu samples taken before their PID's process started left out; "
+                        "%.1f s spent opening processes",
                 (unsigned long long)pc->opened, (unsigned long long)pc->python,
                 (unsigned long long)pc->unreadable, (unsigned long long)pc->unread_samples,
-                (unsigned long long)pc->pending_samples,
+                (unsigned long long)pc->pending_samples, (unsigned long long)pc->record_samples,
                 (unsigned long long)pc->earlier_samples, pc->open_seconds);
         if (sm->after_end)
             fprintf(stderr, "; %llu samples read after the end left out",
@@ -612,7 +613,9 @@ int cli_record_command(const struct cli_options *opt)
     profile_init(&sm->prof, opt->hz);
     sm->t.pidfd = sm->t.memfd = -1;
     if (opt->all) {
-        static const struct cli_perf_hooks hooks = {cli_perf_procs_mapping, cli_perf_procs_ended};
+        static const struct cli_perf_hooks hooks = {
+            cli_perf_procs_mapping, cli_perf_procs_ended, cli_perf_procs_early_mapping,
+            cli_perf_procs_forked, cli_perf_procs_exec, cli_perf_procs_exited};
         char err[320] = "";
         if (!(sm->procs = cli_perf_procs_new(opt)) ||
             !(sm->perf = cli_perf_open_all(jitunwind_host_arch(), opt->hz, opt->stack_size,

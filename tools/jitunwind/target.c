@@ -718,9 +718,25 @@ int cli_target_open(struct cli_target *t, const struct cli_options *opt, int nee
     return CLI_OK;
 }
 
+/* A target's own modules_epoch: a symbol cache never serves a freed one's. */
+static unsigned new_epoch(void)
+{
+    static unsigned epochs;
+    return epochs += 1u << 16;
+}
+
+int cli_target_open_files(struct cli_target *t, int pid)
+{
+    memset(t, 0, sizeof *t);
+    t->pidfd = t->memfd = -1;
+    t->pid = pid;
+    t->arch = jitunwind_host_arch();
+    t->modules_epoch = new_epoch();
+    return jitunwind_modules_new(&t->mods) < 0 || jitunwind_registry_new(&t->reg) < 0 ? -1 : 0;
+}
+
 int cli_target_open_any(struct cli_target *t, const struct cli_options *opt, int pid)
 {
-    static unsigned epochs; /* a target's own: a symbol cache never serves a freed one's */
     struct cli_options one = *opt;
     uint64_t word;
     int code;
@@ -732,7 +748,7 @@ int cli_target_open_any(struct cli_target *t, const struct cli_options *opt, int
     t->live = 1;
     t->pid = pid;
     t->arch = jitunwind_host_arch();
-    t->modules_epoch = (epochs += 1u << 16);
+    t->modules_epoch = new_epoch();
     if ((code = open_memory(t, &one)) != CLI_OK)
         return code;
     if (jitunwind_modules_new(&t->mods) < 0 || jitunwind_registry_new(&t->reg) < 0)

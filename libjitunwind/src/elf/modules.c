@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "elf/modules_internal.h"
@@ -64,13 +65,19 @@ jitunwind_modules_last_error(const jitunwind_modules *mods)
     return mods ? &mods->err : jitunwind_last_error();
 }
 
-/* Load bias from the first PT_LOAD segment and a mapping that covers its
- * file offset; 0 for ET_EXEC. Returns 0 when it cannot be decided yet (the
- * covering mapping has not been added). */
+/* Load bias from a PT_LOAD segment and a mapping of it; 0 for ET_EXEC.
+ * The first segment decides from any mapping that covers its file offset
+ * (a maps file lists them all). A later one decides only from a mapping
+ * that starts on its own first page: a perf MMAP2 record says only the
+ * executable mapping, and a mapping that merely covers a later segment's
+ * offset may be the previous segment's page, loaded elsewhere. Returns 0
+ * when it cannot be decided yet. */
 static int compute_bias(struct ju_module *m, uint64_t start, uint64_t end, uint64_t offset)
 {
     GElf_Ehdr eh;
     size_t phnum, i;
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    int first = 1;
     if (!gelf_getehdr(m->elf, &eh) || elf_getphdrnum(m->elf, &phnum) != 0)
         return 0;
     if (eh.e_type == ET_EXEC) {
@@ -81,11 +88,13 @@ static int compute_bias(struct ju_module *m, uint64_t start, uint64_t end, uint6
         GElf_Phdr ph;
         if (!gelf_getphdr(m->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
             continue;
-        if (offset <= ph.p_offset && ph.p_offset < offset + (end - start)) {
+        if (offset <= ph.p_offset && ph.p_offset < offset + (end - start) &&
+            (first || (ph.p_offset - offset < page && start % page == 0 &&
+                       (ph.p_offset - offset) == ph.p_vaddr % page))) {
             m->bias = start + (ph.p_offset - offset) - ph.p_vaddr;
             return 1;
         }
-        return 0; /* only the first PT_LOAD decides */
+        first = 0;
     }
     return 0;
 }

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""`jitunwind record --perf --all` and processes that end before they could
+be opened through /proc: a native program that spins about 10 ms of CPU
+two calls below main and exits is run RUNS times, one after the other,
+while recording. Their samples must be unwound natively from what the
+perf rings said of each process (its mappings, its name): at least
+MIN_SHOWN of the runs must appear, each rooted at `Process PID "name"` with
+the stack main > native_brief_outer > native_brief_inner (a stack may go on
+below, into clock_gettime) complete to the thread's root, and the summary
+must count such samples.
+
+Usage: test_cli_perf_all_brief.py BUILD_DIR NATIVE_BRIEF
+Exit 0 on success, 1 on failure, 77 to skip.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "support"))
+sys.path.insert(0, HERE)
+from demo_stack import fail  # noqa: E402
+from ready_target import built_tool  # noqa: E402
+from test_cli_perf import THREAD_ROOTS, UNNAMED_LIBC, perf_available  # noqa: E402
+
+SKIP = 77
+HZ, RUNS, MIN_SHOWN = 250, 60, 45
+ROOTS = ("_start", UNNAMED_LIBC) + THREAD_ROOTS
+NATIVE_FRAMES = ["main", "native_brief_outer", "native_brief_inner"]
+
+
+def check(text, pids, comm):
+    """The runs whose stacks hold the known frames, every such stack checked."""
+    shown = set()
+    for line in text.splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit():
+            fail("not a collapsed line: %r" % line)
+        frames = stack.split(";")
+        pid = int(frames[0].split()[1]) if frames[0].startswith("Process ") else 0
+        if pid not in pids:
+            continue
+        got = [f for f in frames if f in NATIVE_FRAMES]
+        if not got:
+            continue  # the loader or exit, before or after main
+        if frames[0] != 'Process %d "%s"' % (pid, comm):
+            fail("process %d named otherwise than %s: %s" % (pid, comm, frames[0]))
+        at = frames.index(got[0])
+        if (frames[1] not in ROOTS or got != NATIVE_FRAMES[:len(got)]
+                or frames[at:at + len(got)] != got):
+            fail("process %d: not root > main > native_brief_outer > native_brief_inner: %s"
+                 % (pid, stack))
+        if len(got) == len(NATIVE_FRAMES):
+            shown.add(pid)
+    return shown
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    j = built_tool(sys.argv[1])
+    why = perf_available()
+    if why:
+        print("skip: perf events are refused here (%s)" % why)
+        return SKIP
+    work = tempfile.mkdtemp(prefix="ju-perf-brief-")
+    try:
+        out = os.path.join(work, "out.txt")
+        rec = subprocess.Popen([j, "record", "--perf", "--all", "-F", str(HZ), "-o", out],
+                               stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)  # the events opened (a refusal ends it at once)
+        pids = set()
+        if rec.poll() is None:
+            for _ in range(RUNS):
+                run = subprocess.Popen([sys.argv[2]])
+                pids.add(run.pid)
+                run.wait()
+            time.sleep(0.5)
+            rec.send_signal(2)
+        err = rec.communicate()[1]
+        if rec.returncode == 3 and "perf events refused" in err:
+            print("skip: per-CPU perf events are refused here: %s" % err.strip())
+            return SKIP
+        if rec.returncode != 0:
+            fail("record --perf --all exited %d: %s" % (rec.returncode, err))
+        with open(out) as f:
+            shown = check(f.read(), pids, os.path.basename(sys.argv[2])[:15])
+        if len(shown) < MIN_SHOWN:
+            fail("only %d of %d short-lived runs have unwound stacks (at least %d expected): %s"
+                 % (len(shown), RUNS, MIN_SHOWN, err))
+        if "unwound native-only from their perf records" not in err:
+            fail("no count of the samples unwound from perf records: %s" % err)
+        print("ok: %d of %d short-lived runs unwound" % (len(shown), RUNS))
+        print(err.strip())
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
