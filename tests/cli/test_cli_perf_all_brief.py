@@ -28,7 +28,7 @@ from ready_target import built_tool  # noqa: E402
 from test_cli_perf import THREAD_ROOTS, UNNAMED_LIBC, perf_available  # noqa: E402
 
 SKIP = 77
-HZ, RUNS, MIN_SHOWN = 250, 60, 45
+HZ, RUNS, MIN_SHOWN = 1000, 60, 55
 ROOTS = ("_start", UNNAMED_LIBC) + THREAD_ROOTS
 NATIVE_FRAMES = ["main", "native_brief_outer", "native_brief_inner"]
 
@@ -73,7 +73,9 @@ def main():
         out = os.path.join(work, "out.txt")
         rec = subprocess.Popen([j, "record", "--perf", "--all", "-F", str(HZ), "-o", out],
                                stderr=subprocess.PIPE, text=True)
-        time.sleep(1.0)  # the events opened (a refusal ends it at once)
+        # The first progress line: the events are open and being read (on a
+        # busy machine that can take seconds); a refusal ends it at once.
+        first = rec.stderr.readline()
         pids = set()
         if rec.poll() is None:
             for _ in range(RUNS):
@@ -82,7 +84,7 @@ def main():
                 run.wait()
             time.sleep(0.5)
             rec.send_signal(2)
-        err = rec.communicate()[1]
+        err = first + rec.communicate()[1]
         if rec.returncode == 3 and "perf events refused" in err:
             print("skip: per-CPU perf events are refused here: %s" % err.strip())
             return SKIP
