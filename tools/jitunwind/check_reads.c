@@ -30,6 +30,7 @@ struct cli_check_reads {
     int both;            /* the second copy was read whole too */
     int copy;            /* the copy served: 0 or 1 */
     uint8_t data[2][HELD][PAGE];
+    const uint8_t *second[HELD]; /* the second copy's pages: data[1], or carried blocks */
     struct {
         uint64_t tstate;
         uint64_t page[KEPT];
@@ -97,12 +98,16 @@ void cli_check_reads_begin(struct cli_target *t, uint64_t tstate,
     for (i = 0; i < c->n_held; i++) {
         twice[i] = twice[c->n_held + i] = c->page[i];
         dst[i] = c->data[0][i];
-        dst[c->n_held + i] = c->data[1][i];
+        dst[c->n_held + i] = (void *)(c->second[i] = c->data[1][i]);
     }
-    got = cli_read_blocks(t->pid, twice, 2 * c->n_held, PAGE, dst);
-    t->read_calls++;
-    t->reads += got > 0 ? (uint64_t)got : 0;
-    t->read_bytes += got > 0 ? (uint64_t)got * PAGE : 0;
+    if (!t->carry_check ||
+        (got = cli_target_read_carrying(t, c->page, c->n_held, dst, c->second)) < 0) {
+        got = cli_read_blocks(t->pid, twice, 2 * c->n_held, PAGE, dst);
+        t->read_calls++;
+        t->reads += got > 0 ? (uint64_t)got : 0;
+        t->read_bytes += got > 0 ? (uint64_t)got * PAGE : 0;
+    }
+    t->carry_check = 0; /* a check tried again reads the target as it is then */
     c->both = got == (long)(2 * c->n_held);
     k = got > 0 ? (size_t)got : 0;
     if (k > c->n_held)
@@ -160,7 +165,8 @@ int cli_check_reads_serve(struct cli_target *t, uint64_t addr, void *dst, size_t
         size_t off = (size_t)(at - page), piece = PAGE - off;
         if (piece > len - done)
             piece = len - done;
-        memcpy((uint8_t *)dst + done, c->data[c->copy][held_index(c, page)] + off, piece);
+        size_t idx = held_index(c, page);
+        memcpy((uint8_t *)dst + done, (c->copy ? c->second[idx] : c->data[0][idx]) + off, piece);
         done += piece;
     }
     return 0;

@@ -105,6 +105,8 @@ struct cli_target {
     struct cli_blocks *blocks;     /* record's per-sample read cache, or NULL */
     int fresh_reads;               /* set: reads bypass `blocks` (a check wants the bytes of now) */
     struct cli_check_reads *check_reads; /* those reads, in one call: check_reads.c */
+    int carry_check;               /* set: the next check's call carries the next sample's
+                                    * blocks (cli_target_read_carrying); the check clears it */
     int spans_in_blocks;           /* set: a read across blocks goes through them (record
                                     * --nonblocking, where calls cost most: target.c) */
     struct cli_read_log *read_log; /* without blocks: a running chain's pages (read_log.c) */
@@ -178,6 +180,21 @@ void cli_target_forget_reads(struct cli_target *t);
  * and the blocks read from stay the sample's. Without blocks: the pages
  * of the read log, if one is on (read_log.c). */
 void cli_target_reread(struct cli_target *t);
+/* record --nonblocking, where calls cost most: the pages of the last
+ * check of a sample that the next one follows at once (no sleep between)
+ * are read in the same call as the parts of the blocks the sample read
+ * from, which are then the next sample's blocks, read already. The n
+ * pages are read whole twice over, one copy after the other: into
+ * first[i], then into blocks, second[i] where page i's second copy is.
+ * Returns how many of the 2n copies were read, in that order, or -1
+ * (nothing read: the caller reads them itself). A check that fails drops
+ * what was carried (cli_target_reread). */
+long cli_target_read_carrying(struct cli_target *t, const uint64_t *pages, size_t n,
+                              void *const *first, const uint8_t **second);
+/* At each record --nonblocking sample, instead of cli_target_forget_reads:
+ * blocks carried from the last check are this sample's, unless the loop
+ * slept since (`slept`), when their parts are read again at the first read. */
+void cli_target_next_sample(struct cli_target *t, int slept);
 /* Re-read the ranges (a live target's JIT keeps registering). */
 void cli_target_load_ranges(struct cli_target *t);
 

@@ -189,19 +189,30 @@ static void drop_frame_being_pushed(struct sampler *sm, struct cli_stack *s)
     sm->pushed_left_out++;
 }
 
-/* --nonblocking: every Python thread's frames, read while it runs. */
-static void sample_python(struct sampler *sm)
+static int sampled_python(const struct sampler *sm, const struct jitunwind_py_thread *pt)
+{
+    return pt->current_frame && (sm->opt->idle || pt->holds_gil != 0);
+}
+
+/* --nonblocking: every Python thread's frames, read while it runs. When
+ * the next sample follows at once (`behind`), the last thread's check
+ * reads the next sample's blocks in its call (cli_target_read_carrying). */
+static void sample_python(struct sampler *sm, int behind)
 {
     static struct jitunwind_py_thread pts[JITUNWIND_PY_MAX_THREADS];
-    size_t n = 0, i;
+    size_t n = 0, i, last = 0;
     if (jitunwind_pyreader_threads(sm->t.py, pts, JITUNWIND_PY_MAX_THREADS, &n) < 0)
         sm->errors++;
+    for (i = 0; i < n; i++)
+        if (sampled_python(sm, &pts[i]))
+            last = i;
     for (i = 0; i < n; i++) {
         struct cli_stack *s = sm->s;
         size_t got = 0;
         int torn;
-        if (!pts[i].current_frame || (!sm->opt->idle && pts[i].holds_gil == 0))
+        if (!sampled_python(sm, &pts[i]))
             continue;
+        sm->t.carry_check = behind && i == last;
         /* A thread that runs on changes its chain under the reader: a
          * chain cut short is counted as an error and recorded as read; one
          * that kept changing (running_chain.c) is counted and left out. A
@@ -215,6 +226,7 @@ static void sample_python(struct sampler *sm)
                 sm->errors++;
             break;
         }
+        sm->t.carry_check = 0;
         if (torn) {
             sm->torn++;
             continue;
@@ -602,7 +614,7 @@ int cli_record_command(const struct cli_options *opt)
     struct sampler *sm = calloc(1, sizeof *sm);
     FILE *out = stdout;
     double start, next, period = 1.0 / opt->hz, last_shown = 0;
-    int code, top = strcmp(opt->command, "top") == 0;
+    int code, top = strcmp(opt->command, "top") == 0, behind = 0;
     if (!sm || !(sm->s = cli_stack_new(JITUNWIND_PY_MAX_FRAMES))) {
         fprintf(stderr, "jitunwind: out of memory\n");
         free(sm);
@@ -704,10 +716,10 @@ opened:
         if (!opt->no_cache) {
             jitunwind_pyreader_cache_next_sample(sm->t.py);
             if (opt->nonblocking) /* sample_mixed forgets before each thread itself */
-                cli_target_forget_reads(&sm->t);
+                cli_target_next_sample(&sm->t, !behind);
         }
         if (opt->nonblocking)
-            sample_python(sm);
+            sample_python(sm, behind && !opt->no_cache);
         else
             sample_mixed(sm, t);
     shown:
@@ -727,7 +739,7 @@ opened:
             continue;
         }
         next += period;
-        if (next <= t) {
+        if ((behind = next <= t) != 0) {
             next = t; /* behind: no burst to catch up, the achieved rate says so */
             continue; /* and no sleep: the next sample is due now */
         }

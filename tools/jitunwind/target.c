@@ -194,6 +194,11 @@ struct cli_blocks {
      * from this sample (when used). */
     uint16_t lo[BLOCKS], hi[BLOCKS], ulo[BLOCKS], uhi[BLOCKS];
     int batch_off;         /* process_vm_readv refused: reads go one by one */
+    /* Carried (cli_target_read_carrying): the blocks held are the next
+     * sample's, read with the last check; last[0..n_carried) is what a
+     * sample after a sleep reads again instead. */
+    int carried;
+    size_t n_carried;
 };
 
 /* A block lives in one of PROBES slots from its home slot: pages a
@@ -418,6 +423,7 @@ static void drop_blocks(struct cli_target *t, struct cli_blocks *b, int all)
 {
     size_t i;
     b->n_last = 0;
+    b->carried = 0;
     for (i = 0; i < BLOCKS && t->live && t->pid > 0 && !b->batch_off; i++)
         if (b->base[i] && (b->used[i] || all)) {
             /* the part used, widened to whole grains: a frame a few bytes
@@ -437,6 +443,105 @@ void cli_target_forget_reads(struct cli_target *t)
         return;
     drop_blocks(t, t->blocks, 0);
     memset(t->blocks->used, 0, sizeof t->blocks->used);
+}
+
+void cli_target_next_sample(struct cli_target *t, int slept)
+{
+    struct cli_blocks *b = t->blocks;
+    if (!b)
+        return;
+    if (!b->carried) {
+        cli_target_forget_reads(t);
+        return;
+    }
+    b->carried = 0;
+    memset(b->used, 0, sizeof b->used);
+    if (slept) { /* what was carried is old now: read it again at the first read */
+        memset(b->base, 0, sizeof b->base);
+        b->n_last = b->n_carried;
+    }
+}
+
+/* Is `page` one of the n pages? */
+static int among(const uint64_t *pages, size_t n, uint64_t page)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (pages[i] == page)
+            return 1;
+    return 0;
+}
+
+long cli_target_read_carrying(struct cli_target *t, const uint64_t *pages, size_t n,
+                              void *const *first, const uint8_t **second)
+{
+    struct cli_blocks *b = t->blocks;
+    uint64_t addr[CLI_READ_BATCH_MAX];
+    size_t len[CLI_READ_BATCH_MAX], i, k = 0;
+    unsigned slot[CLI_READ_BATCH_MAX];
+    void *dst[CLI_READ_BATCH_MAX];
+    long got;
+    int whole = 1; /* every page's second copy placed */
+    if (!b || b->batch_off || !t->live || t->pid <= 0 || 2 * n > CLI_READ_BATCH_MAX)
+        return -1;
+    drop_blocks(t, b, 0); /* last[]: the part of each block this sample read from */
+    memset(b->used, 0, sizeof b->used);
+    for (k = 0; k < n; k++) { /* the first copy, the check's own */
+        addr[k] = pages[k];
+        len[k] = BLOCK;
+        dst[k] = first[k];
+    }
+    /* The second copy whole into blocks, then the rest of the next
+     * sample's parts; a block whose slot is taken (a crowded cache) is
+     * not carried. */
+    for (i = 0; i < n + b->n_last && k < CLI_READ_BATCH_MAX; i++) {
+        uint64_t base = i < n ? pages[i] : b->last[i - n];
+        unsigned s;
+        if (i >= n && among(pages, n, base))
+            continue;
+        if (b->base[(s = block_place(b, base))]) {
+            if (i < n) {
+                whole = 0; /* the second copy of the pages not placed is the check's */
+                break;
+            }
+            continue;
+        }
+        slot[k] = s;
+        if (i < n)
+            block_take(b, s, base, 0, BLOCK);
+        else
+            block_take(b, s, base, b->last_lo[i - n], b->last_hi[i - n]);
+        addr[k] = base + b->lo[s];
+        len[k] = (size_t)(b->hi[s] - b->lo[s]);
+        dst[k] = b->data[s] + b->lo[s];
+        k++;
+    }
+    got = cli_read_pieces(t->pid, addr, len, k, dst);
+    t->read_calls++;
+    if (got < 0) {
+        b->batch_off = 1;
+        got = 0;
+        whole = 0;
+    }
+    t->reads += (uint64_t)got;
+    for (i = 0; i < k; i++) {
+        if (i < (size_t)got)
+            t->read_bytes += len[i];
+        else if (i >= n)
+            b->base[slot[i]] = 0; /* not read: this sample's first read reads it */
+    }
+    for (i = n; i < 2 * n && i < (size_t)got; i++)
+        second[i - n] = b->data[slot[i]];
+    if (whole) {
+        b->n_carried = b->n_last;
+        b->n_last = 0;
+        b->carried = 1;
+    } else { /* nothing carried: the next sample reads its parts as usual */
+        memset(b->base, 0, sizeof b->base);
+    }
+    if (!whole && got > (long)n) /* pages of the second copy the blocks did not take */
+        got = (long)n;
+    return got < (long)(2 * n) ? got : (long)(2 * n);
 }
 
 void cli_target_reread(struct cli_target *t)
