@@ -21,6 +21,15 @@ table gives:
              frames under `spin` (itself maybe in os.path.exists); set
              BENCH_SHOW_WRONG=1 to print their innermost frames
   cpu        the sampler's CPU time (user + system, from wait4) / wall time
+  us/pass    that CPU time, less the sampler's start, / passes: on a shared
+             machine, where each sampler gets the scheduler's share, the
+             figure runs compare best by. The start is the CPU time of a
+             run of START_SECONDS at 1 Hz on the same target (Tachyon's is
+             its interpreter's start, about 0.4 s of CPU here; py-spy's is
+             not measured)
+
+After each thread count and rate, a line gives jitunwind's passes/s and
+CPU per pass as a multiple of Tachyon's (the goal: passes/s at least 2).
 
 Every sampler keeps every thread's stack at each pass (jitunwind --idle,
 Tachyon -a in its default wall mode, py-spy --idle): without it jitunwind
@@ -41,6 +50,7 @@ import tempfile
 import time
 
 DEPTH = 100
+START_SECONDS = 0.1
 DEFAULT_PYTHON = "/work/cpython-builds/p315/usr/bin/python3.15"
 
 TARGET = r'''
@@ -127,7 +137,7 @@ def jitunwind(args, pid, rate, work):
     m = re.findall(r"([\d.]+) s, (\d+) samples", out)
     passes = int(m[-1][1]) if m else 0
     secs = float(m[-1][0]) if m else args.seconds
-    return passes, secs, collapsed(path), cpu / wall if wall else 0, rc, out
+    return passes, secs, collapsed(path), (cpu, wall), rc, out
 
 
 def tachyon(args, pid, rate, work):
@@ -137,7 +147,7 @@ def tachyon(args, pid, rate, work):
     out, wall, cpu, rc = run_timed(cmd)
     m = re.search(r"Captured (\d+) samples in ([\d.]+) seconds", out)
     passes, secs = (int(m.group(1)), float(m.group(2))) if m else (0, args.seconds)
-    return passes, secs, collapsed(path), cpu / wall if wall else 0, rc, out
+    return passes, secs, collapsed(path), (cpu, wall), rc, out
 
 
 def find_py_spy(build):
@@ -155,7 +165,7 @@ def py_spy(args, pid, rate, work):
     m = re.search(r"Samples: (\d+)", out)
     stacks = collapsed(path)
     passes = int(m.group(1)) if m else 0
-    return passes, args.seconds, stacks, cpu / wall if wall else 0, rc, out
+    return passes, args.seconds, stacks, (cpu, wall), rc, out
 
 
 def main():
@@ -179,8 +189,9 @@ def main():
     env = dict(os.environ, PYTHON_JIT="1")
     print("target: %s, JIT on, %d frames deep, %d s per run" % (args.python, DEPTH,
                                                                 args.seconds))
-    print("%-8s %-8s %-26s %10s %8s %9s %8s %6s" % ("threads", "rate", "sampler", "passes/s",
-                                                    "missed", "stacks", "wrong", "cpu"))
+    print("%-8s %-8s %-26s %10s %8s %9s %8s %6s %8s" % ("threads", "rate", "sampler",
+                                                         "passes/s", "missed", "stacks", "wrong",
+                                                         "cpu", "us/pass"))
     for threads in [int(t) for t in args.threads.split(",")]:
         work = tempfile.mkdtemp(prefix="ju-bench-tachyon-")
         gate = os.path.join(work, "gate")
@@ -194,20 +205,30 @@ def main():
                     return 1
                 time.sleep(0.05)
             time.sleep(1.0)  # the JIT compiles the loop
+            start_args = argparse.Namespace(**dict(vars(args), seconds=START_SECONDS))
+            start = {fn: fn(start_args, target.pid, 1, work)[3][0] for _, fn in samplers
+                     if fn is not py_spy}
             for rate in [int(r) for r in args.rates.split(",")]:
+                rows = {}
                 for name, fn in samplers:
-                    passes, secs, stacks, cpu, rc, out = fn(args, target.pid, rate, work)
+                    passes, secs, stacks, (cpu, wall), rc, out = fn(args, target.pid, rate, work)
                     if rc != 0:
                         print("%-8d %-8d %-26s exit %d: %s" % (threads, rate, name, rc,
                                                                out.strip()[-200:]))
                         continue
                     asked = rate * secs
                     total, wrong = judge(stacks)
-                    print("%-8d %-8d %-26s %10.0f %7.1f%% %9d %8d %5.0f%%" % (
-                        threads, rate, name, passes / secs if secs else 0,
+                    rows[fn] = (passes / secs if secs else 0,
+                                max(0.0, cpu - start.get(fn, 0.0)) / passes if passes else 0)
+                    print("%-8d %-8d %-26s %10.0f %7.1f%% %9d %8d %5.0f%% %8.1f" % (
+                        threads, rate, name, rows[fn][0],
                         100.0 * max(0.0, asked - passes) / asked if asked else 0, total, wrong,
-                        100.0 * cpu))
+                        100.0 * cpu / wall if wall else 0, 1e6 * rows[fn][1]))
                     sys.stdout.flush()
+                ours, theirs = rows.get(jitunwind), rows.get(tachyon)
+                if ours and theirs and theirs[0] and theirs[1]:
+                    print("%-8d %-8d jitunwind / tachyon: passes/s x%.2f, CPU per pass x%.2f" % (
+                        threads, rate, ours[0] / theirs[0], ours[1] / theirs[1]))
         finally:
             os.unlink(gate)
             try:
