@@ -12,7 +12,9 @@
  * read: every byte served was read after the walk, whatever they are.
  * The call copies the pages twice over, one copy after the other, for the
  * check's two readings (running_chain.c): each reading is served from its
- * own copy, without a second call. */
+ * own copy, without a second call. When the next sample follows at once,
+ * the call is cli_target_read_carrying's: the second copy goes into the
+ * block cache, and the next sample's blocks come with it. */
 #include <stdlib.h>
 #include <string.h>
 
