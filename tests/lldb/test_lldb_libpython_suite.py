@@ -28,7 +28,7 @@ DIALECT = {"frame": "frame info", "frame_line": "frame #%s:",
 # frame making the call, which LLDB may not have as a frame with variables:
 # LLDB 19 takes the lowest address of a function GCC split into hot and cold
 # parts as its start, so its unwinding from such a function (LTO builds:
-# Debian's 3.15.2 _PyEval_EvalFrameDefault, wrapper_call) goes wrong; LLDB
+# Debian's 3.15.2 _PyEval_EvalFrameDefault) goes wrong; LLDB
 # 22+'s frame provider lists the frames its own unwinding did not match as
 # scripted frames, which have no variables (the extended matrix's builds,
 # above the eval loop running baz).

@@ -225,18 +225,17 @@ def check_wrapper(debugger, dialect, python, label, failures):
     wrapper = r"<method-wrapper '__init__' of MyList object at remote %s>" % ADDR
     if never_stopped(sections, label, "wrapper_call"):
         return
-    expect_call(failures, label, "py-bt in a method-wrapper",
-                sections.get("bt", [raw[-1500:]])[:3],
-                ["Traceback \\(most recent call first\\):", "  " + wrapper,
-                 '  File "%s", line %d, in MyList.__init__'
-                 % (re.escape(WRAPPER), line_of(WRAPPER, "super(*[]).__init__()"))], dialect)
+    expect(failures, label, "py-bt in a method-wrapper", sections.get("bt", [raw[-1500:]])[:3],
+           ["Traceback \\(most recent call first\\):", "  " + wrapper,
+            '  File "%s", line %d, in MyList.__init__'
+            % (re.escape(WRAPPER), line_of(WRAPPER, "super(*[]).__init__()"))])
     # headed by the code object's name, as libpython's py-locals
     expect(failures, label, "py-locals in a method", sections.get("locals", [raw[-1500:]])[:2],
            ["Locals for __init__", "self = .+"])
-    expect_call(failures, label, "py-bt-full in a method-wrapper",
-                sections.get("full", [raw[-1500:]])[:2],
-                [r"#\d+ " + wrapper, r"#\d+ Frame %s, for file %s, line \d+, in MyList.__init__ "
-                 r"\(self=.*\)" % (ADDR, re.escape(WRAPPER))], dialect)
+    expect(failures, label, "py-bt-full in a method-wrapper",
+           sections.get("full", [raw[-1500:]])[:2],
+           [r"#\d+ " + wrapper, r"#\d+ Frame %s, for file %s, line \d+, in MyList.__init__ "
+            r"\(self=.*\)" % (ADDR, re.escape(WRAPPER))])
 
 
 def check_ccall(debugger, dialect, python, label, failures):

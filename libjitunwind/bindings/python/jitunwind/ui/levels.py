@@ -14,13 +14,14 @@ from .. import ROLE_JIT, ROLE_TRAMPOLINE, values
 from . import labels
 from .stack import mixed_stack
 
-# Native functions and the argument holding the callable a Python frame is
-# calling: the builtin itself in cfunction_*, the wrapper in wrapper_call,
-# any callable in the generic vectorcall (where a release build inlined the
-# cfunction_ call into it).
-CALLABLE_ARGUMENTS = (("cfunction_vectorcall_", "func"), ("cfunction_call", "func"),
-                      ("wrapper_call", "wp"), ("PyObject_Vectorcall", "callable"),
-                      ("_PyObject_VectorcallTstate", "callable"))
+# Native functions and the arguments holding the callable a Python frame is
+# calling, tried in turn: the builtin itself in cfunction_*, the wrapper in
+# wrapper_call (its `self` cast to `wp` in the body: at the entry an
+# optimized build has only `self`), any callable in the generic vectorcall
+# (where a release build inlined the cfunction_ call into it).
+CALLABLE_ARGUMENTS = (("cfunction_vectorcall_", ("func",)), ("cfunction_call", ("func",)),
+                      ("wrapper_call", ("wp", "self")), ("PyObject_Vectorcall", ("callable",)),
+                      ("_PyObject_VectorcallTstate", ("callable",)))
 # What a call level may render as: libpython shows only these as levels.
 CALL_FORMS = ("<built-in ", "<method-wrapper ")
 # Native functions that put a thread in a state libpython's py-bt names,
@@ -67,22 +68,22 @@ def numbered(session, thread, natives, levels):
     return levels
 
 
-def _callable_argument(symbol):
-    for prefix, name in CALLABLE_ARGUMENTS:
+def _callable_arguments(symbol):
+    for prefix, names in CALLABLE_ARGUMENTS:
         if symbol.startswith(prefix):
-            return name
-    return None
+            return names
+    return ()
 
 
 def call_text(session, thread, reader, natives, index):
     """The libpython text of the C call natives[index] makes, or None when
     it is not a known C-call frame or its callable cannot be read."""
     read_arg = getattr(session, "native_pointer_argument", None)
-    name = _callable_argument(natives[index].symbol or "")
-    if read_arg is None or name is None:
+    names = _callable_arguments(natives[index].symbol or "")
+    if read_arg is None or not names:
         return None
     try:
-        address = read_arg(thread, natives, index, name)
+        address = next(filter(None, (read_arg(thread, natives, index, n) for n in names)), None)
         if not address:
             return None
         text = values.repr_object(reader, address, style=values.STYLE_LIBPYTHON)[0]
