@@ -6,7 +6,7 @@ from jitunwind.ui import commands as shared
 from jitunwind.ui.session import NoTarget, Session, invoke as shared_invoke
 
 from . import target as tgt
-from .walk import match_frame, native_frames
+from .walk import match_frame, native_frames, own_frame_variable
 
 
 class _Thread:
@@ -59,15 +59,16 @@ class LldbSession(Session):
         return native_frames(self.state(), thread.thread, limit)
 
     def native_pointer_argument(self, thread, natives, index, name):
-        """The pointer argument `name` of native frame natives[index] (LLDB's
-        matching frame), or None."""
+        """The pointer argument `name` of native frame natives[index]: LLDB's
+        matching frame's, else read through the library's own unwinding
+        (LLDB may lack the frame, or list it as a frame provider's scripted
+        frame, which has no variables); None when neither reads it."""
         found = match_frame(thread.thread, natives, index)
-        if found is None:
-            return None
-        value = thread.thread.GetFrameAtIndex(found).FindVariable(name)
-        if not value or not value.IsValid():
-            return None
-        return value.GetValueAsUnsigned() or None
+        if found is not None:
+            value = thread.thread.GetFrameAtIndex(found).FindVariable(name)
+            if value and value.IsValid() and value.GetError().Success():
+                return value.GetValueAsUnsigned() or None
+        return own_frame_variable(self.state(), thread.thread, natives, index, name)
 
     def frame_number(self, thread, natives, index):
         """LLDB's number of native frame natives[index], or None."""
