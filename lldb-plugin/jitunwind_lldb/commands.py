@@ -59,16 +59,22 @@ class LldbSession(Session):
         return native_frames(self.state(), thread.thread, limit)
 
     def native_pointer_argument(self, thread, natives, index, name):
-        """The pointer argument `name` of native frame natives[index]: LLDB's
-        matching frame's, else read through the library's own unwinding
-        (LLDB may lack the frame, or list it as a frame provider's scripted
-        frame, which has no variables); None when neither reads it."""
+        """The pointer argument `name` of native frame natives[index], read
+        through the library's own unwinding, else from LLDB's matching
+        frame; None when neither reads it. LLDB's own may be missing (its
+        unwinding through a function split into hot and cold parts loses
+        frames), wrong (a callee-saved register restored by that unwinding)
+        or have no variables (a frame provider's scripted frame)."""
+        own = own_frame_variable(self.state(), thread.thread, natives, index, name)
+        if own is not None:
+            return own
         found = match_frame(thread.thread, natives, index)
-        if found is not None:
-            value = thread.thread.GetFrameAtIndex(found).FindVariable(name)
-            if value and value.IsValid() and value.GetError().Success():
-                return value.GetValueAsUnsigned() or None
-        return own_frame_variable(self.state(), thread.thread, natives, index, name)
+        if found is None:
+            return None
+        value = thread.thread.GetFrameAtIndex(found).FindVariable(name)
+        if not value or not value.IsValid() or not value.GetError().Success():
+            return None
+        return value.GetValueAsUnsigned() or None
 
     def frame_number(self, thread, natives, index):
         """LLDB's number of native frame natives[index], or None."""

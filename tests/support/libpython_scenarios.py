@@ -142,19 +142,6 @@ def check_sample(debugger, dialect, python, label, env, failures, core=None):
                         % (label, "\n".join(got("mixed"))))
 
 
-def expect_call(failures, label, what, got, patterns, dialect):
-    """expect() for a C call's level, read from the callable argument of
-    the native frame making the call: `dialect["unreadable_calls"]` says why
-    the debugger may have no frame to read it from (printed instead of a
-    failure when the level is missing)."""
-    found = []
-    expect(found, label, what, got, patterns)
-    if found and dialect.get("unreadable_calls"):
-        print("skip %s on %s: %s" % (what, label, dialect["unreadable_calls"]))
-        return
-    failures.extend(found)
-
-
 def never_stopped(sections, label, where):
     """True, saying so, when the target ran to its end instead of stopping
     at the breakpoint in `where`: the debugger could not place it (a module
@@ -262,8 +249,7 @@ def check_ccall(debugger, dialect, python, label, failures):
     for n in unselected:
         sections[n] = got(n)[:-1]
     expect(failures, label, "py-up", got("up1"), [baz_line, "    id\\(42\\)"])
-    expect_call(failures, label, "py-up to the C function calling baz", got("up2"), [vectorcall],
-                dialect)
+    expect(failures, label, "py-up to the C function calling baz", got("up2"), [vectorcall])
     expect(failures, label, "py-print in bar's call", got("print c") + got("print a"),
            ["local 'c' = 3", "local 'a' = 1"])
     expect(failures, label, "py-down", got("down"), [baz_line, "    id\\(42\\)"])
