@@ -164,7 +164,7 @@ def frame_line(reader, number, frame, verbose=False):
     """libpython's line for a Python frame: `#N Frame 0x..., for file F,
     line L, in NAME (args)` (level_lines picks N). `verbose` adds
     the code object's address and the frame's flags."""
-    args = values.arguments_text(reader, frame)
+    args = values.arguments_text(reader, frame, style=values.STYLE_LIBPYTHON)
     flags = labels.python_flags_text(frame) if verbose else ""
     return "#%d Frame %#x, %sfor file %s, line %s, in %s (%s)%s" % (
         number, frame.address, "code %#x, " % frame.code if verbose else "",
@@ -225,7 +225,7 @@ def run_py_locals(session, args):
         session.write("Locals for %s" % _code_name(frame))
         variables, err = values.frame_variables(stack.reader, frame)
         for var in variables:
-            session.write(values.variable_text(stack.reader, var))
+            session.write(values.variable_text(stack.reader, var, style=values.STYLE_LIBPYTHON))
         if err is not None:
             session.write("(variables cut short: %s)" % err)
         if frame.flags & PYFRAME_ENTRY:
