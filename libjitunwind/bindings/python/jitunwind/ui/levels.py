@@ -131,27 +131,39 @@ def direct_call(session, reader, natives, start, end, frame, jit):
     return None
 
 
+def _listed(session, thread, natives, index):
+    """Whether the debugger lists natives[index] as a frame of its own (one
+    it can select); True where it numbers frames by the walk's index."""
+    number_of = getattr(session, "frame_number", None)
+    return number_of is None or number_of(thread, natives, index) is not None
+
+
 def _between(session, thread, reader, natives, start, end, frame, python, jit):
     """The levels natives[start:end] (innermost first) add inside Python
     frame `python`: each state (one of each), then at most one C call (the
     innermost frame naming it; the generic vectorcall frames outside it
-    name the same call again), else the builtin it calls directly."""
+    name the same call again), else the builtin it calls directly. The
+    direct call's frame also stands for the same call found in a frame the
+    debugger does not list (LLDB 19's unwinding loses frames), so that the
+    level can be selected."""
     out, said = [], set()
-    called = False
+    call = None
     for index in range(start, end):
         state = state_text(natives[index].symbol or "")
         if state is not None and state not in said:
             said.add(state)
             out.append(Level(python, index, call=state))
-        elif state is None and not called:
+        elif state is None and call is None:
             text = call_text(session, thread, reader, natives, index)
             if text is not None:
-                called = True
-                out.append(Level(python, index, call=text))
-    direct = None if called else direct_call(session, reader, natives, start, end, frame, jit)
-    if direct is not None:
-        out.append(Level(python, direct[0], call=direct[1]))
-    return out
+                call = (index, text)
+    if call is None or not _listed(session, thread, natives, call[0]):
+        direct = direct_call(session, reader, natives, start, end, frame, jit)
+        if direct is not None and (call is None or direct[1] == call[1]):
+            call = direct
+    if call is not None:
+        out.append(Level(python, call[0], call=call[1]))
+    return sorted(out, key=lambda level: level.native)
 
 
 def jit_frames(entries):
