@@ -327,7 +327,7 @@ def check_instances(debugger, dialect, python, label, failures):
     names = ["order", "viadict", "slotted", "sub", "wide", "node", "deep", "long"]
     sections, raw = debugger(python, INSTANCES, ["builtin_id"],
                              [(n, "py-print " + n) for n in names + PATHS] +
-                             [("locals", "py-locals"), ("full", "py-bt-full")], None, None)
+                             [("full", "py-bt-full")], None, None)
     at = r" at remote %s>" % ADDR
     wide = ", ".join("a%d=%d" % (i, i) for i in range(40))
     cut = repr(list(range(1000)))[:OUTPUT_CAP] + "...(truncated)"
@@ -342,9 +342,7 @@ def check_instances(debugger, dialect, python, label, failures):
     for name in names:
         expect(failures, label, "py-print " + name, sections.get(name, [raw[-1500:]]),
                ["local %s = %s" % (re.escape(repr(name)), want[name])])
-    # py-locals and the frame line render values as py-print does
-    expect(failures, label, "py-locals of instances",
-           sections.get("locals", [raw[-1500:]])[:len(names) + 1], ["Locals for hold"] + ["%s = %s" % (n, want[n]) for n in names])
+    # the frame line renders values as py-print does
     frame = [line for line in sections.get("full", []) if "in hold (" in line]
     expect(failures, label, "py-bt-full's line of a frame with instance arguments", frame,
            [r"#\d+ Frame %s, for file %s, line \d+, in hold \(%s\)" % (

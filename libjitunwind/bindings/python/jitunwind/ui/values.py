@@ -225,7 +225,7 @@ def run_py_locals(session, args):
         session.write("Locals for %s" % _code_name(frame))
         variables, err = values.frame_variables(stack.reader, frame)
         for var in variables:
-            session.write(values.variable_text(stack.reader, var, style=values.STYLE_LIBPYTHON))
+            session.write(values.variable_text(stack.reader, var))
         if err is not None:
             session.write("(variables cut short: %s)" % err)
         if frame.flags & PYFRAME_ENTRY:
