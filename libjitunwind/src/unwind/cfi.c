@@ -195,6 +195,29 @@ static int frame_at(struct ju_module *m, uint64_t vaddr, Dwarf_Frame **frame)
     return JITUNWIND_ENOTFOUND;
 }
 
+/* The CFI row of the frame at C's pc (*FRAME, for the caller to free) and
+ * its CFA into C. ENOTFOUND (and *STOP untouched) when no module or FDE
+ * covers the pc. */
+static int row_and_cfa(struct ju_dwarf_eval *c, jitunwind_modules *mods, int innermost,
+                       Dwarf_Frame **frame, int *stop)
+{
+    Dwarf_Op *ops;
+    size_t nops;
+    uint64_t lookup = ju_arch_lookup_pc(c->dr, c->regs->pc, innermost);
+    struct ju_module *m = ju_modules_lookup(mods, lookup);
+    int is_value, rc;
+    *frame = NULL;
+    if (!m || frame_at(m, lookup - m->bias, frame) < 0)
+        return JITUNWIND_ENOTFOUND;
+    *stop = JITUNWIND_STOP_BAD_FRAME;
+    if (dwarf_frame_cfa(*frame, &ops, &nops) != 0 || nops == 0)
+        return JITUNWIND_ECORRUPT;
+    if ((rc = eval(c, ops, nops, &c->cfa, &is_value, stop)) < 0)
+        return rc;
+    c->have_cfa = 1;
+    return 0;
+}
+
 int ju_dwarf_eval_ops(const struct ju_dwarf_eval *c, const Dwarf_Op *ops, size_t nops,
                       uint64_t *result, int *is_value)
 {
@@ -215,12 +238,9 @@ int ju_step_cfi(int arch, jitunwind_modules *mods, const struct jitunwind_memory
                 int *stop_reason, int *used_lr)
 {
     struct ju_dwarf_eval c = {0};
-    struct ju_module *m;
     Dwarf_Frame *frame = NULL;
-    Dwarf_Op *cfa_ops;
-    size_t cfa_nops;
-    uint64_t lookup, value;
-    int stop = JITUNWIND_STOP_NONE, defined, ra_same, is_value, rc;
+    uint64_t value;
+    int stop = JITUNWIND_STOP_NONE, defined, ra_same, rc;
 
     if (stop_reason)
         *stop_reason = JITUNWIND_STOP_NONE;
@@ -230,19 +250,8 @@ int ju_step_cfi(int arch, jitunwind_modules *mods, const struct jitunwind_memory
         return JITUNWIND_EUNSUPPORTED;
     c.regs = in;
     c.mem = mem;
-    lookup = ju_arch_lookup_pc(c.dr, in->pc, innermost);
-    m = ju_modules_lookup(mods, lookup);
-    if (!m || frame_at(m, lookup - m->bias, &frame) < 0)
-        return JITUNWIND_ENOTFOUND;
-
-    rc = JITUNWIND_ECORRUPT;
-    stop = JITUNWIND_STOP_BAD_FRAME;
-    if (dwarf_frame_cfa(frame, &cfa_ops, &cfa_nops) != 0 || cfa_nops == 0)
+    if ((rc = row_and_cfa(&c, mods, innermost, &frame, &stop)) < 0)
         goto done;
-    rc = eval(&c, cfa_ops, cfa_nops, &c.cfa, &is_value, &stop);
-    if (rc < 0)
-        goto done;
-    c.have_cfa = 1;
 
     *out = (struct jitunwind_regs){0};
     if (used_lr)
@@ -309,12 +318,9 @@ JITUNWIND_API int jitunwind_step_cfi_registers(int arch, jitunwind_modules *mods
 {
     struct ju_dwarf_eval c = {0};
     struct jitunwind_regs regs;
-    struct ju_module *m;
     Dwarf_Frame *frame = NULL;
-    Dwarf_Op *cfa_ops;
-    size_t cfa_nops;
-    uint64_t lookup, value, saved;
-    int stop = JITUNWIND_STOP_NONE, defined, is_value, rc, n;
+    uint64_t value, saved;
+    int stop = JITUNWIND_STOP_NONE, defined, rc, n;
 
     if (!mods || !ju_memory_valid(mem) || !in || !out)
         return JITUNWIND_EINVAL;
@@ -326,16 +332,8 @@ JITUNWIND_API int jitunwind_step_cfi_registers(int arch, jitunwind_modules *mods
     c.regs = &regs;
     c.all = in;
     c.mem = mem;
-    lookup = ju_arch_lookup_pc(c.dr, in->pc, innermost);
-    m = ju_modules_lookup(mods, lookup);
-    if (!m || frame_at(m, lookup - m->bias, &frame) < 0)
-        return JITUNWIND_ENOTFOUND;
-    rc = JITUNWIND_ECORRUPT;
-    if (dwarf_frame_cfa(frame, &cfa_ops, &cfa_nops) != 0 || cfa_nops == 0)
+    if ((rc = row_and_cfa(&c, mods, innermost, &frame, &stop)) < 0)
         goto done;
-    if ((rc = eval(&c, cfa_ops, cfa_nops, &c.cfa, &is_value, &stop)) < 0)
-        goto done;
-    c.have_cfa = 1;
     *out = (struct jitunwind_dwarf_regs){0};
     if ((rc = caller_reg(&c, frame, c.dr->dwarf_ra, &value, &defined, NULL, &stop)) < 0)
         goto done;
