@@ -114,7 +114,8 @@ def own_frame_variable(state, thread, natives, index, name):
     # an inlined function's view shares the pc and sp of the concrete frame after it
     target = next((k for k, n in enumerate(natives[index:]) if not n.inlined), None)
     frame = thread.GetFrameAtIndex(0)
-    if target is None or state.arch is None or not frame or not frame.IsValid():
+    if target is None or state.arch is None or not frame or not frame.IsValid() or \
+            not concrete or concrete[0].pc != frame.GetPC():  # a walk from other registers
         return None
     target = concrete.index(natives[index + target])
     values = {}
