@@ -348,9 +348,17 @@ JITUNWIND_API int jitunwind_step_cfi_registers(int arch, jitunwind_modules *mods
     for (n = 0; n < (int)JITUNWIND_DWARF_REGS; n++) {
         if (!(saved & (1ull << n)))
             continue;
-        /* A register CFI does not name keeps its value across the call. */
-        if (caller_reg(&c, frame, n, &value, &defined, NULL, &stop) < 0 || !defined)
+        /* A register CFI does not name keeps its value across the call.
+         * "Undefined" is read as that too: no compiler marks a register
+         * the ABI preserves undefined, but libdw's x86-64 defaults leave
+         * rbx without a same-value rule (elfutils 0.188). */
+        if (caller_reg(&c, frame, n, &value, &defined, NULL, &stop) < 0)
             continue;
+        if (!defined) {
+            if (!(in->valid & (1ull << n)))
+                continue;
+            value = in->value[n];
+        }
         out->value[n] = value;
         out->valid |= 1ull << n;
     }
