@@ -6,7 +6,7 @@ from jitunwind.ui import commands as shared
 from jitunwind.ui.session import NoTarget, Session, invoke as shared_invoke
 
 from . import target as tgt
-from .walk import match_frame, native_frames
+from .walk import match_frame, native_frames, own_frame_variable
 
 
 class _Thread:
@@ -59,13 +59,20 @@ class LldbSession(Session):
         return native_frames(self.state(), thread.thread, limit)
 
     def native_pointer_argument(self, thread, natives, index, name):
-        """The pointer argument `name` of native frame natives[index] (LLDB's
-        matching frame), or None."""
+        """The pointer argument `name` of native frame natives[index], read
+        through the library's own unwinding, else from LLDB's matching
+        frame; None when neither reads it. LLDB's own may be missing (its
+        unwinding through a function split into hot and cold parts loses
+        frames), wrong (a callee-saved register restored by that unwinding)
+        or have no variables (a frame provider's scripted frame)."""
+        own = own_frame_variable(self.state(), thread.thread, natives, index, name)
+        if own is not None:
+            return own
         found = match_frame(thread.thread, natives, index)
         if found is None:
             return None
         value = thread.thread.GetFrameAtIndex(found).FindVariable(name)
-        if not value or not value.IsValid():
+        if not value or not value.IsValid() or not value.GetError().Success():
             return None
         return value.GetValueAsUnsigned() or None
 

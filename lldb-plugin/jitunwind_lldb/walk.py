@@ -5,6 +5,7 @@ interleaved with Python frames by the shared code (jitunwind.ui.stack)."""
 import lldb
 
 import jitunwind as ju
+from jitunwind.native_variables import dwarf_register_names, frame_variable
 from jitunwind.ui.session import NativeView
 from jitunwind.ui.labels import NO_NAME
 from jitunwind.ui.stack import lookup_pc, mixed_stack
@@ -103,6 +104,30 @@ def native_frames(state, thread, limit=DEFAULT_LIMIT, registers=None):
             views.append(NativeView(f.pc, f.sp, level.name, level.where,
                                     None if inlined else f.source, inlined=inlined))
     return views[:limit], ["native walk: %d frames, stopped: %s" % (len(native), stop)]
+
+
+def own_frame_variable(state, thread, natives, index, name):
+    """The pointer-sized variable `name` of natives[index] read through the
+    library's unwinding from the thread's innermost registers
+    (jitunwind.native_variables), or None."""
+    concrete = [n for n in natives if not n.inlined]
+    # an inlined function's view shares the pc and sp of the concrete frame after it
+    target = next((k for k, n in enumerate(natives[index:]) if not n.inlined), None)
+    frame = thread.GetFrameAtIndex(0)
+    if target is None or state.arch is None or not frame or not frame.IsValid() or \
+            not concrete or concrete[0].pc != frame.GetPC():  # a walk from other registers
+        return None
+    target = concrete.index(natives[index + target])
+    values = {}
+    for number, register in enumerate(dwarf_register_names(state.arch)):
+        reg = frame.FindRegister(register)
+        if reg and reg.IsValid() and reg.GetError().Success():
+            values[number] = reg.GetValueAsUnsigned()
+    try:
+        return frame_variable(state.arch, state.modules, state.memory, frame.GetPC(), values,
+                              [(n.pc, n.sp) for n in concrete], target, name) or None
+    except Exception:  # an unreadable variable is no level: the frames still print
+        return None
 
 
 def walk_thread(state, thread, limit=DEFAULT_LIMIT):

@@ -15,7 +15,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
 from extra_pythons import lldb_args  # noqa: E402
-from lldb_under_test import LLDB, MISSING, lldb_version, without_stop_reports  # noqa: E402
+from lldb_under_test import LLDB, MISSING, without_stop_reports  # noqa: E402
 from libpython_scenarios import SAMPLE, check_all, label_of  # noqa: E402
 from values_target import SKIP, run_all  # noqa: E402
 
@@ -23,22 +23,6 @@ from values_target import SKIP, run_all  # noqa: E402
 DIALECT = {"frame": "frame info", "frame_line": "frame #%s:",
            "break": "break-entry %s", "all": "%s -a", "delete": "breakpoint delete %s",
            "may_not_select": True}
-
-# The level of a C call is read from the callable argument of the native
-# frame making the call, which LLDB may not have as a frame with variables:
-# LLDB 19 takes the lowest address of a function GCC split into hot and cold
-# parts as its start, so its unwinding from such a function (LTO builds:
-# Debian's 3.15.2 _PyEval_EvalFrameDefault, wrapper_call) goes wrong; LLDB
-# 22+'s frame provider lists the frames its own unwinding did not match as
-# scripted frames, which have no variables (the extended matrix's builds,
-# above the eval loop running baz).
-VERSION = lldb_version() if LLDB else None
-DIALECT["unreadable_calls"] = (
-    "LLDB 19 unwinds wrongly through functions split into hot and cold parts, so the native "
-    "frame holding the call's callable argument is not among its frames"
-    if VERSION and VERSION[0] < 20 else
-    "the native frame holding the call's callable argument is one of the frame provider's "
-    "scripted frames, which have no variables")
 
 failures = []
 

@@ -142,19 +142,6 @@ def check_sample(debugger, dialect, python, label, env, failures, core=None):
                         % (label, "\n".join(got("mixed"))))
 
 
-def expect_call(failures, label, what, got, patterns, dialect):
-    """expect() for a C call's level, read from the callable argument of
-    the native frame making the call: `dialect["unreadable_calls"]` says why
-    the debugger may have no frame to read it from (printed instead of a
-    failure when the level is missing)."""
-    found = []
-    expect(found, label, what, got, patterns)
-    if found and dialect.get("unreadable_calls"):
-        print("skip %s on %s: %s" % (what, label, dialect["unreadable_calls"]))
-        return
-    failures.extend(found)
-
-
 def never_stopped(sections, label, where):
     """True, saying so, when the target ran to its end instead of stopping
     at the breakpoint in `where`: the debugger could not place it (a module
@@ -225,18 +212,17 @@ def check_wrapper(debugger, dialect, python, label, failures):
     wrapper = r"<method-wrapper '__init__' of MyList object at remote %s>" % ADDR
     if never_stopped(sections, label, "wrapper_call"):
         return
-    expect_call(failures, label, "py-bt in a method-wrapper",
-                sections.get("bt", [raw[-1500:]])[:3],
-                ["Traceback \\(most recent call first\\):", "  " + wrapper,
-                 '  File "%s", line %d, in MyList.__init__'
-                 % (re.escape(WRAPPER), line_of(WRAPPER, "super(*[]).__init__()"))], dialect)
+    expect(failures, label, "py-bt in a method-wrapper", sections.get("bt", [raw[-1500:]])[:3],
+           ["Traceback \\(most recent call first\\):", "  " + wrapper,
+            '  File "%s", line %d, in MyList.__init__'
+            % (re.escape(WRAPPER), line_of(WRAPPER, "super(*[]).__init__()"))])
     # headed by the code object's name, as libpython's py-locals
     expect(failures, label, "py-locals in a method", sections.get("locals", [raw[-1500:]])[:2],
            ["Locals for __init__", "self = .+"])
-    expect_call(failures, label, "py-bt-full in a method-wrapper",
-                sections.get("full", [raw[-1500:]])[:2],
-                [r"#\d+ " + wrapper, r"#\d+ Frame %s, for file %s, line \d+, in MyList.__init__ "
-                 r"\(self=.*\)" % (ADDR, re.escape(WRAPPER))], dialect)
+    expect(failures, label, "py-bt-full in a method-wrapper",
+           sections.get("full", [raw[-1500:]])[:2],
+           [r"#\d+ " + wrapper, r"#\d+ Frame %s, for file %s, line \d+, in MyList.__init__ "
+            r"\(self=.*\)" % (ADDR, re.escape(WRAPPER))])
 
 
 def check_ccall(debugger, dialect, python, label, failures):
@@ -263,8 +249,7 @@ def check_ccall(debugger, dialect, python, label, failures):
     for n in unselected:
         sections[n] = got(n)[:-1]
     expect(failures, label, "py-up", got("up1"), [baz_line, "    id\\(42\\)"])
-    expect_call(failures, label, "py-up to the C function calling baz", got("up2"), [vectorcall],
-                dialect)
+    expect(failures, label, "py-up to the C function calling baz", got("up2"), [vectorcall])
     expect(failures, label, "py-print in bar's call", got("print c") + got("print a"),
            ["local 'c' = 3", "local 'a' = 1"])
     expect(failures, label, "py-down", got("down"), [baz_line, "    id\\(42\\)"])
@@ -341,7 +326,8 @@ def check_instances(debugger, dialect, python, label, failures):
     libpython's 1,024 characters; `py-print NAME.ATTR...` follows attributes."""
     names = ["order", "viadict", "slotted", "sub", "wide", "node", "deep", "long"]
     sections, raw = debugger(python, INSTANCES, ["builtin_id"],
-                             [(n, "py-print " + n) for n in names + PATHS], None, None)
+                             [(n, "py-print " + n) for n in names + PATHS] +
+                             [("full", "py-bt-full")], None, None)
     at = r" at remote %s>" % ADDR
     wide = ", ".join("a%d=%d" % (i, i) for i in range(40))
     cut = repr(list(range(1000)))[:OUTPUT_CAP] + "...(truncated)"
@@ -356,6 +342,11 @@ def check_instances(debugger, dialect, python, label, failures):
     for name in names:
         expect(failures, label, "py-print " + name, sections.get(name, [raw[-1500:]]),
                ["local %s = %s" % (re.escape(repr(name)), want[name])])
+    # the frame line renders values as py-print does
+    frame = [line for line in sections.get("full", []) if "in hold (" in line]
+    expect(failures, label, "py-bt-full's line of a frame with instance arguments", frame,
+           [r"#\d+ Frame %s, for file %s, line \d+, in hold \(%s\)" % (
+               ADDR, re.escape(INSTANCES), ", ".join("%s=%s" % (n, want[n]) for n in names))])
     paths = {"order.oid": "local 'order.oid' = 1",
              "order.items": r"local 'order.items' = \['x'\]",
              "sub.a": "local 'sub.a' = 1", "node.next.name": "local 'node.next.name' = 'n'",

@@ -92,6 +92,28 @@ START_TEST(queries_reject_null_out)
     ck_assert_int_lt(jitunwind_modules_symbolize(mods, 0x1000, buf, sizeof buf, NULL), 0);
     ck_assert_int_eq(jitunwind_step_cfi(JITUNWIND_ARCH_X86_64, mods, &mem, &regs, 1, NULL, NULL),
                      JITUNWIND_EINVAL);
+    {
+        struct jitunwind_dwarf_regs all = {0}, caller;
+        uint64_t value;
+        all.pc = 0x1000;
+        ck_assert_int_eq(jitunwind_step_cfi_registers(JITUNWIND_ARCH_X86_64, mods, &mem, &all, 1,
+                                                      NULL),
+                         JITUNWIND_EINVAL);
+        /* no stack pointer to compute a CFA from */
+        ck_assert_int_eq(jitunwind_step_cfi_registers(JITUNWIND_ARCH_X86_64, mods, &mem, &all, 1,
+                                                      &caller),
+                         JITUNWIND_EINVAL);
+        ck_assert_int_eq(jitunwind_native_variable(JITUNWIND_ARCH_X86_64, mods, &mem, &all, 1, 0,
+                                                   NULL, &value),
+                         JITUNWIND_EINVAL);
+        ck_assert_int_eq(jitunwind_native_variable(JITUNWIND_ARCH_X86_64, mods, &mem, &all, 1, 0,
+                                                   "x", NULL),
+                         JITUNWIND_EINVAL);
+        /* no module maps the pc */
+        ck_assert_int_eq(jitunwind_native_variable(JITUNWIND_ARCH_X86_64, mods, &mem, &all, 1, 0,
+                                                   "x", &value),
+                         JITUNWIND_ENOTFOUND);
+    }
     ck_assert_int_eq(jitunwind_step_range(JITUNWIND_ARCH_X86_64, &range, &mem, &regs, 1, NULL,
                                           NULL),
                      JITUNWIND_EINVAL);

@@ -32,6 +32,7 @@
 #include "jitunwind/mixed.h"
 #include "jitunwind/readers.h"
 #include "jitunwind/modules.h"
+#include "jitunwind/native_variables.h"
 #include "jitunwind/dwarf.h"
 #include "jitunwind/debug_files.h"
 #include "jitunwind/image.h"

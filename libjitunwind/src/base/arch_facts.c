@@ -9,6 +9,7 @@ static const struct ju_arch_facts X86_64 = {
     .elf_machine = EM_X86_64,
     /* System V psABI: rbp 6, rsp 7, the return address column 16 (rip). */
     .dwarf_pc = 16, .dwarf_sp = 7, .dwarf_fp = 6, .dwarf_lr = -1, .dwarf_ra = 16,
+    .dwarf_callee_saved = (1ull << 3) | (1ull << 6) | (0xfull << 12), /* rbx, rbp, r12-r15 */
     .return_address_adjust = 1,
     .insn_align = 1,
     .sp_align = 0, /* 16 only at calls: any other point may have 8 pushed */
@@ -29,6 +30,7 @@ static const struct ju_arch_facts AARCH64 = {
     /* DWARF for the Arm 64-bit architecture: x29 29, x30 30, sp 31; no pc
      * column (the return address is x30's). */
     .dwarf_pc = -1, .dwarf_sp = 31, .dwarf_fp = 29, .dwarf_lr = 30, .dwarf_ra = 30,
+    .dwarf_callee_saved = 0x7ffull << 19, /* x19-x29 */
     .return_address_adjust = 1, /* any byte of the 4-byte bl/blr will do */
     .insn_align = 4,
     .sp_align = 16, /* the architecture faults on a misaligned sp */

@@ -32,6 +32,9 @@ struct ju_arch_facts {
     /* DWARF register numbers; -1: the architecture has no such register.
      * dwarf_ra is the return-address column of CFI. */
     int dwarf_pc, dwarf_sp, dwarf_fp, dwarf_lr, dwarf_ra;
+    /* The DWARF registers a call preserves (bit n: register n), besides
+     * sp: a caller's value is the callee's unless its CFI saved it. */
+    uint64_t dwarf_callee_saved;
 
     /* A caller's pc is a return address, just past its call; it is looked
      * up (ranges, CFI, symbols) this many bytes lower, inside the call. */

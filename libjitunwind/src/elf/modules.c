@@ -42,6 +42,8 @@ static void module_close(struct ju_module *m)
     while (m->n_symbols)
         ju_symbol_index_free(&m->symbols[--m->n_symbols]);
     free(m->symbols);
+    if (m->sep_dwarf)
+        dwarf_end(m->sep_dwarf);
     if (m->sep_elf)
         ju_elf_close(m->sep_fd, m->sep_elf);
     ju_elf_close(m->fd, m->elf);
@@ -426,6 +428,31 @@ static int find_symbol(struct ju_module *m, uint64_t vaddr, char *buf, size_t le
         if (ju_symbol_index_find(&m->symbols[i], vaddr, buf, len, off))
             return 0;
     return JITUNWIND_ENOTFOUND;
+}
+
+/* Whether DW has at least one compile unit. */
+static int has_units(Dwarf *dw)
+{
+    Dwarf_Off next;
+    size_t header;
+    return dw && dwarf_nextcu(dw, 0, &next, &header, NULL, NULL, NULL) == 0;
+}
+
+Dwarf *ju_module_debug_info(struct ju_module *m)
+{
+    Elf *sep;
+    if (m->info_tried)
+        return m->info;
+    m->info_tried = 1;
+    (void)ju_module_cfi(m, 1); /* opens the file's own DWARF */
+    if (has_units(m->dwarf))
+        return m->info = m->dwarf;
+    if ((sep = separate_debug_elf(m)) != NULL) {
+        m->sep_dwarf = dwarf_begin_elf(sep, DWARF_C_READ, NULL);
+        if (has_units(m->sep_dwarf))
+            m->info = m->sep_dwarf;
+    }
+    return m->info;
 }
 
 JITUNWIND_API int jitunwind_modules_symbolize(jitunwind_modules *mods, uint64_t addr,

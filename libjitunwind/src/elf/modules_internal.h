@@ -29,10 +29,16 @@ struct ju_module {
     struct ju_symbol_index *symbols;
     size_t n_symbols, symbols_cap;
     int symbols_indexed, sep_indexed;
+    Dwarf *info;          /* the .debug_info holder (own or separate); opened on first use */
+    Dwarf *sep_dwarf;     /* the separate debug file's, when that holds it */
+    int info_tried;
 };
 
 /* The module containing addr, or NULL. */
 JU_HIDDEN struct ju_module *ju_modules_lookup(jitunwind_modules *mods, uint64_t addr);
+/* The DWARF holding the module's .debug_info (its own, else its separate
+ * debug file's), or NULL. */
+JU_HIDDEN Dwarf *ju_module_debug_info(struct ju_module *m);
 /* The module's .eh_frame (debug_frame == 0) or .debug_frame CFI, or NULL. */
 JU_HIDDEN Dwarf_CFI *ju_module_cfi(struct ju_module *m, int debug_frame);
 

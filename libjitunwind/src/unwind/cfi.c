@@ -9,19 +9,12 @@
 #include "unwind/cfi.h"
 #include "elf/modules_internal.h"
 #include "unwind/arch/arch.h"
+#include "jitunwind/native_variables.h"
 
 #define EXPR_STACK 16   /* DWARF expression stack depth */
 #define EXPR_STEPS 64   /* operations evaluated per expression (no loops allowed) */
 
-struct eval_ctx {
-    const struct ju_arch_facts *dr; /* its DWARF register numbers */
-    const struct jitunwind_regs *regs;
-    const struct jitunwind_memory *mem;
-    uint64_t cfa;
-    int have_cfa;
-};
-
-static int reg_value(const struct eval_ctx *c, uint64_t regno, uint64_t *out)
+static int reg_value(const struct ju_dwarf_eval *c, uint64_t regno, uint64_t *out)
 {
     const struct jitunwind_regs *r = c->regs;
     if ((int)regno == c->dr->dwarf_sp && (r->valid & JITUNWIND_REG_SP))
@@ -32,15 +25,14 @@ static int reg_value(const struct eval_ctx *c, uint64_t regno, uint64_t *out)
         *out = r->pc;
     else if ((int)regno == c->dr->dwarf_lr && (r->valid & JITUNWIND_REG_LR))
         *out = r->lr;
+    else if (c->all && regno < JITUNWIND_DWARF_REGS && (c->all->valid & (1ull << regno)))
+        *out = c->all->value[regno];
     else
         return JITUNWIND_EUNSUPPORTED;
     return 0;
 }
 
-/* Evaluate ops; *is_value says whether the result is a value
- * (DW_OP_stack_value) rather than an address. Bounded in stack and steps;
- * branches are refused (CFI expressions in practice need none). */
-static int eval(const struct eval_ctx *c, const Dwarf_Op *ops, size_t nops, uint64_t *result,
+static int eval(const struct ju_dwarf_eval *c, const Dwarf_Op *ops, size_t nops, uint64_t *result,
                 int *is_value, int *stop)
 {
     uint64_t st[EXPR_STACK];
@@ -62,8 +54,26 @@ static int eval(const struct eval_ctx *c, const Dwarf_Op *ops, size_t nops, uint
             if (reg_value(c, (uint64_t)(a - DW_OP_breg0), &v) < 0)
                 goto need_reg;
             PUSH(v + op->number);
+        } else if (a >= DW_OP_reg0 && a <= DW_OP_reg31 && c->locations) {
+            if (reg_value(c, (uint64_t)(a - DW_OP_reg0), &v) < 0)
+                goto need_reg;
+            PUSH(v);
+            *is_value = 1;
         } else {
             switch (a) {
+            case DW_OP_regx:
+                if (!c->locations)
+                    goto bad;
+                if (reg_value(c, op->number, &v) < 0)
+                    goto need_reg;
+                PUSH(v);
+                *is_value = 1;
+                break;
+            case DW_OP_fbreg:
+                if (!c->have_frame_base)
+                    goto bad;
+                PUSH(c->frame_base + op->number);
+                break;
             case DW_OP_bregx:
                 if (reg_value(c, op->number, &v) < 0)
                     goto need_reg;
@@ -132,7 +142,7 @@ need_reg:
 /* The caller's value of DWARF register `regno`. *defined = 0 when CFI says
  * the register is undefined in the caller; *same (if not NULL) = 1 when the
  * caller's value is the register's current one ("same value"). */
-static int caller_reg(const struct eval_ctx *c, Dwarf_Frame *frame, int regno,
+static int caller_reg(const struct ju_dwarf_eval *c, Dwarf_Frame *frame, int regno,
                       uint64_t *out, int *defined, int *same, int *stop)
 {
     Dwarf_Op mem_ops[3], *ops = NULL;
@@ -185,6 +195,36 @@ static int frame_at(struct ju_module *m, uint64_t vaddr, Dwarf_Frame **frame)
     return JITUNWIND_ENOTFOUND;
 }
 
+/* The CFI row of the frame at C's pc (*FRAME, for the caller to free) and
+ * its CFA into C. ENOTFOUND (and *STOP untouched) when no module or FDE
+ * covers the pc. */
+static int row_and_cfa(struct ju_dwarf_eval *c, jitunwind_modules *mods, int innermost,
+                       Dwarf_Frame **frame, int *stop)
+{
+    Dwarf_Op *ops;
+    size_t nops;
+    uint64_t lookup = ju_arch_lookup_pc(c->dr, c->regs->pc, innermost);
+    struct ju_module *m = ju_modules_lookup(mods, lookup);
+    int is_value, rc;
+    *frame = NULL;
+    if (!m || frame_at(m, lookup - m->bias, frame) < 0)
+        return JITUNWIND_ENOTFOUND;
+    *stop = JITUNWIND_STOP_BAD_FRAME;
+    if (dwarf_frame_cfa(*frame, &ops, &nops) != 0 || nops == 0)
+        return JITUNWIND_ECORRUPT;
+    if ((rc = eval(c, ops, nops, &c->cfa, &is_value, stop)) < 0)
+        return rc;
+    c->have_cfa = 1;
+    return 0;
+}
+
+int ju_dwarf_eval_ops(const struct ju_dwarf_eval *c, const Dwarf_Op *ops, size_t nops,
+                      uint64_t *result, int *is_value)
+{
+    int stop = JITUNWIND_STOP_NONE;
+    return eval(c, ops, nops, result, is_value, &stop);
+}
+
 JITUNWIND_API int jitunwind_step_cfi(int arch, jitunwind_modules *mods,
                                      const struct jitunwind_memory *mem,
                                      const struct jitunwind_regs *in, int innermost,
@@ -197,13 +237,10 @@ int ju_step_cfi(int arch, jitunwind_modules *mods, const struct jitunwind_memory
                 const struct jitunwind_regs *in, int innermost, struct jitunwind_regs *out,
                 int *stop_reason, int *used_lr)
 {
-    struct eval_ctx c = {0};
-    struct ju_module *m;
+    struct ju_dwarf_eval c = {0};
     Dwarf_Frame *frame = NULL;
-    Dwarf_Op *cfa_ops;
-    size_t cfa_nops;
-    uint64_t lookup, value;
-    int stop = JITUNWIND_STOP_NONE, defined, ra_same, is_value, rc;
+    uint64_t value;
+    int stop = JITUNWIND_STOP_NONE, defined, ra_same, rc;
 
     if (stop_reason)
         *stop_reason = JITUNWIND_STOP_NONE;
@@ -213,19 +250,8 @@ int ju_step_cfi(int arch, jitunwind_modules *mods, const struct jitunwind_memory
         return JITUNWIND_EUNSUPPORTED;
     c.regs = in;
     c.mem = mem;
-    lookup = ju_arch_lookup_pc(c.dr, in->pc, innermost);
-    m = ju_modules_lookup(mods, lookup);
-    if (!m || frame_at(m, lookup - m->bias, &frame) < 0)
-        return JITUNWIND_ENOTFOUND;
-
-    rc = JITUNWIND_ECORRUPT;
-    stop = JITUNWIND_STOP_BAD_FRAME;
-    if (dwarf_frame_cfa(frame, &cfa_ops, &cfa_nops) != 0 || cfa_nops == 0)
+    if ((rc = row_and_cfa(&c, mods, innermost, &frame, &stop)) < 0)
         goto done;
-    rc = eval(&c, cfa_ops, cfa_nops, &c.cfa, &is_value, &stop);
-    if (rc < 0)
-        goto done;
-    c.have_cfa = 1;
 
     *out = (struct jitunwind_regs){0};
     if (used_lr)
@@ -262,5 +288,82 @@ done:
     free(frame);
     if (stop_reason)
         *stop_reason = stop;
+    return rc;
+}
+
+/* The view of IN as the walk's registers: pc, sp, fp and lr. */
+static struct jitunwind_regs walk_regs(const struct ju_arch_facts *dr,
+                                       const struct jitunwind_dwarf_regs *in)
+{
+    struct jitunwind_regs r = {0};
+    r.pc = in->pc;
+    r.valid = JITUNWIND_REG_PC;
+    r.sp = in->value[dr->dwarf_sp];
+    r.valid |= JITUNWIND_REG_SP;
+    if (in->valid & (1ull << dr->dwarf_fp)) {
+        r.fp = in->value[dr->dwarf_fp];
+        r.valid |= JITUNWIND_REG_FP;
+    }
+    if (dr->dwarf_lr >= 0 && (in->valid & (1ull << dr->dwarf_lr))) {
+        r.lr = in->value[dr->dwarf_lr];
+        r.valid |= JITUNWIND_REG_LR;
+    }
+    return r;
+}
+
+JITUNWIND_API int jitunwind_step_cfi_registers(int arch, jitunwind_modules *mods,
+                                               const struct jitunwind_memory *mem,
+                                               const struct jitunwind_dwarf_regs *in,
+                                               int innermost, struct jitunwind_dwarf_regs *out)
+{
+    struct ju_dwarf_eval c = {0};
+    struct jitunwind_regs regs;
+    Dwarf_Frame *frame = NULL;
+    uint64_t value, saved;
+    int stop = JITUNWIND_STOP_NONE, defined, rc, n;
+
+    if (!mods || !ju_memory_valid(mem) || !in || !out)
+        return JITUNWIND_EINVAL;
+    if (!(c.dr = ju_arch_facts(arch)))
+        return JITUNWIND_EUNSUPPORTED;
+    if (!(in->valid & (1ull << c.dr->dwarf_sp)))
+        return JITUNWIND_EINVAL;
+    regs = walk_regs(c.dr, in);
+    c.regs = &regs;
+    c.all = in;
+    c.mem = mem;
+    if ((rc = row_and_cfa(&c, mods, innermost, &frame, &stop)) < 0)
+        goto done;
+    *out = (struct jitunwind_dwarf_regs){0};
+    if ((rc = caller_reg(&c, frame, c.dr->dwarf_ra, &value, &defined, NULL, &stop)) < 0)
+        goto done;
+    if (!defined) { /* the outermost frame (e.g. _start) marks its RA undefined */
+        rc = JITUNWIND_ENOTFOUND;
+        goto done;
+    }
+    out->pc = ju_arch_strip_pac(c.dr, ju_memory_pac_mask(mem), value);
+    out->value[c.dr->dwarf_sp] = c.cfa;
+    out->valid = 1ull << c.dr->dwarf_sp;
+    saved = c.dr->dwarf_callee_saved;
+    for (n = 0; n < (int)JITUNWIND_DWARF_REGS; n++) {
+        if (!(saved & (1ull << n)))
+            continue;
+        /* A register CFI does not name keeps its value across the call.
+         * "Undefined" is read as that too: no compiler marks a register
+         * the ABI preserves undefined, but libdw's x86-64 defaults leave
+         * rbx without a same-value rule (elfutils 0.188). */
+        if (caller_reg(&c, frame, n, &value, &defined, NULL, &stop) < 0)
+            continue;
+        if (!defined) {
+            if (!(in->valid & (1ull << n)))
+                continue;
+            value = in->value[n];
+        }
+        out->value[n] = value;
+        out->valid |= 1ull << n;
+    }
+    rc = 0;
+done:
+    free(frame);
     return rc;
 }

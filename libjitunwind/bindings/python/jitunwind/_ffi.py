@@ -56,6 +56,14 @@ class Regs(ctypes.Structure):
                 ("valid", ctypes.c_uint32), ("reserved", ctypes.c_uint32)]
 
 
+DWARF_REGS = 32  # native_variables.h: JITUNWIND_DWARF_REGS
+
+
+class DwarfRegs(ctypes.Structure):
+    _fields_ = [("pc", ctypes.c_uint64), ("value", ctypes.c_uint64 * DWARF_REGS),
+                ("valid", ctypes.c_uint64)]
+
+
 class Frame(ctypes.Structure):
     _fields_ = [("regs", Regs), ("source", ctypes.c_uint32),
                 ("depth", ctypes.c_uint32), ("range", ctypes.POINTER(Range))]
@@ -268,6 +276,9 @@ def _declare(lib):
     _fn(lib, "jitunwind_modules_count", sz, vp)
     _fn(lib, "jitunwind_modules_info", i, vp, sz, P(ModuleInfo))
     _fn(lib, "jitunwind_modules_symbolize", i, vp, u64, ctypes.c_char_p, sz, P(u64))
+    _fn(lib, "jitunwind_step_cfi_registers", i, i, vp, P(Memory), P(DwarfRegs), i, P(DwarfRegs))
+    _fn(lib, "jitunwind_native_variable", i, i, vp, P(Memory), P(DwarfRegs), i, u64,
+        ctypes.c_char_p, P(u64))
     _fn(lib, "jitunwind_classify_trampoline", i, i, ctypes.c_char_p, sz)
     # readers
     _fn(lib, "jitunwind_process_reader_new", i, P(vp), i)

@@ -193,9 +193,11 @@ def variable_text(reader, var, **limits):
     return "%s = %s%s" % (text_escape(var.name), text, stale)
 
 
-def arguments_text(reader, frame, max_chars=60):
+def arguments_text(reader, frame, max_chars=60, style=0):
     """`a=1, b='x'` as libpython's py-bt shows a frame's arguments; "" when
-    the frame has none or they cannot be read."""
+    the frame has none or they cannot be read. With `style`, each value is
+    rendered in it with its default limits (STYLE_LIBPYTHON: instances with
+    their attributes), else short."""
     try:  # arguments come first: a short list is enough
         variables, _err = frame_variables(reader, frame, ARGUMENTS_LIMIT)
     except OSError:
@@ -207,7 +209,7 @@ def arguments_text(reader, frame, max_chars=60):
         if var.flags & VAR_UNBOUND:
             parts.append("%s=<unbound>" % text_escape(var.name))
         else:
-            text = repr_object(reader, var.value, max_depth=1, max_items=4,
-                               max_chars=max_chars)[0]
+            text = repr_object(reader, var.value, style=style)[0] if style else \
+                repr_object(reader, var.value, max_depth=1, max_items=4, max_chars=max_chars)[0]
             parts.append("%s=%s" % (text_escape(var.name), text))
     return ", ".join(parts)

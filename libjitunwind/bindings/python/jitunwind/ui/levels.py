@@ -14,13 +14,14 @@ from .. import ROLE_JIT, ROLE_TRAMPOLINE, values
 from . import labels
 from .stack import mixed_stack
 
-# Native functions and the argument holding the callable a Python frame is
-# calling: the builtin itself in cfunction_*, the wrapper in wrapper_call,
-# any callable in the generic vectorcall (where a release build inlined the
-# cfunction_ call into it).
-CALLABLE_ARGUMENTS = (("cfunction_vectorcall_", "func"), ("cfunction_call", "func"),
-                      ("wrapper_call", "wp"), ("PyObject_Vectorcall", "callable"),
-                      ("_PyObject_VectorcallTstate", "callable"))
+# Native functions and the arguments holding the callable a Python frame is
+# calling, tried in turn: the builtin itself in cfunction_*, the wrapper in
+# wrapper_call (its `self` cast to `wp` in the body: at the entry an
+# optimized build has only `self`), any callable in the generic vectorcall
+# (where a release build inlined the cfunction_ call into it).
+CALLABLE_ARGUMENTS = (("cfunction_vectorcall_", ("func",)), ("cfunction_call", ("func",)),
+                      ("wrapper_call", ("wp", "self")), ("PyObject_Vectorcall", ("callable",)),
+                      ("_PyObject_VectorcallTstate", ("callable",)))
 # What a call level may render as: libpython shows only these as levels.
 CALL_FORMS = ("<built-in ", "<method-wrapper ")
 # Native functions that put a thread in a state libpython's py-bt names,
@@ -67,22 +68,22 @@ def numbered(session, thread, natives, levels):
     return levels
 
 
-def _callable_argument(symbol):
-    for prefix, name in CALLABLE_ARGUMENTS:
+def _callable_arguments(symbol):
+    for prefix, names in CALLABLE_ARGUMENTS:
         if symbol.startswith(prefix):
-            return name
-    return None
+            return names
+    return ()
 
 
 def call_text(session, thread, reader, natives, index):
     """The libpython text of the C call natives[index] makes, or None when
     it is not a known C-call frame or its callable cannot be read."""
     read_arg = getattr(session, "native_pointer_argument", None)
-    name = _callable_argument(natives[index].symbol or "")
-    if read_arg is None or name is None:
+    names = _callable_arguments(natives[index].symbol or "")
+    if read_arg is None or not names:
         return None
     try:
-        address = read_arg(thread, natives, index, name)
+        address = next(filter(None, (read_arg(thread, natives, index, n) for n in names)), None)
         if not address:
             return None
         text = values.repr_object(reader, address, style=values.STYLE_LIBPYTHON)[0]
@@ -130,27 +131,39 @@ def direct_call(session, reader, natives, start, end, frame, jit):
     return None
 
 
+def _listed(session, thread, natives, index):
+    """Whether the debugger lists natives[index] as a frame of its own (one
+    it can select); True where it numbers frames by the walk's index."""
+    number_of = getattr(session, "frame_number", None)
+    return number_of is None or number_of(thread, natives, index) is not None
+
+
 def _between(session, thread, reader, natives, start, end, frame, python, jit):
     """The levels natives[start:end] (innermost first) add inside Python
     frame `python`: each state (one of each), then at most one C call (the
     innermost frame naming it; the generic vectorcall frames outside it
-    name the same call again), else the builtin it calls directly."""
+    name the same call again), else the builtin it calls directly. The
+    direct call's frame also stands for the same call found in a frame the
+    debugger does not list (LLDB 19's unwinding loses frames), so that the
+    level can be selected."""
     out, said = [], set()
-    called = False
+    call = None
     for index in range(start, end):
         state = state_text(natives[index].symbol or "")
         if state is not None and state not in said:
             said.add(state)
             out.append(Level(python, index, call=state))
-        elif state is None and not called:
+        elif state is None and call is None:
             text = call_text(session, thread, reader, natives, index)
             if text is not None:
-                called = True
-                out.append(Level(python, index, call=text))
-    direct = None if called else direct_call(session, reader, natives, start, end, frame, jit)
-    if direct is not None:
-        out.append(Level(python, direct[0], call=direct[1]))
-    return out
+                call = (index, text)
+    if call is None or not _listed(session, thread, natives, call[0]):
+        direct = direct_call(session, reader, natives, start, end, frame, jit)
+        if direct is not None and (call is None or direct[1] == call[1]):
+            call = direct
+    if call is not None:
+        out.append(Level(python, call[0], call=call[1]))
+    return sorted(out, key=lambda level: level.native)
 
 
 def jit_frames(entries):

@@ -164,7 +164,7 @@ def frame_line(reader, number, frame, verbose=False):
     """libpython's line for a Python frame: `#N Frame 0x..., for file F,
     line L, in NAME (args)` (level_lines picks N). `verbose` adds
     the code object's address and the frame's flags."""
-    args = values.arguments_text(reader, frame)
+    args = values.arguments_text(reader, frame, style=values.STYLE_LIBPYTHON)
     flags = labels.python_flags_text(frame) if verbose else ""
     return "#%d Frame %#x, %sfor file %s, line %s, in %s (%s)%s" % (
         number, frame.address, "code %#x, " % frame.code if verbose else "",
