@@ -34,6 +34,9 @@ C_NAMES.update({  # the JIT view (python_jit.h)
 C_NAMES.update({  # the incremental mixer (mixed.h)
     "MixerOptions": "jitunwind_mixer_options", "MixerNative": "jitunwind_mixer_native",
 })
+C_NAMES.update({  # a native frame's variables (native_variables.h)
+    "DwarfRegs": "jitunwind_dwarf_regs",
+})
 
 
 def structures(ffi):
