@@ -174,7 +174,7 @@ def state_for(process, fresh=False):
     if cached and cached[1] == modules and modules[0] is not None:
         state = cached[2]
         if fresh or cached[0] != stop_id:
-            state.invalidate()
+            state.invalidate(reread=fresh)
     else:
         state = LldbState(process)
         state.resolve()
