@@ -8,7 +8,9 @@
  * real ones; PUBLISH: the jitunwind_jit_set_gdb_jit mode (default 1, EACH; 2
  * BATCHED; 257 EACH | SHARE_FOREIGN), 0 leaves the GDB JIT interface alone
  * (the control).
- * JIT_HOST_WAIT=1: wait (for a debugger to attach) after registering. */
+ * JIT_HOST_WAIT=1: wait (for a debugger to attach) after registering,
+ * calling jit_host_tick every 10 ms (a debugger's breakpoint there makes a
+ * stop with the ranges unchanged). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +50,13 @@ void jit_callee(void);
 __attribute__((noinline)) void jit_callee(void)
 {
     jit_callee_calls++; /* the breakpoint */
+    __asm__ volatile("" ::: "memory");
+}
+
+void jit_host_tick(void);
+
+__attribute__((noinline)) void jit_host_tick(void)
+{
     __asm__ volatile("" ::: "memory");
 }
 
@@ -112,8 +121,10 @@ int main(int argc, char **argv)
            st.shared ? " (in its list)" : "");
     fflush(stdout);
     if (getenv("JIT_HOST_WAIT")) /* the benchmark attaches a debugger here */
-        for (;;)
-            pause();
+        for (;;) {
+            jit_host_tick();
+            usleep(10000);
+        }
     host_fp_enter((fp_code_fn)(void *)code, (void (*)(void))(void *)(code + 64));
     return jit_callee_calls == 1 ? 0 : 1;
 }
