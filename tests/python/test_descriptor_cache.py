@@ -13,8 +13,10 @@ import ctypes
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from own_descriptor import BASE, OwnDescriptor  # noqa: E402
+
 RANGES = 5000
-BASE = 0x7e0000000000  # never mapped here: the ranges are only read, never run
 
 
 def fail(msg):
@@ -26,29 +28,20 @@ def main():
     if len(sys.argv) != 3:
         print(__doc__)
         return 2
-    repo, build = sys.argv[1:]
-    sys.path.insert(0, os.path.join(repo, "libjitunwind", "bindings", "python"))
-    os.environ["JITUNWIND_LIBRARY"] = os.path.join(build, "libjitunwind", "libjitunwind.so")
-    import jitunwind
+    own = OwnDescriptor(*sys.argv[1:])
+    jitunwind = own.ju
     from jitunwind.ui.memory import DebuggerMemory
     from jitunwind.ui.target import TargetAdapter, TargetState
-    lib = jitunwind.library()
-    lib.jitunwind_jit_register.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
-                                           ctypes.c_int, ctypes.c_char_p, ctypes.c_uint64,
-                                           ctypes.c_void_p]
-    lib.jitunwind_jit_unregister.argtypes = [ctypes.c_uint64]
-    ident = ctypes.c_uint64()
 
     def register(i):
-        if lib.jitunwind_jit_register(BASE + 16 * i, 8, jitunwind.KIND_JIT,
-                                      jitunwind.RULE_FP_PRESERVING, b"jit:r%d" % i, 0,
-                                      ctypes.byref(ident)) < 0:
+        ident = own.register(i)
+        if ident is None:
             fail("jitunwind_jit_register failed at range %d" % i)
-        return ident.value
+        return ident
 
     for i in range(RANGES):
         register(i)
-    descriptor = ctypes.addressof(ctypes.c_char.in_dll(lib, "jitunwind_jit_descriptor"))
+    descriptor = own.address
     bytes_read = [0]
     odd_seq = [False]
 
@@ -110,7 +103,7 @@ def main():
     grown = refresh()
     if grown[0] != RANGES + 1 or state.lookup(BASE + 16 * RANGES).name != "jit:r%d" % RANGES:
         fail("a range registered between two refreshes is not seen (%d ranges)" % grown[0])
-    lib.jitunwind_jit_unregister(added)
+    own.unregister(added)
     shrunk = refresh()
     if shrunk[:2] != (count, digest) or state.lookup(BASE + 16 * RANGES) is not None:
         fail("a range unregistered between two refreshes is still there (%d)" % shrunk[0])
