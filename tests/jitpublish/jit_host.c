@@ -8,9 +8,7 @@
  * real ones; PUBLISH: the jitunwind_jit_set_gdb_jit mode (default 1, EACH; 2
  * BATCHED; 257 EACH | SHARE_FOREIGN), 0 leaves the GDB JIT interface alone
  * (the control).
- * JIT_HOST_WAIT=1: wait (for a debugger to attach) after registering,
- * calling jit_host_tick every 10 ms (a debugger's breakpoint there makes a
- * stop with the ranges unchanged). */
+ * JIT_HOST_WAIT=1: wait (for a debugger to attach) after registering. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,13 +51,6 @@ __attribute__((noinline)) void jit_callee(void)
     __asm__ volatile("" ::: "memory");
 }
 
-void jit_host_tick(void);
-
-__attribute__((noinline)) void jit_host_tick(void)
-{
-    __asm__ volatile("" ::: "memory");
-}
-
 typedef void (*fp_code_fn)(void (*)(void), void (*)(void), void (*)(void (*)(void), void (*)(void)));
 
 __attribute__((noinline)) static void host_fp_enter(fp_code_fn code, void (*trampoline)(void))
@@ -85,6 +76,15 @@ static void fillers(unsigned char *page, size_t from, size_t to)
         snprintf(name, sizeof name, "jit:filler%zu", i);
         register_or_die(page + 16 * i, 16, JITUNWIND_KIND_JIT, JITUNWIND_RULE_FP_PRESERVING, name);
     }
+}
+
+/* Called every 10 ms while JIT_HOST_WAIT waits: a debugger's breakpoint
+ * here makes a stop with the ranges unchanged. */
+void jit_host_tick(void);
+
+__attribute__((noinline)) void jit_host_tick(void)
+{
+    __asm__ volatile("" ::: "memory");
 }
 
 int main(int argc, char **argv)
