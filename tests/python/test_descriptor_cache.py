@@ -83,7 +83,10 @@ def main():
     state.resolve()
 
     def refresh(reread=False):
-        state.invalidate(reread)
+        if reread:
+            state.invalidate(reread=True)
+        else:
+            state.invalidate()
         bytes_read[0] = 0
         state.refresh()
         return len(state.registry), state.registry.digest(), bytes_read[0]
