@@ -14,21 +14,13 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from own_descriptor import BASE, OwnDescriptor  # noqa: E402
+from own_descriptor import BASE, fail, from_argv  # noqa: E402
 
 RANGES = 5000
 
 
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
 def main():
-    if len(sys.argv) != 3:
-        print(__doc__)
-        return 2
-    own = OwnDescriptor(*sys.argv[1:])
+    own = from_argv(__doc__)
     jitunwind = own.ju
     from jitunwind.ui.memory import DebuggerMemory
     from jitunwind.ui.target import TargetAdapter, TargetState

@@ -9,6 +9,20 @@ import sys
 BASE = 0x7e0000000000
 
 
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def from_argv(usage):
+    """The descriptor of a test run as `test REPO_DIR BUILD_DIR`; the usage
+    and exit 2 otherwise."""
+    if len(sys.argv) != 3:
+        print(usage)
+        sys.exit(2)
+    return OwnDescriptor(*sys.argv[1:])
+
+
 class OwnDescriptor:
     def __init__(self, repo, build):
         sys.path.insert(0, os.path.join(repo, "libjitunwind", "bindings", "python"))
