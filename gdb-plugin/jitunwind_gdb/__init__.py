@@ -27,9 +27,9 @@ class Plugin:
 
     # The registry is re-read lazily once per stop: resuming, or writing the
     # target's memory (`set var`), marks every state stale.
-    def _invalidate(self, _event=None):
+    def _invalidate(self, _event=None, reread=False):
         for state in self._states.values():
-            state.invalidate()
+            state.invalidate(reread)
 
     def _on_new_objfile(self, _event):
         try:
@@ -43,7 +43,7 @@ class Plugin:
         gdb.invalidate_cached_frames()
 
     def _on_memory_changed(self, _event):
-        self._invalidate()
+        self._invalidate(reread=True)
         gdb.invalidate_cached_frames()
 
     def _on_exited(self, event):

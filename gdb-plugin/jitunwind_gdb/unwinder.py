@@ -43,7 +43,7 @@ class JitUnwinder(gdb.unwinder.Unwinder):
 
     def _unwind(self, pending):
         state = self._plugin.state_for_unwinder()
-        if state is None or not state.ranges:
+        if state is None or not len(state.registry):
             return None
         arch = st.arch_of(pending)
         if arch is None:

@@ -16,7 +16,6 @@ that pc with that stack; the image is then rewritten at every stop, since
 the rows hold for one stop only."""
 
 import atexit
-import hashlib
 import os
 import shutil
 import tempfile
@@ -65,22 +64,21 @@ class TargetImage:
         self.info = None
         self.generation = 0
         self.note = None
+        self.rewritten = False  # whether the last refresh wrote a new image
 
     @staticmethod
     def _digest(state, threads):
-        h = hashlib.sha1()
-        for r in state.ranges:
-            h.update(repr((r.start, r.end, r.kind, r.rule, r.stride, r.frame_size,
-                           r.name)).encode())
-        h.update(repr(threads).encode())
-        return h.hexdigest()
+        """What the image is made of: the ranges, by the library's digest
+        (no range is copied out, so an unchanged stop costs next to nothing
+        at the caps), and this stop's registers when some range needs them."""
+        return (state.arch, state.registry.digest(), repr(threads))
 
     @staticmethod
     def _stop_threads(state, process):
         """Each thread's innermost registers, when some range has no static
         CFI (SCAN: its rows are this stop's); else [] and the image is the
         same at every stop until the ranges change."""
-        if not any(r.rule == ju.RULE_SCAN for r in state.ranges):
+        if not state.registry.count_rule(ju.RULE_SCAN):
             return []
         threads = []
         for thread in process:
@@ -91,16 +89,22 @@ class TargetImage:
 
     def refresh(self, state, force=False):
         """Write and load the image of `state`'s ranges unless they are the
-        ones loaded already. Returns True when the module changed."""
+        ones loaded already (with `force`: and the module is still in the
+        target). Returns True when the module changed.
+
+        A change rewrites the whole image: LLDB caches a module by its path
+        and reads its sections and symbols once, so a changed image is a new
+        file, added as a new module, never a file edited in place."""
         threads = self._stop_threads(state, self.target.GetProcess())
         digest = self._digest(state, threads)
-        if not force and digest == self.digest:
+        self.rewritten = digest != self.digest or (force and self._module_gone())
+        if not self.rewritten:
             return False
         self.generation += 1
         path = os.path.join(_image_dir(self.target.GetDebugger()),
                             "jit-%d-%d.elf" % (_key(self.target), self.generation))
         self.drop()
-        if not state.ranges or state.arch is None:
+        if not len(state.registry) or state.arch is None:
             self.digest = digest
             self.info = None
             return True
@@ -121,6 +125,12 @@ class TargetImage:
         self.note = None if "error" not in out else out.strip()
         self.module, self.path, self.digest = module, path, digest
         return True
+
+    def _module_gone(self):
+        """The image's module was removed from the target (`target modules
+        remove`): the next refresh loads it again."""
+        return self.module is not None and not any(
+            m == self.module for m in self.target.module_iter())
 
     def drop(self):
         if self.module is not None:
@@ -156,13 +166,15 @@ def image_for(target):
 
 
 def refresh_process(process, force=False):
-    state = tgt.state_for(process)
+    state = tgt.state_for(process, fresh=force)
     return image_for(process.GetTarget()).refresh(state, force)
 
 
 def refresh_target(target, force=False):
-    """Refresh the image of `target`'s process; one line on failure, never
-    an exception (a stop hook and a command call this)."""
+    """Refresh the image of `target`'s process (`force`: a command; the
+    ranges are read whole again, since the user may have written memory);
+    one line on failure, never an exception (a stop hook and a command call
+    this)."""
     process = target.GetProcess()
     if not process or not process.IsValid() or not process.GetState() in (
             lldb.eStateStopped, lldb.eStateCrashed, lldb.eStateSuspended):
@@ -236,7 +248,7 @@ class JitImageCommand:
                 "LLDB's own bt, up, down and frame select go through them. A stop hook\n"
                 "refreshes it when the ranges change.\n"
                 "  status       the loaded image: file, ranges, FDEs (default)\n"
-                "  refresh      re-read the ranges and reload the image now\n"
+                "  refresh      re-read the ranges; reload the image if they changed\n"
                 "  write FILE   write the image of this stop's ranges to FILE\n"
                 "  on | off     turn the stop hook's refresh on or off" % USAGE)
 
@@ -262,7 +274,9 @@ class JitImageCommand:
                        if left_out else "", "" if _enabled else " (refresh is off)"))
             elif args == ["refresh"]:
                 problem = refresh_target(target, force=True)
-                result.AppendMessage("jit-image: %s" % (problem or "refreshed"))
+                result.AppendMessage("jit-image: %s" % (
+                    problem or ("reloaded" if image_for(target).rewritten
+                                else "unchanged (the loaded image holds these ranges)")))
             elif len(args) == 2 and args[0] == "write":
                 state = tgt.state_for(exe_ctx.GetProcess(), fresh=True)
                 info = state.registry.write_elf_image(args[1], state.arch, state.memory)

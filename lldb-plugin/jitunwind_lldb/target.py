@@ -152,9 +152,12 @@ class LldbState(TargetState):
 
 
 def _modules_signature(target):
-    """Which files are loaded where: a state is made again when it changes."""
+    """Which files are loaded where: a state is made again when it changes.
+    The plugin's own images of the ranges (a `.jitunwind` section) do not
+    count: they follow the ranges, and a new state would read every range
+    again at the stop after each new image."""
     return tuple((m.GetFileSpec().fullpath, m.GetObjectFileHeaderAddress().GetLoadAddress(target))
-                 for m in target.module_iter())
+                 for m in target.module_iter() if not m.FindSection(".jitunwind").IsValid())
 
 
 def state_for(process, fresh=False):
@@ -174,7 +177,7 @@ def state_for(process, fresh=False):
     if cached and cached[1] == modules and modules[0] is not None:
         state = cached[2]
         if fresh or cached[0] != stop_id:
-            state.invalidate()
+            state.invalidate(reread=fresh)
     else:
         state = LldbState(process)
         state.resolve()

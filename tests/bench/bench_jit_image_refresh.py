@@ -4,10 +4,14 @@ JIT descriptor can make the debugger hold (a program, not a test: run it by
 hand; it prints figures, asserts nothing).
 
 tests/jitpublish/jit_host registers N one-instruction ranges in the
-jitunwind descriptor (GDB JIT publishing off) and waits; LLDB (batch mode,
-no init files) attaches, imports the plugin, and times, inside LLDB, the
-attach's own stop (the stop hook's first image), `jit-image refresh` (the
-ranges read again and the image rewritten and reloaded) twice, and
+jitunwind descriptor (GDB JIT publishing off) and waits, calling
+jit_host_tick every 10 ms; LLDB (batch mode, no init files) attaches,
+imports the plugin, and times, inside LLDB: the attach's own stop (the stop
+hook's first image); two stops at a breakpoint on jit_host_tick with the
+ranges unchanged (`process continue`: the 10 ms wait, the stop and its
+stop hook); `jit-image refresh` twice (the ranges read whole again, the
+image reloaded when they changed); a stop after the target registered one
+more range (an expression; the stop hook writes a new image); and
 `jit-image` (status). The descriptor's read keeps at most
 JITUNWIND_JIT_MAX_BYTES (64 MiB: about 414,000 unnamed ranges); N past it
 shows the cost of what is left out.
@@ -26,6 +30,7 @@ import time
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 CLOCK = "script import time; lldb.ju_t0 = time.perf_counter()"
+ADDED = 0x7e0000000000  # one more range, never mapped in jit_host (only described)
 SHOW = "script print('bench %s %%.2f s' %% (time.perf_counter() - lldb.ju_t0))"
 
 
@@ -38,8 +43,13 @@ def session(lldb, repo, host, n):
     cmd = [lldb, "--batch", "--no-lldbinit",
            "-o", "command script import %s/lldb-plugin/jitunwind_lldb" % repo,
            "-o", CLOCK, "-o", "process attach -p %d" % proc.pid, "-o", SHOW % "attach",
+           "-o", "breakpoint set -n jit_host_tick",
+           "-o", CLOCK, "-o", "process continue", "-o", SHOW % "stop1",
+           "-o", CLOCK, "-o", "process continue", "-o", SHOW % "stop2",
            "-o", CLOCK, "-o", "jit-image refresh", "-o", SHOW % "refresh1",
            "-o", CLOCK, "-o", "jit-image refresh", "-o", SHOW % "refresh2",
+           "-o", "expression (int)jitunwind_jit_register((void *)%#x, 16, 1, 1, 0, 0, 0)" % ADDED,
+           "-o", CLOCK, "-o", "process continue", "-o", SHOW % "changed",
            "-o", CLOCK, "-o", "jit-image", "-o", SHOW % "status",
            "-o", "process kill"]
     t0 = time.perf_counter()
@@ -62,13 +72,15 @@ def main():
     host = os.path.join(args.build, "tests", "jitpublish", "jit_host")
     if not os.path.exists(host):
         sys.exit("no %s: build the project first" % host)
-    print("%9s %9s %9s %9s %9s %9s %9s  %s" % ("ranges", "register", "attach", "refresh",
-                                               "again", "status", "session", "jit-image says"))
+    print("%9s %9s %9s %9s %9s %9s %9s %9s %9s %9s  %s" % (
+        "ranges", "register", "attach", "stop", "stop", "refresh", "again", "changed", "status",
+        "session", "jit-image says"))
     for n in (int(x) for x in args.ranges.split(",")):
         registered, whole, f, status = session(args.lldb, args.repo, host, n)
-        print("%9d %8.2fs %8ss %8ss %8ss %8ss %8.2fs  %s" % (
-            n, registered, f.get("attach", "?"), f.get("refresh1", "?"), f.get("refresh2", "?"),
-            f.get("status", "?"), whole, status))
+        print("%9d %8.2fs" % (n, registered)
+              + "".join(" %8ss" % f.get(k, "?") for k in ("attach", "stop1", "stop2", "refresh1",
+                                                          "refresh2", "changed", "status"))
+              + " %8.2fs  %s" % (whole, status))
         sys.stdout.flush()
 
 

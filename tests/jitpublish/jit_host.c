@@ -78,6 +78,15 @@ static void fillers(unsigned char *page, size_t from, size_t to)
     }
 }
 
+/* Called every 10 ms while JIT_HOST_WAIT waits: a debugger's breakpoint
+ * here makes a stop with the ranges unchanged. */
+void jit_host_tick(void);
+
+__attribute__((noinline)) void jit_host_tick(void)
+{
+    __asm__ volatile("" ::: "memory");
+}
+
 int main(int argc, char **argv)
 {
     size_t nfill = argc > 1 ? strtoul(argv[1], NULL, 10) : 300;
@@ -112,8 +121,10 @@ int main(int argc, char **argv)
            st.shared ? " (in its list)" : "");
     fflush(stdout);
     if (getenv("JIT_HOST_WAIT")) /* the benchmark attaches a debugger here */
-        for (;;)
-            pause();
+        for (;;) {
+            jit_host_tick();
+            usleep(10000);
+        }
     host_fp_enter((fp_code_fn)(void *)code, (void (*)(void))(void *)(code + 64));
     return jit_callee_calls == 1 ? 0 : 1;
 }

@@ -11,37 +11,22 @@ import ctypes
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from own_descriptor import fail, from_argv  # noqa: E402
+
 RANGES = 5000
 
 
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
 def main():
-    if len(sys.argv) != 3:
-        print(__doc__)
-        return 2
-    repo, build = sys.argv[1:]
-    sys.path.insert(0, os.path.join(repo, "libjitunwind", "bindings", "python"))
-    os.environ["JITUNWIND_LIBRARY"] = os.path.join(build, "libjitunwind", "libjitunwind.so")
-    import jitunwind
+    own = from_argv(__doc__)
+    jitunwind = own.ju
     from jitunwind.ui.memory import DebuggerMemory
     from jitunwind.ui.read_ahead import BLOCK, ReadAhead
     from jitunwind.ui.target import load_target_ranges
-    lib = jitunwind.library()
-    lib.jitunwind_jit_register.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
-                                           ctypes.c_int, ctypes.c_char_p, ctypes.c_uint64,
-                                           ctypes.c_void_p]
-    base = 0x7e0000000000  # never mapped here: the ranges are only read, never run
-    ident = ctypes.c_uint64()
     for i in range(RANGES):
-        if lib.jitunwind_jit_register(base + 16 * i, 8, jitunwind.KIND_JIT,
-                                      jitunwind.RULE_FP_PRESERVING, b"jit:r%d" % i, 0,
-                                      ctypes.byref(ident)) < 0:
+        if own.register(i) is None:
             fail("jitunwind_jit_register failed at range %d" % i)
-    descriptor = ctypes.addressof(ctypes.c_char.in_dll(lib, "jitunwind_jit_descriptor"))
+    descriptor = own.address
     calls = [0]
 
     def read(addr, size):

@@ -152,6 +152,23 @@ jitunwind_registry_at(const jitunwind_registry *reg, size_t index);
  * clear), so a caller can tell that its pointers went stale; 0 for NULL. */
 JITUNWIND_API uint64_t jitunwind_registry_generation(const jitunwind_registry *reg);
 
+/* A 64-bit digest of REG's ranges: every field of every range, in address
+ * order (names by their bytes). Equal registries give equal digests; a
+ * caller may take an equal digest for "nothing changed" (a target that
+ * forges a collision only keeps its own stale answer). 0 for NULL; O(count),
+ * no allocation, so a caller can tell that 1,000,000 ranges are unchanged
+ * without copying them out. */
+JITUNWIND_API uint64_t jitunwind_registry_digest(const jitunwind_registry *reg);
+/* How many ranges of REG have RULE (0 for NULL). */
+JITUNWIND_API size_t jitunwind_registry_count_rule(const jitunwind_registry *reg, uint32_t rule);
+/* Add a copy of every range of FROM to REG, as jitunwind_registry_add
+ * would, in one call. Ranges that overlap REG's are left out and counted in
+ * *SKIPPED (may be NULL). Returns the number added, or EINVAL (REG or FROM
+ * NULL, or the same registry), ENOMEM (REG then holds the ranges added
+ * before). */
+JITUNWIND_API int jitunwind_registry_add_all(jitunwind_registry *reg,
+                                             const jitunwind_registry *from, size_t *skipped);
+
 /* The last failure recorded in REG, never NULL; for a NULL REG,
  * jitunwind_last_error(). Valid until the next call on REG. */
 JITUNWIND_API const struct jitunwind_error *

@@ -251,6 +251,9 @@ def _declare(lib):
     _fn(lib, "jitunwind_registry_count", sz, vp)
     _fn(lib, "jitunwind_registry_at", P(Range), vp, sz)
     _fn(lib, "jitunwind_registry_generation", u64, vp)
+    _fn(lib, "jitunwind_registry_digest", u64, vp)
+    _fn(lib, "jitunwind_registry_count_rule", sz, vp, u32)
+    _fn(lib, "jitunwind_registry_add_all", i, vp, vp, P(sz))
     _fn(lib, "jitunwind_registry_scan_guesses", sz, vp, u64, u64)
     _fn(lib, "jitunwind_registry_last_error", P(Error), vp)
     _fn(lib, "jitunwind_registry_load_perf_map", i, vp, ctypes.c_char_p, i, P(Memory),

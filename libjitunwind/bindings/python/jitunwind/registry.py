@@ -78,6 +78,24 @@ class Registry(Owned):
     def generation(self):
         return self._lib.jitunwind_registry_generation(self._handle)
 
+    def digest(self):
+        """A number that is the same for registries with the same ranges
+        (computed by the library: no range is copied out)."""
+        return self._lib.jitunwind_registry_digest(self._handle)
+
+    def count_rule(self, rule):
+        return self._lib.jitunwind_registry_count_rule(self._handle, rule)
+
+    def add_all(self, other):
+        """Add a copy of every range of `other` (a Registry); returns how
+        many were left out because they overlap this registry's."""
+        skipped = ctypes.c_size_t()
+        rc = self._lib.jitunwind_registry_add_all(self._handle, other._handle,
+                                                  ctypes.byref(skipped))
+        if rc < 0:
+            self._check(rc)
+        return skipped.value
+
     def __len__(self):
         return self._lib.jitunwind_registry_count(self._handle)
 

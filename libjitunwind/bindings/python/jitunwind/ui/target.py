@@ -6,9 +6,9 @@ reader. `TargetState` then knows the registered ranges (re-read at most once
 per stop), the Python reader and the thread -> thread-state map (built once
 per stop, so `thread apply all py-bt` reads the thread list once)."""
 
-import bisect
 import os
 
+from .descriptor_cache import DescriptorCache
 from .elf_ids import core_mismatch
 from .read_ahead import read_ahead
 from .. import (ARCH_X86_64, ENOTFOUND, EUNSUPPORTED, GDB_JIT_DESCRIPTOR_SYMBOL,
@@ -20,7 +20,7 @@ DESCRIPTOR_SYMBOL = "jitunwind_jit_descriptor"
 
 def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, pyreader=None,
                        gdb_jit_addr=None, live=False, eval_range=None, core_path=None,
-                       modules=None):
+                       modules=None, descriptors=None):
     """Fill `registry` with every range a debugger can find in a target, in
     order of trust: the jitunwind descriptor, the GDB JIT interface (CPython
     3.15 executors), the perf map of `pid`, then the interpreter's own
@@ -33,13 +33,16 @@ def load_target_ranges(registry, memory, arch, descriptor_addr=None, pid=None, p
     return address into the eval loop (`eval_range`, its function's start
     and end; by default the reader's). With `modules` (the target's mapped files), a
     range that overlaps one is dropped as corrupt: JIT code and trampolines
-    live in anonymous memory. Returns a list of one-line notes; never raises
-    for a missing source."""
+    live in anonymous memory. With `descriptors` (a DescriptorCache), an
+    unchanged descriptor's ranges are copied from the last read. Returns a
+    list of one-line notes; never raises for a missing source."""
     notes = []
     if descriptor_addr:
         try:
-            # The target is stopped: its slots are read in blocks (read_ahead.py).
-            info = registry.load_descriptor(read_ahead(memory), descriptor_addr)
+            if descriptors is not None:
+                info = descriptors.load(registry, memory, descriptor_addr)
+            else:  # the target is stopped: its slots are read in blocks (read_ahead.py)
+                info = registry.load_descriptor(read_ahead(memory), descriptor_addr)
             if info.torn:
                 notes.append("descriptor was mid-update when the process stopped")
             if info.skipped:
@@ -191,8 +194,8 @@ class TargetState:
         self.adapter = adapter
         self.memory = adapter.memory
         self.registry = Registry()
-        self.ranges = []
-        self._starts = []
+        self._ranges = []
+        self._descriptors = DescriptorCache()
         self.notes = []            # one-line messages about the last refresh
         self.arch = None
         self.descriptor_addr = None
@@ -269,9 +272,12 @@ class TargetState:
         return version
 
     # --- ranges (memory reads only: allowed anywhere) ---
-    def invalidate(self):
-        """The target may have changed (a resume, a memory write)."""
+    def invalidate(self, reread=False):
+        """The target may have changed (a resume); `reread`: its memory may
+        have been written (a command), so the descriptor is read whole again."""
         self._fresh = False
+        if reread:
+            self._descriptors.forget()
 
     def refresh(self):
         if self._fresh:
@@ -283,9 +289,8 @@ class TargetState:
                                         self.descriptor_addr, self.adapter.pid(),
                                         self.pyreader, self.gdb_jit_addr, self.live,
                                         None, self.core_path,
-                                        getattr(self, "modules", None))
-        self.ranges = self.registry.ranges()
-        self._starts = [r.start for r in self.ranges]
+                                        getattr(self, "modules", None), self._descriptors)
+        self._ranges = None
         if self.debug_note:
             self.notes.append(self.debug_note)
         if self.mismatch:
@@ -293,11 +298,17 @@ class TargetState:
         elif self.runtime and self._pyreader is None and self._pyerror:
             self.notes.append(self._pyerror)
 
+    @property
+    def ranges(self):
+        """The ranges as Python objects, made on first use after a refresh:
+        near the caps that takes seconds, which a stop that needs none of
+        them does not pay."""
+        if self._ranges is None:
+            self._ranges = self.registry.ranges()
+        return self._ranges
+
     def lookup(self, pc):
-        i = bisect.bisect_right(self._starts, pc) - 1
-        if i >= 0 and pc < self.ranges[i].end:
-            return self.ranges[i]
-        return None
+        return self.registry.lookup(pc)
 
     # --- Python ---
     def pyreader(self):
