@@ -16,7 +16,9 @@ import sys
 
 import c_probe
 
-OTHER_NAMES = {"NO_ANCHOR": "JITUNWIND_MIXED_NO_ANCHOR"}
+OTHER_NAMES = {"NO_ANCHOR": "JITUNWIND_MIXED_NO_ANCHOR",
+               "JIT_DESCRIPTOR_SIZE": "sizeof(struct jitunwind_jit_descriptor)",
+               "JIT_DESCRIPTOR_SEQ": "offsetof(struct jitunwind_jit_descriptor, seq)"}
 
 
 def constants(*modules):
@@ -32,7 +34,8 @@ def constants(*modules):
 
 
 def c_program(pairs):
-    lines = ["#include <stdio.h>", "#include <jitunwind/jitunwind.h>", "int main(void)", "{"]
+    lines = ["#include <stddef.h>", "#include <stdio.h>", "#include <jitunwind/jitunwind.h>",
+             "int main(void)", "{"]
     for name, value in pairs:
         c = OTHER_NAMES.get(name, "JITUNWIND_" + name)
         if isinstance(value, str):

@@ -57,6 +57,10 @@ class Regs(ctypes.Structure):
 
 
 DWARF_REGS = 32  # native_variables.h: JITUNWIND_DWARF_REGS
+# The JIT descriptor's header (jit.h, struct jitunwind_jit_descriptor): its
+# size and where its sequence word is (odd while a writer mutates).
+JIT_DESCRIPTOR_SIZE = 56
+JIT_DESCRIPTOR_SEQ = 16
 
 
 class DwarfRegs(ctypes.Structure):

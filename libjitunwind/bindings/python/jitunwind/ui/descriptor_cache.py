@@ -13,11 +13,8 @@ target that does so deceives only its own debugger's view of its own code."""
 
 from .read_ahead import read_ahead
 from .. import Registry
-
-# magic[8] version u32 entry_size u32 seq u64 entries u64 capacity u64
-# count u64 generation u64 (jit.h)
-HEADER_SIZE = 56
-SEQ_OFFSET = 16
+from .._ffi import JIT_DESCRIPTOR_SEQ as SEQ_OFFSET
+from .._ffi import JIT_DESCRIPTOR_SIZE as HEADER_SIZE
 
 
 def _stable_header(memory, address):
