@@ -508,6 +508,17 @@ START_TEST(a_build_whose_objects_differ_is_refused)
     ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030c01f0,
                                              JITUNWIND_PYREADER_OPTS(.module = self)), 0);
     jitunwind_pyreader_free(r);
+    /* Not relocated yet (a process in its first instructions): the type
+     * slot holds the file's own address of PyType_Type. */
+    ck_assert_uint_ne(type, type_value);
+    ju_builder_u64(p.b, type + p.L->tp_name, name);
+    ju_builder_u64(p.b, type + p.L->ob_type, type_value);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030c01f0,
+                                             JITUNWIND_PYREADER_OPTS(.module = self)),
+                     JITUNWIND_EBUSY);
+    msg = jitunwind_pyreader_last_error(r)->message;
+    ck_assert_msg(strstr(msg, "still starting") != NULL, "%s", msg);
+    jitunwind_pyreader_free(r);
     /* Trace-refs: _ob_next, _ob_prev, then the refcount and the type. */
     ju_builder_u64(p.b, type + 8, 0);
     ju_builder_u64(p.b, type + 24, type);

@@ -725,8 +725,10 @@ static int open_python(struct cli_target *t, const struct cli_options *opt)
             cli_target_note(t, "reading it as %s", name);
         return CLI_OK;
     }
-    fprintf(stderr, "jitunwind: %s (CPython %u.%u): %s\n", t->loc.module,
-            t->loc.version_hex >> 24, (t->loc.version_hex >> 16) & 0xff, last_message());
+    /* --all opens a process that is still starting again later, unasked. */
+    if (!(opt->all && rc == JITUNWIND_EBUSY))
+        fprintf(stderr, "jitunwind: %s (CPython %u.%u): %s\n", t->loc.module,
+                t->loc.version_hex >> 24, (t->loc.version_hex >> 16) & 0xff, last_message());
     if (rc == JITUNWIND_EVERSION)
         return CLI_VERSION;
     return rc == JITUNWIND_EREAD && t->live ? CLI_PERMISSION : CLI_NOT_PYTHON;
@@ -767,7 +769,7 @@ int cli_target_gone(const struct cli_target *t)
 
 int cli_target_open(struct cli_target *t, const struct cli_options *opt, int need_native)
 {
-    int code;
+    int code, rc;
     memset(t, 0, sizeof *t);
     t->pidfd = t->memfd = -1;
     t->live = opt->core == NULL;
@@ -789,13 +791,16 @@ int cli_target_open(struct cli_target *t, const struct cli_options *opt, int nee
         return code;
     if (!t->live)
         t->pid = cli_core_pid(t->core_path);
-    if (t->live ? jitunwind_py_locate_live(t->pid, &t->loc) < 0
-                : jitunwind_py_locate_core(t->core_path, &t->loc) < 0) {
+    if ((rc = t->live ? jitunwind_py_locate_live(t->pid, &t->loc)
+                      : jitunwind_py_locate_core(t->core_path, &t->loc)) < 0) {
         if (t->live && (code = cli_process_unreadable(t->pid)) != CLI_OK)
             return code;
         if (t->live)
             fprintf(stderr, "jitunwind: process %d is not a Python process (no _PyRuntime in "
                             "its mapped files)\n", t->pid);
+        else if (rc == JITUNWIND_ENOTFOUND) /* searched, and none has it */
+            fprintf(stderr, "jitunwind: %s: no Python runtime (no _PyRuntime in the files "
+                            "its NT_FILE note names)\n", t->core_path);
         else
             fprintf(stderr, "jitunwind: %s: no Python runtime (no _PyRuntime in the files "
                             "its NT_FILE note names: %s)\n", t->core_path, last_message());

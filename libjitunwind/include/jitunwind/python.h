@@ -222,7 +222,9 @@ struct jitunwind_pyreader_opts {
  * or MEM NULL, RUNTIME_ADDR 0, OPTS with an unknown flag or refused by its
  * size), EVERSION for versions without a layout, EREAD/ECORRUPT when the
  * runtime does not look like one, ENOTFOUND when it has no interpreter yet
- * (stopped before Py_Initialize*, or after finalisation); *OUT is NULL on
+ * (stopped before Py_Initialize*, or after finalisation), EBUSY when the
+ * dynamic loader has not relocated the interpreter yet (a process in its
+ * first milliseconds: open it again later); *OUT is NULL on
  * failure, and jitunwind_last_error() says why. Free with
  * jitunwind_pyreader_free. */
 JITUNWIND_API int jitunwind_pyreader_open(jitunwind_pyreader **out,

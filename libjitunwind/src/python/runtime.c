@@ -40,7 +40,7 @@ static int check_layout(jitunwind_pyreader *r, uint64_t interp)
  * named "type" at the layout's offsets. Only a complete, contrary reading
  * refuses the target (a core may lack the read-only name). `type` is
  * PyType_Type's address in the target. */
-static int check_object_header(jitunwind_pyreader *r, uint64_t type)
+static int check_object_header(jitunwind_pyreader *r, uint64_t type, uint64_t type_in_file)
 {
     const struct ju_py_layout *L = r->layout;
     uint64_t ob_type, name_addr;
@@ -51,6 +51,12 @@ static int check_object_header(jitunwind_pyreader *r, uint64_t type)
     if (ob_type == type && (ju_read(&r->mem, name_addr, name, sizeof name) < 0 ||
                             memcmp(name, "type", sizeof name) == 0))
         return 0;
+    /* A process the dynamic loader is still relocating (a process read
+     * in its first milliseconds) holds the file's own value there. */
+    if (type != type_in_file && ob_type == type_in_file)
+        return ju_fail(&r->err, JITUNWIND_EBUSY, type,
+                       "the process is still starting (its loader has not relocated "
+                       "PyType_Type yet): read it again in a moment");
     return ju_fail(&r->err, JITUNWIND_EVERSION, type,
                    "objects do not match the %s layout (PyType_Type is not a type named "
                    "\"type\" at offsets %u/%u): a --with-trace-refs build? %s",
@@ -62,9 +68,10 @@ static int check_object_header(jitunwind_pyreader *r, uint64_t type)
 
 /* DWARF and symbols of the interpreter's file (see python.h). Not finding
  * DWARF is not an error. *type gets PyType_Type's address in the target
- * when the file has it (checked once the layout is), else stays 0. */
+ * when the file has it (checked once the layout is), else stays 0, and
+ * *type_in_file its address in the file. */
 static int use_module(jitunwind_pyreader *r, const char *module, jitunwind_dwarf_types *given,
-                      int open_types, uint64_t *type)
+                      int open_types, uint64_t *type, uint64_t *type_in_file)
 {
     enum { RUNTIME, TYPE, STENCILS, UOP_NAMES, COLD_EXITS, N_SYMBOLS };
     const char *names[N_SYMBOLS] = {"_PyRuntime", "PyType_Type", "stencil_groups",
@@ -100,8 +107,10 @@ static int use_module(jitunwind_pyreader *r, const char *module, jitunwind_dwarf
         r->cold_exits = values[COLD_EXITS] + bias;
         r->cold_exit_count = (uint32_t)(sizes[COLD_EXITS] / r->layout->ex_size);
     }
-    if (found[TYPE])
+    if (found[TYPE]) {
         *type = values[TYPE] + bias;
+        *type_in_file = values[TYPE];
+    }
     return 0;
 }
 
@@ -138,7 +147,7 @@ static int init_reader(jitunwind_pyreader *r, const struct jitunwind_memory *mem
                        uint64_t runtime_addr, uint32_t version_hex, const char *module,
                        jitunwind_dwarf_types *types, int open_types, uint32_t flags)
 {
-    uint64_t head, type = 0;
+    uint64_t head, type = 0, type_in_file = 0;
     int provisional, rc;
     ju_memory_copy(&r->mem, mem);
     r->runtime = runtime_addr;
@@ -161,11 +170,12 @@ static int init_reader(jitunwind_pyreader *r, const struct jitunwind_memory *mem
     }
     if ((rc = ju_py_resolve_target(r)) < 0)
         return rc;
-    if (module && *module && (rc = use_module(r, module, types, open_types, &type)) < 0)
+    if (module && *module &&
+        (rc = use_module(r, module, types, open_types, &type, &type_in_file)) < 0)
         return rc;
     if ((rc = ju_py_resolve_finish(r, module)) < 0)
         return rc;
-    if (type && (rc = check_object_header(r, type)) < 0)
+    if (type && (rc = check_object_header(r, type, type_in_file)) < 0)
         return rc;
     if (ju_py_fetch(&r->mem, r->layout, runtime_addr, JU_PYF_rt_interpreters_head, &head) < 0)
         return ju_fail(&r->err, JITUNWIND_EREAD, runtime_addr,
