@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 
 from extra_pythons import JIT_ON, gdb_args, jit_available
+from values_target import TRUNCATED
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 VALUES = os.path.join(HERE, "..", "values")
@@ -21,7 +22,7 @@ GIL = os.path.realpath(os.path.join(VALUES, "libpython_gil.py"))
 WRAPPER = os.path.realpath(os.path.join(VALUES, "libpython_wrapper.py"))
 INSTANCES = os.path.realpath(os.path.join(VALUES, "libpython_instances.py"))
 PATHS = ["order.oid", "order.items", "sub.a", "node.next.name", "order.nope"]
-OUTPUT_CAP = 1024  # libpython.py's MAX_OUTPUT_LEN: py-print cuts there, then "...(truncated)"
+OUTPUT_CAP = 1024  # libpython.py's MAX_OUTPUT_LEN: py-print cuts there, then TRUNCATED
 CONVENTIONS = ["meth_noargs", "meth_o", "meth_varargs", "meth_varargs_keywords",
                "meth_fastcall", "meth_fastcall_keywords"]
 OWNERS = 4  # _testcapi, MethClass, MethClass(), MethStatic(): each calls every convention
@@ -323,14 +324,15 @@ def check_instances(debugger, dialect, python, label, failures):
     items=['x']) at remote 0x...>`, wherever its attributes live (inline
     values, a dict, __slots__ of its class and bases), a self-reference as
     <...>, a container whole however deep it nests, and cuts only at
-    libpython's 1,024 characters; `py-print NAME.ATTR...` follows attributes."""
+    libpython's 1,024 characters; `py-print NAME.ATTR...` follows attributes;
+    py-locals and the frame line render values as py-print does."""
     names = ["order", "viadict", "slotted", "sub", "wide", "node", "deep", "long"]
     sections, raw = debugger(python, INSTANCES, ["builtin_id"],
                              [(n, "py-print " + n) for n in names + PATHS] +
-                             [("full", "py-bt-full")], None, None)
+                             [("full", "py-bt-full"), ("locals", "py-locals")], None, None)
     at = r" at remote %s>" % ADDR
     wide = ", ".join("a%d=%d" % (i, i) for i in range(40))
-    cut = repr(list(range(1000)))[:OUTPUT_CAP] + "...(truncated)"
+    cut = repr(list(range(1000)))[:OUTPUT_CAP] + TRUNCATED
     want = {"order": r"<Order\(oid=1, items=\['x'\]\)" + at,
             "viadict": r"<Order\(oid=2, items=\[\], extra=3\)" + at,
             "slotted": r"<Slotted\(a=1, b='two'\)" + at,
@@ -347,6 +349,9 @@ def check_instances(debugger, dialect, python, label, failures):
     expect(failures, label, "py-bt-full's line of a frame with instance arguments", frame,
            [r"#\d+ Frame %s, for file %s, line \d+, in hold \(%s\)" % (
                ADDR, re.escape(INSTANCES), ", ".join("%s=%s" % (n, want[n]) for n in names))])
+    expect(failures, label, "py-locals of a frame with instances",
+           sections.get("locals", [raw[-1500:]])[:len(names) + 1],
+           ["Locals for hold"] + ["%s = %s" % (n, want[n]) for n in names])
     paths = {"order.oid": "local 'order.oid' = 1",
              "order.items": r"local 'order.items' = \['x'\]",
              "sub.a": "local 'sub.a' = 1", "node.next.name": "local 'node.next.name' = 'n'",

@@ -16,6 +16,10 @@ BUILTIN_CALL = os.path.join(HERE, "..", "values", "builtin_target.py")
 GC_STOP = os.path.join(HERE, "..", "values", "gc_target.py")
 # py-bt-full's level for BUILTIN_CALL's time.sleep, as libpython.py shows it
 BUILTIN_SLEEP = r"#\d+ <built-in method sleep of module object at remote 0x[0-9a-f]+>$"
+# what libpython.py appends to a value's text it cut at its 1,024 characters
+TRUNCATED = "...(truncated)"
+# repr() of an instance whose class keeps object's repr
+DEFAULT_REPR = re.compile(r"<[\w.]+ object at 0x[0-9a-f]+>$")
 
 
 class Target:
@@ -35,9 +39,16 @@ class Target:
             time.sleep(0.3)  # from its print into the call that stops it
 
     def frame_locals(self, qualname):
+        """(name, text) of each local of the frame as py-locals shows it:
+        its repr(), but an instance whose class keeps object's repr
+        (`<__main__.Plain object at 0x...>`) in libpython's form,
+        `<Plain(x=1, y='why') at remote 0x...>`, from the attributes the
+        target printed."""
         for f in self.data["frames"]:
             if f["qualname"] == qualname:
-                return f["locals"]
+                return [(name, libpython_instance(f["instances"][name])
+                         if name in f["instances"] and DEFAULT_REPR.match(text) else text)
+                        for name, text in f["locals"]]
         raise KeyError(qualname)
 
     def close(self):
@@ -45,10 +56,21 @@ class Target:
         self.proc.wait()
 
 
+def libpython_instance(parts):
+    """libpython's text of an instance from the target's [class name, id,
+    [[attribute, repr], ...]]."""
+    name, address, attrs = parts
+    return "<%s(%s) at remote 0x%x>" % (name, ", ".join("%s=%s" % (a, r) for a, r in attrs),
+                                        address)
+
+
 def glob_match(ours, theirs):
     """Our rendering equals Python's repr within the documented truncation:
     the parts between our "..." marks appear in order, the first as a prefix
-    and the last as a suffix."""
+    and the last as a suffix; a text cut at libpython's cap (ending in
+    TRUNCATED) is a prefix."""
+    if ours.endswith(TRUNCATED):
+        return theirs.startswith(ours[:-len(TRUNCATED)])
     parts = ours.split("...")
     if len(parts) == 1:
         return ours == theirs

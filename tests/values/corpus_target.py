@@ -63,11 +63,32 @@ def frame_locals(frame):
     return out
 
 
+def instance_parts(value):
+    """For an instance whose class keeps object's repr: its class's name,
+    its id and its attributes as [name, repr] (its __dict__, then the
+    __slots__ of its classes from the most derived); else None."""
+    if type(value).__repr__ is not object.__repr__:
+        return None
+    attrs = [[k, repr(v)] for k, v in getattr(value, "__dict__", {}).items()]
+    for cls in type(value).__mro__:
+        for slot in cls.__dict__.get("__slots__", ()):
+            if hasattr(value, slot):
+                attrs.append([slot, repr(getattr(value, slot))])
+    return [type(value).__name__, id(value), attrs]
+
+
+def frame_instances(frame):
+    """instance_parts of each local that has them, by name."""
+    return {name: parts for name, parts in
+            ((n, instance_parts(v)) for n, v in frame.f_locals.items()) if parts}
+
+
 def report(values):
     """Print the reprs, then wait: inner's and outer's locals are complete."""
     reprs = {name: repr(v) for name, v in values.items()}
     addrs = {name: id(v) for name, v in values.items()}
-    frames = [{"qualname": f.f_code.co_qualname, "locals": frame_locals(f)}
+    frames = [{"qualname": f.f_code.co_qualname, "locals": frame_locals(f),
+               "instances": frame_instances(f)}
               for f in (sys._getframe(1), sys._getframe(2))]
     print(json.dumps({"reprs": reprs, "ids": addrs, "frames": frames}), flush=True)
     sys.stdin.readline()  # @stop: the test reads us here
@@ -76,6 +97,9 @@ def report(values):
 def inner(arg, *rest, flag=None, **kw):
     local_list = [arg, flag]
     captured = "cell"
+    plain = Plain(local_list)
+    plain.y = "why"
+    slotted = Slotted()
 
     def closure():
         return captured

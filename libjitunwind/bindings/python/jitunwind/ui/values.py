@@ -45,9 +45,9 @@ PY_LOCALS = Spec(
     "As libpython's py-locals: `Locals for NAME`, then the frame's arguments, locals, cells and "
     "free variables (read through their cell), for the selected frame and each frame that "
     "called it in the same run of the eval loop (up to its entry frame). Each is "
-    "as repr() would show it, rendered from the target's memory by libjitunwind (cores, JIT "
-    "and trampoline frames too). Containers are shown 2 levels deep, 10 items each, strings "
-    "to 200 characters, then '...'. Values of a frame running JIT code may be stale.",
+    "shown as libpython.py shows it (as py-print does: an instance with its attributes, "
+    "the text cut at 1,024 characters), rendered from the target's memory by libjitunwind "
+    "(cores, JIT and trampoline frames too). Values of a frame running JIT code may be stale.",
     category="data")
 class _WordSpec(Spec):
     """A spec whose one positional is a required word (py-print NAME)."""
@@ -225,7 +225,8 @@ def run_py_locals(session, args):
         session.write("Locals for %s" % _code_name(frame))
         variables, err = values.frame_variables(stack.reader, frame)
         for var in variables:
-            session.write(values.variable_text(stack.reader, var))
+            session.write(values.variable_text(stack.reader, var,
+                                               style=values.STYLE_LIBPYTHON))
         if err is not None:
             session.write("(variables cut short: %s)" % err)
         if frame.flags & PYFRAME_ENTRY:
