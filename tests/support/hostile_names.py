@@ -43,6 +43,21 @@ while True:
 ''' % (HOSTILE, FILE, THREAD)
 
 
+def _read_or_empty(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+def _whole_line_of_evil(perf_map):
+    """Whether the perf map holds the hostile function's line to its end
+    (its name, then its file's, then the newline)."""
+    at = perf_map.find(b"py::evil")
+    return at >= 0 and FILE.encode() + b"\n" in perf_map[at:]
+
+
 def start(work, python, *args):
     """The target, running in `work` under `python` ARGS, once set up."""
     script = os.path.join(work, "target.py")
@@ -57,6 +72,15 @@ def start(work, python, *args):
         if proc.poll() is not None or time.time() > deadline:
             proc.kill()
             fail("the target did not start")
+        time.sleep(0.02)
+    # With -X perf the hostile function's trampoline line is written at its
+    # first call, after `ready`: a reader before it (a busy machine) would
+    # find the map's last line half written, and no name for the trampoline.
+    perf_map = "/tmp/perf-%d.map" % proc.pid
+    while "perf" in args and not _whole_line_of_evil(_read_or_empty(perf_map)):
+        if proc.poll() is not None or time.time() > deadline:
+            proc.kill()
+            fail("the target wrote no perf-map line for its function")
         time.sleep(0.02)
     return proc
 
