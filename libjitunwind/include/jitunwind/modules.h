@@ -98,11 +98,13 @@ JITUNWIND_API int jitunwind_modules_symbolize(jitunwind_modules *mods, uint64_t 
  * tracked, so a rule that needs another register fails with *STOP_REASON
  * NEED_REGISTER. For a frame that is not INNERMOST, the FDE is looked up at
  * jitunwind_lookup_address (a return address may be just past the end of
- * its function). Returns 0, or EINVAL (MODS, MEM, IN or OUT NULL, no pc in
- * IN), ENOTFOUND when no module or no FDE covers the pc (the caller may
- * then try other methods), or another negative status; *STOP_REASON (may
- * be NULL) as for jitunwind_step_range. libdw caches parsed CFI inside
- * MODS (this may allocate); nothing else is allocated. */
+ * its function). Returns 0 (with *STOP_REASON END and pc 0 in *OUT when
+ * CFI marks the frame outermost), or EINVAL (MODS, MEM, IN or OUT NULL, no
+ * pc in IN), EUNSUPPORTED (an unknown ARCH), ENOTFOUND when no module or no
+ * FDE covers the pc (the caller may then try other methods), or another
+ * negative status; *STOP_REASON (may be NULL) as for jitunwind_step_range.
+ * libdw caches parsed CFI inside MODS (this may allocate); nothing else is
+ * allocated. */
 JITUNWIND_API int jitunwind_step_cfi(int arch, jitunwind_modules *mods,
                                      const struct jitunwind_memory *mem,
                                      const struct jitunwind_regs *in, int innermost,
