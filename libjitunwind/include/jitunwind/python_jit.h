@@ -192,9 +192,12 @@ JITUNWIND_API int jitunwind_pyreader_detail_exits(jitunwind_pyreader *reader,
                                                   struct jitunwind_py_jit_exit *out, size_t max,
                                                   size_t *count);
 
-/* The exits of EXECUTOR, as jitunwind_pyreader_executor_detail then
- * jitunwind_pyreader_detail_exits give them: target, line and the
- * executor each is linked to. */
+/* The exits of EXECUTOR in READER's target into OUT (at most MAX; OUT may
+ * be NULL when MAX is 0) and *COUNT, as jitunwind_pyreader_executor_detail
+ * then jitunwind_pyreader_detail_exits give them: target, line and the
+ * executor each is linked to. Returns 0, EINVAL (READER or COUNT NULL, OUT
+ * NULL with MAX > 0), or the statuses of those two calls, with the *COUNT
+ * exits read before the problem valid. */
 JITUNWIND_API int jitunwind_pyreader_executor_exits(jitunwind_pyreader *reader,
                                                     uint64_t executor,
                                                     struct jitunwind_py_jit_exit *out,
