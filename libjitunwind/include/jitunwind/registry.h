@@ -183,10 +183,12 @@ jitunwind_registry_last_error(const jitunwind_registry *reg);
  * *ADDED (may be NULL) counts the lines added, replaced later or not. Each
  * range gets kind TRAMPOLINE and a rule read from its machine code through MEM
  * (see jitunwind_classify_trampoline); ranges whose code is unreadable or not
- * a known trampoline layout are skipped. ARCH is enum jitunwind_arch. Returns
- * 0, or EINVAL (REG, PATH or MEM NULL, an unknown ARCH), a negative status
- * when PATH cannot be opened safely, EIO (a read error, the ranges added
- * before it kept); the reason in jitunwind_registry_last_error. */
+ * a known trampoline layout are skipped, and so are lines over 4 KiB; reading
+ * stops after 4 Mi lines (one more skipped, a warning logged). ARCH is enum
+ * jitunwind_arch. Returns 0, or EINVAL (REG, PATH or MEM NULL, an unknown
+ * ARCH), a negative status when PATH cannot be opened safely, EIO (a read
+ * error, the ranges added before it kept); the reason in
+ * jitunwind_registry_last_error. */
 JITUNWIND_API int jitunwind_registry_load_perf_map(jitunwind_registry *reg,
                                                    const char *path, int arch,
                                                    const struct jitunwind_memory *mem,
