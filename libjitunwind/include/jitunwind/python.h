@@ -286,8 +286,8 @@ JITUNWIND_API int jitunwind_pyreader_in_eval_loop(const jitunwind_pyreader *read
 
 /* Line for instruction offset LASTI_UNITS (code units) in a 3.11+
  * location table TABLE of LEN bytes (never read past), whose code starts
- * at FIRST_LINE. Returns the line, or -1 (no location, not covered, TABLE
- * NULL, LASTI_UNITS negative). */
+ * at FIRST_LINE. Returns the line, or -1 (no location, not covered, a
+ * malformed table, TABLE NULL, LASTI_UNITS negative). */
 JITUNWIND_API int jitunwind_py_linetable_line(const uint8_t *table, size_t len,
                                               int first_line, int lasti_units);
 
