@@ -237,8 +237,9 @@ JITUNWIND_API int jitunwind_pyreader_jit_pc(jitunwind_pyreader *reader, uint64_t
 
 /* WHERE's region as "[uop 17/42 _CALL_BUILTIN_FAST]", "[shim]",
  * "[_FATAL_ERROR]", "[past _FATAL_ERROR: trampolines/data]", or "" when the
- * region is unknown, into BUF (SIZE bytes, NUL-terminated). Returns snprintf's count, or EINVAL (WHERE or
- * BUF NULL, SIZE 0). No handle, no target reads. */
+ * region is unknown, into BUF (SIZE bytes, NUL-terminated). Returns
+ * snprintf's count, or EINVAL (WHERE or BUF NULL, SIZE 0). No handle, no
+ * target reads. */
 JITUNWIND_API int jitunwind_py_jit_pc_label(const struct jitunwind_py_jit_pc *where, char *buf,
                                             size_t size);
 
