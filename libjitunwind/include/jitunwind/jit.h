@@ -133,7 +133,7 @@ JITUNWIND_API int jitunwind_jit_read_descriptor(jitunwind_registry *reg,
 JITUNWIND_API int jitunwind_jit_read_self(jitunwind_registry *reg,
                                           struct jitunwind_jit_read_info *info);
 
-/* --- The GDB JIT interface (CPython 3.15+ registers every executor there) --- */
+/* --- The GDB JIT interface (CPython 3.15+ registers executors there) --- */
 
 #define JITUNWIND_GDB_JIT_DESCRIPTOR_SYMBOL "__jit_debug_descriptor"
 #define JITUNWIND_GDB_JIT_MAX_ENTRIES 1000000u
