@@ -41,9 +41,9 @@ extern "C" {
 /* Set the debug roots for the whole process: DIRS, directories separated
  * by ':' (as gdb's `set debug-file-directory`); NULL restores the default, ""
  * leaves no root (only the debuglink places next to the file are looked
- * at). Copied. EINVAL when the list is JITUNWIND_DEBUG_DIRS_MAX bytes or
- * longer. Safe to call from any thread; a search under way keeps the roots
- * it started with. */
+ * at). Copied. Returns 0, or EINVAL when the list is
+ * JITUNWIND_DEBUG_DIRS_MAX bytes or longer. Safe to call from any thread; a
+ * search under way keeps the roots it started with. */
 JITUNWIND_API int jitunwind_set_debug_file_directories(const char *dirs);
 /* The current list into BUF (SIZE bytes, NUL-terminated): 0, or EINVAL
  * (BUF NULL, SIZE 0), ELIMIT when it does not fit (cut). Safe from any

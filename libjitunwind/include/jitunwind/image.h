@@ -63,14 +63,17 @@ JITUNWIND_API int jitunwind_elf_image_write(int arch, const struct jitunwind_ran
                                             size_t n, const struct jitunwind_memory *mem,
                                             void **image, size_t *size,
                                             struct jitunwind_elf_image_info *info);
-/* The same for every range of REG (EINVAL when NULL). Threads: REG is in
- * use during the call (jitunwind.h). */
+/* The same (ARCH, MEM, IMAGE, SIZE and INFO as above; free *IMAGE with
+ * jitunwind_elf_image_free) for every range of REG (EINVAL when NULL), and
+ * the same returns. Threads: REG is in use during the call (jitunwind.h). */
 JITUNWIND_API int jitunwind_elf_image_write_registry(int arch, const jitunwind_registry *reg,
                                                      const struct jitunwind_memory *mem,
                                                      void **image, size_t *size,
                                                      struct jitunwind_elf_image_info *info);
-/* The same into the file PATH (EINVAL when NULL), replaced atomically (a
- * reader never sees half an image); nothing to free. */
+/* The same (ARCH, REG, MEM and INFO as above) into the file PATH (EINVAL
+ * when NULL or too long for a temporary name beside it), replaced
+ * atomically (a reader never sees half an image); nothing to free. Returns
+ * as above, or EIO when the file cannot be written. */
 JITUNWIND_API int jitunwind_elf_image_write_file(int arch, const jitunwind_registry *reg,
                                                  const struct jitunwind_memory *mem,
                                                  const char *path,
@@ -78,8 +81,9 @@ JITUNWIND_API int jitunwind_elf_image_write_file(int arch, const jitunwind_regis
 /* Free an IMAGE written above (NULL is ignored). */
 JITUNWIND_API void jitunwind_elf_image_free(void *image);
 
-/* jitunwind_elf_image_write_file, and for the ranges whose rule has no static
- * CFI (SCAN): the rows of this stop. Each of the NTHREADS threads is walked
+/* jitunwind_elf_image_write_file (ARCH, REG, PATH, INFO and the returns as
+ * there), and for the ranges whose rule has no static CFI (SCAN): the rows of
+ * this stop. Each of the NTHREADS threads is walked
  * from its registers in THREADS (NULL when NTHREADS is 0) through MEM
  * (required here), with the CFI of MODS (may be NULL); every frame whose pc
  * lies in such a range and whose caller was found gets a one-byte FDE at the
@@ -90,7 +94,8 @@ JITUNWIND_API void jitunwind_elf_image_free(void *image);
  * must be rewritten at the next one (the LLDB plugin's stop hook does). Two
  * threads stopped at the same pc with different stacks: one of their rows is
  * kept, the other thread's frame there unwinds by it (wrongly). EINVAL when
- * PATH, REG or MEM is NULL. Threads: REG and MODS are in use. */
+ * PATH, REG or MEM is NULL, or THREADS NULL with NTHREADS > 0. Threads: REG
+ * and MODS are in use. */
 JITUNWIND_API int jitunwind_elf_image_write_file_at_stop(
     int arch, const jitunwind_registry *reg, struct jitunwind_modules *mods,
     const struct jitunwind_memory *mem, const struct jitunwind_regs *threads, size_t nthreads,

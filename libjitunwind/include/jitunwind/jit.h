@@ -75,19 +75,22 @@ JITUNWIND_API extern struct jitunwind_jit_descriptor jitunwind_jit_descriptor;
 typedef uint64_t jitunwind_jit_id;
 
 /* Register [START, START + SIZE) of this process with KIND (enum
- * jitunwind_range_kind), RULE (enum jitunwind_rule), NAME (copied; may be
- * NULL) and the caller's COOKIE. *ID (may be NULL) receives the handle for
- * jitunwind_jit_unregister. Returns 0, or EINVAL (an empty or wrapping
- * range, an unknown KIND or RULE), EOVERLAP (it overlaps a registered
- * range), ENOMEM. Thread-safe. */
+ * jitunwind_range_kind), RULE (enum jitunwind_rule), NAME (copied, cut at
+ * JITUNWIND_NAME_MAX - 1 bytes; may be NULL) and the caller's COOKIE. *ID
+ * (may be NULL) receives the handle for jitunwind_jit_unregister. Returns 0,
+ * or EINVAL (START NULL, an empty or wrapping range, an unknown KIND or
+ * RULE, RULE_SCAN, whose target this call cannot give), EOVERLAP (it
+ * overlaps a registered range), ELIMIT (JITUNWIND_JIT_MAX_SLOTS ranges),
+ * ENOMEM. Thread-safe. */
 JITUNWIND_API int jitunwind_jit_register(const void *start, size_t size, int kind, int rule,
                                          const char *name, uint64_t cookie,
                                          jitunwind_jit_id *id);
 /* Unregister the range of ID (call it before freeing the code): 0, or
  * ENOTFOUND (an ID not registered, or already unregistered). Thread-safe. */
 JITUNWIND_API int jitunwind_jit_unregister(jitunwind_jit_id id);
-/* Unregister everything and free the table (e.g. at exit); earlier IDs are
- * then unknown. Not while an in-process reader reads the descriptor. */
+/* Unregister everything and free the table and its names (e.g. at exit);
+ * earlier IDs are then unknown. Thread-safe against the calls above, but
+ * not while an in-process reader reads the descriptor. */
 JITUNWIND_API void jitunwind_jit_reset(void);
 
 /* --- Debugger side --- */
@@ -102,6 +105,9 @@ struct jitunwind_jit_read_info {
     uint64_t left_out;   /* live slots not read: past JITUNWIND_JIT_MAX_BYTES */
 };
 
+#define JITUNWIND_JIT_MAX_SLOTS (16u * 1024u * 1024u)
+#define JITUNWIND_JIT_MAX_BYTES (64u * 1024u * 1024u)
+#define JITUNWIND_JIT_BYTES_PER_RANGE 160u
 /* Read the descriptor at DESCRIPTOR_ADDR in the target through MEM and add
  * its ranges (origin DESCRIPTOR) to REG; *INFO (may be NULL) gets what the
  * read saw. Bounded: at most JITUNWIND_JIT_MAX_SLOTS
@@ -113,10 +119,8 @@ struct jitunwind_jit_read_info {
  * cap is reached, the remaining live slots (in slot-array order) are left
  * out and counted in info->left_out. Returns 0, or EINVAL (REG or MEM
  * NULL), EREAD, ECORRUPT (bad magic, sizes), EVERSION, EBUSY (seq kept
- * changing), ENOMEM. Threads: REG is in use during the call. */
-#define JITUNWIND_JIT_MAX_SLOTS (16u * 1024u * 1024u)
-#define JITUNWIND_JIT_MAX_BYTES (64u * 1024u * 1024u)
-#define JITUNWIND_JIT_BYTES_PER_RANGE 160u
+ * changing), ENOMEM; the reason in jitunwind_registry_last_error. Threads:
+ * REG is in use during the call. */
 JITUNWIND_API int jitunwind_jit_read_descriptor(jitunwind_registry *reg,
                                                 const struct jitunwind_memory *mem,
                                                 uint64_t descriptor_addr,
@@ -124,13 +128,18 @@ JITUNWIND_API int jitunwind_jit_read_descriptor(jitunwind_registry *reg,
 
 /* The same for this process's own descriptor into REG, read with atomic
  * loads (no data race with concurrent jitunwind_jit_register/unregister,
- * which it never blocks); INFO may be NULL. */
+ * which it never blocks); *INFO (may be NULL) as above. Returns as
+ * jitunwind_jit_read_descriptor (EINVAL for REG NULL). */
 JITUNWIND_API int jitunwind_jit_read_self(jitunwind_registry *reg,
                                           struct jitunwind_jit_read_info *info);
 
-/* --- The GDB JIT interface (CPython 3.15+ registers every executor there) ---
- *
- * Read `__jit_debug_descriptor` at DESCRIPTOR_ADDR through MEM ({uint32
+/* --- The GDB JIT interface (CPython 3.15+ registers executors there) --- */
+
+#define JITUNWIND_GDB_JIT_DESCRIPTOR_SYMBOL "__jit_debug_descriptor"
+#define JITUNWIND_GDB_JIT_MAX_ENTRIES 1000000u
+#define JITUNWIND_GDB_JIT_MAX_OBJECT (1u << 20)
+#define JITUNWIND_GDB_JIT_MAX_BYTES (64u << 20)
+/* Read `__jit_debug_descriptor` at DESCRIPTOR_ADDR through MEM ({uint32
  * version, uint32 action, entry *relevant, entry *first}; entries {next, prev,
  * symfile_addr, symfile_size, ...}) and add one range per in-memory ELF
  * object: the bounds of its .text section, the name of its first function
@@ -148,10 +157,6 @@ JITUNWIND_API int jitunwind_jit_read_self(jitunwind_registry *reg,
  * MEM NULL, an unknown ARCH), EVERSION (an unknown descriptor version), or
  * EREAD, ELOOP, ELIMIT (a cap reached; the message names it), ENOMEM with
  * the ranges added before the problem kept. */
-#define JITUNWIND_GDB_JIT_DESCRIPTOR_SYMBOL "__jit_debug_descriptor"
-#define JITUNWIND_GDB_JIT_MAX_ENTRIES 1000000u
-#define JITUNWIND_GDB_JIT_MAX_OBJECT (1u << 20)
-#define JITUNWIND_GDB_JIT_MAX_BYTES (64u << 20)
 JITUNWIND_API int jitunwind_registry_load_gdb_jit(jitunwind_registry *reg,
                                                   const struct jitunwind_memory *mem,
                                                   uint64_t descriptor_addr, int arch,

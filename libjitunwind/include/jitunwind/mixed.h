@@ -27,7 +27,7 @@ enum jitunwind_native_role {
     JITUNWIND_ROLE_TRAMPOLINE = 3  /* a perf-style trampoline */
 };
 
-/* The role (enum jitunwind_native_role) of a native frame from its
+/* Returns the role (enum jitunwind_native_role) of a native frame from its
  * function's name SYMBOL (NULL: OTHER):
  * "_PyEval_EvalFrameDefault" and the parts a compiler split off or cloned
  * from it ("_PyEval_EvalFrameDefault.cold", ".part.N", ".constprop.N",
@@ -60,7 +60,8 @@ struct jitunwind_mixed_item {
  * most MAX items, *COUNT the number written. ROLES, PY and OUT may be NULL
  * when their count is 0. Returns 0, or ELIMIT when MAX was too small (the
  * items written are a valid prefix), EINVAL (COUNT NULL, a NULL array
- * with a count, a count over UINT32_MAX). No handle, no allocation. */
+ * with a count, N_NATIVE over UINT32_MAX - 1, N_PY over UINT32_MAX). No
+ * handle, no allocation. */
 JITUNWIND_API int jitunwind_mix(const uint32_t *roles, size_t n_native,
                                 const struct jitunwind_py_frame *py, size_t n_py,
                                 struct jitunwind_mixed_item *out, size_t max,
@@ -153,24 +154,26 @@ JITUNWIND_API int jitunwind_mixer_python(jitunwind_mixer *mixer, struct jitunwin
  * not given (give them, then feed NATIVES + *FED on: a consumer reads them
  * only for a stack that has an eval loop); ELIMIT when OUT had no room for the
  * next frame and its group (N + the Python frames not yet placed is always
- * enough); EINVAL (MIXER, FED or COUNT NULL, NATIVES or OUT NULL with a
- * count). On every return the items written and the frames taken agree, so
- * feeding may go on. */
+ * enough; also past UINT32_MAX - 1 frames fed); ENOMEM (the
+ * HIDE_INTERPRETER marks); EINVAL (MIXER, FED or COUNT NULL, NATIVES or OUT
+ * NULL with a count). On every return the items written and the frames
+ * taken agree, so feeding may go on. Threads: MIXER's registry and reader
+ * are in use during the call. */
 JITUNWIND_API int jitunwind_mixer_feed(jitunwind_mixer *mixer,
                                        struct jitunwind_mixer_native *natives, size_t n,
                                        size_t *fed, struct jitunwind_mixed_item *out, size_t max,
                                        size_t *count);
 
-/* The Python frames no native frame fed to MIXER so far runs: the index of
- * the first of them (they run to the end of the array given); the number
- * given when every one is placed, 0 before they are given (and for a NULL
- * MIXER). */
+/* Returns where the Python frames begin that no native frame fed to MIXER
+ * so far runs: the index of the first of them (they run to the end of the
+ * array given); the number given when every one is placed, 0 before they
+ * are given (and for a NULL MIXER). */
 JITUNWIND_API size_t jitunwind_mixer_next_python(const jitunwind_mixer *mixer);
 
-/* 1 when native frame INDEX (counted over every frame fed) is hidden: an
- * OTHER frame flagged INTERPRETER between the innermost and the outermost
- * eval-loop frame fed so far (the interpreter's calls and vectorcalls; the
- * Python frames say the same); else 0 (also without
+/* Returns 1 when native frame INDEX (counted over every frame fed) is
+ * hidden: an OTHER frame flagged INTERPRETER between the innermost and the
+ * outermost eval-loop frame fed to MIXER so far (the interpreter's calls and
+ * vectorcalls; the Python frames say the same); else 0 (also without
  * JITUNWIND_MIXER_HIDE_INTERPRETER, and for a NULL MIXER). */
 JITUNWIND_API int jitunwind_mixer_hidden(const jitunwind_mixer *mixer, size_t index);
 

@@ -36,7 +36,8 @@ struct jitunwind_module_info {
 };
 
 /* A new, empty module set in *OUT: 0, or EINVAL (OUT NULL), ENOMEM, with
- * *OUT NULL (status.h's constructor contract). */
+ * *OUT NULL (status.h's constructor contract). Free it with
+ * jitunwind_modules_free. */
 JITUNWIND_API int jitunwind_modules_new(jitunwind_modules **out);
 /* Free MODS (NULL is ignored), its files and cached CFI with it. */
 JITUNWIND_API void jitunwind_modules_free(jitunwind_modules *mods);
@@ -62,21 +63,24 @@ JITUNWIND_API int jitunwind_modules_load_proc(jitunwind_modules *mods, int pid);
  * malformed note or from jitunwind_modules_add_mapping. */
 JITUNWIND_API int jitunwind_modules_load_core(jitunwind_modules *mods, const char *core_path);
 
-/* The number of modules in MODS (0 for NULL). */
+/* Returns the number of modules in MODS (0 for NULL). */
 JITUNWIND_API size_t jitunwind_modules_count(const jitunwind_modules *mods);
 /* Module INDEX of MODS into *OUT (its path valid while MODS lives): 0, or
  * EINVAL (MODS or OUT NULL, INDEX >= count). */
 JITUNWIND_API int jitunwind_modules_info(const jitunwind_modules *mods, size_t index,
                                          struct jitunwind_module_info *out);
+typedef struct jitunwind_registry jitunwind_registry;
 /* Remove every range of REG read from the target (origin other than USER)
  * that overlaps a module of MODS: JIT code and trampolines live in anonymous
  * memory, so such a range is corrupt and would claim native frames (libc's)
- * for its rule. Returns the number removed (0 for NULL arguments). */
-typedef struct jitunwind_registry jitunwind_registry;
+ * for its rule. Returns the number removed (0 for NULL arguments, or when
+ * out of memory). */
 JITUNWIND_API size_t jitunwind_registry_drop_over_modules(jitunwind_registry *reg,
                                                          const jitunwind_modules *mods);
 
-/* Index of the module of MODS containing ADDR, or -1 (also for NULL). */
+/* Returns the index of the module of MODS containing ADDR, or -1 (also for
+ * NULL MODS, and for a module whose load bias is not known yet: none of its
+ * mappings showed where its first segment was loaded). */
 JITUNWIND_API long jitunwind_modules_find(const jitunwind_modules *mods, uint64_t addr);
 
 /* The function symbol containing ADDR (.symtab, then .dynsym, or the
@@ -94,11 +98,13 @@ JITUNWIND_API int jitunwind_modules_symbolize(jitunwind_modules *mods, uint64_t 
  * tracked, so a rule that needs another register fails with *STOP_REASON
  * NEED_REGISTER. For a frame that is not INNERMOST, the FDE is looked up at
  * jitunwind_lookup_address (a return address may be just past the end of
- * its function). Returns 0, or EINVAL (MODS, MEM, IN or OUT NULL, no pc in
- * IN), ENOTFOUND when no module or no FDE covers the pc (the caller may
- * then try other methods), or another negative status; *STOP_REASON (may
- * be NULL) as for jitunwind_step_range. libdw caches parsed CFI inside
- * MODS (this may allocate); nothing else is allocated. */
+ * its function). Returns 0 (with *STOP_REASON END and pc 0 in *OUT when
+ * CFI marks the frame outermost), or EINVAL (MODS, MEM, IN or OUT NULL, no
+ * pc in IN), EUNSUPPORTED (an unknown ARCH), ENOTFOUND when no module or no
+ * FDE covers the pc (the caller may then try other methods), or another
+ * negative status; *STOP_REASON (may be NULL) as for jitunwind_step_range.
+ * libdw caches parsed CFI inside MODS (this may allocate); nothing else is
+ * allocated. */
 JITUNWIND_API int jitunwind_step_cfi(int arch, jitunwind_modules *mods,
                                      const struct jitunwind_memory *mem,
                                      const struct jitunwind_regs *in, int innermost,

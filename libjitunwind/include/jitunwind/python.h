@@ -13,6 +13,7 @@
 
 #include "jitunwind/export.h"
 #include "jitunwind/memory.h"
+#include "jitunwind/registry.h"
 #include "jitunwind/status.h"
 
 #ifdef __cplusplus
@@ -32,12 +33,14 @@ struct jitunwind_py_location {
  * debuginfo needed). The version is read from the file's Py_Version
  * (3.11+). Returns 0, or EINVAL (LOC NULL, PID <= 0), ENOTFOUND when no
  * mapped file defines _PyRuntime, EVERSION when the file has no readable
- * Py_Version, or the failure of reading the maps (EIO). */
+ * Py_Version (*LOC then holds the runtime and the module, version 0), or
+ * the failure of reading the maps (EIO, ENOMEM). */
 JITUNWIND_API int jitunwind_py_locate_live(int pid, struct jitunwind_py_location *loc);
 
-/* The same for the core file at CORE_PATH (EINVAL when NULL), using its
- * NT_FILE note for the mapped files (which must still exist at their
- * recorded paths; EIO, EELF for the core itself). */
+/* The same into *LOC for the core file at CORE_PATH (EINVAL when either is
+ * NULL), using its NT_FILE note for the mapped files (which must still
+ * exist at their recorded paths); the same returns, and EIO, EELF for the
+ * core itself, ENOTFOUND also when it has no NT_FILE note. */
 JITUNWIND_API int jitunwind_py_locate_core(const char *core_path,
                                            struct jitunwind_py_location *loc);
 
@@ -149,9 +152,8 @@ JITUNWIND_API int jitunwind_pyreader_frames(jitunwind_pyreader *reader, uint64_t
  * REGISTRY NULL), ENOTFOUND when trampolines were never activated,
  * EUNSUPPORTED for versions whose arena location is not known, EREAD,
  * ELOOP, ELIMIT (bounded, cycle-checked; the arenas added before the
- * problem stay and *ADDED counts them). Threads: READER and REGISTRY
- * are in use. */
-#include "jitunwind/registry.h"
+ * problem stay and *ADDED counts them); the reason in READER's last error.
+ * Threads: READER and REGISTRY are in use. */
 JITUNWIND_API int jitunwind_pyreader_trampoline_ranges(jitunwind_pyreader *reader,
                                                        jitunwind_registry *registry, int arch,
                                                        size_t *added);
@@ -276,16 +278,16 @@ struct jitunwind_py_code_range {
 JITUNWIND_API int jitunwind_pyreader_eval_ranges(const jitunwind_pyreader *reader,
                                                  struct jitunwind_py_code_range *out, size_t max,
                                                  size_t *count);
-/* 1 when ADDR (a lookup address: jitunwind_lookup_address) lies in one of
- * them, else 0 (also for a NULL READER). */
+/* Returns 1 when ADDR (a lookup address: jitunwind_lookup_address) lies in
+ * one of READER's eval-loop ranges, else 0 (also for a NULL READER). */
 JITUNWIND_API int jitunwind_pyreader_in_eval_loop(const jitunwind_pyreader *reader, uint64_t addr);
 
 /* --- Pure decoders, exposed for tests and tools --- */
 
 /* Line for instruction offset LASTI_UNITS (code units) in a 3.11+
  * location table TABLE of LEN bytes (never read past), whose code starts
- * at FIRST_LINE. Returns the line, or -1 (no location, not covered, TABLE
- * NULL, LASTI_UNITS negative). */
+ * at FIRST_LINE. Returns the line, or -1 (no location, not covered, a
+ * malformed table, TABLE NULL, LASTI_UNITS negative). */
 JITUNWIND_API int jitunwind_py_linetable_line(const uint8_t *table, size_t len,
                                               int first_line, int lasti_units);
 

@@ -192,9 +192,12 @@ JITUNWIND_API int jitunwind_pyreader_detail_exits(jitunwind_pyreader *reader,
                                                   struct jitunwind_py_jit_exit *out, size_t max,
                                                   size_t *count);
 
-/* The exits of EXECUTOR, as jitunwind_pyreader_executor_detail then
- * jitunwind_pyreader_detail_exits give them: target, line and the
- * executor each is linked to. */
+/* The exits of EXECUTOR in READER's target into OUT (at most MAX; OUT may
+ * be NULL when MAX is 0) and *COUNT, as jitunwind_pyreader_executor_detail
+ * then jitunwind_pyreader_detail_exits give them: target, line and the
+ * executor each is linked to. Returns 0, EINVAL (READER or COUNT NULL, OUT
+ * NULL with MAX > 0), or the statuses of those two calls, with the *COUNT
+ * exits read before the problem valid. */
 JITUNWIND_API int jitunwind_pyreader_executor_exits(jitunwind_pyreader *reader,
                                                     uint64_t executor,
                                                     struct jitunwind_py_jit_exit *out,
@@ -233,9 +236,10 @@ JITUNWIND_API int jitunwind_pyreader_jit_pc(jitunwind_pyreader *reader, uint64_t
                                             uint64_t code, struct jitunwind_py_jit_pc *out);
 
 /* WHERE's region as "[uop 17/42 _CALL_BUILTIN_FAST]", "[shim]",
- * "[_FATAL_ERROR]", or "" when the region is unknown, into BUF (SIZE
- * bytes, NUL-terminated). Returns snprintf's count, or EINVAL (WHERE or
- * BUF NULL, SIZE 0). No handle, no target reads. */
+ * "[_FATAL_ERROR]", "[past _FATAL_ERROR: trampolines/data]", or "" when the
+ * region is unknown, into BUF (SIZE bytes, NUL-terminated). Returns
+ * snprintf's count, or EINVAL (WHERE or BUF NULL, SIZE 0). No handle, no
+ * target reads. */
 JITUNWIND_API int jitunwind_py_jit_pc_label(const struct jitunwind_py_jit_pc *where, char *buf,
                                             size_t size);
 

@@ -14,9 +14,10 @@
 extern "C" {
 #endif
 
-/* --- A sampler's cache ---
- *
- * Keep up to ENTRIES code objects decoded (qualname, filename, first
+/* --- A sampler's cache --- */
+
+#define JITUNWIND_PY_MAX_CODE_CACHE 65536u
+/* Keep in READER up to ENTRIES code objects decoded (qualname, filename, first
  * line and, up to 4 KiB, the line table) by address between calls of
  * jitunwind_pyreader_frames, so that a frame whose code was seen before
  * costs one read of the code object's head instead of six or more. The
@@ -25,10 +26,10 @@ extern "C" {
  * code object there still has the same name, file and line-table pointers
  * and first line (a code object never changes them; a new one at a freed
  * address holds new strings), so a stale entry is refilled, never shown.
- * ENTRIES 0 turns the cache off (the default). Returns 0, EINVAL (READER
- * NULL, ENTRIES above JITUNWIND_PY_MAX_CODE_CACHE), ENOMEM. The cache is
- * READER's and freed with it. */
-#define JITUNWIND_PY_MAX_CODE_CACHE 65536u
+ * ENTRIES 0 turns the cache off (the default); a later call replaces the
+ * cache, its entries and counters. Returns 0, EINVAL (READER NULL, ENTRIES
+ * above JITUNWIND_PY_MAX_CODE_CACHE), ENOMEM (the cache before is kept).
+ * The cache is READER's and freed with it. */
 JITUNWIND_API int jitunwind_pyreader_cache_code(jitunwind_pyreader *reader, size_t entries);
 
 /* A sampler's unit of time: after this call, a code object whose head was
@@ -65,8 +66,8 @@ JITUNWIND_API int jitunwind_pyreader_cache_stats(const jitunwind_pyreader *reade
  * CPython 3.15's last_profiled_frame marker lets a walk stop early, but
  * the profiler must write it into the target: that is opt-in
  * (jitunwind_py_chains_mark_frames below). Only chains walked to the end
- * without error are kept. All memory is allocated by jitunwind_py_chains_new;
- * a walk allocates nothing. */
+ * without error are kept. All memory is allocated by jitunwind_py_chains_new
+ * (and jitunwind_py_chains_mark_frames); a walk allocates nothing. */
 /* Threads: one thread at a time, with the pyreader it is used with
  * (jitunwind.h). */
 typedef struct jitunwind_py_chains jitunwind_py_chains;
@@ -80,27 +81,28 @@ JITUNWIND_API int jitunwind_py_chains_new(size_t threads, size_t frames,
                                           jitunwind_py_chains **out);
 /* Free CHAINS (NULL is ignored). */
 JITUNWIND_API void jitunwind_py_chains_free(jitunwind_py_chains *chains);
-/* As jitunwind_pyreader_frames (the same arguments, returns and limits;
- * EINVAL also for CHAINS NULL), reusing THREAD_KEY's cached chain in
- * CHAINS (the least recently used thread's slot is taken for a new key).
- * Threads: READER and CHAINS are in use. */
+/* As jitunwind_pyreader_frames (READER, FRAME_ADDR, OUT, MAX and COUNT as
+ * there, the same returns and limits; EINVAL also for CHAINS NULL), reusing
+ * THREAD_KEY's cached chain in CHAINS (the least recently used thread's slot
+ * is taken for a new key). Threads: READER and CHAINS are in use. */
 JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *reader,
                                                     jitunwind_py_chains *chains,
                                                     uint64_t thread_key, uint64_t frame_addr,
                                                     struct jitunwind_py_frame *out, size_t max,
                                                     size_t *count);
-/* Whether `thread` (as jitunwind_pyreader_thread gave it) is still at
- * its current frame and its chain still holds the `n` frames a walk of it
- * gave (innermost first): the same frame addresses in that order (sentinel
- * frames between them skipped, as a walk does), each with the same owner
- * and code object, each caller (every frame but the innermost) at the
- * same instruction offset (the innermost one's may have moved on; not
- * compared for 3.14t's per-thread bytecode copies) and, when `ended`,
- * no frame after them. Nothing is decoded: a sampler checks its walk of a
- * running thread at a fraction of a walk's cost. With `chains`, the
- * frames' memory is read in reads of up to 64 KiB (one, for frames within
- * 64 KiB of each other) instead of one a frame. 1 (unchanged),
- * 0 (changed, unreadable, or no current frame), or EINVAL. */
+/* Whether THREAD (as jitunwind_pyreader_thread gave it) is still at its
+ * current frame in READER's target and its chain still holds the N frames
+ * at FRAMES a walk of it gave (innermost first): the same frame addresses
+ * in that order (sentinel frames between them skipped, as a walk does),
+ * each with the same owner and code object, each caller (every frame but
+ * the innermost) at the same instruction offset (the innermost one's may
+ * have moved on; not compared for 3.14t's per-thread bytecode copies) and,
+ * when ENDED, no frame after them. Nothing is decoded: a sampler checks its
+ * walk of a running thread at a fraction of a walk's cost. With CHAINS (may
+ * be NULL), the frames' memory is read in reads of up to 64 KiB (one, for
+ * frames within 64 KiB of each other) instead of one a frame. Returns 1
+ * (unchanged), 0 (changed, unreadable, or no current frame), or EINVAL
+ * (READER or THREAD NULL, FRAMES NULL with N > 0). */
 JITUNWIND_API int jitunwind_pyreader_frames_unchanged(jitunwind_pyreader *reader,
                                                       jitunwind_py_chains *chains,
                                                       const struct jitunwind_py_thread *thread,
@@ -141,8 +143,10 @@ JITUNWIND_API int jitunwind_py_chains_stats(const jitunwind_py_chains *chains,
  * left by another profiler would name a frame this cache never saw).
  * Returns the number of threads cleared, or EVERSION (the layout has no
  * last_profiled_frame), EUNSUPPORTED (the memory has no write operation),
+ * ECORRUPT (the target's offsets put the marker over another field),
  * EINVAL (CHAINS or READER NULL), EREAD/ELOOP/ELIMIT (the thread list),
- * or the write's status. */
+ * ENOMEM, or the write's status; READER's last error names the reason of
+ * the first five. */
 JITUNWIND_API int jitunwind_py_chains_mark_frames(jitunwind_py_chains *chains,
                                                   jitunwind_pyreader *reader);
 

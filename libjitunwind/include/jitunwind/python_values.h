@@ -99,9 +99,10 @@ JITUNWIND_API int jitunwind_pyreader_frame_variables(jitunwind_pyreader *reader,
 #define JITUNWIND_PYSCOPE_BUILTIN 3
 #define JITUNWIND_PYSCOPE_UNBOUND_LOCAL 4 /* a variable of the frame, not bound: *value 0 */
 
-/* Find NAME as Python would from FRAME: its variables, then its globals, then
- * its builtins. 0 with *VALUE and *SCOPE (JITUNWIND_PYSCOPE_*) set, EINVAL
- * (any argument NULL), ENOTFOUND, or another negative status. A variable of
+/* Find NAME as Python would from FRAME in READER's target: its variables,
+ * then its globals, then its builtins. Returns 0 with *VALUE and *SCOPE
+ * (JITUNWIND_PYSCOPE_*) set, EINVAL (any argument NULL), ENOTFOUND (the
+ * reason in READER's last error), or another negative status. A variable of
  * the frame that is not bound is JITUNWIND_PYSCOPE_UNBOUND_LOCAL: Python would
  * raise for it rather than look further, so a global of the same name is not
  * it. */
@@ -109,12 +110,14 @@ JITUNWIND_API int jitunwind_pyreader_frame_lookup(jitunwind_pyreader *reader,
                                                   const struct jitunwind_py_frame *frame,
                                                   const char *name, uint64_t *value, int *scope);
 
-/* The attribute `name` of the object at `object`, found where CPython keeps
- * it without running code: an instance's own attributes (its __dict__,
- * inline values or managed dict, its __slots__), a module's globals, a
- * class's own dict (not its bases', nor properties or other descriptors).
- * 0 with *value, ENOTFOUND, or another negative status (EREAD, EINVAL,
- * ELIMIT after 256 attributes, EUNSUPPORTED without a value layout). */
+/* The attribute NAME of the object at OBJECT in READER's target, found where
+ * CPython keeps it without running code: an instance's own attributes (its
+ * __dict__, inline values or managed dict, its __slots__), a module's
+ * globals, a class's own dict (not its bases', nor properties or other
+ * descriptors). Returns 0 with *VALUE set, ENOTFOUND, EINVAL (READER, NAME
+ * or VALUE NULL), or another negative status (EREAD, ELIMIT after 256
+ * attributes, EUNSUPPORTED or the status of a values layout that failed its
+ * check); *VALUE is 0 unless 0 is returned. */
 JITUNWIND_API int jitunwind_pyreader_attribute(jitunwind_pyreader *reader, uint64_t object,
                                                const char *name, uint64_t *value);
 
@@ -150,14 +153,15 @@ JITUNWIND_API int jitunwind_pyreader_gc_collecting(jitunwind_pyreader *reader, u
 
 #define JITUNWIND_PY_THREAD_NAME_MAX 64u
 
-/* The Python name of THREAD (a thread state from jitunwind_pyreader_threads):
- * the `_name` of the threading.Thread that `threading._active` (found
- * through the interpreter's sys.modules) keys by its thread_id, such as
- * "MainThread", into BUF (UTF-8, NUL-terminated, cut at SIZE - 1 bytes;
+/* The Python name of THREAD (a thread state from jitunwind_pyreader_threads
+ * of READER): the `_name` of the threading.Thread that `threading._active`
+ * (found through the interpreter's sys.modules) keys by its thread_id, such
+ * as "MainThread", into BUF (UTF-8, NUL-terminated, cut at SIZE - 1 bytes;
  * SIZE >= 2). Nothing runs in the target; every read is bounded. Returns 0,
  * ENOTFOUND (threading not imported, or the thread not among its
  * threads), EUNSUPPORTED (the interpreter's modules are not known for this
- * build), EINVAL, or EREAD; BUF is "" unless 0. */
+ * build), EINVAL (READER, THREAD or BUF NULL, SIZE < 2), or EREAD; BUF is
+ * "" unless 0. */
 JITUNWIND_API int jitunwind_pyreader_thread_name(jitunwind_pyreader *reader,
                                                  const struct jitunwind_py_thread *thread,
                                                  char *buf, size_t size);
@@ -175,10 +179,11 @@ JITUNWIND_API int jitunwind_pyreader_thread_names(jitunwind_pyreader *reader,
                                                   size_t *named);
 
 /* Keep the target memory the value functions above read (128 KiB of it,
- * in READER) from one call to the next while HOLD is 1; 0 forgets it. Only
- * for a target that does not run meanwhile (a stop, a core): rendering
- * every frame's arguments (py-bt-full) then reads each shared object, name
- * and code object once. Returns 0 or EINVAL (READER NULL). */
+ * in READER) from one call to the next while HOLD is non-zero; every call
+ * (0 too) forgets what was kept. Only for a target that does not run
+ * meanwhile (a stop, a core): rendering every frame's arguments
+ * (py-bt-full) then reads each shared object, name and code object once.
+ * Returns 0 or EINVAL (READER NULL). */
 JITUNWIND_API int jitunwind_pyreader_hold_reads(jitunwind_pyreader *reader, int hold);
 
 #ifdef __cplusplus

@@ -141,31 +141,32 @@ JITUNWIND_API void jitunwind_registry_clear(jitunwind_registry *reg);
 JITUNWIND_API const struct jitunwind_range *
 jitunwind_registry_lookup(const jitunwind_registry *reg, uint64_t pc);
 
-/* The number of ranges in REG (0 for NULL). */
+/* Returns the number of ranges in REG (0 for NULL). */
 JITUNWIND_API size_t jitunwind_registry_count(const jitunwind_registry *reg);
 /* Range INDEX of REG in address order, or NULL (REG NULL, INDEX >= count);
  * valid until the next mutation of REG. */
 JITUNWIND_API const struct jitunwind_range *
 jitunwind_registry_at(const jitunwind_registry *reg, size_t index);
 
-/* A number that changes on every successful mutation of REG (add, remove,
- * clear), so a caller can tell that its pointers went stale; 0 for NULL. */
+/* Returns a number that changes on every successful mutation of REG (add,
+ * remove, clear, a load or guess that changed it), so a caller can tell
+ * that its pointers went stale; 0 for NULL. */
 JITUNWIND_API uint64_t jitunwind_registry_generation(const jitunwind_registry *reg);
 
-/* A 64-bit digest of REG's ranges: every field of every range, in address
- * order (names by their bytes). Equal registries give equal digests; a
- * caller may take an equal digest for "nothing changed" (a target that
- * forges a collision only keeps its own stale answer). 0 for NULL; O(count),
- * no allocation, so a caller can tell that 1,000,000 ranges are unchanged
- * without copying them out. */
+/* Returns a 64-bit digest of REG's ranges: every field of every range, in
+ * address order (names by their bytes). Equal registries give equal
+ * digests; a caller may take an equal digest for "nothing changed" (a
+ * target that forges a collision only keeps its own stale answer). 0 for
+ * NULL; O(count), no allocation, so a caller can tell that 1,000,000
+ * ranges are unchanged without copying them out. */
 JITUNWIND_API uint64_t jitunwind_registry_digest(const jitunwind_registry *reg);
-/* How many ranges of REG have RULE (0 for NULL). */
+/* Returns how many ranges of REG have RULE (0 for NULL). */
 JITUNWIND_API size_t jitunwind_registry_count_rule(const jitunwind_registry *reg, uint32_t rule);
 /* Add a copy of every range of FROM to REG, as jitunwind_registry_add
  * would, in one call. Ranges that overlap REG's are left out and counted in
- * *SKIPPED (may be NULL). Returns the number added, or EINVAL (REG or FROM
- * NULL, or the same registry), ENOMEM (REG then holds the ranges added
- * before). */
+ * *SKIPPED (may be NULL; 0 on failure). Returns the number added, or EINVAL
+ * (REG or FROM NULL, or the same registry), ENOMEM (REG then holds the
+ * ranges added before). */
 JITUNWIND_API int jitunwind_registry_add_all(jitunwind_registry *reg,
                                              const jitunwind_registry *from, size_t *skipped);
 
@@ -182,22 +183,27 @@ jitunwind_registry_last_error(const jitunwind_registry *reg);
  * *ADDED (may be NULL) counts the lines added, replaced later or not. Each
  * range gets kind TRAMPOLINE and a rule read from its machine code through MEM
  * (see jitunwind_classify_trampoline); ranges whose code is unreadable or not
- * a known trampoline layout are skipped. ARCH is enum jitunwind_arch. Returns
- * 0, or EINVAL (REG, PATH or MEM NULL, an unknown ARCH), a negative status
- * when PATH cannot be opened safely, EIO (a read error, the ranges added
- * before it kept); the reason in jitunwind_registry_last_error. */
+ * a known trampoline layout are skipped, and so are lines over 4 KiB; reading
+ * stops after 4 Mi lines (one more skipped, a warning logged). ARCH is enum
+ * jitunwind_arch. Returns 0, or EINVAL (REG, PATH or MEM NULL, an unknown
+ * ARCH), a negative status when PATH cannot be opened safely, EIO (a read
+ * error, the ranges added before it kept); the reason in
+ * jitunwind_registry_last_error. */
 JITUNWIND_API int jitunwind_registry_load_perf_map(jitunwind_registry *reg,
                                                    const char *path, int arch,
                                                    const struct jitunwind_memory *mem,
                                                    size_t *added, size_t *skipped);
 
 /* The same from the jitdump file at PATH (/tmp/jit-PID.dump, perf's format,
- * which CPython writes under `-X perf_jit` instead of a perf map): each
- * JIT_CODE_LOAD record's code becomes a range as a perf-map line does (origin
- * PERF_MAP, its name, a rule read from its code); other records are stepped
- * over. EUNSUPPORTED when the file is not a version 1 jitdump of the host's
- * byte order. A record cut short (the process still writing it) ends the file;
- * *ADDED and *SKIPPED as above. */
+ * which CPython writes under `-X perf_jit` instead of a perf map) into REG:
+ * each JIT_CODE_LOAD record's code becomes a range as a perf-map line does
+ * (origin PERF_MAP, its name, a rule for ARCH read from its code through
+ * MEM); other records are stepped over. A record cut short (the process
+ * still writing it) ends the file; *ADDED and *SKIPPED (each may be NULL)
+ * as above. Returns 0, or EINVAL (REG, PATH or MEM NULL, an unknown ARCH),
+ * EUNSUPPORTED when the file is not a version 1 jitdump of the host's byte
+ * order, or the failure to open PATH; the reason in
+ * jitunwind_registry_last_error. */
 JITUNWIND_API int jitunwind_registry_load_jitdump(jitunwind_registry *reg, const char *path,
                                                   int arch, const struct jitunwind_memory *mem,
                                                   size_t *added, size_t *skipped);
@@ -221,15 +227,16 @@ struct jitunwind_mapping {
 
 /* The anonymous r-x mappings of live process PID (/proc/PID/maps) into OUT
  * (at most MAX; OUT may be NULL when MAX is 0); *COUNT gets the number.
- * Returns 0, or EINVAL (COUNT NULL, PID <= 0), EIO (no maps file), ELIMIT
- * (more than MAX). */
+ * Returns 0, or EINVAL (COUNT NULL, OUT NULL with MAX > 0, PID <= 0), EIO
+ * (no maps file), ELIMIT (more than MAX: the first MAX are written). */
 JITUNWIND_API int jitunwind_anonymous_exec_mappings(int pid, struct jitunwind_mapping *out,
                                                     size_t max, size_t *count);
 
-/* The same for the core file at CORE_PATH: executable PT_LOAD segments whose
- * contents were dumped, that no file of the NT_FILE note covers and that are
- * not an ELF image (the vDSO). 0, or EINVAL (CORE_PATH or COUNT NULL), EIO,
- * EELF, ELIMIT. */
+/* The same for the core file at CORE_PATH, into OUT (at most MAX; may be
+ * NULL when MAX is 0) and *COUNT: executable PT_LOAD segments whose
+ * contents were dumped, that no file of the NT_FILE note covers and that
+ * are not an ELF image (the vDSO). Returns 0, or EINVAL (CORE_PATH or
+ * COUNT NULL, OUT NULL with MAX > 0), EIO, EELF, ELIMIT. */
 JITUNWIND_API int jitunwind_core_anonymous_exec_mappings(const char *core_path,
                                                          struct jitunwind_mapping *out,
                                                          size_t max, size_t *count);

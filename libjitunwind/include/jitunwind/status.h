@@ -52,11 +52,14 @@ enum jitunwind_log_level {
     JITUNWIND_LOG_WARNING = 2
 };
 
-/* Log callback FN, called with ARG synchronously from the thread that
- * called into the library; MESSAGE is valid only during the call. FN NULL
- * disables logging (the default). Threads: not safe against concurrent
- * library calls (set it before using the library from several threads). */
+/* A log callback: LEVEL is an enum jitunwind_log_level, MESSAGE one line,
+ * valid only during the call. */
 typedef void (*jitunwind_log_fn)(void *arg, int level, const char *message);
+/* Send the library's diagnostics to FN, called with ARG synchronously from
+ * the thread that called into the library; FN NULL turns logging off (the
+ * default). ARG is kept as given and must stay valid while FN is set.
+ * Threads: not safe against concurrent library calls (set it before using
+ * the library from several threads). */
 JITUNWIND_API void jitunwind_set_log(jitunwind_log_fn fn, void *arg);
 
 /* Failure contract of every constructor (jitunwind_*_new, _open): on
@@ -66,12 +69,13 @@ JITUNWIND_API void jitunwind_set_log(jitunwind_log_fn fn, void *arg);
  * type (a constructor that failed gave NULL) returns the same. */
 JITUNWIND_API const struct jitunwind_error *jitunwind_last_error(void);
 
-/* The library's version as "MAJOR.MINOR.PATCH", a static string. */
+/* Returns the library's version as "MAJOR.MINOR.PATCH": a static string,
+ * never NULL. */
 JITUNWIND_API const char *jitunwind_version_string(void);
 
-/* The library's version as JITUNWIND_VERSION_NUMBER(MAJOR, MINOR, PATCH)
- * (version.h), to compare with the JITUNWIND_VERSION a program was built
- * with: the same major version keeps the API and ABI. */
+/* Returns the library's version as JITUNWIND_VERSION_NUMBER(MAJOR, MINOR,
+ * PATCH) (version.h), to compare with the JITUNWIND_VERSION a program was
+ * built with: the same major version keeps the API and ABI. */
 JITUNWIND_API unsigned jitunwind_version(void);
 
 #ifdef __cplusplus

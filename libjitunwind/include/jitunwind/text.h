@@ -20,10 +20,10 @@ extern "C" {
  * snprintf (BUF NULL: the length only); TEXT NULL is "". */
 JITUNWIND_API size_t jitunwind_text_escape(const char *text, char *buf, size_t size);
 
-/* The code point of the UTF-8 sequence at TEXT (NUL-terminated), *LEN set
- * to its bytes; or -1 with *LEN 1 when the byte there starts no valid
- * sequence (overlong, a surrogate, past U+10FFFF, or cut short), or when
- * TEXT is NULL. LEN may be NULL. */
+/* Returns the code point of the UTF-8 sequence at TEXT (NUL-terminated; 0
+ * at its end), *LEN set to its bytes; or -1 with *LEN 1 when the byte there
+ * starts no valid sequence (overlong, a surrogate, past U+10FFFF, or cut
+ * short), or when TEXT is NULL. LEN may be NULL. */
 JITUNWIND_API long jitunwind_utf8_char(const char *text, size_t *len);
 
 #ifdef __cplusplus

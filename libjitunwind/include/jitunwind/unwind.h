@@ -31,16 +31,16 @@ enum jitunwind_arch {
     JITUNWIND_ARCH_AARCH64 = 2
 };
 
-/* The architecture this library was compiled for (enum jitunwind_arch),
- * 0 if neither. */
+/* Returns the architecture this library was compiled for (enum
+ * jitunwind_arch), 0 if neither. */
 JITUNWIND_API int jitunwind_host_arch(void);
 
-/* The address to look a frame's PC up at (ranges, symbols, CFI, lines) on
- * ARCH: PC itself when INNERMOST is non-zero, else the architecture's return
- * address adjusted back into the call that returns to it, so that a call
- * ending a function or a range is attributed to it. Debugger plugins ask
- * this rather than subtracting themselves. PC unchanged for an unknown
- * ARCH. */
+/* Returns the address to look a frame's PC up at (ranges, symbols, CFI,
+ * lines) on ARCH: PC itself when INNERMOST is non-zero, else the
+ * architecture's return address adjusted back into the call that returns
+ * to it, so that a call ending a function or a range is attributed to it.
+ * Debugger plugins ask this rather than subtracting themselves. PC
+ * unchanged for an unknown ARCH. */
 JITUNWIND_API uint64_t jitunwind_lookup_address(int arch, uint64_t pc, int innermost);
 
 /* Register validity bits. */
@@ -131,8 +131,8 @@ JITUNWIND_API int jitunwind_cursor_init(struct jitunwind_cursor *cursor, int arc
 JITUNWIND_API int jitunwind_cursor_step(struct jitunwind_cursor *cursor,
                                         struct jitunwind_frame *out);
 
-/* Why CURSOR's walk ended (enum jitunwind_stop_reason); STOP_NONE while it
- * goes on, or for a NULL CURSOR. */
+/* Returns why CURSOR's walk ended (enum jitunwind_stop_reason); STOP_NONE
+ * while it goes on, or for a NULL CURSOR. */
 JITUNWIND_API int jitunwind_cursor_stop_reason(const struct jitunwind_cursor *cursor);
 
 /* Use the CFI of MODULES (modules.h) for native frames outside registered
@@ -141,12 +141,14 @@ JITUNWIND_API int jitunwind_cursor_stop_reason(const struct jitunwind_cursor *cu
 JITUNWIND_API void jitunwind_cursor_set_modules(struct jitunwind_cursor *cursor,
                                                 struct jitunwind_modules *modules);
 
-/* A whole walk, as jitunwind_cursor_init and _step give it, into FRAMES (at
- * most MAX; NULL when MAX is 0), with CFI from MODULES (may be NULL).
- * Returns the number of frames (>= 0), or EINVAL as jitunwind_cursor_init;
- * *STOP_REASON (may be NULL) gets why the walk ended (DEPTH when MAX was
- * reached first). Threads: REGISTRY and MODULES are in use during the
- * call. */
+/* A whole walk, as jitunwind_cursor_init and _step give it from ARCH,
+ * REGISTRY, MEM, INITIAL and FLAGS, into FRAMES (at most MAX; NULL when MAX
+ * is 0), with CFI from MODULES (may be NULL). Returns the number of frames
+ * (>= 0), or EINVAL as jitunwind_cursor_init or for FRAMES NULL with MAX >
+ * 0 (*STOP_REASON then untouched); *STOP_REASON (may be NULL) gets why the
+ * walk ended (DEPTH when MAX was reached first). FRAMES[i].range points
+ * into REGISTRY, valid while it does not change. Threads: REGISTRY and
+ * MODULES are in use during the call. */
 JITUNWIND_API int jitunwind_unwind(int arch, const jitunwind_registry *registry,
                                    struct jitunwind_modules *modules,
                                    const struct jitunwind_memory *mem,
@@ -157,22 +159,25 @@ JITUNWIND_API int jitunwind_unwind(int arch, const jitunwind_registry *registry,
 /* Apply RANGE's rule on ARCH: into *OUT the caller's registers of a frame
  * whose registers are IN and whose pc lies in RANGE, reading the stack through
  * MEM. INNERMOST says whether IN is the innermost frame (only then are LR and
- * the instruction-level trampoline states trusted). Returns 0, EINVAL (RANGE,
- * MEM, IN or OUT NULL, an unknown ARCH, no pc in IN or one outside RANGE;
- * *STOP_REASON untouched), or another negative status; *STOP_REASON (may be
- * NULL) gets STOP_NONE on success, else why (UNREADABLE, NEED_REGISTER,
- * BAD_FRAME, END). */
+ * the instruction-level trampoline states trusted; any other frame's pc is a
+ * return address and may equal RANGE's end). Returns 0, EINVAL (RANGE, MEM,
+ * IN or OUT NULL, an unknown ARCH, no pc in IN or one outside RANGE;
+ * *STOP_REASON untouched), or another negative status (EINVAL with
+ * NEED_REGISTER for an FP_PRESERVING range and no fp in IN); *STOP_REASON
+ * (may be NULL) gets STOP_NONE on success, else why (UNREADABLE,
+ * NEED_REGISTER, BAD_FRAME, END). */
 JITUNWIND_API int jitunwind_step_range(int arch, const struct jitunwind_range *range,
                                        const struct jitunwind_memory *mem,
                                        const struct jitunwind_regs *in, int innermost,
                                        struct jitunwind_regs *out, int *stop_reason);
 
-/* jitunwind_step_range with the ranges of REGISTRY at hand (NULL: the same as
- * jitunwind_step_range): a SCAN step then also stops at the nearest return
- * address into a CPython executor's code (kind JIT, origin INTERPRETER, rule
- * SCAN) before the scanned-for function, so the executor's shim, which called
- * the trace, is its own frame (x86-64 3.13/3.14). jitunwind_unwind does this
- * with its registry. */
+/* jitunwind_step_range (ARCH, RANGE, MEM, IN, INNERMOST, OUT and STOP_REASON
+ * as there, and the same returns) with the ranges of REGISTRY at hand (NULL:
+ * the same as jitunwind_step_range): a SCAN step then also stops at the
+ * nearest return address into a CPython executor's code (kind JIT, origin
+ * INTERPRETER, rule SCAN) before the scanned-for function, so the executor's
+ * shim, which called the trace, is its own frame (x86-64 3.13/3.14).
+ * jitunwind_unwind does this with its registry. */
 JITUNWIND_API int jitunwind_step_range_in(int arch, const jitunwind_registry *registry,
                                           const struct jitunwind_range *range,
                                           const struct jitunwind_memory *mem,
