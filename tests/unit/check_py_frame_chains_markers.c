@@ -399,6 +399,30 @@ START_TEST(every_listed_thread_state_gets_its_marker_whatever_their_order)
 }
 END_TEST
 
+/* Markers turned on again when the target lists no thread: the old list
+ * goes (nothing is written for a thread state no longer listed), and the
+ * cache frees it once. */
+START_TEST(marking_again_with_no_threads_forgets_the_old_list)
+{
+    const struct ju_py_layout *L;
+    uint64_t interp = 0;
+    unsigned long writes;
+    size_t n = 0;
+    target(V315, 1, 0);
+    L = R->layout;
+    ck_assert_int_eq(jitunwind_py_chains_mark_frames(K, R), 1);
+    ck_assert_int_eq(M.inner.read(M.inner.arg, TS + L->ts_interp, &interp, 8), 0);
+    ju_builder_u64(P.b, interp + L->interp_threads_head, 0);
+    ck_assert_int_eq(jitunwind_py_chains_mark_frames(K, R), 0);
+    writes = M.writes;
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing(R, K, TS, FRAME[0], MARKED, 32, &n), 0);
+    ck_assert_uint_eq(n, DEPTH);
+    ck_assert_uint_eq(M.writes, writes);
+    ck_assert_int_eq(jitunwind_py_chains_mark_frames(K, R), 0);
+    teardown(); /* frees the cache: once */
+}
+END_TEST
+
 int main(void)
 {
     (void)counting_read; /* py_sampling.h's reader: this suite counts writes too */
@@ -409,5 +433,6 @@ int main(void)
                                  a_stop_keeps_the_limits,
                                  no_writes_without_the_opt_in, no_writes_into_a_read_only_target,
                                  writes_only_to_listed_thread_states_and_their_own_field,
-                                 every_listed_thread_state_gets_its_marker_whatever_their_order));
+                                 every_listed_thread_state_gets_its_marker_whatever_their_order,
+                                 marking_again_with_no_threads_forgets_the_old_list));
 }

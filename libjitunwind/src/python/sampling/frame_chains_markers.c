@@ -193,6 +193,7 @@ JITUNWIND_API int jitunwind_py_chains_mark_frames(jitunwind_py_chains *c,
         return JITUNWIND_ENOMEM;
     rc = jitunwind_pyreader_threads(r, threads, JITUNWIND_PY_MAX_THREADS, &n);
     free(c->marked);
+    c->marked = NULL;
     c->marked_count = 0;
     if (rc == 0 && n && !(c->marked = calloc(n, sizeof *c->marked)))
         rc = JITUNWIND_ENOMEM;
