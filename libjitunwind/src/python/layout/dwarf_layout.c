@@ -188,7 +188,7 @@ int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
     struct frame_policy fp = {r, types, report->source, source,
                               has_debug_offsets && !ju_py_debug_offsets_confirmed(r->version_hex)};
     const struct ju_py_dwarf_policy policy = {&fp, frame_missing, frame_given, frame_verdict};
-    struct ju_py_dwarf_pass pass = {JU_PYP_MAIN, L, 0, source, has_debug_offsets, report,
+    struct ju_py_dwarf_pass pass = {JU_PYP_MAIN, {L, 0, source}, has_debug_offsets, report,
                                     &policy};
     size_t i;
     int rc;
