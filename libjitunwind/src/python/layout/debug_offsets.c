@@ -265,28 +265,32 @@ int ju_py_debug_offsets_give(uint32_t version_hex, enum ju_py_field_id id)
 }
 
 /* Every row whose debug column the list has takes the block's value, in
- * whichever table holds it: the frame table (with its JIT view, which no
- * debug offset describes) and the reader's value layout, started here from
- * the version's table. One rule for all: a field the table has not
+ * whichever table holds it: the frame table (r->frame_source its bits; its
+ * JIT view has no such rows) and the reader's value layout, started here
+ * from the version's table. One rule for all: a field the table has not
  * (JU_PY_NONE: the GIL of a free-threaded build, thread-local bytecode of a
- * GIL build) stays absent; one the list has not keeps the table's value.
- * Part by part, in their order: the value fields count from the end of the
- * object header, whose size the frame table's ob_type gives. */
+ * GIL build) stays absent, marked as the target's word, so that DWARF does
+ * not bring it back; one the list has not keeps the table's value. Part by
+ * part, in their order: the value fields count from the end of the object
+ * header, whose size the frame table's ob_type gives. */
 static void adopt(jitunwind_pyreader *r, const struct field_list *list, const uint64_t *v,
                   struct ju_py_layout *out)
 {
     size_t p, i;
     ju_py_values_start(&r->values, out, r->version_hex);
     for (p = 0; p < JU_PYP_COUNT; p++) {
-        struct ju_py_table_build t = {out, 0, NULL};
+        struct ju_py_table_build t = {out, 0, p == JU_PYP_MAIN ? r->frame_source : NULL};
         if (p == JU_PYP_VALUES)
             t = ju_py_values_build(&r->values, out);
         for (i = ju_py_parts[p].first; i < ju_py_parts[p].end; i++) {
             const struct ju_py_field_desc *f = &ju_py_fields[i];
-            if (f->debug == JU_PYD_SKIP || !list_has(list, (enum ju_py_debug_field)f->debug) ||
-                ju_py_slot(t.table, f->slot) == JU_PY_NONE)
+            if (f->debug == JU_PYD_SKIP || !list_has(list, (enum ju_py_debug_field)f->debug))
                 continue;
-            ju_py_table_set(&t, (enum ju_py_field_id)i, v[f->debug], JU_PY_SRC_DEBUG_OFFSETS);
+            if (ju_py_slot(t.table, f->slot) != JU_PY_NONE)
+                ju_py_table_set(&t, (enum ju_py_field_id)i, v[f->debug],
+                                JU_PY_SRC_DEBUG_OFFSETS);
+            else if (t.source)
+                t.source[i - ju_py_parts[p].first] |= JU_PY_SRC_DEBUG_OFFSETS;
         }
     }
 }
