@@ -16,13 +16,15 @@
  * every offset it gives (runtime.c).
  *
  * Which layout field each entry gives is that field's row (fields.h, its
- * debug column), and the entry giving each holder's size is the holder's
- * (ju_py_holders): the frame fields replace the offsets of the version's
- * static table (the GIL or the free-threaded one, as the block's
- * free_threaded word says), after checks: the cookie, the version against
- * the one the caller found, plausible struct sizes, and every offset
- * inside its struct. The value fields go to the reader's value layout
- * (value_layout.h), whose own run of the one check judges them. */
+ * debug column), whatever its table, and the entry giving each holder's
+ * size is the holder's (ju_py_holders). One step moves every such field
+ * into its table: the frame fields over the version's static table (the
+ * GIL or the free-threaded one, as the block's free_threaded word says),
+ * after checks: the cookie, the version against the one the caller found,
+ * plausible struct sizes, and every frame offset inside its struct; the
+ * value fields into the reader's value layout (value_layout.h), whose own
+ * run of the one check judges them, so that a block wrong about objects
+ * costs the values only. */
 #include <stdio.h>
 
 #include "python/layout/validate.h"

@@ -103,7 +103,7 @@ JU_HIDDEN void ju_py_values_start(struct ju_py_values *s, const struct ju_py_lay
 static inline struct ju_py_table_build ju_py_values_build(struct ju_py_values *s,
                                                           const struct ju_py_layout *L)
 {
-    struct ju_py_table_build t = {&s->V, L->ob_type + 8, s->source};
+    struct ju_py_table_build t = {&s->V, ju_pyv_base(L, JU_PYH_OBJECT), s->source};
     return t;
 }
 /* Record sizeof(holder h) (a size of 0 is ignored). */
