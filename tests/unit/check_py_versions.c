@@ -249,6 +249,35 @@ struct debug_offsets_315 {
     } debugger_support;
 };
 
+/* Each value field the 3.15 block gives, where it says (the value layout
+ * counts object fields from the end of the 16-byte header): the value
+ * rows' debug-offset column, checked against the declaration. (Without
+ * DWARF the values stay unusable: 3.15 has no value table, and the block
+ * does not give every field they need.) */
+static void check_315_values(jitunwind_pyreader *r, const struct debug_offsets_315 *d)
+{
+    const struct ju_py_value_layout *V = &r->values.V;
+    ck_assert_uint_eq(V->tp_flags, d->type_object.tp_flags - 16);
+    ck_assert_uint_eq(V->co_argcount, d->code_object.argcount - 16);
+    ck_assert_uint_eq(V->co_localsplusnames, d->code_object.localsplusnames - 16);
+    ck_assert_uint_eq(V->co_localspluskinds, d->code_object.localspluskinds - 16);
+    ck_assert_uint_eq(V->var_size, d->tuple_object.ob_size - 16);
+    ck_assert_uint_eq(V->tuple_items, d->tuple_object.ob_item - 16);
+    ck_assert_uint_eq(V->list_items, d->list_object.ob_item - 16);
+    ck_assert_uint_eq(V->set_used, d->set_object.used - 16);
+    ck_assert_uint_eq(V->set_table, d->set_object.table - 16);
+    ck_assert_uint_eq(V->set_mask, d->set_object.mask - 16);
+    ck_assert_uint_eq(V->dict_keys, d->dict_object.ma_keys - 16);
+    ck_assert_uint_eq(V->dict_values, d->dict_object.ma_values - 16);
+    ck_assert_uint_eq(V->float_value, d->float_object.ob_fval - 16);
+    ck_assert_uint_eq(V->long_tag, d->long_object.lv_tag - 16);
+    ck_assert_uint_eq(V->long_digits, d->long_object.ob_digit - 16);
+    ck_assert_uint_eq(V->fr_localsplus, d->interpreter_frame.localsplus); /* not an object */
+    ck_assert_uint_eq(V->interp_gc_collecting, d->interpreter_state.gc + d->gc.collecting);
+    ck_assert_uint_eq(r->values.holder_size[JU_PYH_HEAPTYPE], d->heap_type_object.size);
+    ck_assert_uint_eq(r->values.holder_size[JU_PYH_LONG], d->long_object.size);
+}
+
 START_TEST(the_3_15_field_list_follows_the_header)
 {
     struct ju_py_layout L = *ju_py_layout_for(0x030f00c1, jitunwind_host_arch());
@@ -312,6 +341,20 @@ START_TEST(the_3_15_field_list_follows_the_header)
     d.unicode_object.size = 80, d.unicode_object.state = L.str_state;
     d.unicode_object.length = L.str_length, d.unicode_object.asciiobject_size = L.str_ascii_size;
     d.unicode_object.compactunicodeobject_size = L.str_compact_size;
+    /* The value groups, each field 8 bytes past where the 3.14 table (the
+     * one a 3.15 reader starts from) puts it. */
+    d.type_object.tp_flags = 176;
+    d.code_object.argcount = 60, d.code_object.localsplusnames = 104;
+    d.code_object.localspluskinds = 112;
+    d.heap_type_object.size = 920;
+    d.tuple_object.size = 64, d.tuple_object.ob_item = 40, d.tuple_object.ob_size = 24;
+    d.list_object.size = 64, d.list_object.ob_item = 32, d.list_object.ob_size = 24;
+    d.set_object.size = 256, d.set_object.used = 32, d.set_object.table = 48;
+    d.set_object.mask = 40;
+    d.dict_object.size = 64, d.dict_object.ma_keys = 40, d.dict_object.ma_values = 48;
+    d.float_object.size = 32, d.float_object.ob_fval = 24;
+    d.long_object.size = 40, d.long_object.lv_tag = 24, d.long_object.ob_digit = 32;
+    d.interpreter_state.gc = 7000, d.gc.size = 64, d.gc.collecting = 4;
     pyi_init_from(&p, &L, 0x030f00c1);
     ju_builder_write(p.b, p.runtime, &d, sizeof d);
     outer = pyi_frame(&p, pyi_code(&p, "outer", "/app.py", 10, 8), 0, 2, 0, 0);
@@ -328,6 +371,7 @@ START_TEST(the_3_15_field_list_follows_the_header)
     ck_assert_msg(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030f00c1, NULL) == 0, "%s",
                   jitunwind_pyreader_last_error(r)->message);
     ck_assert_str_eq(jitunwind_pyreader_layout_name(r), "CPython 3.15");
+    check_315_values(r, &d);
     ck_assert_int_eq(jitunwind_pyreader_threads(r, t, 2, &n), 0);
     ck_assert_uint_eq(n, 1);
     ck_assert_uint_eq(t[0].native_thread_id, 315);

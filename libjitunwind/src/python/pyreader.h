@@ -58,6 +58,8 @@ struct ju_py_layout_report {
 struct jitunwind_pyreader {
     const struct ju_py_layout *layout; /* static table, or &from_target */
     struct ju_py_layout from_target;   /* the table with the target's _Py_DebugOffsets */
+    uint8_t frame_source[JU_PYF_MAIN_END]; /* JU_PY_SRC_* bits of its frame fields before
+                                            * DWARF (the values keep theirs in values) */
     struct jitunwind_memory mem;
     uint64_t runtime;
     uint32_t version_hex;

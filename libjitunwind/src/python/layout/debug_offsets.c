@@ -16,13 +16,15 @@
  * every offset it gives (runtime.c).
  *
  * Which layout field each entry gives is that field's row (fields.h, its
- * debug column), and the entry giving each holder's size is the holder's
- * (ju_py_holders): the frame fields replace the offsets of the version's
- * static table (the GIL or the free-threaded one, as the block's
- * free_threaded word says), after checks: the cookie, the version against
- * the one the caller found, plausible struct sizes, and every offset
- * inside its struct. The value fields go to the reader's value layout
- * (value_layout.h), whose own run of the one check judges them. */
+ * debug column), whatever its table, and the entry giving each holder's
+ * size is the holder's (ju_py_holders). One step moves every such field
+ * into its table: the frame fields over the version's static table (the
+ * GIL or the free-threaded one, as the block's free_threaded word says),
+ * after checks: the cookie, the version against the one the caller found,
+ * plausible struct sizes, and every frame offset inside its struct; the
+ * value fields into the reader's value layout (value_layout.h), whose own
+ * run of the one check judges them, so that a block wrong about objects
+ * costs the values only. */
 #include <stdio.h>
 
 #include "python/layout/validate.h"
@@ -210,21 +212,16 @@ int ju_py_encode_debug_offsets(uint32_t version_hex, const struct ju_py_layout *
     for (i = 0; i < JU_PYH_COUNT; i++)
         if (ju_py_holders[i].debug_size != JU_PYD_SKIP)
             v[ju_py_holders[i].debug_size] = ENCODED_STRUCT_SIZE;
-    for (i = JU_PYF_JIT_END; i < JU_PYF_COUNT; i++) {
+    for (i = 0; i < JU_PYF_COUNT; i++) {
         const struct ju_py_field_desc *f = &ju_py_fields[i];
-        uint32_t off = ju_py_slot(V, f->slot);
-        if (f->debug != JU_PYD_SKIP && off != JU_PY_NONE)
-            v[f->debug] = off + ju_pyv_base(L, f->holder);
+        int values = f->part == JU_PYP_VALUES;
+        uint32_t off = ju_py_slot(values ? (const void *)V : (const void *)L, f->slot);
+        if (f->debug != JU_PYD_SKIP && off < JU_PY_FROM_DWARF)
+            v[f->debug] = off + (values ? ju_pyv_base(L, f->holder) : 0);
     }
     if (V->interp_gc_collecting != JU_PY_NONE) {
         v[JU_PYD_IS_GC] = V->interp_gc_collecting;
         v[JU_PYD_GC_SIZE] = 8;
-    }
-    for (i = 0; i < JU_PYF_MAIN_END; i++) {
-        const struct ju_py_field_desc *f = &ju_py_fields[i];
-        uint32_t off = ju_py_offset(L, (enum ju_py_field_id)i);
-        if (f->debug != JU_PYD_SKIP)
-            v[f->debug] = off < JU_PY_FROM_DWARF ? off : 0;
     }
     /* Free-threaded builds still have ceval.gil; the decoder ignores it. */
     if (L->interp_gil_ptr == JU_PY_NONE)
@@ -269,37 +266,59 @@ int ju_py_debug_offsets_give(uint32_t version_hex, enum ju_py_field_id id)
            list_has(list, (enum ju_py_debug_field)ju_py_fields[id].debug);
 }
 
-/* Start the reader's value layout from the version's table (out: the
- * finished frame layout, whose header size counts) and set what the block
- * gives of it. */
-static void apply_values(jitunwind_pyreader *r, const struct field_list *list, const uint64_t *v,
+/* Every row whose debug column the list has takes the block's value, in
+ * whichever table holds it: the frame table (r->frame_source its bits; its
+ * JIT view has no such rows) and the reader's value layout, started here
+ * from the version's table. One rule for all: a field the table has not
+ * (JU_PY_NONE: the GIL of a free-threaded build, thread-local bytecode of a
+ * GIL build) stays absent, marked as the target's word, so that DWARF does
+ * not bring it back; one the list has not keeps the table's value. Part by
+ * part, in their order: the value fields count from the end of the object
+ * header, whose size the frame table's ob_type gives. */
+static void adopt(jitunwind_pyreader *r, const struct field_list *list, const uint64_t *v,
+                  struct ju_py_layout *out)
+{
+    size_t p, i;
+    ju_py_values_start(&r->values, out, r->version_hex);
+    for (p = 0; p < JU_PYP_COUNT; p++) {
+        struct ju_py_table_build t = {out, 0, p == JU_PYP_MAIN ? r->frame_source : NULL};
+        if (p == JU_PYP_VALUES)
+            t = ju_py_values_build(&r->values, out);
+        for (i = ju_py_parts[p].first; i < ju_py_parts[p].end; i++) {
+            const struct ju_py_field_desc *f = &ju_py_fields[i];
+            if (f->debug == JU_PYD_SKIP || !list_has(list, (enum ju_py_debug_field)f->debug))
+                continue;
+            if (ju_py_slot(t.table, f->slot) != JU_PY_NONE)
+                ju_py_table_set(&t, (enum ju_py_field_id)i, v[f->debug],
+                                JU_PY_SRC_DEBUG_OFFSETS);
+            else if (t.source)
+                t.source[i - ju_py_parts[p].first] |= JU_PY_SRC_DEBUG_OFFSETS;
+        }
+    }
+}
+
+/* The value layout's parts of the block no row gives alone: every struct
+ * size the block gives holds the value fields too (the frame table's copy
+ * of them, set by the caller, holds its own); and gc.collecting, two target
+ * values summed, each of which must lie inside what holds it, so that the
+ * sum cannot wrap onto another field of the interpreter state. */
+static void value_extras(jitunwind_pyreader *r, const struct field_list *list, const uint64_t *v,
                          const struct ju_py_layout *out)
 {
+    const struct ju_py_table_build t = ju_py_values_build(&r->values, out);
     size_t i;
-    ju_py_values_start(&r->values, out, r->version_hex);
-    for (i = JU_PYF_JIT_END; i < JU_PYF_COUNT; i++) {
-        const struct ju_py_field_desc *f = &ju_py_fields[i];
-        if (f->debug == JU_PYD_SKIP || !list_has(list, (enum ju_py_debug_field)f->debug))
-            continue;
-        ju_py_values_set(&r->values, out, (enum ju_py_field_id)i, v[f->debug],
-                         JU_PY_SRC_DEBUG_OFFSETS);
-    }
-    /* Every struct size the block gives holds the value fields too. */
     for (i = 0; i < JU_PYH_COUNT; i++)
         if (ju_py_holders[i].debug_size != JU_PYD_SKIP &&
             list_has(list, (enum ju_py_debug_field)ju_py_holders[i].debug_size))
             ju_py_values_holder_size(&r->values, (enum ju_py_holder)i,
                                      v[ju_py_holders[i].debug_size]);
-    /* Two target values summed: each must lie inside what holds it, so the
-     * sum cannot wrap onto another field of the interpreter state. */
     if (list_has(list, JU_PYD_GC_COLLECTING) && v[JU_PYD_GC_SIZE] &&
         v[JU_PYD_IS_GC] < v[JU_PYD_IS_SIZE] &&
         v[JU_PYD_GC_SIZE] <= v[JU_PYD_IS_SIZE] - v[JU_PYD_IS_GC] &&
         v[JU_PYD_GC_COLLECTING] < v[JU_PYD_GC_SIZE] &&
-        v[JU_PYD_GC_SIZE] - v[JU_PYD_GC_COLLECTING] >= 4) {
-        ju_py_values_set(&r->values, out, JU_PYF_val_interp_gc_collecting,
-                         v[JU_PYD_IS_GC] + v[JU_PYD_GC_COLLECTING], JU_PY_SRC_DEBUG_OFFSETS);
-    }
+        v[JU_PYD_GC_SIZE] - v[JU_PYD_GC_COLLECTING] >= 4)
+        ju_py_table_set(&t, JU_PYF_val_interp_gc_collecting,
+                        v[JU_PYD_IS_GC] + v[JU_PYD_GC_COLLECTING], JU_PY_SRC_DEBUG_OFFSETS);
 }
 
 int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
@@ -335,16 +354,7 @@ int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
     if (v[JU_PYD_UN_ASCII_SIZE] + 16 > JU_PY_STR_COPY || v[JU_PYD_UN_COMPACT_SIZE] > JU_PY_STR_COPY)
         return ju_fail(&r->err, JITUNWIND_ECORRUPT, r->runtime,
                        "_Py_DebugOffsets give str headers larger than the decoder reads");
-    /* Each field the table has, from the list when the list has it; one the
-     * table has not (NONE: the GIL of a free-threaded build, thread-local
-     * bytecode of a GIL build) stays absent. */
-    for (i = 0; i < JU_PYF_MAIN_END; i++) {
-        const struct ju_py_field_desc *f = &ju_py_fields[i];
-        uint32_t *slot = (uint32_t *)((char *)out + f->slot);
-        if (f->debug != JU_PYD_SKIP && *slot != JU_PY_NONE)
-            *slot = list_has(list, (enum ju_py_debug_field)f->debug) ? (uint32_t)v[f->debug]
-                                                                      : JU_PY_NONE;
-    }
+    adopt(r, list, v, out);
     out->ts_cframe = JU_PY_NONE;
     out->co_size = (uint32_t)v[JU_PYD_CO_CODE_ADAPTIVE] + 8;
     out->str_compact_size = list_has(list, JU_PYD_UN_COMPACT_SIZE)
@@ -355,6 +365,6 @@ int ju_py_apply_debug_offsets(jitunwind_pyreader *r, struct ju_py_layout *out)
      * these holders, whatever its source, is held to them (ju_py_layout_check). */
     for (i = 0; i < JU_PYH_COUNT; i++)
         out->holder_size[i] = (uint32_t)v[ju_py_holders[i].debug_size];
-    apply_values(r, list, v, out);
+    value_extras(r, list, v, out);
     return 0;
 }

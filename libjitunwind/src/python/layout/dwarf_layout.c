@@ -188,15 +188,10 @@ int ju_py_apply_dwarf(jitunwind_pyreader *r, jitunwind_dwarf_types *types,
     struct frame_policy fp = {r, types, report->source, source,
                               has_debug_offsets && !ju_py_debug_offsets_confirmed(r->version_hex)};
     const struct ju_py_dwarf_policy policy = {&fp, frame_missing, frame_given, frame_verdict};
-    struct ju_py_dwarf_pass pass = {JU_PYP_MAIN, L, 0, source, has_debug_offsets, report,
+    struct ju_py_dwarf_pass pass = {JU_PYP_MAIN, {L, 0, source}, has_debug_offsets, report,
                                     &policy};
-    size_t i;
     int rc;
-    for (i = 0; i < JU_PYF_MAIN_END; i++)
-        source[i] = has_debug_offsets && ju_py_debug_offsets_give(r->version_hex,
-                                                                  (enum ju_py_field_id)i)
-                        ? JU_PY_SRC_DEBUG_OFFSETS
-                        : JU_PY_SRC_TABLE;
+    memcpy(source, r->frame_source, sizeof source); /* the pass adds its own bits */
     if ((rc = ju_py_dwarf_pass(types, &pass)) < 0)
         return rc;
     if (check_state_bits(types, L, report) > 0 && r->assumed)

@@ -42,10 +42,10 @@ int ju_py_dwarf_pass(jitunwind_dwarf_types *types, const struct ju_py_dwarf_pass
     int rc;
     for (i = first; i < ju_py_parts[p->part].end; i++) {
         const struct ju_py_field_desc *f = &ju_py_fields[i];
-        char *slot = (char *)p->table + f->slot;
+        char *slot = (char *)p->to.table + f->slot;
         struct ju_py_jit_bits *b = f->kind == JU_PYK_BITS ? (struct ju_py_jit_bits *)slot : NULL;
-        uint8_t *source = p->source ? &p->source[i - first] : NULL;
-        uint32_t base = ju_py_holders[f->holder].object ? p->header : 0, word;
+        uint8_t *source = p->to.source ? &p->to.source[i - first] : NULL;
+        uint32_t base = ju_py_holders[f->holder].object ? p->to.header : 0, word;
         int target_gave = p->target_wins && source && (*source & JU_PY_SRC_DEBUG_OFFSETS);
         char difference[sizeof p->report->first_mismatch] = "";
         uint64_t value, have;

@@ -19,8 +19,8 @@ void ju_py_jit_apply_dwarf(jitunwind_dwarf_types *types, struct ju_py_jit_layout
                            struct jitunwind_py_dwarf_report *report)
 {
     /* the JIT rows' slots are in the frame layout that holds J */
-    struct ju_py_dwarf_pass pass = {JU_PYP_JIT, (char *)J - offsetof(struct ju_py_layout, jit),
-                                    0, NULL, 0, report, NULL};
+    struct ju_py_dwarf_pass pass = {
+        JU_PYP_JIT, {(char *)J - offsetof(struct ju_py_layout, jit), 0, NULL}, 0, report, NULL};
     memset(report, 0, sizeof *report);
     if (!J->known || !types)
         return;

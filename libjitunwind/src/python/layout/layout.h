@@ -207,6 +207,25 @@ enum {
     JU_PY_SRC_IN_HEADER = 8 /* the target gave an offset inside the object header */
 };
 
+/* One table being merged from its sources (merge.h), whichever part it
+ * is: where its rows' slots are, and what a source's offset is counted
+ * from there. */
+struct ju_py_table_build {
+    void *table;     /* the struct its part's rows' slots are in */
+    uint32_t header; /* bytes before an object's fields in this table (the object header
+                      * for values); 0: offsets from the object's start */
+    uint8_t *source; /* JU_PY_SRC_* bits per field of the part, or NULL: not kept */
+};
+
+/* Set field `id` of t from `offset`, counted from its holder's start as a
+ * source gives it, and add `source` (JU_PY_SRC_*) to its bits. An offset
+ * inside the object header leaves the field 0 and marks it
+ * JU_PY_SRC_IN_HEADER, which the check refuses by name; one past any
+ * plausible struct is kept as JU_PY_MAX_STRUCT, which the check refuses
+ * too. */
+JU_HIDDEN void ju_py_table_set(const struct ju_py_table_build *t, enum ju_py_field_id id,
+                               uint64_t offset, int source);
+
 /* The one check (layout_fields.c; CPython's debug_offsets_validation.h is
  * the model): every field of `part` present in t, loaded with its width,
  * inside the struct that holds it as far as its size is known, inside the

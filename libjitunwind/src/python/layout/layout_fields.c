@@ -77,6 +77,24 @@ const struct ju_py_holder_desc ju_py_holders[JU_PYH_COUNT] = {
     [JU_PYH_DICTVALUES] = {"PyDictValues", -1, 0, 0, JU_PYD_SKIP},
 };
 
+void ju_py_table_set(const struct ju_py_table_build *t, enum ju_py_field_id id,
+                     uint64_t offset, int source)
+{
+    const struct ju_py_field_desc *f = &ju_py_fields[id];
+    uint32_t base = ju_py_holders[f->holder].object ? t->header : 0, value;
+    uint8_t *bits = t->source ? &t->source[id - ju_py_parts[f->part].first] : NULL;
+    if (bits)
+        *bits |= (uint8_t)source;
+    if (offset < base) { /* no field lies inside the object header: the check says so */
+        value = 0;
+        if (bits)
+            *bits |= JU_PY_SRC_IN_HEADER;
+    } else {
+        value = offset - base < JU_PY_MAX_STRUCT ? (uint32_t)(offset - base) : JU_PY_MAX_STRUCT;
+    }
+    memcpy((char *)t->table + f->slot, &value, sizeof value);
+}
+
 int ju_py_fetch(const struct jitunwind_memory *mem, const struct ju_py_layout *L, uint64_t obj,
                 enum ju_py_field_id id, uint64_t *out)
 {

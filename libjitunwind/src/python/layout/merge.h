@@ -91,9 +91,7 @@ struct ju_py_dwarf_policy {
  * the status of a policy hook that refused. */
 struct ju_py_dwarf_pass {
     enum ju_py_part part;
-    void *table;     /* the struct its rows' slots are in */
-    uint32_t header; /* bytes before an object's fields in this table (values), else 0 */
-    uint8_t *source; /* JU_PY_SRC_* bits per field of the part, or NULL */
+    struct ju_py_table_build to; /* the table the part's fields are merged into */
     int target_wins; /* a field the target's debug offsets gave stands against DWARF */
     struct jitunwind_py_dwarf_report *report;
     const struct ju_py_dwarf_policy *policy; /* NULL: the one rule alone */

@@ -11,6 +11,7 @@
 int ju_py_resolve_target(jitunwind_pyreader *r)
 {
     int rc;
+    memset(r->frame_source, JU_PY_SRC_TABLE, sizeof r->frame_source);
     if (r->assumed || !ju_py_debug_offsets_supported(r->version_hex)) {
         ju_py_values_start(&r->values, r->layout, r->version_hex);
         return 0;

@@ -103,20 +103,6 @@ void ju_py_values_start(struct ju_py_values *s, const struct ju_py_layout *L,
         *source_of(s, i) = *slot_of(s, i) != JU_PY_NONE ? JU_PY_SRC_TABLE : 0;
 }
 
-void ju_py_values_set(struct ju_py_values *s, const struct ju_py_layout *L,
-                      enum ju_py_field_id id, uint64_t offset, int source)
-{
-    uint32_t base = ju_pyv_base(L, ju_py_fields[id].holder);
-    *source_of(s, id) |= (uint8_t)source;
-    if (offset < base) { /* inside the object header: no value field is; the check says so */
-        *slot_of(s, id) = 0;
-        *source_of(s, id) |= JU_PY_SRC_IN_HEADER;
-        return;
-    }
-    *slot_of(s, id) = offset - base < JU_PY_MAX_STRUCT ? (uint32_t)(offset - base)
-                                                       : JU_PY_MAX_STRUCT;
-}
-
 void ju_py_values_holder_size(struct ju_py_values *s, enum ju_py_holder h, uint64_t size)
 {
     if (size)
@@ -127,8 +113,8 @@ void ju_py_values_apply_dwarf(struct ju_py_values *s, const struct ju_py_layout 
                               jitunwind_dwarf_types *types, int debug_offsets_win,
                               struct jitunwind_py_dwarf_report *report)
 {
-    struct ju_py_dwarf_pass pass = {JU_PYP_VALUES, &s->V, L->ob_type + 8, s->source,
-                                    debug_offsets_win, report, NULL};
+    struct ju_py_dwarf_pass pass = {JU_PYP_VALUES, ju_py_values_build(s, L), debug_offsets_win,
+                                    report, NULL};
     size_t i;
     uint64_t size;
     if (!types)

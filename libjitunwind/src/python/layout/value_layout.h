@@ -98,10 +98,14 @@ static inline uint32_t ju_pyv_base(const struct ju_py_layout *L, unsigned holder
  * the version's table, or the newest one, borrowed. */
 JU_HIDDEN void ju_py_values_start(struct ju_py_values *s, const struct ju_py_layout *L,
                                   uint32_t version_hex);
-/* Set field `id` from an absolute offset `offset` (from the object's start
- * for objects, whose header L gives) taken from `source`. */
-JU_HIDDEN void ju_py_values_set(struct ju_py_values *s, const struct ju_py_layout *L,
-                                enum ju_py_field_id id, uint64_t offset, int source);
+/* s as a table being merged (ju_py_table_set), for a reader with frame
+ * layout L. */
+static inline struct ju_py_table_build ju_py_values_build(struct ju_py_values *s,
+                                                          const struct ju_py_layout *L)
+{
+    struct ju_py_table_build t = {&s->V, ju_pyv_base(L, JU_PYH_OBJECT), s->source};
+    return t;
+}
 /* Record sizeof(holder h) (a size of 0 is ignored). */
 JU_HIDDEN void ju_py_values_holder_size(struct ju_py_values *s, enum ju_py_holder h,
                                         uint64_t size);
