@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Threads are named as Python names them: `stack` heads each thread with
 its `threading` name ("MainThread" for the main thread, "payer" and
-"payee" for two started threads) and names it in `stack --json`, and
-`record --format speedscope` names each thread's profile with it, on
+"payee" for two started threads) and names it in `stack --json`;
+`record --format speedscope` names each thread's profile with it, and
+`record --format pprof` labels each thread's samples with its id and name
+(thread_id, thread_name: `go tool pprof -raw` shows them), on
 Debian's 3.11, pyenv's 3.12.1 and 3.13.0 and every interpreter of $JITUNWIND_EXTRA_PYTHONS. The OS names differ:
 the main thread's is the program's ("python3.11"), and before 3.14 the
 started threads' are too.
@@ -43,6 +45,25 @@ while True:
 ''' % (NAMES,)
 
 
+def pprof_threads(path):
+    """{tid: name} from the thread_id and thread_name labels `go tool pprof
+    -raw` shows under each sample of the profile at `path`; None without go."""
+    if not shutil.which("go"):
+        return None
+    r = subprocess.run(["go", "tool", "pprof", "-raw", path], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=120)
+    named, labels = {}, {}
+    for line in r.stdout.splitlines() + [""]:
+        label = re.match(r"^\s+(thread_id|thread_name):\[(.*)\]$", line)
+        if label:
+            labels[label.group(1)] = label.group(2)
+            continue
+        if "thread_id" in labels:
+            named[labels["thread_id"]] = labels.get("thread_name")
+        labels = {}
+    return named or {"(no labelled sample)": r.stdout[-800:]}
+
+
 def check(j, python, failures):
     work = tempfile.mkdtemp(prefix="ju-names-")
     target = start_ready([python], TARGET, work)
@@ -78,6 +99,19 @@ def check(j, python, failures):
             if 'Thread %s "%s"' % (tid, name) not in names:
                 failures.append("%s: no speedscope profile named %r among %s"
                                 % (python, 'Thread %s "%s"' % (tid, name), names))
+        out = os.path.join(work, "profile.pb.gz")
+        r = subprocess.run([j, "record", str(target.pid), "-d", "1", "-F", "50", "--idle",
+                            "--format", "pprof", "-o", out], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=60)
+        labelled = pprof_threads(out)
+        if labelled is None:
+            part_missing("no `go` command (Debian golang-go): the pprof labels are not read")
+        else:
+            for tid, name in want.items():
+                if labelled.get(tid) != name:
+                    failures.append("%s: pprof labels thread %s %r, not %r (%s; %s)"
+                                    % (python, tid, labelled.get(tid), name, labelled,
+                                       r.stdout[-300:]))
     finally:
         end_target(target)
         shutil.rmtree(work, ignore_errors=True)

@@ -94,6 +94,18 @@ uint32_t profile_thread(struct profile *p, int tid, const char *name);
 /* Count one more of the stack `ids` (root first), and append it to thread
  * `thread`'s time order (none when `thread` is not one of p->threads). */
 int profile_add_for(struct profile *p, uint32_t thread, const uint32_t *ids, uint32_t depth);
+/* One thread's count of one stack (profile_by_thread). */
+struct profile_part {
+    uint32_t thread;   /* index into profile.threads; UINT32_MAX: no thread */
+    uint32_t stack;    /* index into profile.stacks */
+    uint64_t count;
+};
+/* The stacks' counts split by thread, each thread's parts in the order its
+ * stacks were first seen, then the parts no thread's runs hold: *parts
+ * (free() it) holds *n_parts entries, and a stack's parts add up to its
+ * count. 0, or -1 when out of memory. */
+int profile_by_thread(const struct profile *p, struct profile_part **parts, size_t *n_parts);
+
 /* "leaf (file:line)" for a Python frame, the name for others; escaped
  * (cli_shown). */
 void profile_frame_label(const struct profile_frame *f, char *buf, size_t len);
