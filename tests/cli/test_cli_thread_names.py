@@ -4,7 +4,10 @@ its `threading` name ("MainThread" for the main thread, "payer" and
 "payee" for two started threads) and names it in `stack --json`;
 `record --format speedscope` names each thread's profile with it, and
 `record --format pprof` labels each thread's samples with its id and name
-(thread_id, thread_name: `go tool pprof -raw` shows them), on
+(thread_id, thread_name: `go tool pprof -raw` shows them), and `record
+--threads` roots each thread's stacks at a frame naming it, `Thread TID
+"name"`, in the collapsed format and in the SVG flame graph (and is
+refused with speedscope and pprof, which are per thread already), on
 Debian's 3.11, pyenv's 3.12.1 and 3.13.0 and every interpreter of $JITUNWIND_EXTRA_PYTHONS. The OS names differ:
 the main thread's is the program's ("python3.11"), and before 3.14 the
 started threads' are too.
@@ -15,6 +18,7 @@ Exit 0 on success, 1 on failure, 77 to skip.
 
 import json
 import os
+import xml.etree.ElementTree as ET
 import re
 import shutil
 import subprocess
@@ -99,6 +103,26 @@ def check(j, python, failures):
             if 'Thread %s "%s"' % (tid, name) not in names:
                 failures.append("%s: no speedscope profile named %r among %s"
                                 % (python, 'Thread %s "%s"' % (tid, name), names))
+        r = subprocess.run([j, "record", str(target.pid), "-d", "1", "-F", "50", "--idle",
+                            "--threads", "-o", "-"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=60)
+        roots = set(line.split(";")[0] for line in r.stdout.splitlines())
+        for tid, name in want.items():
+            if 'Thread %s "%s"' % (tid, name) not in roots:
+                failures.append("%s: record --threads: no collapsed stack rooted at %r among %s"
+                                % (python, 'Thread %s "%s"' % (tid, name), sorted(roots)[:8]))
+        out = os.path.join(work, "flame.svg")
+        r = subprocess.run([j, "record", str(target.pid), "-d", "1", "-F", "50", "--idle",
+                            "--threads", "--format", "flamegraph", "-o", out],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
+        try:
+            titles = [t.text or "" for t in ET.parse(out).iter("{http://www.w3.org/2000/svg}title")]
+        except (OSError, ET.ParseError) as exc:
+            titles = ["(no SVG: %s; %s)" % (exc, r.stdout[-300:])]
+        for tid, name in want.items():
+            if not any(t.startswith('Thread %s "%s" (' % (tid, name)) for t in titles):
+                failures.append("%s: record --threads --format flamegraph: no frame titled %r"
+                                % (python, 'Thread %s "%s"' % (tid, name)))
         out = os.path.join(work, "profile.pb.gz")
         r = subprocess.run([j, "record", str(target.pid), "-d", "1", "-F", "50", "--idle",
                             "--format", "pprof", "-o", out], stdout=subprocess.PIPE,
@@ -123,6 +147,12 @@ def main():
         return 2
     j = built_tool(sys.argv[1])
     failures, ran = [], 0
+    for fmt in ("speedscope", "pprof"):
+        r = subprocess.run([j, "record", "1", "--threads", "--format", fmt], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=60)
+        if r.returncode != 1 or "--threads goes with --format collapsed or flamegraph" not in r.stderr:
+            failures.append("record --threads --format %s: exit %d, %r (want 1 and why: %s is "
+                            "per thread already)" % (fmt, r.returncode, r.stderr[:200], fmt))
     for python in PYTHONS + present(extra_pythons()):
         if not os.access(python, os.X_OK):
             part_missing("%s is not installed" % python)

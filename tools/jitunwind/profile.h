@@ -11,7 +11,8 @@ enum profile_frame_kind {
     PROFILE_PYTHON = 0,
     PROFILE_NATIVE = 1,
     PROFILE_JIT = 2,
-    PROFILE_TRAMPOLINE = 3
+    PROFILE_TRAMPOLINE = 3,
+    PROFILE_THREAD = 4 /* a root naming a thread (profile_thread_rooted) */
 };
 
 struct profile_frame {
@@ -105,6 +106,16 @@ struct profile_part {
  * (free() it) holds *n_parts entries, and a stack's parts add up to its
  * count. 0, or -1 when out of memory. */
 int profile_by_thread(const struct profile *p, struct profile_part **parts, size_t *n_parts);
+
+/* Count `count` more of the stack `ids` (root first) in the merged
+ * profile only (no thread's time order). */
+int profile_add_counted(struct profile *p, const uint32_t *ids, uint32_t depth, uint64_t count);
+/* Into `dst` (profile_init'ed, empty): `src`'s merged stacks, each
+ * thread's under a root frame naming it, `Thread TID "name"` as
+ * speedscope's profiles are named (the stacks no thread holds as they
+ * are); the frame ids of `src` keep their meaning. 0, or -1 when out of
+ * memory. */
+int profile_thread_rooted(const struct profile *src, struct profile *dst);
 
 /* "leaf (file:line)" for a Python frame, the name for others; escaped
  * (cli_shown). */

@@ -1,8 +1,11 @@
 /* The merged stack counts split by thread: what each thread's runs add up
  * to, stack by stack, and what is left of each stack's count (stacks given
  * no thread, samples past PROFILE_MAX_RUNS) under no thread. The parts of
- * a stack add up to its count. */
+ * a stack add up to its count. The merged formats (collapsed, flamegraph)
+ * show the split as a root frame per thread. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "profile.h"
 
@@ -42,4 +45,62 @@ int profile_by_thread(const struct profile *p, struct profile_part **parts, size
     *parts = out;
     *n_parts = n;
     return 0;
+}
+
+/* Interns src's frames into dst in their order, so that ids match. */
+static int same_frames(const struct profile *src, struct profile *dst)
+{
+    size_t i;
+    for (i = 0; i < src->n_frames; i++) {
+        const struct profile_frame *f = &src->frames[i];
+        if (profile_frame(dst, f->kind, f->name, f->file, f->line) != i)
+            return -1;
+    }
+    return 0;
+}
+
+static uint32_t thread_root(struct profile *dst, const struct profile_thread *th)
+{
+    char name[sizeof th->name + 32];
+    if (th->name[0])
+        snprintf(name, sizeof name, "Thread %d \"%s\"", th->tid, th->name);
+    else
+        snprintf(name, sizeof name, "Thread %d", th->tid);
+    return profile_frame(dst, PROFILE_THREAD, name, "", 0);
+}
+
+int profile_thread_rooted(const struct profile *src, struct profile *dst)
+{
+    struct profile_part *parts = NULL;
+    size_t n = 0, i, deepest = 0;
+    uint32_t *ids = NULL, *roots = NULL;
+    int rc = -1;
+    dst->samples = src->samples;
+    dst->seconds = src->seconds;
+    dst->hz = src->hz;
+    for (i = 0; i < src->n_stacks; i++)
+        if (src->stacks[i].depth > deepest)
+            deepest = src->stacks[i].depth;
+    if (same_frames(src, dst) < 0 || profile_by_thread(src, &parts, &n) < 0 ||
+        !(ids = malloc((deepest + 1) * sizeof *ids)) ||
+        !(roots = calloc(src->n_threads + 1, sizeof *roots)))
+        goto done;
+    for (i = 0; i < src->n_threads; i++)
+        if ((roots[i] = thread_root(dst, &src->threads[i])) == UINT32_MAX)
+            goto done;
+    for (i = 0; i < n; i++) {
+        const struct profile_stack *s = &src->stacks[parts[i].stack];
+        uint32_t at = 0;
+        if (parts[i].thread < src->n_threads)
+            ids[at++] = roots[parts[i].thread];
+        memcpy(ids + at, s->frames, s->depth * sizeof *ids);
+        if (profile_add_counted(dst, ids, at + s->depth, parts[i].count) < 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    free(parts);
+    free(ids);
+    free(roots);
+    return rc;
 }
