@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Threads are named as Python names them: `stack` heads each thread with
 its `threading` name ("MainThread" for the main thread, "payer" and
-"payee" for two started threads) and names it in `stack --json`;
-`record --format speedscope` names each thread's profile with it, and
+"payee" for two started threads, the second spinning) and names it in
+`stack --json`, for the live process and for a core of it (`stack --core`);
+`record --format speedscope` names each thread's profile with it (also
+with --nonblocking, and with --perf the spinning thread's, where perf
+events are allowed), and
 `record --format pprof` labels each thread's samples with its id and name
 (thread_id, thread_name: `go tool pprof -raw` shows them), and `record
 --threads` roots each thread's stacks at a frame naming it, `Thread TID
@@ -26,9 +29,12 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from demo_stack import end_target, fail, part_missing  # noqa: E402
 from extra_pythons import extra_pythons, present  # noqa: E402
 from ready_target import built_tool, start_ready  # noqa: E402
+from test_cli_perf import perf_available  # noqa: E402
+from values_target import gcore  # noqa: E402
 
 SKIP = 77
 PYTHONS = ["/usr/bin/python3.11", os.path.expanduser("~/.pyenv/versions/3.12.1/bin/python3.12"),
@@ -38,7 +44,10 @@ NAMES = ["payer", "payee"]
 TARGET = r'''
 import sys, threading, time
 stop = threading.Event()
-started = [threading.Thread(target=stop.wait, name=n) for n in %r]
+def spin():
+    while not stop.is_set():
+        pass
+started = [threading.Thread(target=f, name=n) for f, n in zip((stop.wait, spin), %r)]
 for t in started:
     t.start()
 with open(sys.argv[1] + ".tids", "w") as f:
@@ -68,41 +77,69 @@ def pprof_threads(path):
     return named or {"(no labelled sample)": r.stdout[-800:]}
 
 
+def check_stack(j, args, want, label, failures):
+    """`stack ARGS` heads each thread of `want` ({tid: name}) with its name,
+    and `stack ARGS --json` names it."""
+    r = subprocess.run([j, "stack"] + args, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=60)
+    heads = dict(re.findall(r'^Thread (\d+) "([^"]*)"', r.stdout, re.M))
+    for tid, name in want.items():
+        if heads.get(tid) != name:
+            failures.append("%s: stack heads thread %s %r, not %r:\n%s"
+                            % (label, tid, heads.get(tid), name, r.stdout[-1500:]))
+    r = subprocess.run([j, "stack"] + args + ["--json"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
+    try:
+        named = {str(t["tid"]): t["name"] for t in json.loads(r.stdout)["threads"]}
+    except (ValueError, KeyError, TypeError) as exc:
+        named = {"(no document)": "%s: %s" % (exc, r.stdout[-500:])}
+    for tid, name in want.items():
+        if named.get(tid) != name:
+            failures.append("%s: stack --json names thread %s %r, not %r (%s)"
+                            % (label, tid, named.get(tid), name, named))
+
+
+def check_speedscope(j, pid, mode, want, label, work, failures, seconds=1):
+    """`record --format speedscope` (with the sampler options `mode`) names
+    a profile `Thread TID "name"` for each thread of `want`."""
+    out = os.path.join(work, "profile.json")
+    if os.path.exists(out):
+        os.unlink(out)
+    r = subprocess.run([j, "record", str(pid), "-d", str(seconds), "-F", "50", "--idle"] + mode
+                       + ["--format", "speedscope", "-o", out], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=60)
+    try:
+        names = [p["name"] for p in json.load(open(out))["profiles"]]
+    except (OSError, ValueError, KeyError) as exc:
+        names = ["(no profile: %s; %s)" % (exc, r.stdout[-500:])]
+    for tid, name in want.items():
+        if 'Thread %s "%s"' % (tid, name) not in names:
+            failures.append("%s: record %s--format speedscope: no profile named %r among %s"
+                            % (label, "".join(m + " " for m in mode), 'Thread %s "%s"' % (tid, name),
+                               names))
+
+
 def check(j, python, failures):
     work = tempfile.mkdtemp(prefix="ju-names-")
     target = start_ready([python], TARGET, work)
     try:
         tids = open(os.path.join(work, "ready.tids")).read().split()
         want = dict(zip(tids, ["MainThread"] + NAMES))
-        r = subprocess.run([j, "stack", str(target.pid), "--python"], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True, timeout=60)
-        heads = dict(re.findall(r'^Thread (\d+) "([^"]*)"', r.stdout, re.M))
-        for tid, name in want.items():
-            if heads.get(tid) != name:
-                failures.append("%s: stack heads thread %s %r, not %r:\n%s"
-                                % (python, tid, heads.get(tid), name, r.stdout[-1500:]))
-        r = subprocess.run([j, "stack", str(target.pid), "--python", "--json"],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
-        try:
-            named = {str(t["tid"]): t["name"] for t in json.loads(r.stdout)["threads"]}
-        except (ValueError, KeyError, TypeError) as exc:
-            named = {"(no document)": "%s: %s" % (exc, r.stdout[-500:])}
-        for tid, name in want.items():
-            if named.get(tid) != name:
-                failures.append("%s: stack --json names thread %s %r, not %r (%s)"
-                                % (python, tid, named.get(tid), name, named))
-        out = os.path.join(work, "profile.json")
-        r = subprocess.run([j, "record", str(target.pid), "-d", "1", "-F", "50", "--idle",
-                            "--format", "speedscope", "-o", out], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True, timeout=60)
-        try:
-            names = [p["name"] for p in json.load(open(out))["profiles"]]
-        except (OSError, ValueError, KeyError) as exc:
-            names = ["(no profile: %s; %s)" % (exc, r.stdout[-500:])]
-        for tid, name in want.items():
-            if 'Thread %s "%s"' % (tid, name) not in names:
-                failures.append("%s: no speedscope profile named %r among %s"
-                                % (python, 'Thread %s "%s"' % (tid, name), names))
+        check_stack(j, [str(target.pid), "--python"], want, python, failures)
+        core = os.path.join(work, "core")
+        if gcore(target.pid, core):
+            check_stack(j, ["--core", core, "--exe", python], want, python + " (core)", failures)
+        else:
+            failures.append("%s: gdb's gcore wrote no core of the target" % python)
+        for mode in ([], ["--nonblocking"]):
+            check_speedscope(j, target.pid, mode, want, python, work, failures)
+        why = perf_available()
+        if why:
+            part_missing("perf events refused (%s): record --perf not tried" % why)
+        else:
+            # cpu-clock events sample only the thread that runs
+            check_speedscope(j, target.pid, ["--perf"], {tids[2]: NAMES[1]}, python, work,
+                             failures, seconds=2)
         r = subprocess.run([j, "record", str(target.pid), "-d", "1", "-F", "50", "--idle",
                             "--threads", "-o", "-"], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, timeout=60)
