@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Threads are named as Python names them: `stack` heads each thread with
-its `threading` name ("MainThread" for the main thread, "payer" and
-"payee" for two started threads, the second spinning) and names it in
+"""Threads are named as Python names them: `stack` (mixed and --python)
+heads each thread with its `threading` name ("MainThread" for the main
+thread, "payer" and "payee" for two started threads, the second spinning)
+and names it in
 `stack --json`, for the live process and for a core of it (`stack --core`);
 `record --format speedscope` names each thread's profile with it (also
 with --nonblocking, and with --perf the spinning thread's, where perf
@@ -125,7 +126,8 @@ def check(j, python, failures):
     try:
         tids = open(os.path.join(work, "ready.tids")).read().split()
         want = dict(zip(tids, ["MainThread"] + NAMES))
-        check_stack(j, [str(target.pid), "--python"], want, python, failures)
+        for only in ([], ["--python"]):
+            check_stack(j, [str(target.pid)] + only, want, python, failures)
         core = os.path.join(work, "core")
         if gcore(target.pid, core):
             check_stack(j, ["--core", core, "--exe", python], want, python + " (core)", failures)
@@ -146,8 +148,9 @@ def check(j, python, failures):
         roots = set(line.split(";")[0] for line in r.stdout.splitlines())
         for tid, name in want.items():
             if 'Thread %s "%s"' % (tid, name) not in roots:
-                failures.append("%s: record --threads: no collapsed stack rooted at %r among %s"
-                                % (python, 'Thread %s "%s"' % (tid, name), sorted(roots)[:8]))
+                failures.append("%s: record --threads: no collapsed stack rooted at %r among %s "
+                                "(exit %d: %s)" % (python, 'Thread %s "%s"' % (tid, name),
+                                                   sorted(roots)[:8], r.returncode, r.stderr[-600:]))
         out = os.path.join(work, "flame.svg")
         r = subprocess.run([j, "record", str(target.pid), "-d", "1", "-F", "50", "--idle",
                             "--threads", "--format", "flamegraph", "-o", out],
