@@ -18,7 +18,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from demo_stack import end_target, fail, part_missing  # noqa: E402
-from hostile_names import FILE_SHOWN, HOSTILE_SHOWN, no_controls, start  # noqa: E402
+from hostile_names import FILE_SHOWN, HOSTILE_SHOWN, THREAD_SHOWN, no_controls, start  # noqa: E402
 
 SKIP = 77
 PYTHON = "/usr/bin/python3.11"
@@ -55,10 +55,10 @@ def check(build, repo, python, args, work, perf):
             sections[name] = []
         elif name:
             sections[name].append(line)
-    # gdb gives the thread's name up to its newline
-    want = {"py-bt": [HOSTILE_SHOWN, FILE_SHOWN], "py-bt -a": [HOSTILE_SHOWN, '"t\\x1b[2J'],
+    # -a: the thread's Python name, whole (gdb's own name for it ends at the newline)
+    want = {"py-bt": [HOSTILE_SHOWN, FILE_SHOWN], "py-bt -a": [HOSTILE_SHOWN, THREAD_SHOWN],
             "py-bt-full": [HOSTILE_SHOWN, FILE_SHOWN], "mixed-bt": [HOSTILE_SHOWN, FILE_SHOWN],
-            "mixed-bt -a": [HOSTILE_SHOWN, '"t\\x1b[2J'], "bt": [HOSTILE_SHOWN],
+            "mixed-bt -a": [HOSTILE_SHOWN, THREAD_SHOWN], "bt": [HOSTILE_SHOWN],
             "py-list": [FILE_SHOWN]}
     if perf:
         want["info jit-ranges"] = ["py::evil\\x1b]0;title\\x07"]
