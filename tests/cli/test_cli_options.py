@@ -10,7 +10,8 @@
   idle:     a thread that spins, one that sleeps, one blocked on a lock:
             `top` and `record` (mixed and --nonblocking) leave the two idle
             ones out; --idle keeps them.
-  output:   --duration/--rate/--output are -d/-F/-o; `record -o -` writes to
+  output:   --duration/--rate/--output are -d/-F/-o (top takes the first two
+            as well); `record -o -` writes to
             standard output (no file named "-"); the progress line uses \\r
             only when stderr is a terminal.
 
@@ -193,7 +194,12 @@ def output(cli):
                                 "--nonblocking", "--output", path])
             if rc != 0 or not re.search(r"asked for 1000000000 samples/s, achieved \d+/s", err):
                 fail("--rate 1e9: exit %d, %r (want 0 and achieved vs asked)" % (rc, err))
-            print("ok: --duration, --rate, --output are -d, -F, -o")
+            rc, out, err = run([cli, "top", pid, "--duration", "0.5", "--rate", "20"])
+            head = re.search(r"top: process \d+, ([\d.]+) s, (\d+) samples", out)
+            if rc != 0 or "spin" not in out or not head or float(head.group(1)) > 1.5 or \
+                    not 1 <= int(head.group(2)) <= 11:
+                fail("top --duration 0.5 --rate 20: exit %d, %r" % (rc, (out + err)[-600:]))
+            print("ok: --duration, --rate, --output are -d, -F, -o (top: --duration, --rate)")
 
             rc, out, err = run([cli, "record", pid, "-d", "0.5", "-o", "-"], cwd=d)
             if rc != 0 or "spin" not in out or os.path.exists(os.path.join(d, "-")):

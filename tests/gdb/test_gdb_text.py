@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """gdb with the plugin on a target whose function name, file name and
 thread name hold terminal escapes and forged lines (tests/support/
-hostile_names.py): py-bt, py-bt -a, py-bt-full, mixed-bt, bt (the frame
+hostile_names.py): py-bt, py-bt -a, py-bt-full, mixed-bt (-a), bt (the frame
 filter's Python frames), py-list and py-locals print them escaped, never
 raw; with -X perf (a CPython 3.12 here) so do info jit-ranges and the
 trampoline frames named by the perf map.
@@ -18,13 +18,14 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from demo_stack import end_target, fail, part_missing  # noqa: E402
-from hostile_names import FILE_SHOWN, HOSTILE_SHOWN, no_controls, start  # noqa: E402
+from hostile_names import FILE_SHOWN, HOSTILE_SHOWN, THREAD_SHOWN, no_controls, start  # noqa: E402
 
 SKIP = 77
 PYTHON = "/usr/bin/python3.11"
 PERF_PYTHONS = [os.path.expanduser("~/.pyenv/versions/3.12.1/bin/python3.12"),
                 "/work/cpython-builds/p312/bin/python3.12"]
-COMMANDS = ["py-bt", "py-bt -a", "py-bt-full", "mixed-bt", "bt", "py-list", "py-locals"]
+COMMANDS = ["py-bt", "py-bt -a", "py-bt-full", "mixed-bt", "mixed-bt -a", "bt", "py-list",
+            "py-locals"]
 
 
 def gdb(build, repo, pid, commands):
@@ -54,10 +55,11 @@ def check(build, repo, python, args, work, perf):
             sections[name] = []
         elif name:
             sections[name].append(line)
-    # gdb gives the thread's name up to its newline
-    want = {"py-bt": [HOSTILE_SHOWN, FILE_SHOWN], "py-bt -a": [HOSTILE_SHOWN, '"t\\x1b[2J'],
+    # -a: the thread's Python name, whole (gdb's own name for it ends at the newline)
+    want = {"py-bt": [HOSTILE_SHOWN, FILE_SHOWN], "py-bt -a": [HOSTILE_SHOWN, THREAD_SHOWN],
             "py-bt-full": [HOSTILE_SHOWN, FILE_SHOWN], "mixed-bt": [HOSTILE_SHOWN, FILE_SHOWN],
-            "bt": [HOSTILE_SHOWN], "py-list": [FILE_SHOWN]}
+            "mixed-bt -a": [HOSTILE_SHOWN, THREAD_SHOWN], "bt": [HOSTILE_SHOWN],
+            "py-list": [FILE_SHOWN]}
     if perf:
         want["info jit-ranges"] = ["py::evil\\x1b]0;title\\x07"]
     for command, shown in want.items():

@@ -3,9 +3,10 @@
 `command script import`), on python3.11 running hook_target.py: the hooks an
 installation wrote (HOME's init files, or /etc/gdb/gdbinit.d) must have
 loaded the plugins before the first command, in every way gdb meets a
-process: started with `run`, attached with -p or with a later `attach`, in
-batch mode or reading commands as at a prompt, and a core; and gdb must
-exit cleanly (no crash at exit). lldb: started with `run`, attached, a core.
+process: started with `run`, attached with -p or with a later `attach`, a
+core, in batch mode or reading commands as at a prompt; and gdb must
+exit cleanly (no crash at exit). lldb: started with `run`, attached with -p
+or with `process attach` typed at its prompt, a core.
 
 Usage: check_debuggers.py WHAT [gdb-args...]
   gdb-args go before the commands (a test of an unpacked package passes
@@ -120,6 +121,9 @@ def check_gdb(what, gdb_args):
             status, out = run(gdb + ["-batch", PYTHON, core, "-ex", "py-bt", "-ex", "mixed-bt"])
             check("%s: gdb -batch python3.11 CORE -ex py-bt -ex mixed-bt" % what, status, out,
                   PY_BT + MIXED)
+            status, out = run(gdb + ["-q", PYTHON, core], stdin="py-bt\nmixed-bt\nquit\n")
+            check("%s: gdb python3.11 CORE, then py-bt and mixed-bt typed at the prompt" % what,
+                  status, out, PY_BT + MIXED)
     # Lazy: a gdb session that never sees a CPython loads nothing of ours.
     status, out = run(gdb + ["-batch", "-ex", "run", "-ex",
                              'python import sys; print("jitunwind loaded:", "jitunwind" in sys.modules)',
@@ -140,6 +144,10 @@ def check_lldb(what):
         status, out = run([LLDB, "-b", "-p", str(pid), "-o", "py-bt", "-o", "mixed-bt"])
         check("%s: lldb -b -p PID -o py-bt -o mixed-bt" % what, status, out, lldb_want,
               ours=False)
+        status, out = run([LLDB], stdin="process attach -p %d\npy-bt\nmixed-bt\n"
+                          "process detach\nquit\n" % pid)
+        check("%s: lldb, then process attach -p PID, py-bt and mixed-bt typed at the prompt"
+              % what, status, out, lldb_want, ours=False)
         with tempfile.TemporaryDirectory() as scratch:
             core = write_core(what, pid, scratch)
             status, out = run([LLDB, "-b", "-c", core, PYTHON, "-o", "py-bt", "-o", "mixed-bt"])

@@ -4,7 +4,8 @@ HOMEs (the machine's own init files are never read or touched), and gdb and
 lldb then reading what it wrote:
 
   gdbinit    gdb keeps reading an existing ~/.gdbinit (the hook goes into the
-             file gdb reads); --remove leaves no file that hides it
+             file gdb reads, and the installer names it); --remove names
+             it too and leaves no file that hides it
   block      --remove (and a new install) leave a file whose begin marker
              has no end marker as it was, and say why
   links      run as root on another user's HOME: a planted link at any name
@@ -92,13 +93,17 @@ HOOK_LOADED = "python print('hook loaded:', getattr(gdb, '_jitunwind_hook_instal
 
 def case_gdbinit(env):
     mine = env.write(".gdbinit", "echo USER-GDBINIT\\n\n")
-    env.installer()
+    out = env.installer()
+    if "wrote the hook to %s\n" % env.path(".gdbinit") not in out:
+        fail("the installer must say which file it changed (~/.gdbinit)", out)
     out = env.gdb("-ex", HOOK_LOADED)
     if "USER-GDBINIT" not in out or "hook loaded: True" not in out:
         fail("after the install gdb must read ~/.gdbinit and load the hook", out)
     if os.path.exists(env.path(".config", "gdb", "gdbinit")):
         fail("the installer made ~/.config/gdb/gdbinit, which hides ~/.gdbinit from gdb")
-    env.installer("--remove")
+    out = env.installer("--remove")
+    if "removed the hook from %s\n" % env.path(".gdbinit") not in out:
+        fail("--remove must say which file it changed (~/.gdbinit)", out)
     if read(mine) != b"echo USER-GDBINIT\\n\n":
         fail("--remove did not give ~/.gdbinit back as it was: %r" % read(mine))
     print("ok: gdbinit: the hook goes into ~/.gdbinit, which gdb goes on reading; --remove restores it")

@@ -88,7 +88,7 @@ def check_plugin(label, out, demo):
             fail("%s: jit-ranges lacks %r:\n%s" % (label, needle, ranges))
     print("ok: %s jit-ranges lists both executors and both trampoline layouts" % label)
     every = section(out, "mixed-bt -a")
-    if not re.match(r"thread #1, tid \d+\n#0 ", every):
+    if not re.match(r'thread #1, tid \d+(, "[^"\n]*")?\n#0 ', every):
         fail("%s: mixed-bt -a does not walk every thread:\n%s" % (label, every[:500]))
     check_stack(label + " mixed-bt -a", parse_mixed(every), want)
     for flag in ("-a", "--all"):  # one parser: both spellings print the thread header

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """LLDB with the plugin on a target whose function name, file name and
 thread name hold terminal escapes and forged lines (tests/support/
-hostile_names.py): py-bt, py-bt -a, py-bt-full, mixed-bt, bt (with LLDB
+hostile_names.py): py-bt, py-bt -a, py-bt-full, mixed-bt (-a), bt (with LLDB
 22+'s frame provider, its Python frames) and py-list print them escaped,
 never raw.
 
@@ -24,9 +24,10 @@ from lldb_under_test import LLDB, MISSING  # noqa: E402
 
 SKIP = 77
 PYTHON = "/usr/bin/python3.11"
-COMMANDS = ["py-bt", "py-bt -a", "py-bt-full", "mixed-bt", "bt", "py-list"]
+COMMANDS = ["py-bt", "py-bt -a", "py-bt-full", "mixed-bt", "mixed-bt -a", "bt", "py-list"]
 WANT = {"py-bt": [HOSTILE_SHOWN, FILE_SHOWN], "py-bt -a": [THREAD_SHOWN],
         "py-bt-full": [HOSTILE_SHOWN, FILE_SHOWN], "mixed-bt": [HOSTILE_SHOWN, FILE_SHOWN],
+        "mixed-bt -a": [THREAD_SHOWN],
         "py-list": [FILE_SHOWN]}
 
 

@@ -179,11 +179,11 @@ def check_collection(sections, raw, collect, label, failures):
 
 def check_gil(debugger, dialect, python, label, failures):
     """Spinning threads while the main thread is stopped wait for the GIL;
-    py-bt -a names each thread as threading does."""
+    py-bt -a and mixed-bt -a name each thread as threading does."""
     sections, raw = debugger(python, GIL, ["builtin_id"],
                              [("all", dialect["all"] % "py-bt"),
                               ("all full", dialect["all"] % "py-bt-full"),
-                              ("every", "py-bt -a")], None, None)
+                              ("every", "py-bt -a"), ("mixed every", "mixed-bt -a")], None, None)
     # py-bt -a heads each thread with its Python name (threading's)
     heads = sorted(re.findall(r'^Thread \d+ \(tid \d+, "([^"]*)"(, GIL holder)?',
                               "\n".join(sections.get("every", [])), re.M))
@@ -191,6 +191,12 @@ def check_gil(debugger, dialect, python, label, failures):
     if heads != want:
         failures.append("%s: py-bt -a heads the threads %s, not %s:\n%s"
                         % (label, heads, want, "\n".join(sections.get("every", [raw[-1500:]]))))
+    mixed = sorted(re.findall(r'^thread #\d+, tid \d+, "([^"]*)"$',
+                              "\n".join(sections.get("mixed every", [])), re.M))
+    if mixed != sorted(name for name, _ in want):
+        failures.append("%s: mixed-bt -a heads the threads %s, not %s:\n%s"
+                        % (label, mixed, sorted(name for name, _ in want),
+                           "\n".join(sections.get("mixed every", [raw[-1500:]]))[:3000]))
     waiting = r"  Waiting for the GIL\n  File \"%s\", line \d+, in Spinner.run\n" % re.escape(GIL)
     if not re.search(waiting, "\n".join(sections.get("all", [])) + "\n"):
         failures.append("%s: no thread's py-bt waits for the GIL in Spinner.run:\n%s"

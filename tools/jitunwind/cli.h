@@ -57,6 +57,7 @@ struct cli_options {
     double duration;  /* seconds; 0: until interrupted */
     const char *output; /* NULL or "-": standard output */
     int idle;         /* --idle: keep the samples of idle threads (docs/cli.md) */
+    int thread_roots; /* record --threads: a root frame per thread (collapsed, flamegraph) */
     const char *format; /* collapsed, speedscope, pprof */
     int nonblocking;
     int perf;         /* --perf: perf events, the process never stopped (perf_events.h) */

@@ -16,8 +16,9 @@ static const char usage_text[] =
     "       jitunwind stack --core CORE [--exe PYTHON] [--native-all] [--json] [--locals]\n"
     "                       [--threads TID,...] [--max-frames N] [--no-cache] [--stats]\n"
     "       jitunwind record PID [-F HZ] [-d SECONDS] [-o FILE|-] [--idle]\n"
-    "                       [--format collapsed|speedscope|pprof|flamegraph] [--nonblocking]\n"
-    "                       [--no-cache] [--no-chain-cache] [--mark-frames] [--stats]\n"
+    "                       [--format collapsed|speedscope|pprof|flamegraph] [--threads]\n"
+    "                       [--nonblocking] [--no-cache] [--no-chain-cache] [--mark-frames]\n"
+    "                       [--stats]\n"
     "                       [--perf [--stack-size BYTES]]\n"
     "       jitunwind record --perf --all [--stack-size BYTES] [-F HZ] [-d SECONDS] [-o FILE|-]\n"
     "                       [--format ...]\n"
@@ -62,8 +63,12 @@ static const char help_text[] =
     "                   does not hold the GIL (asleep, blocked on I/O or a lock,\n"
     "                   waiting for the GIL). Without it they are left out\n"
     "  --format F       collapsed (default); speedscope (one profile per thread, its\n"
-    "                   samples in time order); pprof (gzipped protobuf); flamegraph\n"
-    "                   (an SVG flame graph, self-contained)\n"
+    "                   samples in time order); pprof (gzipped protobuf, each sample\n"
+    "                   labelled with its thread); flamegraph (an SVG flame graph,\n"
+    "                   self-contained)\n"
+    "  --threads        record, collapsed and flamegraph: each thread's stacks under\n"
+    "                   a root frame naming it, Thread TID \"name\" (its Python name\n"
+    "                   where threading gives one)\n"
     "  --nonblocking    Python stacks only, read without stopping the process\n"
     "  --perf           perf events (cpu-clock) on every thread: each sample's user\n"
     "                   registers and stack copy unwound afterwards, Python frames read\n"
@@ -173,6 +178,7 @@ static const char *value(int argc, char **argv, int *i)
 static int parse(int argc, char **argv, struct cli_options *opt)
 {
     int i, is_stack = strcmp(opt->command, "stack") == 0;
+    int is_record = strcmp(opt->command, "record") == 0;
     opt->hz = 100;
     opt->format = "collapsed";
     for (i = 2; i < argc; i++) {
@@ -196,6 +202,8 @@ static int parse(int argc, char **argv, struct cli_options *opt)
                 return CLI_USAGE;
             if (parse_tids(v, opt) < 0)
                 return usage_error("--threads wants thread ids separated by commas, not %s", v);
+        } else if (strcmp(a, "--threads") == 0 && is_record) {
+            opt->thread_roots = 1;
         } else if (strcmp(a, "--max-frames") == 0 && is_stack) {
             int n;
             if (!(v = value(argc, argv, &i)))
@@ -264,6 +272,12 @@ static int parse(int argc, char **argv, struct cli_options *opt)
     if (opt->all && (opt->pid || opt->mark_frames))
         return usage_error("%s", opt->pid ? "give a PID or --all, not both"
                                           : "--mark-frames goes with one PID, not --all");
+    if (opt->thread_roots && strcmp(opt->format, "collapsed") != 0 &&
+        strcmp(opt->format, "flamegraph") != 0)
+        return usage_error("--threads goes with --format collapsed or flamegraph (%s is "
+                           "per thread already)", opt->format);
+    if (opt->thread_roots && opt->all)
+        return usage_error("%s", "--threads goes with one PID, not --all");
     if (opt->stack_size && !opt->perf)
         return usage_error("%s", "--stack-size goes with --perf");
     if (!opt->stack_size)

@@ -68,7 +68,8 @@ static void xml_text(FILE *out, const char *s)
 }
 
 /* Hues by kind: Python warm yellow, native red-orange, JIT code aqua,
- * trampolines violet; the name varies the shade so neighbours differ. */
+ * trampolines violet, thread roots grey; the name varies the shade so
+ * neighbours differ. */
 static void frame_colour(const struct profile_frame *f, char *buf, size_t len)
 {
     unsigned h = 2166136261u;
@@ -84,6 +85,9 @@ static void frame_colour(const struct profile_frame *f, char *buf, size_t len)
         break;
     case PROFILE_TRAMPOLINE:
         snprintf(buf, len, "rgb(%u,%u,%u)", 170 + h % 40, 120 + (h >> 8) % 40, 220 + (h >> 16) % 30);
+        break;
+    case PROFILE_THREAD:
+        snprintf(buf, len, "rgb(%u,%u,%u)", 180 + h % 30, 180 + h % 30, 190 + h % 30);
         break;
     default:
         snprintf(buf, len, "rgb(%u,%u,%u)", 220 + h % 30, 90 + (h >> 8) % 80, 50 + (h >> 16) % 40);

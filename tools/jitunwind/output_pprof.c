@@ -1,13 +1,17 @@
 /* pprof: a gzipped perftools.profiles.Profile (profile.proto), encoded by
  * protobuf-c. One Location and one Function per interned frame (Python
  * frames: function, file and line; JIT, trampoline and native frames: their
- * names); samples leaf first, valued in samples and CPU nanoseconds. */
+ * names); samples leaf first, valued in samples and CPU nanoseconds, one
+ * per thread and stack, labelled with the thread's id (thread_id) and name
+ * (thread_name, as speedscope's profiles are named; escaped as a terminal
+ * may see it), which `go tool pprof -tags` lists and -tagfocus selects. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include "cli.h"
 #include "profile.h"
 #include "profile.pb-c.h"
 
@@ -48,13 +52,39 @@ static const char *kind_file(const struct profile_frame *f)
     }
 }
 
+/* Label a sample with its thread: `labels` has room for two. */
+static void thread_labels(Perftools__Profiles__Sample *sample, Perftools__Profiles__Label *labels,
+                          Perftools__Profiles__Label **label_ptrs, const struct profile_thread *th,
+                          int64_t id_key, int64_t name_key, int64_t name)
+{
+    perftools__profiles__label__init(&labels[0]);
+    labels[0].key = id_key;
+    labels[0].num = th->tid;
+    label_ptrs[0] = &labels[0];
+    sample->n_label = 1;
+    if (name) {
+        perftools__profiles__label__init(&labels[1]);
+        labels[1].key = name_key;
+        labels[1].str = name;
+        label_ptrs[1] = &labels[1];
+        sample->n_label = 2;
+    }
+    sample->label = label_ptrs;
+}
+
 int output_pprof(FILE *out, const struct profile *p)
 {
     Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
     Perftools__Profiles__ValueType types[2], period = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
     Perftools__Profiles__ValueType *type_ptrs[2] = {&types[0], &types[1]};
-    size_t nf = p->n_frames, ns = p->n_stacks, i;
-    struct strings st = {calloc(4 * nf + 8, sizeof(char *)), 0};
+    size_t nf = p->n_frames, nt = p->n_threads, ns = 0, i;
+    struct profile_part *parts = NULL;
+    int parted = profile_by_thread(p, &parts, &ns);
+    struct strings st = {calloc(4 * nf + nt + 8, sizeof(char *)), 0};
+    char *names = calloc(nt + 1, 4 * sizeof p->threads[0].name);
+    int64_t *name_ids = calloc(nt + 1, sizeof *name_ids), id_key, name_key;
+    Perftools__Profiles__Label *labels = calloc(2 * ns + 1, sizeof *labels);
+    Perftools__Profiles__Label **label_ptrs = calloc(2 * ns + 1, sizeof *label_ptrs);
     Perftools__Profiles__Function *funcs = calloc(nf + 1, sizeof *funcs);
     Perftools__Profiles__Function **func_ptrs = calloc(nf + 1, sizeof *func_ptrs);
     Perftools__Profiles__Location *locs = calloc(nf + 1, sizeof *locs);
@@ -70,11 +100,14 @@ int output_pprof(FILE *out, const struct profile *p)
     uint8_t *buf = NULL;
     gzFile gz = NULL;
     int rc = -1;
+    if (parted < 0)
+        goto done;
     for (i = 0; i < ns; i++)
-        total_depth += p->stacks[i].depth;
+        total_depth += p->stacks[parts[i].stack].depth;
     loc_ids = calloc(total_depth + 1, sizeof *loc_ids);
     if (!st.items || !funcs || !func_ptrs || !locs || !loc_ptrs || !lines || !line_ptrs ||
-        !samples || !sample_ptrs || !values || !loc_ids)
+        !samples || !sample_ptrs || !values || !loc_ids || !names || !name_ids || !labels ||
+        !label_ptrs)
         goto done;
     intern(&st, "");
     for (i = 0; i < 2; i++)
@@ -85,6 +118,13 @@ int output_pprof(FILE *out, const struct profile *p)
     types[1].unit = intern(&st, "nanoseconds");
     period.type = types[1].type;
     period.unit = types[1].unit;
+    id_key = intern(&st, "thread_id");
+    name_key = intern(&st, "thread_name");
+    for (i = 0; i < nt; i++) {
+        char *name = names + i * 4 * sizeof p->threads[0].name;
+        cli_shown(p->threads[i].name, name, 4 * sizeof p->threads[0].name);
+        name_ids[i] = name[0] ? intern(&st, name) : 0;
+    }
     for (i = 0; i < nf; i++) {
         const struct profile_frame *f = &p->frames[i];
         perftools__profiles__function__init(&funcs[i]);
@@ -104,15 +144,19 @@ int output_pprof(FILE *out, const struct profile *p)
         loc_ptrs[i] = &locs[i];
     }
     for (i = 0; i < ns; i++) {
-        const struct profile_stack *s = &p->stacks[i];
+        const struct profile_stack *s = &p->stacks[parts[i].stack];
         uint32_t d;
         perftools__profiles__sample__init(&samples[i]);
         samples[i].location_id = &loc_ids[at];
         samples[i].n_location_id = s->depth;
         for (d = 0; d < s->depth; d++) /* pprof wants the leaf first */
             loc_ids[at++] = s->frames[s->depth - 1 - d] + 1;
-        values[2 * i] = (int64_t)s->count;
-        values[2 * i + 1] = (int64_t)s->count * period_ns;
+        if (parts[i].thread < nt)
+            thread_labels(&samples[i], &labels[2 * i], &label_ptrs[2 * i],
+                          &p->threads[parts[i].thread], id_key, name_key,
+                          name_ids[parts[i].thread]);
+        values[2 * i] = (int64_t)parts[i].count;
+        values[2 * i + 1] = (int64_t)parts[i].count * period_ns;
         samples[i].value = &values[2 * i];
         samples[i].n_value = 2;
         sample_ptrs[i] = &samples[i];
@@ -155,5 +199,10 @@ done:
     free(sample_ptrs);
     free(values);
     free(loc_ids);
+    free(parts);
+    free(names);
+    free(name_ids);
+    free(labels);
+    free(label_ptrs);
     return rc;
 }

@@ -85,9 +85,8 @@ void cli_access_reason(int pid, int err, char *buf, size_t len)
         snprintf(buf, len, "kernel.yama.ptrace_scope is 1: only a process's ancestors may trace "
                            "it: run jitunwind as root, or set kernel.yama.ptrace_scope to 0");
     else if (!cap)
-        snprintf(buf, len, "%s: the process is not dumpable (it changed its credentials or "
-                           "turned dumping off), and jitunwind lacks CAP_SYS_PTRACE",
-                 strerror(err));
+        snprintf(buf, len, "the process is not dumpable (it changed its credentials or "
+                           "turned dumping off), and jitunwind lacks CAP_SYS_PTRACE");
     else
         snprintf(buf, len, "%s", strerror(err));
 }

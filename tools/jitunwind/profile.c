@@ -161,18 +161,18 @@ uint32_t profile_frame_hinted(struct profile *p, uint64_t hint, uint32_t kind, c
 }
 
 /* The stack's index, counted once more; -1 when out of memory. */
-static int64_t count_stack(struct profile *p, const uint32_t *ids, uint32_t depth)
+static int64_t count_stack(struct profile *p, const uint32_t *ids, uint32_t depth, uint64_t n)
 {
     size_t at;
     struct profile_stack *s;
     if (grow_slots(&p->stack_slots, &p->stack_slot_count, p->n_stacks, stack_key, p) < 0)
         return -1;
     at = stack_hash(ids, depth) & (p->stack_slot_count - 1);
-    p->stacks_seen++;
+    p->stacks_seen += n;
     while (p->stack_slots[at]) {
         s = &p->stacks[p->stack_slots[at] - 1];
         if (s->depth == depth && memcmp(s->frames, ids, depth * sizeof *ids) == 0) {
-            s->count++;
+            s->count += n;
             return (int64_t)(p->stack_slots[at] - 1);
         }
         at = (at + 1) & (p->stack_slot_count - 1);
@@ -184,7 +184,7 @@ static int64_t count_stack(struct profile *p, const uint32_t *ids, uint32_t dept
         return -1;
     memcpy(s->frames, ids, depth * sizeof *ids);
     s->depth = depth;
-    s->count = 1;
+    s->count = n;
     p->stack_slots[at] = (uint32_t)++p->n_stacks;
     return (int64_t)(p->n_stacks - 1);
 }
@@ -218,7 +218,7 @@ uint32_t profile_thread(struct profile *p, int tid, const char *name)
 
 int profile_add_for(struct profile *p, uint32_t thread, const uint32_t *ids, uint32_t depth)
 {
-    int64_t stack = count_stack(p, ids, depth);
+    int64_t stack = count_stack(p, ids, depth, 1);
     struct profile_thread *th;
     if (stack < 0)
         return -1;
@@ -244,6 +244,11 @@ int profile_add_for(struct profile *p, uint32_t thread, const uint32_t *ids, uin
     th->n_runs++;
     p->n_runs++;
     return 0;
+}
+
+int profile_add_counted(struct profile *p, const uint32_t *ids, uint32_t depth, uint64_t count)
+{
+    return count_stack(p, ids, depth, count) < 0 ? -1 : 0;
 }
 
 void profile_frame_label(const struct profile_frame *f, char *buf, size_t len)

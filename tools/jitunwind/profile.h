@@ -11,7 +11,8 @@ enum profile_frame_kind {
     PROFILE_PYTHON = 0,
     PROFILE_NATIVE = 1,
     PROFILE_JIT = 2,
-    PROFILE_TRAMPOLINE = 3
+    PROFILE_TRAMPOLINE = 3,
+    PROFILE_THREAD = 4 /* a root naming a thread (profile_thread_rooted) */
 };
 
 struct profile_frame {
@@ -94,6 +95,28 @@ uint32_t profile_thread(struct profile *p, int tid, const char *name);
 /* Count one more of the stack `ids` (root first), and append it to thread
  * `thread`'s time order (none when `thread` is not one of p->threads). */
 int profile_add_for(struct profile *p, uint32_t thread, const uint32_t *ids, uint32_t depth);
+/* One thread's count of one stack (profile_by_thread). */
+struct profile_part {
+    uint32_t thread;   /* index into profile.threads; UINT32_MAX: no thread */
+    uint32_t stack;    /* index into profile.stacks */
+    uint64_t count;
+};
+/* The stacks' counts split by thread, each thread's parts in the order its
+ * stacks were first seen, then the parts no thread's runs hold: *parts
+ * (free() it) holds *n_parts entries, and a stack's parts add up to its
+ * count. 0, or -1 when out of memory. */
+int profile_by_thread(const struct profile *p, struct profile_part **parts, size_t *n_parts);
+
+/* Count `count` more of the stack `ids` (root first) in the merged
+ * profile only (no thread's time order). */
+int profile_add_counted(struct profile *p, const uint32_t *ids, uint32_t depth, uint64_t count);
+/* Into `dst` (profile_init'ed, empty): `src`'s merged stacks, each
+ * thread's under a root frame naming it, `Thread TID "name"` as
+ * speedscope's profiles are named (the stacks no thread holds as they
+ * are); the frame ids of `src` keep their meaning. 0, or -1 when out of
+ * memory. */
+int profile_thread_rooted(const struct profile *src, struct profile *dst);
+
 /* "leaf (file:line)" for a Python frame, the name for others; escaped
  * (cli_shown). */
 void profile_frame_label(const struct profile_frame *f, char *buf, size_t len);

@@ -513,6 +513,19 @@ static void stats(struct sampler *sm)
                 (unsigned long long)ch.marker_misses, (unsigned long long)ch.marker_writes);
 }
 
+/* record --threads: the merged formats with a root frame per thread. */
+static int write_thread_rooted(const struct cli_options *opt, FILE *out, const struct profile *p)
+{
+    struct profile rooted;
+    int rc = -1;
+    profile_init(&rooted, p->hz);
+    if (profile_thread_rooted(p, &rooted) == 0)
+        rc = strcmp(opt->format, "flamegraph") == 0 ? output_flamegraph(out, &rooted)
+                                                     : output_collapsed(out, &rooted);
+    profile_free(&rooted);
+    return rc;
+}
+
 /* The output is opened before sampling starts, so that a path that cannot
  * be written is said at once rather than after the run. */
 static int write_profile(struct sampler *sm, FILE *out)
@@ -524,6 +537,8 @@ static int write_profile(struct sampler *sm, FILE *out)
         name_threads(sm);
     if (strcmp(opt->format, "speedscope") == 0)
         rc = output_speedscope(out, &sm->prof);
+    else if (opt->thread_roots)
+        rc = write_thread_rooted(opt, out, &sm->prof);
     else if (strcmp(opt->format, "flamegraph") == 0)
         rc = output_flamegraph(out, &sm->prof);
     else if (strcmp(opt->format, "pprof") == 0)

@@ -48,20 +48,28 @@ JIT_RANGES = Spec(
     gdb_name="info jit-ranges", category="status")
 
 
+def _thread_name(state, thread):
+    """How the -a headers name a thread: its Python name where threading
+    gives one, else the debugger's name for it (None when neither)."""
+    try:
+        name = state.python_thread_name(thread.tid)
+    except Exception:  # no Python in this target
+        name = None
+    return name or getattr(thread, "name", None)
+
+
 def _python_header(session, state, thread, every):
     """py-bt -a: `Thread N (tid T, "name", GIL holder, GC running):` as
-    pystack heads each thread; the name is the thread's Python name where
-    threading gives one, else the debugger's."""
+    pystack heads each thread (the name: _thread_name)."""
     if not every:
         return
     parts = ["tid %d" % thread.tid]
-    name = getattr(thread, "name", None)
+    name = _thread_name(state, thread)
     from .. import values
     try:
         reader = state.pyreader()
         mine = state.python_thread_states(thread.tid)
         gc = [values.gc_collecting(reader, t.interp) for t in mine]
-        name = state.python_thread_name(thread.tid) or name
     except Exception:  # no Python in this target: the header without it
         mine, gc = [], []
     if name:
@@ -122,7 +130,9 @@ def run_mixed_bt(session, args):
     state = session.state()
     limit = args.count or DEFAULT_NATIVE_LIMIT
     for thread in session.threads(args.every):
-        session.write("thread #%d, tid %d" % (thread.number, thread.tid))
+        name = _thread_name(state, thread) if args.every else None
+        session.write("thread #%d, tid %d" % (thread.number, thread.tid)
+                      + (', "%s"' % labels.escaped(name) if name else ""))
         natives, notes = session.native_frames(thread, limit + 1)
         cut = len(natives) > limit
         natives = natives[:limit]
