@@ -33,6 +33,16 @@ struct cli_perf_counts {
     uint64_t threads_seen; /* threads an event was opened on */
 };
 
+/* A --perf target's listing of Python thread states (cli_list_python_threads),
+ * kept across ring readings (`pass`: one per reading) and read again only
+ * when a sample may need it (perf_py_listing.c). */
+struct cli_py_listing {
+    int done;          /* listed at least once */
+    double at;         /* when last listed, CLOCK_MONOTONIC seconds */
+    uint64_t pass;     /* the reading it was last listed in */
+    uint64_t listings; /* how many times it was listed */
+};
+
 struct cli_perf;
 struct cli_exec_history;
 typedef void (*cli_perf_sample_fn)(void *arg, const struct cli_perf_sample *s);
@@ -169,6 +179,7 @@ struct cli_perf_proc {
     struct cli_range_watch watch;
     struct cli_exec_history *execs; /* its JIT executors' history, or NULL */
     char vdso_path[64];    /* its vDSO's image as a module, or "" */
+    struct cli_py_listing py_listing; /* t's Python thread states */
 };
 struct cli_perf_procs_counts {
     uint64_t opened, python, closed, evicted, unreadable, uncached;
@@ -181,8 +192,9 @@ struct cli_perf_procs_counts {
 struct cli_perf_procs;
 struct cli_perf_procs *cli_perf_procs_new(const struct cli_options *opt);
 void cli_perf_procs_free(struct cli_perf_procs *ps); /* NULL ok */
-/* The process that took a sample at `sampled` (seconds), its ranges and
- * Python threads read again at its first sample of ring reading `pass`;
+/* The process that took a sample at `sampled` (seconds), its ranges read
+ * again at its first sample of ring reading `pass` (its Python threads
+ * when a sample needs them: p->py_listing);
  * NULL when it cannot be read (counted). */
 struct cli_perf_proc *cli_perf_procs_get(struct cli_perf_procs *ps, int pid, double sampled,
                                          uint64_t pass, double now);
@@ -198,6 +210,19 @@ void cli_perf_procs_early_mapping(void *arg, int pid, const char *path, uint64_t
 void cli_perf_procs_forked(void *arg, int pid, int ppid, double at);
 void cli_perf_procs_exec(void *arg, int pid, const char *comm, double at);
 void cli_perf_procs_exited(void *arg, int pid, double at);
+
+/* --- perf_py_listing.c --- */
+/* The listing's state (struct cli_py_listing, above). */
+/* Before a sample of `tid` is read: lists the states again when the listing
+ * is missing, old, failed, or lacks `tid` (once a reading). */
+void cli_py_listing_before(struct cli_target *t, struct cli_py_listing *l, uint64_t pass,
+                           int tid, double now);
+/* After: a sample that read no Python thread (`python_thread` 0) while
+ * `tid` had a listed state, or whose Python frames did not fit its native
+ * ones (`misfit`), lists them again, once a reading; 1 when `tid` has a
+ * listed state after that listing (the sample is worth reading again). */
+int cli_py_listing_after(struct cli_target *t, struct cli_py_listing *l, uint64_t pass,
+                         int tid, int python_thread, int misfit, double now);
 
 /* --- perf_records.c --- */
 /* record --perf --all: each process's executable file mappings and name as

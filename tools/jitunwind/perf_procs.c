@@ -225,8 +225,6 @@ struct cli_perf_proc *cli_perf_procs_get(struct cli_perf_procs *ps, int pid, dou
         p->pass = pass;
         cli_range_watch_check(&p->t, &p->watch, now);
         cli_exec_history_update(p->execs, &p->t, &p->watch);
-        if (p->t.py)
-            cli_list_python_threads(&p->t);
     }
     return p;
 }
