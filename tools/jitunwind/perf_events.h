@@ -211,8 +211,7 @@ void cli_perf_procs_forked(void *arg, int pid, int ppid, double at);
 void cli_perf_procs_exec(void *arg, int pid, const char *comm, double at);
 void cli_perf_procs_exited(void *arg, int pid, double at);
 
-/* --- perf_py_listing.c --- */
-/* The listing's state (struct cli_py_listing, above). */
+/* --- perf_py_listing.c: struct cli_py_listing, above --- */
 /* Before a sample of `tid` is read: lists the states again when the listing
  * is missing, old, failed, or lacks `tid` (once a reading). */
 void cli_py_listing_before(struct cli_target *t, struct cli_py_listing *l, uint64_t pass,
