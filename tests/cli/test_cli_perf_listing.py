@@ -13,7 +13,10 @@ hold:
   MAX_LISTING_SHARE of the readings), where it was read at each;
 - the rings are read when woken or every 10 ms, not in a loop: an ended
   thread's event, hung up, does not keep the reader's poll returning
-  (at most MAX_READINGS a second).
+  (at most MAX_READINGS a second);
+- a thread's later samples in one reading take the Python frames read for
+  its first (--stats: some reused), and are still checked one by one (the
+  merged ones above hold the thread's frames).
 
 Usage: test_cli_perf_listing.py BUILD_DIR
 Exit 0 on success, 1 on failure, 77 to skip.
@@ -130,8 +133,12 @@ def main():
         if readings < 20 or listings > MAX_LISTING_SHARE * readings:
             fail("the Python threads were listed %d times in %d ring readings (at most %.0f%% "
                  "of them allowed)" % (listings, readings, 100 * MAX_LISTING_SHARE))
-        print("ok: %d merged, %d native-only; %d listings in %d ring readings"
-              % (merged, unmerged, listings, readings))
+        reused = re.search(r"^Python frames reused within a reading: (\d+)$", rec.stderr, re.M)
+        if not reused or int(reused.group(1)) == 0:
+            fail("no sample took the Python frames read for its thread's earlier sample in "
+                 "the same reading: %s" % rec.stderr)
+        print("ok: %d merged, %d native-only; %d listings in %d ring readings; %s reused"
+              % (merged, unmerged, listings, readings, reused.group(1)))
     finally:
         end_target(target)
         shutil.rmtree(work, ignore_errors=True)

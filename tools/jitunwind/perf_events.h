@@ -36,11 +36,23 @@ struct cli_perf_counts {
 /* A --perf target's listing of Python thread states (cli_list_python_threads),
  * kept across ring readings (`pass`: one per reading) and read again only
  * when a sample may need it (perf_py_listing.c). */
+/* The Python frames last read for a thread in one reading of the rings
+ * (perf_py_memo.c), for its next samples in it. */
+struct cli_py_memo {
+    int valid, tid;
+    uint64_t pass;                 /* the reading they were read in */
+    struct jitunwind_py_frame *py; /* n_py of cap */
+    size_t n_py, cap;
+    int py_status, python_thread, holds_gil;
+    char py_error[JITUNWIND_ERROR_MESSAGE_MAX + 32];
+    uint64_t reused;               /* samples given them without a reading */
+};
 struct cli_py_listing {
     int done;          /* listed at least once */
     double at;         /* when last listed, CLOCK_MONOTONIC seconds */
     uint64_t pass;     /* the reading it was last listed in */
     uint64_t listings; /* how many times it was listed */
+    struct cli_py_memo memo; /* set as the target's py_memo while a sample is read */
 };
 
 struct cli_perf;
@@ -222,6 +234,11 @@ void cli_py_listing_before(struct cli_target *t, struct cli_py_listing *l, uint6
  * listed state after that listing (the sample is worth reading again). */
 int cli_py_listing_after(struct cli_target *t, struct cli_py_listing *l, uint64_t pass,
                          int tid, int python_thread, int misfit, double now);
+
+/* --- perf_py_memo.c (and cli.h) --- */
+/* A new reading of the rings: what was kept for the last one is dropped. */
+void cli_py_memo_reading(struct cli_py_memo *m, uint64_t pass);
+void cli_py_memo_free(struct cli_py_memo *m); /* its frames; it may be used again */
 
 /* --- perf_records.c --- */
 /* record --perf --all: each process's executable file mappings and name as

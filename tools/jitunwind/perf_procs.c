@@ -97,6 +97,7 @@ static void close_proc(struct cli_perf_procs *ps, struct cli_perf_proc *p)
             unlink(p->vdso_path);
         ps->counts.closed++;
     }
+    cli_py_memo_free(&p->py_listing.memo);
     memset(p, 0, sizeof *p);
 }
 

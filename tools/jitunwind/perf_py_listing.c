@@ -27,6 +27,7 @@ static void list_now(struct cli_target *t, struct cli_py_listing *l, uint64_t pa
                      double now)
 {
     cli_list_python_threads(t);
+    l->memo.valid = 0; /* read after a new listing, not kept from before it */
     l->at = now;
     l->pass = pass;
     l->done = 1;

@@ -350,6 +350,8 @@ static void perf_sample(void *arg, const struct cli_perf_sample *ps)
     }
     t->pc_outside = 0;
     cli_py_listing_before(t, listing, sm->pass, (int)ps->tid, now());
+    cli_py_memo_reading(&listing->memo, sm->pass);
+    t->py_memo = sm->opt->no_cache ? NULL : &listing->memo;
     merge = cli_perf_stack(t, ps, sm->opt, execs, sm->s);
     if (cli_py_listing_after(t, listing, sm->pass, (int)ps->tid, sm->s->python_thread,
                              merge == CLI_PERF_INCONSISTENT, now()))
@@ -511,8 +513,10 @@ static void stats(struct sampler *sm)
     fprintf(stderr, "read calls: %llu\nread bytes: %llu\n", (unsigned long long)sm->t.read_calls,
             (unsigned long long)sm->t.read_bytes);
     if (sm->perf && !sm->opt->all)
-        fprintf(stderr, "ring readings: %llu\nPython thread listings: %llu\n",
-                (unsigned long long)sm->pass, (unsigned long long)sm->py_listing.listings);
+        fprintf(stderr, "ring readings: %llu\nPython thread listings: %llu\n"
+                        "Python frames reused within a reading: %llu\n",
+                (unsigned long long)sm->pass, (unsigned long long)sm->py_listing.listings,
+                (unsigned long long)sm->py_listing.memo.reused);
     if (sm->opt->nonblocking)
         fprintf(stderr, "frames being pushed left out: %llu\ntorn chains: %llu\n",
                 (unsigned long long)sm->pushed_left_out, (unsigned long long)sm->torn);
@@ -780,6 +784,7 @@ done:
     }
     cli_perf_close(sm->perf);
     cli_perf_procs_free(sm->procs);
+    cli_py_memo_free(&sm->py_listing.memo);
     cli_exec_history_free(sm->execs);
     cli_types_kept_free();
     if (sm->vdso_path[0])
