@@ -1,6 +1,8 @@
 /* record --perf: perf events on a process's threads (perf_events.c), the
- * memory of one sample's stack copy (perf_stack_memory.c), and a sample's
- * mixed stack (perf_sample_unwind.c). */
+ * memory of one sample's stack copy (perf_stack_memory.c), a sample's
+ * mixed stack (perf_sample_unwind.c), and when the Python thread states
+ * and a thread's Python frames are read (perf_py_listing.c,
+ * perf_py_memo.c). */
 #ifndef JITUNWIND_CLI_PERF_EVENTS_H
 #define JITUNWIND_CLI_PERF_EVENTS_H
 
@@ -52,7 +54,7 @@ struct cli_py_listing {
     double at;         /* when last listed, CLOCK_MONOTONIC seconds */
     uint64_t pass;     /* the reading it was last listed in */
     uint64_t listings; /* how many times it was listed */
-    struct cli_py_memo memo; /* set as the target's py_memo while a sample is read */
+    struct cli_py_memo memo; /* the target's py_memo once its samples are read */
 };
 
 struct cli_perf;
