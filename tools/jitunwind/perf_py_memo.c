@@ -23,7 +23,8 @@ int cli_py_memo_take(struct cli_py_memo *m, int tid, struct cli_stack *s)
 {
     if (!m->valid || m->tid != tid || m->n_py > s->py_cap)
         return 0;
-    memcpy(s->py, m->py, m->n_py * sizeof *s->py);
+    if (m->n_py)
+        memcpy(s->py, m->py, m->n_py * sizeof *s->py);
     s->n_py = m->n_py;
     s->py_status = m->py_status;
     memcpy(s->py_error, m->py_error, sizeof s->py_error);
