@@ -2,7 +2,8 @@
 """Target slowdown under each sampler at 1 kHz (a benchmark, not a test).
 
 Usage: bench_perf_slowdown.py BUILD_DIR [--rounds N] [--seconds S] [--rate HZ]
-                              [--python PYTHON]
+                              [--python PYTHON] [--compare OTHER_BUILD_DIR]
+                              [--only-perf]
 
 A Python target (Debian's python3.11 by default) runs 4 busy threads, each
 a pure-Python loop 30 frames deep; its main thread logs, every 0.25 s, the
@@ -19,18 +20,26 @@ all alike:
                                  BUILD_DIR/peers-venv holds py-spy (as
                                  bench_peers.py installs it)
 
+--compare adds OTHER_BUILD_DIR's `record --perf`, run right after this
+build's in each round (an A/B of two builds against one target); --only-perf
+leaves out the other samplers.
+
 Two figures per sampler, each the median over the rounds relative to the
 median of the runs without a sampler: the target's iterations per second
 of wall time (what a user sees; on a loaded machine it also moves with the
 other load), and per second of its own CPU time (the work a CPU second
 buys it: the cost a sampler adds inside the target, kernel work in its
 context included, and not the time it is kept stopped). The sampler's own
-CPU time per second is printed beside them. Goal for --perf: a slowdown of
-3% or less. docs/performance.md holds a run's figures.
+CPU time per second is printed beside them, and for `record --perf` its CPU
+per sample (the run's CPU over the samples it read, start-up included).
+Goal for --perf: a slowdown of 3% or less. docs/performance.md holds a run's
+figures.
 """
 
 import argparse
 import os
+import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -91,13 +100,36 @@ def rates(log, start, end):
     return (n1 - n0) / (w1 - w0), (n1 - n0) / (c1 - c0) if c1 > c0 else 0.0
 
 
-def samplers(build, pid, rate, seconds, work):
+def run_perf(cmd, seconds, grace):
+    """run_sampler's (start, end, CPU seconds) for a `record --perf` command,
+    and the samples it read (from its summary line; 0 if none said)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    try:
+        err = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                             timeout=seconds + grace).stderr
+    except subprocess.TimeoutExpired as e:
+        err = e.stderr or ""
+    t1 = time.perf_counter()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    m = re.search(r"perf: (\d+) samples from", err if isinstance(err, str) else err.decode())
+    return (t0, t1, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+            int(m.group(1)) if m else 0)
+
+
+def samplers(build, pid, rate, seconds, work, compare=None, only_perf=False):
     ours = os.path.join(build, "tools", "jitunwind", "jitunwind")
     common = ["-F", str(rate), "-d", str(seconds), "-o", os.devnull]
-    rows = [("jitunwind record --perf", [ours, "record", str(pid), "--perf"] + common),
-            ("jitunwind record (ptrace: stops each thread)", [ours, "record", str(pid)] + common),
-            ("jitunwind record --nonblocking", [ours, "record", str(pid), "--nonblocking"] +
-             common)]
+    rows = [("jitunwind record --perf", [ours, "record", str(pid), "--perf"] + common)]
+    if compare:
+        other = os.path.join(compare, "tools", "jitunwind", "jitunwind")
+        rows.append(("jitunwind record --perf (%s)" % compare,
+                     [other, "record", str(pid), "--perf"] + common))
+    if only_perf:
+        return rows
+    rows += [("jitunwind record (ptrace: stops each thread)", [ours, "record", str(pid)] + common),
+             ("jitunwind record --nonblocking", [ours, "record", str(pid), "--nonblocking"] +
+              common)]
     spy = os.path.join(build, "peers-venv", "bin", "py-spy")
     if os.access(spy, os.X_OK):
         out = os.path.join(work, "spy.txt")
@@ -118,6 +150,8 @@ def main():
     ap.add_argument("--seconds", type=int, default=5)
     ap.add_argument("--rate", type=int, default=1000)
     ap.add_argument("--python", default="/usr/bin/python3.11")
+    ap.add_argument("--compare", help="another build directory: its record --perf too")
+    ap.add_argument("--only-perf", action="store_true", help="record --perf only")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="ju-bench-slow-")
     script, gate, log = (os.path.join(work, n) for n in ("target.py", "gate", "log"))
@@ -132,12 +166,17 @@ def main():
                 sys.exit("the target did not start")
             time.sleep(0.05)
         time.sleep(1.0)
-        runs = samplers(a.build, proc.pid, a.rate, a.seconds, work)
+        runs = samplers(a.build, proc.pid, a.rate, a.seconds, work, a.compare, a.only_perf)
         for r in range(a.rounds):
             for name, cmd in [("no sampler", None)] + runs:
-                t0, t1, cpu = run_sampler(cmd, a.seconds, grace=5)
+                samples = 0
+                if cmd and "--perf" in cmd:
+                    t0, t1, cpu, samples = run_perf(cmd, a.seconds, grace=5)
+                else:
+                    t0, t1, cpu = run_sampler(cmd, a.seconds, grace=5)
                 wall, per_cpu = rates(log, t0 + 1.0, t1)
-                results.setdefault(name, []).append((wall, per_cpu, cpu / (t1 - t0)))
+                results.setdefault(name, []).append((wall, per_cpu, cpu / (t1 - t0),
+                                                     1e6 * cpu / samples if samples else 0.0))
                 print("round %d: %-46s %12.0f it/s  %12.0f it/CPU-s" % (r + 1, name, wall,
                                                                         per_cpu), flush=True)
                 time.sleep(0.5)
@@ -149,15 +188,20 @@ def main():
     base_cpu = statistics.median(x[1] for x in results["no sampler"]) or 1.0
     print("\n## target slowdown at %d Hz (%s, %d busy threads, %d frames deep; median of %d "
           "rounds)\n" % (a.rate, a.python, THREADS, DEPTH, a.rounds))
-    print("| sampler | it/s (wall) | vs none | it per target CPU-s | vs none | sampler CPU |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| sampler | it/s (wall) | vs none | it per target CPU-s | vs none (rounds) | "
+          "sampler CPU | µs/sample |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for name, rows in results.items():
         wall = statistics.median(x[0] for x in rows)
         per_cpu = statistics.median(x[1] for x in rows)
         own = statistics.median(x[2] for x in rows)
-        print("| %s | %.0f | %.3f | %.0f | %.3f | %s |" % (
+        per_sample = [x[3] for x in rows if x[3]]
+        print("| %s | %.0f | %.3f | %.0f | %.3f (%s) | %s | %s |" % (
             name, wall, wall / base_wall, per_cpu, per_cpu / base_cpu,
-            "-" if name == "no sampler" else "%.0f%%" % (100 * own)))
+            ", ".join("%.3f" % (x[1] / base_cpu) for x in rows),
+            "-" if name == "no sampler" else "%.0f%%" % (100 * own),
+            "%.0f (%.0f-%.0f)" % (statistics.median(per_sample), min(per_sample),
+                                 max(per_sample)) if per_sample else "-"))
 
 
 if __name__ == "__main__":

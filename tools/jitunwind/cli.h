@@ -133,6 +133,9 @@ struct cli_target {
                                     * (stack --python): running_chain.c */
     unsigned modules_epoch;        /* changes when modules are added (a dlopen seen):
                                     * what was looked up in them is looked up again */
+    struct cli_py_memo *py_memo;   /* record --perf: Python frames kept for a thread's
+                                    * next sample of the same reading (perf_py_memo.c),
+                                    * or NULL */
     char notes[CLI_MAX_NOTES][CLI_NOTE_MAX];
     int n_notes;
 };
@@ -347,6 +350,12 @@ size_t cli_first_python_state(const struct cli_target *t, int tid);
  * states of the last listing, each read again, joined); a chain longer
  * than s->py_cap is read again into a larger array, up to s->py_limit. */
 void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s);
+/* perf_py_memo.c: cli_python_frames through t->py_memo. take: 1 when it
+ * filled s's Python frames (and their status) as last read for `tid`;
+ * keep: what was read for `tid` is kept. */
+struct cli_py_memo;
+int cli_py_memo_take(struct cli_py_memo *m, int tid, struct cli_stack *s);
+void cli_py_memo_keep(struct cli_py_memo *m, int tid, const struct cli_stack *s);
 /* The whole stack of `th` (its registers set, or not: then Python frames
  * only). */
 void cli_stack_build(struct cli_target *t, const struct cli_thread *th,

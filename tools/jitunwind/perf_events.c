@@ -558,6 +558,12 @@ void cli_perf_read(struct cli_perf *p, cli_perf_sample_fn fn, void *arg, jitunwi
     if (p->pid < 0 && p->hooks)
         for (i = 0; i < p->n; i++)
             read_ring(p, &p->th[i], heads[i], 1, NULL, NULL, NULL);
-    for (i = 0; i < p->n; i++)
+    for (i = 0; i < p->n; i++) {
         read_ring(p, &p->th[i], heads[i], 0, fn, arg, mods);
+        /* A thread that has ended leaves its event hung up: poll would
+         * return at once for it until cli_perf_sync_threads drops it, and
+         * its ring, read now, gets no more samples. */
+        if (p->pfd[i].revents & (POLLHUP | POLLERR))
+            p->pfd[i].fd = -1;
+    }
 }

@@ -1,6 +1,8 @@
 /* record --perf: perf events on a process's threads (perf_events.c), the
- * memory of one sample's stack copy (perf_stack_memory.c), and a sample's
- * mixed stack (perf_sample_unwind.c). */
+ * memory of one sample's stack copy (perf_stack_memory.c), a sample's
+ * mixed stack (perf_sample_unwind.c), and when the Python thread states
+ * and a thread's Python frames are read (perf_py_listing.c,
+ * perf_py_memo.c). */
 #ifndef JITUNWIND_CLI_PERF_EVENTS_H
 #define JITUNWIND_CLI_PERF_EVENTS_H
 
@@ -31,6 +33,28 @@ struct cli_perf_counts {
     uint64_t mmaps;        /* MMAP2 records of the process */
     uint64_t modules_added;/* of them, file mappings added to the module set */
     uint64_t threads_seen; /* threads an event was opened on */
+};
+
+/* A --perf target's listing of Python thread states (cli_list_python_threads),
+ * kept across ring readings (`pass`: one per reading) and read again only
+ * when a sample may need it (perf_py_listing.c). */
+/* The Python frames last read for a thread in one reading of the rings
+ * (perf_py_memo.c), for its next samples in it. */
+struct cli_py_memo {
+    int valid, tid;
+    uint64_t pass;                 /* the reading they were read in */
+    struct jitunwind_py_frame *py; /* n_py of cap */
+    size_t n_py, cap;
+    int py_status, python_thread, holds_gil;
+    char py_error[JITUNWIND_ERROR_MESSAGE_MAX + 32];
+    uint64_t reused;               /* samples given them without a reading */
+};
+struct cli_py_listing {
+    int done;          /* listed at least once */
+    double at;         /* when last listed, CLOCK_MONOTONIC seconds */
+    uint64_t pass;     /* the reading it was last listed in */
+    uint64_t listings; /* how many times it was listed */
+    struct cli_py_memo memo; /* the target's py_memo once its samples are read */
 };
 
 struct cli_perf;
@@ -169,6 +193,7 @@ struct cli_perf_proc {
     struct cli_range_watch watch;
     struct cli_exec_history *execs; /* its JIT executors' history, or NULL */
     char vdso_path[64];    /* its vDSO's image as a module, or "" */
+    struct cli_py_listing py_listing; /* t's Python thread states */
 };
 struct cli_perf_procs_counts {
     uint64_t opened, python, closed, evicted, unreadable, uncached;
@@ -181,8 +206,9 @@ struct cli_perf_procs_counts {
 struct cli_perf_procs;
 struct cli_perf_procs *cli_perf_procs_new(const struct cli_options *opt);
 void cli_perf_procs_free(struct cli_perf_procs *ps); /* NULL ok */
-/* The process that took a sample at `sampled` (seconds), its ranges and
- * Python threads read again at its first sample of ring reading `pass`;
+/* The process that took a sample at `sampled` (seconds), its ranges read
+ * again at its first sample of ring reading `pass` (its Python threads
+ * when a sample needs them: p->py_listing);
  * NULL when it cannot be read (counted). */
 struct cli_perf_proc *cli_perf_procs_get(struct cli_perf_procs *ps, int pid, double sampled,
                                          uint64_t pass, double now);
@@ -198,6 +224,23 @@ void cli_perf_procs_early_mapping(void *arg, int pid, const char *path, uint64_t
 void cli_perf_procs_forked(void *arg, int pid, int ppid, double at);
 void cli_perf_procs_exec(void *arg, int pid, const char *comm, double at);
 void cli_perf_procs_exited(void *arg, int pid, double at);
+
+/* --- perf_py_listing.c: struct cli_py_listing, above --- */
+/* Before a sample of `tid` is read: lists the states again when the listing
+ * is missing, old, failed, or lacks `tid` (once a reading). */
+void cli_py_listing_before(struct cli_target *t, struct cli_py_listing *l, uint64_t pass,
+                           int tid, double now);
+/* After: a sample that read no Python thread (`python_thread` 0) while
+ * `tid` had a listed state, or whose Python frames did not fit its native
+ * ones (`misfit`), lists them again, once a reading; 1 when `tid` has a
+ * listed state after that listing (the sample is worth reading again). */
+int cli_py_listing_after(struct cli_target *t, struct cli_py_listing *l, uint64_t pass,
+                         int tid, int python_thread, int misfit, double now);
+
+/* --- perf_py_memo.c (and cli.h) --- */
+/* A new reading of the rings: what was kept for the last one is dropped. */
+void cli_py_memo_reading(struct cli_py_memo *m, uint64_t pass);
+void cli_py_memo_free(struct cli_py_memo *m); /* its frames; it may be used again */
 
 /* --- perf_records.c --- */
 /* record --perf --all: each process's executable file mappings and name as

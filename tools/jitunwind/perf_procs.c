@@ -97,6 +97,7 @@ static void close_proc(struct cli_perf_procs *ps, struct cli_perf_proc *p)
             unlink(p->vdso_path);
         ps->counts.closed++;
     }
+    cli_py_memo_free(&p->py_listing.memo);
     memset(p, 0, sizeof *p);
 }
 
@@ -225,8 +226,6 @@ struct cli_perf_proc *cli_perf_procs_get(struct cli_perf_procs *ps, int pid, dou
         p->pass = pass;
         cli_range_watch_check(&p->t, &p->watch, now);
         cli_exec_history_update(p->execs, &p->t, &p->watch);
-        if (p->t.py)
-            cli_list_python_threads(&p->t);
     }
     return p;
 }

@@ -48,7 +48,8 @@ struct sampler {
     uint64_t pushed_left_out;   /* --nonblocking: innermost frames being pushed */
     char vdso_path[64];         /* --perf: the vDSO's image as a module, or "" */
     struct cli_perf_procs *procs; /* --perf --all: the processes sampled */
-    uint64_t pass;              /* --perf --all: readings of the rings */
+    uint64_t pass;              /* --perf: readings of the rings */
+    struct cli_py_listing py_listing; /* --perf: t's Python thread states */
     uint64_t after_end;         /* --perf --all: samples read after -d's end, left out */
 };
 
@@ -313,6 +314,7 @@ static void perf_sample(void *arg, const struct cli_perf_sample *ps)
     struct cli_target *t = &sm->t;
     struct cli_range_watch *watch = &sm->watch;
     struct cli_exec_history *execs = sm->execs;
+    struct cli_py_listing *listing = &sm->py_listing;
     uint32_t root = UINT32_MAX;
     int merge;
     sm->prof.samples++;
@@ -330,6 +332,7 @@ static void perf_sample(void *arg, const struct cli_perf_sample *ps)
         if (!p)
             return; /* a process gone before its sample was read: counted there */
         t = &p->t;
+        listing = &p->py_listing;
         watch = p->state == CLI_PERF_PROC_OPEN ? &p->watch : NULL; /* none to read again */
         execs = p->execs;
         root = process_frame(sm, p);
@@ -346,7 +349,13 @@ static void perf_sample(void *arg, const struct cli_perf_sample *ps)
         cli_exec_history_update(execs, t, watch);
     }
     t->pc_outside = 0;
+    cli_py_listing_before(t, listing, sm->pass, (int)ps->tid, now());
+    cli_py_memo_reading(&listing->memo, sm->pass);
+    t->py_memo = sm->opt->no_cache ? NULL : &listing->memo;
     merge = cli_perf_stack(t, ps, sm->opt, execs, sm->s);
+    if (cli_py_listing_after(t, listing, sm->pass, (int)ps->tid, sm->s->python_thread,
+                             merge == CLI_PERF_INCONSISTENT, now()))
+        merge = cli_perf_stack(t, ps, sm->opt, execs, sm->s);
     /* Code made since the ranges were read (a warming JIT): read them again
      * and unwind the sample once more, its copy still at hand. */
     if (sm->s->stop_reason != JITUNWIND_STOP_END && t->pc_outside && watch &&
@@ -366,18 +375,18 @@ static void perf_sample(void *arg, const struct cli_perf_sample *ps)
 }
 
 /* --perf: what the rings hold; the thread list is read again (threads
- * started since get events) at most every 0.1 s. */
+ * started since get events) at most every 0.1 s, the Python thread states
+ * when a sample needs them (perf_py_listing.c). */
 static void sample_perf(struct sampler *sm, double t)
 {
     char err[256] = "";
+    sm->pass++;
     if (sm->opt->all) { /* each process's are checked at its first sample of the reading */
-        sm->pass++;
         cli_perf_read(sm->perf, perf_sample, sm, NULL);
         return;
     }
     cli_range_watch_check(&sm->t, &sm->watch, t);
     cli_exec_history_update(sm->execs, &sm->t, &sm->watch);
-    cli_list_python_threads(&sm->t);
     cli_perf_read(sm->perf, perf_sample, sm, sm->t.mods);
     if (t - sm->listed_at > 0.1) {
         sm->listed_at = t;
@@ -503,6 +512,11 @@ static void stats(struct sampler *sm)
             (unsigned long long)ch.reads_saved, (unsigned long long)sm->watch.reloads);
     fprintf(stderr, "read calls: %llu\nread bytes: %llu\n", (unsigned long long)sm->t.read_calls,
             (unsigned long long)sm->t.read_bytes);
+    if (sm->perf && !sm->opt->all)
+        fprintf(stderr, "ring readings: %llu\nPython thread listings: %llu\n"
+                        "Python frames reused within a reading: %llu\n",
+                (unsigned long long)sm->pass, (unsigned long long)sm->py_listing.listings,
+                (unsigned long long)sm->py_listing.memo.reused);
     if (sm->opt->nonblocking)
         fprintf(stderr, "frames being pushed left out: %llu\ntorn chains: %llu\n",
                 (unsigned long long)sm->pushed_left_out, (unsigned long long)sm->torn);
@@ -785,6 +799,7 @@ done:
     }
     cli_perf_close(sm->perf);
     cli_perf_procs_free(sm->procs);
+    cli_py_memo_free(&sm->py_listing.memo);
     cli_exec_history_free(sm->execs);
     cli_types_kept_free();
     if (sm->vdso_path[0])

@@ -158,12 +158,16 @@ static int read_python_frames(struct cli_target *t, int tid, struct cli_stack *s
 void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s)
 {
     int full;
+    if (t->py_memo && cli_py_memo_take(t->py_memo, tid, s))
+        return;
     while ((full = read_python_frames(t, tid, s)) && cli_stack_grow_py(s) == 0)
         continue;
     if (full && !s->py_status) { /* a later thread state's chain had no room */
         s->py_status = JITUNWIND_ELIMIT;
         snprintf(s->py_error, sizeof s->py_error, "more than %zu Python frames", s->py_cap);
     }
+    if (t->py_memo)
+        cli_py_memo_keep(t->py_memo, tid, s);
 }
 
 /* Native names by address: a sampler meets the same return addresses at

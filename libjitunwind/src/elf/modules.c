@@ -13,6 +13,7 @@
 #include "elf/modules_internal.h"
 #include "elf/elf.h"
 #include "elf/symbol_index.h"
+#include "unwind/cfi_row_cache.h"
 
 #define MAX_MODULES 4096u            /* distinct files in one target */
 #define MAX_MAPS_LINE 4096u          /* bytes in one /proc/PID/maps line */
@@ -21,6 +22,8 @@ struct jitunwind_modules {
     struct ju_module *mods;
     size_t count, cap;
     struct jitunwind_error err;
+    struct ju_cfi_row_cache *rows; /* made at the first CFI step */
+    int rows_off;                  /* ju_modules_use_row_cache(mods, 0) */
 };
 
 JITUNWIND_API int jitunwind_modules_new(jitunwind_modules **out)
@@ -58,6 +61,7 @@ JITUNWIND_API void jitunwind_modules_free(jitunwind_modules *mods)
     for (i = 0; i < mods->count; i++)
         module_close(&mods->mods[i]);
     free(mods->mods);
+    ju_cfi_row_cache_free(mods->rows);
     free(mods);
 }
 
@@ -342,8 +346,29 @@ JITUNWIND_API long jitunwind_modules_find(const jitunwind_modules *mods, uint64_
 
 struct ju_module *ju_modules_lookup(jitunwind_modules *mods, uint64_t addr)
 {
+    size_t index;
+    return ju_modules_lookup_at(mods, addr, &index);
+}
+
+struct ju_module *ju_modules_lookup_at(jitunwind_modules *mods, uint64_t addr, size_t *index)
+{
     long i = jitunwind_modules_find(mods, addr);
-    return i < 0 ? NULL : &mods->mods[i];
+    if (i < 0)
+        return NULL;
+    *index = (size_t)i;
+    return &mods->mods[i];
+}
+
+struct ju_cfi_row_cache *ju_modules_row_cache(jitunwind_modules *mods)
+{
+    if (!mods->rows && !mods->rows_off)
+        mods->rows = ju_cfi_row_cache_new();
+    return mods->rows_off ? NULL : mods->rows;
+}
+
+void ju_modules_use_row_cache(jitunwind_modules *mods, int on)
+{
+    mods->rows_off = !on;
 }
 
 Dwarf_CFI *ju_module_cfi(struct ju_module *m, int debug_frame)

@@ -36,6 +36,17 @@ struct ju_module {
 
 /* The module containing addr, or NULL. */
 JU_HIDDEN struct ju_module *ju_modules_lookup(jitunwind_modules *mods, uint64_t addr);
+/* The same, and its index in the set (*index), which stays its own: a
+ * set's modules are only ever added. */
+JU_HIDDEN struct ju_module *ju_modules_lookup_at(jitunwind_modules *mods, uint64_t addr,
+                                                 size_t *index);
+/* The set's cache of CFI rows (unwind/cfi_row_cache.h), made at first
+ * use; NULL when out of memory or turned off. */
+struct ju_cfi_row_cache;
+JU_HIDDEN struct ju_cfi_row_cache *ju_modules_row_cache(jitunwind_modules *mods);
+/* Turn the set's row cache off (0) or back on: tests compare the steps
+ * of both. */
+JU_HIDDEN void ju_modules_use_row_cache(jitunwind_modules *mods, int on);
 /* The DWARF holding the module's .debug_info (its own, else its separate
  * debug file's), or NULL. */
 JU_HIDDEN Dwarf *ju_module_debug_info(struct ju_module *m);

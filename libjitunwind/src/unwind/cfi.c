@@ -7,6 +7,7 @@
 #include "base/arch_facts.h"
 #include "internal.h"
 #include "unwind/cfi.h"
+#include "unwind/cfi_row_cache.h"
 #include "elf/modules_internal.h"
 #include "unwind/arch/arch.h"
 #include "jitunwind/native_variables.h"
@@ -139,32 +140,45 @@ need_reg:
     return JITUNWIND_EUNSUPPORTED;
 }
 
-/* The caller's value of DWARF register `regno`. *defined = 0 when CFI says
- * the register is undefined in the caller; *same (if not NULL) = 1 when the
- * caller's value is the register's current one ("same value"). */
-static int caller_reg(const struct ju_dwarf_eval *c, Dwarf_Frame *frame, int regno,
+/* Register `regno`'s rule in FRAME's row into *rule, its operations in
+ * `mem_ops` (3) or in the frame. */
+static int rule_of(Dwarf_Frame *frame, int regno, Dwarf_Op *mem_ops, struct ju_cfi_rule *rule,
+                   int *stop)
+{
+    Dwarf_Op *ops = NULL;
+    size_t nops = 0;
+    if (dwarf_frame_register(frame, regno, mem_ops, &ops, &nops) != 0) {
+        *stop = JITUNWIND_STOP_BAD_FRAME;
+        return JITUNWIND_ECORRUPT;
+    }
+    rule->kind = nops ? JU_RULE_OPS : ops == NULL ? JU_RULE_SAME : JU_RULE_UNDEFINED;
+    rule->nops = nops;
+    rule->ops = nops ? ops : NULL;
+    return 0;
+}
+
+/* The caller's value of DWARF register `regno` by its rule. *defined = 0
+ * when CFI says the register is undefined in the caller; *same (if not
+ * NULL) = 1 when the caller's value is the register's current one ("same
+ * value"). */
+static int apply_rule(const struct ju_dwarf_eval *c, const struct ju_cfi_rule *rule, int regno,
                       uint64_t *out, int *defined, int *same, int *stop)
 {
-    Dwarf_Op mem_ops[3], *ops = NULL;
-    size_t nops = 0;
     uint64_t v;
     int is_value, rc;
     *defined = 1;
     if (same)
         *same = 0;
-    if (dwarf_frame_register(frame, regno, mem_ops, &ops, &nops) != 0) {
-        *stop = JITUNWIND_STOP_BAD_FRAME;
-        return JITUNWIND_ECORRUPT;
-    }
-    if (nops == 0) {
-        if (ops == NULL && same) /* same value */
+    if (rule->kind == JU_RULE_SAME) {
+        if (same)
             *same = 1;
-        if (ops == NULL)
-            return reg_value(c, (uint64_t)regno, out) < 0 ? (*defined = 0, 0) : 0;
-        *defined = 0;    /* undefined */
+        return reg_value(c, (uint64_t)regno, out) < 0 ? (*defined = 0, 0) : 0;
+    }
+    if (rule->kind == JU_RULE_UNDEFINED) {
+        *defined = 0;
         return 0;
     }
-    rc = eval(c, ops, nops, &v, &is_value, stop);
+    rc = eval(c, rule->ops, rule->nops, &v, &is_value, stop);
     if (rc < 0)
         return rc;
     if (is_value) {
@@ -184,6 +198,16 @@ static int caller_reg(const struct ju_dwarf_eval *c, Dwarf_Frame *frame, int reg
     return 0;
 }
 
+/* apply_rule with the rule FRAME's row has for `regno`. */
+static int caller_reg(const struct ju_dwarf_eval *c, Dwarf_Frame *frame, int regno,
+                      uint64_t *out, int *defined, int *same, int *stop)
+{
+    Dwarf_Op mem_ops[3];
+    struct ju_cfi_rule rule;
+    int rc = rule_of(frame, regno, mem_ops, &rule, stop);
+    return rc < 0 ? rc : apply_rule(c, &rule, regno, out, defined, same, stop);
+}
+
 static int frame_at(struct ju_module *m, uint64_t vaddr, Dwarf_Frame **frame)
 {
     int pass;
@@ -195,27 +219,83 @@ static int frame_at(struct ju_module *m, uint64_t vaddr, Dwarf_Frame **frame)
     return JITUNWIND_ENOTFOUND;
 }
 
+static int cfa_into(struct ju_dwarf_eval *c, const struct ju_cfi_rule *cfa, int *stop)
+{
+    int is_value, rc;
+    *stop = JITUNWIND_STOP_BAD_FRAME;
+    if (cfa->kind != JU_RULE_OPS || cfa->nops == 0)
+        return JITUNWIND_ECORRUPT;
+    if ((rc = eval(c, cfa->ops, cfa->nops, &c->cfa, &is_value, stop)) < 0)
+        return rc;
+    c->have_cfa = 1;
+    return 0;
+}
+
+/* The rules ju_step_cfi uses of the CFI row at C's pc into *ROW, and its
+ * CFA into C: from the module set's row cache when the row was met before,
+ * else from libdw (*FRAME, for the caller to free, holds what *ROW points
+ * to) and then kept. ENOTFOUND (and *STOP untouched) when no module or FDE
+ * covers the pc. */
+static int row_rules(struct ju_dwarf_eval *c, jitunwind_modules *mods, int innermost,
+                     struct ju_cfi_row *row, Dwarf_Op mem_ops[2][3], Dwarf_Frame **frame,
+                     int *stop)
+{
+    uint64_t lookup = ju_arch_lookup_pc(c->dr, c->regs->pc, innermost);
+    size_t index;
+    struct ju_module *m = ju_modules_lookup_at(mods, lookup, &index);
+    struct ju_cfi_row_cache *cache;
+    Dwarf_Op *ops;
+    size_t nops;
+    int found, rc, rules, rule_stop = JITUNWIND_STOP_NONE;
+    *frame = NULL;
+    if (!m)
+        return JITUNWIND_ENOTFOUND;
+    cache = ju_modules_row_cache(mods);
+    if (cache && ju_cfi_row_cache_get(cache, (uint32_t)index, lookup - m->bias, &found, row))
+        return found ? cfa_into(c, &row->cfa, stop) : JITUNWIND_ENOTFOUND;
+    if (frame_at(m, lookup - m->bias, frame) < 0) {
+        if (cache)
+            ju_cfi_row_cache_put(cache, (uint32_t)index, lookup - m->bias, 0, NULL);
+        return JITUNWIND_ENOTFOUND;
+    }
+    *stop = JITUNWIND_STOP_BAD_FRAME;
+    if (dwarf_frame_cfa(*frame, &ops, &nops) != 0 || nops == 0)
+        return JITUNWIND_ECORRUPT;
+    row->cfa.kind = JU_RULE_OPS;
+    row->cfa.nops = nops;
+    row->cfa.ops = ops;
+    if ((rules = rule_of(*frame, c->dr->dwarf_ra, mem_ops[0], &row->ra, &rule_stop)) == 0)
+        rules = rule_of(*frame, c->dr->dwarf_fp, mem_ops[1], &row->fp, &rule_stop);
+    if (cache && rules == 0)
+        ju_cfi_row_cache_put(cache, (uint32_t)index, lookup - m->bias, 1, row);
+    if ((rc = cfa_into(c, &row->cfa, stop)) < 0)
+        return rc; /* the CFA's failure first, as when the rules are read after it */
+    if (rules < 0)
+        *stop = rule_stop;
+    return rules;
+}
+
 /* The CFI row of the frame at C's pc (*FRAME, for the caller to free) and
  * its CFA into C. ENOTFOUND (and *STOP untouched) when no module or FDE
  * covers the pc. */
 static int row_and_cfa(struct ju_dwarf_eval *c, jitunwind_modules *mods, int innermost,
                        Dwarf_Frame **frame, int *stop)
 {
+    struct ju_cfi_rule cfa;
     Dwarf_Op *ops;
     size_t nops;
     uint64_t lookup = ju_arch_lookup_pc(c->dr, c->regs->pc, innermost);
     struct ju_module *m = ju_modules_lookup(mods, lookup);
-    int is_value, rc;
     *frame = NULL;
     if (!m || frame_at(m, lookup - m->bias, frame) < 0)
         return JITUNWIND_ENOTFOUND;
     *stop = JITUNWIND_STOP_BAD_FRAME;
     if (dwarf_frame_cfa(*frame, &ops, &nops) != 0 || nops == 0)
         return JITUNWIND_ECORRUPT;
-    if ((rc = eval(c, ops, nops, &c->cfa, &is_value, stop)) < 0)
-        return rc;
-    c->have_cfa = 1;
-    return 0;
+    cfa.kind = JU_RULE_OPS;
+    cfa.nops = nops;
+    cfa.ops = ops;
+    return cfa_into(c, &cfa, stop);
 }
 
 int ju_dwarf_eval_ops(const struct ju_dwarf_eval *c, const Dwarf_Op *ops, size_t nops,
@@ -238,6 +318,8 @@ int ju_step_cfi(int arch, jitunwind_modules *mods, const struct jitunwind_memory
                 int *stop_reason, int *used_lr)
 {
     struct ju_dwarf_eval c = {0};
+    struct ju_cfi_row row;
+    Dwarf_Op mem_ops[2][3];
     Dwarf_Frame *frame = NULL;
     uint64_t value;
     int stop = JITUNWIND_STOP_NONE, defined, ra_same, rc;
@@ -250,13 +332,13 @@ int ju_step_cfi(int arch, jitunwind_modules *mods, const struct jitunwind_memory
         return JITUNWIND_EUNSUPPORTED;
     c.regs = in;
     c.mem = mem;
-    if ((rc = row_and_cfa(&c, mods, innermost, &frame, &stop)) < 0)
+    if ((rc = row_rules(&c, mods, innermost, &row, mem_ops, &frame, &stop)) < 0)
         goto done;
 
     *out = (struct jitunwind_regs){0};
     if (used_lr)
         *used_lr = 0;
-    rc = caller_reg(&c, frame, c.dr->dwarf_ra, &value, &defined, &ra_same, &stop);
+    rc = apply_rule(&c, &row.ra, c.dr->dwarf_ra, &value, &defined, &ra_same, &stop);
     if (rc < 0)
         goto done;
     if (!defined) { /* the outermost frame (e.g. _start) marks its RA undefined */
@@ -275,7 +357,7 @@ int ju_step_cfi(int arch, jitunwind_modules *mods, const struct jitunwind_memory
      * this frame's sp, as with the range rules' link-register steps. */
     if (used_lr)
         *used_lr = ra_same && c.dr->dwarf_ra == c.dr->dwarf_lr;
-    rc = caller_reg(&c, frame, c.dr->dwarf_fp, &value, &defined, NULL, &stop);
+    rc = apply_rule(&c, &row.fp, c.dr->dwarf_fp, &value, &defined, NULL, &stop);
     if (rc < 0)
         goto done;
     if (defined) {
