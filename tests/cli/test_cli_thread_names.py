@@ -106,7 +106,8 @@ def check_speedscope(j, pid, mode, want, label, work, failures, seconds=1):
     out = os.path.join(work, "profile.json")
     if os.path.exists(out):
         os.unlink(out)
-    r = subprocess.run([j, "record", str(pid), "-d", str(seconds), "-F", "50", "--idle"] + mode
+    r = subprocess.run([j, "record"] + ([str(pid)] if pid else []) + ["-d", str(seconds), "-F", "50",
+                                                                       "--idle"] + mode
                        + ["--format", "speedscope", "-o", out], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True, timeout=60)
     try:
@@ -141,6 +142,9 @@ def check(j, python, failures):
         else:
             # cpu-clock events sample only the thread that runs
             check_speedscope(j, target.pid, ["--perf"], {tids[2]: NAMES[1]}, python, work,
+                             failures, seconds=2)
+            # every process of the machine, each Python one named from its own reader
+            check_speedscope(j, None, ["--perf", "--all"], {tids[2]: NAMES[1]}, python, work,
                              failures, seconds=2)
         r = subprocess.run([j, "record", str(target.pid), "-d", "1", "-F", "50", "--idle",
                             "--threads", "-o", "-"], stdout=subprocess.PIPE,

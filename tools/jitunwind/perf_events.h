@@ -217,6 +217,12 @@ void cli_perf_procs_ended(void *arg, int pid);
 void cli_perf_procs_mapping(void *arg, int pid, const char *path, uint64_t start,
                             uint64_t end, uint64_t offset);
 const struct cli_perf_procs_counts *cli_perf_procs_counts(const struct cli_perf_procs *ps);
+/* Every open Python process's thread names, read now (for a profile's
+ * names at its end); then cli_perf_procs_python_thread_name gives TH's
+ * Python name where one of them holds a thread state of TH->tid, and
+ * leaves TH->name alone otherwise. */
+void cli_perf_procs_read_thread_names(struct cli_perf_procs *ps);
+void cli_perf_procs_python_thread_name(const struct cli_perf_procs *ps, struct cli_thread *th);
 /* struct cli_perf_hooks's early ones, `arg` being the cli_perf_procs:
  * into its records (perf_records.c). */
 void cli_perf_procs_early_mapping(void *arg, int pid, const char *path, uint64_t start,

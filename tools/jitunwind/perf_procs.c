@@ -271,3 +271,34 @@ const struct cli_perf_procs_counts *cli_perf_procs_counts(const struct cli_perf_
 {
     return &ps->counts;
 }
+
+/* A process whose threads may be named from its Python thread states. */
+static int names_python_threads(const struct cli_perf_proc *p)
+{
+    return p->state == CLI_PERF_PROC_OPEN && !p->stale && p->t.py;
+}
+
+void cli_perf_procs_read_thread_names(struct cli_perf_procs *ps)
+{
+    size_t i;
+    for (i = 0; i < PROCS_MAX; i++) {
+        struct cli_perf_proc *p = &ps->p[i];
+        if (!names_python_threads(p))
+            continue;
+        cli_list_python_threads(&p->t);
+        cli_python_thread_names(&p->t);
+    }
+}
+
+void cli_perf_procs_python_thread_name(const struct cli_perf_procs *ps, struct cli_thread *th)
+{
+    char os_name[sizeof th->name];
+    size_t i;
+    memcpy(os_name, th->name, sizeof os_name);
+    th->name[0] = '\0';
+    for (i = 0; i < PROCS_MAX && !th->name[0]; i++)
+        if (names_python_threads(&ps->p[i]))
+            cli_python_thread_name(&ps->p[i].t, th);
+    if (!th->name[0])
+        memcpy(th->name, os_name, sizeof os_name);
+}

@@ -162,9 +162,11 @@ static uint32_t sampled_thread(struct sampler *sm, int tid, const char *name)
 static void name_threads(struct sampler *sm)
 {
     size_t i;
-    if (!sm->opt->all) { /* with --all each process has its own reader (perf_procs.c) */
+    if (!sm->opt->all) {
         cli_list_python_threads(&sm->t);
         cli_python_thread_names(&sm->t);
+    } else if (sm->procs) { /* each process has its own reader (perf_procs.c) */
+        cli_perf_procs_read_thread_names(sm->procs);
     }
     for (i = 0; i < sm->prof.n_threads; i++) {
         struct cli_thread th = {.tid = sm->prof.threads[i].tid};
@@ -173,6 +175,8 @@ static void name_threads(struct sampler *sm)
         cli_thread_name(sm->opt->all ? th.tid : sm->t.pid, &th); /* /proc/TID is the thread's */
         if (!sm->opt->all)
             cli_python_thread_name(&sm->t, &th);
+        else if (sm->procs)
+            cli_perf_procs_python_thread_name(sm->procs, &th);
         if (th.name[0])
             snprintf(sm->prof.threads[i].name, sizeof sm->prof.threads[i].name, "%s", th.name);
     }
