@@ -207,13 +207,13 @@ def run_row(args, name, fn, threads, rate, pid, work, counts, start):
     passes, secs, stacks, (cpu, wall), rc, out = fn(args, pid, rate, work)
     during = (rounds(counts) - before) / (time.monotonic() - t0)
     if rc != 0:
-        print("%-8d %-8d %-32s exit %d: %s" % (threads, rate, name, rc, out.strip()[-200:]))
+        print("%-8d %-8d %-38s exit %d: %s" % (threads, rate, name, rc, out.strip()[-200:]))
         return None
     asked = rate * secs
     total, wrong = judge(stacks)
     row = (passes / secs if secs else 0,
            max(0.0, cpu - start.get(fn, 0.0)) / passes if passes else 0)
-    print("%-8d %-8d %-32s %10.0f %7.1f%% %9d %8d %5.0f%% %8.1f %7.2f" % (
+    print("%-8d %-8d %-38s %10.0f %7.1f%% %9d %8d %5.0f%% %8.1f %7.2f" % (
         threads, rate, name, row[0], 100.0 * max(0.0, asked - passes) / asked if asked else 0,
         total, wrong, 100.0 * cpu / wall if wall else 0, 1e6 * row[1],
         during / base if base else 0))
@@ -246,7 +246,7 @@ def main():
     env = dict(os.environ, PYTHON_JIT="1")
     print("target: %s, JIT on, %d frames deep, %d s per run" % (args.python, DEPTH,
                                                                 args.seconds))
-    print("%-8s %-8s %-32s %10s %8s %9s %8s %6s %8s %7s" % (
+    print("%-8s %-8s %-38s %10s %8s %9s %8s %6s %8s %7s" % (
         "threads", "rate", "sampler", "passes/s", "missed", "stacks", "wrong", "cpu", "us/pass",
         "target"))
     for threads in [int(t) for t in args.threads.split(",")]:

@@ -6,9 +6,9 @@
  * memory is read in batches of the chain cache's batch size (one, when
  * they lie within it); a frame outside them (an entry frame on the C
  * stack) is read alone, and so is every frame once a batch is unreadable
- * (frames in separate mappings) With frame markers, a
- * check stops at the marked frame when the marker vouches for the frames
- * beyond it (frame_chains_marker_check.c). */
+ * (frames in separate mappings). With frame markers, a check stops at
+ * the marked frame when the marker vouches for the frames beyond it
+ * (frame_chains_marker_check.c). */
 #include "python/sampling/frame_chains.h"
 
 /* Does a caller's instruction (`instr` as stored) still give the offset
