@@ -13,6 +13,13 @@ void ju_chain_copy_frame(struct jitunwind_py_frame *dst, const struct jitunwind_
     ju_strlcpy(dst->filename, src->filename, sizeof dst->filename);
 }
 
+void ju_chain_entry_frame(struct jitunwind_py_frame *dst, const struct ju_chain_entry *e)
+{
+    memcpy(dst, &e->frame, offsetof(struct jitunwind_py_frame, qualname));
+    memcpy(dst->qualname, e->frame.qualname, (size_t)e->qualname_len + 1);
+    memcpy(dst->filename, e->frame.filename, (size_t)e->filename_len + 1);
+}
+
 static size_t hash_of(const struct jitunwind_py_chains *c, uint64_t address)
 {
     return (size_t)((address >> 3) * 0x9e3779b97f4a7c15ull) & (c->index_size - 1);
@@ -204,6 +211,8 @@ void ju_chain_store(struct ju_chain_walk *w, const struct jitunwind_py_frame *ou
         moved |= kept >= before || e->key.address != c->ring[j % c->frames].address;
         e->key = c->ring[j % c->frames];
         ju_chain_copy_frame(&e->frame, &out[j]);
+        e->qualname_len = (uint16_t)strlen(e->frame.qualname);
+        e->filename_len = (uint16_t)strlen(e->frame.filename);
     }
     s->count = kept;
     if (!moved && kept == before)

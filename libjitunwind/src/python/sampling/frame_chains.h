@@ -25,6 +25,7 @@ struct ju_chain_key {
 struct ju_chain_entry {
     struct ju_chain_key key;
     struct jitunwind_py_frame frame;
+    uint16_t qualname_len, filename_len; /* the frame's names' lengths */
 };
 
 struct ju_chain_slot {
@@ -78,6 +79,10 @@ struct jitunwind_py_chains {
  * sample. */
 JU_HIDDEN void ju_chain_copy_frame(struct jitunwind_py_frame *dst,
                                    const struct jitunwind_py_frame *src);
+/* Copy an entry's frame out, its names by their known lengths (a stop at
+ * the marker copies every frame beyond it at every sample). */
+JU_HIDDEN void ju_chain_entry_frame(struct jitunwind_py_frame *dst,
+                                    const struct ju_chain_entry *e);
 /* Start a walk of `thread_key`'s chain. */
 JU_HIDDEN void ju_chain_begin(struct ju_chain_walk *w, struct jitunwind_py_chains *c,
                               uint64_t thread_key);

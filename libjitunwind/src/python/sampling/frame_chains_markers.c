@@ -126,7 +126,7 @@ int ju_chain_marker_splice(struct ju_chain_walk *w, long at, struct jitunwind_py
             *count = n + added;
             return JITUNWIND_ELIMIT;
         }
-        ju_chain_copy_frame(&out[n + added], &s->entries[p].frame);
+        ju_chain_entry_frame(&out[n + added], &s->entries[p]);
         added++;
     }
     w->spliced = 1;
