@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""`jitunwind record --nonblocking` against CPython 3.15's own sampling
-profiler (Tachyon: `python3.15 -m profiling.sampling attach`) and py-spy,
-on one CPython 3.15 target with its JIT on (a benchmark, not a test).
+"""`jitunwind record --nonblocking` (plain, and with --mark-frames) against
+CPython 3.15's own sampling profiler (Tachyon: `python3.15 -m
+profiling.sampling attach`) and py-spy, on one CPython 3.15 target with its
+JIT on (a benchmark, not a test).
 
 Usage: bench_tachyon.py BUILD_DIR [--python PYTHON3.15] [--seconds S]
                         [--rates 1000,10000,100000] [--threads 1,8]
@@ -27,23 +28,34 @@ table gives:
              run of START_SECONDS at 1 Hz on the same target (Tachyon's is
              its interpreter's start, about 0.4 s of CPU here; py-spy's is
              not measured)
+  target     the target's speed while sampled: its spin rounds per second
+             (all threads) during the run, over the same in the
+             BASELINE_SECONDS just before it, unsampled (1.00: no slowdown;
+             the machine's load moves it too)
 
-After each thread count and rate, a line gives jitunwind's passes/s and
-CPU per pass as a multiple of Tachyon's (the goal: passes/s at least 2).
+After each thread count and rate, a line per jitunwind row gives its
+passes/s and CPU per pass as a multiple of Tachyon's (the goal: passes/s
+at least 2). --mark-frames writes CPython 3.15's frame marker into the
+target, as Tachyon does (its frame cache is on by default): the
+like-for-like row.
 
 Every sampler keeps every thread's stack at each pass (jitunwind --idle,
 Tachyon -a in its default wall mode, py-spy --idle): without it jitunwind
 keeps only the thread holding the GIL. The samplers differ when behind:
 Tachyon never moves its schedule, so it takes the passes it owes back to
-back; jitunwind drops them (no burst). py-spy is run from PATH or
-BUILD_DIR/peers-venv when present; it is never downloaded here: when absent
-the table says so. The target's own speed is not measured.
+back; jitunwind drops them (no burst). py-spy is run from PATH,
+BUILD_DIR/peers-venv or BUILD_DIR/lldb-venv when present; it is never
+downloaded here: when absent the table says so. --repeat N runs every
+sampler N times in turn at each rate (A/B back to back on a shared
+machine) and prints each run's row.
 """
 
 import argparse
+import mmap
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -51,29 +63,35 @@ import time
 
 DEPTH = 100
 START_SECONDS = 0.1
+BASELINE_SECONDS = 1.0
 DEFAULT_PYTHON = "/work/cpython-builds/p315/usr/bin/python3.15"
 
 TARGET = r'''
-import os, sys, threading
-GATE, DEPTH, THREADS = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+import mmap, os, struct, sys, threading
+GATE, DEPTH, THREADS, COUNTS = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+with open(COUNTS, "r+b") as f:
+    counts = mmap.mmap(f.fileno(), 8 * THREADS)
 
-def spin():
-    x = 0
+def spin(slot):
+    x = rounds = 0
     while True:
         x = (x + 1) & 0xffff  # a small int: the JIT's specialisation holds
-        if x == 0 and not os.path.exists(GATE):
-            return
+        if x == 0:
+            rounds += 1
+            struct.pack_into("Q", counts, 8 * slot, rounds)
+            if not os.path.exists(GATE):
+                return
 
-def recurse(n):
+def recurse(n, slot):
     if n == 0:
-        return spin()
-    return recurse(n - 1)
+        return spin(slot)
+    return recurse(n - 1, slot)
 
-threads = [threading.Thread(target=recurse, args=(DEPTH - 1,)) for _ in range(THREADS - 1)]
+threads = [threading.Thread(target=recurse, args=(DEPTH - 1, i + 1)) for i in range(THREADS - 1)]
 for t in threads:
     t.start()
 open(GATE + ".ready", "w").close()
-recurse(DEPTH - 1)
+recurse(DEPTH - 1, 0)
 for t in threads:
     t.join()
 '''
@@ -129,15 +147,25 @@ def collapsed(path):
     return out
 
 
-def jitunwind(args, pid, rate, work):
+def rounds(counts):
+    """The target's spin rounds so far, all threads."""
+    return sum(struct.unpack_from("Q", counts, 8 * i)[0] for i in range(len(counts) // 8))
+
+
+def jitunwind(args, pid, rate, work, extra=()):
     path = os.path.join(work, "ju.txt")
     cmd = [os.path.join(args.build, "tools", "jitunwind", "jitunwind"), "record", str(pid),
-           "--nonblocking", "--idle", "-F", str(rate), "-d", str(args.seconds), "-o", path]
+           "--nonblocking", "--idle", "-F", str(rate), "-d", str(args.seconds), "-o",
+           path] + list(extra)
     out, wall, cpu, rc = run_timed(cmd)
     m = re.findall(r"([\d.]+) s, (\d+) samples", out)
     passes = int(m[-1][1]) if m else 0
     secs = float(m[-1][0]) if m else args.seconds
     return passes, secs, collapsed(path), (cpu, wall), rc, out
+
+
+def jitunwind_marked(args, pid, rate, work):
+    return jitunwind(args, pid, rate, work, ["--mark-frames"])
 
 
 def tachyon(args, pid, rate, work):
@@ -151,7 +179,8 @@ def tachyon(args, pid, rate, work):
 
 
 def find_py_spy(build):
-    for cand in (shutil.which("py-spy"), os.path.join(build, "peers-venv", "bin", "py-spy")):
+    for cand in (shutil.which("py-spy"), os.path.join(build, "peers-venv", "bin", "py-spy"),
+                 os.path.join(build, "lldb-venv", "bin", "py-spy")):
         if cand and os.access(cand, os.X_OK):
             return cand
     return None
@@ -168,36 +197,69 @@ def py_spy(args, pid, rate, work):
     return passes, args.seconds, stacks, (cpu, wall), rc, out
 
 
+def run_row(args, name, fn, threads, rate, pid, work, counts, start):
+    """One sampler's run at `rate`: its row printed; (passes/s, CPU s per
+    pass), or None when it failed."""
+    before = rounds(counts)
+    time.sleep(BASELINE_SECONDS)
+    base = (rounds(counts) - before) / BASELINE_SECONDS
+    before, t0 = rounds(counts), time.monotonic()
+    passes, secs, stacks, (cpu, wall), rc, out = fn(args, pid, rate, work)
+    during = (rounds(counts) - before) / (time.monotonic() - t0)
+    if rc != 0:
+        print("%-8d %-8d %-38s exit %d: %s" % (threads, rate, name, rc, out.strip()[-200:]))
+        return None
+    asked = rate * secs
+    total, wrong = judge(stacks)
+    row = (passes / secs if secs else 0,
+           max(0.0, cpu - start.get(fn, 0.0)) / passes if passes else 0)
+    print("%-8d %-8d %-38s %10.0f %7.1f%% %9d %8d %5.0f%% %8.1f %7.2f" % (
+        threads, rate, name, row[0], 100.0 * max(0.0, asked - passes) / asked if asked else 0,
+        total, wrong, 100.0 * cpu / wall if wall else 0, 1e6 * row[1],
+        during / base if base else 0))
+    sys.stdout.flush()
+    return row
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("build")
     ap.add_argument("--python", default=DEFAULT_PYTHON)
     ap.add_argument("--seconds", type=int, default=5)
-    ap.add_argument("--rates", default="1000,10000,100000")
+    ap.add_argument("--rates", default="1000,10000,100000,1000000",
+                    help="1000000 is reached by no sampler here: the unlimited rate")
     ap.add_argument("--threads", default="1,8")
+    ap.add_argument("--repeat", type=int, default=1)
     args = ap.parse_args()
     if not os.access(args.python, os.X_OK):
         print("%s is not installed: nothing to compare" % args.python)
         return 0
     args.py_spy = find_py_spy(args.build)
-    samplers = [("jitunwind --nonblocking", jitunwind), ("tachyon -a", tachyon)]
+    ours = [("jitunwind --nonblocking", jitunwind),
+            ("jitunwind --nonblocking --mark-frames", jitunwind_marked)]
+    samplers = ours + [("tachyon -a", tachyon)]
     if args.py_spy:
         samplers.append(("py-spy --nonblocking", py_spy))
     else:
-        print("py-spy: not installed (not on PATH nor in %s/peers-venv; not downloaded here)"
-              % args.build)
+        print("py-spy: not installed (not on PATH nor in %s/peers-venv or lldb-venv; not "
+              "downloaded here)" % args.build)
     env = dict(os.environ, PYTHON_JIT="1")
     print("target: %s, JIT on, %d frames deep, %d s per run" % (args.python, DEPTH,
                                                                 args.seconds))
-    print("%-8s %-8s %-26s %10s %8s %9s %8s %6s %8s" % ("threads", "rate", "sampler",
-                                                         "passes/s", "missed", "stacks", "wrong",
-                                                         "cpu", "us/pass"))
+    print("%-8s %-8s %-38s %10s %8s %9s %8s %6s %8s %7s" % (
+        "threads", "rate", "sampler", "passes/s", "missed", "stacks", "wrong", "cpu", "us/pass",
+        "target"))
     for threads in [int(t) for t in args.threads.split(",")]:
         work = tempfile.mkdtemp(prefix="ju-bench-tachyon-")
         gate = os.path.join(work, "gate")
+        counts_path = os.path.join(work, "counts")
+        with open(counts_path, "wb") as f:
+            f.write(b"\0" * 8 * threads)
         open(gate, "w").close()
-        target = subprocess.Popen([args.python, "-c", TARGET, gate, str(DEPTH), str(threads)],
-                                  env=env)
+        target = subprocess.Popen([args.python, "-c", TARGET, gate, str(DEPTH), str(threads),
+                                   counts_path], env=env)
+        with open(counts_path, "r+b") as f:
+            counts = mmap.mmap(f.fileno(), 8 * threads)
         try:
             while not os.path.exists(gate + ".ready"):
                 if target.poll() is not None:
@@ -209,26 +271,15 @@ def main():
             start = {fn: fn(start_args, target.pid, 1, work)[3][0] for _, fn in samplers
                      if fn is not py_spy}
             for rate in [int(r) for r in args.rates.split(",")]:
-                rows = {}
-                for name, fn in samplers:
-                    passes, secs, stacks, (cpu, wall), rc, out = fn(args, target.pid, rate, work)
-                    if rc != 0:
-                        print("%-8d %-8d %-26s exit %d: %s" % (threads, rate, name, rc,
-                                                               out.strip()[-200:]))
-                        continue
-                    asked = rate * secs
-                    total, wrong = judge(stacks)
-                    rows[fn] = (passes / secs if secs else 0,
-                                max(0.0, cpu - start.get(fn, 0.0)) / passes if passes else 0)
-                    print("%-8d %-8d %-26s %10.0f %7.1f%% %9d %8d %5.0f%% %8.1f" % (
-                        threads, rate, name, rows[fn][0],
-                        100.0 * max(0.0, asked - passes) / asked if asked else 0, total, wrong,
-                        100.0 * cpu / wall if wall else 0, 1e6 * rows[fn][1]))
-                    sys.stdout.flush()
-                ours, theirs = rows.get(jitunwind), rows.get(tachyon)
-                if ours and theirs and theirs[0] and theirs[1]:
-                    print("%-8d %-8d jitunwind / tachyon: passes/s x%.2f, CPU per pass x%.2f" % (
-                        threads, rate, ours[0] / theirs[0], ours[1] / theirs[1]))
+                for _ in range(args.repeat):
+                    rows = {fn: run_row(args, name, fn, threads, rate, target.pid, work, counts,
+                                        start) for name, fn in samplers}
+                    theirs = rows.get(tachyon)
+                    for name, fn in ours:
+                        if rows.get(fn) and theirs and theirs[0] and theirs[1]:
+                            print("%-8d %-8d %s / tachyon: passes/s x%.2f, CPU per pass x%.2f"
+                                  % (threads, rate, name[len("jitunwind "):],
+                                     rows[fn][0] / theirs[0], rows[fn][1] / theirs[1]))
         finally:
             os.unlink(gate)
             try:
@@ -236,6 +287,7 @@ def main():
             except subprocess.TimeoutExpired:
                 target.kill()
                 target.wait()
+            counts.close()
             shutil.rmtree(work, ignore_errors=True)
     return 0
 

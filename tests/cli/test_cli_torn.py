@@ -90,8 +90,10 @@ def check_record(j, pid, work, extra, seconds, hz, runs, pin, seen):
     the reader is kept on one CPU in every other run (from the first), the
     target left free: the two then mostly run side by side, and the chain
     changes all the time under the reader; in the other runs they share a
-    CPU more often, and the target is stopped in the middle of a walk."""
+    CPU more often, and the target is stopped in the middle of a walk.
+    Returns the --stats counts summed over the runs."""
     torn = 0
+    totals = {}
     out = os.path.join(work, "profile.txt")
     for attempt in range(max(runs, 6)):
         p = subprocess.run([j, "record", str(pid), "--nonblocking", "-d", str(seconds), "-F",
@@ -111,6 +113,8 @@ def check_record(j, pid, work, extra, seconds, hz, runs, pin, seen):
         if int(stats["errors"]) < int(stats["torn chains"]):
             fail("torn chains are not counted as errors: %s" % p.stderr)
         torn += int(stats["torn chains"])
+        for key, value in stats.items():
+            totals[key] = totals.get(key, 0) + int(value)
         print("ok: record --nonblocking %s: %s samples, %s errors, %s torn chains" % (
             " ".join(extra), stats["samples"], stats["errors"], stats["torn chains"]))
         if torn and attempt + 1 >= runs:
@@ -118,6 +122,7 @@ def check_record(j, pid, work, extra, seconds, hz, runs, pin, seen):
     if not torn:
         fail("record %s: no torn chain was counted in any run (the target changes its chain "
              "all the time)" % extra)
+    return totals
 
 
 def check_stack(j, pid, extra, pin, seen):
@@ -139,18 +144,19 @@ def check_stack(j, pid, extra, pin, seen):
     print("ok: stack --python %s x 100: %d said to be torn" % (" ".join(extra), said))
 
 
-def each_mode(doc, target, modes, check):
-    """A test's main() on a target running `target` under PYTHON: usage,
-    the built tool, the interpreter (a skip without it), then for each of
-    `modes` a fresh target and check(j, pid, work, mode). The exit code."""
+def each_mode(doc, target, modes, check, python=PYTHON, env=None):
+    """A test's main() on a target running `target` under `python` (with
+    `env`): usage, the built tool, the interpreter (a skip without it),
+    then for each of `modes` a fresh target and check(j, pid, work, mode).
+    The exit code."""
     if len(sys.argv) != 2:
         print(doc)
         return 2
     j = os.path.join(sys.argv[1], "tools", "jitunwind", "jitunwind")
     if not os.access(j, os.X_OK):
         fail("%s was not built" % j)
-    if not os.access(PYTHON, os.X_OK):
-        print("SKIP: no %s" % PYTHON)
+    if not python or not os.access(python, os.X_OK):
+        print("SKIP: no %s" % (python or "such interpreter"))
         return SKIP
     work = tempfile.mkdtemp(prefix="ju-torn-")
     try:
@@ -158,7 +164,7 @@ def each_mode(doc, target, modes, check):
         with open(script, "w") as f:
             f.write(target)
         for mode in modes:
-            proc = subprocess.Popen([PYTHON, script])
+            proc = subprocess.Popen([python, script], env=env)
             try:
                 time.sleep(1)
                 check(j, proc.pid, work, mode)

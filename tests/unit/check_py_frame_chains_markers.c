@@ -423,6 +423,147 @@ START_TEST(marking_again_with_no_threads_forgets_the_old_list)
 }
 END_TEST
 
+/* The check of a running chain (jitunwind_pyreader_frames_unchanged) with
+ * markers: once a check made after the marker was set found the whole
+ * chain, later checks stop at the marked frame while the marker and its
+ * sequence read the same (the frames beyond it are not read: a change
+ * there, which the interpreter's contract rules out, goes unseen); a
+ * popped marked frame (the sequence moved) makes the check whole again. */
+static int check(uint64_t top, size_t n)
+{
+    struct jitunwind_py_thread th;
+    ju_builder_u64(P.b, TS + R->layout->ts_current_frame, top); /* the thread is there */
+    memset(&th, 0, sizeof th);
+    th.tstate = TS;
+    th.current_frame = top;
+    return jitunwind_pyreader_frames_unchanged(R, K, &th, MARKED, n, 1);
+}
+
+START_TEST(a_check_stops_at_a_proven_marker)
+{
+    unsigned long r0, whole, marked;
+    marked_target();
+    /* Marked, not yet proven: every frame is read. */
+    ck_assert_uint_eq(jitunwind_py_chains_check_span(K, TS, MARKED, DEPTH), DEPTH);
+    r0 = M.bytes;
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1);
+    whole = M.bytes - r0;
+    ck_assert_uint_eq(stats().marker_checks, 0);
+    /* Proven by that check: only the marked frame (the top) is read, and
+     * the marker. */
+    ck_assert_uint_eq(jitunwind_py_chains_check_span(K, TS, MARKED, DEPTH), 1);
+    r0 = M.bytes;
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1);
+    marked = M.bytes - r0;
+    ck_assert_uint_eq(stats().marker_checks, 1);
+    ck_assert_uint_lt(marked, whole);
+    /* A frame beyond it changed (which the interpreter never does while
+     * the marked frame lives): not read, not seen. */
+    replace_frame(FRAME[5], CODE_OTHER, FRAME[6], 5);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1);
+    ck_assert_uint_eq(stats().marker_checks, 2);
+    /* The sequence moved: every frame is compared again, the change seen. */
+    ju_builder_u64(P.b, TS + R->layout->ts_last_profiled_seq, SEQ() + 1);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 0);
+    ck_assert_uint_eq(stats().marker_checks, 2);
+    /* The top changed under the marked frame: compared, and seen. */
+    replace_frame(FRAME[5], CODE_REC, FRAME[6], 5);
+    ju_builder_u64(P.b, TS + R->layout->ts_last_profiled_seq, SEQ() - 1);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1);
+    replace_frame(FRAME[0], CODE_OTHER, FRAME[1], 1);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 0);
+    teardown();
+}
+END_TEST
+
+START_TEST(a_new_marker_is_proven_again)
+{
+    uint64_t deeper;
+    marked_target();
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1); /* proven */
+    /* A call on top: walked to the marker, the new top marked (a write):
+     * the next check is whole, and proves the new marker. */
+    deeper = pyi_frame(&P, CODE_OTHER, FRAME[0], 0, 0, 0);
+    sample(deeper, DEPTH + 1);
+    ck_assert_uint_eq(MARKER(), deeper);
+    ck_assert_uint_eq(jitunwind_py_chains_check_span(K, TS, MARKED, DEPTH + 1), DEPTH + 1);
+    ck_assert_int_eq(check(deeper, DEPTH + 1), 1);
+    ck_assert_uint_eq(stats().marker_checks, 0);
+    ck_assert_uint_eq(jitunwind_py_chains_check_span(K, TS, MARKED, DEPTH + 1), 1);
+    /* It returns (the marker moves, the sequence too): the walk does not
+     * stop, the proof is gone until a whole check makes it again. */
+    pop_marked(FRAME[0]);
+    sample(FRAME[0], DEPTH);
+    ck_assert_uint_eq(jitunwind_py_chains_check_span(K, TS, MARKED, DEPTH), DEPTH);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1);
+    ck_assert_uint_eq(jitunwind_py_chains_check_span(K, TS, MARKED, DEPTH), 1);
+    teardown();
+}
+END_TEST
+
+/* A walk made again without the cache (a retried one) found a caller at
+ * another instruction than the cached chain holds, every address and code
+ * object the same (two paths through the same frames): its check finds
+ * its own frames, which are not the cache's, so the marker is not proven. */
+START_TEST(a_check_of_other_frames_proves_nothing)
+{
+    size_t n = 0;
+    marked_target();
+    replace_frame(FRAME[DEPTH - 2], CODE_REC, FRAME[DEPTH - 1], 9);
+    ck_assert_int_eq(jitunwind_pyreader_frames(R, FRAME[0], MARKED, 32, &n), 0);
+    ck_assert_uint_eq(n, DEPTH);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1);
+    ck_assert_uint_eq(jitunwind_py_chains_check_span(K, TS, MARKED, DEPTH), DEPTH);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1);
+    ck_assert_uint_eq(stats().marker_checks, 0);
+    teardown();
+}
+END_TEST
+
+/* Another profiler moved the marker without the sequence (its write):
+ * from then on no check stops at a marker, even once the marker is back
+ * where this cache wrote it. */
+START_TEST(another_writer_turns_the_check_stop_off)
+{
+    marked_target();
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1); /* proven */
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1);
+    ck_assert_uint_eq(stats().marker_checks, 1);
+    ju_builder_u64(P.b, TS + R->layout->ts_last_profiled_frame, FRAME[2]);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1); /* compared whole */
+    ck_assert_uint_eq(stats().marker_checks, 1);
+    ju_builder_u64(P.b, TS + R->layout->ts_last_profiled_frame, FRAME[0]);
+    ck_assert_uint_eq(jitunwind_py_chains_check_span(K, TS, MARKED, DEPTH), DEPTH);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1);
+    ck_assert_uint_eq(stats().marker_checks, 1);
+    /* Markers turned on again: a fresh start. */
+    ck_assert_int_eq(jitunwind_py_chains_mark_frames(K, R), 1);
+    sample(FRAME[0], DEPTH);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1);
+    ck_assert_uint_eq(stats().marker_checks, 2);
+    teardown();
+}
+END_TEST
+
+/* A generator's frame leaves the chain at a yield without being popped:
+ * marked, it never vouches for the frames beyond it. */
+START_TEST(a_marked_generator_frame_vouches_for_nothing)
+{
+    uint64_t gen;
+    target(V315, 1, 0);
+    ck_assert_int_eq(jitunwind_py_chains_mark_frames(K, R), 1);
+    gen = pyi_frame(&P, CODE_OTHER, FRAME[0], 0, R->layout->owner_generator, 0);
+    sample(gen, DEPTH + 1);
+    ck_assert_uint_eq(MARKER(), gen);
+    ck_assert_int_eq(check(gen, DEPTH + 1), 1);
+    ck_assert_int_eq(check(gen, DEPTH + 1), 1);
+    ck_assert_uint_eq(jitunwind_py_chains_check_span(K, TS, MARKED, DEPTH + 1), DEPTH + 1);
+    ck_assert_uint_eq(stats().marker_checks, 0);
+    teardown();
+}
+END_TEST
+
 int main(void)
 {
     (void)counting_read; /* py_sampling.h's reader: this suite counts writes too */
@@ -434,5 +575,9 @@ int main(void)
                                  no_writes_without_the_opt_in, no_writes_into_a_read_only_target,
                                  writes_only_to_listed_thread_states_and_their_own_field,
                                  every_listed_thread_state_gets_its_marker_whatever_their_order,
-                                 marking_again_with_no_threads_forgets_the_old_list));
+                                 marking_again_with_no_threads_forgets_the_old_list,
+                                 a_check_stops_at_a_proven_marker, a_new_marker_is_proven_again,
+                                 a_check_of_other_frames_proves_nothing,
+                                 another_writer_turns_the_check_stop_off,
+                                 a_marked_generator_frame_vouches_for_nothing));
 }

@@ -9,7 +9,11 @@
  * are served from them, and a read that is not (a page first met, or one
  * that failed) goes to the target alone, its pages remembered for that
  * thread state's next check. Remembered pages are only a guess of what to
- * read: every byte served was read after the walk, whatever they are.
+ * read: every byte served was read after the walk, whatever they are. A
+ * remembered page that served no read in the last AGE checks is
+ * forgotten (a check that stops at a frame marker no longer reaches the
+ * entry frames on the C stack; a whole check reads such a page alone
+ * again).
  * The call copies the pages twice over, one copy after the other, for the
  * check's two readings (running_chain.c): each reading is served from its
  * own copy, without a second call. When the next sample follows at once,
@@ -25,6 +29,7 @@
 #define HELD 64u      /* pages read for one check */
 #define KEPT 16u      /* pages remembered per thread state */
 #define STATES 64u    /* thread states remembered (a slot is shared by hash) */
+#define AGE 8u        /* checks a remembered page stays unread before it is forgotten */
 
 struct cli_check_reads {
     uint64_t page[HELD]; /* the pages read for this check: the first n_held */
@@ -36,8 +41,10 @@ struct cli_check_reads {
     struct {
         uint64_t tstate;
         uint64_t page[KEPT];
+        uint64_t used[KEPT]; /* the check (checks) that last read from the page */
         size_t n, next; /* next: the entry a new page replaces once full */
     } seen[STATES];
+    uint64_t checks;    /* checks begun with a fresh call */
     size_t at;          /* seen[] slot of the check under way */
     int on;             /* a check is under way */
 };
@@ -67,6 +74,15 @@ static void want(uint64_t *list, size_t *n, uint64_t page)
         list[(*n)++] = page;
 }
 
+/* Forget the i-th remembered page of the check's thread state. */
+static void forget(struct cli_check_reads *c, size_t i)
+{
+    size_t last = --c->seen[c->at].n;
+    c->seen[c->at].page[i] = c->seen[c->at].page[last];
+    c->seen[c->at].used[i] = c->seen[c->at].used[last];
+    c->seen[c->at].next = 0;
+}
+
 void cli_check_reads_begin(struct cli_target *t, uint64_t tstate,
                            const struct jitunwind_py_frame *frames, size_t n, int reading)
 {
@@ -91,10 +107,16 @@ void cli_check_reads_begin(struct cli_target *t, uint64_t tstate,
     }
     c->n_held = 0;
     c->on = 1;
+    c->checks++;
     if (!t->live || t->pid <= 0)
         return;
-    for (i = 0; i < c->seen[c->at].n; i++)
-        want(c->page, &c->n_held, c->seen[c->at].page[i]);
+    for (i = 0; i < c->seen[c->at].n;) {
+        if (c->checks - c->seen[c->at].used[i] > AGE) { /* unread for AGE checks */
+            forget(c, i);
+            continue;
+        }
+        want(c->page, &c->n_held, c->seen[c->at].page[i++]);
+    }
     for (i = 0; i < n; i++)
         want(c->page, &c->n_held, frames[i].address & ~(uint64_t)(PAGE - 1));
     for (i = 0; i < c->n_held; i++) {
@@ -118,8 +140,7 @@ void cli_check_reads_begin(struct cli_target *t, uint64_t tstate,
      * after it in the call were not read either. */
     for (i = 0; k < c->n_held && i < c->seen[c->at].n; i++)
         if (c->seen[c->at].page[i] == c->page[k]) {
-            c->seen[c->at].page[i] = c->seen[c->at].page[--c->seen[c->at].n];
-            c->seen[c->at].next = 0;
+            forget(c, i);
             break;
         }
     c->n_held = k;
@@ -143,10 +164,9 @@ static void remember(struct cli_check_reads *c, uint64_t addr, size_t len)
             ;
         if (i < *n || held_index(c, page) != HELD)
             continue; /* remembered, or read for this check already */
-        if (*n < KEPT)
-            c->seen[c->at].page[(*n)++] = page;
-        else
-            c->seen[c->at].page[c->seen[c->at].next++ % KEPT] = page;
+        i = *n < KEPT ? (*n)++ : c->seen[c->at].next++ % KEPT;
+        c->seen[c->at].page[i] = page;
+        c->seen[c->at].used[i] = c->checks;
     }
 }
 
@@ -162,6 +182,9 @@ int cli_check_reads_serve(struct cli_target *t, uint64_t addr, void *dst, size_t
     for (k = 0; k <= (size_t)(((addr + len - 1) - first) / PAGE); k++)
         if (held_index(c, first + k * PAGE) == HELD)
             return -1;
+    for (k = 0; k < c->seen[c->at].n; k++) /* a remembered page read from stays */
+        if (c->seen[c->at].page[k] >= first && c->seen[c->at].page[k] < addr + len)
+            c->seen[c->at].used[k] = c->checks;
     while (done < len) {
         uint64_t at = addr + done, page = at & ~(uint64_t)(PAGE - 1);
         size_t off = (size_t)(at - page), piece = PAGE - off;

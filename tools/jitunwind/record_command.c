@@ -526,9 +526,10 @@ static void stats(struct sampler *sm)
                 (unsigned long long)sm->pushed_left_out, (unsigned long long)sm->torn);
     if (sm->opt->mark_frames)
         fprintf(stderr, "marker stops: %llu\nmarker frames unread: %llu\nmarker misses: %llu\n"
-                        "marker writes: %llu\n",
+                        "marker writes: %llu\nmarker checks: %llu\n",
                 (unsigned long long)ch.marker_stops, (unsigned long long)ch.marker_frames,
-                (unsigned long long)ch.marker_misses, (unsigned long long)ch.marker_writes);
+                (unsigned long long)ch.marker_misses, (unsigned long long)ch.marker_writes,
+                (unsigned long long)ch.marker_checks);
 }
 
 /* record --threads: the merged formats with a root frame per thread. */

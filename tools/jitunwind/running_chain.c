@@ -22,7 +22,11 @@
  * with the same code, called from the same places, is not seen, and its
  * stack is a possible one. A chain that changed and changed back between
  * the pages of each reading is not seen either: the rate docs/cli.md
- * states. */
+ * states. With frame markers, a check may stop at the marked frame
+ * (jitunwind_py_chains_check_span says where): the marker and its
+ * sequence, read in each reading after the frames above it are compared,
+ * vouch for the rest; the second reading's marker is read after the first
+ * reading's frames. */
 #include <stdio.h>
 #include <string.h>
 
@@ -75,7 +79,11 @@ static int unchanged(struct cli_target *t, const struct jitunwind_py_thread *th,
     int same;
     if (t->chains) {
         t->fresh_reads = 1;
-        cli_check_reads_begin(t, th->tstate, out, n, reading);
+        /* With frame markers, the frames beyond a marker that vouches for
+         * them are not read again (the check reads the marker instead). */
+        cli_check_reads_begin(t, th->tstate, out,
+                              jitunwind_py_chains_check_span(t->chains, th->tstate, out, n),
+                              reading);
     } else
         cli_target_reread(t);
     same = jitunwind_pyreader_frames_unchanged(t->py, t->chains, th, out, n, ended) == 1;

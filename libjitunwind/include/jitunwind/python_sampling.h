@@ -100,7 +100,12 @@ JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *reader,
  * when ENDED, no frame after them. Nothing is decoded: a sampler checks its
  * walk of a running thread at a fraction of a walk's cost. With CHAINS (may
  * be NULL), the frames' memory is read in reads of up to 64 KiB (one, for
- * frames within 64 KiB of each other) instead of one a frame. Returns 1
+ * frames within 64 KiB of each other) instead of one a frame. With frame
+ * markers on (jitunwind_py_chains_mark_frames) and a marker that vouches
+ * for the frames beyond the marked one (a check since the marker was set
+ * found the whole chain, and the marker and its sequence still read the
+ * same after the frames above it), only the frames up to the marked one
+ * are read; jitunwind_py_chains_check_span says how many. Returns 1
  * (unchanged), 0 (changed, unreadable, or no current frame), or EINVAL
  * (READER or THREAD NULL, FRAMES NULL with N > 0). */
 JITUNWIND_API int jitunwind_pyreader_frames_unchanged(jitunwind_pyreader *reader,
@@ -121,7 +126,19 @@ struct jitunwind_py_chain_stats {
     uint64_t marker_misses;  /* walks that reached the marker but walked on
                               * (the frame there was not the one cached) */
     uint64_t marker_writes;  /* pointers written into the target (clears included) */
+    uint64_t marker_checks;  /* checks (jitunwind_pyreader_frames_unchanged) that
+                              * stopped at the marked frame */
 };
+/* How many of the N frames a walk of THREAD_KEY's chain gave (innermost
+ * first) jitunwind_pyreader_frames_unchanged will read to check them: N,
+ * or fewer when the thread's frame marker vouches for the frames beyond
+ * the marked one (a caller that reads the memory beforehand reads only
+ * those frames, and the thread state with the marker). N when CHAINS is
+ * NULL or FRAMES is NULL. */
+JITUNWIND_API size_t jitunwind_py_chains_check_span(const jitunwind_py_chains *chains,
+                                                    uint64_t thread_key,
+                                                    const struct jitunwind_py_frame *frames,
+                                                    size_t n);
 /* CHAINS' counters into *OUT: 0, or EINVAL (CHAINS or OUT NULL). */
 JITUNWIND_API int jitunwind_py_chains_stats(const jitunwind_py_chains *chains,
                                             struct jitunwind_py_chain_stats *out);

@@ -140,6 +140,8 @@ JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *r,
         chains->stats.reads_saved += w.served - 1; /* frame reads the one batch read made */
     if (chains->stats.frames_reused != reused_before)
         chains->stats.reused_walks++;
+    if (!w.spliced) /* frames beyond the marker read again: not those proven */
+        w.slot->marker_proven = 0;
     if (rc < 0)
         ju_chain_forget(&w);
     else if (w.slot->count) /* the chain was kept */

@@ -6,13 +6,18 @@
 
 #include "python/sampling/frame_chains.h"
 
-/* A decoded frame without its unused name bytes: most of the struct's
- * 1.3 KiB is empty buffer, and a sampler copies frames at every sample. */
-static void copy_frame(struct jitunwind_py_frame *dst, const struct jitunwind_py_frame *src)
+void ju_chain_copy_frame(struct jitunwind_py_frame *dst, const struct jitunwind_py_frame *src)
 {
     memcpy(dst, src, offsetof(struct jitunwind_py_frame, qualname));
     ju_strlcpy(dst->qualname, src->qualname, sizeof dst->qualname);
     ju_strlcpy(dst->filename, src->filename, sizeof dst->filename);
+}
+
+void ju_chain_entry_frame(struct jitunwind_py_frame *dst, const struct ju_chain_entry *e)
+{
+    memcpy(dst, &e->frame, offsetof(struct jitunwind_py_frame, qualname));
+    memcpy(dst->qualname, e->frame.qualname, (size_t)e->qualname_len + 1);
+    memcpy(dst->filename, e->frame.filename, (size_t)e->filename_len + 1);
 }
 
 static size_t hash_of(const struct jitunwind_py_chains *c, uint64_t address)
@@ -108,6 +113,7 @@ static struct ju_chain_slot *slot_for(struct jitunwind_py_chains *c, uint64_t th
     oldest->used = c->clock;
     oldest->count = 0;
     oldest->marker = oldest->marker_seq = 0;
+    oldest->marker_proven = 0;
     memset(oldest->index, 0, c->index_size * sizeof *oldest->index);
     return oldest;
 }
@@ -185,6 +191,7 @@ void ju_chain_forget(struct ju_chain_walk *w)
 {
     w->slot->count = 0;
     w->slot->marker = 0;
+    w->slot->marker_proven = 0;
     memset(w->slot->index, 0, w->chains->index_size * sizeof *w->slot->index);
 }
 
@@ -193,17 +200,23 @@ void ju_chain_store(struct ju_chain_walk *w, const struct jitunwind_py_frame *ou
 {
     struct jitunwind_py_chains *c = w->chains;
     struct ju_chain_slot *s = w->slot;
-    size_t kept = 0, i, j;
+    size_t kept = w->tail, before = s->count, i, j;
+    int moved = 0; /* an entry now holds another address: the index changes */
     /* Outermost first, while there is room: the ring holds the last
      * c->frames keys noted, which are the outermost. */
     for (j = w->fresh; j-- > 0 && kept < c->frames; kept++) {
         struct ju_chain_entry *e = &s->entries[kept];
         if (c->ring_from[j % c->frames] == (long)kept)
             continue; /* the unchanged outer part stays where it is */
+        moved |= kept >= before || e->key.address != c->ring[j % c->frames].address;
         e->key = c->ring[j % c->frames];
-        copy_frame(&e->frame, &out[j]);
+        ju_chain_copy_frame(&e->frame, &out[j]);
+        e->qualname_len = (uint16_t)strlen(e->frame.qualname);
+        e->filename_len = (uint16_t)strlen(e->frame.filename);
     }
     s->count = kept;
+    if (!moved && kept == before)
+        return; /* the same addresses in the same places: the index and span hold */
     s->span_lo = s->span_hi = 0;
     memset(s->index, 0, c->index_size * sizeof *s->index);
     for (i = 0; i < kept; i++) {

@@ -8,7 +8,8 @@
  * (the code cache makes that cheap), never taken on the key's word. With
  * frame markers (frame_chains_markers.c, opt-in)
  * a walk stops at the frame CPython 3.15 keeps marked for the profiler and
- * takes the frames beyond it from the cache unread. */
+ * takes the frames beyond it from the cache unread, and a check of a
+ * running chain may stop there too (frame_chains_marker_check.c). */
 #ifndef JITUNWIND_PY_FRAME_CHAINS_H
 #define JITUNWIND_PY_FRAME_CHAINS_H
 
@@ -24,6 +25,7 @@ struct ju_chain_key {
 struct ju_chain_entry {
     struct ju_chain_key key;
     struct jitunwind_py_frame frame;
+    uint16_t qualname_len, filename_len; /* the frame's names' lengths */
 };
 
 struct ju_chain_slot {
@@ -35,6 +37,8 @@ struct ju_chain_slot {
     uint32_t *index; /* by address, open addressing: entry + 1, 0 empty */
     uint64_t marker;     /* the frame marker this cache last wrote for the thread, or 0 */
     uint64_t marker_seq; /* the target's marker sequence when it was written */
+    int marker_proven;   /* a check made after `marker` was set found the whole
+                          * chain as cached (frame_chains_marker_check.c) */
 };
 
 /* One walk's state: the slot, and the keys of the frames read so far (a
@@ -43,12 +47,15 @@ struct ju_chain_walk {
     struct jitunwind_py_chains *chains;
     struct ju_chain_slot *slot;
     size_t fresh;     /* frames noted in this walk */
+    size_t tail;      /* after a stop at the marker: the cached entries [0, tail),
+                       * the frames beyond it, kept as they are (not noted) */
     uint64_t batch_lo; /* the batch holds [batch_lo, batch_lo + batch_len) */
     size_t batch_len;
     size_t served;    /* frames the batch served */
     uint64_t stop_at; /* the marker to stop at, or 0 */
     uint64_t seen_marker, seen_seq; /* the thread's marker as this walk found it */
     int marking;      /* markers are on for this walk (the key is a thread state) */
+    int spliced;      /* the walk took the frames beyond the marker from the cache */
 };
 
 #define JU_CHAIN_BATCH_MAX 65536u /* bytes of frames read in one batch */
@@ -64,8 +71,18 @@ struct jitunwind_py_chains {
     const struct jitunwind_pyreader *marking; /* whose targets get markers, or NULL */
     uint64_t *marked;    /* the thread states listed when markers were turned on, sorted */
     size_t marked_count; /* only those keys are written to */
+    int foreign_marks;   /* another writer's marker was seen: checks stay whole */
 };
 
+/* Copy a decoded frame without its unused name bytes: most of the
+ * struct's 1.3 KiB is empty buffer, and a sampler copies frames at every
+ * sample. */
+JU_HIDDEN void ju_chain_copy_frame(struct jitunwind_py_frame *dst,
+                                   const struct jitunwind_py_frame *src);
+/* Copy an entry's frame out, its names by their known lengths (a stop at
+ * the marker copies every frame beyond it at every sample). */
+JU_HIDDEN void ju_chain_entry_frame(struct jitunwind_py_frame *dst,
+                                    const struct ju_chain_entry *e);
 /* Start a walk of `thread_key`'s chain. */
 JU_HIDDEN void ju_chain_begin(struct ju_chain_walk *w, struct jitunwind_py_chains *c,
                               uint64_t thread_key);
@@ -89,7 +106,8 @@ JU_HIDDEN int ju_chain_agrees(struct ju_chain_walk *w, long at,
  * position `from` (else -1). */
 JU_HIDDEN void ju_chain_note(struct ju_chain_walk *w, const struct ju_chain_key *key, long from);
 /* After a complete walk: keep out[0..fresh) (the outermost that fit) as
- * the thread's chain. */
+ * the thread's chain, beyond the entries [0, tail) a stop at the marker
+ * kept. */
 JU_HIDDEN void ju_chain_store(struct ju_chain_walk *w, const struct jitunwind_py_frame *out,
                               size_t frame_size);
 /* Forget the thread's chain (a walk that failed). */
@@ -103,7 +121,7 @@ JU_HIDDEN void ju_chain_marker_plan(struct ju_chain_walk *w, jitunwind_pyreader 
  * while it runs: it is decoded again, not compared). */
 JU_HIDDEN long ju_chain_marked(const struct ju_chain_walk *w, const struct ju_chain_key *key);
 /* At the marker, the frame there has cached position `at`: append the
- * cached frames beyond it to out[n..max), their keys noted. The number
+ * cached frames beyond it to out[n..max), their entries kept. The number
  * appended, or ELIMIT (max or JITUNWIND_PY_MAX_FRAMES reached: `n + the
  * returned count` frames are valid, see *count). */
 JU_HIDDEN int ju_chain_marker_splice(struct ju_chain_walk *w, long at,
@@ -112,5 +130,31 @@ JU_HIDDEN int ju_chain_marker_splice(struct ju_chain_walk *w, long at,
 /* After a complete walk whose chain was kept: mark `top` in the target. */
 JU_HIDDEN void ju_chain_marker_write(struct ju_chain_walk *w, jitunwind_pyreader *r,
                                      uint64_t top);
+/* The thread's marker and sequence as the target holds them now (the
+ * sequence 0 when the layout has none): 0, or EREAD. */
+JU_HIDDEN int ju_chain_read_marker(jitunwind_pyreader *r, uint64_t tstate, uint64_t *marker,
+                                   uint64_t *seq);
+
+/* The check's side of markers (frame_chains_marker_check.c). The slot of
+ * `thread_key`, or NULL (the cache's clock is not moved). */
+JU_HIDDEN struct ju_chain_slot *ju_chain_slot_of(const struct jitunwind_py_chains *c,
+                                                 uint64_t thread_key);
+/* The index in frames[0..n) (innermost first) of the marked frame when
+ * the slot's proof holds for them (the frames beyond it are the cached
+ * ones the proof covers); n otherwise. */
+JU_HIDDEN size_t ju_chain_marker_vouches(const struct jitunwind_py_chains *c,
+                                         const struct ju_chain_slot *s,
+                                         const struct jitunwind_py_frame *frames, size_t n);
+/* Whether the target's marker and sequence are still the slot's. */
+JU_HIDDEN int ju_chain_marker_still(struct jitunwind_py_chains *c, jitunwind_pyreader *r,
+                                    const struct ju_chain_slot *s);
+/* Note a marker read from the target against the slot's: another writer's
+ * (moved without the sequence) turns the checks' stop off for good. */
+JU_HIDDEN void ju_chain_marker_seen(struct jitunwind_py_chains *c, const struct ju_chain_slot *s,
+                                    uint64_t marker, uint64_t seq);
+/* A check found frames[0..n) (a whole chain) unchanged: the proof, when
+ * they are the slot's cached chain and the marked frame is among them. */
+JU_HIDDEN void ju_chain_marker_prove(const struct jitunwind_py_chains *c, struct ju_chain_slot *s,
+                                     const struct jitunwind_py_frame *frames, size_t n);
 
 #endif

@@ -32,8 +32,7 @@
 
 #include "python/sampling/frame_chains.h"
 
-/* The thread's marker and sequence (0 when the layout has none). */
-static int read_marker(jitunwind_pyreader *r, uint64_t tstate, uint64_t *marker, uint64_t *seq)
+int ju_chain_read_marker(jitunwind_pyreader *r, uint64_t tstate, uint64_t *marker, uint64_t *seq)
 {
     const struct ju_py_layout *L = r->layout;
     uint64_t both[2];
@@ -84,10 +83,13 @@ void ju_chain_marker_plan(struct ju_chain_walk *w, jitunwind_pyreader *r)
     if (!listed(w->chains, s->thread_key))
         return;
     w->marking = 1;
-    if (read_marker(r, w->slot->thread_key, &w->seen_marker, &w->seen_seq) < 0) {
+    if (ju_chain_read_marker(r, w->slot->thread_key, &w->seen_marker, &w->seen_seq) < 0) {
         w->marking = 0; /* no marker this time: nor a write */
         return;
     }
+    ju_chain_marker_seen(w->chains, s, w->seen_marker, w->seen_seq);
+    if (w->seen_marker != s->marker || w->seen_seq != s->marker_seq)
+        w->slot->marker_proven = 0; /* the marked frame was popped, or another wrote */
     if (w->seen_marker == 0 || s->count == 0 || s->marker == 0)
         return;
     if (r->layout->ts_last_profiled_seq != JU_PY_NONE) {
@@ -124,10 +126,11 @@ int ju_chain_marker_splice(struct ju_chain_walk *w, long at, struct jitunwind_py
             *count = n + added;
             return JITUNWIND_ELIMIT;
         }
-        out[n + added] = s->entries[p].frame;
-        ju_chain_note(w, &s->entries[p].key, p);
+        ju_chain_entry_frame(&out[n + added], &s->entries[p]);
         added++;
     }
+    w->spliced = 1;
+    w->tail = (size_t)at;
     c->stats.marker_stops++;
     c->stats.marker_frames += added;
     c->stats.frames_reused += added;
@@ -141,9 +144,12 @@ void ju_chain_marker_write(struct ju_chain_walk *w, jitunwind_pyreader *r, uint6
     struct ju_chain_slot *s = w->slot;
     if (!w->marking || top == 0)
         return;
-    if (top != w->seen_marker && write_marker(w->chains, r, s->thread_key, top) < 0) {
-        s->marker = 0; /* the target keeps whatever it had: never stop at it */
-        return;
+    if (top != w->seen_marker || top != s->marker) {
+        s->marker_proven = 0; /* proven only by a check made after the write */
+        if (top != w->seen_marker && write_marker(w->chains, r, s->thread_key, top) < 0) {
+            s->marker = 0; /* the target keeps whatever it had: never stop at it */
+            return;
+        }
     }
     s->marker = top;
     s->marker_seq = w->seen_seq;
@@ -208,8 +214,11 @@ JITUNWIND_API int jitunwind_py_chains_mark_frames(jitunwind_py_chains *c,
         qsort(c->marked, c->marked_count, sizeof *c->marked, key_order);
     if (rc < 0)
         return rc;
-    for (i = 0; i < c->threads; i++)
+    for (i = 0; i < c->threads; i++) {
         c->slots[i].marker = c->slots[i].marker_seq = 0;
+        c->slots[i].marker_proven = 0;
+    }
     c->marking = r;
+    c->foreign_marks = 0;
     return (int)(n > (size_t)INT32_MAX ? INT32_MAX : n);
 }

@@ -6,7 +6,9 @@
  * memory is read in batches of the chain cache's batch size (one, when
  * they lie within it); a frame outside them (an entry frame on the C
  * stack) is read alone, and so is every frame once a batch is unreadable
- * (frames in separate mappings). */
+ * (frames in separate mappings). With frame markers, a check stops at
+ * the marked frame when the marker vouches for the frames beyond it
+ * (frame_chains_marker_check.c). */
 #include "python/sampling/frame_chains.h"
 
 /* Does a caller's instruction (`instr` as stored) still give the offset
@@ -57,11 +59,18 @@ JITUNWIND_API int jitunwind_pyreader_frames_unchanged(jitunwind_pyreader *r,
     const struct ju_py_layout *L;
     uint8_t raw[JU_PY_FRAME_COPY];
     uint64_t addr, lo = 0;
-    size_t i = 0, steps = 0, len = 0;
+    size_t i = 0, steps = 0, len = 0, marked, upto;
     int batches = chains != NULL; /* until a batch is unreadable (a gap between them) */
+    struct ju_chain_slot *slot = NULL;
     if (!r || !thread || (!frames && n))
         return JITUNWIND_EINVAL;
     L = r->layout;
+    if (chains && chains->marking == r)
+        slot = ju_chain_slot_of(chains, thread->tstate);
+    /* frames[marked]: the marked frame, when the marker may vouch for the
+     * frames beyond it; those up to it are the ones read (upto). */
+    marked = ju_chain_marker_vouches(chains, slot, frames, n);
+    upto = marked < n ? marked + 1 : n;
     if (L->fr_size > sizeof raw || !thread->current_frame ||
         (addr = ju_py_current_frame(r, thread->tstate)) != thread->current_frame)
         return 0;
@@ -73,9 +82,9 @@ JITUNWIND_API int jitunwind_pyreader_frames_unchanged(jitunwind_pyreader *r,
         if ((addr & 7) != 0)
             return 0; /* a walk stops there */
         /* The frames from the one expected here on, read in one batch. */
-        if (batches && i < n && addr == frames[i].address &&
+        if (batches && i < upto && addr == frames[i].address &&
             !(len && addr >= lo && addr - lo <= len - L->fr_size)) {
-            len = run_span(frames + i, n - i, L->fr_size, &lo);
+            len = run_span(frames + i, upto - i, L->fr_size, &lo);
             if (len < 2 * L->fr_size) /* one frame: read alone, never from an old batch */
                 len = 0;
             else if (ju_read(&r->mem, lo, chains->batch, len) < 0)
@@ -96,10 +105,22 @@ JITUNWIND_API int jitunwind_pyreader_frames_unchanged(jitunwind_pyreader *r,
                     frames[i].code ||
                 !caller_at_same_place(L, raw, &frames[i], i))
                 return 0;
+            if (i == marked) {
+                /* Read after the frames above it: the marked frame is
+                 * still the live one the proof saw. */
+                if (ju_chain_marker_still(chains, r, slot)) {
+                    chains->stats.marker_checks++;
+                    return 1;
+                }
+                marked = upto = n; /* popped: every frame is compared */
+            }
             if (++i == n && !ended)
                 return 1; /* the walk stopped here: what lies beyond is not compared */
         }
         addr = ju_py_get(L, JU_PYF_fr_previous, raw, L->fr_size);
     }
-    return addr == 0 && i == n;
+    if (addr != 0 || i != n)
+        return 0;
+    ju_chain_marker_prove(chains, slot, frames, n);
+    return 1;
 }

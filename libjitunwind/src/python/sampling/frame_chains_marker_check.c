@@ -1,0 +1,121 @@
+/* What frame markers (frame_chains_markers.c) spare the check of a running
+ * thread's chain (frames_unchanged.c): the frames beyond the marked one.
+ *
+ * The proof. The interpreter moves the marker off a frame only when that
+ * frame is popped, and then bumps the sequence; only a profiler's write
+ * sets it anywhere else. So, from the moment the marker names address T
+ * with sequence S, as long as it still reads (T, S) no frame at T has been
+ * popped. A check that, after the marker was set, found the whole chain as
+ * cached, the frame at T among it, saw that frame live; if the marker
+ * reads (T, S) at any later moment, that frame is still live then, and
+ * frames beyond a live frame do not change: they are still the cached
+ * ones. A later check then compares only the frames from the current one
+ * to the frame at T, and reads the marker and the sequence after them.
+ * The marked frame must be owned by the thread (FRAME_OWNED_BY_THREAD, 0
+ * in every CPython with markers): a generator's frame leaves the chain at
+ * each yield without being popped, and comes back under other callers.
+ *
+ * The slot's proof is dropped when the marker or the sequence read before
+ * a walk is not the slot's, when a marker is written, and when a walk did
+ * not take the frames beyond the marker from the cache (frames.c): the
+ * cached frames the proof covers are then no longer the ones checked.
+ *
+ * Another profiler writing markers into the same threads (CPython's own
+ * does) breaks the proof: its write moves the marker off the frame at T
+ * without the sequence, that frame's return then moves nothing, and a
+ * later write of T names another call's frame under the same sequence.
+ * Such a write shows as a marker other than the slot's under the slot's
+ * sequence; once one is seen, no check stops at a marker again (the walk
+ * still does, as before). A write undone between two readings of this
+ * sampler is not seen: the risk the --mark-frames documentation states. */
+#include "python/sampling/frame_chains.h"
+
+#define OWNED_BY_THREAD 0
+
+struct ju_chain_slot *ju_chain_slot_of(const struct jitunwind_py_chains *c, uint64_t thread_key)
+{
+    size_t i;
+    for (i = 0; i < c->threads; i++)
+        if (c->slots[i].used && c->slots[i].thread_key == thread_key)
+            return &c->slots[i];
+    return NULL;
+}
+
+/* The index of the marked frame in frames[0..n) when the cached chain's
+ * frames beyond it (outermost first in the slot) are frames[k+1..n) in
+ * turn, and it is the thread's own; n otherwise. A frame beyond it is the
+ * cached one only at the same address, with the same code, owner and
+ * instruction: a retried walk's frames may differ from those its first
+ * walk cached in a caller's instruction alone (two paths through frames
+ * at the same addresses), and what a check found of them proves nothing
+ * of the cache. */
+static size_t marked_index(const struct jitunwind_py_chains *c, const struct ju_chain_slot *s,
+                           const struct jitunwind_py_frame *frames, size_t n)
+{
+    struct ju_chain_walk w;
+    long at;
+    size_t k, j;
+    if (!s->marker || !s->count || n == 0)
+        return n;
+    w.chains = (struct jitunwind_py_chains *)c;
+    w.slot = (struct ju_chain_slot *)s;
+    at = ju_chain_position(&w, s->marker);
+    if (at < 0 || (size_t)at >= n)
+        return n;
+    k = n - 1 - (size_t)at;
+    if (frames[k].address != s->marker || frames[k].owner != OWNED_BY_THREAD)
+        return n;
+    for (j = 0; j < (size_t)at; j++)
+        if (frames[n - 1 - j].address != s->entries[j].key.address ||
+            frames[n - 1 - j].code != s->entries[j].frame.code ||
+            frames[n - 1 - j].owner != s->entries[j].frame.owner ||
+            frames[n - 1 - j].lasti != s->entries[j].frame.lasti)
+            return n;
+    return k;
+}
+
+size_t ju_chain_marker_vouches(const struct jitunwind_py_chains *c, const struct ju_chain_slot *s,
+                               const struct jitunwind_py_frame *frames, size_t n)
+{
+    return s && s->marker_proven && !c->foreign_marks ? marked_index(c, s, frames, n) : n;
+}
+
+void ju_chain_marker_seen(struct jitunwind_py_chains *c, const struct ju_chain_slot *s,
+                          uint64_t marker, uint64_t seq)
+{
+    if (s->marker && seq == s->marker_seq && marker != s->marker)
+        c->foreign_marks = 1;
+}
+
+int ju_chain_marker_still(struct jitunwind_py_chains *c, jitunwind_pyreader *r,
+                          const struct ju_chain_slot *s)
+{
+    uint64_t marker, seq;
+    if (r->layout->ts_last_profiled_seq == JU_PY_NONE)
+        return 0; /* without a sequence, a marker back at T proves nothing */
+    if (ju_chain_read_marker(r, s->thread_key, &marker, &seq) < 0)
+        return 0;
+    ju_chain_marker_seen(c, s, marker, seq);
+    return marker == s->marker && seq == s->marker_seq && !c->foreign_marks;
+}
+
+void ju_chain_marker_prove(const struct jitunwind_py_chains *c, struct ju_chain_slot *s,
+                           const struct jitunwind_py_frame *frames, size_t n)
+{
+    if (s && !s->marker_proven && marked_index(c, s, frames, n) < n)
+        s->marker_proven = 1;
+}
+
+JITUNWIND_API size_t jitunwind_py_chains_check_span(const jitunwind_py_chains *chains,
+                                                    uint64_t thread_key,
+                                                    const struct jitunwind_py_frame *frames,
+                                                    size_t n)
+{
+    size_t k;
+    if (!chains || (!frames && n))
+        return n;
+    if (!chains->marking)
+        return n;
+    k = ju_chain_marker_vouches(chains, ju_chain_slot_of(chains, thread_key), frames, n);
+    return k < n ? k + 1 : n;
+}
