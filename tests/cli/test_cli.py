@@ -19,11 +19,12 @@ Usage: test_cli.py BUILD_DIR REPO_DIR MODE [PYTHON [ARG...]]
                 after the entry is damaged, cut short or another build's
                 (ignored, then rewritten)
   MODE debug-files  Debian's stripped python3.15 ($JITUNWIND_EXTRA_PYTHONS, JIT
-                on and off) and python3.15d, each live and on a core, with their debug root passed
-                (--debug-file-directory, JITUNWIND_DEBUG_FILE_DIRECTORY): every
-                Python frame run by an eval-loop frame (`.cold` included), uops
-                named, record's stacks from _start with and without the root,
-                another build's debug file refused with a note
+                on and off) and python3.15d, each live and on a core, with
+                their debug root passed (--debug-file-directory,
+                JITUNWIND_DEBUG_FILE_DIRECTORY): every Python frame run by an
+                eval-loop frame (`.cold` included), uops named (stack; top only
+                with the root), record's stacks from _start with and without
+                the root, another build's debug file refused with a note
   MODE debuginfod  Debian's debuginfod on 127.0.0.1 serving python3.15's debug
                 file, nothing under the debug roots: found through
                 DEBUGINFOD_URLS (into the client's cache), live and for a core
@@ -1373,6 +1374,15 @@ def mode_debug_files(build, work):
                 fail("record %s: Python frames not placed under the eval loop: %r" % (
                     what, placed[:3]))
             print("ok: record %s: %d stacks, every one from _start" % (what, len(stacks)))
+        # top: JIT lines name their uop (the debug file's tables) only with the root.
+        for extra, want in ((["--debug-file-directory", root], True),
+                            (["--debug-file-directory", ""], False)):
+            rc, out, err = run([j, "top", pid, "-d", "1"] + extra)
+            jit = [l for l in out.splitlines() if "py::jit:hot" in l]
+            if rc != 0 or not jit or any(("[uop " in l) != want for l in jit):
+                fail("top %s: exit %d, JIT lines %r" % (" ".join(extra), rc, jit))
+            print("ok: top --debug-file-directory %r: JIT lines %s uops" % (
+                extra[1], "name" if want else "name no"))
     finally:
         if os.path.exists(gate):
             os.unlink(gate)
