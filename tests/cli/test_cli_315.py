@@ -20,7 +20,8 @@ Usage: test_cli_315.py BUILD_DIR MODE
   MODE markers   record --mark-frames on python3.15 (its debug root given)
                  and python3.15d, a recursion that returns all the time: the
                  frame markers are written and stopped at, every recorded
-                 stack is one the script can have, and the interpreter moved
+                 stack is one the script can have and goes from _start with
+                 its Python frames placed, and the interpreter moved
                  the marker of frames that returned
                  (tstate->last_profiled_frame_seq, read by gdb from DWARF,
                  is no longer 0)
@@ -270,11 +271,16 @@ def mode_markers(build, work):
             impossible = sorted(s for s in shapes if not POSSIBLE.match(s))
             if impossible:
                 fail("%s: stacks the script cannot have: %r" % (label, impossible[:5]))
+            roots = {s[0] for s in stacks}
+            unplaced = [s for s in stacks if "no native frame" in " ".join(s)]
+            if roots != {"_start"} or unplaced:
+                fail("%s: roots %r, %d stacks with Python frames not placed, first %r" % (
+                    label, sorted(roots), len(unplaced), unplaced[:1]))
             seq = sequence_now(python, proc.pid, root)
             if seq == 0:
                 fail("%s: last_profiled_frame_seq is 0: the interpreter never moved a marker "
                      "(not the field the library wrote next to?)" % label)
-            print("ok: %s: %s marker stops, %s writes, %d stack shapes, all possible; "
+            print("ok: %s: %s marker stops, %s writes, %d stack shapes, all possible, from _start; "
                   "last_profiled_frame_seq %d" % (label, stats["marker stops"],
                                                   stats["marker writes"], len(shapes), seq))
         finally:
