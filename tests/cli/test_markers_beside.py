@@ -17,9 +17,10 @@ leaf spinning on path_b's lines, a stack the target never has.
 
 Every recorded stack is checked against that structure, on python3.15 with
 the JIT on and off and on python3.15d with it on, with the threads stopped
-(where the marker and its sequence alone decide what is reused) and with --nonblocking (where the chain is also read
-again to catch a torn one). Each run must have stopped at markers, and the
-other profiler must have sampled all along.
+(where the marker and its sequence alone decide what is reused) and with
+--nonblocking (where the chain is also read again to catch a torn one).
+Each run must have stopped at markers, and the other profiler must have
+sampled all along.
 
 Usage: test_markers_beside.py BUILD_DIR
 Exit 0 on success, 1 on failure, 77 to skip.

@@ -2,10 +2,11 @@
 """Exactness of the value renderer on a real interpreter.
 
 Runs corpus_target.py under each interpreter given (PATH[,PART...]: see
-values_target.command; missing ones are skipped), which prints repr() of a corpus of values and of the locals
-of two frames, then waits on stdin. Reads the live process through the
-binding, then a core of it written by gdb's gcore (read with the library's
-core reader), and checks on each:
+values_target.command; "extra" adds a PYTHON_JIT=1 run where only that turns
+the JIT on, as on 3.15; missing ones are skipped), which prints repr() of a
+corpus of values and of the locals of two frames, then waits on stdin.
+Reads the live process through the binding, then a core of it written by
+gdb's gcore (read with the library's core reader), and checks on each:
   - with default limits (depth 2, 10 items, 200 characters) every
     rendering matches Python's repr within the documented truncation: the
     text between our "..." marks appears in order, the first part as a
