@@ -10,7 +10,8 @@ Usage: test_cli_315.py BUILD_DIR MODE
                  is run by it, the part found is the one the debug file's
                  symbol names (same offset), and record's stacks go from
                  _start with the Python frames placed
-  MODE perf      -X perf_jit (a jitdump file, no perf map) with PYTHON_JIT=1, live and on a core:
+  MODE perf      -X perf_jit (a jitdump file, no perf map) with PYTHON_JIT=1, live and on a core
+                 (python3.15, and python3.15d when listed):
                  the stack goes through the trampolines, each named by its
                  Python function from the jitdump (the script makes enough
                  functions after its own for the interpreter to flush their
@@ -159,11 +160,15 @@ def mode_perf(build, work):
         return SKIP
     script = os.path.join(work, "perf.py")
     want = ["py::hot:%s" % script, "py::caller:%s" % script, "py::<module>:%s" % script]
-    for option, source in (("perf_jit", "/tmp/jit-%d.dump"), ("perf", "/tmp/perf-%d.map")):
+    runs = [(release, option) for option in ("perf_jit", "perf")]
+    if named("python3.15d"):
+        runs.append((named("python3.15d"), "perf_jit"))
+    for python, option in runs:
+        source = "/tmp/jit-%d.dump" if option == "perf_jit" else "/tmp/perf-%d.map"
         env = dict(os.environ, **JIT_ON)
-        proc, gate = start_script(release, ["-X", option], PERF_SCRIPT, work, "perf.py",
+        proc, gate = start_script(python, ["-X", option], PERF_SCRIPT, work, "perf.py",
                                   env=env)
-        label = "python3.15 -X %s PYTHON_JIT=1" % option
+        label = "%s -X %s PYTHON_JIT=1" % (os.path.basename(python), option)
         try:
             rc, doc = stack_until(label, [j, "stack", str(proc.pid), "--json"],
                                   lambda d: any(f["kind"] == "native" and f["symbol"] and
@@ -188,7 +193,7 @@ def mode_perf(build, work):
             core = "%s.%d" % (core, proc.pid)
             if not os.path.exists(core):
                 fail("%s: gcore made no core" % label)
-            rc, out, err = run([j, "stack", "--core", core, "--exe", release, "--json"])
+            rc, out, err = run([j, "stack", "--core", core, "--exe", python, "--json"])
             os.unlink(core)
             names = [n.split(" [")[0] for n in trampoline_names(json.loads(out))] if out else []
             if names != want:
