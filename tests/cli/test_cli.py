@@ -1303,12 +1303,12 @@ def has_jit_frame(doc):
 
 def mode_debug_files(build, work):
     """Debian's stripped python3.15 (JIT on and off) and python3.15d, each
-    live and on a core of it: with the debug root given (--debug-file-directory or
-    JITUNWIND_DEBUG_FILE_DIRECTORY) every Python frame is run by an eval-loop
-    frame, `.cold` part included,
-    the JIT view names uops, and record's stacks start at _start; a debug
-    file of another build under the root is refused with a note; without
-    the root record's stacks still start at _start."""
+    live and on a core of it: with the debug root given
+    (--debug-file-directory or JITUNWIND_DEBUG_FILE_DIRECTORY) every Python
+    frame is run by an eval-loop frame, `.cold` part included, the JIT view
+    names uops (top only with the root), and record's stacks start at
+    _start; a debug file of another build under the root is refused with a
+    note; without the root record's stacks still start at _start."""
     j = tool(build)
     release, debug = named("python3.15"), named("python3.15d")
     root = debug_root(release) if release else None
@@ -1427,7 +1427,7 @@ def check_debug_files_core(j, work, pid, root, label):
     print("ok: %s core: Python frames run by %s" % (label, ", ".join(sorted(symbols))))
 
 
-def check_debuginfod_core(j, work, pid, empty, env):
+def check_debuginfod_core(j, work, pid, empty, env, hexid):
     """A core of the JIT process `pid` taken in JIT code, read with `env`'s
     DEBUGINFOD_URLS and an empty client cache: the debug file fetched again,
     uops named, every Python frame run by an eval-loop frame, `.cold` part
@@ -1449,11 +1449,12 @@ def check_debuginfod_core(j, work, pid, empty, env):
         fail("debuginfod: no core of 5 was taken in JIT code: exit %d %s" % (p.returncode,
                                                                             p.stderr[-600:]))
     symbols = eval_anchored("debuginfod core", doc)
+    fetched = os.path.isfile(os.path.join(cache, hexid, "debuginfo"))
     if p.returncode != 0 or "_PyEval_EvalFrameDefault.cold" not in symbols or \
-            not uop_labels(doc) or not os.listdir(cache):
-        fail("debuginfod core: exit %d, eval symbols %r, uops %r, cache %r" % (
-            p.returncode, sorted(symbols), uop_labels(doc), os.listdir(cache)
-            if os.path.isdir(cache) else None))
+            not uop_labels(doc) or not fetched:
+        fail("debuginfod core: exit %d, eval symbols %r, uops %r, %s" % (
+            p.returncode, sorted(symbols), uop_labels(doc),
+            "fetched" if fetched else "not fetched into %s" % cache))
     print("ok: debuginfod, a core: the debug file fetched; Python frames run by %s; JIT frame "
           "at %s" % (", ".join(sorted(symbols)), uop_labels(doc)[0]))
 
@@ -1494,7 +1495,7 @@ def mode_debuginfod(build, work):
                     "fetched" if os.path.isfile(fetched) else "not fetched"))
             print("ok: debuginfod on %s: the debug file fetched into the client's cache; Python "
                   "frames run by %s; JIT frame at %s" % (url, ", ".join(sorted(symbols)), uops[0]))
-            check_debuginfod_core(j, work, proc.pid, empty, env)
+            check_debuginfod_core(j, work, proc.pid, empty, env, hexid)
             del env["DEBUGINFOD_URLS"]
             rc, doc = stack_until("without DEBUGINFOD_URLS", cmd, has_jit_frame, env=env)
             if uop_labels(doc):
