@@ -26,6 +26,11 @@ Usage: test_cli_315.py BUILD_DIR MODE
                  the marker of frames that returned
                  (tstate->last_profiled_frame_seq, read by gdb from DWARF,
                  is no longer 0)
+  MODE locals    stack --locals (and --json) on the values corpus
+                 (tests/values/corpus_target.py) under python3.15 and
+                 python3.15d, each with the JIT off and on, live and on a
+                 core: each frame's bound locals, in order, are the reprs the
+                 target printed, within the documented cut
 Exit 0 on success, 1 on failure, 77 to skip.
 """
 
@@ -41,6 +46,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "support"))
 sys.path.insert(0, HERE)
 from demo_stack import fail  # noqa: E402
 from extra_pythons import JIT_ON, debug_root, named, separate_debug_file  # noqa: E402
+from values_target import gcore, glob_match  # noqa: E402
 from test_cli import (HOT_SCRIPT, PY_LABEL, eval_anchored, has_jit_frame,  # noqa: E402
                       parse_collapsed, run, stack_until, start_script, tool)
 
@@ -295,7 +301,68 @@ def mode_markers(build, work):
     return 0
 
 
-MODES = {"stripped": mode_stripped, "perf": mode_perf, "markers": mode_markers}
+CORPUS = os.path.join(HERE, "..", "values", "corpus_target.py")
+
+
+def locals_problems(doc, data):
+    """Problems comparing each corpus frame's locals in `stack --json
+    --locals` with the reprs the target printed (within the documented cut:
+    values_target.glob_match); unbound ones are left out, as Python leaves
+    them out of f_locals."""
+    frames = [f for t in doc["threads"] for f in t["frames"] if f["kind"] == "python"]
+    problems = []
+    for want in data["frames"]:
+        got = [f for f in frames if f["function"] == want["qualname"]]
+        if not got:
+            problems.append("no frame %s" % want["qualname"])
+            continue
+        ours = [(v["name"], v["repr"]) for v in got[0].get("locals") or [] if v["repr"] is not None]
+        if [n for n, _ in ours] != [n for n, _ in want["locals"]]:
+            problems.append("%s: names %r, python %r" % (
+                want["qualname"], [n for n, _ in ours], [n for n, _ in want["locals"]]))
+            continue
+        problems += ["%s.%s: ours %s, python %s" % (want["qualname"], n, o[:200], t[:200])
+                     for (n, o), (_, t) in zip(ours, want["locals"]) if not glob_match(o, t)]
+    return problems
+
+
+def mode_locals(build, work):
+    j = tool(build)
+    pythons = [p for p in (named("python3.15"), named("python3.15d")) if p]
+    if not pythons:
+        print("SKIP: no python3.15 or python3.15d on JITUNWIND_EXTRA_PYTHONS")
+        return SKIP
+    for python in pythons:
+        root = debug_root(python) if python.endswith("3.15") else None
+        extra = ["--debug-file-directory", root] if root else []
+        for jit in (False, True):
+            env = dict(os.environ, **JIT_ON) if jit else \
+                {k: v for k, v in os.environ.items() if k != "PYTHON_JIT"}
+            label = "%s JIT %s" % (os.path.basename(python), "on" if jit else "off")
+            proc = subprocess.Popen([python, CORPUS], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, env=env)
+            try:
+                data = json.loads(proc.stdout.readline())
+                core = os.path.join(work, "corpus.core")
+                if not gcore(proc.pid, core):
+                    fail("%s: gcore failed" % label)
+                for where, cmd in (("live", [str(proc.pid)]),
+                                   ("core", ["--core", core, "--exe", python])):
+                    rc, out, err = run([j, "stack", "--json", "--locals"] + cmd + extra)
+                    problems = locals_problems(json.loads(out), data) if out else [err]
+                    if rc != 0 or problems:
+                        fail("%s %s: exit %d: %s" % (label, where, rc, "; ".join(problems[:5])))
+                    print("ok: %s %s: --locals of %s as Python's reprs" % (
+                        label, where, " and ".join(f["qualname"] for f in data["frames"])))
+                os.unlink(core)
+            finally:
+                proc.kill()
+                proc.wait()
+    return 0
+
+
+MODES = {"stripped": mode_stripped, "perf": mode_perf, "markers": mode_markers,
+         "locals": mode_locals}
 
 
 def main():
