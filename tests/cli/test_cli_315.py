@@ -256,14 +256,22 @@ def sequence_now(python, pid, root):
     return int(m.group(1))
 
 
-def mode_markers(build, work):
-    j = tool(build)
+def builds_315():
+    """(interpreter, its debug root or None) for each of python3.15 (its
+    PREFIX/lib/debug) and python3.15d (DWARF inside) that is listed; empty
+    after printing why when neither is."""
     pythons = [p for p in (named("python3.15"), named("python3.15d")) if p]
     if not pythons:
         print("SKIP: no python3.15 or python3.15d on JITUNWIND_EXTRA_PYTHONS")
+    return [(p, debug_root(p) if p.endswith("3.15") else None) for p in pythons]
+
+
+def mode_markers(build, work):
+    j = tool(build)
+    builds = builds_315()
+    if not builds:
         return SKIP
-    for python in pythons:
-        root = debug_root(python) if python.endswith("3.15") else None
+    for python, root in builds:
         extra = ["--debug-file-directory", root] if root else []
         proc, gate = start_script(python, [], MARKERS_SCRIPT, work, "markers.py")
         label = "%s record --mark-frames" % os.path.basename(python)
@@ -328,12 +336,10 @@ def locals_problems(doc, data):
 
 def mode_locals(build, work):
     j = tool(build)
-    pythons = [p for p in (named("python3.15"), named("python3.15d")) if p]
-    if not pythons:
-        print("SKIP: no python3.15 or python3.15d on JITUNWIND_EXTRA_PYTHONS")
+    builds = builds_315()
+    if not builds:
         return SKIP
-    for python in pythons:
-        root = debug_root(python) if python.endswith("3.15") else None
+    for python, root in builds:
         extra = ["--debug-file-directory", root] if root else []
         for jit in (False, True):
             env = dict(os.environ, **JIT_ON) if jit else \
