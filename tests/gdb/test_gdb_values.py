@@ -16,8 +16,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
 from extra_pythons import gdb_args  # noqa: E402
-from values_target import (BUILTIN_CALL, BUILTIN_SLEEP, GC_STOP, Checker, Target, gcore,  # noqa: E402
-                           label_of, run_all)
+from values_target import (BUILTIN_CALL, BUILTIN_SLEEP, GC_STOP, Checker,  # noqa: E402
+                           Target, gcore, label_of, run_all)
 
 failures = []
 
