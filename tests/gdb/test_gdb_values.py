@@ -120,7 +120,7 @@ def check_gc_header(repo, env, spec, label):
 
 def main():
     build, repo, specs = sys.argv[1], sys.argv[2], sys.argv[3:]
-    return run_all(specs, lambda spec: run(build, repo, spec), failures)
+    return run_all(specs, lambda spec: run(build, repo, spec), failures, jit_too=True)
 
 
 if __name__ == "__main__":

@@ -120,7 +120,7 @@ def main():
     if LLDB is None:
         print("SKIP: " + MISSING)
         return SKIP
-    return run_all(specs, lambda spec: run(build, repo, spec), failures)
+    return run_all(specs, lambda spec: run(build, repo, spec), failures, jit_too=True)
 
 
 if __name__ == "__main__":

@@ -128,10 +128,11 @@ def check_locals(lines, expected):
 SKIP = 77
 
 
-def interpreters(specs):
-    """The interpreter specs to run ("extra": $JITUNWIND_EXTRA_PYTHONS, each
-    again with its JIT on where only the environment turns it on, as on
-    3.15), or None with the reason printed when there is nothing to run."""
+def interpreters(specs, jit_too=False):
+    """The interpreter specs to run ("extra": $JITUNWIND_EXTRA_PYTHONS; with
+    `jit_too` each again with its JIT on where only the environment turns it
+    on, as on 3.15), or None with the reason printed when there is nothing
+    to run."""
     if specs == ["extra"]:
         specs = extra_pythons()
         if not specs:
@@ -140,7 +141,7 @@ def interpreters(specs):
         specs = present_pythons(specs)  # a named build that is missing fails
         return [s for p in specs for s in
                 ([p, p + "," + ",".join("%s=%s" % kv for kv in JIT_ON.items())]
-                 if not jit_enabled(p) and jit_available(p) else [p])]
+                 if jit_too and not jit_enabled(p) and jit_available(p) else [p])]
     present = []
     for spec in specs:
         if os.access(spec.split(",")[0], os.X_OK):
@@ -153,9 +154,10 @@ def interpreters(specs):
     return present
 
 
-def run_all(specs, run, failures):
-    """Run `run(spec)` for each interpreter; the exit status (77: skipped)."""
-    present = interpreters(specs)
+def run_all(specs, run, failures, jit_too=False):
+    """Run `run(spec)` for each interpreter (interpreters(specs, jit_too));
+    the exit status (77: skipped)."""
+    present = interpreters(specs, jit_too)
     if present is None:
         return SKIP
     for spec in present:

@@ -141,7 +141,7 @@ def run(spec):
 
 
 def main():
-    return run_all(sys.argv[1:], run, failures)
+    return run_all(sys.argv[1:], run, failures, jit_too=True)
 
 
 if __name__ == "__main__":
