@@ -19,14 +19,16 @@ Usage: test_cli.py BUILD_DIR REPO_DIR MODE [PYTHON [ARG...]]
                 after the entry is damaged, cut short or another build's
                 (ignored, then rewritten)
   MODE debug-files  Debian's stripped python3.15 ($JITUNWIND_EXTRA_PYTHONS, JIT
-                on, live and a core, and off) and python3.15d with their debug root passed
-                (--debug-file-directory, JITUNWIND_DEBUG_FILE_DIRECTORY): every
-                Python frame run by an eval-loop frame (`.cold` included), uops
-                named, record's stacks from _start with and without the root,
-                another build's debug file refused with a note
+                on and off) and python3.15d, each live and on a core, with
+                their debug root passed (--debug-file-directory,
+                JITUNWIND_DEBUG_FILE_DIRECTORY): every Python frame run by an
+                eval-loop frame (`.cold` included), uops named (stack; top only
+                with the root), record's stacks from _start with and without
+                the root, another build's debug file refused with a note
   MODE debuginfod  Debian's debuginfod on 127.0.0.1 serving python3.15's debug
                 file, nothing under the debug roots: found through
-                DEBUGINFOD_URLS (into the client's cache), not without it
+                DEBUGINFOD_URLS (into the client's cache), live and for a core
+                of the JIT process, not without it
   MODE chains   record on a 100-deep recursion with a hot leaf: the same stacks
                 with the frame-chain cache as without, fewer reads per sample
 Exit 0 on success, 1 on failure, 77 to skip.
@@ -265,13 +267,18 @@ import os, sys, threading, time
 gate = sys.argv[1]
 ready = threading.Barrier(9)
 release, releaser = os.pipe()
+arrived = []
 
 
 def make(i):
     # Blocked in C (os.read), never in a Python helper: a sample must find
-    # worker_N innermost whenever it is taken.
+    # worker_N innermost whenever it is taken. Leaving the barrier takes a
+    # thread a while (it must take the condition's lock again), so the main
+    # thread waits until each has said it is out (list.append: a C call,
+    # worker_N stays innermost).
     def spin():
         ready.wait()
+        arrived.append(i)
         os.read(release, 1)
     name = "worker_%d" % i
     spin.__code__ = spin.__code__.replace(co_name=name, co_qualname=name)
@@ -288,6 +295,8 @@ threads = [threading.Thread(target=recurse, args=(20, make(i))) for i in range(8
 for t in threads:
     t.start()
 ready.wait()
+while len(arrived) < len(threads):
+    time.sleep(0.001)
 open(gate + ".ready", "w").close()
 while os.path.exists(gate):
     time.sleep(0.01)
@@ -1293,13 +1302,13 @@ def has_jit_frame(doc):
 
 
 def mode_debug_files(build, work):
-    """Debian's stripped python3.15 (JIT on, live and a core of it; JIT off)
-    and python3.15d: with the debug root given (--debug-file-directory or
-    JITUNWIND_DEBUG_FILE_DIRECTORY) every Python frame is run by an eval-loop
-    frame, `.cold` part included,
-    the JIT view names uops, and record's stacks start at _start; a debug
-    file of another build under the root is refused with a note; without
-    the root record's stacks still start at _start."""
+    """Debian's stripped python3.15 (JIT on and off) and python3.15d, each
+    live and on a core of it: with the debug root given
+    (--debug-file-directory or JITUNWIND_DEBUG_FILE_DIRECTORY) every Python
+    frame is run by an eval-loop frame, `.cold` part included, the JIT view
+    names uops (top only with the root), and record's stacks start at
+    _start; a debug file of another build under the root is refused with a
+    note; without the root record's stacks still start at _start."""
     j = tool(build)
     release, debug = named("python3.15"), named("python3.15d")
     root = debug_root(release) if release else None
@@ -1365,6 +1374,15 @@ def mode_debug_files(build, work):
                 fail("record %s: Python frames not placed under the eval loop: %r" % (
                     what, placed[:3]))
             print("ok: record %s: %d stacks, every one from _start" % (what, len(stacks)))
+        # top: JIT lines name their uop (the debug file's tables) only with the root.
+        for extra, want in ((["--debug-file-directory", root], True),
+                            (["--debug-file-directory", ""], False)):
+            rc, out, err = run([j, "top", pid, "-d", "1"] + extra)
+            jit = [l for l in out.splitlines() if "py::jit:hot" in l]
+            if rc != 0 or not jit or any(("[uop " in l) != want for l in jit):
+                fail("top %s: exit %d, JIT lines %r" % (" ".join(extra), rc, jit))
+            print("ok: top --debug-file-directory %r: JIT lines %s uops" % (
+                extra[1], "name" if want else "name no"))
     finally:
         if os.path.exists(gate):
             os.unlink(gate)
@@ -1383,6 +1401,7 @@ def mode_debug_files(build, work):
             if rc != 0:
                 fail("%s: exit %d" % (label, rc))
             print("ok: %s: Python frames run by %s" % (label, ", ".join(sorted(symbols))))
+            check_debug_files_core(j, work, proc.pid, root, label)
         finally:
             if os.path.exists(gate):
                 os.unlink(gate)
@@ -1390,12 +1409,62 @@ def mode_debug_files(build, work):
     return 0
 
 
+def check_debug_files_core(j, work, pid, root, label):
+    """A core of the running `pid` read with the debug root given: every
+    Python frame run by an eval-loop frame, the thread whole."""
+    core = os.path.join(work, "py315.core")
+    if not gcore(pid, core):
+        fail("%s: gcore failed" % label)
+    try:
+        rc, out, err = run([j, "stack", "--core", core, "--json", "--debug-file-directory", root])
+    finally:
+        os.unlink(core)
+    doc = json.loads(out) if out else None
+    if rc != 0 or not doc or not any(f["kind"] == "python" for t in doc["threads"]
+                                     for f in t["frames"]):
+        fail("%s core: exit %d, no Python frame: %s" % (label, rc, err[-600:]))
+    symbols = eval_anchored(label + " core", doc)
+    print("ok: %s core: Python frames run by %s" % (label, ", ".join(sorted(symbols))))
+
+
+def check_debuginfod_core(j, work, pid, empty, env, hexid):
+    """A core of the JIT process `pid` taken in JIT code, read with `env`'s
+    DEBUGINFOD_URLS and an empty client cache: the debug file fetched again,
+    uops named, every Python frame run by an eval-loop frame, `.cold` part
+    included."""
+    core = os.path.join(work, "debuginfod.core")
+    cache = os.path.join(work, "core-client-cache")
+    env = dict(env, DEBUGINFOD_CACHE_PATH=cache)
+    for _ in range(5):
+        if not gcore(pid, core):
+            fail("debuginfod: gcore failed")
+        p = subprocess.run([j, "stack", "--core", core, "--json", "--debug-file-directory",
+                            empty], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=120, env=env)
+        os.unlink(core)
+        doc = json.loads(p.stdout) if p.stdout else None
+        if doc and has_jit_frame(doc):
+            break
+    else:
+        fail("debuginfod: no core of 5 was taken in JIT code: exit %d %s" % (p.returncode,
+                                                                            p.stderr[-600:]))
+    symbols = eval_anchored("debuginfod core", doc)
+    fetched = os.path.isfile(os.path.join(cache, hexid, "debuginfo"))
+    if p.returncode != 0 or "_PyEval_EvalFrameDefault.cold" not in symbols or \
+            not uop_labels(doc) or not fetched:
+        fail("debuginfod core: exit %d, eval symbols %r, uops %r, %s" % (
+            p.returncode, sorted(symbols), uop_labels(doc),
+            "fetched" if fetched else "not fetched into %s" % cache))
+    print("ok: debuginfod, a core: the debug file fetched; Python frames run by %s; JIT frame "
+          "at %s" % (", ".join(sorted(symbols)), uop_labels(doc)[0]))
+
+
 def mode_debuginfod(build, work):
     """A real debuginfod on 127.0.0.1 serving Debian's python3.15 debug file
     (and nothing under the debug roots): with DEBUGINFOD_URLS the CLI gets
     the file through libdebuginfod (into DEBUGINFOD_CACHE_PATH) and every
-    Python frame of the JIT process is run by an eval-loop frame, uops named;
-    without the variable it has no debug file."""
+    Python frame of the JIT process is run by an eval-loop frame, uops named,
+    live and on a core of it; without the variable it has no debug file."""
     j = tool(build)
     release = named("python3.15")
     root = debug_root(release) if release else None
@@ -1426,6 +1495,7 @@ def mode_debuginfod(build, work):
                     "fetched" if os.path.isfile(fetched) else "not fetched"))
             print("ok: debuginfod on %s: the debug file fetched into the client's cache; Python "
                   "frames run by %s; JIT frame at %s" % (url, ", ".join(sorted(symbols)), uops[0]))
+            check_debuginfod_core(j, work, proc.pid, empty, env, hexid)
             del env["DEBUGINFOD_URLS"]
             rc, doc = stack_until("without DEBUGINFOD_URLS", cmd, has_jit_frame, env=env)
             if uop_labels(doc):

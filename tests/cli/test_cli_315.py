@@ -10,7 +10,8 @@ Usage: test_cli_315.py BUILD_DIR MODE
                  is run by it, the part found is the one the debug file's
                  symbol names (same offset), and record's stacks go from
                  _start with the Python frames placed
-  MODE perf      -X perf_jit (a jitdump file, no perf map) with PYTHON_JIT=1, live and on a core:
+  MODE perf      -X perf_jit (a jitdump file, no perf map) with PYTHON_JIT=1, live and on a core
+                 (python3.15, and python3.15d when listed):
                  the stack goes through the trampolines, each named by its
                  Python function from the jitdump (the script makes enough
                  functions after its own for the interpreter to flush their
@@ -20,10 +21,16 @@ Usage: test_cli_315.py BUILD_DIR MODE
   MODE markers   record --mark-frames on python3.15 (its debug root given)
                  and python3.15d, a recursion that returns all the time: the
                  frame markers are written and stopped at, every recorded
-                 stack is one the script can have, and the interpreter moved
+                 stack is one the script can have and goes from _start with
+                 its Python frames placed, and the interpreter moved
                  the marker of frames that returned
                  (tstate->last_profiled_frame_seq, read by gdb from DWARF,
                  is no longer 0)
+  MODE locals    stack --locals (and --json) on the values corpus
+                 (tests/values/corpus_target.py) under python3.15 and
+                 python3.15d, each with the JIT off and on, live and on a
+                 core: each frame's bound locals, in order, are the reprs the
+                 target printed, within the documented cut
 Exit 0 on success, 1 on failure, 77 to skip.
 """
 
@@ -39,6 +46,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "support"))
 sys.path.insert(0, HERE)
 from demo_stack import fail  # noqa: E402
 from extra_pythons import JIT_ON, debug_root, named, separate_debug_file  # noqa: E402
+from values_target import gcore, glob_match  # noqa: E402
 from test_cli import (HOT_SCRIPT, PY_LABEL, eval_anchored, has_jit_frame,  # noqa: E402
                       parse_collapsed, run, stack_until, start_script, tool)
 
@@ -158,11 +166,15 @@ def mode_perf(build, work):
         return SKIP
     script = os.path.join(work, "perf.py")
     want = ["py::hot:%s" % script, "py::caller:%s" % script, "py::<module>:%s" % script]
-    for option, source in (("perf_jit", "/tmp/jit-%d.dump"), ("perf", "/tmp/perf-%d.map")):
+    runs = [(release, option) for option in ("perf_jit", "perf")]
+    if named("python3.15d"):
+        runs.append((named("python3.15d"), "perf_jit"))
+    for python, option in runs:
+        source = "/tmp/jit-%d.dump" if option == "perf_jit" else "/tmp/perf-%d.map"
         env = dict(os.environ, **JIT_ON)
-        proc, gate = start_script(release, ["-X", option], PERF_SCRIPT, work, "perf.py",
+        proc, gate = start_script(python, ["-X", option], PERF_SCRIPT, work, "perf.py",
                                   env=env)
-        label = "python3.15 -X %s PYTHON_JIT=1" % option
+        label = "%s -X %s PYTHON_JIT=1" % (os.path.basename(python), option)
         try:
             rc, doc = stack_until(label, [j, "stack", str(proc.pid), "--json"],
                                   lambda d: any(f["kind"] == "native" and f["symbol"] and
@@ -187,7 +199,7 @@ def mode_perf(build, work):
             core = "%s.%d" % (core, proc.pid)
             if not os.path.exists(core):
                 fail("%s: gcore made no core" % label)
-            rc, out, err = run([j, "stack", "--core", core, "--exe", release, "--json"])
+            rc, out, err = run([j, "stack", "--core", core, "--exe", python, "--json"])
             os.unlink(core)
             names = [n.split(" [")[0] for n in trampoline_names(json.loads(out))] if out else []
             if names != want:
@@ -244,14 +256,22 @@ def sequence_now(python, pid, root):
     return int(m.group(1))
 
 
-def mode_markers(build, work):
-    j = tool(build)
+def builds_315():
+    """(interpreter, its debug root or None) for each of python3.15 (its
+    PREFIX/lib/debug) and python3.15d (DWARF inside) that is listed; empty
+    after printing why when neither is."""
     pythons = [p for p in (named("python3.15"), named("python3.15d")) if p]
     if not pythons:
         print("SKIP: no python3.15 or python3.15d on JITUNWIND_EXTRA_PYTHONS")
+    return [(p, debug_root(p) if p.endswith("3.15") else None) for p in pythons]
+
+
+def mode_markers(build, work):
+    j = tool(build)
+    builds = builds_315()
+    if not builds:
         return SKIP
-    for python in pythons:
-        root = debug_root(python) if python.endswith("3.15") else None
+    for python, root in builds:
         extra = ["--debug-file-directory", root] if root else []
         proc, gate = start_script(python, [], MARKERS_SCRIPT, work, "markers.py")
         label = "%s record --mark-frames" % os.path.basename(python)
@@ -270,11 +290,16 @@ def mode_markers(build, work):
             impossible = sorted(s for s in shapes if not POSSIBLE.match(s))
             if impossible:
                 fail("%s: stacks the script cannot have: %r" % (label, impossible[:5]))
+            roots = {s[0] for s in stacks}
+            unplaced = [s for s in stacks if "no native frame" in " ".join(s)]
+            if roots != {"_start"} or unplaced:
+                fail("%s: roots %r, %d stacks with Python frames not placed, first %r" % (
+                    label, sorted(roots), len(unplaced), unplaced[:1]))
             seq = sequence_now(python, proc.pid, root)
             if seq == 0:
                 fail("%s: last_profiled_frame_seq is 0: the interpreter never moved a marker "
                      "(not the field the library wrote next to?)" % label)
-            print("ok: %s: %s marker stops, %s writes, %d stack shapes, all possible; "
+            print("ok: %s: %s marker stops, %s writes, %d stack shapes, all possible, from _start; "
                   "last_profiled_frame_seq %d" % (label, stats["marker stops"],
                                                   stats["marker writes"], len(shapes), seq))
         finally:
@@ -284,7 +309,66 @@ def mode_markers(build, work):
     return 0
 
 
-MODES = {"stripped": mode_stripped, "perf": mode_perf, "markers": mode_markers}
+CORPUS = os.path.join(HERE, "..", "values", "corpus_target.py")
+
+
+def locals_problems(doc, data):
+    """Problems comparing each corpus frame's locals in `stack --json
+    --locals` with the reprs the target printed (within the documented cut:
+    values_target.glob_match); unbound ones are left out, as Python leaves
+    them out of f_locals."""
+    frames = [f for t in doc["threads"] for f in t["frames"] if f["kind"] == "python"]
+    problems = []
+    for want in data["frames"]:
+        got = [f for f in frames if f["function"] == want["qualname"]]
+        if not got:
+            problems.append("no frame %s" % want["qualname"])
+            continue
+        ours = [(v["name"], v["repr"]) for v in got[0].get("locals") or [] if v["repr"] is not None]
+        if [n for n, _ in ours] != [n for n, _ in want["locals"]]:
+            problems.append("%s: names %r, python %r" % (
+                want["qualname"], [n for n, _ in ours], [n for n, _ in want["locals"]]))
+            continue
+        problems += ["%s.%s: ours %s, python %s" % (want["qualname"], n, o[:200], t[:200])
+                     for (n, o), (_, t) in zip(ours, want["locals"]) if not glob_match(o, t)]
+    return problems
+
+
+def mode_locals(build, work):
+    j = tool(build)
+    builds = builds_315()
+    if not builds:
+        return SKIP
+    for python, root in builds:
+        extra = ["--debug-file-directory", root] if root else []
+        for jit in (False, True):
+            env = dict(os.environ, **JIT_ON) if jit else \
+                {k: v for k, v in os.environ.items() if k != "PYTHON_JIT"}
+            label = "%s JIT %s" % (os.path.basename(python), "on" if jit else "off")
+            proc = subprocess.Popen([python, CORPUS], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, env=env)
+            try:
+                data = json.loads(proc.stdout.readline())
+                core = os.path.join(work, "corpus.core")
+                if not gcore(proc.pid, core):
+                    fail("%s: gcore failed" % label)
+                for where, cmd in (("live", [str(proc.pid)]),
+                                   ("core", ["--core", core, "--exe", python])):
+                    rc, out, err = run([j, "stack", "--json", "--locals"] + cmd + extra)
+                    problems = locals_problems(json.loads(out), data) if out else [err]
+                    if rc != 0 or problems:
+                        fail("%s %s: exit %d: %s" % (label, where, rc, "; ".join(problems[:5])))
+                    print("ok: %s %s: --locals of %s as Python's reprs" % (
+                        label, where, " and ".join(f["qualname"] for f in data["frames"])))
+                os.unlink(core)
+            finally:
+                proc.kill()
+                proc.wait()
+    return 0
+
+
+MODES = {"stripped": mode_stripped, "perf": mode_perf, "markers": mode_markers,
+         "locals": mode_locals}
 
 
 def main():

@@ -4,9 +4,10 @@ its debug roots (gdb's debug-file-directory an empty folder, gdb's own
 debuginfod client off), a real debuginfod on 127.0.0.1 serving the debug
 file: with DEBUGINFOD_URLS the plugin's library fetches it, so JIT frames
 are named by function and uop (the JIT view's tables are local symbols of
-the debug file) and the Python frames are under the eval loop; without the
-variable no uop is named, and the Python frames are still under the eval
-loop (its `.cold` part found from the code).
+the debug file) and the Python frames are under the eval loop, live and on
+a core of the running process; without the variable no uop is named, and
+the Python frames are still under the eval loop (its `.cold` part found
+from the code).
 
 Usage: test_gdb_debuginfod.py BUILD_DIR REPO_DIR
 Exit 77 when $JITUNWIND_EXTRA_PYTHONS names no python3.15 with
@@ -16,8 +17,10 @@ PREFIX/lib/debug, or debuginfod is not installed.
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
@@ -26,9 +29,42 @@ from demo_stack import fail  # noqa: E402
 from extra_pythons import NO_PYTHON315_DEBUG, python315_with_debug  # noqa: E402
 from test_gdb_debug_files import STOPS, stops  # noqa: E402
 from test_gdb_jitview_real import TIMER_SCRIPT  # noqa: E402
+from test_gdb_real import run_gdb, section, sections  # noqa: E402
+from values_target import gcore  # noqa: E402
 
 SKIP = 77
 UOP = r"py::jit:spin \[uop \d+/\d+ \w+\] \(%s:\d+\)"
+
+
+def check_core(repo, env, python, script, empty, work):
+    """gdb on a core of the JIT process, taken while it runs its loop, with
+    `env`'s DEBUGINFOD_URLS and an empty client cache: the plugin's library
+    fetches the debug file again, so `bt` names the JIT frame by function
+    and uop and `mixed-bt` puts the Python frame under the eval loop."""
+    core = os.path.join(work, "spin.core")
+    for _ in range(5):
+        proc = subprocess.Popen([python, script], env=env)
+        try:
+            time.sleep(1)  # past the warm-up: the loop runs as JIT code
+            if not gcore(proc.pid, core):
+                fail("gcore of the JIT process failed")
+        finally:
+            proc.kill()
+            proc.wait()
+        out = run_gdb(repo, env, sections([("bt", "bt"), ("mixed", "mixed-bt")]),
+                      ["-iex", "set debug-file-directory %s" % empty, python, core])
+        os.unlink(core)
+        if "py::jit:" in section(out, "bt"):
+            break
+    else:
+        fail("no core of 5 was taken in JIT code:\n%s" % out[-3000:])
+    bt, mixed = section(out, "bt"), section(out, "mixed")
+    if not re.search(UOP % re.escape(script), bt) or "no native frame" in mixed or \
+            not re.search(r"\n\s+\[py\] spin at ", mixed):
+        fail("a core with DEBUGINFOD_URLS: the JIT frame not named by uop, or the Python "
+             "frames not under the eval loop:\n%s\n%s" % (bt[-3000:], mixed[-3000:]))
+    print("ok: a core with DEBUGINFOD_URLS: the debug file fetched again, the JIT frame "
+          "named `py::jit:spin [uop ...]`, the Python frame under the eval loop")
 
 
 def main():
@@ -70,6 +106,10 @@ def main():
             print("ok: DEBUGINFOD_URLS=%s: the debug file fetched; %d of %d stops in JIT code, "
                   "each frame named `py::jit:spin [uop ...]`, Python frames under the eval loop"
                   % (url, in_jit, STOPS))
+            shutil.rmtree(cache)
+            check_core(repo, dict(env, DEBUGINFOD_URLS=url), python, script, empty, work)
+            if not os.path.isfile(os.path.join(cache, hexid, "debuginfo")):
+                fail("for the core: the debug file is not in the client's cache %s" % cache)
             shutil.rmtree(cache)
             out, seen = stops(repo, env, python, script, empty)
             if any(re.search(UOP % re.escape(script), bt) for bt, _ in seen):

@@ -16,7 +16,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
 from extra_pythons import gdb_args  # noqa: E402
-from values_target import BUILTIN_CALL, BUILTIN_SLEEP, GC_STOP, Checker, Target, gcore, run_all  # noqa: E402
+from values_target import (BUILTIN_CALL, BUILTIN_SLEEP, GC_STOP, Checker,  # noqa: E402
+                           Target, gcore, label_of, run_all)
 
 failures = []
 
@@ -80,7 +81,7 @@ def run(build, repo, spec):
                                                           "libjitunwind.so"))
     target = Target(spec)
     python = spec.split(",")[0]
-    label = os.path.basename(python) + (" -X perf" if "perf" in spec else "")
+    label = label_of(spec)
     try:
         sections, raw = gdb(repo, env, COMMANDS, ["-p", str(target.pid)], python)
         check(label + " live", sections, target, raw, "perf" in spec)
@@ -119,7 +120,7 @@ def check_gc_header(repo, env, spec, label):
 
 def main():
     build, repo, specs = sys.argv[1], sys.argv[2], sys.argv[3:]
-    return run_all(specs, lambda spec: run(build, repo, spec), failures)
+    return run_all(specs, lambda spec: run(build, repo, spec), failures, jit_too=True)
 
 
 if __name__ == "__main__":

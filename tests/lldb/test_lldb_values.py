@@ -19,7 +19,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "support"))
 sys.path.insert(0, HERE)
 from extra_pythons import lldb_args  # noqa: E402
 from lldb_under_test import LLDB, MISSING, without_stop_reports  # noqa: E402
-from values_target import BUILTIN_CALL, BUILTIN_SLEEP, SKIP, Checker, Target, gcore, run_all  # noqa: E402
+from values_target import (BUILTIN_CALL, BUILTIN_SLEEP, SKIP, Checker, Target, gcore,  # noqa: E402
+                           label_of, run_all)
 
 failures = []
 
@@ -80,7 +81,7 @@ def run(build, repo, spec):
     target = Target(spec)
     perf = "perf" in spec
     python = os.path.realpath(spec.split(",")[0])
-    label = "lldb " + os.path.basename(python) + (" -X perf" if perf else "")
+    label = "lldb " + label_of(spec)
     try:
         sections, raw = lldb(repo, env, ["-p", str(target.pid)], python)
         check(label + " live", sections, target, raw, perf)
@@ -119,7 +120,7 @@ def main():
     if LLDB is None:
         print("SKIP: " + MISSING)
         return SKIP
-    return run_all(specs, lambda spec: run(build, repo, spec), failures)
+    return run_all(specs, lambda spec: run(build, repo, spec), failures, jit_too=True)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import os
 import re
 import subprocess
 
-from extra_pythons import WHY_NONE, extra_pythons
+from extra_pythons import JIT_ON, WHY_NONE, extra_pythons, jit_available, jit_enabled
 from extra_pythons import present as present_pythons
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -22,15 +22,34 @@ TRUNCATED = "...(truncated)"
 DEFAULT_REPR = re.compile(r"<[\w.]+ object at 0x[0-9a-f]+>$")
 
 
+# An interpreter spec's environment entries: NAME=VALUE among its parts.
+_ENV_PART = re.compile(r"^[A-Z_][A-Z0-9_]*=")
+
+
+def command(spec):
+    """(argv, environment) of an interpreter spec PYTHON[,PART...]: a part
+    NAME=VALUE (PYTHON_JIT=1) goes into the environment, the others are
+    arguments."""
+    python, *parts = spec.split(",")
+    env = dict(os.environ, **dict(p.split("=", 1) for p in parts if _ENV_PART.match(p)))
+    return [python] + [p for p in parts if not _ENV_PART.match(p)], env
+
+
+def label_of(spec):
+    """A spec's short name: the interpreter's file name and its parts."""
+    python, *parts = spec.split(",")
+    return " ".join([os.path.basename(python)] + parts)
+
+
 class Target:
     """The corpus target, waiting on its stdin; `data` is what it printed."""
 
     def __init__(self, python_spec, script=CORPUS):
         """`script` other than the corpus: one that prints a line when it is
         about to stop (`data` is then that line)."""
-        python, *extra = python_spec.split(",")
-        self.proc = subprocess.Popen([python] + extra + [script], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE)
+        argv, env = command(python_spec)
+        self.proc = subprocess.Popen(argv + [script], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, env=env)
         line = self.proc.stdout.readline()
         self.data = json.loads(line) if script == CORPUS else line
         self.pid = self.proc.pid
@@ -109,15 +128,20 @@ def check_locals(lines, expected):
 SKIP = 77
 
 
-def interpreters(specs):
-    """The interpreter specs to run ("extra": $JITUNWIND_EXTRA_PYTHONS), or
-    None with the reason printed when there is nothing to run."""
+def interpreters(specs, jit_too=False):
+    """The interpreter specs to run ("extra": $JITUNWIND_EXTRA_PYTHONS; with
+    `jit_too` each again with its JIT on where only the environment turns it
+    on, as on 3.15), or None with the reason printed when there is nothing
+    to run."""
     if specs == ["extra"]:
         specs = extra_pythons()
         if not specs:
             print("SKIP: " + WHY_NONE)
             return None
-        return present_pythons(specs)  # a named build that is missing fails
+        specs = present_pythons(specs)  # a named build that is missing fails
+        return [s for p in specs for s in
+                ([p, p + "," + ",".join("%s=%s" % kv for kv in JIT_ON.items())]
+                 if jit_too and not jit_enabled(p) and jit_available(p) else [p])]
     present = []
     for spec in specs:
         if os.access(spec.split(",")[0], os.X_OK):
@@ -130,9 +154,10 @@ def interpreters(specs):
     return present
 
 
-def run_all(specs, run, failures):
-    """Run `run(spec)` for each interpreter; the exit status (77: skipped)."""
-    present = interpreters(specs)
+def run_all(specs, run, failures, jit_too=False):
+    """Run `run(spec)` for each interpreter (interpreters(specs, jit_too));
+    the exit status (77: skipped)."""
+    present = interpreters(specs, jit_too)
     if present is None:
         return SKIP
     for spec in present:

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Exactness of the value renderer on a real interpreter.
 
-Runs corpus_target.py under each interpreter given (paths; missing ones
-are skipped), which prints repr() of a corpus of values and of the locals
-of two frames, then waits on stdin. Reads the live process through the
-binding, then a core of it written by gdb's gcore (read with the library's
-core reader), and checks on each:
+Runs corpus_target.py under each interpreter given (PATH[,PART...]: see
+values_target.command; "extra" adds a PYTHON_JIT=1 run where only that turns
+the JIT on, as on 3.15; missing ones are skipped), which prints repr() of a
+corpus of values and of the locals of two frames, then waits on stdin.
+Reads the live process through the binding, then a core of it written by
+gdb's gcore (read with the library's core reader), and checks on each:
   - with default limits (depth 2, 10 items, 200 characters) every
     rendering matches Python's repr within the documented truncation: the
     text between our "..." marks appears in order, the first part as a
@@ -29,7 +30,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "support"))
 
 import jitunwind  # noqa: E402
 from extra_pythons import debug_root  # noqa: E402
-from values_target import gcore, glob_match, run_all  # noqa: E402
+from values_target import command, gcore, glob_match, label_of, run_all  # noqa: E402
 from jitunwind import values  # noqa: E402
 
 BIG = dict(max_depth=16, max_items=1 << 20, max_chars=1 << 20, size=1 << 20)
@@ -111,18 +112,19 @@ def check_reader(reader, version_hex, data, pid, tag):
         tag, len(data["ids"]), len(data["frames"]), report.checked))
 
 
-def run(python, extra_args):
+def run(spec):
+    argv, env = command(spec)
     # A distribution layout's stripped interpreter: its DWARF (the value
     # layout where there is no value table) under PREFIX/lib/debug.
-    jitunwind.set_debug_file_directories(debug_root(python))
-    proc = subprocess.Popen([python] + extra_args + [os.path.join(HERE, "corpus_target.py")],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    jitunwind.set_debug_file_directories(debug_root(argv[0]))
+    proc = subprocess.Popen(argv + [os.path.join(HERE, "corpus_target.py")],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     try:
         data = json.loads(proc.stdout.readline())
         loc = jitunwind.locate_live(proc.pid)
         mem = jitunwind.ProcessMemory(proc.pid)
         reader = jitunwind.PyReader(mem, loc.runtime_addr, loc.version_hex, loc.module)
-        tag = "%s %s" % (os.path.basename(python), reader.layout_name)
+        tag = "%s %s" % (label_of(spec), reader.layout_name)
         check_reader(reader, loc.version_hex, data, proc.pid, tag + " live")
         with tempfile.TemporaryDirectory() as tmp:
             core = os.path.join(tmp, "core")
@@ -139,12 +141,7 @@ def run(python, extra_args):
 
 
 def main():
-    return run_all(sys.argv[1:], lambda spec: run(*_split(spec)), failures)
-
-
-def _split(spec):
-    python, *extra = spec.split(",")
-    return python, extra
+    return run_all(sys.argv[1:], run, failures, jit_too=True)
 
 
 if __name__ == "__main__":
