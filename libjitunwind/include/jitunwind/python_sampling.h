@@ -129,12 +129,12 @@ struct jitunwind_py_chain_stats {
     uint64_t marker_checks;  /* checks (jitunwind_pyreader_frames_unchanged) that
                               * stopped at the marked frame */
 };
-/* How many of the N frames a walk of THREAD_KEY's chain gave (innermost
- * first) jitunwind_pyreader_frames_unchanged will read to check them: N,
- * or fewer when the thread's frame marker vouches for the frames beyond
- * the marked one (a caller that reads the memory beforehand reads only
- * those frames, and the thread state with the marker). N when CHAINS is
- * NULL or FRAMES is NULL. */
+/* Returns how many of the N frames at FRAMES a walk of THREAD_KEY's chain
+ * gave (innermost first) jitunwind_pyreader_frames_unchanged will read to
+ * check them: N, or fewer when the thread's frame marker in CHAINS vouches
+ * for the frames beyond the marked one (a caller that reads the memory
+ * beforehand reads only those frames, and the thread state with the
+ * marker). N when CHAINS is NULL or FRAMES is NULL. */
 JITUNWIND_API size_t jitunwind_py_chains_check_span(const jitunwind_py_chains *chains,
                                                     uint64_t thread_key,
                                                     const struct jitunwind_py_frame *frames,
