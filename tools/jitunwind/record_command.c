@@ -20,6 +20,12 @@
  * threads (about 1.4 KiB a frame: 11 MiB). */
 #define CHAIN_THREADS 32u
 #define CHAIN_FRAMES 256u
+/* --nonblocking asks whether the process is still the one sampled (not
+ * exited, not exec'ed) at most this often, and holds the stacks read since
+ * the last answer until the next (profile_pending): a stack is counted only
+ * once a check made after its reads found the process there. */
+#define GONE_CHECK_SECONDS 0.001
+#define GONE_CHECK_STACKS 256u
 
 struct sampler {
     const struct cli_options *opt;
@@ -51,6 +57,10 @@ struct sampler {
     uint64_t pass;              /* --perf: readings of the rings */
     struct cli_py_listing py_listing; /* --perf: t's Python thread states */
     uint64_t after_end;         /* --perf --all: samples read after -d's end, left out */
+    struct profile_pending pending; /* --nonblocking: stacks not yet vouched for */
+    double checked_at;          /* --nonblocking: when the process was last found there */
+    uint64_t gone_checks;       /* --nonblocking: those checks */
+    uint64_t left_out_at_end;   /* --nonblocking: passes read after the last good check */
 };
 
 static double now(void)
@@ -138,8 +148,36 @@ static void record_stack(struct sampler *sm, const struct cli_stack *s, uint32_t
         if (unplaced(s, &s->items[i]) &&
             (id = python_id(sm, &s->py[s->items[i].index])) != UINT32_MAX)
             sm->ids[depth++] = id;
-    if (depth)
+    if (!depth)
+        return;
+    if (!sm->opt->nonblocking)
         profile_add_for(&sm->prof, thread, sm->ids, depth);
+    else if (profile_pending_add(&sm->pending, thread, sm->ids, depth) < 0)
+        sm->errors++;
+}
+
+/* --nonblocking: is the process still the one sampled? The stacks held
+ * were all read before this check: counted when it is, forgotten (with
+ * their passes) when it exited or exec'ed since the last check, as what
+ * they read may be another program's, or another process's that took the
+ * PID. 0, or CLI_GONE_*. */
+static int vouch(struct sampler *sm, double t)
+{
+    sm->gone_checks++;
+    sm->checked_at = t;
+    if ((sm->gone = cli_target_gone(&sm->t)) != 0) {
+        sm->left_out_at_end += sm->pending.passes;
+        profile_pending_drop(&sm->pending, &sm->prof);
+        return sm->gone;
+    }
+    profile_pending_commit(&sm->pending, &sm->prof);
+    return 0;
+}
+
+static int vouch_due(const struct sampler *sm, double t)
+{
+    return t - sm->checked_at >= GONE_CHECK_SECONDS ||
+           sm->pending.stacks >= GONE_CHECK_STACKS;
 }
 
 /* The profile's entry for OS thread `tid`, named (`name`, or its comm) when
@@ -522,8 +560,10 @@ static void stats(struct sampler *sm)
                 (unsigned long long)sm->pass, (unsigned long long)sm->py_listing.listings,
                 (unsigned long long)sm->py_listing.memo.reused);
     if (sm->opt->nonblocking)
-        fprintf(stderr, "frames being pushed left out: %llu\ntorn chains: %llu\n",
-                (unsigned long long)sm->pushed_left_out, (unsigned long long)sm->torn);
+        fprintf(stderr, "frames being pushed left out: %llu\ntorn chains: %llu\n"
+                        "exit and exec checks: %llu\n",
+                (unsigned long long)sm->pushed_left_out, (unsigned long long)sm->torn,
+                (unsigned long long)sm->gone_checks);
     if (sm->opt->mark_frames)
         fprintf(stderr, "marker stops: %llu\nmarker frames unread: %llu\nmarker misses: %llu\n"
                         "marker writes: %llu\nmarker checks: %llu\n",
@@ -657,6 +697,7 @@ int cli_record_command(const struct cli_options *opt)
     sm->opt = opt;
     cli_install_signal_handlers();
     profile_init(&sm->prof, opt->hz);
+    profile_mark(&sm->prof, &sm->pending.mark);
     sm->t.pidfd = sm->t.memfd = -1;
     if (opt->all) {
         static const struct cli_perf_hooks hooks = {
@@ -740,13 +781,17 @@ opened:
         struct timespec ts;
         if (sm->deadline > 0 && t >= sm->deadline)
             break;
-        if (!opt->all && (sm->gone = cli_target_gone(&sm->t)) != 0)
+        if (opt->nonblocking) {
+            if (vouch_due(sm, t) && vouch(sm, t))
+                break;
+        } else if (!opt->all && (sm->gone = cli_target_gone(&sm->t)) != 0)
             break;
         if (opt->perf) {
             sample_perf(sm, t);
             goto shown;
         }
         sm->prof.samples++;
+        sm->pending.passes += opt->nonblocking;
         if (!opt->no_cache) {
             jitunwind_pyreader_cache_next_sample(sm->t.py);
             if (opt->nonblocking) /* sample_mixed forgets before each thread itself */
@@ -781,6 +826,8 @@ opened:
         ts.tv_nsec = (long)((next - (double)ts.tv_sec) * 1e9);
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
     }
+    if (opt->nonblocking && !sm->gone)
+        vouch(sm, now());
     sm->prof.seconds = now() - start;
     if (top && code == CLI_OK)
         show_top(sm, sm->prof.seconds);
@@ -792,6 +839,10 @@ opened:
     if (sm->gone)
         fprintf(stderr, "jitunwind: process %d %s; the profile holds what was sampled\n",
                 sm->t.pid, sm->gone == CLI_GONE_EXECED ? "executed another program" : "exited");
+    if (sm->left_out_at_end)
+        fprintf(stderr, "jitunwind: %llu sampling passes read after the last check that found "
+                        "process %d there left out\n",
+                (unsigned long long)sm->left_out_at_end, sm->t.pid);
     if (opt->stats)
         stats(sm);
     if (top ? code != CLI_OK || cli_output_check(stdout, "the output") != CLI_OK
@@ -810,6 +861,7 @@ done:
     if (sm->vdso_path[0])
         unlink(sm->vdso_path);
     profile_free(&sm->prof);
+    profile_pending_free(&sm->pending);
     cli_range_watch_free(&sm->watch);
     jitunwind_py_chains_free(sm->t.chains);
     cli_target_close(&sm->t);
