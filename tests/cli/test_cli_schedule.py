@@ -8,10 +8,11 @@
            and exec checks" are at most about one a millisecond of the run
            while the passes are many more; every stack is still whole.
   catchup  woken late, it takes the passes it owes back to back: the
-           recorder stopped (SIGSTOP) for 10 ms ten times in a 2 s run at
-           1 kHz still takes at least CATCH_UP_SHARE of the 2,000 passes
-           (dropping them loses at least 5%); stopped once for 0.5 s, it
-           takes only the last 20 ms of the passes owed, not all 500.
+           recorder stopped (SIGSTOP) for 40 ms ten times in a 2 s run at
+           1 kHz still takes at least CATCH_UP_SHARE of the 2,000 passes,
+           less those owed for longer than CATCH_UP_SECONDS (dropping them
+           loses a fifth); stopped once for 0.5 s, it takes only the last
+           CATCH_UP_SECONDS of the passes owed, not all 500.
 
 Usage: test_cli_schedule.py BUILD_DIR checks|catchup
 Exit 0 on success, 1 on failure, 77 to skip.
@@ -34,8 +35,8 @@ SKIP = 77
 PYTHON = "/usr/bin/python3.11"
 DEPTH = 100
 SECONDS = 2.0
-CATCH_UP_SHARE = 0.97
-CATCH_UP_SECONDS = 0.02  # record_command.c's bound
+CATCH_UP_SHARE = 0.88
+CATCH_UP_SECONDS = 0.1  # record_command.c's bound
 
 TARGET = r'''
 import sys
@@ -91,11 +92,11 @@ def mode_checks(j, pid):
 
 def stopped_run(j, pid, stops, length):
     """A 1 kHz record of SECONDS stopped `stops` times for `length` s:
-    (passes, seconds it was stopped)."""
+    (passes, seconds it was stopped, of them seconds past the bound)."""
     rec = subprocess.Popen([j, "record", str(pid), "--nonblocking", "-F", "1000", "-d",
                             str(SECONDS), "--stats"], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
-    stopped = 0.0
+    stopped = past = 0.0
     time.sleep(0.3)
     for _ in range(stops):
         t0 = time.monotonic()
@@ -103,21 +104,24 @@ def stopped_run(j, pid, stops, length):
         time.sleep(length)
         rec.send_signal(signal.SIGCONT)
         stopped += time.monotonic() - t0
+        past += max(0.0, time.monotonic() - t0 - CATCH_UP_SECONDS)
         time.sleep(0.08)
     out, err = rec.communicate(timeout=60)
     if rec.returncode != 0:
         fail("record -F 1000 exited %d: %s" % (rec.returncode, err))
     check_stacks(out, "-F 1000 stopped")
-    return stat(err, "samples"), stopped
+    return stat(err, "samples"), stopped, past
 
 
 def mode_catchup(j, pid):
-    passes, stopped = stopped_run(j, pid, 10, 0.01)
-    if passes < CATCH_UP_SHARE * 1000 * SECONDS:
-        fail("stopped 10 times for 10 ms (%.3f s in all): %d passes of the %d asked"
-             % (stopped, passes, 1000 * SECONDS))
-    print("ok: stopped 10 times for 10 ms: %d passes of the %d asked" % (passes, 1000 * SECONDS))
-    passes, stopped = stopped_run(j, pid, 1, 0.5)
+    passes, stopped, past = stopped_run(j, pid, 10, 0.04)
+    least = CATCH_UP_SHARE * 1000 * (SECONDS - past)
+    if passes < least:
+        fail("stopped 10 times for 40 ms (%.3f s in all, %.3f s past the bound): %d passes, "
+             "fewer than %d" % (stopped, past, passes, least))
+    print("ok: stopped 10 times for 40 ms (%.3f s in all): %d passes of the %d asked (at least "
+          "%d)" % (stopped, passes, 1000 * SECONDS, least))
+    passes, stopped, _ = stopped_run(j, pid, 1, 0.5)
     most = 1000 * (SECONDS - stopped + CATCH_UP_SECONDS) + 40
     if passes > most:
         fail("stopped once for %.3f s: %d passes, more than the %d not owed for longer than "

@@ -26,6 +26,10 @@
  * once a check made after its reads found the process there. */
 #define GONE_CHECK_SECONDS 0.001
 #define GONE_CHECK_STACKS 256u
+/* --nonblocking keeps its schedule: woken late, it takes the passes it
+ * owes back to back, those of at most the last CATCH_UP_SECONDS (older
+ * ones are missed). A pass counts as achieved only once taken. */
+#define CATCH_UP_SECONDS 0.1
 
 struct sampler {
     const struct cli_options *opt;
@@ -819,8 +823,14 @@ opened:
         }
         next += period;
         if ((behind = next <= t) != 0) {
-            next = t; /* behind: no burst to catch up, the achieved rate says so */
-            continue; /* and no sleep: the next sample is due now */
+            /* Behind: the next sample is due now, no sleep. Blocking
+             * sampling stops the threads at every sample: no burst of
+             * stops to catch up, the achieved rate says so. */
+            if (!opt->nonblocking)
+                next = t;
+            else if (t - next > CATCH_UP_SECONDS)
+                next = t - CATCH_UP_SECONDS;
+            continue;
         }
         ts.tv_sec = (time_t)next;
         ts.tv_nsec = (long)((next - (double)ts.tv_sec) * 1e9);
