@@ -127,6 +127,33 @@ void profile_pending_commit(struct profile_pending *q, struct profile *p);
 void profile_pending_drop(struct profile_pending *q, struct profile *p);
 void profile_pending_free(struct profile_pending *q);
 
+/* Each thread's last stack's outermost ids, kept under the frame-marker
+ * proof that vouched for those frames (jitunwind_py_chains_check_proof):
+ * while the same proof vouches for them, they are the same frames, and
+ * their ids are taken from here instead of being looked up again. */
+#define PROFILE_TAILS 32u
+struct profile_tails {
+    struct profile_tail {
+        uint64_t key, proof; /* the thread's key; 0: empty */
+        size_t beyond;       /* ids held, root first */
+        uint32_t *ids;
+        size_t cap;
+        uint64_t used;       /* the clock at the last put */
+    } slot[PROFILE_TAILS];
+    uint64_t clock;
+    uint64_t reused;         /* ids taken from here */
+};
+/* The `beyond` ids (root first) kept for `key` under `proof`, or NULL. */
+const uint32_t *profile_tail_get(const struct profile_tails *t, uint64_t key, uint64_t proof,
+                                 size_t beyond);
+/* Keep ids[0..beyond) (root first) for `key` under `proof` (nonzero),
+ * in its slot or the least recently used one. */
+void profile_tail_put(struct profile_tails *t, uint64_t key, uint64_t proof, const uint32_t *ids,
+                      size_t beyond);
+/* Forget every tail (their ids may be gone: profile_rollback). */
+void profile_tails_clear(struct profile_tails *t);
+void profile_tails_free(struct profile_tails *t);
+
 /* One thread's count of one stack (profile_by_thread). */
 struct profile_part {
     uint32_t thread;   /* index into profile.threads; UINT32_MAX: no thread */

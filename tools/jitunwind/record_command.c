@@ -65,6 +65,7 @@ struct sampler {
     double checked_at;          /* --nonblocking: when the process was last found there */
     uint64_t gone_checks;       /* --nonblocking: those checks */
     uint64_t left_out_at_end;   /* --nonblocking: passes read after the last good check */
+    struct profile_tails tails; /* --nonblocking --mark-frames: ids the marker vouches for */
 };
 
 static double now(void)
@@ -107,6 +108,18 @@ static int unplaced(const struct cli_stack *s, const struct jitunwind_mixed_item
 {
     return s->n_native && it->kind == JITUNWIND_MIXED_PYTHON &&
            it->anchor == JITUNWIND_MIXED_NO_ANCHOR;
+}
+
+/* A stack's ids (sm->ids[0..depth), root first) into the profile; with
+ * --nonblocking held until the process is vouched for (vouch). */
+static void keep_stack(struct sampler *sm, uint32_t thread, uint32_t depth)
+{
+    if (!depth)
+        return;
+    if (!sm->opt->nonblocking)
+        profile_add_for(&sm->prof, thread, sm->ids, depth);
+    else if (profile_pending_add(&sm->pending, thread, sm->ids, depth) < 0)
+        sm->errors++;
 }
 
 /* One thread's stack into the profile, root first. The eval loop's own
@@ -152,12 +165,44 @@ static void record_stack(struct sampler *sm, const struct cli_stack *s, uint32_t
         if (unplaced(s, &s->items[i]) &&
             (id = python_id(sm, &s->py[s->items[i].index])) != UINT32_MAX)
             sm->ids[depth++] = id;
-    if (!depth)
-        return;
-    if (!sm->opt->nonblocking)
-        profile_add_for(&sm->prof, thread, sm->ids, depth);
-    else if (profile_pending_add(&sm->pending, thread, sm->ids, depth) < 0)
-        sm->errors++;
+    keep_stack(sm, thread, depth);
+}
+
+/* --nonblocking: a thread's Python frames (innermost first) into the
+ * profile, root first. The outermost `beyond` of them are the frames the
+ * check's marker proof `proof` vouched for (0: none): while the same proof
+ * vouches for them they are the same frames as at the thread's last
+ * stack, whose ids are taken again (profile_tails) instead of being looked
+ * up by their names. */
+static void record_python(struct sampler *sm, const struct cli_stack *s, uint32_t thread,
+                          uint64_t key, uint64_t proof, size_t beyond)
+{
+    const uint32_t *tail = proof ? profile_tail_get(&sm->tails, key, proof, beyond) : NULL;
+    size_t i = s->n_py;
+    uint32_t depth = 0, id;
+    int reused = 0;
+    if (s->n_py + 1 > sm->ids_cap) {
+        uint32_t *ids = realloc(sm->ids, (s->n_py + 1) * sizeof *ids);
+        if (!ids) {
+            sm->errors++;
+            return;
+        }
+        sm->ids = ids;
+        sm->ids_cap = s->n_py + 1;
+    }
+    if (tail && beyond <= s->n_py) {
+        memcpy(sm->ids, tail, beyond * sizeof *tail);
+        depth = (uint32_t)beyond;
+        i -= beyond;
+        sm->tails.reused += beyond;
+        reused = 1;
+    }
+    while (i-- > 0)
+        if ((id = python_id(sm, &s->py[i])) != UINT32_MAX)
+            sm->ids[depth++] = id;
+    if (proof && !reused && depth == s->n_py && beyond <= depth)
+        profile_tail_put(&sm->tails, key, proof, sm->ids, beyond);
+    keep_stack(sm, thread, depth);
 }
 
 /* --nonblocking: is the process still the one sampled? The stacks held
@@ -172,6 +217,7 @@ static int vouch(struct sampler *sm, double t)
     if ((sm->gone = cli_target_gone(&sm->t)) != 0) {
         sm->left_out_at_end += sm->pending.passes;
         profile_pending_drop(&sm->pending, &sm->prof);
+        profile_tails_clear(&sm->tails); /* their ids may be gone with the frames */
         return sm->gone;
     }
     profile_pending_commit(&sm->pending, &sm->prof);
@@ -255,7 +301,8 @@ static void sample_python(struct sampler *sm, int behind)
             last = i;
     for (i = 0; i < n; i++) {
         struct cli_stack *s = sm->s;
-        size_t got = 0;
+        size_t got = 0, beyond = 0;
+        uint64_t proof;
         int torn;
         if (!sampled_python(sm, &pts[i]))
             continue;
@@ -281,9 +328,9 @@ static void sample_python(struct sampler *sm, int behind)
         s->n_py = got;
         drop_frame_being_pushed(sm, s);
         s->n_native = 0;
-        jitunwind_mix(NULL, 0, s->py, s->n_py, s->items, CLI_MAX_NATIVE + s->py_cap,
-                      &s->n_items);
-        record_stack(sm, s, sampled_thread(sm, (int)pts[i].native_thread_id, NULL), UINT32_MAX);
+        proof = jitunwind_py_chains_check_proof(sm->t.chains, pts[i].tstate, &beyond);
+        record_python(sm, s, sampled_thread(sm, (int)pts[i].native_thread_id, NULL),
+                      pts[i].tstate, proof, beyond);
     }
 }
 
@@ -570,10 +617,11 @@ static void stats(struct sampler *sm)
                 (unsigned long long)sm->gone_checks);
     if (sm->opt->mark_frames)
         fprintf(stderr, "marker stops: %llu\nmarker frames unread: %llu\nmarker misses: %llu\n"
-                        "marker writes: %llu\nmarker checks: %llu\n",
+                        "marker writes: %llu\nmarker checks: %llu\n"
+                        "frame ids the marker vouched for: %llu\n",
                 (unsigned long long)ch.marker_stops, (unsigned long long)ch.marker_frames,
                 (unsigned long long)ch.marker_misses, (unsigned long long)ch.marker_writes,
-                (unsigned long long)ch.marker_checks);
+                (unsigned long long)ch.marker_checks, (unsigned long long)sm->tails.reused);
 }
 
 /* record --threads: the merged formats with a root frame per thread. */
@@ -872,6 +920,7 @@ done:
         unlink(sm->vdso_path);
     profile_free(&sm->prof);
     profile_pending_free(&sm->pending);
+    profile_tails_free(&sm->tails);
     cli_range_watch_free(&sm->watch);
     jitunwind_py_chains_free(sm->t.chains);
     cli_target_close(&sm->t);
