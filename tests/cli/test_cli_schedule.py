@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""`record --nonblocking`'s schedule, on a thread 100 Python frames deep
-(Debian's python3.11):
+"""`record --nonblocking`'s schedule, on cli.read_batch's target (a thread
+100 Python frames deep, Debian's python3.11):
 
   checks   whether the process is still the one sampled (not exited, not
            exec'ed) is asked at most every millisecond, not at every pass:
@@ -27,30 +27,17 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "support"))
+sys.path.insert(0, HERE)
 from demo_stack import end_target, fail  # noqa: E402
 from ready_target import built_tool, start_ready  # noqa: E402
+from test_cli_read_batch import PYTHON, TARGET, whole_recursion  # noqa: E402
 
 SKIP = 77
-PYTHON = "/usr/bin/python3.11"
-DEPTH = 100
 SECONDS = 2.0
 CATCH_UP_SHARE = 0.88
 CATCH_UP_SECONDS = 0.1  # record_command.c's bound
-
-TARGET = r'''
-import sys
-def spin():
-    x = 0
-    while True:
-        x = (x + 1) & 0xffff
-def recurse(n):
-    if n == 0:
-        return spin()
-    return recurse(n - 1)
-open(sys.argv[1], "w").close()
-recurse(%d)
-''' % (DEPTH - 1)
 
 
 def stat(err, name):
@@ -58,14 +45,6 @@ def stat(err, name):
     if not m:
         fail("no %r line in --stats: %s" % (name, err[-2000:]))
     return int(m.group(1))
-
-
-def check_stacks(out, what):
-    for line in out.splitlines():
-        frames = line.rpartition(" ")[0].split(";")
-        if sum(f.startswith("recurse (") for f in frames) != DEPTH or \
-                not frames[-1].startswith("spin ("):
-            fail("%s: a stack off the recursion: %s" % (what, line[-300:]))
 
 
 def mode_checks(j, pid):
@@ -77,7 +56,7 @@ def mode_checks(j, pid):
     if r.returncode != 0:
         fail("record -F 1000000 exited %d: %s" % (r.returncode, r.stderr))
     samples, checks = stat(r.stderr, "samples"), stat(r.stderr, "exit and exec checks")
-    check_stacks(r.stdout, "-F 1000000")
+    whole_recursion(r.stdout, "-F 1000000")
     if checks > 1000 * wall + 10:
         fail("%d exit and exec checks in %.2f s (%d passes): more than one a millisecond"
              % (checks, wall, samples))
@@ -109,7 +88,7 @@ def stopped_run(j, pid, stops, length):
     out, err = rec.communicate(timeout=60)
     if rec.returncode != 0:
         fail("record -F 1000 exited %d: %s" % (rec.returncode, err))
-    check_stacks(out, "-F 1000 stopped")
+    whole_recursion(out, "-F 1000 stopped")
     return stat(err, "samples"), stopped, past
 
 

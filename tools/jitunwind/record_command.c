@@ -110,6 +110,22 @@ static int unplaced(const struct cli_stack *s, const struct jitunwind_mixed_item
            it->anchor == JITUNWIND_MIXED_NO_ANCHOR;
 }
 
+/* Room for n ids in sm->ids: 0, or -1 (counted as an error) when out of
+ * memory. */
+static int ids_room(struct sampler *sm, size_t n)
+{
+    uint32_t *ids;
+    if (n <= sm->ids_cap)
+        return 0;
+    if (!(ids = realloc(sm->ids, n * sizeof *ids))) {
+        sm->errors++;
+        return -1;
+    }
+    sm->ids = ids;
+    sm->ids_cap = n;
+    return 0;
+}
+
 /* A stack's ids (sm->ids[0..depth), root first) into the profile; with
  * --nonblocking held until the process is vouched for (vouch). */
 static void keep_stack(struct sampler *sm, uint32_t thread, uint32_t depth)
@@ -130,15 +146,8 @@ static void record_stack(struct sampler *sm, const struct cli_stack *s, uint32_t
 {
     uint32_t depth = 0, id;
     size_t i, n_unplaced = 0;
-    if (s->n_items + 2 > sm->ids_cap) { /* the items, the root and the unplaced label */
-        uint32_t *ids = realloc(sm->ids, (s->n_items + 2) * sizeof *ids);
-        if (!ids) {
-            sm->errors++;
-            return;
-        }
-        sm->ids = ids;
-        sm->ids_cap = s->n_items + 2;
-    }
+    if (ids_room(sm, s->n_items + 2) < 0) /* the items, the root and the unplaced label */
+        return;
     if (root != UINT32_MAX)
         sm->ids[depth++] = root;
     for (i = s->n_items; i-- > 0;) {
@@ -181,15 +190,8 @@ static void record_python(struct sampler *sm, const struct cli_stack *s, uint32_
     size_t i = s->n_py;
     uint32_t depth = 0, id;
     int reused = 0;
-    if (s->n_py + 1 > sm->ids_cap) {
-        uint32_t *ids = realloc(sm->ids, (s->n_py + 1) * sizeof *ids);
-        if (!ids) {
-            sm->errors++;
-            return;
-        }
-        sm->ids = ids;
-        sm->ids_cap = s->n_py + 1;
-    }
+    if (ids_room(sm, s->n_py + 1) < 0)
+        return;
     if (tail && beyond <= s->n_py) {
         memcpy(sm->ids, tail, beyond * sizeof *tail);
         depth = (uint32_t)beyond;
