@@ -41,9 +41,9 @@ like-for-like row.
 
 Every sampler keeps every thread's stack at each pass (jitunwind --idle,
 Tachyon -a in its default wall mode, py-spy --idle): without it jitunwind
-keeps only the thread holding the GIL. The samplers differ when behind:
-Tachyon never moves its schedule, so it takes the passes it owes back to
-back; jitunwind drops them (no burst). py-spy is run from PATH,
+keeps only the thread holding the GIL. When woken late, both take the
+passes they owe back to back: Tachyon all of them, jitunwind those of the
+last 0.1 s (older ones are missed). py-spy is run from PATH,
 BUILD_DIR/peers-venv or BUILD_DIR/lldb-venv when present; it is never
 downloaded here: when absent the table says so. --repeat N runs every
 sampler N times in turn at each rate (A/B back to back on a shared

@@ -61,6 +61,16 @@ recurse(%d)
 ''' % (DEPTH - 1)
 
 
+def whole_recursion(collapsed, what):
+    """Every stack of TARGET's in `collapsed` (record's default output) is
+    DEPTH `recurse` frames under `spin`."""
+    for line in collapsed.splitlines():
+        frames = line.rpartition(" ")[0].split(";")
+        if sum(f.startswith("recurse (") for f in frames) != DEPTH or \
+                not frames[-1].startswith("spin ("):
+            fail("%s: a stack off the recursion: %s" % (what, line[-300:]))
+
+
 def check_rate(j, pid, rate, max_reads, max_bytes):
     r = subprocess.run([j, "record", str(pid), "--nonblocking", "-F", rate, "-d", "1.5",
                         "--stats"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -76,11 +86,7 @@ def check_rate(j, pid, rate, max_reads, max_bytes):
     if not m:
         fail("no count of bytes read in --stats: %s" % r.stderr)
     copied = int(m.group(1))
-    for line in r.stdout.splitlines():
-        frames = line.rpartition(" ")[0].split(";")
-        if sum(f.startswith("recurse (") for f in frames) != DEPTH or \
-                not frames[-1].startswith("spin ("):
-            fail("-F %s: a stack off the recursion: %s" % (rate, line[-300:]))
+    whole_recursion(r.stdout, "-F %s" % rate)
     if not samples or reads / samples > max_reads:
         fail("-F %s: %d read calls in %d samples: more than %s a sample" % (
             rate, reads, samples, max_reads))

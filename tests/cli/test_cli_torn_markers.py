@@ -8,8 +8,12 @@ bottom of some of its calls (the top frame then unchanged from one sample
 to the next, the checks stopping at the marker) and returns and calls
 down again at once in others (the marker moved, whole checks). Of the
 stacks recorded, at a rate kept with sleeps and at one no run keeps, no
-more may be impossible than cli.torn allows, torn chains are counted, and
-checks must have stopped at the marker. Then cli.torn_lines' target, whose
+more may be impossible than cli.torn allows, torn chains are counted,
+checks must have stopped at the marker, and the profile must have taken
+the ids of the frames beyond the marked one from the thread's last stack
+while the same proof vouched for them (--stats' "frame ids the marker
+vouched for"): a stale id kept there would show as an impossible stack.
+Then cli.torn_lines' target, whose
 two paths share every frame address and code and differ only in the line
 of their outermost caller: a check that trusted a marker whose frame was
 popped would pair a cached outer line with the other path's leaf.
@@ -61,8 +65,12 @@ def check_marked(j, pid, work, mode):
     seen.verdict(extra + ["-F", str(hz)])
     if not totals.get("marker checks"):
         fail("record --mark-frames -F %d: no check stopped at the marker: %s" % (hz, totals))
-    print("ok: -F %d: %d checks stopped at the marker, %d torn chains" % (
-        hz, totals["marker checks"], totals["torn chains"]))
+    if not totals.get("frame ids the marker vouched for"):
+        fail("record --mark-frames -F %d: no frame id was taken from the last stack under the "
+             "marker's proof: %s" % (hz, totals))
+    print("ok: -F %d: %d checks stopped at the marker, %d frame ids taken under its proof, %d "
+          "torn chains" % (hz, totals["marker checks"], totals["frame ids the marker vouched for"],
+                           totals["torn chains"]))
 
 
 def main():

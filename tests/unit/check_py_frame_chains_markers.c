@@ -501,6 +501,44 @@ START_TEST(a_new_marker_is_proven_again)
 }
 END_TEST
 
+/* A check that stops at the marker names the proof it stopped under
+ * (jitunwind_py_chains_check_proof) and the frames beyond the marked one:
+ * the same number while the marked frame lives, 0 after a check that did
+ * not stop there, a new number once another marker is proven. */
+START_TEST(a_check_names_its_proof)
+{
+    uint64_t first, deeper;
+    size_t beyond = 7;
+    marked_target();
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1); /* whole: it proves the marker */
+    ck_assert_uint_eq(jitunwind_py_chains_check_proof(K, TS, &beyond), 0);
+    ck_assert_uint_eq(beyond, 0);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1);
+    first = jitunwind_py_chains_check_proof(K, TS, &beyond);
+    ck_assert_uint_ne(first, 0);
+    ck_assert_uint_eq(beyond, DEPTH - 1);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1);
+    ck_assert_uint_eq(jitunwind_py_chains_check_proof(K, TS, NULL), first);
+    /* A call on top, marked, then proven by a whole check. */
+    deeper = pyi_frame(&P, CODE_OTHER, FRAME[0], 0, 0, 0);
+    sample(deeper, DEPTH + 1);
+    ck_assert_int_eq(check(deeper, DEPTH + 1), 1);
+    ck_assert_uint_eq(jitunwind_py_chains_check_proof(K, TS, NULL), 0);
+    ck_assert_int_eq(check(deeper, DEPTH + 1), 1);
+    ck_assert_uint_ne(jitunwind_py_chains_check_proof(K, TS, &beyond), 0);
+    ck_assert_uint_ne(jitunwind_py_chains_check_proof(K, TS, NULL), first);
+    ck_assert_uint_eq(beyond, DEPTH);
+    /* It returns: the check is whole again, under no proof. */
+    pop_marked(FRAME[0]);
+    sample(FRAME[0], DEPTH);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1);
+    ck_assert_uint_eq(jitunwind_py_chains_check_proof(K, TS, &beyond), 0);
+    ck_assert_uint_eq(beyond, 0);
+    ck_assert_uint_eq(jitunwind_py_chains_check_proof(NULL, TS, NULL), 0);
+    teardown();
+}
+END_TEST
+
 /* A walk made again without the cache (a retried one) found a caller at
  * another instruction than the cached chain holds, every address and code
  * object the same (two paths through the same frames): its check finds
@@ -577,6 +615,7 @@ int main(void)
                                  every_listed_thread_state_gets_its_marker_whatever_their_order,
                                  marking_again_with_no_threads_forgets_the_old_list,
                                  a_check_stops_at_a_proven_marker, a_new_marker_is_proven_again,
+                                 a_check_names_its_proof,
                                  a_check_of_other_frames_proves_nothing,
                                  another_writer_turns_the_check_stop_off,
                                  a_marked_generator_frame_vouches_for_nothing));

@@ -270,3 +270,47 @@ void profile_function_label(const struct profile_frame *f, char *buf, size_t len
     else
         snprintf(buf, len, "%s", name);
 }
+
+void profile_mark(const struct profile *p, struct profile_mark *m)
+{
+    m->n_frames = p->n_frames;
+    m->n_threads = p->n_threads;
+}
+
+/* Re-insert ids [0, n) into a hash table of `count` slots. */
+static void rehash(uint32_t *slots, size_t count, size_t n,
+                   uint64_t (*key)(const struct profile *, uint32_t), const struct profile *p)
+{
+    size_t i, at;
+    memset(slots, 0, count * sizeof *slots);
+    for (i = 0; i < n; i++) {
+        at = key(p, (uint32_t)i) & (count - 1);
+        while (slots[at])
+            at = (at + 1) & (count - 1);
+        slots[at] = (uint32_t)(i + 1);
+    }
+}
+
+void profile_rollback(struct profile *p, const struct profile_mark *m)
+{
+    size_t i;
+    if (m->n_frames < p->n_frames) {
+        for (i = m->n_frames; i < p->n_frames; i++) {
+            free(p->frames[i].name);
+            free(p->frames[i].file);
+        }
+        p->n_frames = m->n_frames;
+        rehash(p->frame_slots, p->frame_slot_count, p->n_frames, frame_key, p);
+        for (i = 0; i < PROFILE_HINTS; i++)
+            if (p->hints[i].id_plus_1 > p->n_frames)
+                p->hints[i].id_plus_1 = 0;
+    }
+    if (m->n_threads < p->n_threads) {
+        for (i = m->n_threads; i < p->n_threads; i++) {
+            p->n_runs -= p->threads[i].n_runs;
+            free(p->threads[i].runs);
+        }
+        p->n_threads = m->n_threads;
+        rehash(p->thread_slots, p->thread_slot_count, p->n_threads, thread_key, p);
+    }
+}

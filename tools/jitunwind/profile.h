@@ -95,6 +95,65 @@ uint32_t profile_thread(struct profile *p, int tid, const char *name);
 /* Count one more of the stack `ids` (root first), and append it to thread
  * `thread`'s time order (none when `thread` is not one of p->threads). */
 int profile_add_for(struct profile *p, uint32_t thread, const uint32_t *ids, uint32_t depth);
+/* What the profile holds at a moment (profile_mark), for profile_rollback
+ * to forget the frames and threads added since. */
+struct profile_mark {
+    size_t n_frames, n_threads;
+};
+void profile_mark(const struct profile *p, struct profile_mark *m);
+/* Forget the frames and threads added since `m` (no stack counted since
+ * may name them: see struct profile_pending). */
+void profile_rollback(struct profile *p, const struct profile_mark *m);
+
+/* Stacks held back until the process they were read from is known to be
+ * still the one sampled (record --nonblocking checks that only every so
+ * often): each thread's stack as profile_add_for takes it, in the order
+ * taken, with the profile as it was before the first of them. */
+struct profile_pending {
+    uint32_t *words;   /* per stack: thread, depth, then depth frame ids */
+    size_t n_words, cap_words;
+    size_t stacks;     /* stacks held */
+    uint64_t passes;   /* sampling passes they came from */
+    struct profile_mark mark;
+};
+/* Hold one stack (profile_add_for's arguments); -1 when out of memory. */
+int profile_pending_add(struct profile_pending *q, uint32_t thread, const uint32_t *ids,
+                        uint32_t depth);
+/* Count the stacks held into the profile, in order, and start again. */
+void profile_pending_commit(struct profile_pending *q, struct profile *p);
+/* Forget the stacks held, and the frames and threads interned since the
+ * last commit (they may be another program's); their passes leave
+ * p->samples. */
+void profile_pending_drop(struct profile_pending *q, struct profile *p);
+void profile_pending_free(struct profile_pending *q);
+
+/* Each thread's last stack's outermost ids, kept under the frame-marker
+ * proof that vouched for those frames (jitunwind_py_chains_check_proof):
+ * while the same proof vouches for them, they are the same frames, and
+ * their ids are taken from here instead of being looked up again. */
+#define PROFILE_TAILS 32u
+struct profile_tails {
+    struct profile_tail {
+        uint64_t key, proof; /* the thread's key; 0: empty */
+        size_t beyond;       /* ids held, root first */
+        uint32_t *ids;
+        size_t cap;
+        uint64_t used;       /* the clock at the last put */
+    } slot[PROFILE_TAILS];
+    uint64_t clock;
+    uint64_t reused;         /* ids taken from here */
+};
+/* The `beyond` ids (root first) kept for `key` under `proof`, or NULL. */
+const uint32_t *profile_tail_get(const struct profile_tails *t, uint64_t key, uint64_t proof,
+                                 size_t beyond);
+/* Keep ids[0..beyond) (root first) for `key` under `proof` (nonzero),
+ * in its slot or the least recently used one. */
+void profile_tail_put(struct profile_tails *t, uint64_t key, uint64_t proof, const uint32_t *ids,
+                      size_t beyond);
+/* Forget every tail (their ids may be gone: profile_rollback). */
+void profile_tails_clear(struct profile_tails *t);
+void profile_tails_free(struct profile_tails *t);
+
 /* One thread's count of one stack (profile_by_thread). */
 struct profile_part {
     uint32_t thread;   /* index into profile.threads; UINT32_MAX: no thread */

@@ -20,6 +20,16 @@
  * threads (about 1.4 KiB a frame: 11 MiB). */
 #define CHAIN_THREADS 32u
 #define CHAIN_FRAMES 256u
+/* --nonblocking asks whether the process is still the one sampled (not
+ * exited, not exec'ed) at most this often, and holds the stacks read since
+ * the last answer until the next (profile_pending): a stack is counted only
+ * once a check made after its reads found the process there. */
+#define GONE_CHECK_SECONDS 0.001
+#define GONE_CHECK_STACKS 256u
+/* --nonblocking keeps its schedule: woken late, it takes the passes it
+ * owes back to back, those of at most the last CATCH_UP_SECONDS (older
+ * ones are missed). A pass counts as achieved only once taken. */
+#define CATCH_UP_SECONDS 0.1
 
 struct sampler {
     const struct cli_options *opt;
@@ -51,6 +61,11 @@ struct sampler {
     uint64_t pass;              /* --perf: readings of the rings */
     struct cli_py_listing py_listing; /* --perf: t's Python thread states */
     uint64_t after_end;         /* --perf --all: samples read after -d's end, left out */
+    struct profile_pending pending; /* --nonblocking: stacks not yet vouched for */
+    double checked_at;          /* --nonblocking: when the process was last found there */
+    uint64_t gone_checks;       /* --nonblocking: those checks */
+    uint64_t left_out_at_end;   /* --nonblocking: passes read after the last good check */
+    struct profile_tails tails; /* --nonblocking --mark-frames: ids the marker vouches for */
 };
 
 static double now(void)
@@ -95,6 +110,34 @@ static int unplaced(const struct cli_stack *s, const struct jitunwind_mixed_item
            it->anchor == JITUNWIND_MIXED_NO_ANCHOR;
 }
 
+/* Room for n ids in sm->ids: 0, or -1 (counted as an error) when out of
+ * memory. */
+static int ids_room(struct sampler *sm, size_t n)
+{
+    uint32_t *ids;
+    if (n <= sm->ids_cap)
+        return 0;
+    if (!(ids = realloc(sm->ids, n * sizeof *ids))) {
+        sm->errors++;
+        return -1;
+    }
+    sm->ids = ids;
+    sm->ids_cap = n;
+    return 0;
+}
+
+/* A stack's ids (sm->ids[0..depth), root first) into the profile; with
+ * --nonblocking held until the process is vouched for (vouch). */
+static void keep_stack(struct sampler *sm, uint32_t thread, uint32_t depth)
+{
+    if (!depth)
+        return;
+    if (!sm->opt->nonblocking)
+        profile_add_for(&sm->prof, thread, sm->ids, depth);
+    else if (profile_pending_add(&sm->pending, thread, sm->ids, depth) < 0)
+        sm->errors++;
+}
+
 /* One thread's stack into the profile, root first. The eval loop's own
  * frames are left out (the Python frames they run stand for them), and so
  * are the interpreter's internal calls between them, as `stack` hides them. */
@@ -103,15 +146,8 @@ static void record_stack(struct sampler *sm, const struct cli_stack *s, uint32_t
 {
     uint32_t depth = 0, id;
     size_t i, n_unplaced = 0;
-    if (s->n_items + 2 > sm->ids_cap) { /* the items, the root and the unplaced label */
-        uint32_t *ids = realloc(sm->ids, (s->n_items + 2) * sizeof *ids);
-        if (!ids) {
-            sm->errors++;
-            return;
-        }
-        sm->ids = ids;
-        sm->ids_cap = s->n_items + 2;
-    }
+    if (ids_room(sm, s->n_items + 2) < 0) /* the items, the root and the unplaced label */
+        return;
     if (root != UINT32_MAX)
         sm->ids[depth++] = root;
     for (i = s->n_items; i-- > 0;) {
@@ -138,8 +174,62 @@ static void record_stack(struct sampler *sm, const struct cli_stack *s, uint32_t
         if (unplaced(s, &s->items[i]) &&
             (id = python_id(sm, &s->py[s->items[i].index])) != UINT32_MAX)
             sm->ids[depth++] = id;
-    if (depth)
-        profile_add_for(&sm->prof, thread, sm->ids, depth);
+    keep_stack(sm, thread, depth);
+}
+
+/* --nonblocking: a thread's Python frames (innermost first) into the
+ * profile, root first. The outermost `beyond` of them are the frames the
+ * check's marker proof `proof` vouched for (0: none): while the same proof
+ * vouches for them they are the same frames as at the thread's last
+ * stack, whose ids are taken again (profile_tails) instead of being looked
+ * up by their names. */
+static void record_python(struct sampler *sm, const struct cli_stack *s, uint32_t thread,
+                          uint64_t key, uint64_t proof, size_t beyond)
+{
+    const uint32_t *tail = proof ? profile_tail_get(&sm->tails, key, proof, beyond) : NULL;
+    size_t i = s->n_py;
+    uint32_t depth = 0, id;
+    int reused = 0;
+    if (ids_room(sm, s->n_py + 1) < 0)
+        return;
+    if (tail && beyond <= s->n_py) {
+        memcpy(sm->ids, tail, beyond * sizeof *tail);
+        depth = (uint32_t)beyond;
+        i -= beyond;
+        sm->tails.reused += beyond;
+        reused = 1;
+    }
+    while (i-- > 0)
+        if ((id = python_id(sm, &s->py[i])) != UINT32_MAX)
+            sm->ids[depth++] = id;
+    if (proof && !reused && depth == s->n_py && beyond <= depth)
+        profile_tail_put(&sm->tails, key, proof, sm->ids, beyond);
+    keep_stack(sm, thread, depth);
+}
+
+/* --nonblocking: is the process still the one sampled? The stacks held
+ * were all read before this check: counted when it is, forgotten (with
+ * their passes) when it exited or exec'ed since the last check, as what
+ * they read may be another program's, or another process's that took the
+ * PID. 0, or CLI_GONE_*. */
+static int vouch(struct sampler *sm, double t)
+{
+    sm->gone_checks++;
+    sm->checked_at = t;
+    if ((sm->gone = cli_target_gone(&sm->t)) != 0) {
+        sm->left_out_at_end += sm->pending.passes;
+        profile_pending_drop(&sm->pending, &sm->prof);
+        profile_tails_clear(&sm->tails); /* their ids may be gone with the frames */
+        return sm->gone;
+    }
+    profile_pending_commit(&sm->pending, &sm->prof);
+    return 0;
+}
+
+static int vouch_due(const struct sampler *sm, double t)
+{
+    return t - sm->checked_at >= GONE_CHECK_SECONDS ||
+           sm->pending.stacks >= GONE_CHECK_STACKS;
 }
 
 /* The profile's entry for OS thread `tid`, named (`name`, or its comm) when
@@ -213,7 +303,8 @@ static void sample_python(struct sampler *sm, int behind)
             last = i;
     for (i = 0; i < n; i++) {
         struct cli_stack *s = sm->s;
-        size_t got = 0;
+        size_t got = 0, beyond = 0;
+        uint64_t proof;
         int torn;
         if (!sampled_python(sm, &pts[i]))
             continue;
@@ -239,9 +330,9 @@ static void sample_python(struct sampler *sm, int behind)
         s->n_py = got;
         drop_frame_being_pushed(sm, s);
         s->n_native = 0;
-        jitunwind_mix(NULL, 0, s->py, s->n_py, s->items, CLI_MAX_NATIVE + s->py_cap,
-                      &s->n_items);
-        record_stack(sm, s, sampled_thread(sm, (int)pts[i].native_thread_id, NULL), UINT32_MAX);
+        proof = jitunwind_py_chains_check_proof(sm->t.chains, pts[i].tstate, &beyond);
+        record_python(sm, s, sampled_thread(sm, (int)pts[i].native_thread_id, NULL),
+                      pts[i].tstate, proof, beyond);
     }
 }
 
@@ -522,14 +613,17 @@ static void stats(struct sampler *sm)
                 (unsigned long long)sm->pass, (unsigned long long)sm->py_listing.listings,
                 (unsigned long long)sm->py_listing.memo.reused);
     if (sm->opt->nonblocking)
-        fprintf(stderr, "frames being pushed left out: %llu\ntorn chains: %llu\n",
-                (unsigned long long)sm->pushed_left_out, (unsigned long long)sm->torn);
+        fprintf(stderr, "frames being pushed left out: %llu\ntorn chains: %llu\n"
+                        "exit and exec checks: %llu\n",
+                (unsigned long long)sm->pushed_left_out, (unsigned long long)sm->torn,
+                (unsigned long long)sm->gone_checks);
     if (sm->opt->mark_frames)
         fprintf(stderr, "marker stops: %llu\nmarker frames unread: %llu\nmarker misses: %llu\n"
-                        "marker writes: %llu\nmarker checks: %llu\n",
+                        "marker writes: %llu\nmarker checks: %llu\n"
+                        "frame ids the marker vouched for: %llu\n",
                 (unsigned long long)ch.marker_stops, (unsigned long long)ch.marker_frames,
                 (unsigned long long)ch.marker_misses, (unsigned long long)ch.marker_writes,
-                (unsigned long long)ch.marker_checks);
+                (unsigned long long)ch.marker_checks, (unsigned long long)sm->tails.reused);
 }
 
 /* record --threads: the merged formats with a root frame per thread. */
@@ -657,6 +751,7 @@ int cli_record_command(const struct cli_options *opt)
     sm->opt = opt;
     cli_install_signal_handlers();
     profile_init(&sm->prof, opt->hz);
+    profile_mark(&sm->prof, &sm->pending.mark);
     sm->t.pidfd = sm->t.memfd = -1;
     if (opt->all) {
         static const struct cli_perf_hooks hooks = {
@@ -740,13 +835,17 @@ opened:
         struct timespec ts;
         if (sm->deadline > 0 && t >= sm->deadline)
             break;
-        if (!opt->all && (sm->gone = cli_target_gone(&sm->t)) != 0)
+        if (opt->nonblocking) {
+            if (vouch_due(sm, t) && vouch(sm, t))
+                break;
+        } else if (!opt->all && (sm->gone = cli_target_gone(&sm->t)) != 0)
             break;
         if (opt->perf) {
             sample_perf(sm, t);
             goto shown;
         }
         sm->prof.samples++;
+        sm->pending.passes += opt->nonblocking;
         if (!opt->no_cache) {
             jitunwind_pyreader_cache_next_sample(sm->t.py);
             if (opt->nonblocking) /* sample_mixed forgets before each thread itself */
@@ -774,13 +873,21 @@ opened:
         }
         next += period;
         if ((behind = next <= t) != 0) {
-            next = t; /* behind: no burst to catch up, the achieved rate says so */
-            continue; /* and no sleep: the next sample is due now */
+            /* Behind: the next sample is due now, no sleep. Blocking
+             * sampling stops the threads at every sample: no burst of
+             * stops to catch up, the achieved rate says so. */
+            if (!opt->nonblocking)
+                next = t;
+            else if (t - next > CATCH_UP_SECONDS)
+                next = t - CATCH_UP_SECONDS;
+            continue;
         }
         ts.tv_sec = (time_t)next;
         ts.tv_nsec = (long)((next - (double)ts.tv_sec) * 1e9);
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
     }
+    if (opt->nonblocking && !sm->gone)
+        vouch(sm, now());
     sm->prof.seconds = now() - start;
     if (top && code == CLI_OK)
         show_top(sm, sm->prof.seconds);
@@ -792,6 +899,10 @@ opened:
     if (sm->gone)
         fprintf(stderr, "jitunwind: process %d %s; the profile holds what was sampled\n",
                 sm->t.pid, sm->gone == CLI_GONE_EXECED ? "executed another program" : "exited");
+    if (sm->left_out_at_end)
+        fprintf(stderr, "jitunwind: %llu sampling passes read after the last check that found "
+                        "process %d there left out\n",
+                (unsigned long long)sm->left_out_at_end, sm->t.pid);
     if (opt->stats)
         stats(sm);
     if (top ? code != CLI_OK || cli_output_check(stdout, "the output") != CLI_OK
@@ -810,6 +921,8 @@ done:
     if (sm->vdso_path[0])
         unlink(sm->vdso_path);
     profile_free(&sm->prof);
+    profile_pending_free(&sm->pending);
+    profile_tails_free(&sm->tails);
     cli_range_watch_free(&sm->watch);
     jitunwind_py_chains_free(sm->t.chains);
     cli_target_close(&sm->t);

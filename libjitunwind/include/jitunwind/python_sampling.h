@@ -139,6 +139,19 @@ JITUNWIND_API size_t jitunwind_py_chains_check_span(const jitunwind_py_chains *c
                                                     uint64_t thread_key,
                                                     const struct jitunwind_py_frame *frames,
                                                     size_t n);
+/* After jitunwind_pyreader_frames_unchanged checked THREAD_KEY's chain:
+ * when that check stopped at the marked frame (the marker vouched for the
+ * frames beyond it), the number of the proof it stopped under, and in
+ * *BEYOND (when not NULL) how many frames of the N it was given lie beyond
+ * the marked one (the outermost); otherwise 0, and *BEYOND 0. Two checks
+ * that return the same number saw the same frames beyond the marked one:
+ * the marked frame was not popped between them, so those frames were the
+ * same live frames, running the same code objects at the same
+ * instructions, and what a caller derived from them at the first (names,
+ * lines, a profile's ids) holds at the second. 0 when CHAINS is NULL or
+ * holds no chain of THREAD_KEY. */
+JITUNWIND_API uint64_t jitunwind_py_chains_check_proof(const jitunwind_py_chains *chains,
+                                                       uint64_t thread_key, size_t *beyond);
 /* CHAINS' counters into *OUT: 0, or EINVAL (CHAINS or OUT NULL). */
 JITUNWIND_API int jitunwind_py_chains_stats(const jitunwind_py_chains *chains,
                                             struct jitunwind_py_chain_stats *out);

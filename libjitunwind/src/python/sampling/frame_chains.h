@@ -39,6 +39,10 @@ struct ju_chain_slot {
     uint64_t marker_seq; /* the target's marker sequence when it was written */
     int marker_proven;   /* a check made after `marker` was set found the whole
                           * chain as cached (frame_chains_marker_check.c) */
+    uint64_t proof;      /* while marker_proven: its number, new at each proof */
+    uint64_t checked_proof;  /* the last check stopped at the marker under this
+                              * proof (0: it did not) */
+    size_t checked_beyond;   /* and found this many frames beyond the marked one */
 };
 
 /* One walk's state: the slot, and the keys of the frames read so far (a
@@ -72,6 +76,7 @@ struct jitunwind_py_chains {
     uint64_t *marked;    /* the thread states listed when markers were turned on, sorted */
     size_t marked_count; /* only those keys are written to */
     int foreign_marks;   /* another writer's marker was seen: checks stay whole */
+    uint64_t proofs;     /* proofs made (ju_chain_slot.proof) */
 };
 
 /* Copy a decoded frame without its unused name bytes: most of the
@@ -154,7 +159,7 @@ JU_HIDDEN void ju_chain_marker_seen(struct jitunwind_py_chains *c, const struct 
                                     uint64_t marker, uint64_t seq);
 /* A check found frames[0..n) (a whole chain) unchanged: the proof, when
  * they are the slot's cached chain and the marked frame is among them. */
-JU_HIDDEN void ju_chain_marker_prove(const struct jitunwind_py_chains *c, struct ju_chain_slot *s,
+JU_HIDDEN void ju_chain_marker_prove(struct jitunwind_py_chains *c, struct ju_chain_slot *s,
                                      const struct jitunwind_py_frame *frames, size_t n);
 
 #endif

@@ -99,11 +99,27 @@ int ju_chain_marker_still(struct jitunwind_py_chains *c, jitunwind_pyreader *r,
     return marker == s->marker && seq == s->marker_seq && !c->foreign_marks;
 }
 
-void ju_chain_marker_prove(const struct jitunwind_py_chains *c, struct ju_chain_slot *s,
+void ju_chain_marker_prove(struct jitunwind_py_chains *c, struct ju_chain_slot *s,
                            const struct jitunwind_py_frame *frames, size_t n)
 {
-    if (s && !s->marker_proven && marked_index(c, s, frames, n) < n)
+    if (s && !s->marker_proven && marked_index(c, s, frames, n) < n) {
         s->marker_proven = 1;
+        s->proof = ++c->proofs;
+    }
+}
+
+/* Two checks that stopped under the same proof read the marker and its
+ * sequence as the slot's, and no write or reset came between them (each
+ * drops the proof; a new one gets a new number): the marked frame was
+ * never popped in between, so the frames beyond it were the same live
+ * frames at both, with the same code objects and instructions. */
+JITUNWIND_API uint64_t jitunwind_py_chains_check_proof(const jitunwind_py_chains *chains,
+                                                       uint64_t thread_key, size_t *beyond)
+{
+    const struct ju_chain_slot *s = chains ? ju_chain_slot_of(chains, thread_key) : NULL;
+    if (beyond)
+        *beyond = s && s->checked_proof ? s->checked_beyond : 0;
+    return s ? s->checked_proof : 0;
 }
 
 JITUNWIND_API size_t jitunwind_py_chains_check_span(const jitunwind_py_chains *chains,

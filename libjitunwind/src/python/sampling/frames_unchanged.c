@@ -70,6 +70,8 @@ JITUNWIND_API int jitunwind_pyreader_frames_unchanged(jitunwind_pyreader *r,
     /* frames[marked]: the marked frame, when the marker may vouch for the
      * frames beyond it; those up to it are the ones read (upto). */
     marked = ju_chain_marker_vouches(chains, slot, frames, n);
+    if (slot)
+        slot->checked_proof = 0;
     upto = marked < n ? marked + 1 : n;
     if (L->fr_size > sizeof raw || !thread->current_frame ||
         (addr = ju_py_current_frame(r, thread->tstate)) != thread->current_frame)
@@ -110,6 +112,8 @@ JITUNWIND_API int jitunwind_pyreader_frames_unchanged(jitunwind_pyreader *r,
                  * still the live one the proof saw. */
                 if (ju_chain_marker_still(chains, r, slot)) {
                     chains->stats.marker_checks++;
+                    slot->checked_proof = slot->proof;
+                    slot->checked_beyond = n - 1 - marked;
                     return 1;
                 }
                 marked = upto = n; /* popped: every frame is compared */
