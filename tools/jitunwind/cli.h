@@ -67,6 +67,8 @@ struct cli_options {
     int no_chain_cache;
     int mark_frames;  /* --mark-frames: write CPython 3.15's frame marker */
     int stats;
+    int quiet_starting; /* a live process still starting fails to open without a line
+                         * (cli_target's `starting`): the caller opens it again */
     const char *debug_dirs; /* --debug-file-directory, else the environment's, or NULL */
 };
 
@@ -90,6 +92,8 @@ extern volatile sig_atomic_t cli_escape_armed;
 /* --- target.c --- */
 struct cli_target {
     int live;
+    int starting;          /* live: open failed as the process was starting (its
+                            * interpreter not relocated or not initialised yet) */
     int pid;               /* live: the process; core: the one it was dumped from, or 0 */
     int pidfd;             /* live: the process itself, whatever takes its PID later; or -1 */
     int memfd;             /* live: /proc/PID/mem, which an execve leaves unreadable; or -1 */

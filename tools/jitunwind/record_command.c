@@ -639,6 +639,34 @@ static int write_thread_rooted(const struct cli_options *opt, FILE *out, const s
     return rc;
 }
 
+/* How long a process caught as it starts is waited for: at most the
+ * run's duration, and this long without one. */
+#define START_WAIT_SECONDS 2.0
+
+/* Open the target; a process caught in its first moments (just started,
+ * or just exec'ed another Python program) is opened again every 10 ms
+ * until its interpreter is up, for at most START_WAIT_SECONDS or the
+ * run's duration: what is recorded is then the program it became. The
+ * last attempt says why it failed. */
+static int open_started(struct sampler *sm, const struct cli_options *opt)
+{
+    struct cli_options quiet = *opt;
+    double give_up = now() + (opt->duration > 0 && opt->duration < START_WAIT_SECONDS
+                                  ? opt->duration : START_WAIT_SECONDS);
+    int code;
+    quiet.quiet_starting = 1;
+    while ((code = cli_target_open(&sm->t, &quiet, !opt->nonblocking)) != CLI_OK &&
+           sm->t.starting && now() < give_up && !cli_interrupted) {
+        cli_target_close(&sm->t);
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
+    if (code != CLI_OK && sm->t.starting) { /* said now, by an attempt that may say it */
+        cli_target_close(&sm->t);
+        code = cli_target_open(&sm->t, opt, !opt->nonblocking);
+    }
+    return code;
+}
+
 /* The output is opened before sampling starts, so that a path that cannot
  * be written is said at once rather than after the run. */
 static int write_profile(struct sampler *sm, FILE *out)
@@ -767,7 +795,7 @@ int cli_record_command(const struct cli_options *opt)
         }
         goto opened;
     }
-    if ((code = cli_target_open(&sm->t, opt, !opt->nonblocking)) != CLI_OK)
+    if ((code = open_started(sm, opt)) != CLI_OK)
         goto done;
     if (opt->perf) {
         char err[320] = "";

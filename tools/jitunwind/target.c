@@ -725,8 +725,12 @@ static int open_python(struct cli_target *t, const struct cli_options *opt)
             cli_target_note(t, "reading it as %s", name);
         return CLI_OK;
     }
-    /* --all opens a process that is still starting again later, unasked. */
-    if (!(opt->all && rc == JITUNWIND_EBUSY))
+    /* Caught in its first moments (just started or exec'ed): the dynamic
+     * loader has not relocated the interpreter, or Py_Initialize has not
+     * made an interpreter yet. --all opens such a process again later,
+     * unasked; so do callers asking for quiet_starting. */
+    t->starting = t->live && (rc == JITUNWIND_EBUSY || rc == JITUNWIND_ENOTFOUND);
+    if (!((opt->all && rc == JITUNWIND_EBUSY) || (opt->quiet_starting && t->starting)))
         fprintf(stderr, "jitunwind: %s (CPython %u.%u): %s\n", t->loc.module,
                 t->loc.version_hex >> 24, (t->loc.version_hex >> 16) & 0xff, last_message());
     if (rc == JITUNWIND_EVERSION)
