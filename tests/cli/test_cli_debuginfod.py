@@ -27,8 +27,8 @@ import debuginfod_server  # noqa: E402
 from demo_stack import fail  # noqa: E402
 from extra_pythons import NO_PYTHON315_DEBUG, named, python315_with_debug  # noqa: E402
 from stripped_pydebug import stripped_copy  # noqa: E402
-from test_cli import (HOT_SCRIPT, eval_anchored, has_jit_frame, stack_until, start_script,  # noqa: E402
-                      tool, uop_labels)
+from test_cli import (HOT_SCRIPT, eval_anchored, has_jit_frame, stack_until,  # noqa: E402
+                      start_script, tool, uop_labels)
 from values_target import gcore  # noqa: E402
 
 SKIP = 77
