@@ -24,6 +24,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import debuginfod_server  # noqa: E402
+from debug_roots import NO_PYDEBUG  # noqa: E402
 from demo_stack import fail  # noqa: E402
 from extra_pythons import NO_PYTHON315_DEBUG, named, python315_with_debug  # noqa: E402
 from stripped_pydebug import stripped_copy  # noqa: E402
@@ -161,7 +162,7 @@ def main():
     (python, root), pydebug = python315_with_debug(), named("python3.15d")
     if not root or not pydebug or not debuginfod_server.available():
         print("SKIP: " + (NO_PYTHON315_DEBUG if not root else
-                          "no python3.15d on JITUNWIND_EXTRA_PYTHONS" if not pydebug else
+                          NO_PYDEBUG if not pydebug else
                           debuginfod_server.WHY_NONE))
         return SKIP
     j = tool(build)

@@ -26,6 +26,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from debug_roots import (NO_PYDEBUG, REFUSED, bogus_root, under_eval_loop,  # noqa: E402
+                         uop_pattern)
 from demo_stack import fail  # noqa: E402
 from extra_pythons import named, NO_PYTHON315_DEBUG, python315_with_debug  # noqa: E402
 from stripped_pydebug import stripped_copy  # noqa: E402
@@ -36,8 +38,6 @@ from values_target import gcore  # noqa: E402
 SKIP = 77
 
 STOPS = 12
-REFUSED = "refused: its build id is"
-NO_PYDEBUG = "no python3.15d on JITUNWIND_EXTRA_PYTHONS"
 
 
 def stops(repo, env, python, script, root, count=STOPS):
@@ -51,14 +51,6 @@ def stops(repo, env, python, script, root, count=STOPS):
     return out, [(section(out, "bt%d" % i), section(out, "mixed%d" % i)) for i in range(count)]
 
 
-def bogus_root(root, other, bogus):
-    """The debug root `bogus`, holding the file `other` (another build) at
-    every path `root` has under .build-id."""
-    shutil.copytree(os.path.join(root, ".build-id"), os.path.join(bogus, ".build-id"),
-                    copy_function=lambda src, dst: shutil.copy(other, dst))
-    return bogus
-
-
 def on_core(repo, env, python, core, root):
     """gdb's bt, mixed-bt and info jit-ranges on `core` with `root` as its
     debug-file-directory."""
@@ -66,20 +58,6 @@ def on_core(repo, env, python, core, root):
                                        ("ranges", "info jit-ranges")]),
                   ["-iex", "set debug-file-directory %s" % root, python, core])
     return section(out, "bt"), section(out, "mixed"), section(out, "ranges")
-
-
-def under_eval_loop(mixed):
-    """Whether mixed-bt's Python frames are each under a native frame, and
-    spin's frame is the eval loop gdb names from the debug file, or a
-    function inlined into it (gdb shows those as frames at the same pc)."""
-    m = re.search(r"^#\d+\s+(0x[0-9a-f]+) in .*\n(?:\s+\[py\] .*\n)*\s+\[py\] spin at ",
-                  mixed, re.M)
-    return "no native frame" not in mixed and m and re.search(
-        r"^#\d+\s+%s in _PyEval_EvalFrameDefault\b" % m.group(1), mixed, re.M)
-
-
-def uop_pattern(script):
-    return r"py::jit:spin \[uop \d+/\d+ \w+\] \(%s:\d+\)" % re.escape(script)
 
 
 def check_live(repo, env, label, python, script, root, bogus):

@@ -22,6 +22,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import perf_jit_target  # noqa: E402
+from debug_roots import NO_PYDEBUG  # noqa: E402
 from demo_stack import fail  # noqa: E402
 from extra_pythons import NO_PYTHON315_DEBUG, named, python315_with_debug  # noqa: E402
 from test_gdb_real import run_gdb, section, sections  # noqa: E402
@@ -35,12 +36,6 @@ SCRIPT = perf_jit_target.script("signal.signal(signal.SIGVTALRM, lambda *args: N
                                 "signal.setitimer(signal.ITIMER_VIRTUAL, 0.05, 0.05)\n")
 
 
-def trampolines_of(mixed):
-    """(native frame names of a mixed-bt, the trampolines among them)."""
-    natives = re.findall(r"^#\d+\s+(?:0x[0-9a-f]+ in )?(\S+)", mixed, re.M)
-    return natives, [n for n in natives if n.startswith("py::")]
-
-
 def check_live(repo, env, label, python, script):
     """Timer stops under gdb: some stop in hot names the trampolines of hot,
     caller and <module> from the jitdump file, and reaches _start."""
@@ -52,7 +47,7 @@ def check_live(repo, env, label, python, script):
     good = 0
     for i in range(STOPS):
         mixed = section(out, "mixed%d" % i)
-        natives, trampolines = trampolines_of(mixed)
+        natives, trampolines = perf_jit_target.native_names(mixed)
         if trampolines != want:
             continue  # stopped outside hot, or a trampoline not written out yet
         if natives[-1] != "_start":
@@ -82,7 +77,7 @@ def check_core(repo, env, label, python, script, work):
                 fail("%s: gcore failed" % label)
             mixed = section(run_gdb(repo, env, sections([("mixed", "mixed-bt")]),
                                     [python, core]), "mixed")
-            natives, trampolines = trampolines_of(mixed)
+            natives, trampolines = perf_jit_target.native_names(mixed)
             if trampolines == want:
                 break
         else:
@@ -99,7 +94,7 @@ def check_core(repo, env, label, python, script, work):
                                     [python, core]), "mixed")
         finally:
             os.rename(dump + ".hidden", dump)
-        if set(trampolines_of(mixed)[1]) & set(want):
+        if set(perf_jit_target.native_names(mixed)[1]) & set(want):
             fail("%s core, the jitdump file hidden: trampolines named by function:\n%s"
                  % (label, mixed))
         print("ok: %s core, the jitdump file hidden: no trampoline named by function" % label)
@@ -118,7 +113,7 @@ def main():
     (python, root), pydebug = python315_with_debug(), named("python3.15d")
     if not root or not pydebug:
         print("SKIP: " + (NO_PYTHON315_DEBUG if not root else
-                          "no python3.15d on JITUNWIND_EXTRA_PYTHONS"))
+                          NO_PYDEBUG))
         return SKIP
     env = dict(os.environ, PYTHON_JIT="1",
                JITUNWIND_LIBRARY=os.path.join(build, "libjitunwind", "libjitunwind.so"))

@@ -24,6 +24,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from debug_roots import (NO_PYDEBUG, REFUSED, bogus_root, under_eval_loop,  # noqa: E402
+                         uop_pattern)
 from demo_stack import fail  # noqa: E402
 from extra_pythons import named, NO_PYTHON315_DEBUG, python315_with_debug  # noqa: E402
 from lldb_under_test import LLDB, MISSING, work_dir  # noqa: E402
@@ -33,8 +35,6 @@ from values_target import gcore  # noqa: E402
 
 SKIP = 77
 SPIN = "def spin():\n    a = 0\n    while True:\n        a = (a * 3 + 1) % 999983\n\n\nspin()\n"
-REFUSED = "refused: its build id is"
-NO_PYDEBUG = "no python3.15d on JITUNWIND_EXTRA_PYTHONS"
 
 
 def attached(repo, env, pid, root, commands):
@@ -52,28 +52,6 @@ def on_core(repo, env, python, core, root):
                                     "target create %s --core %s" % (python, core),
                                     "mixed-bt", "jit-ranges"], []), env)
     return section(out, "mixed-bt"), section(out, "jit-ranges")
-
-
-def under_eval_loop(mixed):
-    """Whether mixed-bt's Python frames are each under a native frame, and
-    spin's frame is the eval loop LLDB names from the debug file, or a
-    function inlined into it (LLDB shows those as frames at the same pc)."""
-    m = re.search(r"^#\d+\s+(0x[0-9a-f]+) in .*\n(?:\s+\[py\] .*\n)*\s+\[py\] spin at ",
-                  mixed, re.M)
-    return "no native frame" not in mixed and m and re.search(
-        r"^#\d+\s+%s in _PyEval_EvalFrameDefault\b" % m.group(1), mixed, re.M)
-
-
-def uop_pattern(script):
-    return r"py::jit:spin \[uop \d+/\d+ \w+\] \(%s:\d+\)" % re.escape(script)
-
-
-def bogus_root(root, other, bogus):
-    """The debug root `bogus`, holding the file `other` (another build) at
-    every path `root` has under .build-id."""
-    shutil.copytree(os.path.join(root, ".build-id"), os.path.join(bogus, ".build-id"),
-                    copy_function=lambda src, dst: shutil.copy(other, dst))
-    return bogus
 
 
 def check_attached(repo, env, label, pid, script, root, bogus):

@@ -27,11 +27,12 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import debuginfod_server  # noqa: E402
+from debug_roots import NO_PYDEBUG  # noqa: E402
 from demo_stack import fail  # noqa: E402
 from extra_pythons import named, NO_PYTHON315_DEBUG, python315_with_debug  # noqa: E402
 from lldb_under_test import LLDB, MISSING, work_dir  # noqa: E402
 from stripped_pydebug import stripped_copy  # noqa: E402
-from test_lldb_debug_files import NO_PYDEBUG, SPIN, attached  # noqa: E402
+from test_lldb_debug_files import SPIN, attached  # noqa: E402
 from test_lldb_demo import lldb_cmd, run, section  # noqa: E402
 from values_target import gcore  # noqa: E402
 

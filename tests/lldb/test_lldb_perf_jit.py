@@ -12,7 +12,6 @@ python3.15 with PREFIX/lib/debug or no python3.15d.
 """
 
 import os
-import re
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import perf_jit_target  # noqa: E402
+from debug_roots import NO_PYDEBUG  # noqa: E402
 from demo_stack import fail  # noqa: E402
 from extra_pythons import NO_PYTHON315_DEBUG, named, python315_with_debug  # noqa: E402
 from lldb_under_test import LLDB, MISSING, work_dir  # noqa: E402
@@ -31,18 +31,12 @@ SKIP = 77
 ATTACHES = 10
 
 
-def named_trampolines(mixed):
-    """(native frame names of a mixed-bt, the trampolines among them)."""
-    natives = re.findall(r"^#\d+\s+(?:0x[0-9a-f]+ in )?(\S+)", mixed, re.M)
-    return natives, [n for n in natives if n.startswith("py::")]
-
-
 def check_attached(repo, env, label, pid, root, want):
     """Attached to `pid` until a stop in hot: the trampolines named from the
     jitdump file, down to _start."""
     for attempt in range(ATTACHES):
         mixed = section(attached(repo, env, pid, root, ["mixed-bt"]), "mixed-bt")
-        natives, trampolines = named_trampolines(mixed)
+        natives, trampolines = perf_jit_target.native_names(mixed)
         if trampolines == want:
             break
     else:
@@ -69,7 +63,7 @@ def check_core(repo, env, label, python, target, work, want):
             if not gcore(target.pid, core):
                 fail("%s: gcore failed" % label)
             mixed = core_mixed(repo, env, python, core)
-            natives, trampolines = named_trampolines(mixed)
+            natives, trampolines = perf_jit_target.native_names(mixed)
             if trampolines == want:
                 break
         else:
@@ -85,7 +79,7 @@ def check_core(repo, env, label, python, target, work, want):
             mixed = core_mixed(repo, env, python, core)
         finally:
             os.rename(dump + ".hidden", dump)
-        if set(named_trampolines(mixed)[1]) & set(want):
+        if set(perf_jit_target.native_names(mixed)[1]) & set(want):
             fail("%s core, the jitdump file hidden: trampolines named by function:\n%s"
                  % (label, mixed))
         print("ok: %s core, the jitdump file hidden: no trampoline named by function" % label)
@@ -102,7 +96,7 @@ def main():
     (python, root), pydebug = python315_with_debug(), named("python3.15d")
     if not LLDB or not root or not pydebug:
         print("SKIP: " + (MISSING if not LLDB else NO_PYTHON315_DEBUG if not root else
-                          "no python3.15d on JITUNWIND_EXTRA_PYTHONS"))
+                          NO_PYDEBUG))
         return SKIP
     env = dict(os.environ, JITUNWIND_LIBRARY=os.path.join(build, "libjitunwind",
                                                           "libjitunwind.so"))

@@ -1,7 +1,10 @@
-"""The target of the debugger tests of -X perf_jit (tests/gdb, tests/lldb):
-hot and caller get their perf trampolines, then 200 more functions do, so
-that CPython, which buffers its jitdump file, writes the first ones out;
-then caller loops for ever through hot, which calls os.getppid."""
+"""The target of the debugger tests of -X perf_jit (tests/gdb, tests/lldb),
+and the reading of their mixed-bt output. In the target hot and caller
+get their perf trampolines, then 200 more functions do, so that CPython,
+which buffers its jitdump file, writes the first ones out; then caller
+loops for ever through hot, which calls os.getppid."""
+
+import re
 
 WARM_UP = """\
 import os, signal
@@ -38,3 +41,10 @@ def script(before_loop=""):
 def trampolines(script_path):
     """The trampoline names a stack in hot shows, innermost first."""
     return ["py::%s:%s" % (name, script_path) for name in ("hot", "caller", "<module>")]
+
+
+def native_names(mixed):
+    """(the native frames' names of a mixed-bt, innermost first; the
+    trampolines among them)."""
+    natives = re.findall(r"^#\d+\s+(?:0x[0-9a-f]+ in )?(\S+)", mixed, re.M)
+    return natives, [n for n in natives if n.startswith("py::")]
