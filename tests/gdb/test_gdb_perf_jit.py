@@ -26,7 +26,6 @@ from debug_roots import NO_PYDEBUG  # noqa: E402
 from demo_stack import fail  # noqa: E402
 from extra_pythons import NO_PYTHON315_DEBUG, named, python315_with_debug  # noqa: E402
 from test_gdb_real import run_gdb, section, sections  # noqa: E402
-from values_target import gcore  # noqa: E402
 
 SKIP = 77
 STOPS = 8
@@ -63,48 +62,13 @@ def check_live(repo, env, label, python, script):
 
 
 def check_core(repo, env, label, python, script, work):
-    """A core of the process taken in hot: mixed-bt names the trampolines
-    from the process's jitdump file and reaches _start; with that file
-    hidden, none is named by its function."""
-    want = perf_jit_target.trampolines(script)
-    core = os.path.join(work, "perf_jit.core")
+    """A core of the process (perf_jit_target.check_core)."""
     proc = subprocess.Popen([python, "-X", "perf_jit", script], env=env)
-    dump = "/tmp/jit-%d.dump" % proc.pid
-    try:
-        time.sleep(1)  # the 200 functions are made: the jitdump file has hot's record
-        for attempt in range(5):
-            if not gcore(proc.pid, core):
-                fail("%s: gcore failed" % label)
-            mixed = section(run_gdb(repo, env, sections([("mixed", "mixed-bt")]),
-                                    [python, core]), "mixed")
-            natives, trampolines = perf_jit_target.native_names(mixed)
-            if trampolines == want:
-                break
-        else:
-            fail("%s: no core of 5 named the trampolines %r:\n%s" % (label, want, mixed))
-        if natives[-1] != "_start":
-            fail("%s core: mixed-bt does not reach _start:\n%s" % (label, mixed))
-        print("ok: %s -X perf_jit, a core: the trampolines py::hot, py::caller and py::<module> "
-              "named from the jitdump file, down to _start (core %d)" % (label, attempt + 1))
-        proc.kill()
-        proc.wait()
-        os.rename(dump, dump + ".hidden")
-        try:
-            mixed = section(run_gdb(repo, env, sections([("mixed", "mixed-bt")]),
-                                    [python, core]), "mixed")
-        finally:
-            os.rename(dump + ".hidden", dump)
-        if set(perf_jit_target.native_names(mixed)[1]) & set(want):
-            fail("%s core, the jitdump file hidden: trampolines named by function:\n%s"
-                 % (label, mixed))
-        print("ok: %s core, the jitdump file hidden: no trampoline named by function" % label)
-    finally:
-        proc.kill()
-        proc.wait()
-        if os.path.exists(core):
-            os.unlink(core)
-
-
+    time.sleep(1)  # the 200 functions are made: the jitdump file has hot's record
+    perf_jit_target.check_core(
+        label, proc, os.path.join(work, "perf_jit.core"), perf_jit_target.trampolines(script),
+        lambda core: section(run_gdb(repo, env, sections([("mixed", "mixed-bt")]),
+                                     [python, core]), "mixed"))
 def main():
     if len(sys.argv) < 3:
         print(__doc__)

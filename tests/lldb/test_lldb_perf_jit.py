@@ -25,7 +25,6 @@ from extra_pythons import NO_PYTHON315_DEBUG, named, python315_with_debug  # noq
 from lldb_under_test import LLDB, MISSING, work_dir  # noqa: E402
 from test_lldb_debug_files import attached  # noqa: E402
 from test_lldb_demo import lldb_cmd, run, section  # noqa: E402
-from values_target import gcore  # noqa: E402
 
 SKIP = 77
 ATTACHES = 10
@@ -45,47 +44,6 @@ def check_attached(repo, env, label, pid, root, want):
         fail("%s: mixed-bt does not reach _start:\n%s" % (label, mixed))
     print("ok: %s -X perf_jit: the trampolines py::hot, py::caller and py::<module> named from "
           "the jitdump file, down to _start (attach %d)" % (label, attempt + 1))
-
-
-def core_mixed(repo, env, python, core):
-    return section(run(lldb_cmd(repo, True, ["target create %s --core %s" % (python, core),
-                                             "mixed-bt"], []), env), "mixed-bt")
-
-
-def check_core(repo, env, label, python, target, work, want):
-    """A core of the running `target` taken in hot: the trampolines named
-    from the jitdump file, down to _start; once the process is gone and its
-    jitdump file hidden, none is named by its function."""
-    core = os.path.join(work, "perf_jit.core")
-    dump = "/tmp/jit-%d.dump" % target.pid
-    try:
-        for attempt in range(5):
-            if not gcore(target.pid, core):
-                fail("%s: gcore failed" % label)
-            mixed = core_mixed(repo, env, python, core)
-            natives, trampolines = perf_jit_target.native_names(mixed)
-            if trampolines == want:
-                break
-        else:
-            fail("%s: no core of 5 named the trampolines %r:\n%s" % (label, want, mixed))
-        if natives[-1] != "_start":
-            fail("%s core: mixed-bt does not reach _start:\n%s" % (label, mixed))
-        print("ok: %s -X perf_jit, a core: the trampolines py::hot, py::caller and py::<module> "
-              "named from the jitdump file, down to _start (core %d)" % (label, attempt + 1))
-        target.kill()
-        target.wait()
-        os.rename(dump, dump + ".hidden")
-        try:
-            mixed = core_mixed(repo, env, python, core)
-        finally:
-            os.rename(dump + ".hidden", dump)
-        if set(perf_jit_target.native_names(mixed)[1]) & set(want):
-            fail("%s core, the jitdump file hidden: trampolines named by function:\n%s"
-                 % (label, mixed))
-        print("ok: %s core, the jitdump file hidden: no trampoline named by function" % label)
-    finally:
-        if os.path.exists(core):
-            os.unlink(core)
 
 
 def main():
@@ -111,7 +69,11 @@ def main():
         try:
             time.sleep(1)  # the 200 functions are made: the jitdump file has hot's record
             check_attached(repo, env, label, target.pid, root, want)
-            check_core(repo, env, label, interpreter, target, work, want)
+            perf_jit_target.check_core(
+                label, target, os.path.join(work, "perf_jit.core"), want,
+                lambda core: section(run(lldb_cmd(repo, True, [
+                    "target create %s --core %s" % (interpreter, core), "mixed-bt"], []), env),
+                    "mixed-bt"))
         finally:
             target.kill()
             target.wait()
