@@ -1,9 +1,9 @@
 """A stripped copy of Debian's python3.15d with its separate debug file
 under a debug root of its own. Debian ships the pydebug interpreter with
-its symbols and DWARF inside, so a library never looks for its debug file;
-the tests of debug roots and debuginfod make this copy (same build id, same
-code) to check on the pydebug build what a user of the stripped release
-build has."""
+its symbols and DWARF inside, so nothing the library reads for it comes
+from a debug file; the tests of debug roots and debuginfod make this copy
+(same build id, same code) to check on the pydebug build what a user of
+the stripped release build has."""
 
 import os
 import re
