@@ -25,10 +25,6 @@ Usage: test_cli.py BUILD_DIR REPO_DIR MODE [PYTHON [ARG...]]
                 eval-loop frame (`.cold` included), uops named (stack; top only
                 with the root), record's stacks from _start with and without
                 the root, another build's debug file refused with a note
-  MODE debuginfod  Debian's debuginfod on 127.0.0.1 serving python3.15's debug
-                file, nothing under the debug roots: found through
-                DEBUGINFOD_URLS (into the client's cache), live and for a core
-                of the JIT process, not without it
   MODE chains   record on a 100-deep recursion with a hot leaf: the same stacks
                 with the frame-chain cache as without, fewer reads per sample
 Exit 0 on success, 1 on failure, 77 to skip.
@@ -50,7 +46,6 @@ from demo_stack import (EVAL, JIT_SCRIPT, demo_setup, expected_stack, fail, mark
                         parse_mixed)
 from extra_pythons import JIT_ON, debug_root, named  # noqa: E402
 from values_target import gcore  # noqa: E402
-import debuginfod_server  # noqa: E402
 
 SKIP = 77
 
@@ -1427,89 +1422,6 @@ def check_debug_files_core(j, work, pid, root, label):
     print("ok: %s core: Python frames run by %s" % (label, ", ".join(sorted(symbols))))
 
 
-def check_debuginfod_core(j, work, pid, empty, env, hexid):
-    """A core of the JIT process `pid` taken in JIT code, read with `env`'s
-    DEBUGINFOD_URLS and an empty client cache: the debug file fetched again,
-    uops named, every Python frame run by an eval-loop frame, `.cold` part
-    included."""
-    core = os.path.join(work, "debuginfod.core")
-    cache = os.path.join(work, "core-client-cache")
-    env = dict(env, DEBUGINFOD_CACHE_PATH=cache)
-    for _ in range(5):
-        if not gcore(pid, core):
-            fail("debuginfod: gcore failed")
-        p = subprocess.run([j, "stack", "--core", core, "--json", "--debug-file-directory",
-                            empty], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           timeout=120, env=env)
-        os.unlink(core)
-        doc = json.loads(p.stdout) if p.stdout else None
-        if doc and has_jit_frame(doc):
-            break
-    else:
-        fail("debuginfod: no core of 5 was taken in JIT code: exit %d %s" % (p.returncode,
-                                                                            p.stderr[-600:]))
-    symbols = eval_anchored("debuginfod core", doc)
-    fetched = os.path.isfile(os.path.join(cache, hexid, "debuginfo"))
-    if p.returncode != 0 or "_PyEval_EvalFrameDefault.cold" not in symbols or \
-            not uop_labels(doc) or not fetched:
-        fail("debuginfod core: exit %d, eval symbols %r, uops %r, %s" % (
-            p.returncode, sorted(symbols), uop_labels(doc),
-            "fetched" if fetched else "not fetched into %s" % cache))
-    print("ok: debuginfod, a core: the debug file fetched; Python frames run by %s; JIT frame "
-          "at %s" % (", ".join(sorted(symbols)), uop_labels(doc)[0]))
-
-
-def mode_debuginfod(build, work):
-    """A real debuginfod on 127.0.0.1 serving Debian's python3.15 debug file
-    (and nothing under the debug roots): with DEBUGINFOD_URLS the CLI gets
-    the file through libdebuginfod (into DEBUGINFOD_CACHE_PATH) and every
-    Python frame of the JIT process is run by an eval-loop frame, uops named,
-    live and on a core of it; without the variable it has no debug file."""
-    j = tool(build)
-    release = named("python3.15")
-    root = debug_root(release) if release else None
-    if not root or not debuginfod_server.available():
-        print("SKIP: needs python3.15 with PREFIX/lib/debug on JITUNWIND_EXTRA_PYTHONS and "
-              "Debian's debuginfod (apt-get install debuginfod)")
-        return SKIP
-    proc, gate = None, None
-    with debuginfod_server.serving(root, work) as (url, hexid):
-        try:
-            proc, gate = start_script(release, [], HOT_SCRIPT, work, "hot.py",
-                                      env=dict(os.environ, PYTHON_JIT="1"))
-            empty = os.path.join(work, "no-debug-files")
-            os.makedirs(empty)
-            cache = os.path.join(work, "client-cache")
-            cmd = [j, "stack", str(proc.pid), "--json", "--no-cache", "--debug-file-directory",
-                   empty]
-            env = dict(os.environ, DEBUGINFOD_URLS=url, DEBUGINFOD_CACHE_PATH=cache)
-            env.pop("JITUNWIND_DEBUG_FILE_DIRECTORY", None)
-            rc, doc = stack_until("debuginfod", cmd, has_jit_frame, env=env)
-            symbols = eval_anchored("debuginfod", doc)
-            uops = uop_labels(doc)
-            fetched = os.path.join(cache, hexid, "debuginfo")
-            if rc != 0 or "_PyEval_EvalFrameDefault.cold" not in symbols or not uops or \
-                    not os.path.isfile(fetched):
-                fail("debuginfod: exit %d, eval symbols %r, uops %r, %s %s" % (
-                    rc, sorted(symbols), uops, fetched,
-                    "fetched" if os.path.isfile(fetched) else "not fetched"))
-            print("ok: debuginfod on %s: the debug file fetched into the client's cache; Python "
-                  "frames run by %s; JIT frame at %s" % (url, ", ".join(sorted(symbols)), uops[0]))
-            check_debuginfod_core(j, work, proc.pid, empty, env, hexid)
-            del env["DEBUGINFOD_URLS"]
-            rc, doc = stack_until("without DEBUGINFOD_URLS", cmd, has_jit_frame, env=env)
-            if uop_labels(doc):
-                fail("without DEBUGINFOD_URLS: uops named %r (the debug file was found)"
-                     % uop_labels(doc))
-            print("ok: without DEBUGINFOD_URLS the server is not asked (no uop named)")
-        finally:
-            if gate and os.path.exists(gate):
-                os.unlink(gate)
-            if proc:
-                proc.wait(timeout=60)
-    return 0
-
-
 def main():
     if len(sys.argv) < 4:
         print(__doc__)
@@ -1534,8 +1446,6 @@ def main():
             return mode_layout_cache(build, work)
         if mode == "debug-files":
             return mode_debug_files(build, work)
-        if mode == "debuginfod":
-            return mode_debuginfod(build, work)
         if mode == "real":
             return mode_real(build, work, sys.argv[4:])
         print("unknown mode %s" % mode)
