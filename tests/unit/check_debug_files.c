@@ -4,9 +4,13 @@
  * again through its debug file by build id under a debug root and through
  * .gnu_debuglink in each place gdb looks, while a debug file of another
  * build or with another CRC is refused with a note. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -264,6 +268,56 @@ START_TEST(the_debuginfod_client_cache_is_read_when_servers_are_named)
 }
 END_TEST
 
+/* A loopback socket that listens and never answers: *URL names it for
+ * DEBUGINFOD_URLS. Returns the socket. */
+static int silent_server(char *url, size_t size)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    ck_assert_int_eq(listen(fd, 8), 0);
+    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+    snprintf(url, size, "http://127.0.0.1:%u", (unsigned)ntohs(a.sin_port));
+    return fd;
+}
+
+/* Whether a client has connected to the silent server. */
+static int asked(int fd)
+{
+    struct pollfd p = {fd, POLLIN, 0};
+    return poll(&p, 1, 0) > 0;
+}
+
+/* A file that carries its own DWARF needs no separate file: the servers
+ * are not asked for one (a debugger on an unstripped interpreter would
+ * otherwise download a debug file nothing reads); a stripped file's is
+ * asked for. */
+START_TEST(a_file_with_its_own_dwarf_asks_no_server)
+{
+    char url[64], path[4096], roots[8192];
+    int fd;
+    make_files();
+    snprintf(roots, sizeof roots, "%s/none", dir);
+    ck_assert_int_eq(jitunwind_set_debug_file_directories(roots), 0);
+    setenv("DEBUGINFOD_CACHE_PATH", at("empty-cache"), 1);
+    setenv("DEBUGINFOD_TIMEOUT", "1", 1);
+    fd = silent_server(url, sizeof url);
+    setenv("DEBUGINFOD_URLS", url, 1);
+    ck_assert_int_eq(jitunwind_debug_file_find(at("lib.so"), path, sizeof path, NULL, 0),
+                     JITUNWIND_ENOTFOUND);
+    ck_assert_msg(!asked(fd), "a server was asked for the debug file of a file with DWARF");
+    ck_assert_int_eq(jitunwind_debug_file_find(at("bin/lib.so"), path, sizeof path, NULL, 0),
+                     JITUNWIND_ENOTFOUND);
+    ck_assert_msg(asked(fd), "no server was asked for the stripped file's debug file");
+    close(fd);
+    unsetenv("DEBUGINFOD_URLS");
+    unsetenv("DEBUGINFOD_TIMEOUT");
+    clean();
+}
+END_TEST
+
 /* The eval parts of `path` found as the reader finds them, loaded at `bias`. */
 static size_t eval_parts(const char *path, uint64_t bias, struct jitunwind_py_code_range *out)
 {
@@ -327,6 +381,7 @@ int main(void)
                                  a_debug_file_of_another_build_is_refused_with_a_note,
                                  a_debug_link_is_followed_where_gdb_looks_with_its_crc_checked,
                                  the_debuginfod_client_cache_is_read_when_servers_are_named,
+                                 a_file_with_its_own_dwarf_asks_no_server,
                                  the_eval_loop_is_the_function_and_its_split_parts,
                                  the_reader_finds_every_part_of_the_eval_loop_in_the_debug_file));
 }

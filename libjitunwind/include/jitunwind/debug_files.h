@@ -17,7 +17,8 @@
  *     symbols, jitunwind_debug_file_find), from the servers, through
  *     elfutils' libdebuginfod when it can be loaded (libdebuginfod.so.1; its
  *     cache and variables apply); taken only with the same build id. Other
- *     modules are not worth a request to a server.
+ *     modules are not worth a request to a server, nor is a file that
+ *     carries its own DWARF (.debug_info): it needs no separate file.
  * A candidate that fails a check is refused, never read, and named in a
  * note. Symbols (local ones too) and DWARF of a file with no symbol table
  * of its own are then read from its debug file (same virtual addresses):

@@ -304,6 +304,26 @@ static int from_debuginfod(struct search *s, Elf *elf, int remote, char *out, si
     return 1;
 }
 
+/* Whether ELF carries its own DWARF (a .debug_info with contents): such a
+ * file needs no separate debug file, and no server is asked for one (a
+ * debugger on an unstripped interpreter would download one nothing
+ * reads). */
+static int carries_dwarf(Elf *elf)
+{
+    size_t shstrndx;
+    Elf_Scn *scn = NULL;
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return 0;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        const char *name;
+        if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS && sh.sh_size > 0 &&
+            (name = elf_strptr(elf, shstrndx, sh.sh_name)) && strcmp(name, ".debug_info") == 0)
+            return 1;
+    }
+    return 0;
+}
+
 int ju_debug_file_find(Elf *elf, const char *path, unsigned flags, char *out, size_t size,
                        char *note, size_t note_size)
 {
@@ -327,7 +347,8 @@ int ju_debug_file_find(Elf *elf, const char *path, unsigned flags, char *out, si
     if (!found)
         found = by_debuglink(&s, elf, path, list, out, size);
     if (!found && s.hex)
-        found = from_debuginfod(&s, elf, (flags & JU_DEBUG_REMOTE) != 0, out, size);
+        found = from_debuginfod(&s, elf, (flags & JU_DEBUG_REMOTE) != 0 && !carries_dwarf(elf),
+                                out, size);
     free(list);
     return found ? 0 : JITUNWIND_ENOTFOUND;
 }
