@@ -255,9 +255,9 @@ void cli_thread_name(int pid, struct cli_thread *t);
 /* python_thread_names.c: the Python names (the threading module's) of the
  * thread states cli_list_python_threads listed, read in one pass; then
  * cli_python_thread_name makes t->name the thread's Python name where it
- * has one, else leaves it. */
+ * has one (1), else leaves it (0). */
 void cli_python_thread_names(struct cli_target *target);
-void cli_python_thread_name(const struct cli_target *target, struct cli_thread *t);
+int cli_python_thread_name(const struct cli_target *target, struct cli_thread *t);
 int cli_tid_wanted(const struct cli_options *opt, int tid);
 
 /* --- ptrace_regs.c --- */

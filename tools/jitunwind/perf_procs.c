@@ -292,13 +292,8 @@ void cli_perf_procs_read_thread_names(struct cli_perf_procs *ps)
 
 void cli_perf_procs_python_thread_name(const struct cli_perf_procs *ps, struct cli_thread *th)
 {
-    char os_name[sizeof th->name];
     size_t i;
-    memcpy(os_name, th->name, sizeof os_name);
-    th->name[0] = '\0';
-    for (i = 0; i < PROCS_MAX && !th->name[0]; i++)
-        if (names_python_threads(&ps->p[i]))
-            cli_python_thread_name(&ps->p[i].t, th);
-    if (!th->name[0])
-        memcpy(th->name, os_name, sizeof os_name);
+    for (i = 0; i < PROCS_MAX; i++)
+        if (names_python_threads(&ps->p[i]) && cli_python_thread_name(&ps->p[i].t, th))
+            return;
 }

@@ -20,11 +20,11 @@ void cli_python_thread_names(struct cli_target *t)
         t->n_py_names = t->n_py_threads;
 }
 
-void cli_python_thread_name(const struct cli_target *t, struct cli_thread *th)
+int cli_python_thread_name(const struct cli_target *t, struct cli_thread *th)
 {
     size_t k;
     if (th->tid <= 0 || t->n_py_names != t->n_py_threads)
-        return;
+        return 0;
     /* A thread that entered subinterpreters: its first state with a name. */
     for (k = cli_first_python_state(t, th->tid); k < t->n_py_threads &&
          t->py_threads[t->py_order[k]].native_thread_id == (uint64_t)(unsigned)th->tid; k++) {
@@ -36,6 +36,7 @@ void cli_python_thread_name(const struct cli_target *t, struct cli_thread *th)
             len--; /* cut between characters */
         memcpy(th->name, name, len);
         th->name[len] = '\0';
-        return;
+        return 1;
     }
+    return 0;
 }
