@@ -42,6 +42,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from cores import core_until, of_pid  # noqa: E402
 from demo_stack import (EVAL, JIT_SCRIPT, demo_setup, expected_stack, fail, markers,  # noqa: E402
                         parse_mixed)
 from extra_pythons import JIT_ON, debug_root, named  # noqa: E402
@@ -1325,17 +1326,13 @@ def mode_debug_files(build, work):
         print("ok: %s: Python frames run by %s; JIT frame at %s" % (
             label, ", ".join(sorted(symbols)), uops[0]))
         core = os.path.join(work, "jit315.core")
-        for attempt in range(5):
-            if not gcore(proc.pid, core):
-                fail("gcore of python3.15 failed")
-            rc, out, err = run([j, "stack", "--core", core, "--json", "--debug-file-directory",
-                                root])
-            doc = json.loads(out) if out else None
-            os.unlink(core)
-            if doc and has_jit_frame(doc):
-                break
-        else:
-            fail("no core of 5 was taken in JIT code: exit %d %s" % (rc, err))
+        (rc, out, err), _ = core_until(
+            of_pid(proc.pid), core,
+            lambda c: run([j, "stack", "--core", c, "--json", "--debug-file-directory", root]),
+            lambda r: r[1] and has_jit_frame(json.loads(r[1])), "python3.15",
+            "was taken in JIT code")
+        os.unlink(core)
+        doc = json.loads(out)
         symbols = eval_anchored("python3.15 core", doc)
         if "_PyEval_EvalFrameDefault.cold" not in symbols or not uop_labels(doc):
             fail("python3.15 core: eval symbols %r, uops %r" % (sorted(symbols),

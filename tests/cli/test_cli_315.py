@@ -44,6 +44,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
 sys.path.insert(0, HERE)
+from cores import core_until, of_pid  # noqa: E402
 from demo_stack import fail  # noqa: E402
 from extra_pythons import JIT_ON, debug_root, named, separate_debug_file  # noqa: E402
 from values_target import gcore, glob_match  # noqa: E402
@@ -163,21 +164,6 @@ def running_getppid(doc):
                for t in doc["threads"] for f in t["frames"])
 
 
-def core_trampolines(j, python, pid, work, label):
-    """A core of pid read by `stack --core --json`: the trampolines' names,
-    the exit code and the output."""
-    core = os.path.join(work, "perf-core")
-    subprocess.run(["gcore", "-o", core, str(pid)], stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, timeout=120)
-    core = "%s.%d" % (core, pid)
-    if not os.path.exists(core):
-        fail("%s: gcore made no core" % label)
-    rc, out, err = run([j, "stack", "--core", core, "--exe", python, "--json"])
-    os.unlink(core)
-    names = [n.split(" [")[0] for n in trampoline_names(json.loads(out))] if out else []
-    return names, rc, out, err
-
-
 def mode_perf(build, work):
     j = tool(build)
     release = named("python3.15")
@@ -213,12 +199,16 @@ def mode_perf(build, work):
             # The same from a core of the process: the file still names them.
             # A core caught in os.path.exists (once per 1000 calls of hot) has
             # genericpath's trampoline on top, whose jitdump record CPython may
-            # still hold in its buffer; a core is taken again until hot runs.
-            for attempt in range(20):
-                names, rc, out, err = core_trampolines(j, python, proc.pid, work, label)
-                if out and running_getppid(json.loads(out)):
-                    break
-            if names != want:
+            # still hold in its buffer: cores are taken until one is in hot.
+            core = os.path.join(work, "perf.core")
+            (rc, out, err), _ = core_until(
+                of_pid(proc.pid), core,
+                lambda c: run([j, "stack", "--core", c, "--exe", python, "--json"]),
+                lambda r: r[1] and running_getppid(json.loads(r[1])), label + ", core",
+                "was taken in hot", tries=20)
+            os.unlink(core)
+            names = [n.split(" [")[0] for n in trampoline_names(json.loads(out))]
+            if rc != 0 or names != want:
                 fail("%s, core: exit %d, trampolines %r (want %r): %s" % (
                     label, rc, names, want, err[-600:]))
             print("ok: %s, core: the same trampolines named" % label)

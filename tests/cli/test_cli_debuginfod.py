@@ -25,12 +25,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import debuginfod_server  # noqa: E402
 from debug_roots import NO_PYDEBUG  # noqa: E402
+from cores import core_until, of_pid  # noqa: E402
 from demo_stack import fail  # noqa: E402
 from extra_pythons import NO_PYTHON315_DEBUG, named, python315_with_debug  # noqa: E402
 from stripped_pydebug import stripped_copy  # noqa: E402
 from test_cli import (HOT_SCRIPT, eval_anchored, has_jit_frame, stack_until,  # noqa: E402
                       start_script, tool, uop_labels)
-from values_target import gcore  # noqa: E402
 
 SKIP = 77
 
@@ -47,19 +47,13 @@ def check_core(j, work, label, pid, empty, env, hexid, want):
     core = os.path.join(work, "debuginfod.core")
     cache = os.path.join(work, "core-client-cache")
     env = dict(env, DEBUGINFOD_CACHE_PATH=cache)
-    for _ in range(5):
-        if not gcore(pid, core):
-            fail("%s: gcore failed" % label)
-        p = subprocess.run([j, "stack", "--core", core, "--json", "--debug-file-directory",
-                            empty], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           timeout=120, env=env)
-        os.unlink(core)
-        doc = json.loads(p.stdout) if p.stdout else None
-        if doc and has_jit_frame(doc):
-            break
-    else:
-        fail("%s: no core of 5 was taken in JIT code: exit %d %s"
-             % (label, p.returncode, p.stderr[-600:]))
+    p, _ = core_until(of_pid(pid), core, lambda c: subprocess.run(
+        [j, "stack", "--core", c, "--json", "--debug-file-directory", empty],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120, env=env),
+        lambda p: p.stdout and has_jit_frame(json.loads(p.stdout)), label,
+        "was taken in JIT code")
+    os.unlink(core)
+    doc = json.loads(p.stdout)
     symbols = eval_anchored(label + " core", doc)
     if p.returncode != 0 or want not in symbols or not uop_labels(doc) or \
             not fetched(cache, hexid):

@@ -19,13 +19,12 @@ or no python3.15d.
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from cores import core_until, of_fresh_run  # noqa: E402
 from debug_roots import (NO_PYDEBUG, REFUSED, bogus_root, under_eval_loop,  # noqa: E402
                          uop_pattern)
 from demo_stack import fail  # noqa: E402
@@ -33,7 +32,6 @@ from extra_pythons import named, NO_PYTHON315_DEBUG, python315_with_debug  # noq
 from stripped_pydebug import stripped_copy  # noqa: E402
 from test_gdb_jitview_real import TIMER_SCRIPT  # noqa: E402
 from test_gdb_real import run_gdb, section, sections  # noqa: E402
-from values_target import gcore  # noqa: E402
 
 SKIP = 77
 
@@ -95,25 +93,15 @@ def check_core(repo, env, label, python, script, root, bogus, work):
     uop is named."""
     core = os.path.join(work, "spin.core")
     try:
-        for attempt in range(5):
-            proc = subprocess.Popen([python, script], env=env)
-            try:
-                time.sleep(1)  # past the warm-up: the loop runs as JIT code
-                if not gcore(proc.pid, core):
-                    fail("gcore of the JIT process failed")
-            finally:
-                proc.kill()
-                proc.wait()
-            bt, mixed, _ = on_core(repo, env, python, core, root)
-            if "py::jit:" in bt:
-                break
-        else:
-            fail("%s: no core of 5 was taken in JIT code:\n%s" % (label, bt))
+        (bt, mixed, _), attempt = core_until(
+            of_fresh_run([python, script], env), core,
+            lambda c: on_core(repo, env, python, c, root), lambda r: "py::jit:" in r[0],
+            label, "was taken in JIT code")
         if not re.search(uop_pattern(script), bt) or not under_eval_loop(mixed):
             fail("%s core, the debug root given to gdb: the JIT frame not named by uop, or "
                  "spin not under the eval loop:\n%s\n%s" % (label, bt, mixed))
         print("ok: %s core (%d): the JIT frame named `py::jit:spin [uop ...]`, spin under the "
-              "eval loop" % (label, attempt + 1))
+              "eval loop" % (label, attempt))
         bt, mixed, ranges = on_core(repo, env, python, core, bogus)
         if REFUSED not in ranges or re.search(uop_pattern(script), bt):
             fail("%s core, another build's debug file: not refused in info jit-ranges, or a "

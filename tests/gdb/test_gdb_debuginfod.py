@@ -20,14 +20,13 @@ PREFIX/lib/debug or no python3.15d, or debuginfod is not installed.
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import debuginfod_server  # noqa: E402
+from cores import core_until, of_fresh_run  # noqa: E402
 from debug_roots import NO_PYDEBUG  # noqa: E402
 from demo_stack import fail  # noqa: E402
 from extra_pythons import named, NO_PYTHON315_DEBUG, python315_with_debug  # noqa: E402
@@ -35,7 +34,6 @@ from stripped_pydebug import stripped_copy  # noqa: E402
 from test_gdb_debug_files import STOPS, stops  # noqa: E402
 from test_gdb_jitview_real import TIMER_SCRIPT  # noqa: E402
 from test_gdb_real import run_gdb, section, sections  # noqa: E402
-from values_target import gcore  # noqa: E402
 
 SKIP = 77
 UOP = r"py::jit:spin \[uop \d+/\d+ \w+\] \(%s:\d+\)"
@@ -47,22 +45,12 @@ def check_core(repo, env, label, python, script, empty, work):
     fetches the debug file again, so `bt` names the JIT frame by function
     and uop and `mixed-bt` puts the Python frame under the eval loop."""
     core = os.path.join(work, "spin.core")
-    for _ in range(5):
-        proc = subprocess.Popen([python, script], env=env)
-        try:
-            time.sleep(1)  # past the warm-up: the loop runs as JIT code
-            if not gcore(proc.pid, core):
-                fail("gcore of the JIT process failed")
-        finally:
-            proc.kill()
-            proc.wait()
-        out = run_gdb(repo, env, sections([("bt", "bt"), ("mixed", "mixed-bt")]),
-                      ["-iex", "set debug-file-directory %s" % empty, python, core])
-        os.unlink(core)
-        if "py::jit:" in section(out, "bt"):
-            break
-    else:
-        fail("%s: no core of 5 was taken in JIT code:\n%s" % (label, out[-3000:]))
+    out, _ = core_until(
+        of_fresh_run([python, script], env), core,
+        lambda c: run_gdb(repo, env, sections([("bt", "bt"), ("mixed", "mixed-bt")]),
+                          ["-iex", "set debug-file-directory %s" % empty, python, c]),
+        lambda out: "py::jit:" in section(out, "bt"), label, "was taken in JIT code")
+    os.unlink(core)
     bt, mixed = section(out, "bt"), section(out, "mixed")
     if not re.search(UOP % re.escape(script), bt) or "no native frame" in mixed or \
             not re.search(r"\n\s+\[py\] spin at ", mixed):

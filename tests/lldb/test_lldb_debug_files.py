@@ -24,6 +24,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from cores import core_until, of_pid  # noqa: E402
 from debug_roots import (NO_PYDEBUG, REFUSED, bogus_root, under_eval_loop,  # noqa: E402
                          uop_pattern)
 from demo_stack import fail  # noqa: E402
@@ -31,7 +32,6 @@ from extra_pythons import named, NO_PYTHON315_DEBUG, python315_with_debug  # noq
 from lldb_under_test import LLDB, MISSING, work_dir  # noqa: E402
 from stripped_pydebug import stripped_copy  # noqa: E402
 from test_lldb_demo import lldb_cmd, run, section  # noqa: E402
-from values_target import gcore  # noqa: E402
 
 SKIP = 77
 SPIN = "def spin():\n    a = 0\n    while True:\n        a = (a * 3 + 1) % 999983\n\n\nspin()\n"
@@ -83,21 +83,15 @@ def check_core(repo, env, label, python, pid, script, root, bogus, work):
     eval loop; with `bogus` the file is refused, said in jit-ranges, and no
     uop is named."""
     core = os.path.join(work, "spin.core")
-    for attempt in range(5):
-        if not gcore(pid, core):
-            fail("gcore of the JIT process failed")
-        mixed, _ = on_core(repo, env, python, core, root)
-        if "py::jit:" in mixed:
-            break
-        os.unlink(core)
-    else:
-        fail("%s: no core of 5 was taken in JIT code:\n%s" % (label, mixed))
+    (mixed, _), attempt = core_until(of_pid(pid), core,
+                                     lambda c: on_core(repo, env, python, c, root),
+                                     lambda r: "py::jit:" in r[0], label, "was taken in JIT code")
     try:
         if not re.search(uop_pattern(script), mixed) or not under_eval_loop(mixed):
             fail("%s core, the debug root given to LLDB: the JIT frame not named by uop, or "
                  "spin not under the eval loop:\n%s" % (label, mixed))
         print("ok: %s core (%d): the JIT frame named by function and uop, spin under the eval "
-              "loop" % (label, attempt + 1))
+              "loop" % (label, attempt))
         mixed, ranges = on_core(repo, env, python, core, bogus)
         if REFUSED not in ranges or re.search(r"py::jit:spin \[uop", mixed):
             fail("%s core, another build's debug file: no note in jit-ranges, or a uop "

@@ -26,6 +26,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from cores import core_until, of_pid  # noqa: E402
 import debuginfod_server  # noqa: E402
 from debug_roots import NO_PYDEBUG  # noqa: E402
 from demo_stack import fail  # noqa: E402
@@ -34,7 +35,6 @@ from lldb_under_test import LLDB, MISSING, work_dir  # noqa: E402
 from stripped_pydebug import stripped_copy  # noqa: E402
 from test_lldb_debug_files import SPIN, attached  # noqa: E402
 from test_lldb_demo import lldb_cmd, run, section  # noqa: E402
-from values_target import gcore  # noqa: E402
 
 SKIP = 77
 UOP = r"py::jit:spin \[uop \d+/\d+ \w+\] \(%s:\d+\)"
@@ -52,23 +52,17 @@ def check_core(repo, env, label, python, pid, script, empty, work):
     if not os.path.islink(link):
         os.symlink(python, link)
     core = os.path.join(work, "spin.core")
-    for attempt in range(5):
-        if not gcore(pid, core):
-            fail("gcore of the JIT process failed")
-        mixed = section(run(lldb_cmd(repo, True, [
-            "settings set target.debug-file-search-paths %s" % empty,
-            "target create %s --core %s" % (link, core), "mixed-bt"], []), env), "mixed-bt")
-        os.unlink(core)
-        if "py::jit:" in mixed:
-            break
-    else:
-        fail("%s: no core of 5 was taken in JIT code:\n%s" % (label, mixed))
+    mixed, attempt = core_until(of_pid(pid), core, lambda c: section(run(lldb_cmd(repo, True, [
+        "settings set target.debug-file-search-paths %s" % empty,
+        "target create %s --core %s" % (link, c), "mixed-bt"], []), env), "mixed-bt"),
+        lambda mixed: "py::jit:" in mixed, label, "was taken in JIT code")
+    os.unlink(core)
     if not re.search(UOP % re.escape(script), mixed) or "no native frame" in mixed or \
             not re.search(r"\n\s+\[py\] spin at ", mixed):
         fail("%s, a core with DEBUGINFOD_URLS: the JIT frame not named by uop, or spin not "
              "under the eval loop:\n%s" % (label, mixed))
     print("ok: %s, a core with DEBUGINFOD_URLS: the debug file fetched again, the JIT frame "
-          "named by function and uop, spin under the eval loop (core %d)" % (label, attempt + 1))
+          "named by function and uop, spin under the eval loop (core %d)" % (label, attempt))
 
 
 def check_jit(repo, env, label, python, script, url, hexid, empty, work):

@@ -7,8 +7,8 @@ loops for ever through hot, which calls os.getppid."""
 import os
 import re
 
+from cores import core_until, of_pid
 from demo_stack import fail
-from values_target import gcore
 
 WARM_UP = """\
 import os, signal
@@ -62,19 +62,14 @@ def check_core(label, target, core, want, mixed_of):
     them is named."""
     dump = "/tmp/jit-%d.dump" % target.pid
     try:
-        for attempt in range(5):
-            if not gcore(target.pid, core):
-                fail("%s: gcore failed" % label)
-            mixed = mixed_of(core)
-            natives, trampolines = native_names(mixed)
-            if trampolines == want:
-                break
-        else:
-            fail("%s: no core of 5 named the trampolines %r:\n%s" % (label, want, mixed))
+        mixed, attempt = core_until(of_pid(target.pid), core, mixed_of,
+                                    lambda mixed: native_names(mixed)[1] == want, label,
+                                    "named the trampolines %r" % want)
+        natives = native_names(mixed)[0]
         if natives[-1] != "_start":
             fail("%s core: mixed-bt does not reach _start:\n%s" % (label, mixed))
         print("ok: %s -X perf_jit, a core: the trampolines py::hot, py::caller and py::<module> "
-              "named from the jitdump file, down to _start (core %d)" % (label, attempt + 1))
+              "named from the jitdump file, down to _start (core %d)" % (label, attempt))
         target.kill()
         target.wait()
         os.rename(dump, dump + ".hidden")
