@@ -201,6 +201,7 @@ struct cli_perf_procs_counts {
     uint64_t unread_samples;  /* of processes that could not be opened (gone already) */
     uint64_t pending_samples; /* of processes before they were opened */
     uint64_t record_samples;  /* of those two kinds, unwound from the process's records */
+    uint64_t running;         /* processes running at the start, read from /proc */
     uint64_t earlier_samples; /* taken before the process holding the PID now started */
 };
 struct cli_perf_procs;
@@ -230,6 +231,9 @@ void cli_perf_procs_early_mapping(void *arg, int pid, const char *path, uint64_t
 void cli_perf_procs_forked(void *arg, int pid, int ppid, double at);
 void cli_perf_procs_exec(void *arg, int pid, const char *comm, double at);
 void cli_perf_procs_exited(void *arg, int pid, double at);
+/* Once the events are open: the processes running already, into its
+ * records (perf_running.c). */
+void cli_perf_procs_read_running(struct cli_perf_procs *ps);
 
 /* --- perf_py_listing.c: struct cli_py_listing, above --- */
 /* Before a sample of `tid` is read: lists the states again when the listing
@@ -254,6 +258,9 @@ void cli_py_memo_free(struct cli_py_memo *m); /* its frames; it may be used agai
  * the samples of a process that could not be opened are unwound natively
  * from the files it mapped. */
 struct cli_perf_records;
+/* Processes remembered at once (the least recently touched forgotten for a
+ * new one). */
+#define CLI_PERF_RECS_MAX 512u
 struct cli_perf_records *cli_perf_records_new(void);
 void cli_perf_records_free(struct cli_perf_records *rs); /* NULL ok */
 void cli_perf_records_mapping(struct cli_perf_records *rs, int pid, const char *path,
@@ -261,6 +268,24 @@ void cli_perf_records_mapping(struct cli_perf_records *rs, int pid, const char *
 void cli_perf_records_forked(struct cli_perf_records *rs, int pid, int ppid, double at);
 void cli_perf_records_exec(struct cli_perf_records *rs, int pid, const char *comm, double at);
 void cli_perf_records_exited(struct cli_perf_records *rs, int pid, double at);
+/* A process running when recording started, `since` its start (/proc's),
+ * known from then on as one whose start was seen; its mappings follow
+ * (cli_perf_records_mapping, at the time its maps were read). */
+void cli_perf_records_running(struct cli_perf_records *rs, int pid, const char *comm,
+                              double since);
+void cli_perf_records_forget(struct cli_perf_records *rs, int pid);
+
+/* --- perf_running.c --- */
+/* Every process running now (but `self`), at most half of
+ * CLI_PERF_RECS_MAX with a file mapped, into `rs` from its /proc files:
+ * how many. Called once the events are open, so that what changes after
+ * is in the rings. */
+size_t cli_perf_records_read_running(struct cli_perf_records *rs, int self);
+/* Process `pid`'s name (raw: escaped where printed) and start time in
+ * seconds of CLOCK_MONOTONIC (the kernel gives it in clock ticks of
+ * CLOCK_BOOTTIME, which runs ahead by the time the machine was
+ * suspended): 0, or -1 when it is gone or a zombie. */
+int cli_proc_stat(int pid, char *comm, size_t len, double *start);
 /* Process `pid` as its records say it at `sampled` (state
  * CLI_PERF_PROC_RECORDS: modules only, no memory but a sample's copy), or
  * NULL when its start was not seen, it mapped nothing, or the sample is

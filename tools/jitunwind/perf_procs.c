@@ -30,59 +30,18 @@
 struct cli_perf_procs {
     const struct cli_options *opt;
     struct cli_perf_proc p[PROCS_MAX];
-    double tick;            /* seconds per clock tick */
     struct cli_perf_records *recs;
     struct cli_perf_procs_counts counts;
 };
 
-/* Process `pid`'s name (raw: escaped where printed) and start time in
- * seconds of CLOCK_MONOTONIC (the kernel gives it as CLOCK_BOOTTIME's,
- * which runs ahead by the time the machine was suspended): 0, or -1 when
- * it is gone or a zombie. */
-static int proc_stat(struct cli_perf_procs *ps, int pid, char *comm, size_t len, double *start)
-{
-    char path[64], line[1024];
-    const char *open_paren, *close_paren;
-    unsigned long long ticks = 0;
-    char state = 0;
-    size_t n;
-    FILE *f;
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    if (!(f = fopen(path, "re")))
-        return -1;
-    n = fread(line, 1, sizeof line - 1, f);
-    fclose(f);
-    line[n] = '\0';
-    open_paren = strchr(line, '(');
-    close_paren = strrchr(line, ')');
-    if (!open_paren || !close_paren || close_paren < open_paren)
-        return -1;
-    n = (size_t)(close_paren - open_paren - 1);
-    snprintf(comm, len, "%.*s", (int)(n < len ? n : len - 1), open_paren + 1);
-    /* After ") ": state, then fields 4 to 21; the start time is field 22. */
-    if (sscanf(close_paren + 1, " %c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
-                                "%*s %*s %*s %*s %llu", &state, &ticks) != 2)
-        return -1;
-    {
-        struct timespec boot, mono;
-        clock_gettime(CLOCK_BOOTTIME, &boot);
-        clock_gettime(CLOCK_MONOTONIC, &mono);
-        *start = (double)ticks * ps->tick - ((double)(boot.tv_sec - mono.tv_sec) +
-                                              (double)(boot.tv_nsec - mono.tv_nsec) / 1e9);
-    }
-    return state == 'Z' || state == 'X' ? -1 : 0;
-}
-
 struct cli_perf_procs *cli_perf_procs_new(const struct cli_options *opt)
 {
     struct cli_perf_procs *ps = calloc(1, sizeof *ps);
-    long hz = sysconf(_SC_CLK_TCK);
     if (!ps || !(ps->recs = cli_perf_records_new())) {
         free(ps);
         return NULL;
     }
     ps->opt = opt;
-    ps->tick = 1.0 / (double)(hz > 0 ? hz : 100);
     return ps;
 }
 
@@ -150,7 +109,7 @@ static void open_target(struct cli_perf_procs *ps, struct cli_perf_proc *p, int 
     p->pid = pid;
     p->used = p->tried = now;
     p->state = CLI_PERF_PROC_UNREADABLE;
-    if (proc_stat(ps, pid, p->comm, sizeof p->comm, &p->started) < 0 ||
+    if (cli_proc_stat(pid, p->comm, sizeof p->comm, &p->started) < 0 ||
         cli_target_open_any(&p->t, opt, pid) != CLI_OK) {
         cli_target_close(&p->t);
         ps->counts.unreadable++;
@@ -250,6 +209,11 @@ void cli_perf_procs_early_mapping(void *arg, int pid, const char *path, uint64_t
 {
     cli_perf_records_mapping(((struct cli_perf_procs *)arg)->recs, pid, path, start, end,
                              offset, at);
+}
+
+void cli_perf_procs_read_running(struct cli_perf_procs *ps)
+{
+    ps->counts.running = cli_perf_records_read_running(ps->recs, (int)getpid());
 }
 
 void cli_perf_procs_forked(void *arg, int pid, int ppid, double at)

@@ -9,18 +9,19 @@
  * Each process is known from its start (the fork or execve's time) to its
  * end: a mapping recorded before its start belongs to what the PID held
  * before, and a sample taken outside that span is not unwound with it. A
- * process whose start was not seen (it ran before recording) is never
- * used: its mappings would be only those made since. */
+ * process that ran before recording is known from its /proc files read at
+ * the start (perf_running.c), its start the one /proc says; a process
+ * whose start was neither seen nor read is never used: its mappings would
+ * be only those made since. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "perf_events.h"
 
-/* Processes remembered at once, the least recently touched forgotten for a
- * new one; the mappings kept of each (a Python process maps about 60
- * executable files); module sets built at once (each holds its files'
- * symbols and CFI once used). */
-#define RECS_MAX 512u
+/* Processes remembered at once (perf_events.h); the mappings kept of each
+ * (a Python process maps about 60 executable files); module sets built at
+ * once (each holds its files' symbols and CFI once used). */
+#define RECS_MAX CLI_PERF_RECS_MAX
 #define MAPS_MAX 128u
 #define BUILT_MAX 8u
 
@@ -181,6 +182,21 @@ void cli_perf_records_exec(struct cli_perf_records *rs, int pid, const char *com
     struct rec *e = start(rs, pid, at);
     if (e)
         snprintf(e->comm, sizeof e->comm, "%s", comm);
+}
+
+void cli_perf_records_running(struct cli_perf_records *rs, int pid, const char *comm,
+                              double since)
+{
+    struct rec *e = start(rs, pid, since);
+    if (e)
+        snprintf(e->comm, sizeof e->comm, "%s", comm);
+}
+
+void cli_perf_records_forget(struct cli_perf_records *rs, int pid)
+{
+    struct rec *e = find(rs, pid);
+    if (e)
+        forget(rs, e);
 }
 
 void cli_perf_records_exited(struct cli_perf_records *rs, int pid, double at)

@@ -513,13 +513,15 @@ static void perf_summary(struct sampler *sm)
         fprintf(stderr, "jitunwind: perf: %llu processes sampled (%llu of them Python), %llu "
                         "gone before they could be read (%llu samples left out), %llu samples of "
                         "processes before they were opened left out, %llu samples of "
-                        "processes not opened unwound native-only from their perf records, "
+                        "processes not opened unwound native-only from their perf records "
+                        "(or, for the %llu running at the start, their maps read then), "
                         "%llu samples taken before their PID's process started left out; "
                         "%.1f s spent opening processes",
                 (unsigned long long)pc->opened, (unsigned long long)pc->python,
                 (unsigned long long)pc->unreadable, (unsigned long long)pc->unread_samples,
                 (unsigned long long)pc->pending_samples, (unsigned long long)pc->record_samples,
-                (unsigned long long)pc->earlier_samples, pc->open_seconds);
+                (unsigned long long)pc->running, (unsigned long long)pc->earlier_samples,
+                pc->open_seconds);
         if (sm->after_end)
             fprintf(stderr, "; %llu samples read after the end left out",
                     (unsigned long long)sm->after_end);
@@ -793,6 +795,7 @@ int cli_record_command(const struct cli_options *opt)
             code = sm->procs ? CLI_PERMISSION : CLI_NO_TARGET;
             goto done;
         }
+        cli_perf_procs_read_running(sm->procs);
         goto opened;
     }
     if ((code = open_started(sm, opt)) != CLI_OK)
