@@ -2,10 +2,11 @@
 """`jitunwind record --perf --all` and processes that were running before
 recording started, never run execve, and end before they could be opened
 through /proc: RUNS native programs are started first, each blocked on its
-standard input; once the recorder runs, each in turn is let go, spins
-about 10 ms of CPU two calls below main, and exits. At HZ each gets about
-two samples, too few to be opened (a process is opened at its third), and
-the rings say nothing of its start. Their samples must be unwound
+standard input. Once the recorder runs, it is stopped (SIGSTOP: the
+kernel goes on sampling into the rings), BATCH runs are let go, each
+spinning about 10 ms of CPU two calls below main, and reaped, and the
+recorder is let go (SIGCONT): it reads their samples when they are gone,
+and the rings say nothing of their start. Their samples must be unwound
 natively from the mappings read from /proc when recording started: at
 least MIN_SHOWN of the runs (fewer in proportion to the samples the rings
 lost, never fewer than MIN_KEPT) must appear, rooted at `Process PID
@@ -21,6 +22,7 @@ import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -35,7 +37,8 @@ from test_cli_perf import perf_available  # noqa: E402
 from test_cli_perf_all_brief import check  # noqa: E402
 
 SKIP = 77
-HZ, RUNS, MIN_SHOWN, MIN_KEPT = 200, 30, 15, 8
+HZ, RUNS, MIN_SHOWN, MIN_KEPT = 500, 30, 24, 8
+BATCH = 3  # runs while the recorder is stopped: ~0.1 s, less than the rings hold (0.5 s)
 
 
 def main():
@@ -48,7 +51,7 @@ def main():
         print("skip: perf events are refused here (%s)" % why)
         return SKIP
     work = tempfile.mkdtemp(prefix="ju-perf-running-")
-    runs = []
+    runs, rec = [], None
     try:
         runs = [subprocess.Popen([sys.argv[2], "--wait"], stdin=subprocess.PIPE)
                 for _ in range(RUNS)]
@@ -59,11 +62,15 @@ def main():
         # The first progress line: the events are open and being read.
         first = rec.stderr.readline()
         if rec.poll() is None:
-            for run in runs:
-                run.stdin.close()
-                run.wait()
+            for at in range(0, RUNS, BATCH):
+                rec.send_signal(signal.SIGSTOP)
+                for run in runs[at:at + BATCH]:
+                    run.stdin.close()
+                    run.wait()
+                rec.send_signal(signal.SIGCONT)
+                time.sleep(0.3)
             time.sleep(0.5)
-            rec.send_signal(2)
+            rec.send_signal(signal.SIGINT)
         err = first + rec.communicate()[1]
         if rec.returncode == 3 and "perf events refused" in err:
             print("skip: per-CPU perf events are refused here: %s" % err.strip())
@@ -90,6 +97,8 @@ def main():
               "%d of %d samples lost)" % (len(shown), RUNS, wanted, lost, read + lost))
         print(err.strip())
     finally:
+        if rec is not None and rec.poll() is None:
+            rec.send_signal(signal.SIGCONT)
         for run in runs:
             if run.poll() is None:
                 run.kill()

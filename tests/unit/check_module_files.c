@@ -88,6 +88,7 @@ START_TEST(a_file_is_known_by_its_identity)
 {
     jitunwind_module_files *files;
     jitunwind_modules *a, *b, *c;
+    struct jitunwind_module_file_info info;
     make_dir();
     sh("cp /proc/%d/exe f && ln f g", (int)getpid());
     ck_assert_int_eq(jitunwind_module_files_new(8, &files), 0);
@@ -98,6 +99,10 @@ START_TEST(a_file_is_known_by_its_identity)
     add(b, "g");
     ck_assert_uint_eq(stats_of(files).opened, 1);
     ck_assert_uint_eq(stats_of(files).reused, 1);
+    ck_assert_int_eq(jitunwind_module_files_info(files, 0, &info), 0);
+    ck_assert_uint_eq(info.users, 2);
+    ck_assert_str_eq(strrchr(info.path, '/'), "/f");
+    ck_assert_int_eq(jitunwind_module_files_info(files, 1, &info), JITUNWIND_EINVAL);
     sh("cp f f.new && touch -d '2000-01-01' f.new && mv f.new f");
     add(c, "f");
     ck_assert_uint_eq(stats_of(files).opened, 2);
@@ -106,6 +111,8 @@ START_TEST(a_file_is_known_by_its_identity)
     jitunwind_modules_free(b);
     jitunwind_modules_free(c);
     ck_assert_uint_eq(stats_of(files).held, 2); /* let go, kept for the next set */
+    ck_assert_int_eq(jitunwind_module_files_info(files, 0, &info), 0);
+    ck_assert_uint_eq(info.users, 0);
     jitunwind_module_files_free(files);
     sh("cd / && rm -rf '%s'", dir);
 }
@@ -150,6 +157,7 @@ START_TEST(arguments_are_checked)
     ck_assert_ptr_null(files);
     ck_assert_int_eq(jitunwind_module_files_new(1, NULL), JITUNWIND_EINVAL);
     ck_assert_int_eq(jitunwind_module_files_stats(NULL, &st), JITUNWIND_EINVAL);
+    ck_assert_int_eq(jitunwind_module_files_info(NULL, 0, NULL), JITUNWIND_EINVAL);
     ck_assert_int_eq(jitunwind_modules_share_files(NULL, NULL), JITUNWIND_EINVAL);
     jitunwind_module_files_free(NULL);
 }

@@ -21,23 +21,35 @@
 #define START_SLACK 0.02
 /* A process is opened at its OPEN_AFTER-th sample: opening is costly (its
  * symbols and CFI), and most processes of a busy machine (a compiler's
- * jobs) end before they could be read; their samples until then are left
- * out and counted. */
+ * jobs) end before they could be read; their samples until then are
+ * unwound from their records (native only: no JIT or trampoline ranges,
+ * no Python frames), or left out and counted. A process already running
+ * when recording started is not such a job: it is opened at its first
+ * sample, so that its stacks have all their frames from the first. */
 #define OPEN_AFTER 3u
 /* A process that could not be opened is tried again after this long. */
 #define RETRY_UNREADABLE 1.0
+/* The module files the run's processes share (libpython, libc, ld.so...
+ * opened, indexed and parsed once): about 60 a Python process, most of
+ * them the same for all; one let go stays open for the next process until
+ * its room is needed. */
+#define FILES_MAX 512u
 
 struct cli_perf_procs {
     const struct cli_options *opt;
     struct cli_perf_proc p[PROCS_MAX];
     struct cli_perf_records *recs;
+    jitunwind_module_files *files;
     struct cli_perf_procs_counts counts;
 };
 
 struct cli_perf_procs *cli_perf_procs_new(const struct cli_options *opt)
 {
     struct cli_perf_procs *ps = calloc(1, sizeof *ps);
-    if (!ps || !(ps->recs = cli_perf_records_new())) {
+    if (!ps || jitunwind_module_files_new(FILES_MAX, &ps->files) < 0 ||
+        !(ps->recs = cli_perf_records_new(ps->files))) {
+        if (ps)
+            jitunwind_module_files_free(ps->files);
         free(ps);
         return NULL;
     }
@@ -68,6 +80,7 @@ void cli_perf_procs_free(struct cli_perf_procs *ps)
     for (i = 0; i < PROCS_MAX; i++)
         close_proc(ps, &ps->p[i]);
     cli_perf_records_free(ps->recs);
+    jitunwind_module_files_free(ps->files);
     free(ps);
 }
 
@@ -90,16 +103,22 @@ static struct cli_perf_proc *slot(struct cli_perf_procs *ps)
 
 static void open_target(struct cli_perf_procs *ps, struct cli_perf_proc *p, int pid, double now);
 
+static double seconds(clockid_t clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* Opening is the costly part of --all (a process's symbols and CFI): its
- * time is counted. */
+ * time is counted, in wall time and in the reader's own CPU time (the
+ * difference is the machine's load). */
 static void open_proc(struct cli_perf_procs *ps, struct cli_perf_proc *p, int pid, double now)
 {
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double wall = seconds(CLOCK_MONOTONIC), cpu = seconds(CLOCK_THREAD_CPUTIME_ID);
     open_target(ps, p, pid, now);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    ps->counts.open_seconds +=
-        (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    ps->counts.open_seconds += seconds(CLOCK_MONOTONIC) - wall;
+    ps->counts.open_cpu_seconds += seconds(CLOCK_THREAD_CPUTIME_ID) - cpu;
 }
 
 static void open_target(struct cli_perf_procs *ps, struct cli_perf_proc *p, int pid, double now)
@@ -110,7 +129,7 @@ static void open_target(struct cli_perf_procs *ps, struct cli_perf_proc *p, int 
     p->used = p->tried = now;
     p->state = CLI_PERF_PROC_UNREADABLE;
     if (cli_proc_stat(pid, p->comm, sizeof p->comm, &p->started) < 0 ||
-        cli_target_open_any(&p->t, opt, pid) != CLI_OK) {
+        cli_target_open_any(&p->t, opt, pid, ps->files) != CLI_OK) {
         cli_target_close(&p->t);
         ps->counts.unreadable++;
         return;
@@ -162,7 +181,8 @@ struct cli_perf_proc *cli_perf_procs_get(struct cli_perf_procs *ps, int pid, dou
         p->pid = pid;
         p->state = CLI_PERF_PROC_PENDING;
     }
-    if (p->state == CLI_PERF_PROC_PENDING && ++p->pending >= OPEN_AFTER)
+    if (p->state == CLI_PERF_PROC_PENDING &&
+        (++p->pending >= OPEN_AFTER || cli_perf_records_read_at_start(ps->recs, pid)))
         open_proc(ps, p, pid, now);
     p->used = now;
     if (p->state != CLI_PERF_PROC_OPEN) {
@@ -234,6 +254,29 @@ void cli_perf_procs_exited(void *arg, int pid, double at)
 const struct cli_perf_procs_counts *cli_perf_procs_counts(const struct cli_perf_procs *ps)
 {
     return &ps->counts;
+}
+
+void cli_perf_procs_files(const struct cli_perf_procs *ps, struct jitunwind_module_files_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    jitunwind_module_files_stats(ps->files, out);
+}
+
+void cli_perf_procs_print_files(const struct cli_perf_procs *ps, FILE *f)
+{
+    struct jitunwind_module_files_stats st;
+    struct jitunwind_module_file_info info;
+    char shown[4 * 4096 + 1];
+    size_t i;
+    cli_perf_procs_files(ps, &st);
+    fprintf(f, "module files opened: %llu\nmodule files reused: %llu\n"
+               "module files opened unshared: %llu\n",
+            (unsigned long long)st.opened, (unsigned long long)st.reused,
+            (unsigned long long)st.unpooled);
+    for (i = 0; i < st.held; i++)
+        if (jitunwind_module_files_info(ps->files, i, &info) == 0 && info.users > 1)
+            fprintf(f, "module file open once for %llu module sets: %s\n",
+                    (unsigned long long)info.users, cli_shown(info.path, shown, sizeof shown));
 }
 
 /* A process whose threads may be named from its Python thread states. */

@@ -73,6 +73,15 @@ JITUNWIND_API void jitunwind_module_files_free(jitunwind_module_files *files);
 /* FILES's counts into *OUT: 0, or EINVAL (FILES or OUT NULL). */
 JITUNWIND_API int jitunwind_module_files_stats(const jitunwind_module_files *files,
                                                struct jitunwind_module_files_stats *out);
+struct jitunwind_module_file_info {
+    const char *path; /* where it was opened */
+    uint64_t users;   /* the modules using it now, one a set */
+};
+/* File INDEX (below held) of FILES into *OUT, its path valid until FILES
+ * changes (a set adding or letting go of a file): 0, or EINVAL (FILES or
+ * OUT NULL, INDEX >= held). */
+JITUNWIND_API int jitunwind_module_files_info(const jitunwind_module_files *files, size_t index,
+                                              struct jitunwind_module_file_info *out);
 /* The files MODS adds from now on are taken from and kept in FILES (NULL:
  * MODS opens its own again); MODS holds FILES until it is freed or shares
  * another. 0, or EINVAL (MODS NULL). */

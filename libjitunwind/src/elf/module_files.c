@@ -72,6 +72,16 @@ JITUNWIND_API int jitunwind_module_files_stats(const jitunwind_module_files *fil
     return 0;
 }
 
+JITUNWIND_API int jitunwind_module_files_info(const jitunwind_module_files *files, size_t index,
+                                              struct jitunwind_module_file_info *out)
+{
+    if (!files || !out || index >= files->n || !files->files[index])
+        return JITUNWIND_EINVAL;
+    out->path = files->files[index]->path;
+    out->users = files->files[index]->refs;
+    return 0;
+}
+
 /* A free place in the pool, a file let go closed for it if need be, or -1. */
 static long room(struct jitunwind_module_files *pool)
 {
