@@ -150,6 +150,13 @@ static void open_target(struct cli_perf_procs *ps, struct cli_perf_proc *p, int 
                     sizeof p->vdso_path);
 }
 
+/* Opened, and not known to have ended or run another program since: its
+ * memory and modules are still the process's. */
+static int open_and_current(const struct cli_perf_proc *p)
+{
+    return p->state == CLI_PERF_PROC_OPEN && !p->stale;
+}
+
 static struct cli_perf_proc *find(struct cli_perf_procs *ps, int pid)
 {
     size_t i;
@@ -167,8 +174,7 @@ struct cli_perf_proc *cli_perf_procs_get(struct cli_perf_procs *ps, int pid, dou
         return NULL;
     /* Known, but ended or replaced since (pidfd, execve), or the PID now
      * another's: opened again as what holds the PID now. */
-    if (p && p->pass != pass && !p->stale && p->state == CLI_PERF_PROC_OPEN &&
-        cli_target_gone(&p->t))
+    if (p && p->pass != pass && open_and_current(p) && cli_target_gone(&p->t))
         p->stale = 1;
     if (p && p->state == CLI_PERF_PROC_UNREADABLE && now - p->tried > RETRY_UNREADABLE)
         p->stale = 1; /* the PID may be another process's by now */
@@ -220,7 +226,7 @@ void cli_perf_procs_mapping(void *arg, int pid, const char *path, uint64_t start
                             uint64_t end, uint64_t offset)
 {
     struct cli_perf_proc *p = find(arg, pid);
-    if (p && p->state == CLI_PERF_PROC_OPEN && !p->stale)
+    if (p && open_and_current(p))
         jitunwind_modules_add_mapping(p->t.mods, path, start, end, offset);
 }
 
@@ -282,7 +288,7 @@ void cli_perf_procs_print_files(const struct cli_perf_procs *ps, FILE *f)
 /* A process whose threads may be named from its Python thread states. */
 static int names_python_threads(const struct cli_perf_proc *p)
 {
-    return p->state == CLI_PERF_PROC_OPEN && !p->stale && p->t.py;
+    return open_and_current(p) && p->t.py;
 }
 
 void cli_perf_procs_read_thread_names(struct cli_perf_procs *ps)
