@@ -18,7 +18,6 @@ Usage: test_cli_perf_all_running.py BUILD_DIR NATIVE_BRIEF
 Exit 0 on success, 1 on failure, 77 to skip.
 """
 
-import math
 import os
 import re
 import shutil
@@ -34,7 +33,7 @@ sys.path.insert(0, HERE)
 from demo_stack import fail  # noqa: E402
 from ready_target import built_tool  # noqa: E402
 from test_cli_perf import perf_available  # noqa: E402
-from test_cli_perf_all_brief import check  # noqa: E402
+from test_cli_perf_all_brief import check, runs_wanted  # noqa: E402
 
 SKIP = 77
 HZ, RUNS, MIN_SHOWN, MIN_KEPT = 500, 30, 24, 8
@@ -80,11 +79,7 @@ def main():
         with open(out) as f:
             shown = check(f.read(), {r.pid for r in runs},
                           os.path.basename(sys.argv[2])[:15])
-        counts = re.search(r"perf: (\d+) samples from \d+ threads, (\d+) lost", err)
-        if not counts:
-            fail("no perf summary line: %s" % err)
-        read, lost = int(counts.group(1)), int(counts.group(2))
-        wanted = max(MIN_KEPT, math.ceil(MIN_SHOWN * read / max(1, read + lost)))
+        wanted, lost, read = runs_wanted(err, MIN_SHOWN, MIN_KEPT)
         if len(shown) < wanted:
             fail("only %d of %d runs started before recording have unwound stacks (at least "
                  "%d expected, %d of %d samples lost): %s"
