@@ -874,7 +874,7 @@ int cli_target_open_any(struct cli_target *t, const struct cli_options *opt, int
         return CLI_NO_TARGET;
     if (jitunwind_modules_load_proc(t->mods, pid) < 0 && jitunwind_modules_count(t->mods) == 0)
         return CLI_PERMISSION;
-    if (jitunwind_py_locate_live(pid, &t->loc) == 0 &&
+    if (jitunwind_py_locate_modules(t->mods, &t->loc) == 0 &&
         jitunwind_py_version_supported(t->loc.version_hex) &&
         t->mem.read(t->mem.arg, t->loc.runtime_addr, &word, sizeof word) == 0) {
         watch_exec(t);
