@@ -1,11 +1,15 @@
-/* A short-lived native process for the --perf --all test: it spins in
+/* A short-lived native process for the --perf --all tests: it spins in
  * known functions, two calls below main, for about 10 ms of its own CPU
  * time (CPU time, so that a busy machine still sees it run that long),
  * then exits: a few samples at 250 Hz, and gone before the recorder could
- * open it through /proc. */
+ * open it through /proc. With `--wait` it first blocks until a byte (or
+ * the end) comes on its standard input: started before a recording, it
+ * spins only once the recording runs. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static double cpu_seconds(void)
 {
@@ -31,7 +35,10 @@ __attribute__((noinline)) static uint64_t native_brief_outer(uint64_t x)
     return x;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    char c;
+    if (argc > 1 && strcmp(argv[1], "--wait") == 0 && read(0, &c, 1) < 0)
+        return 2;
     return (int)(native_brief_outer(1) & 1);
 }

@@ -54,8 +54,9 @@ down_%(n)s(%(d)d)
 '''
 
 
-def check(text, targets):
-    """{pid: [stacks, merged]} of the targets after checking every line."""
+def check(text, targets, pythons=PYTHONS):
+    """{pid: [stacks, merged]} of the targets after checking every line;
+    `pythons` names the Python targets' functions."""
     seen = {pid: [0, 0] for pid in targets}
     for line in text.splitlines():
         stack, _, count = line.rpartition(" ")
@@ -79,7 +80,7 @@ def check(text, targets):
                 fail("process %d: not main > native_spin_outer > native_spin_inner: %s"
                      % (pid, stack))
             continue
-        for other in PYTHONS:
+        for other in pythons:
             if other != name and any(f.startswith("down_%s (" % other) for f in frames):
                 fail("process %d (%s): another target's frames: %s" % (pid, name, stack))
         downs = sum(f.startswith("down_%s (" % name) for f in frames)

@@ -63,6 +63,19 @@ def check(text, pids, comm):
     return shown
 
 
+def runs_wanted(err, min_shown, min_kept):
+    """(runs wanted, samples lost, samples read) after the run's summary
+    `err`: samples the rings lost (the reader behind, on a busy machine:
+    they are counted, never unwound) take whole runs with them, their
+    mapping records too, so the runs asked for shrink in proportion, to
+    no fewer than `min_kept`."""
+    counts = re.search(r"perf: (\d+) samples from \d+ threads, (\d+) lost", err)
+    if not counts:
+        fail("no perf summary line: %s" % err)
+    read, lost = int(counts.group(1)), int(counts.group(2))
+    return max(min_kept, math.ceil(min_shown * read / max(1, read + lost))), lost, read
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__)
@@ -96,14 +109,7 @@ def main():
             fail("record --perf --all exited %d: %s" % (rec.returncode, err))
         with open(out) as f:
             shown = check(f.read(), pids, os.path.basename(sys.argv[2])[:15])
-        # Samples the rings lost (the reader behind, on a busy machine: they
-        # are counted, never unwound) take whole runs with them, their
-        # mapping records too: the runs asked for shrink in proportion.
-        counts = re.search(r"perf: (\d+) samples from \d+ threads, (\d+) lost", err)
-        if not counts:
-            fail("no perf summary line: %s" % err)
-        read, lost = int(counts.group(1)), int(counts.group(2))
-        wanted = max(MIN_KEPT, math.ceil(MIN_SHOWN * read / max(1, read + lost)))
+        wanted, lost, read = runs_wanted(err, MIN_SHOWN, MIN_KEPT)
         if len(shown) < wanted:
             fail("only %d of %d short-lived runs have unwound stacks (at least %d expected, "
                  "%d of %d samples lost): %s" % (len(shown), RUNS, wanted, lost, read + lost, err))

@@ -142,6 +142,8 @@ START_TEST(queries_reject_null_out)
                      JITUNWIND_EINVAL);
     ck_assert_int_eq(jitunwind_py_locate_live(getpid(), NULL), JITUNWIND_EINVAL);
     ck_assert_int_eq(jitunwind_py_locate_core("/nonexistent", NULL), JITUNWIND_EINVAL);
+    ck_assert_int_eq(jitunwind_py_locate_modules(NULL, &(struct jitunwind_py_location){0}),
+                     JITUNWIND_EINVAL);
     ck_assert_int_lt(jitunwind_elf_symbol("/proc/self/exe", "main", NULL, NULL), 0);
     /* Optional counters. */
     ck_assert_int_eq(jitunwind_registry_add_guesses(reg, &mem, JITUNWIND_ARCH_X86_64, maps, 0,

@@ -149,15 +149,18 @@ struct cli_target {
  * line on stderr. `need_native`: modules and ranges are loaded. */
 int cli_target_open(struct cli_target *t, const struct cli_options *opt, int need_native);
 /* record --perf --all: live process `pid` (opt gives the rest) whatever
- * it runs: memory, modules and ranges, and the Python reader when it is a
- * CPython process of a supported version (t->py NULL otherwise). CLI_OK or
- * an exit code, mostly silent: a process of the machine may end at any
- * time. */
-int cli_target_open_any(struct cli_target *t, const struct cli_options *opt, int pid);
+ * it runs: memory, modules (their files taken from and kept in `files`,
+ * shared by the processes of the run) and ranges, and the Python reader
+ * when it is a CPython process of a supported version (t->py NULL
+ * otherwise). CLI_OK or an exit code, mostly silent: a process of the
+ * machine may end at any time. */
+int cli_target_open_any(struct cli_target *t, const struct cli_options *opt, int pid,
+                        jitunwind_module_files *files);
 /* A target of process `pid` without its memory or /proc (a process gone,
- * known from its perf records): empty modules and ranges the caller fills,
- * no Python reader. 0, or -1 (out of memory); cli_target_close frees it. */
-int cli_target_open_files(struct cli_target *t, int pid);
+ * known from its perf records): empty modules (sharing `files`) and
+ * ranges the caller fills, no Python reader. 0, or -1 (out of memory);
+ * cli_target_close frees it. */
+int cli_target_open_files(struct cli_target *t, int pid, jitunwind_module_files *files);
 /* types_kept.c: the DWARF types of interpreter file `module`, opened once
  * and kept until cli_types_kept_free (--all): 0 (kept), 1 (opened but not
  * kept: the caller frees it), or < 0 with *out NULL. */

@@ -7,6 +7,7 @@
 #define JITUNWIND_CLI_PERF_EVENTS_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "cli.h"
@@ -198,9 +199,11 @@ struct cli_perf_proc {
 struct cli_perf_procs_counts {
     uint64_t opened, python, closed, evicted, unreadable, uncached;
     double open_seconds;      /* spent opening processes */
+    double open_cpu_seconds;  /* of them, on the reader's CPU time */
     uint64_t unread_samples;  /* of processes that could not be opened (gone already) */
     uint64_t pending_samples; /* of processes before they were opened */
     uint64_t record_samples;  /* of those two kinds, unwound from the process's records */
+    uint64_t running;         /* processes running at the start, read from /proc */
     uint64_t earlier_samples; /* taken before the process holding the PID now started */
 };
 struct cli_perf_procs;
@@ -217,6 +220,10 @@ void cli_perf_procs_ended(void *arg, int pid);
 void cli_perf_procs_mapping(void *arg, int pid, const char *path, uint64_t start,
                             uint64_t end, uint64_t offset);
 const struct cli_perf_procs_counts *cli_perf_procs_counts(const struct cli_perf_procs *ps);
+/* The counts of the module files its processes share; with each file
+ * shared by several module sets now (--stats). */
+void cli_perf_procs_files(const struct cli_perf_procs *ps, struct jitunwind_module_files_stats *out);
+void cli_perf_procs_print_files(const struct cli_perf_procs *ps, FILE *f);
 /* Every open Python process's thread names, read now (for a profile's
  * names at its end); then cli_perf_procs_python_thread_name gives TH's
  * Python name where one of them holds a thread state of TH->tid, and
@@ -230,6 +237,9 @@ void cli_perf_procs_early_mapping(void *arg, int pid, const char *path, uint64_t
 void cli_perf_procs_forked(void *arg, int pid, int ppid, double at);
 void cli_perf_procs_exec(void *arg, int pid, const char *comm, double at);
 void cli_perf_procs_exited(void *arg, int pid, double at);
+/* Once the events are open: the processes running already, into its
+ * records (perf_running.c). */
+void cli_perf_procs_read_running(struct cli_perf_procs *ps);
 
 /* --- perf_py_listing.c: struct cli_py_listing, above --- */
 /* Before a sample of `tid` is read: lists the states again when the listing
@@ -254,16 +264,41 @@ void cli_py_memo_free(struct cli_py_memo *m); /* its frames; it may be used agai
  * the samples of a process that could not be opened are unwound natively
  * from the files it mapped. */
 struct cli_perf_records;
-struct cli_perf_records *cli_perf_records_new(void);
+/* Processes remembered at once (the least recently touched forgotten for a
+ * new one). */
+#define CLI_PERF_RECS_MAX 512u
+/* Its module sets share `files` (the run's, outliving it). */
+struct cli_perf_records *cli_perf_records_new(jitunwind_module_files *files);
 void cli_perf_records_free(struct cli_perf_records *rs); /* NULL ok */
 void cli_perf_records_mapping(struct cli_perf_records *rs, int pid, const char *path,
                               uint64_t start, uint64_t end, uint64_t offset, double at);
 void cli_perf_records_forked(struct cli_perf_records *rs, int pid, int ppid, double at);
 void cli_perf_records_exec(struct cli_perf_records *rs, int pid, const char *comm, double at);
 void cli_perf_records_exited(struct cli_perf_records *rs, int pid, double at);
+/* A process running when recording started, `since` its start (/proc's),
+ * known from then on as one whose start was seen; its mappings follow
+ * (cli_perf_records_mapping, at the time its maps were read). */
+void cli_perf_records_running(struct cli_perf_records *rs, int pid, const char *comm,
+                              double since);
+void cli_perf_records_forget(struct cli_perf_records *rs, int pid);
+/* Whether `pid` is the process read from /proc at the start (no start of
+ * another on its PID in the rings since). */
+int cli_perf_records_read_at_start(struct cli_perf_records *rs, int pid);
+
+/* --- perf_running.c --- */
+/* Every process running now (but `self`), at most half of
+ * CLI_PERF_RECS_MAX with a file mapped, into `rs` from its /proc files:
+ * how many. Called once the events are open, so that what changes after
+ * is in the rings. */
+size_t cli_perf_records_read_running(struct cli_perf_records *rs, int self);
+/* Process `pid`'s name (raw: escaped where printed) and start time in
+ * seconds of CLOCK_MONOTONIC (the kernel gives it in clock ticks of
+ * CLOCK_BOOTTIME, which runs ahead by the time the machine was
+ * suspended): 0, or -1 when it is gone or a zombie. */
+int cli_proc_stat(int pid, char *comm, size_t len, double *start);
 /* Process `pid` as its records say it at `sampled` (state
  * CLI_PERF_PROC_RECORDS: modules only, no memory but a sample's copy), or
- * NULL when its start was not seen, it mapped nothing, or the sample is
+ * NULL when its start was not seen, it mapped nothing, the sample is
  * older than its start or newer than its end (the PID another's whose
  * start a lost record hid). Valid until the next call into `rs`. */
 struct cli_perf_proc *cli_perf_records_proc(struct cli_perf_records *rs, int pid,

@@ -21,68 +21,39 @@
 #define START_SLACK 0.02
 /* A process is opened at its OPEN_AFTER-th sample: opening is costly (its
  * symbols and CFI), and most processes of a busy machine (a compiler's
- * jobs) end before they could be read; their samples until then are left
- * out and counted. */
+ * jobs) end before they could be read; their samples until then are
+ * unwound from their records (native only: no JIT or trampoline ranges,
+ * no Python frames), or left out and counted. A process already running
+ * when recording started is not such a job: it is opened at its first
+ * sample, so that its stacks have all their frames from the first. */
 #define OPEN_AFTER 3u
 /* A process that could not be opened is tried again after this long. */
 #define RETRY_UNREADABLE 1.0
+/* The module files the run's processes share (libpython, libc, ld.so...
+ * opened, indexed and parsed once): about 60 a Python process, most of
+ * them the same for all; one let go stays open for the next process until
+ * its room is needed. */
+#define FILES_MAX 512u
 
 struct cli_perf_procs {
     const struct cli_options *opt;
     struct cli_perf_proc p[PROCS_MAX];
-    double tick;            /* seconds per clock tick */
     struct cli_perf_records *recs;
+    jitunwind_module_files *files;
     struct cli_perf_procs_counts counts;
 };
-
-/* Process `pid`'s name (raw: escaped where printed) and start time in
- * seconds of CLOCK_MONOTONIC (the kernel gives it as CLOCK_BOOTTIME's,
- * which runs ahead by the time the machine was suspended): 0, or -1 when
- * it is gone or a zombie. */
-static int proc_stat(struct cli_perf_procs *ps, int pid, char *comm, size_t len, double *start)
-{
-    char path[64], line[1024];
-    const char *open_paren, *close_paren;
-    unsigned long long ticks = 0;
-    char state = 0;
-    size_t n;
-    FILE *f;
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    if (!(f = fopen(path, "re")))
-        return -1;
-    n = fread(line, 1, sizeof line - 1, f);
-    fclose(f);
-    line[n] = '\0';
-    open_paren = strchr(line, '(');
-    close_paren = strrchr(line, ')');
-    if (!open_paren || !close_paren || close_paren < open_paren)
-        return -1;
-    n = (size_t)(close_paren - open_paren - 1);
-    snprintf(comm, len, "%.*s", (int)(n < len ? n : len - 1), open_paren + 1);
-    /* After ") ": state, then fields 4 to 21; the start time is field 22. */
-    if (sscanf(close_paren + 1, " %c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
-                                "%*s %*s %*s %*s %llu", &state, &ticks) != 2)
-        return -1;
-    {
-        struct timespec boot, mono;
-        clock_gettime(CLOCK_BOOTTIME, &boot);
-        clock_gettime(CLOCK_MONOTONIC, &mono);
-        *start = (double)ticks * ps->tick - ((double)(boot.tv_sec - mono.tv_sec) +
-                                              (double)(boot.tv_nsec - mono.tv_nsec) / 1e9);
-    }
-    return state == 'Z' || state == 'X' ? -1 : 0;
-}
 
 struct cli_perf_procs *cli_perf_procs_new(const struct cli_options *opt)
 {
     struct cli_perf_procs *ps = calloc(1, sizeof *ps);
-    long hz = sysconf(_SC_CLK_TCK);
-    if (!ps || !(ps->recs = cli_perf_records_new())) {
+    if (!ps || jitunwind_module_files_new(FILES_MAX, &ps->files) < 0 ||
+        !(ps->recs = cli_perf_records_new(ps->files))) {
+        if (ps)
+            jitunwind_module_files_free(ps->files);
         free(ps);
         return NULL;
     }
     ps->opt = opt;
-    ps->tick = 1.0 / (double)(hz > 0 ? hz : 100);
     return ps;
 }
 
@@ -109,6 +80,7 @@ void cli_perf_procs_free(struct cli_perf_procs *ps)
     for (i = 0; i < PROCS_MAX; i++)
         close_proc(ps, &ps->p[i]);
     cli_perf_records_free(ps->recs);
+    jitunwind_module_files_free(ps->files);
     free(ps);
 }
 
@@ -131,16 +103,22 @@ static struct cli_perf_proc *slot(struct cli_perf_procs *ps)
 
 static void open_target(struct cli_perf_procs *ps, struct cli_perf_proc *p, int pid, double now);
 
+static double seconds(clockid_t clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* Opening is the costly part of --all (a process's symbols and CFI): its
- * time is counted. */
+ * time is counted, in wall time and in the reader's own CPU time (the
+ * difference is the machine's load). */
 static void open_proc(struct cli_perf_procs *ps, struct cli_perf_proc *p, int pid, double now)
 {
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double wall = seconds(CLOCK_MONOTONIC), cpu = seconds(CLOCK_THREAD_CPUTIME_ID);
     open_target(ps, p, pid, now);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    ps->counts.open_seconds +=
-        (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    ps->counts.open_seconds += seconds(CLOCK_MONOTONIC) - wall;
+    ps->counts.open_cpu_seconds += seconds(CLOCK_THREAD_CPUTIME_ID) - cpu;
 }
 
 static void open_target(struct cli_perf_procs *ps, struct cli_perf_proc *p, int pid, double now)
@@ -150,8 +128,8 @@ static void open_target(struct cli_perf_procs *ps, struct cli_perf_proc *p, int 
     p->pid = pid;
     p->used = p->tried = now;
     p->state = CLI_PERF_PROC_UNREADABLE;
-    if (proc_stat(ps, pid, p->comm, sizeof p->comm, &p->started) < 0 ||
-        cli_target_open_any(&p->t, opt, pid) != CLI_OK) {
+    if (cli_proc_stat(pid, p->comm, sizeof p->comm, &p->started) < 0 ||
+        cli_target_open_any(&p->t, opt, pid, ps->files) != CLI_OK) {
         cli_target_close(&p->t);
         ps->counts.unreadable++;
         return;
@@ -172,6 +150,13 @@ static void open_target(struct cli_perf_procs *ps, struct cli_perf_proc *p, int 
                     sizeof p->vdso_path);
 }
 
+/* Opened, and not known to have ended or run another program since: its
+ * memory and modules are still the process's. */
+static int open_and_current(const struct cli_perf_proc *p)
+{
+    return p->state == CLI_PERF_PROC_OPEN && !p->stale;
+}
+
 static struct cli_perf_proc *find(struct cli_perf_procs *ps, int pid)
 {
     size_t i;
@@ -189,8 +174,7 @@ struct cli_perf_proc *cli_perf_procs_get(struct cli_perf_procs *ps, int pid, dou
         return NULL;
     /* Known, but ended or replaced since (pidfd, execve), or the PID now
      * another's: opened again as what holds the PID now. */
-    if (p && p->pass != pass && !p->stale && p->state == CLI_PERF_PROC_OPEN &&
-        cli_target_gone(&p->t))
+    if (p && p->pass != pass && open_and_current(p) && cli_target_gone(&p->t))
         p->stale = 1;
     if (p && p->state == CLI_PERF_PROC_UNREADABLE && now - p->tried > RETRY_UNREADABLE)
         p->stale = 1; /* the PID may be another process's by now */
@@ -203,7 +187,8 @@ struct cli_perf_proc *cli_perf_procs_get(struct cli_perf_procs *ps, int pid, dou
         p->pid = pid;
         p->state = CLI_PERF_PROC_PENDING;
     }
-    if (p->state == CLI_PERF_PROC_PENDING && ++p->pending >= OPEN_AFTER)
+    if (p->state == CLI_PERF_PROC_PENDING &&
+        (++p->pending >= OPEN_AFTER || cli_perf_records_read_at_start(ps->recs, pid)))
         open_proc(ps, p, pid, now);
     p->used = now;
     if (p->state != CLI_PERF_PROC_OPEN) {
@@ -241,7 +226,7 @@ void cli_perf_procs_mapping(void *arg, int pid, const char *path, uint64_t start
                             uint64_t end, uint64_t offset)
 {
     struct cli_perf_proc *p = find(arg, pid);
-    if (p && p->state == CLI_PERF_PROC_OPEN && !p->stale)
+    if (p && open_and_current(p))
         jitunwind_modules_add_mapping(p->t.mods, path, start, end, offset);
 }
 
@@ -250,6 +235,11 @@ void cli_perf_procs_early_mapping(void *arg, int pid, const char *path, uint64_t
 {
     cli_perf_records_mapping(((struct cli_perf_procs *)arg)->recs, pid, path, start, end,
                              offset, at);
+}
+
+void cli_perf_procs_read_running(struct cli_perf_procs *ps)
+{
+    ps->counts.running = cli_perf_records_read_running(ps->recs, (int)getpid());
 }
 
 void cli_perf_procs_forked(void *arg, int pid, int ppid, double at)
@@ -272,10 +262,33 @@ const struct cli_perf_procs_counts *cli_perf_procs_counts(const struct cli_perf_
     return &ps->counts;
 }
 
+void cli_perf_procs_files(const struct cli_perf_procs *ps, struct jitunwind_module_files_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    jitunwind_module_files_stats(ps->files, out);
+}
+
+void cli_perf_procs_print_files(const struct cli_perf_procs *ps, FILE *f)
+{
+    struct jitunwind_module_files_stats st;
+    struct jitunwind_module_file_info info;
+    char shown[4 * 4096 + 1];
+    size_t i;
+    cli_perf_procs_files(ps, &st);
+    fprintf(f, "module files opened: %llu\nmodule files reused: %llu\n"
+               "module files opened unshared: %llu\n",
+            (unsigned long long)st.opened, (unsigned long long)st.reused,
+            (unsigned long long)st.unpooled);
+    for (i = 0; i < st.held; i++)
+        if (jitunwind_module_files_info(ps->files, i, &info) == 0 && info.users > 1)
+            fprintf(f, "module file open once for %llu module sets: %s\n",
+                    (unsigned long long)info.users, cli_shown(info.path, shown, sizeof shown));
+}
+
 /* A process whose threads may be named from its Python thread states. */
 static int names_python_threads(const struct cli_perf_proc *p)
 {
-    return p->state == CLI_PERF_PROC_OPEN && !p->stale && p->t.py;
+    return open_and_current(p) && p->t.py;
 }
 
 void cli_perf_procs_read_thread_names(struct cli_perf_procs *ps)

@@ -9,18 +9,19 @@
  * Each process is known from its start (the fork or execve's time) to its
  * end: a mapping recorded before its start belongs to what the PID held
  * before, and a sample taken outside that span is not unwound with it. A
- * process whose start was not seen (it ran before recording) is never
- * used: its mappings would be only those made since. */
+ * process that ran before recording is known from its /proc files read at
+ * the start (perf_running.c), its start the one /proc says; a process
+ * whose start was neither seen nor read is never used: its mappings would
+ * be only those made since. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "perf_events.h"
 
-/* Processes remembered at once, the least recently touched forgotten for a
- * new one; the mappings kept of each (a Python process maps about 60
- * executable files); module sets built at once (each holds its files'
- * symbols and CFI once used). */
-#define RECS_MAX 512u
+/* Processes remembered at once (perf_events.h); the mappings kept of each
+ * (a Python process maps about 60 executable files); module sets built at
+ * once (each holds its files' symbols and CFI once used). */
+#define RECS_MAX CLI_PERF_RECS_MAX
 #define MAPS_MAX 128u
 #define BUILT_MAX 8u
 
@@ -33,6 +34,7 @@ struct rec_map {
 struct rec {
     int pid;               /* 0: a free entry */
     int born;              /* its start was seen: its mappings are all there */
+    int read_running;      /* its start and mappings read from /proc, not the rings */
     double since;          /* its start, CLOCK_MONOTONIC seconds */
     double ended;          /* its end, or 0 */
     double touched;        /* its newest record or use, for eviction */
@@ -46,11 +48,15 @@ struct rec {
 struct cli_perf_records {
     struct rec r[RECS_MAX];
     size_t built;
+    jitunwind_module_files *files;
 };
 
-struct cli_perf_records *cli_perf_records_new(void)
+struct cli_perf_records *cli_perf_records_new(jitunwind_module_files *files)
 {
-    return calloc(1, sizeof(struct cli_perf_records));
+    struct cli_perf_records *rs = calloc(1, sizeof *rs);
+    if (rs)
+        rs->files = files;
+    return rs;
 }
 
 static void unbuild(struct cli_perf_records *rs, struct rec *e)
@@ -144,6 +150,7 @@ static struct rec *start(struct cli_perf_records *rs, int pid, double at)
     unbuild(rs, e);
     drop_maps(e, at);
     e->born = 1;
+    e->read_running = 0;
     e->since = at;
     e->ended = 0;
     return e;
@@ -183,6 +190,23 @@ void cli_perf_records_exec(struct cli_perf_records *rs, int pid, const char *com
         snprintf(e->comm, sizeof e->comm, "%s", comm);
 }
 
+void cli_perf_records_running(struct cli_perf_records *rs, int pid, const char *comm,
+                              double since)
+{
+    struct rec *e = start(rs, pid, since);
+    if (!e)
+        return;
+    snprintf(e->comm, sizeof e->comm, "%s", comm);
+    e->read_running = 1;
+}
+
+void cli_perf_records_forget(struct cli_perf_records *rs, int pid)
+{
+    struct rec *e = find(rs, pid);
+    if (e)
+        forget(rs, e);
+}
+
 void cli_perf_records_exited(struct cli_perf_records *rs, int pid, double at)
 {
     struct rec *e = find(rs, pid);
@@ -205,7 +229,7 @@ static struct cli_perf_proc *build(struct cli_perf_records *rs, struct rec *e, d
     }
     if (!(e->proc = calloc(1, sizeof *e->proc)))
         return NULL;
-    if (cli_target_open_files(&e->proc->t, e->pid) < 0) {
+    if (cli_target_open_files(&e->proc->t, e->pid, rs->files) < 0) {
         cli_target_close(&e->proc->t);
         free(e->proc);
         e->proc = NULL;
@@ -221,6 +245,12 @@ static struct cli_perf_proc *build(struct cli_perf_records *rs, struct rec *e, d
         jitunwind_modules_add_mapping(e->proc->t.mods, e->maps[i].path, e->maps[i].start,
                                       e->maps[i].end, e->maps[i].offset);
     return e->proc;
+}
+
+int cli_perf_records_read_at_start(struct cli_perf_records *rs, int pid)
+{
+    struct rec *e = find(rs, pid);
+    return e && e->read_running;
 }
 
 struct cli_perf_proc *cli_perf_records_proc(struct cli_perf_records *rs, int pid,

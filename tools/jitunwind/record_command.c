@@ -510,16 +510,22 @@ static void perf_summary(struct sampler *sm)
     fprintf(stderr, "%s\n", sm->perf_incomplete ? ")" : "");
     if (sm->procs) {
         const struct cli_perf_procs_counts *pc = cli_perf_procs_counts(sm->procs);
+        struct jitunwind_module_files_stats files;
+        cli_perf_procs_files(sm->procs, &files);
         fprintf(stderr, "jitunwind: perf: %llu processes sampled (%llu of them Python), %llu "
                         "gone before they could be read (%llu samples left out), %llu samples of "
                         "processes before they were opened left out, %llu samples of "
-                        "processes not opened unwound native-only from their perf records, "
+                        "processes not opened unwound native-only from their perf records "
+                        "(or, for the %llu running at the start, their maps read then), "
                         "%llu samples taken before their PID's process started left out; "
-                        "%.1f s spent opening processes",
+                        "%.1f s spent opening processes (%.2f s of CPU; %llu module files "
+                        "opened, reused %llu times)",
                 (unsigned long long)pc->opened, (unsigned long long)pc->python,
                 (unsigned long long)pc->unreadable, (unsigned long long)pc->unread_samples,
                 (unsigned long long)pc->pending_samples, (unsigned long long)pc->record_samples,
-                (unsigned long long)pc->earlier_samples, pc->open_seconds);
+                (unsigned long long)pc->running, (unsigned long long)pc->earlier_samples,
+                pc->open_seconds, pc->open_cpu_seconds, (unsigned long long)files.opened,
+                (unsigned long long)files.reused);
         if (sm->after_end)
             fprintf(stderr, "; %llu samples read after the end left out",
                     (unsigned long long)sm->after_end);
@@ -607,6 +613,8 @@ static void stats(struct sampler *sm)
             (unsigned long long)ch.reads_saved, (unsigned long long)sm->watch.reloads);
     fprintf(stderr, "read calls: %llu\nread bytes: %llu\n", (unsigned long long)sm->t.read_calls,
             (unsigned long long)sm->t.read_bytes);
+    if (sm->procs)
+        cli_perf_procs_print_files(sm->procs, stderr);
     if (sm->perf && !sm->opt->all)
         fprintf(stderr, "ring readings: %llu\nPython thread listings: %llu\n"
                         "Python frames reused within a reading: %llu\n",
@@ -793,6 +801,7 @@ int cli_record_command(const struct cli_options *opt)
             code = sm->procs ? CLI_PERMISSION : CLI_NO_TARGET;
             goto done;
         }
+        cli_perf_procs_read_running(sm->procs);
         goto opened;
     }
     if ((code = open_started(sm, opt)) != CLI_OK)

@@ -839,17 +839,21 @@ static unsigned new_epoch(void)
     return epochs += 1u << 16;
 }
 
-int cli_target_open_files(struct cli_target *t, int pid)
+int cli_target_open_files(struct cli_target *t, int pid, jitunwind_module_files *files)
 {
     memset(t, 0, sizeof *t);
     t->pidfd = t->memfd = -1;
     t->pid = pid;
     t->arch = jitunwind_host_arch();
     t->modules_epoch = new_epoch();
-    return jitunwind_modules_new(&t->mods) < 0 || jitunwind_registry_new(&t->reg) < 0 ? -1 : 0;
+    return jitunwind_modules_new(&t->mods) < 0 || jitunwind_registry_new(&t->reg) < 0 ||
+                   jitunwind_modules_share_files(t->mods, files) < 0
+               ? -1
+               : 0;
 }
 
-int cli_target_open_any(struct cli_target *t, const struct cli_options *opt, int pid)
+int cli_target_open_any(struct cli_target *t, const struct cli_options *opt, int pid,
+                        jitunwind_module_files *files)
 {
     struct cli_options one = *opt;
     uint64_t word;
@@ -865,11 +869,12 @@ int cli_target_open_any(struct cli_target *t, const struct cli_options *opt, int
     t->modules_epoch = new_epoch();
     if ((code = open_memory(t, &one)) != CLI_OK)
         return code;
-    if (jitunwind_modules_new(&t->mods) < 0 || jitunwind_registry_new(&t->reg) < 0)
+    if (jitunwind_modules_new(&t->mods) < 0 || jitunwind_registry_new(&t->reg) < 0 ||
+        jitunwind_modules_share_files(t->mods, files) < 0)
         return CLI_NO_TARGET;
     if (jitunwind_modules_load_proc(t->mods, pid) < 0 && jitunwind_modules_count(t->mods) == 0)
         return CLI_PERMISSION;
-    if (jitunwind_py_locate_live(pid, &t->loc) == 0 &&
+    if (jitunwind_py_locate_modules(t->mods, &t->loc) == 0 &&
         jitunwind_py_version_supported(t->loc.version_hex) &&
         t->mem.read(t->mem.arg, t->loc.runtime_addr, &word, sizeof word) == 0) {
         watch_exec(t);

@@ -46,6 +46,48 @@ JITUNWIND_API void jitunwind_modules_free(jitunwind_modules *mods);
 JITUNWIND_API const struct jitunwind_error *
 jitunwind_modules_last_error(const jitunwind_modules *mods);
 
+/* Module files shared by module sets, for a tool that follows many
+ * processes running the same programs and libraries: a set sharing FILES
+ * takes each file it adds from FILES when the same file (device, inode,
+ * size, modification time) is open there, and keeps there the files it
+ * opens, so that each file is opened, its symbols indexed and its CFI
+ * parsed once for all the sets. A file stays open while a set uses it,
+ * and after that until the pool needs its room; when every file of a
+ * full pool is in use, a set opens its own.
+ * Threads: FILES and every set sharing it, one thread at a time. */
+typedef struct jitunwind_module_files jitunwind_module_files;
+struct jitunwind_module_files_stats {
+    uint64_t opened;   /* files opened into the pool */
+    uint64_t reused;   /* files a set was given already open in the pool */
+    uint64_t unpooled; /* files a set opened for itself (the pool full of used files) */
+    uint64_t held;     /* files open in the pool now */
+};
+/* A new pool of at most MAX_FILES files in *OUT: 0, or EINVAL (OUT NULL,
+ * MAX_FILES 0 or too large), ENOMEM, with *OUT NULL (status.h's
+ * constructor contract). *OUT is valid until jitunwind_module_files_free
+ * and the last set sharing it are done with it. */
+JITUNWIND_API int jitunwind_module_files_new(size_t max_files, jitunwind_module_files **out);
+/* Let go of FILES (NULL is ignored): it is freed, and its files closed,
+ * once no set shares it any more (each set holds it until freed). */
+JITUNWIND_API void jitunwind_module_files_free(jitunwind_module_files *files);
+/* FILES's counts into *OUT: 0, or EINVAL (FILES or OUT NULL). */
+JITUNWIND_API int jitunwind_module_files_stats(const jitunwind_module_files *files,
+                                               struct jitunwind_module_files_stats *out);
+struct jitunwind_module_file_info {
+    const char *path; /* where it was opened */
+    uint64_t users;   /* the modules using it now, one a set */
+};
+/* File INDEX (below held) of FILES into *OUT, its path valid until FILES
+ * changes (a set adding or letting go of a file): 0, or EINVAL (FILES or
+ * OUT NULL, INDEX >= held). */
+JITUNWIND_API int jitunwind_module_files_info(const jitunwind_module_files *files, size_t index,
+                                              struct jitunwind_module_file_info *out);
+/* The files MODS adds from now on are taken from and kept in FILES (NULL:
+ * MODS opens its own again); MODS holds FILES until it is freed or shares
+ * another. 0, or EINVAL (MODS NULL). */
+JITUNWIND_API int jitunwind_modules_share_files(jitunwind_modules *mods,
+                                                jitunwind_module_files *files);
+
 /* Record in MODS that [START, END) maps PATH from file offset OFFSET.
  * Mappings of one path form one module. Files that cannot be opened or are
  * not ELF are ignored (returns 0). 0, or EINVAL (MODS or PATH NULL, END <=

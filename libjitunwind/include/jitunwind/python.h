@@ -37,6 +37,14 @@ struct jitunwind_py_location {
  * the failure of reading the maps (EIO, ENOMEM). */
 JITUNWIND_API int jitunwind_py_locate_live(int pid, struct jitunwind_py_location *loc);
 
+struct jitunwind_modules; /* modules.h */
+/* The same into *LOC from the files of MODS (modules.h), already filled
+ * from a process's maps or a core (a tool that keeps a process's module
+ * set spares reading them again): 0, or EINVAL (MODS or LOC NULL),
+ * ENOTFOUND, EVERSION as above. */
+JITUNWIND_API int jitunwind_py_locate_modules(const struct jitunwind_modules *mods,
+                                              struct jitunwind_py_location *loc);
+
 /* The same into *LOC for the core file at CORE_PATH (EINVAL when either is
  * NULL), using its NT_FILE note for the mapped files (which must still
  * exist at their recorded paths); the same returns, and EIO, EELF for the

@@ -1,7 +1,7 @@
-/* Native modules: mapped ELF files, their load bias, symbols and CFI handles.
- * Module files are host files (not target memory); they are opened once,
- * when first added, and kept open for the life of the set. */
-#include <dwarf.h>
+/* Native modules: the ELF files a target maps and their load bias; what
+ * is read of each file (symbols, CFI handles) is module_file.c's, a file
+ * shared by the sets of a jitunwind_module_files module_files.c's. A
+ * file is opened when first added and kept for the life of the set. */
 #include <elfutils/libdw.h>
 #include <gelf.h>
 #include <stdio.h>
@@ -12,7 +12,6 @@
 #include "internal.h"
 #include "elf/modules_internal.h"
 #include "elf/elf.h"
-#include "elf/symbol_index.h"
 #include "unwind/cfi_row_cache.h"
 
 #define MAX_MODULES 4096u            /* distinct files in one target */
@@ -24,6 +23,7 @@ struct jitunwind_modules {
     struct jitunwind_error err;
     struct ju_cfi_row_cache *rows; /* made at the first CFI step */
     int rows_off;                  /* ju_modules_use_row_cache(mods, 0) */
+    struct jitunwind_module_files *pool; /* jitunwind_modules_share_files, or NULL */
 };
 
 JITUNWIND_API int jitunwind_modules_new(jitunwind_modules **out)
@@ -38,18 +38,7 @@ JITUNWIND_API int jitunwind_modules_new(jitunwind_modules **out)
 
 static void module_close(struct ju_module *m)
 {
-    if (m->eh_cfi) /* from dwarf_getcfi_elf: ours to end (the .debug_frame one is the Dwarf's) */
-        dwarf_cfi_end(m->eh_cfi);
-    if (m->dwarf)
-        dwarf_end(m->dwarf);
-    while (m->n_symbols)
-        ju_symbol_index_free(&m->symbols[--m->n_symbols]);
-    free(m->symbols);
-    if (m->sep_dwarf)
-        dwarf_end(m->sep_dwarf);
-    if (m->sep_elf)
-        ju_elf_close(m->sep_fd, m->sep_elf);
-    ju_elf_close(m->fd, m->elf);
+    ju_module_file_put(m->file);
     free(m->path);
 }
 
@@ -62,7 +51,19 @@ JITUNWIND_API void jitunwind_modules_free(jitunwind_modules *mods)
         module_close(&mods->mods[i]);
     free(mods->mods);
     ju_cfi_row_cache_free(mods->rows);
+    ju_module_files_drop(mods->pool);
     free(mods);
+}
+
+JITUNWIND_API int jitunwind_modules_share_files(jitunwind_modules *mods,
+                                                jitunwind_module_files *files)
+{
+    if (!mods)
+        return JITUNWIND_EINVAL;
+    ju_module_files_hold(files);
+    ju_module_files_drop(mods->pool);
+    mods->pool = files;
+    return 0;
 }
 
 JITUNWIND_API const struct jitunwind_error *
@@ -84,7 +85,7 @@ static int compute_bias(struct ju_module *m, uint64_t start, uint64_t end, uint6
     size_t phnum, i;
     uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
     int first = 1;
-    if (!gelf_getehdr(m->elf, &eh) || elf_getphdrnum(m->elf, &phnum) != 0)
+    if (!gelf_getehdr(m->file->elf, &eh) || elf_getphdrnum(m->file->elf, &phnum) != 0)
         return 0;
     if (eh.e_type == ET_EXEC) {
         m->bias = 0;
@@ -92,7 +93,7 @@ static int compute_bias(struct ju_module *m, uint64_t start, uint64_t end, uint6
     }
     for (i = 0; i < phnum; i++) {
         GElf_Phdr ph;
-        if (!gelf_getphdr(m->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+        if (!gelf_getphdr(m->file->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
             continue;
         if (offset <= ph.p_offset && ph.p_offset < offset + (end - start) &&
             (first || (ph.p_offset - offset < page && start % page == 0 &&
@@ -117,18 +118,18 @@ static struct ju_module *find_path(jitunwind_modules *mods, const char *path)
 static int open_module(jitunwind_modules *mods, const char *path, struct ju_module **out)
 {
     struct ju_module m = {0}, *grown;
+    int rc;
     *out = NULL;
     if (mods->count >= MAX_MODULES)
         return ju_fail(&mods->err, JITUNWIND_ELIMIT, 0, "more than %u modules", MAX_MODULES);
-    if (ju_elf_open(path, &m.fd, &m.elf) < 0)
-        return 0; /* deleted, inaccessible or not ELF: not a module we can use */
+    if ((rc = ju_module_file_get(mods->pool, path, &m.file)) < 0) /* deleted, inaccessible */
+        return rc == JITUNWIND_ENOMEM ? rc : 0; /* or not ELF: not a module we can use */
     m.path = strdup(path);
     if (!m.path) {
-        ju_elf_close(m.fd, m.elf);
+        ju_module_file_put(m.file);
         return JITUNWIND_ENOMEM;
     }
     m.start = UINT64_MAX;
-    m.sep_fd = -1;
     grown = ju_reserve_one(mods->mods, &mods->cap, mods->count, sizeof *mods->mods, 32);
     if (!grown) {
         module_close(&m);
@@ -326,7 +327,7 @@ JITUNWIND_API int jitunwind_modules_info(const jitunwind_modules *mods, size_t i
     out->start = m->start;
     out->end = m->end;
     out->bias = m->bias;
-    out->has_cfi = has_cfi(m->elf);
+    out->has_cfi = has_cfi(m->file->elf);
     out->reserved = 0;
     return 0;
 }
@@ -371,115 +372,6 @@ void ju_modules_use_row_cache(jitunwind_modules *mods, int on)
     mods->rows_off = !on;
 }
 
-Dwarf_CFI *ju_module_cfi(struct ju_module *m, int debug_frame)
-{
-    if (!debug_frame) {
-        if (!m->eh_tried) {
-            m->eh_tried = 1;
-            m->eh_cfi = dwarf_getcfi_elf(m->elf);
-        }
-        return m->eh_cfi;
-    }
-    if (!m->debug_tried) {
-        m->debug_tried = 1;
-        m->dwarf = dwarf_begin_elf(m->elf, DWARF_C_READ, NULL);
-        m->debug_cfi = m->dwarf ? dwarf_getcfi(m->dwarf) : NULL;
-    }
-    return m->debug_cfi;
-}
-
-/* The module's separate debug file (debug_files.c), or NULL. Tried once. */
-static Elf *separate_debug_elf(struct ju_module *m)
-{
-    char path[4096];
-    if (m->sep_tried)
-        return m->sep_elf;
-    m->sep_tried = 1;
-    if (ju_debug_file_find(m->elf, m->path, 0, path, sizeof path, NULL, 0) < 0)
-        return NULL;
-    if (ju_elf_open(path, &m->sep_fd, &m->sep_elf) < 0) {
-        m->sep_elf = NULL;
-        m->sep_fd = -1;
-    }
-    return m->sep_elf;
-}
-
-/* Index every table of `type` in `elf` after the module's others. */
-static int index_tables(struct ju_module *m, Elf *elf, Elf64_Word type)
-{
-    Elf_Scn *scn = NULL;
-    while ((scn = elf_nextscn(elf, scn)) != NULL) {
-        GElf_Shdr sh;
-        struct ju_symbol_index *grown;
-        int rc;
-        if (!gelf_getshdr(scn, &sh) || sh.sh_type != type)
-            continue;
-        grown = ju_reserve_one(m->symbols, &m->symbols_cap, m->n_symbols, sizeof *m->symbols, 4);
-        if (!grown)
-            return JITUNWIND_ENOMEM;
-        m->symbols = grown;
-        if ((rc = ju_symbol_index_build(elf, scn, &m->symbols[m->n_symbols])) < 0)
-            return rc;
-        m->n_symbols++;
-    }
-    return 0;
-}
-
-/* The module's tables in the order they are searched: .symtab, .dynsym,
- * then, for a file stripped of what an address needs (Debian's
- * python3.11 keeps its static functions' symbols in the separate debug
- * file, at the same virtual addresses), that file's .symtab. Each table
- * is indexed when first needed. */
-static int find_symbol(struct ju_module *m, uint64_t vaddr, char *buf, size_t len,
-                       uint64_t *off)
-{
-    size_t i;
-    int rc;
-    if (!m->symbols_indexed) {
-        m->symbols_indexed = 1;
-        if ((rc = index_tables(m, m->elf, SHT_SYMTAB)) < 0 ||
-            (rc = index_tables(m, m->elf, SHT_DYNSYM)) < 0)
-            return rc;
-    }
-    for (i = 0; i < m->n_symbols; i++)
-        if (ju_symbol_index_find(&m->symbols[i], vaddr, buf, len, off))
-            return 0;
-    if (m->sep_indexed || !separate_debug_elf(m))
-        return JITUNWIND_ENOTFOUND;
-    m->sep_indexed = 1;
-    if ((rc = index_tables(m, m->sep_elf, SHT_SYMTAB)) < 0)
-        return rc;
-    for (; i < m->n_symbols; i++)
-        if (ju_symbol_index_find(&m->symbols[i], vaddr, buf, len, off))
-            return 0;
-    return JITUNWIND_ENOTFOUND;
-}
-
-/* Whether DW has at least one compile unit. */
-static int has_units(Dwarf *dw)
-{
-    Dwarf_Off next;
-    size_t header;
-    return dw && dwarf_nextcu(dw, 0, &next, &header, NULL, NULL, NULL) == 0;
-}
-
-Dwarf *ju_module_debug_info(struct ju_module *m)
-{
-    Elf *sep;
-    if (m->info_tried)
-        return m->info;
-    m->info_tried = 1;
-    (void)ju_module_cfi(m, 1); /* opens the file's own DWARF */
-    if (has_units(m->dwarf))
-        return m->info = m->dwarf;
-    if ((sep = separate_debug_elf(m)) != NULL) {
-        m->sep_dwarf = dwarf_begin_elf(sep, DWARF_C_READ, NULL);
-        if (has_units(m->sep_dwarf))
-            m->info = m->sep_dwarf;
-    }
-    return m->info;
-}
-
 JITUNWIND_API int jitunwind_modules_symbolize(jitunwind_modules *mods, uint64_t addr,
                                               char *buf, size_t len, uint64_t *offset)
 {
@@ -491,7 +383,7 @@ JITUNWIND_API int jitunwind_modules_symbolize(jitunwind_modules *mods, uint64_t 
     m = ju_modules_lookup(mods, addr);
     if (!m)
         return JITUNWIND_ENOTFOUND;
-    if ((rc = find_symbol(m, addr - m->bias, buf, len, &off)) == 0 && offset)
+    if ((rc = ju_module_file_symbol(m->file, addr - m->bias, buf, len, &off)) == 0 && offset)
         *offset = off;
     return rc == JITUNWIND_ENOMEM ? ju_fail(&mods->err, rc, 0, "no memory for a symbol index")
                                   : rc;

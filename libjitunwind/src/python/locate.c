@@ -6,7 +6,7 @@
 #include "jitunwind/modules.h"
 #include "elf/elf.h"
 
-static int locate_in(jitunwind_modules *mods, struct jitunwind_py_location *loc)
+static int locate_in(const jitunwind_modules *mods, struct jitunwind_py_location *loc)
 {
     size_t i, n = jitunwind_modules_count(mods);
     for (i = 0; i < n; i++) {
@@ -25,6 +25,14 @@ static int locate_in(jitunwind_modules *mods, struct jitunwind_py_location *loc)
         return loc->version_hex ? 0 : JITUNWIND_EVERSION;
     }
     return JITUNWIND_ENOTFOUND;
+}
+
+JITUNWIND_API int jitunwind_py_locate_modules(const jitunwind_modules *mods,
+                                              struct jitunwind_py_location *loc)
+{
+    if (!mods || !loc)
+        return JITUNWIND_EINVAL;
+    return locate_in(mods, loc);
 }
 
 JITUNWIND_API int jitunwind_py_locate_live(int pid, struct jitunwind_py_location *loc)
