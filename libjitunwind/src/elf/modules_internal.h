@@ -7,7 +7,7 @@
 #include <libelf.h>
 
 #include "internal.h"
-#include "base/file_id.h"
+#include "base/host_files.h"
 #include "jitunwind/modules.h"
 #include "elf/symbol_index.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "base/file_id.h"
+#include "base/host_files.h"
 #include "elf/symbol_memo.h"
 
 #define MEMO_ANSWERS 256u
