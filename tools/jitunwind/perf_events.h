@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "perf_attr.h"
 
 /* The default copy of each sample's user stack, in bytes (--stack-size),
  * and the most the kernel copies (a sample's size is 16 bits). */
@@ -95,9 +96,7 @@ void cli_perf_close(struct cli_perf *p); /* NULL ok */
 /* Open events on the threads started since, drop those gone (call after a
  * reading): 0, -ESRCH when the process is gone, or -errno with `err` set. */
 int cli_perf_sync_threads(struct cli_perf *p, char *err, size_t err_len);
-/* How long the reader waits for a wake-up before reading the rings anyway. */
-#define CLI_PERF_POLL_MS 10
-/* Wait until a ring holds a record or `timeout_ms` passed (poll). */
+/* Wait until a ring is half full or `timeout_ms` passed (poll). */
 int cli_perf_wait(struct cli_perf *p, int timeout_ms);
 /* Every record waiting in the rings: samples to `fn` (may be NULL), the
  * file mappings of MMAP2 records into `mods` (may be NULL). */

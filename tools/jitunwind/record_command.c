@@ -55,6 +55,8 @@ struct sampler {
     uint64_t perf_incomplete;   /* samples whose native walk did not reach the root */
     uint64_t perf_replaced_cut; /* CLI_PERF_REPLACED samples whose walk stopped there */
     uint64_t perf_stops[16];    /* of them, by stop reason */
+    double perf_late_sum, perf_late_max; /* from each sample that read Python frames to its
+                                          * unwinding, in seconds */
     uint64_t pushed_left_out;   /* --nonblocking: innermost frames being pushed */
     char vdso_path[64];         /* --perf: the vDSO's image as a module, or "" */
     struct cli_perf_procs *procs; /* --perf --all: the processes sampled */
@@ -412,6 +414,7 @@ static void perf_sample(void *arg, const struct cli_perf_sample *ps)
     struct cli_py_listing *listing = &sm->py_listing;
     uint32_t root = UINT32_MAX;
     int merge;
+    double late;
     sm->prof.samples++;
     if (sm->opt->all) {
         struct cli_perf_proc *p;
@@ -447,6 +450,7 @@ static void perf_sample(void *arg, const struct cli_perf_sample *ps)
     cli_py_listing_before(t, listing, sm->pass, (int)ps->tid, now());
     cli_py_memo_reading(&listing->memo, sm->pass);
     t->py_memo = sm->opt->no_cache ? NULL : &listing->memo;
+    late = now() - (double)ps->time / 1e9;
     merge = cli_perf_stack(t, ps, sm->opt, execs, sm->s);
     if (cli_py_listing_after(t, listing, sm->pass, (int)ps->tid, sm->s->python_thread,
                              merge == CLI_PERF_INCONSISTENT, now()))
@@ -459,6 +463,11 @@ static void perf_sample(void *arg, const struct cli_perf_sample *ps)
         merge = cli_perf_stack(t, ps, sm->opt, execs, sm->s);
     }
     sm->perf_merge[merge]++;
+    if (merge == CLI_PERF_MERGED || merge == CLI_PERF_INCONSISTENT) {
+        sm->perf_late_sum += late;
+        if (late > sm->perf_late_max)
+            sm->perf_late_max = late;
+    }
     if (sm->s->stop_reason != JITUNWIND_STOP_END && merge == CLI_PERF_REPLACED) {
         sm->perf_replaced_cut++; /* no unwind rule for code that is gone */
     } else if (sm->s->stop_reason != JITUNWIND_STOP_END) {
@@ -533,10 +542,12 @@ static void perf_summary(struct sampler *sm)
                 (unsigned long long)sm->perf_replaced_cut);
     if (py)
         fprintf(stderr, "jitunwind: perf: Python frames merged into %llu samples; %llu "
-                        "(%.1f%%) kept native-only, their Python frames not matching the sample\n",
+                        "(%.1f%%) kept native-only, their Python frames not matching the "
+                        "sample; read %.1f ms after their sample on average, at most %.1f ms\n",
                 (unsigned long long)sm->perf_merge[CLI_PERF_MERGED],
                 (unsigned long long)sm->perf_merge[CLI_PERF_INCONSISTENT],
-                100.0 * (double)sm->perf_merge[CLI_PERF_INCONSISTENT] / (double)py);
+                100.0 * (double)sm->perf_merge[CLI_PERF_INCONSISTENT] / (double)py,
+                1e3 * sm->perf_late_sum / (double)py, 1e3 * sm->perf_late_max);
 }
 
 /* A rate the machine did not reach is said, as achieved vs asked (a
@@ -895,8 +906,11 @@ opened:
             } else
                 progress(sm, t - start, 0);
         }
-        if (opt->perf) { /* woken by samples: their Python frames are read at once */
-            cli_perf_wait(sm->perf, CLI_PERF_POLL_MS);
+        if (opt->perf) { /* the rings read on the reader's clock (perf_events.h) */
+            next += CLI_PERF_READ_MS / 1e3;
+            if (next <= t)
+                next = t + CLI_PERF_READ_MS / 1e3; /* late: no burst of readings */
+            cli_perf_wait(sm->perf, (int)((next - t) * 1e3 + 0.999));
             continue;
         }
         next += period;
