@@ -12,7 +12,7 @@
  * kernel waking it earlier only for a ring half full (cli_perf_attr): a
  * sample's Python frames are read at most about this long after it while
  * the reader keeps up. */
-#define CLI_PERF_READ_MS 4
+#define CLI_PERF_READ_MS 10
 
 /* A thread's ring holds this many samples (room for when the reader falls
  * behind: a ring half full wakes it early). */

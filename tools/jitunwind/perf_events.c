@@ -258,6 +258,17 @@ void cli_perf_close(struct cli_perf *p)
     free(p);
 }
 
+int cli_perf_pending(const struct cli_perf *p)
+{
+    size_t i;
+    for (i = 0; i < p->n; i++) {
+        struct perf_event_mmap_page *meta = p->th[i].base;
+        if (__atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE) != meta->data_tail)
+            return 1;
+    }
+    return 0;
+}
+
 int cli_perf_wait(struct cli_perf *p, int timeout_ms)
 {
     return poll(p->pfd, p->n, timeout_ms);
