@@ -203,7 +203,8 @@ static struct cli_perf *cli_perf_new(int pid, int arch, double hz, unsigned stac
 struct cli_perf *cli_perf_open(int pid, int arch, double hz, unsigned stack_size, char *err,
                                size_t err_len)
 {
-    struct cli_perf *p = cli_perf_new(pid, arch, hz, stack_size, CLI_PERF_RING_SAMPLES, err, err_len);
+    struct cli_perf *p = cli_perf_new(pid, arch, hz, stack_size, CLI_PERF_RING_SAMPLES, err,
+                                      err_len);
     if (!p)
         return NULL;
     if (cli_perf_sync_threads(p, err, err_len) < 0 || p->n == 0) {

@@ -131,11 +131,12 @@ static int read_python_frames(struct cli_target *t, int tid, struct cli_stack *s
             continue;
         }
         if (t->threads_run)
-            rc = cli_read_running_chain(t, &th, s->py + s->pyread.n_py, s->py_cap - s->pyread.n_py, &got,
-                                        &torn, why, sizeof why);
+            rc = cli_read_running_chain(t, &th, s->py + s->pyread.n_py,
+                                        s->py_cap - s->pyread.n_py, &got, &torn, why, sizeof why);
         else if (t->chains)
             rc = jitunwind_pyreader_frames_reusing(t->py, t->chains, th.tstate, th.current_frame,
-                                                   s->py + s->pyread.n_py, s->py_cap - s->pyread.n_py, &got);
+                                                   s->py + s->pyread.n_py,
+                                                   s->py_cap - s->pyread.n_py, &got);
         else
             rc = jitunwind_pyreader_frames(t->py, th.current_frame, s->py + s->pyread.n_py,
                                            s->py_cap - s->pyread.n_py, &got);
@@ -165,7 +166,8 @@ void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s)
         continue;
     if (full && !s->pyread.py_status) { /* a later thread state's chain had no room */
         s->pyread.py_status = JITUNWIND_ELIMIT;
-        snprintf(s->pyread.py_error, sizeof s->pyread.py_error, "more than %zu Python frames", s->py_cap);
+        snprintf(s->pyread.py_error, sizeof s->pyread.py_error, "more than %zu Python frames",
+                 s->py_cap);
     }
     if (t->py_memo)
         cli_py_memo_keep(t->py_memo, tid, s);
