@@ -1,14 +1,16 @@
 /* The kernel's side of `record --perf` alone (a benchmark tool, not a
  * test): the same perf event on every thread of a process (perf_attr.c,
- * as record --perf opens it), its rings read on the same clock and only
- * emptied: no unwinding, no reads of the target. What the target loses
- * under it is what the kernel's sampling costs, whatever reads the rings;
+ * as record --perf opens it), its rings read when it wakes the reader or
+ * every CLI_PERF_POLL_MS, as record --perf reads them, and only emptied: no
+ * unwinding, no reads of the target. What the target loses under it is
+ * what the kernel's sampling costs, whatever reads the rings;
  * bench_perf_slowdown.py runs it beside record --perf.
  *
  * Usage: bench_perf_rings PID SECONDS HZ [STACK_SIZE [WAKE_SAMPLES]]
- * WAKE_SAMPLES N > 0: the kernel wakes the reader at every Nth sample
- * instead (what a reader woken by its samples costs the target). Prints
- * "perf: N samples from M threads" on stderr at the end. */
+ * WAKE_SAMPLES: the kernel wakes the reader at every Nth sample (default
+ * CLI_PERF_WAKE_SAMPLES); 0: never (the rings read every CLI_PERF_POLL_MS
+ * only), to show what the wake-ups cost the target. Prints "perf: N
+ * samples from M threads" on stderr at the end. */
 #include <dirent.h>
 #include <errno.h>
 #include <poll.h>
@@ -52,10 +54,11 @@ static int open_ring(int tid, double hz, unsigned stack_size, unsigned wake_samp
 #endif
     if (n_rings >= MAX_THREADS)
         return -1;
-    cli_perf_attr(&a, arch, 0, hz, stack_size, ring_bytes / 2);
-    if (wake_samples) {
-        a.watermark = 0;
-        a.wakeup_events = wake_samples;
+    cli_perf_attr(&a, arch, 0, hz, stack_size);
+    a.wakeup_events = wake_samples;
+    if (!wake_samples) { /* woken only if a ring fills: not at this pace */
+        a.watermark = 1;
+        a.wakeup_watermark = (uint32_t)(ring_bytes - ring_bytes / 8);
     }
     fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0)
@@ -129,8 +132,8 @@ static void empty_ring(struct ring *r)
 int main(int argc, char **argv)
 {
     int pid;
-    double seconds, hz, start, next, listed;
-    unsigned stack_size = 16384, wake_samples = 0;
+    double seconds, hz, start, listed;
+    unsigned stack_size = 16384, wake_samples = CLI_PERF_WAKE_SAMPLES;
     size_t i;
     if (argc < 4) {
         fprintf(stderr, "usage: %s PID SECONDS HZ [STACK_SIZE [WAKE_SAMPLES]]\n", argv[0]);
@@ -150,7 +153,7 @@ int main(int argc, char **argv)
                 pid, strerror(errno));
         return 1;
     }
-    start = next = listed = now();
+    start = listed = now();
     while (now() - start < seconds) {
         double t;
         for (i = 0; i < n_rings; i++)
@@ -161,14 +164,7 @@ int main(int argc, char **argv)
             if (sync_threads(pid, hz, stack_size, wake_samples) < 0)
                 break; /* the process is gone */
         }
-        if (wake_samples) {
-            poll(pfd, n_rings, 10);
-            continue;
-        }
-        next += CLI_PERF_READ_MS / 1e3;
-        if (next <= t)
-            next = t + CLI_PERF_READ_MS / 1e3;
-        poll(pfd, n_rings, (int)((next - t) * 1e3 + 0.999));
+        poll(pfd, n_rings, CLI_PERF_POLL_MS);
     }
     fprintf(stderr, "perf: %llu samples from %llu threads\n", samples, threads_seen);
     return 0;

@@ -14,10 +14,12 @@ N rounds (default 3):
 
   kernel only                    BUILD_DIR/tests/bench/bench_perf_rings:
                                  record --perf's perf event on every
-                                 thread, its rings read on the same clock
-                                 and only emptied (the kernel's share)
-  kernel only, woken every 8th   the same, the kernel waking the reader
-                                 at every 8th sample of a thread instead
+                                 thread, its rings read as record --perf
+                                 reads them and only emptied (the
+                                 kernel's share)
+  kernel only, never woken       the same, the kernel never waking the
+                                 reader (the rings read every 10 ms): what
+                                 the wake-ups cost
   jitunwind record --perf        perf events, never stopping the target
   jitunwind record               each sample stops every thread (ptrace)
   jitunwind record --nonblocking Python stacks read without stopping it
@@ -140,8 +142,7 @@ def samplers(build, pid, rate, seconds, work, compare=None, only_perf=False):
     rings = os.path.join(build, "tests", "bench", "bench_perf_rings")
     common = ["-F", str(rate), "-d", str(seconds), "-o", os.devnull]
     rows = [("kernel only (rings emptied)", [rings, str(pid), str(seconds), str(rate)]),
-            ("kernel only, woken every 8th sample",
-             [rings, str(pid), str(seconds), str(rate), "16384", "8"]),
+            ("kernel only, never woken", [rings, str(pid), str(seconds), str(rate), "16384", "0"]),
             ("jitunwind record --perf", [ours, "record", str(pid), "--perf"] + common)]
     if compare:
         other = os.path.join(compare, "tools", "jitunwind", "jitunwind")

@@ -11,9 +11,9 @@ hold:
   whose state the kept listing lacks makes it be read again at once;
 - the listing is read far less often than the rings (--stats: at most
   MAX_LISTING_SHARE of the readings), where it was read at each;
-- the rings are read every 10 ms (earlier when one is half full), not in
-  a loop: an ended thread's event, hung up, does not keep the reader's poll
-  returning (at most MAX_READINGS a second);
+- the rings are read when woken or every 10 ms, not in a loop: an ended
+  thread's event, hung up, does not keep the reader's poll returning
+  (at most MAX_READINGS a second);
 - a thread's later samples in one reading take the Python frames read for
   its first (--stats: some reused), and are still checked one by one (the
   merged ones above hold the thread's frames).
@@ -42,7 +42,7 @@ SECONDS, HZ = 4, 1000
 DEPTH = 6
 MAX_UNMERGED = 0.2
 MAX_LISTING_SHARE = 0.5
-MAX_READINGS = 400  # a second: every 10 ms, and room for rings filling up
+MAX_READINGS = 400  # a second: every 10 ms, and a wake-up each 8 samples of a thread at HZ
 EVAL = "_PyEval_EvalFrameDefault"
 
 TARGET = r'''

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """When `jitunwind record --perf` reads the rings, and what it says of it.
-The kernel does not wake the reader at its samples: the reader reads the
-rings on its own clock, and a reading that finds them empty reads nothing
-of the process. Two targets (Debian's python3.11):
+The reader reads the rings when an event wakes it or every 10 ms; a
+reading that finds them empty reads nothing of the process. Two targets
+(Debian's python3.11):
 
 - one whose threads all sleep (no sample is taken): the rings are read only
-  at the thread list's syncs (every 0.1 s), not at every tick of the
-  reader's clock (--stats: at most MAX_READINGS_IDLE readings a second);
+  at the thread list's syncs (every 0.1 s), not at each of the reader's
+  10 ms polls (--stats: at most MAX_READINGS_IDLE readings a second);
 - one thread spinning DEPTH Python frames deep: its samples have their
   Python frames merged, and the summary says how long after its sample a
   sample's Python frames were read, on average and at most (the average
@@ -35,7 +35,7 @@ PYTHON = "/usr/bin/python3.11"
 SECONDS, HZ = 2, 1000
 DEPTH = 5
 # The thread list's syncs (10 a second) and a few besides; the reader's
-# clock alone would read 100 times a second.
+# polls alone would read 100 times a second.
 MAX_READINGS_IDLE = 15
 
 IDLE = r'''

@@ -24,7 +24,7 @@ size_t cli_perf_ring_pages(unsigned stack_size, unsigned samples, size_t page)
 }
 
 void cli_perf_attr(struct perf_event_attr *a, int arch, int every_process, double hz,
-                   unsigned stack_size, uint64_t wake_bytes)
+                   unsigned stack_size)
 {
     unsigned n;
     memset(a, 0, sizeof *a);
@@ -48,11 +48,7 @@ void cli_perf_attr(struct perf_event_attr *a, int arch, int every_process, doubl
     a->sample_id_all = 1;
     a->use_clockid = 1;
     a->clockid = CLOCK_MONOTONIC;
-    /* A wake-up is the kernel's work in the sampled thread's context (an
-     * interrupt raised for it, in a VM a trap to the hypervisor) and the
-     * reader running beside the target: only a ring filling up wakes it. */
-    a->watermark = 1;
-    a->wakeup_watermark = (uint32_t)wake_bytes;
+    a->wakeup_events = CLI_PERF_WAKE_SAMPLES;
     if (every_process) {
         a->task = 1;
         a->comm = 1;

@@ -8,14 +8,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The reader reads the rings every CLI_PERF_READ_MS on its own clock, the
- * kernel waking it earlier only for a ring half full (cli_perf_attr): a
- * sample's Python frames are read at most about this long after it while
- * the reader keeps up. */
-#define CLI_PERF_READ_MS 10
+/* The kernel wakes the reader at every CLI_PERF_WAKE_SAMPLES-th sample of
+ * an event, and the reader reads the rings then or CLI_PERF_POLL_MS after
+ * its last reading, whichever comes first: a sample's Python frames are
+ * read about that soon after it. A wake-up is the kernel's work in the
+ * sampled thread's context; at every 8th sample it measured no cost to the
+ * target against a reader never woken (bench_perf_slowdown.py), while
+ * reading later leaves more samples' Python frames not matching them on a
+ * target whose stack changes every few milliseconds. */
+#define CLI_PERF_WAKE_SAMPLES 8u
+#define CLI_PERF_POLL_MS 10
 
 /* A thread's ring holds this many samples (room for when the reader falls
- * behind: a ring half full wakes it early). */
+ * behind). */
 #define CLI_PERF_RING_SAMPLES 32u
 /* The pages of a ring (after its header page) with room for `samples`
  * samples copying `stack_size` bytes of stack: a power of two, at least 8. */
@@ -29,9 +34,8 @@ uint64_t cli_perf_regs_mask(int arch, unsigned *n);
  * kernel's frequency mode) or on one CPU for every process (a fixed period
  * of its time, with the records that say when a process starts, runs
  * another program or ends), each sample copying the user registers and
- * `stack_size` bytes of the user stack; times are CLOCK_MONOTONIC's. The
- * reader is woken only when a ring is `wake_bytes` full. */
+ * `stack_size` bytes of the user stack; times are CLOCK_MONOTONIC's. */
 void cli_perf_attr(struct perf_event_attr *a, int arch, int every_process, double hz,
-                   unsigned stack_size, uint64_t wake_bytes);
+                   unsigned stack_size);
 
 #endif

@@ -53,11 +53,11 @@ struct cli_perf {
 };
 
 /* An event on thread `tid` (any CPU), or on CPU `cpu` (tid -1: every
- * process there); the reader is woken when a ring is half full. */
+ * process there). */
 static int perf_open(struct cli_perf *p, int tid, int cpu)
 {
     struct perf_event_attr a;
-    cli_perf_attr(&a, p->arch, tid < 0, p->hz, p->stack_size, p->ring_pages * p->page / 2);
+    cli_perf_attr(&a, p->arch, tid < 0, p->hz, p->stack_size);
     return (int)syscall(SYS_perf_event_open, &a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 

@@ -104,7 +104,7 @@ void cli_perf_close(struct cli_perf *p); /* NULL ok */
 int cli_perf_sync_threads(struct cli_perf *p, char *err, size_t err_len);
 /* Whether a ring holds a record not read yet (no system call). */
 int cli_perf_pending(const struct cli_perf *p);
-/* Wait until a ring is half full or `timeout_ms` passed (poll). */
+/* Wait until an event wakes the reader or `timeout_ms` passed (poll). */
 int cli_perf_wait(struct cli_perf *p, int timeout_ms);
 /* Every record waiting in the rings: samples to `fn` (may be NULL), the
  * file mappings of MMAP2 records into `mods` (may be NULL). */

@@ -913,11 +913,8 @@ opened:
             } else
                 progress(sm, t - start, 0);
         }
-        if (opt->perf) { /* the rings read on the reader's clock (perf_events.h) */
-            next += CLI_PERF_READ_MS / 1e3;
-            if (next <= t)
-                next = t + CLI_PERF_READ_MS / 1e3; /* late: no burst of readings */
-            cli_perf_wait(sm->perf, (int)((next - t) * 1e3 + 0.999));
+        if (opt->perf) { /* woken by samples: their Python frames are read at once */
+            cli_perf_wait(sm->perf, CLI_PERF_POLL_MS);
             continue;
         }
         next += period;
