@@ -63,21 +63,23 @@ down(%d)
 ''' % (DEPTH - 1)
 
 
-def record(j, pid, work):
-    rec = subprocess.run([j, "record", str(pid), "--perf", "-F", str(HZ), "-d", str(SECONDS),
-                          "-o", os.path.join(work, "out.txt"), "--stats"],
-                         stderr=subprocess.PIPE, text=True, timeout=120)
+def record(j, source, work):
+    """record --perf --stats of a target running `source` (the profile in
+    WORK/out.txt): what it said on stderr."""
+    target = start_ready([PYTHON], source, work)
+    try:
+        rec = subprocess.run([j, "record", str(target.pid), "--perf", "-F", str(HZ), "-d",
+                              str(SECONDS), "-o", os.path.join(work, "out.txt"), "--stats"],
+                             stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        end_target(target)
     if rec.returncode != 0:
         fail("record --perf exited %d: %s" % (rec.returncode, rec.stderr))
     return rec.stderr
 
 
 def idle(j, work):
-    target = start_ready([PYTHON], IDLE, work)
-    try:
-        err = record(j, target.pid, work)
-    finally:
-        end_target(target)
+    err = record(j, IDLE, work)
     readings = re.search(r"^ring readings: (\d+)$", err, re.M)
     if not readings:
         fail("--stats said no ring readings: %s" % err)
@@ -89,11 +91,7 @@ def idle(j, work):
 
 
 def busy(j, work):
-    target = start_ready([PYTHON], BUSY, work)
-    try:
-        err = record(j, target.pid, work)
-    finally:
-        end_target(target)
+    err = record(j, BUSY, work)
     m = re.search(r"Python frames merged into (\d+) samples; \d+ \([\d.]+%\) kept native-only, "
                   r"their Python frames not matching the sample; read ([\d.]+) ms after their "
                   r"sample on average, at most ([\d.]+) ms", err)
