@@ -39,7 +39,8 @@ other load), and per second of its own CPU time (the work a CPU second
 buys it: the cost a sampler adds inside the target, kernel work in its
 context included, and not the time it is kept stopped). The table gives
 each sampler's median over the rounds and their range; what `record
---perf` loses beyond "kernel only" is the reader's share. Beside them: the
+--perf` loses beyond "kernel only" is the reader's share (a last line
+gives it round by round: record --perf over kernel only). Beside them: the
 sampler's CPU a second of wall time, its CPU per sample (the run's CPU over
 the samples it read, start-up included), and for `record --perf` the share
 of samples kept native-only (their Python frames not matching) and how
@@ -225,6 +226,12 @@ def main():
             spread(4, "%.1f%%"),
             "%.1f / %.1f" % (statistics.median(x[0] for x in lates), max(x[1] for x in lates))
             if lates else "-"))
+    floor, ours = results.get("kernel only (rings emptied)"), results.get("jitunwind record --perf")
+    if floor and ours:
+        share = [o[1] / f[1] for f, o in zip(floor, ours) if f[1]]
+        print("\nrecord --perf against the kernel only, round by round (the reader's share: "
+              "below 1.000 is what the reader costs the target beyond the kernel's sampling): "
+              "median %.3f (%s)" % (statistics.median(share), ", ".join("%.3f" % x for x in share)))
 
 
 def measure(cmd, a, log):
