@@ -40,7 +40,9 @@ buys it: the cost a sampler adds inside the target, kernel work in its
 context included, and not the time it is kept stopped). The table gives
 each sampler's median over the rounds and their range; what `record
 --perf` loses beyond "kernel only" is the reader's share (a last line
-gives it round by round: record --perf over kernel only). Beside them: the
+gives it round by round: record --perf over kernel only), and a first row
+each run without a sampler against the two beside it: the noise the
+pairing leaves. Beside them: the
 sampler's CPU a second of wall time, its CPU per sample (the run's CPU over
 the samples it read, start-up included), and for `record --perf` the share
 of samples kept native-only (their Python frames not matching) and how
@@ -192,6 +194,7 @@ def main():
         time.sleep(1.0)
         runs = samplers(a.build, proc.pid, a.rate, a.seconds, work, a.compare, a.only_perf)
         last_none = measure(None, a, log)
+        nones = [last_none]
         for r in range(a.rounds):
             for name, cmd in runs:
                 run = measure(cmd, a, log)
@@ -201,6 +204,7 @@ def main():
                     (run[0] / pair[0] if pair[0] else 0.0, run[1] / pair[1] if pair[1] else 0.0)
                     + run[2:])
                 last_none = none
+                nones.append(none)
                 print("round %d: %-46s %.3f of the wall rate, %.3f per CPU-s" % (
                     r + 1, name, results[name][-1][0], results[name][-1][1]), flush=True)
     finally:
@@ -210,6 +214,16 @@ def main():
     print("\n## target slowdown at %d Hz (%s, %d busy threads, %d frames deep; %d rounds, "
           "each run against the runs without a sampler beside it)\n" % (
               a.rate, a.python, THREADS, DEPTH, a.rounds))
+    print("Without a sampler: %.0f it/s (wall), %.0f it per target CPU-s (medians of %d runs)\n"
+          % (statistics.median(x[0] for x in nones), statistics.median(x[1] for x in nones),
+             len(nones)))
+    # Each run without a sampler against the two beside it (the sampler runs
+    # between left out): what the pairing leaves of the machine's noise.
+    noise = [(b[0] / ((x[0] + c[0]) / 2), b[1] / ((x[1] + c[1]) / 2), None, 0.0, None, None)
+             for x, b, c in zip(nones, nones[1:], nones[2:]) if x[0] and x[1] and c[0] and c[1]]
+    if noise:
+        results = dict([("no sampler (against its neighbours: the noise)", noise)] +
+                       list(results.items()))
     print("| sampler | it per target CPU-s: median (range) | wall rate: median (range) | "
           "sampler CPU | µs/sample | native-only | Python read after (ms, mean/max) |")
     print("|---|---:|---:|---:|---:|---:|---:|")
@@ -220,8 +234,9 @@ def main():
                 return "-"
             return (fmt + " (" + fmt + "-" + fmt + ")") % (statistics.median(xs), min(xs), max(xs))
         lates = [x[5] for x in rows if x[5]]
-        print("| %s | %s | %s | %.0f%% | %s | %s | %s |" % (
-            name, spread(1), spread(0), 100 * statistics.median(x[2] for x in rows),
+        print("| %s | %s | %s | %s | %s | %s | %s |" % (
+            name, spread(1), spread(0),
+            "-" if rows[0][2] is None else "%.0f%%" % (100 * statistics.median(x[2] for x in rows)),
             spread(3, "%.0f") if any(x[3] for x in rows) else "-",
             spread(4, "%.1f%%"),
             "%.1f / %.1f" % (statistics.median(x[0] for x in lates), max(x[1] for x in lates))
