@@ -48,13 +48,10 @@ static int open_ring(int tid, double hz, unsigned stack_size, unsigned wake_samp
 {
     struct perf_event_attr a;
     void *base;
-    int fd, arch = JITUNWIND_ARCH_X86_64;
-#if defined(__aarch64__)
-    arch = JITUNWIND_ARCH_AARCH64;
-#endif
+    int fd;
     if (n_rings >= MAX_THREADS)
         return -1;
-    cli_perf_attr(&a, arch, 0, hz, stack_size);
+    cli_perf_attr(&a, jitunwind_host_arch(), 0, hz, stack_size);
     a.wakeup_events = wake_samples;
     if (!wake_samples) { /* woken only if a ring fills: not at this pace */
         a.watermark = 1;
