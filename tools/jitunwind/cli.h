@@ -321,22 +321,32 @@ struct cli_native {
     char jit_name[JITUNWIND_NAME_MAX]; /* its frame name (jitunwind_py_jit_frame_name), or "" */
 };
 
+/* What reading a thread's Python frames into a stack gave besides the
+ * frames themselves (one struct: record --perf keeps it whole for the
+ * thread's next samples, perf_py_memo.c). */
+struct cli_py_read {
+    size_t n_py;               /* the frames read */
+    int py_status;             /* of the frame chain (0, or ELOOP/ELIMIT/EREAD/...) */
+    char py_error[JITUNWIND_ERROR_MESSAGE_MAX + 32];
+    int python_thread;         /* a Python thread state runs on it */
+    int holds_gil;
+};
+
 struct cli_stack {
     struct cli_thread thread;
     struct cli_native native[CLI_MAX_NATIVE];
     size_t n_native;
     int stop_reason;
-    struct jitunwind_py_frame *py; /* py_cap entries, grown up to py_limit */
-    size_t n_py, py_cap, py_limit;
-    int py_status;             /* of the frame chain (0, or ELOOP/ELIMIT/EREAD/...) */
-    char py_error[JITUNWIND_ERROR_MESSAGE_MAX + 32];
+    struct jitunwind_py_frame *py; /* py_cap entries (pyread.n_py used), grown up to py_limit */
+    size_t py_cap, py_limit;
+    struct cli_py_read pyread;
+    uint64_t py_fills;         /* cli_python_frames' readings into py: record --perf takes
+                                * py again for a later sample while this is unchanged */
     struct jitunwind_mixed_item *items; /* CLI_MAX_NATIVE + py_cap entries */
     size_t n_items;
     /* --max-frames: items [cut_from, cut_to) are not shown; left_out
      * counts the frames among them that would have been. */
     size_t cut_from, cut_to, left_out;
-    int python_thread;         /* a Python thread state runs on it */
-    int holds_gil;
     size_t hidden;
     int partial;               /* something is missing: regs, chain, anchors */
 };
@@ -357,9 +367,9 @@ size_t cli_first_python_state(const struct cli_target *t, int tid);
  * states of the last listing, each read again, joined); a chain longer
  * than s->py_cap is read again into a larger array, up to s->py_limit. */
 void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s);
-/* perf_py_memo.c: cli_python_frames through t->py_memo. take: 1 when it
- * filled s's Python frames (and their status) as last read for `tid`;
- * keep: what was read for `tid` is kept. */
+/* perf_py_memo.c: cli_python_frames through t->py_memo. take: 1 when s
+ * holds the Python frames (and their status) as last read for `tid`, s->py
+ * untouched since; keep: what was read for `tid` into s is kept. */
 struct cli_py_memo;
 int cli_py_memo_take(struct cli_py_memo *m, int tid, struct cli_stack *s);
 void cli_py_memo_keep(struct cli_py_memo *m, int tid, const struct cli_stack *s);

@@ -166,8 +166,8 @@ void cli_json_stack(FILE *out, struct cli_target *t, const struct cli_stack *s,
     fprintf(out, "%s\n  {\"tid\": %d, \"name\": ", first ? "" : ",", s->thread.tid);
     cli_json_string(out, s->thread.name);
     fprintf(out, ", \"python\": %s, \"holds_gil\": %s, \"native_error\": ",
-            s->python_thread ? "true" : "false",
-            s->holds_gil < 0 ? "null" : s->holds_gil ? "true" : "false");
+            s->pyread.python_thread ? "true" : "false",
+            s->pyread.holds_gil < 0 ? "null" : s->pyread.holds_gil ? "true" : "false");
     if (!opt->python_only && !s->thread.have_regs)
         cli_json_string(out, s->thread.error);
     else
@@ -178,8 +178,8 @@ void cli_json_stack(FILE *out, struct cli_target *t, const struct cli_stack *s,
     else
         fprintf(out, "null");
     fprintf(out, ", \"python_error\": ");
-    if (s->py_status < 0)
-        cli_json_string(out, s->py_error);
+    if (s->pyread.py_status < 0)
+        cli_json_string(out, s->pyread.py_error);
     else
         fprintf(out, "null");
     fprintf(out, ", \"partial\": %s, \"hidden_native\": %zu, \"frames_left_out\": %zu,\n"

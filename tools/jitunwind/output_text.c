@@ -84,13 +84,13 @@ static void native_line(FILE *out, const struct cli_native *n, size_t index)
 void cli_text_stack(FILE *out, struct cli_target *t, const struct cli_stack *s,
                     const struct cli_options *opt)
 {
-    char shown[4 * sizeof s->py_error];
+    char shown[4 * sizeof s->pyread.py_error];
     size_t i, hidden_run = 0, unanchored = 0;
     fprintf(out, "\nThread %d", s->thread.tid);
     if (s->thread.name[0])
         fprintf(out, " \"%s\"", cli_shown(s->thread.name, shown, sizeof shown));
-    if (s->python_thread)
-        fprintf(out, " (Python%s)", s->holds_gil == 1 ? ", holds the GIL" : "");
+    if (s->pyread.python_thread)
+        fprintf(out, " (Python%s)", s->pyread.holds_gil == 1 ? ", holds the GIL" : "");
     fprintf(out, ":\n");
     if (!opt->python_only && !s->thread.have_regs)
         fprintf(out, "  (no native frames: %s)\n", s->thread.error);
@@ -125,7 +125,7 @@ void cli_text_stack(FILE *out, struct cli_target *t, const struct cli_stack *s,
     if (s->n_native && s->stop_reason != JITUNWIND_STOP_END)
         fprintf(out, "  (native stack cut short: %s)\n",
                 jitunwind_stop_reason_string(s->stop_reason));
-    if (s->py_status < 0)
+    if (s->pyread.py_status < 0)
         fprintf(out, "  (Python frame chain cut short: %s)\n",
-                cli_shown(s->py_error, shown, sizeof shown));
+                cli_shown(s->pyread.py_error, shown, sizeof shown));
 }

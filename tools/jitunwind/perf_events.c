@@ -22,17 +22,9 @@
 #include "cli.h"
 #include "perf_events.h"
 
-/* Ring buffer of one thread: a header page, then a power of two of pages
- * with room for RING_SAMPLES samples of the stack copy's size (the room is
- * for when the reader falls behind). */
-#define RING_SAMPLES 32u
-/* The reader is woken every WAKE_SAMPLES samples, and polls every
- * CLI_PERF_POLL_MS besides: a wake-up at each sample costs the sampled
- * thread about 6% at 1 kHz (the kernel's wake-up in its context, and the
- * reader running beside it), every 8th about 1% (bench_perf_slowdown.py),
- * at the price of Python frames read a little later after their sample. */
-#define WAKE_SAMPLES 8u
-/* Every process: one ring per CPU, which all its processes share. */
+/* A ring: a header page, then cli_perf_ring_pages of CLI_PERF_RING_SAMPLES
+ * for a thread; every process: one ring per CPU, which all its processes
+ * share, with room for more. */
 #define RING_SAMPLES_ALL 256u
 
 struct perf_thread {
@@ -54,58 +46,18 @@ struct cli_perf {
     struct pollfd pfd[CLI_MAX_TIDS];
     unsigned char *scratch; /* a record that wraps around the ring's end */
     size_t scratch_len;
-    uint64_t regs_mask;
     unsigned n_regs;
     struct cli_perf_counts counts;
     const struct cli_perf_hooks *hooks; /* every process: where MMAP2 and ends go */
     void *hooks_arg;
 };
 
-/* The user registers a sample carries, as perf numbers them: a sample
- * holds them in increasing order of these numbers. */
-static uint64_t regs_mask(int arch, unsigned *n)
-{
-    *n = 3;
-    if (arch == JITUNWIND_ARCH_AARCH64) { /* x29, lr, sp, pc */
-        *n = 4;
-        return (1ull << 29) | (1ull << 30) | (1ull << 31) | (1ull << 32);
-    }
-    return (1ull << 6) | (1ull << 7) | (1ull << 8); /* x86-64: bp, sp, ip */
-}
-
 /* An event on thread `tid` (any CPU), or on CPU `cpu` (tid -1: every
- * process there, with the records that say when one starts, runs another
- * program or ends). Times are CLOCK_MONOTONIC's, as the caller's clock. */
+ * process there). */
 static int perf_open(struct cli_perf *p, int tid, int cpu)
 {
     struct perf_event_attr a;
-    memset(&a, 0, sizeof a);
-    a.size = sizeof a;
-    a.type = PERF_TYPE_SOFTWARE;
-    a.config = PERF_COUNT_SW_CPU_CLOCK;
-    if (tid < 0) { /* a CPU: a fixed period of its time, whoever runs */
-        a.sample_period = (uint64_t)(1e9 / p->hz + 0.5);
-    } else {
-        a.freq = 1;
-        a.sample_freq = (uint64_t)(p->hz + 0.5);
-    }
-    a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER |
-                    PERF_SAMPLE_STACK_USER;
-    a.sample_regs_user = p->regs_mask;
-    a.sample_stack_user = p->stack_size;
-    a.exclude_kernel = 1;
-    a.exclude_hv = 1;
-    a.mmap = 1;
-    a.mmap2 = 1;
-    a.sample_id_all = 1;
-    a.use_clockid = 1;
-    a.clockid = CLOCK_MONOTONIC;
-    a.wakeup_events = WAKE_SAMPLES;
-    if (tid < 0) {
-        a.task = 1;
-        a.comm = 1;
-        a.comm_exec = 1;
-    }
+    cli_perf_attr(&a, p->arch, tid < 0, p->hz, p->stack_size);
     return (int)syscall(SYS_perf_event_open, &a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
@@ -237,9 +189,8 @@ static struct cli_perf *cli_perf_new(int pid, int arch, double hz, unsigned stac
     }
     p->stack_size = stack_size;
     p->page = (size_t)sysconf(_SC_PAGESIZE);
-    p->regs_mask = regs_mask(arch, &p->n_regs);
-    for (p->ring_pages = 8; p->ring_pages * p->page < ring_samples * (stack_size + 512u);)
-        p->ring_pages *= 2;
+    cli_perf_regs_mask(arch, &p->n_regs);
+    p->ring_pages = cli_perf_ring_pages(stack_size, ring_samples, p->page);
     p->scratch_len = 65536 + 4096;
     if (!(p->scratch = malloc(p->scratch_len))) {
         snprintf(err, err_len, "out of memory");
@@ -252,7 +203,8 @@ static struct cli_perf *cli_perf_new(int pid, int arch, double hz, unsigned stac
 struct cli_perf *cli_perf_open(int pid, int arch, double hz, unsigned stack_size, char *err,
                                size_t err_len)
 {
-    struct cli_perf *p = cli_perf_new(pid, arch, hz, stack_size, RING_SAMPLES, err, err_len);
+    struct cli_perf *p = cli_perf_new(pid, arch, hz, stack_size, CLI_PERF_RING_SAMPLES, err,
+                                      err_len);
     if (!p)
         return NULL;
     if (cli_perf_sync_threads(p, err, err_len) < 0 || p->n == 0) {
@@ -305,6 +257,17 @@ void cli_perf_close(struct cli_perf *p)
         drop_thread(p, p->n - 1);
     free(p->scratch);
     free(p);
+}
+
+int cli_perf_pending(const struct cli_perf *p)
+{
+    size_t i;
+    for (i = 0; i < p->n; i++) {
+        struct perf_event_mmap_page *meta = p->th[i].base;
+        if (__atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE) != meta->data_tail)
+            return 1;
+    }
+    return 0;
 }
 
 int cli_perf_wait(struct cli_perf *p, int timeout_ms)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "perf_attr.h"
 
 /* The default copy of each sample's user stack, in bytes (--stack-size),
  * and the most the kernel copies (a sample's size is 16 bits). */
@@ -40,14 +41,20 @@ struct cli_perf_counts {
  * kept across ring readings (`pass`: one per reading) and read again only
  * when a sample may need it (perf_py_listing.c). */
 /* The Python frames last read for a thread in one reading of the rings
- * (perf_py_memo.c), for its next samples in it. */
+ * (perf_py_memo.c), for its next samples in it: they stay in the stack
+ * they were read into, as long as nothing was read into it since. */
+struct cli_py_memo_marks {
+    int32_t line;
+    uint32_t flags;
+};
 struct cli_py_memo {
     int valid, tid;
     uint64_t pass;                 /* the reading they were read in */
-    struct jitunwind_py_frame *py; /* n_py of cap */
-    size_t n_py, cap;
-    int py_status, python_thread, holds_gil;
-    char py_error[JITUNWIND_ERROR_MESSAGE_MAX + 32];
+    const struct cli_stack *stack; /* read into stack->py ... */
+    uint64_t fills;                /* ... at its reading number `fills` */
+    struct cli_py_read pyread;
+    struct cli_py_memo_marks *marks; /* each frame's line and flags as read (of cap) */
+    size_t cap;
     uint64_t reused;               /* samples given them without a reading */
 };
 struct cli_py_listing {
@@ -96,9 +103,9 @@ void cli_perf_close(struct cli_perf *p); /* NULL ok */
 /* Open events on the threads started since, drop those gone (call after a
  * reading): 0, -ESRCH when the process is gone, or -errno with `err` set. */
 int cli_perf_sync_threads(struct cli_perf *p, char *err, size_t err_len);
-/* How long the reader waits for a wake-up before reading the rings anyway. */
-#define CLI_PERF_POLL_MS 10
-/* Wait until a ring holds a record or `timeout_ms` passed (poll). */
+/* Whether a ring holds a record not read yet (no system call). */
+int cli_perf_pending(const struct cli_perf *p);
+/* Wait until an event wakes the reader or `timeout_ms` passed (poll). */
 int cli_perf_wait(struct cli_perf *p, int timeout_ms);
 /* Every record waiting in the rings: samples to `fn` (may be NULL), the
  * file mappings of MMAP2 records into `mods` (may be NULL). */
@@ -256,7 +263,7 @@ int cli_py_listing_after(struct cli_target *t, struct cli_py_listing *l, uint64_
 /* --- perf_py_memo.c (and cli.h) --- */
 /* A new reading of the rings: what was kept for the last one is dropped. */
 void cli_py_memo_reading(struct cli_py_memo *m, uint64_t pass);
-void cli_py_memo_free(struct cli_py_memo *m); /* its frames; it may be used again */
+void cli_py_memo_free(struct cli_py_memo *m); /* what it kept; it may be used again */
 
 /* --- perf_records.c --- */
 /* record --perf --all: each process's executable file mappings and name as

@@ -5,9 +5,13 @@
  * "after the sample" for its later ones, read a few microseconds apart
  * instead. Each sample is still checked against them on its own
  * (perf_sample_unwind.c). Samples of one thread sit together in its ring,
- * so the last thread read is the one kept. */
+ * so the last thread read is the one kept. The frames are not copied:
+ * they stay in the stack they were read into (cli_stack's py_fills says
+ * whether another reading overwrote them, as a sample of another process
+ * does with --all); only each frame's line and flags are kept, which
+ * merging a sample changes in place for frames running JIT code
+ * (jitunwind_mixer_python). */
 #include <stdlib.h>
-#include <string.h>
 
 #include "perf_events.h"
 
@@ -21,44 +25,45 @@ void cli_py_memo_reading(struct cli_py_memo *m, uint64_t pass)
 
 int cli_py_memo_take(struct cli_py_memo *m, int tid, struct cli_stack *s)
 {
-    if (!m->valid || m->tid != tid || m->n_py > s->py_cap)
+    size_t i;
+    if (!m->valid || m->tid != tid || m->stack != s || m->fills != s->py_fills)
         return 0;
-    if (m->n_py)
-        memcpy(s->py, m->py, m->n_py * sizeof *s->py);
-    s->n_py = m->n_py;
-    s->py_status = m->py_status;
-    memcpy(s->py_error, m->py_error, sizeof s->py_error);
-    s->python_thread = m->python_thread;
-    s->holds_gil = m->holds_gil;
+    s->pyread = m->pyread; /* the frames are still in s->py */
+    for (i = 0; i < m->pyread.n_py; i++) {
+        s->py[i].line = m->marks[i].line;
+        s->py[i].flags = m->marks[i].flags;
+    }
     m->reused++;
     return 1;
 }
 
 void cli_py_memo_keep(struct cli_py_memo *m, int tid, const struct cli_stack *s)
 {
+    size_t i;
     m->valid = 0;
-    if (s->n_py > m->cap) {
-        struct jitunwind_py_frame *py = realloc(m->py, s->n_py * sizeof *py);
-        if (!py)
+    if (s->pyread.n_py > m->cap) {
+        struct cli_py_memo_marks *marks = realloc(m->marks, s->pyread.n_py * sizeof *marks);
+        if (!marks)
             return;
-        m->py = py;
-        m->cap = s->n_py;
+        m->marks = marks;
+        m->cap = s->pyread.n_py;
     }
-    if (s->n_py)
-        memcpy(m->py, s->py, s->n_py * sizeof *s->py);
-    m->n_py = s->n_py;
-    m->py_status = s->py_status;
-    memcpy(m->py_error, s->py_error, sizeof m->py_error);
-    m->python_thread = s->python_thread;
-    m->holds_gil = s->holds_gil;
+    for (i = 0; i < s->pyread.n_py; i++) {
+        m->marks[i].line = s->py[i].line;
+        m->marks[i].flags = s->py[i].flags;
+    }
+    m->pyread = s->pyread;
+    m->stack = s;
+    m->fills = s->py_fills;
     m->tid = tid;
     m->valid = 1;
 }
 
 void cli_py_memo_free(struct cli_py_memo *m)
 {
-    free(m->py);
-    m->py = NULL;
-    m->cap = m->n_py = 0;
+    free(m->marks);
+    m->marks = NULL;
+    m->cap = 0;
     m->valid = 0;
+    m->stack = NULL;
 }

@@ -16,8 +16,8 @@
 static size_t python_groups(const struct cli_stack *s)
 {
     size_t i, groups = 0;
-    for (i = 0; i < s->n_py; i++)
-        if ((s->py[i].flags & JITUNWIND_PYFRAME_ENTRY) || i + 1 == s->n_py)
+    for (i = 0; i < s->pyread.n_py; i++)
+        if ((s->py[i].flags & JITUNWIND_PYFRAME_ENTRY) || i + 1 == s->pyread.n_py)
             groups++;
     return groups;
 }
@@ -94,7 +94,7 @@ static int executors_match(const struct cli_stack *s, const uint64_t *jit_code)
 static int consistent(const struct cli_stack *s)
 {
     size_t i, evals = 0;
-    if (s->py_status < 0 || s->stop_reason != JITUNWIND_STOP_END)
+    if (s->pyread.py_status < 0 || s->stop_reason != JITUNWIND_STOP_END)
         return 0;
     for (i = 0; i < s->n_native; i++)
         evals += s->native[i].role == JITUNWIND_ROLE_EVAL;
@@ -112,7 +112,7 @@ static void native_only(struct cli_stack *s)
 {
     static uint32_t roles[CLI_MAX_NATIVE];
     size_t i;
-    s->n_py = 0;
+    s->pyread.n_py = 0;
     s->hidden = 0;
     for (i = 0; i < s->n_native; i++) {
         s->native[i].hidden = 0;
@@ -154,7 +154,7 @@ int cli_perf_stack(struct cli_target *t, const struct cli_perf_sample *ps,
         native_only(s);
         return CLI_PERF_REPLACED;
     }
-    if (s->n_py == 0 && evals == 0)
+    if (s->pyread.n_py == 0 && evals == 0)
         return CLI_PERF_NATIVE_ONLY;
     if (consistent(s) && executors_match(s, jit_code))
         return CLI_PERF_MERGED;

@@ -55,6 +55,8 @@ struct sampler {
     uint64_t perf_incomplete;   /* samples whose native walk did not reach the root */
     uint64_t perf_replaced_cut; /* CLI_PERF_REPLACED samples whose walk stopped there */
     uint64_t perf_stops[16];    /* of them, by stop reason */
+    double perf_late_sum, perf_late_max; /* from each sample that read Python frames to its
+                                          * unwinding, in seconds */
     uint64_t pushed_left_out;   /* --nonblocking: innermost frames being pushed */
     char vdso_path[64];         /* --perf: the vDSO's image as a module, or "" */
     struct cli_perf_procs *procs; /* --perf --all: the processes sampled */
@@ -187,12 +189,12 @@ static void record_python(struct sampler *sm, const struct cli_stack *s, uint32_
                           uint64_t key, uint64_t proof, size_t beyond)
 {
     const uint32_t *tail = proof ? profile_tail_get(&sm->tails, key, proof, beyond) : NULL;
-    size_t i = s->n_py;
+    size_t i = s->pyread.n_py;
     uint32_t depth = 0, id;
     int reused = 0;
-    if (ids_room(sm, s->n_py + 1) < 0)
+    if (ids_room(sm, s->pyread.n_py + 1) < 0)
         return;
-    if (tail && beyond <= s->n_py) {
+    if (tail && beyond <= s->pyread.n_py) {
         memcpy(sm->ids, tail, beyond * sizeof *tail);
         depth = (uint32_t)beyond;
         i -= beyond;
@@ -202,7 +204,7 @@ static void record_python(struct sampler *sm, const struct cli_stack *s, uint32_
     while (i-- > 0)
         if ((id = python_id(sm, &s->py[i])) != UINT32_MAX)
             sm->ids[depth++] = id;
-    if (proof && !reused && depth == s->n_py && beyond <= depth)
+    if (proof && !reused && depth == s->pyread.n_py && beyond <= depth)
         profile_tail_put(&sm->tails, key, proof, sm->ids, beyond);
     keep_stack(sm, thread, depth);
 }
@@ -277,10 +279,10 @@ static void name_threads(struct sampler *sm)
  * frame is left out, the sample being its caller's, and counted. */
 static void drop_frame_being_pushed(struct sampler *sm, struct cli_stack *s)
 {
-    if (s->n_py == 0 || !(s->py[0].flags & JITUNWIND_PYFRAME_BAD_CODE))
+    if (s->pyread.n_py == 0 || !(s->py[0].flags & JITUNWIND_PYFRAME_BAD_CODE))
         return;
-    memmove(s->py, s->py + 1, (s->n_py - 1) * sizeof *s->py);
-    s->n_py--;
+    memmove(s->py, s->py + 1, (s->pyread.n_py - 1) * sizeof *s->py);
+    s->pyread.n_py--;
     sm->pushed_left_out++;
 }
 
@@ -327,7 +329,7 @@ static void sample_python(struct sampler *sm, int behind)
             sm->torn++;
             continue;
         }
-        s->n_py = got;
+        s->pyread.n_py = got;
         drop_frame_being_pushed(sm, s);
         s->n_native = 0;
         proof = jitunwind_py_chains_check_proof(sm->t.chains, pts[i].tstate, &beyond);
@@ -385,9 +387,9 @@ static void sample_mixed(struct sampler *sm, double t)
          * may wait for the process to finish dying. */
         if ((sm->gone = cli_target_gone(&sm->t)) != 0)
             return; /* what was read is not the process sampled */
-        if (sm->s->py_status < 0 || sm->s->stop_reason != JITUNWIND_STOP_END)
+        if (sm->s->pyread.py_status < 0 || sm->s->stop_reason != JITUNWIND_STOP_END)
             sm->errors++;
-        if (!sm->opt->idle && sm->s->holds_gil == 0)
+        if (!sm->opt->idle && sm->s->pyread.holds_gil == 0)
             continue; /* idle: see docs/cli.md */
         record_stack(sm, sm->s, sampled_thread(sm, th->tid, th->name), UINT32_MAX);
     }
@@ -412,6 +414,7 @@ static void perf_sample(void *arg, const struct cli_perf_sample *ps)
     struct cli_py_listing *listing = &sm->py_listing;
     uint32_t root = UINT32_MAX;
     int merge;
+    double late;
     sm->prof.samples++;
     if (sm->opt->all) {
         struct cli_perf_proc *p;
@@ -447,8 +450,9 @@ static void perf_sample(void *arg, const struct cli_perf_sample *ps)
     cli_py_listing_before(t, listing, sm->pass, (int)ps->tid, now());
     cli_py_memo_reading(&listing->memo, sm->pass);
     t->py_memo = sm->opt->no_cache ? NULL : &listing->memo;
+    late = now() - (double)ps->time / 1e9;
     merge = cli_perf_stack(t, ps, sm->opt, execs, sm->s);
-    if (cli_py_listing_after(t, listing, sm->pass, (int)ps->tid, sm->s->python_thread,
+    if (cli_py_listing_after(t, listing, sm->pass, (int)ps->tid, sm->s->pyread.python_thread,
                              merge == CLI_PERF_INCONSISTENT, now()))
         merge = cli_perf_stack(t, ps, sm->opt, execs, sm->s);
     /* Code made since the ranges were read (a warming JIT): read them again
@@ -459,6 +463,11 @@ static void perf_sample(void *arg, const struct cli_perf_sample *ps)
         merge = cli_perf_stack(t, ps, sm->opt, execs, sm->s);
     }
     sm->perf_merge[merge]++;
+    if (merge == CLI_PERF_MERGED || merge == CLI_PERF_INCONSISTENT) {
+        sm->perf_late_sum += late;
+        if (late > sm->perf_late_max)
+            sm->perf_late_max = late;
+    }
     if (sm->s->stop_reason != JITUNWIND_STOP_END && merge == CLI_PERF_REPLACED) {
         sm->perf_replaced_cut++; /* no unwind rule for code that is gone */
     } else if (sm->s->stop_reason != JITUNWIND_STOP_END) {
@@ -469,9 +478,14 @@ static void perf_sample(void *arg, const struct cli_perf_sample *ps)
     record_stack(sm, sm->s, sampled_thread(sm, (int)ps->tid, NULL), root);
 }
 
-/* --perf: what the rings hold; the thread list is read again (threads
- * started since get events) at most every 0.1 s, the Python thread states
- * when a sample needs them (perf_py_listing.c). */
+/* --perf: the thread list is read again (threads started since get
+ * events, an ended process is seen) every PERF_SYNC_SECONDS, whether the
+ * rings hold anything or not. */
+#define PERF_SYNC_SECONDS 0.1
+
+/* --perf: what the rings hold; the thread list is read again at most every
+ * PERF_SYNC_SECONDS, the Python thread states when a sample needs them
+ * (perf_py_listing.c). */
 static void sample_perf(struct sampler *sm, double t)
 {
     char err[256] = "";
@@ -483,7 +497,7 @@ static void sample_perf(struct sampler *sm, double t)
     cli_range_watch_check(&sm->t, &sm->watch, t);
     cli_exec_history_update(sm->execs, &sm->t, &sm->watch);
     cli_perf_read(sm->perf, perf_sample, sm, sm->t.mods);
-    if (t - sm->listed_at > 0.1) {
+    if (t - sm->listed_at > PERF_SYNC_SECONDS) {
         sm->listed_at = t;
         if (cli_perf_sync_threads(sm->perf, err, sizeof err) == -ESRCH)
             sm->gone = CLI_GONE_EXITED;
@@ -539,10 +553,12 @@ static void perf_summary(struct sampler *sm)
                 (unsigned long long)sm->perf_replaced_cut);
     if (py)
         fprintf(stderr, "jitunwind: perf: Python frames merged into %llu samples; %llu "
-                        "(%.1f%%) kept native-only, their Python frames not matching the sample\n",
+                        "(%.1f%%) kept native-only, their Python frames not matching the "
+                        "sample; read %.1f ms after their sample on average, at most %.1f ms\n",
                 (unsigned long long)sm->perf_merge[CLI_PERF_MERGED],
                 (unsigned long long)sm->perf_merge[CLI_PERF_INCONSISTENT],
-                100.0 * (double)sm->perf_merge[CLI_PERF_INCONSISTENT] / (double)py);
+                100.0 * (double)sm->perf_merge[CLI_PERF_INCONSISTENT] / (double)py,
+                1e3 * sm->perf_late_sum / (double)py, 1e3 * sm->perf_late_max);
 }
 
 /* A rate the machine did not reach is said, as achieved vs asked (a
@@ -872,6 +888,8 @@ opened:
         struct timespec ts;
         if (sm->deadline > 0 && t >= sm->deadline)
             break;
+        if (opt->perf && !cli_perf_pending(sm->perf) && t - sm->listed_at <= PERF_SYNC_SECONDS)
+            goto shown; /* nothing sampled since the last reading: nothing to check or read */
         if (opt->nonblocking) {
             if (vouch_due(sm, t) && vouch(sm, t))
                 break;

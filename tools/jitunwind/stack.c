@@ -104,10 +104,11 @@ static int read_python_frames(struct cli_target *t, int tid, struct cli_stack *s
 {
     size_t k;
     int rc, full = 0;
-    s->n_py = 0;
-    s->py_status = 0;
-    s->py_error[0] = '\0';
-    s->holds_gil = -1;
+    s->py_fills++;
+    s->pyread.n_py = 0;
+    s->pyread.py_status = 0;
+    s->pyread.py_error[0] = '\0';
+    s->pyread.holds_gil = -1;
     /* A thread that entered subinterpreters has a thread state in each:
      * their chains are joined in interpreter-list order. Each state is
      * read again: the thread ran since the listing. */
@@ -120,35 +121,36 @@ static int read_python_frames(struct cli_target *t, int tid, struct cli_stack *s
         if (jitunwind_pyreader_thread(t->py, &th) < 0 ||
             th.native_thread_id != (uint64_t)(unsigned)tid)
             continue; /* the state was freed since the listing */
-        s->python_thread = 1;
+        s->pyread.python_thread = 1;
         if (th.holds_gil >= 0)
-            s->holds_gil = th.holds_gil;
+            s->pyread.holds_gil = th.holds_gil;
         if (!th.current_frame)
             continue;
-        if (s->n_py >= s->py_cap) {
+        if (s->pyread.n_py >= s->py_cap) {
             full = 1;
             continue;
         }
         if (t->threads_run)
-            rc = cli_read_running_chain(t, &th, s->py + s->n_py, s->py_cap - s->n_py, &got,
-                                        &torn, why, sizeof why);
+            rc = cli_read_running_chain(t, &th, s->py + s->pyread.n_py,
+                                        s->py_cap - s->pyread.n_py, &got, &torn, why, sizeof why);
         else if (t->chains)
             rc = jitunwind_pyreader_frames_reusing(t->py, t->chains, th.tstate, th.current_frame,
-                                                   s->py + s->n_py, s->py_cap - s->n_py, &got);
+                                                   s->py + s->pyread.n_py,
+                                                   s->py_cap - s->pyread.n_py, &got);
         else
-            rc = jitunwind_pyreader_frames(t->py, th.current_frame, s->py + s->n_py,
-                                           s->py_cap - s->n_py, &got);
-        s->n_py += got;
-        if (rc == JITUNWIND_ELIMIT && s->n_py == s->py_cap)
+            rc = jitunwind_pyreader_frames(t->py, th.current_frame, s->py + s->pyread.n_py,
+                                           s->py_cap - s->pyread.n_py, &got);
+        s->pyread.n_py += got;
+        if (rc == JITUNWIND_ELIMIT && s->pyread.n_py == s->py_cap)
             full = 1;
-        if (torn && !s->py_status) {
-            s->py_status = JITUNWIND_EBUSY;
-            snprintf(s->py_error, sizeof s->py_error,
+        if (torn && !s->pyread.py_status) {
+            s->pyread.py_status = JITUNWIND_EBUSY;
+            snprintf(s->pyread.py_error, sizeof s->pyread.py_error,
                      "the chain changed while it was read (the thread runs): the frames may "
                      "mix moments");
-        } else if (rc < 0 && !s->py_status) {
-            s->py_status = rc;
-            snprintf(s->py_error, sizeof s->py_error, "%s",
+        } else if (rc < 0 && !s->pyread.py_status) {
+            s->pyread.py_status = rc;
+            snprintf(s->pyread.py_error, sizeof s->pyread.py_error, "%s",
                      t->threads_run ? why : jitunwind_pyreader_last_error(t->py)->message);
         }
     }
@@ -162,9 +164,10 @@ void cli_python_frames(struct cli_target *t, int tid, struct cli_stack *s)
         return;
     while ((full = read_python_frames(t, tid, s)) && cli_stack_grow_py(s) == 0)
         continue;
-    if (full && !s->py_status) { /* a later thread state's chain had no room */
-        s->py_status = JITUNWIND_ELIMIT;
-        snprintf(s->py_error, sizeof s->py_error, "more than %zu Python frames", s->py_cap);
+    if (full && !s->pyread.py_status) { /* a later thread state's chain had no room */
+        s->pyread.py_status = JITUNWIND_ELIMIT;
+        snprintf(s->pyread.py_error, sizeof s->pyread.py_error, "more than %zu Python frames",
+                 s->py_cap);
     }
     if (t->py_memo)
         cli_py_memo_keep(t->py_memo, tid, s);
@@ -290,7 +293,7 @@ static void mix(struct cli_target *t, const struct cli_options *opt, struct cli_
         s->partial = 1;
         return;
     }
-    if (jitunwind_mixer_python(m, s->py, s->n_py) < 0 ||
+    if (jitunwind_mixer_python(m, s->py, s->pyread.n_py) < 0 ||
         jitunwind_mixer_feed(m, natives, s->n_native, &fed, s->items, max, &s->n_items) < 0)
         s->partial = 1;
     for (i = 0; i < s->n_native; i++) {
@@ -301,7 +304,7 @@ static void mix(struct cli_target *t, const struct cli_options *opt, struct cli_
         s->native[i].hidden = jitunwind_mixer_hidden(m, i);
         s->hidden += (size_t)s->native[i].hidden;
     }
-    for (i = jitunwind_mixer_next_python(m); i < s->n_py && s->n_items < max; i++) {
+    for (i = jitunwind_mixer_next_python(m); i < s->pyread.n_py && s->n_items < max; i++) {
         struct jitunwind_mixed_item *it = &s->items[s->n_items++];
         it->kind = JITUNWIND_MIXED_PYTHON;
         it->index = (uint32_t)i;
@@ -344,7 +347,7 @@ void cli_stack_build(struct cli_target *t, const struct cli_thread *th,
     s->thread = *th;
     s->n_native = s->n_items = s->hidden = 0;
     s->stop_reason = JITUNWIND_STOP_NONE;
-    s->python_thread = 0;
+    s->pyread.python_thread = 0;
     s->partial = 0;
     if (th->have_regs && !opt->python_only)
         unwind_native(t, th, s);
@@ -352,7 +355,7 @@ void cli_stack_build(struct cli_target *t, const struct cli_thread *th,
         s->partial = 1;
     cli_python_frames(t, th->tid, s);
     mix(t, opt, s);
-    if (s->py_status < 0)
+    if (s->pyread.py_status < 0)
         s->partial = 1;
     for (i = 0; i < s->n_items && s->n_native; i++)
         if (s->items[i].kind == JITUNWIND_MIXED_PYTHON &&
