@@ -96,6 +96,26 @@ def perf_available():
     return None
 
 
+def perf_test_start(doc, nargs, pythons=()):
+    """A perf test's start from sys.argv: the built jitunwind and None, or
+    None and the exit code: 2 with `doc` printed when not given `nargs`
+    arguments, SKIP with the reason when perf events are refused or an
+    interpreter of `pythons` is not installed."""
+    if len(sys.argv) != nargs + 1:
+        print(doc)
+        return None, 2
+    j = built_tool(sys.argv[1])
+    why = perf_available()
+    if why:
+        print("skip: perf events are refused here (%s)" % why)
+        return None, SKIP
+    for python in pythons:
+        if not os.access(python, os.X_OK):
+            print("skip: %s is not installed" % python)
+            return None, SKIP
+    return j, None
+
+
 def tracer_pid(pid):
     try:
         with open("/proc/%d/status" % pid) as f:

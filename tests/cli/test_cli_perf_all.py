@@ -25,8 +25,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
 sys.path.insert(0, HERE)
 from demo_stack import end_target, fail  # noqa: E402
-from ready_target import built_tool, start_ready  # noqa: E402
-from test_cli_perf import THREAD_ROOTS, UNNAMED_LIBC, perf_available, tracer_pid  # noqa: E402
+from ready_target import start_ready  # noqa: E402
+from test_cli_perf import THREAD_ROOTS, UNNAMED_LIBC, perf_test_start, tracer_pid  # noqa: E402
 
 SKIP = 77
 SECONDS, HZ = 10, 250
@@ -96,18 +96,9 @@ def check(text, targets, pythons=PYTHONS):
 
 
 def main():
-    if len(sys.argv) != 3:
-        print(__doc__)
-        return 2
-    j = built_tool(sys.argv[1])
-    why = perf_available()
-    if why:
-        print("skip: perf events are refused here (%s)" % why)
-        return SKIP
-    for command, _ in PYTHONS.values():
-        if not os.access(command[0], os.X_OK):
-            print("skip: %s is not installed" % command[0])
-            return SKIP
+    j, code = perf_test_start(__doc__, 2, [c[0] for c, _ in PYTHONS.values()])
+    if code is not None:
+        return code
     work = tempfile.mkdtemp(prefix="ju-perf-all-")
     procs, targets = [], {}
     try:

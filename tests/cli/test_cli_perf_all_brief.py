@@ -27,8 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
 sys.path.insert(0, HERE)
 from demo_stack import fail  # noqa: E402
-from ready_target import built_tool  # noqa: E402
-from test_cli_perf import THREAD_ROOTS, UNNAMED_LIBC, perf_available  # noqa: E402
+from test_cli_perf import THREAD_ROOTS, UNNAMED_LIBC, perf_test_start  # noqa: E402
 
 SKIP = 77
 HZ, RUNS, MIN_SHOWN = 1000, 60, 55
@@ -77,14 +76,9 @@ def runs_wanted(err, min_shown, min_kept):
 
 
 def main():
-    if len(sys.argv) != 3:
-        print(__doc__)
-        return 2
-    j = built_tool(sys.argv[1])
-    why = perf_available()
-    if why:
-        print("skip: perf events are refused here (%s)" % why)
-        return SKIP
+    j, code = perf_test_start(__doc__, 2)
+    if code is not None:
+        return code
     work = tempfile.mkdtemp(prefix="ju-perf-brief-")
     try:
         out = os.path.join(work, "out.txt")

@@ -31,8 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
 sys.path.insert(0, HERE)
 from demo_stack import fail  # noqa: E402
-from ready_target import built_tool  # noqa: E402
-from test_cli_perf import perf_available  # noqa: E402
+from test_cli_perf import perf_test_start  # noqa: E402
 from test_cli_perf_all_brief import check, runs_wanted  # noqa: E402
 
 SKIP = 77
@@ -41,14 +40,9 @@ BATCH = 3  # runs while the recorder is stopped: ~0.1 s, less than the rings hol
 
 
 def main():
-    if len(sys.argv) != 3:
-        print(__doc__)
-        return 2
-    j = built_tool(sys.argv[1])
-    why = perf_available()
-    if why:
-        print("skip: perf events are refused here (%s)" % why)
-        return SKIP
+    j, code = perf_test_start(__doc__, 2)
+    if code is not None:
+        return code
     work = tempfile.mkdtemp(prefix="ju-perf-running-")
     runs, rec = [], None
     try:

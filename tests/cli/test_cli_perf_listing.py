@@ -33,8 +33,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
 sys.path.insert(0, HERE)
 from demo_stack import end_target, fail  # noqa: E402
-from ready_target import built_tool, start_ready  # noqa: E402
-from test_cli_perf import THREAD_ROOTS, UNNAMED_LIBC, perf_available  # noqa: E402
+from ready_target import start_ready  # noqa: E402
+from test_cli_perf import THREAD_ROOTS, UNNAMED_LIBC, perf_test_start  # noqa: E402
 
 SKIP = 77
 PYTHON = "/usr/bin/python3.11"
@@ -92,17 +92,9 @@ def count(text):
 
 
 def main():
-    if len(sys.argv) != 2:
-        print(__doc__)
-        return 2
-    j = built_tool(sys.argv[1])
-    why = perf_available()
-    if why:
-        print("skip: perf events are refused here (%s)" % why)
-        return SKIP
-    if not os.access(PYTHON, os.X_OK):
-        print("skip: %s is not installed" % PYTHON)
-        return SKIP
+    j, code = perf_test_start(__doc__, 1, [PYTHON])
+    if code is not None:
+        return code
     work = tempfile.mkdtemp(prefix="ju-perf-listing-")
     target = start_ready([PYTHON], TARGET, work)
     try:
