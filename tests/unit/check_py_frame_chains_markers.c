@@ -558,6 +558,61 @@ START_TEST(a_check_of_other_frames_proves_nothing)
 }
 END_TEST
 
+/* One marked walk from `top` (a new sample of the code cache): the target
+ * reads it made. Its frames are the plain walk's. */
+static unsigned long marked_walk(uint64_t top, size_t expect)
+{
+    size_t n_plain = 0, n = 0;
+    unsigned long r0;
+    ck_assert_int_eq(jitunwind_pyreader_frames(R, top, PLAIN, 32, &n_plain), 0);
+    ck_assert_int_eq(jitunwind_pyreader_cache_next_sample(R), 0);
+    r0 = M.reads;
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing(R, K, TS, top, MARKED, 32, &n), 0);
+    ck_assert_uint_eq(n, expect);
+    ck_assert_uint_eq(n_plain, expect);
+    same_frames(PLAIN, MARKED, expect);
+    return M.reads - r0;
+}
+
+/* The marked frame's code object: once a walk made under a proof read its
+ * head and a check stopped at the marker under the same proof, the walks
+ * that follow under that proof decode the marked frame from the code cache
+ * without reading the code object (its line still moves with the frame's
+ * instruction); a popped marked frame ends that until a walk under the
+ * next proof reads the head again and a check confirms it. */
+START_TEST(a_proven_marker_vouches_for_its_code_object)
+{
+    unsigned long head_read, vouched;
+    marked_target();
+    ck_assert_int_eq(jitunwind_pyreader_cache_code(R, 64), 0);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1); /* proves the marker */
+    head_read = marked_walk(FRAME[0], DEPTH);     /* reads the head under the proof */
+    ck_assert_uint_eq(stats().marker_codes, 0);
+    ck_assert_int_eq(marked_walk(FRAME[0], DEPTH), head_read); /* no check between: read */
+    ck_assert_uint_eq(stats().marker_codes, 0);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1); /* stops at the marker: confirmed */
+    vouched = marked_walk(FRAME[0], DEPTH);
+    ck_assert_uint_eq(stats().marker_codes, 1);
+    ck_assert_uint_lt(vouched, head_read);
+    /* The frame's instruction moved on: the line follows, still unread. */
+    replace_frame(FRAME[0], CODE_LEAF, FRAME[1], 3);
+    ck_assert_int_eq(marked_walk(FRAME[0], DEPTH), vouched);
+    ck_assert_int_eq(MARKED[0].line, 33);
+    ck_assert_uint_eq(stats().marker_codes, 2);
+    /* Popped (the sequence moved), the same frame called again: the head
+     * is read at every walk until a new proof is confirmed. */
+    ju_builder_u64(P.b, TS + R->layout->ts_last_profiled_seq, SEQ() + 1);
+    ck_assert_uint_gt(marked_walk(FRAME[0], DEPTH), vouched);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1); /* whole: proves the new marker */
+    ck_assert_uint_gt(marked_walk(FRAME[0], DEPTH), vouched);
+    ck_assert_uint_eq(stats().marker_codes, 2);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1);
+    ck_assert_int_eq(marked_walk(FRAME[0], DEPTH), vouched);
+    ck_assert_uint_eq(stats().marker_codes, 3);
+    teardown();
+}
+END_TEST
+
 /* Another profiler moved the marker without the sequence (its write):
  * from then on no check stops at a marker, even once the marker is back
  * where this cache wrote it. */
@@ -617,6 +672,7 @@ int main(void)
                                  a_check_stops_at_a_proven_marker, a_new_marker_is_proven_again,
                                  a_check_names_its_proof,
                                  a_check_of_other_frames_proves_nothing,
+                                 a_proven_marker_vouches_for_its_code_object,
                                  another_writer_turns_the_check_stop_off,
                                  a_marked_generator_frame_vouches_for_nothing));
 }

@@ -620,10 +620,12 @@ static void stats(struct sampler *sm)
     if (sm->opt->mark_frames)
         fprintf(stderr, "marker stops: %llu\nmarker frames unread: %llu\nmarker misses: %llu\n"
                         "marker writes: %llu\nmarker checks: %llu\n"
-                        "frame ids the marker vouched for: %llu\n",
+                        "frame ids the marker vouched for: %llu\n"
+                        "code objects the marker vouched for: %llu\n",
                 (unsigned long long)ch.marker_stops, (unsigned long long)ch.marker_frames,
                 (unsigned long long)ch.marker_misses, (unsigned long long)ch.marker_writes,
-                (unsigned long long)ch.marker_checks, (unsigned long long)sm->tails.reused);
+                (unsigned long long)ch.marker_checks, (unsigned long long)sm->tails.reused,
+                (unsigned long long)ch.marker_codes);
 }
 
 /* record --threads: the merged formats with a root frame per thread. */

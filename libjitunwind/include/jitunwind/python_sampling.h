@@ -128,6 +128,9 @@ struct jitunwind_py_chain_stats {
     uint64_t marker_writes;  /* pointers written into the target (clears included) */
     uint64_t marker_checks;  /* checks (jitunwind_pyreader_frames_unchanged) that
                               * stopped at the marked frame */
+    uint64_t marker_codes;   /* walks that decoded the marked frame from the code
+                              * cache without reading its code object's head: the
+                              * marker's proof vouched for the code object */
 };
 /* Returns how many of the N frames at FRAMES a walk of THREAD_KEY's chain
  * gave (innermost first) jitunwind_pyreader_frames_unchanged will read to

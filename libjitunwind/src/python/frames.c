@@ -78,7 +78,18 @@ static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_
             f->flags |= JITUNWIND_PYFRAME_GENERATOR;
         if (ju_py_get(L, JU_PYF_fr_is_entry, raw, L->fr_size))
             f->flags |= JITUNWIND_PYFRAME_ENTRY;
-        ju_py_decode_code(r, code & ~L->code_tag_mask, instr, tlbc, f);
+        if (w && addr == w->stop_at) { /* the marked frame: its code may be vouched for */
+            uint64_t bare = code & ~L->code_tag_mask;
+            if (ju_chain_code_vouched(w, &key, bare) &&
+                ju_py_decode_vouched_code(r, bare, instr, tlbc, f)) {
+                w->chains->stats.marker_codes++;
+            } else {
+                ju_py_decode_code(r, bare, instr, tlbc, f);
+                ju_chain_code_decoded(w, &key, bare, r->code_head_read);
+            }
+        } else {
+            ju_py_decode_code(r, code & ~L->code_tag_mask, instr, tlbc, f);
+        }
         unreadable_code |= (f->flags & JITUNWIND_PYFRAME_BAD_CODE) != 0;
         if (at >= 0 && !ju_chain_agrees(w, at, f))
             at = -1; /* new code where the cached frame's was */

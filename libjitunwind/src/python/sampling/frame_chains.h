@@ -43,6 +43,12 @@ struct ju_chain_slot {
     uint64_t checked_proof;  /* the last check stopped at the marker under this
                               * proof (0: it did not) */
     size_t checked_beyond;   /* and found this many frames beyond the marked one */
+    /* The marked frame's code object, vouched for while the proof numbered
+     * `code_proof` holds (frame_chains_marker_check.c), and the one whose
+     * head a walk under proof `code_pending_proof` read, until a check
+     * stops at the marker under that proof. */
+    uint64_t code_vouched, code_proof;
+    uint64_t code_pending, code_pending_proof;
 };
 
 /* One walk's state: the slot, and the keys of the frames read so far (a
@@ -150,9 +156,23 @@ JU_HIDDEN struct ju_chain_slot *ju_chain_slot_of(const struct jitunwind_py_chain
 JU_HIDDEN size_t ju_chain_marker_vouches(const struct jitunwind_py_chains *c,
                                          const struct ju_chain_slot *s,
                                          const struct jitunwind_py_frame *frames, size_t n);
+/* The walk is at the marked frame, whose key is `key` and code object
+ * `code`: whether the slot's proof vouches for that code object (the
+ * walk may decode it from the code cache without reading its head). */
+JU_HIDDEN int ju_chain_code_vouched(const struct ju_chain_walk *w, const struct ju_chain_key *key,
+                                    uint64_t code);
+/* The walk at the marked frame decoded `code`, reading its head and
+ * finding or filling its code cache entry (`head_read`) or not. */
+JU_HIDDEN void ju_chain_code_decoded(struct ju_chain_walk *w, const struct ju_chain_key *key,
+                                     uint64_t code, int head_read);
 /* Whether the target's marker and sequence are still the slot's. */
 JU_HIDDEN int ju_chain_marker_still(struct jitunwind_py_chains *c, jitunwind_pyreader *r,
                                     const struct ju_chain_slot *s);
+/* A check stopped at frames[marked] of frames[0..n), the marker still
+ * the slot's: its proof is named (jitunwind_py_chains_check_proof). */
+JU_HIDDEN void ju_chain_marker_stopped(struct jitunwind_py_chains *c, struct ju_chain_slot *s,
+                                       const struct jitunwind_py_frame *frames, size_t marked,
+                                       size_t n);
 /* Note a marker read from the target against the slot's: another writer's
  * (moved without the sequence) turns the checks' stop off for good. */
 JU_HIDDEN void ju_chain_marker_seen(struct jitunwind_py_chains *c, const struct ju_chain_slot *s,

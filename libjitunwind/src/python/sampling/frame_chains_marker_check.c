@@ -108,6 +108,58 @@ void ju_chain_marker_prove(struct jitunwind_py_chains *c, struct ju_chain_slot *
     }
 }
 
+/* The marked frame's code object. A live frame keeps its code object
+ * alive and never changes it, so while the marked frame lives the code
+ * object at the address its frame names is the same object, with the same
+ * (immutable) names and line table. A walk that, while a proof holds (the
+ * marker and sequence it read before the walk are the slot's), reads the
+ * marked frame's code head and finds its code cache entry right, and
+ * after which a check stops at the marker under the same proof (the frame
+ * lived from before that walk to after it), has checked the entry against
+ * that very object. From then on, while the same proof holds, the walk
+ * takes the marked frame's names and line table from the entry unread;
+ * the check that follows each such walk still has to stop at the marker
+ * for the stack to stand (running_chain.c), which proves the frame lived
+ * through the walk. Without a sequence a marker proves nothing: never. */
+static int proof_holds(const struct ju_chain_walk *w, const struct ju_chain_key *key)
+{
+    const struct ju_chain_slot *s = w->slot;
+    return w->stop_at == key->address && s->marker_proven && !w->chains->foreign_marks &&
+           w->chains->marking &&
+           w->chains->marking->layout->ts_last_profiled_seq != JU_PY_NONE &&
+           (key->aux & 0xff) == OWNED_BY_THREAD && ju_chain_marked(w, key) >= 0;
+}
+
+int ju_chain_code_vouched(const struct ju_chain_walk *w, const struct ju_chain_key *key,
+                          uint64_t code)
+{
+    const struct ju_chain_slot *s = w->slot;
+    return code && s->code_proof == s->proof && s->code_vouched == code && proof_holds(w, key);
+}
+
+void ju_chain_code_decoded(struct ju_chain_walk *w, const struct ju_chain_key *key, uint64_t code,
+                           int head_read)
+{
+    struct ju_chain_slot *s = w->slot;
+    if (head_read && code && proof_holds(w, key)) {
+        s->code_pending = code;
+        s->code_pending_proof = s->proof;
+    }
+}
+
+void ju_chain_marker_stopped(struct jitunwind_py_chains *c, struct ju_chain_slot *s,
+                             const struct jitunwind_py_frame *frames, size_t marked, size_t n)
+{
+    c->stats.marker_checks++;
+    s->checked_proof = s->proof;
+    s->checked_beyond = n - 1 - marked;
+    /* A head read under this proof is confirmed. */
+    if (s->code_pending_proof == s->proof && s->code_pending == frames[marked].code) {
+        s->code_vouched = frames[marked].code;
+        s->code_proof = s->proof;
+    }
+}
+
 /* Two checks that stopped under the same proof read the marker and its
  * sequence as the slot's, and no write or reset came between them (each
  * drops the proof; a new one gets a new number): the marked frame was

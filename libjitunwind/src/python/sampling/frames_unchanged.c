@@ -111,9 +111,7 @@ JITUNWIND_API int jitunwind_pyreader_frames_unchanged(jitunwind_pyreader *r,
                 /* Read after the frames above it: the marked frame is
                  * still the live one the proof saw. */
                 if (ju_chain_marker_still(chains, r, slot)) {
-                    chains->stats.marker_checks++;
-                    slot->checked_proof = slot->proof;
-                    slot->checked_beyond = n - 1 - marked;
+                    ju_chain_marker_stopped(chains, slot, frames, marked, n);
                     return 1;
                 }
                 marked = upto = n; /* popped: every frame is compared */
