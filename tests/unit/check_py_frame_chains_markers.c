@@ -613,6 +613,52 @@ START_TEST(a_proven_marker_vouches_for_its_code_object)
 }
 END_TEST
 
+/* A check of `frames` from `top` (the thread there). */
+static int check_of(const struct jitunwind_py_frame *frames, uint64_t top, size_t n)
+{
+    struct jitunwind_py_thread th;
+    ju_builder_u64(P.b, TS + R->layout->ts_current_frame, top);
+    memset(&th, 0, sizeof th);
+    th.tstate = TS;
+    th.current_frame = top;
+    return jitunwind_pyreader_frames_unchanged(R, K, &th, frames, n, 1);
+}
+
+/* A check that follows jitunwind_py_chains_check_span on the same frames,
+ * no walk between, takes the marker's answer from it (the frames beyond
+ * the marked one are compared with the cache once, not at both calls);
+ * given other frames, or after a walk, it compares them itself. The
+ * outermost frame's instruction is changed after the span's answer, which
+ * a caller must not do: that shows which answer the check used. */
+START_TEST(a_check_takes_the_span_answer_made_just_before_it)
+{
+    static struct jitunwind_py_frame copy[32];
+    size_t n = 0;
+    marked_target();
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1); /* proves the marker */
+    memcpy(copy, MARKED, sizeof copy);
+    ck_assert_uint_eq(jitunwind_py_chains_check_span(K, TS, copy, DEPTH), 1);
+    copy[DEPTH - 1].lasti++;
+    ck_assert_int_eq(check_of(copy, FRAME[0], DEPTH), 1); /* stopped at the marker */
+    ck_assert_uint_eq(stats().marker_checks, 1);
+    /* Each answer serves one check: the next compares (the frames beyond
+     * the marker are not the cache's: compared whole, the change seen). */
+    ck_assert_int_eq(check_of(copy, FRAME[0], DEPTH), 0);
+    ck_assert_uint_eq(stats().marker_checks, 1);
+    /* Other frames than the span's. */
+    ck_assert_uint_eq(jitunwind_py_chains_check_span(K, TS, MARKED, DEPTH), 1);
+    ck_assert_int_eq(check_of(copy, FRAME[0], DEPTH), 0);
+    /* A walk between. */
+    memcpy(copy, MARKED, sizeof copy);
+    ck_assert_uint_eq(jitunwind_py_chains_check_span(K, TS, copy, DEPTH), 1);
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing(R, K, TS, FRAME[0], MARKED, 32, &n), 0);
+    copy[DEPTH - 1].lasti++;
+    ck_assert_int_eq(check_of(copy, FRAME[0], DEPTH), 0);
+    ck_assert_uint_eq(stats().marker_checks, 1);
+    teardown();
+}
+END_TEST
+
 /* Another profiler moved the marker without the sequence (its write):
  * from then on no check stops at a marker, even once the marker is back
  * where this cache wrote it. */
@@ -673,6 +719,7 @@ int main(void)
                                  a_check_names_its_proof,
                                  a_check_of_other_frames_proves_nothing,
                                  a_proven_marker_vouches_for_its_code_object,
+                                 a_check_takes_the_span_answer_made_just_before_it,
                                  another_writer_turns_the_check_stop_off,
                                  a_marked_generator_frame_vouches_for_nothing));
 }

@@ -137,7 +137,11 @@ struct jitunwind_py_chain_stats {
  * check them: N, or fewer when the thread's frame marker in CHAINS vouches
  * for the frames beyond the marked one (a caller that reads the memory
  * beforehand reads only those frames, and the thread state with the
- * marker). N when CHAINS is NULL or FRAMES is NULL. */
+ * marker). N when CHAINS is NULL or FRAMES is NULL. The next
+ * jitunwind_pyreader_frames_unchanged of THREAD_KEY given the same FRAMES
+ * and N, with no walk of CHAINS between, takes the marker's answer from
+ * this call instead of comparing the frames with the cache again: FRAMES
+ * must not change in between. */
 JITUNWIND_API size_t jitunwind_py_chains_check_span(const jitunwind_py_chains *chains,
                                                     uint64_t thread_key,
                                                     const struct jitunwind_py_frame *frames,

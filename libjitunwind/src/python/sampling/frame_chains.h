@@ -49,6 +49,11 @@ struct ju_chain_slot {
      * stops at the marker under that proof. */
     uint64_t code_vouched, code_proof;
     uint64_t code_pending, code_pending_proof;
+    /* The last jitunwind_py_chains_check_span's answer, for the check that
+     * follows it on the same frames (frame_chains_marker_check.c). */
+    const struct jitunwind_py_frame *span_frames; /* NULL: none held */
+    size_t span_n, span_marked;
+    uint64_t span_clock, span_proof;
 };
 
 /* One walk's state: the slot, and the keys of the frames read so far (a
@@ -165,6 +170,14 @@ JU_HIDDEN int ju_chain_code_vouched(const struct ju_chain_walk *w, const struct 
  * finding or filling its code cache entry (`head_read`) or not. */
 JU_HIDDEN void ju_chain_code_decoded(struct ju_chain_walk *w, const struct ju_chain_key *key,
                                      uint64_t code, int head_read);
+/* ju_chain_marker_vouches for the check of frames[0..n), taken from the
+ * jitunwind_py_chains_check_span made just before on the same frames when
+ * nothing has changed since (no walk, no new proof): the frames beyond the
+ * marked one are compared with the cache once a check, not twice. The
+ * span held is dropped either way: each check is preceded by its own. */
+JU_HIDDEN size_t ju_chain_marker_vouches_once(struct jitunwind_py_chains *c,
+                                              struct ju_chain_slot *s,
+                                              const struct jitunwind_py_frame *frames, size_t n);
 /* Whether the target's marker and sequence are still the slot's. */
 JU_HIDDEN int ju_chain_marker_still(struct jitunwind_py_chains *c, jitunwind_pyreader *r,
                                     const struct ju_chain_slot *s);

@@ -174,16 +174,47 @@ JITUNWIND_API uint64_t jitunwind_py_chains_check_proof(const jitunwind_py_chains
     return s ? s->checked_proof : 0;
 }
 
+/* What a span answer depends on besides the frames: no walk began (the
+ * cache's clock moves at each) and the proof is the same. */
+static int span_held(const struct jitunwind_py_chains *c, const struct ju_chain_slot *s,
+                     const struct jitunwind_py_frame *frames, size_t n)
+{
+    return s->span_frames == frames && s->span_n == n && s->span_clock == c->clock &&
+           s->span_proof == (s->marker_proven && !c->foreign_marks ? s->proof : 0);
+}
+
+size_t ju_chain_marker_vouches_once(struct jitunwind_py_chains *c, struct ju_chain_slot *s,
+                                    const struct jitunwind_py_frame *frames, size_t n)
+{
+    size_t k;
+    if (!s)
+        return n;
+    k = span_held(c, s, frames, n) ? s->span_marked : ju_chain_marker_vouches(c, s, frames, n);
+    s->span_frames = NULL;
+    return k;
+}
+
 JITUNWIND_API size_t jitunwind_py_chains_check_span(const jitunwind_py_chains *chains,
                                                     uint64_t thread_key,
                                                     const struct jitunwind_py_frame *frames,
                                                     size_t n)
 {
+    struct ju_chain_slot *s;
     size_t k;
     if (!chains || (!frames && n))
         return n;
     if (!chains->marking)
         return n;
-    k = ju_chain_marker_vouches(chains, ju_chain_slot_of(chains, thread_key), frames, n);
+    /* The slot's span is a memo for the check that follows, not state a
+     * caller sees: the chains are the caller's own, never const objects. */
+    s = ju_chain_slot_of(chains, thread_key);
+    k = ju_chain_marker_vouches(chains, s, frames, n);
+    if (s) {
+        s->span_frames = frames;
+        s->span_n = n;
+        s->span_marked = k;
+        s->span_clock = chains->clock;
+        s->span_proof = s->marker_proven && !chains->foreign_marks ? s->proof : 0;
+    }
     return k < n ? k + 1 : n;
 }

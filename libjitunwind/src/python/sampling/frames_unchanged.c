@@ -69,7 +69,7 @@ JITUNWIND_API int jitunwind_pyreader_frames_unchanged(jitunwind_pyreader *r,
         slot = ju_chain_slot_of(chains, thread->tstate);
     /* frames[marked]: the marked frame, when the marker may vouch for the
      * frames beyond it; those up to it are the ones read (upto). */
-    marked = ju_chain_marker_vouches(chains, slot, frames, n);
+    marked = chains ? ju_chain_marker_vouches_once(chains, slot, frames, n) : n;
     if (slot)
         slot->checked_proof = 0;
     upto = marked < n ? marked + 1 : n;
