@@ -659,6 +659,75 @@ START_TEST(a_check_takes_the_span_answer_made_just_before_it)
 }
 END_TEST
 
+/* A walk that stops at a marker vouching for the frames beyond it, from
+ * the marked frame itself, leaves those frames in the cache
+ * (jitunwind_pyreader_frames_reusing_top): the frames up to the marked one,
+ * and how many were left; jitunwind_py_chains_tail copies them, the plain
+ * walk's. A check of the frames given (JITUNWIND_PY_CHECK_LEFT) stops at
+ * the marker, naming its proof and the frames left; it fails once the
+ * marked frame was popped, or after another walk. A walk from above the
+ * marked frame (which writes a new marker) leaves nothing. */
+START_TEST(a_walk_leaves_the_vouched_frames_in_the_cache)
+{
+    static struct jitunwind_py_frame tail[32];
+    size_t n = 0, left = 9, beyond = 0, got = 0;
+    uint64_t deeper;
+    marked_target();
+    /* Not proven yet: every frame given. */
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing_top(R, K, TS, FRAME[0], MARKED, 32, &n,
+                                                           &left), 0);
+    ck_assert_uint_eq(n, DEPTH);
+    ck_assert_uint_eq(left, 0);
+    ck_assert_int_eq(jitunwind_py_chains_tail(K, TS, tail, 32, &got), JITUNWIND_ENOTFOUND);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1); /* proves the marker */
+    ck_assert_int_eq(jitunwind_pyreader_frames(R, FRAME[0], PLAIN, 32, &n), 0);
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing_top(R, K, TS, FRAME[0], MARKED, 32, &n,
+                                                           &left), 0);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_uint_eq(left, DEPTH - 1);
+    same_frames(PLAIN, MARKED, 1);
+    ck_assert_int_eq(jitunwind_py_chains_tail(K, TS, tail, DEPTH - 2, &got), JITUNWIND_ELIMIT);
+    ck_assert_int_eq(jitunwind_py_chains_tail(K, TS, tail, 32, &got), 0);
+    ck_assert_uint_eq(got, DEPTH - 1);
+    same_frames(PLAIN + 1, tail, DEPTH - 1);
+    ck_assert_int_eq(check_of(MARKED, FRAME[0], 1) , 0); /* checked as a whole chain: it is not */
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing_top(R, K, TS, FRAME[0], MARKED, 32, &n,
+                                                           &left), 0);
+    ck_assert_uint_eq(left, DEPTH - 1);
+    ck_assert_int_eq(jitunwind_pyreader_frames_unchanged(R, K, &(struct jitunwind_py_thread){
+                                                             .tstate = TS, .current_frame = FRAME[0]},
+                                                         MARKED, 1, JITUNWIND_PY_CHECK_LEFT), 1);
+    ck_assert_uint_ne(jitunwind_py_chains_check_proof(K, TS, &beyond), 0);
+    ck_assert_uint_eq(beyond, DEPTH - 1);
+    /* Another walk since: neither the tail nor the check. */
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing(R, K, TS, FRAME[0], BATCHED, 32, &n), 0);
+    ck_assert_int_eq(jitunwind_py_chains_tail(K, TS, tail, 32, &got), JITUNWIND_ENOTFOUND);
+    ck_assert_int_eq(jitunwind_pyreader_frames_unchanged(R, K, &(struct jitunwind_py_thread){
+                                                             .tstate = TS, .current_frame = FRAME[0]},
+                                                         MARKED, 1, JITUNWIND_PY_CHECK_LEFT), 0);
+    /* Popped between the walk and the check: the check fails. */
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing_top(R, K, TS, FRAME[0], MARKED, 32, &n,
+                                                           &left), 0);
+    ck_assert_uint_eq(left, DEPTH - 1);
+    ju_builder_u64(P.b, TS + R->layout->ts_last_profiled_seq, SEQ() + 1);
+    ck_assert_int_eq(jitunwind_pyreader_frames_unchanged(R, K, &(struct jitunwind_py_thread){
+                                                             .tstate = TS, .current_frame = FRAME[0]},
+                                                         MARKED, 1, JITUNWIND_PY_CHECK_LEFT), 0);
+    ck_assert_uint_eq(jitunwind_py_chains_check_proof(K, TS, NULL), 0);
+    /* Proven again, then a call on top: walked from above the marker,
+     * nothing is left (the new top is marked). */
+    sample(FRAME[0], DEPTH);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1);
+    deeper = pyi_frame(&P, CODE_OTHER, FRAME[0], 0, 0, 0);
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing_top(R, K, TS, deeper, MARKED, 32, &n,
+                                                           &left), 0);
+    ck_assert_uint_eq(n, DEPTH + 1);
+    ck_assert_uint_eq(left, 0);
+    ck_assert_uint_eq(MARKER(), deeper);
+    teardown();
+}
+END_TEST
+
 /* Another profiler moved the marker without the sequence (its write):
  * from then on no check stops at a marker, even once the marker is back
  * where this cache wrote it. */
@@ -720,6 +789,7 @@ int main(void)
                                  a_check_of_other_frames_proves_nothing,
                                  a_proven_marker_vouches_for_its_code_object,
                                  a_check_takes_the_span_answer_made_just_before_it,
+                                 a_walk_leaves_the_vouched_frames_in_the_cache,
                                  another_writer_turns_the_check_stop_off,
                                  a_marked_generator_frame_vouches_for_nothing));
 }

@@ -400,10 +400,14 @@ void cli_check_reads_missed(struct cli_target *t, uint64_t addr, size_t len);
  * after the walk and read again while it changed under the reader (*th
  * then holds the state as last read); *torn = 1 when it still changed
  * after the last try, or stayed doubtful while the thread moved (the
- * frames may not be one stack). */
+ * frames may not be one stack). With `left` (may be NULL: every frame in
+ * out), a chain whose frames beyond a frame marker that vouches for them
+ * the walk left in the chain cache (jitunwind_pyreader_frames_reusing_top)
+ * is *got frames up to the marked one and *left frames left, which the
+ * check's proof vouches for (jitunwind_py_chains_check_proof). */
 int cli_read_running_chain(struct cli_target *t, struct jitunwind_py_thread *th,
                            struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
-                           char *why, size_t why_size);
+                           char *why, size_t why_size, size_t *left);
 
 /* --- ptrace_refused.c --- */
 /* Say on stderr that ptrace of pid was refused: the tracer (PID, command

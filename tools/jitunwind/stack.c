@@ -131,7 +131,7 @@ static int read_python_frames(struct cli_target *t, int tid, struct cli_stack *s
         }
         if (t->threads_run)
             rc = cli_read_running_chain(t, &th, s->py + s->n_py, s->py_cap - s->n_py, &got,
-                                        &torn, why, sizeof why);
+                                        &torn, why, sizeof why, NULL);
         else if (t->chains)
             rc = jitunwind_pyreader_frames_reusing(t->py, t->chains, th.tstate, th.current_frame,
                                                    s->py + s->n_py, s->py_cap - s->n_py, &got);

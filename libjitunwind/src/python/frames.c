@@ -99,6 +99,8 @@ static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_
         *count = n;
         if (w && addr == w->stop_at) { /* the marked frame */
             long from = ju_chain_marked(w, &key);
+            if (from >= 0 && ju_chain_marker_leave(w, from, out, n))
+                break; /* the frames beyond it stay in the cache */
             if (from >= 0) { /* the one cached: so are the frames beyond it */
                 int rc = ju_chain_marker_splice(w, from, out, n, max, steps, count);
                 if (rc < 0)
@@ -129,11 +131,9 @@ JITUNWIND_API int jitunwind_pyreader_frames(jitunwind_pyreader *r, uint64_t fram
     return walk(r, frame_addr, out, max, count, NULL);
 }
 
-JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *r,
-                                                    jitunwind_py_chains *chains,
-                                                    uint64_t thread_key, uint64_t frame_addr,
-                                                    struct jitunwind_py_frame *out, size_t max,
-                                                    size_t *count)
+static int walk_reusing(jitunwind_pyreader *r, jitunwind_py_chains *chains, uint64_t thread_key,
+                        uint64_t frame_addr, struct jitunwind_py_frame *out, size_t max,
+                        size_t *count, size_t *left)
 {
     struct ju_chain_walk w;
     uint64_t reused_before;
@@ -141,6 +141,7 @@ JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *r,
     if (!r || !chains || (!out && max) || !count)
         return JITUNWIND_EINVAL;
     ju_chain_begin(&w, chains, thread_key);
+    w.leave = left != NULL;
     reused_before = chains->stats.frames_reused;
     if (chains->marking == r)
         ju_chain_marker_plan(&w, r);
@@ -157,5 +158,26 @@ JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *r,
         ju_chain_forget(&w);
     else if (w.slot->count) /* the chain was kept */
         ju_chain_marker_write(&w, r, frame_addr);
+    if (left)
+        *left = rc < 0 ? 0 : w.left;
     return rc;
+}
+
+JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *r,
+                                                    jitunwind_py_chains *chains,
+                                                    uint64_t thread_key, uint64_t frame_addr,
+                                                    struct jitunwind_py_frame *out, size_t max,
+                                                    size_t *count)
+{
+    return walk_reusing(r, chains, thread_key, frame_addr, out, max, count, NULL);
+}
+
+JITUNWIND_API int jitunwind_pyreader_frames_reusing_top(jitunwind_pyreader *r,
+                                                        jitunwind_py_chains *chains,
+                                                        uint64_t thread_key, uint64_t frame_addr,
+                                                        struct jitunwind_py_frame *out, size_t max,
+                                                        size_t *count, size_t *left)
+{
+    size_t none;
+    return walk_reusing(r, chains, thread_key, frame_addr, out, max, count, left ? left : &none);
 }

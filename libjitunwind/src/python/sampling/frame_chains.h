@@ -54,6 +54,12 @@ struct ju_chain_slot {
     const struct jitunwind_py_frame *span_frames; /* NULL: none held */
     size_t span_n, span_marked;
     uint64_t span_clock, span_proof;
+    /* The frames beyond the marked one a walk left in the cache
+     * (jitunwind_pyreader_frames_reusing_top): entries [0, left_count)
+     * after the walk at the cache's clock `left_clock`, under proof
+     * `left_proof`; left_count 0: none. */
+    size_t left_count;
+    uint64_t left_clock, left_proof;
 };
 
 /* One walk's state: the slot, and the keys of the frames read so far (a
@@ -71,6 +77,8 @@ struct ju_chain_walk {
     uint64_t seen_marker, seen_seq; /* the thread's marker as this walk found it */
     int marking;      /* markers are on for this walk (the key is a thread state) */
     int spliced;      /* the walk took the frames beyond the marker from the cache */
+    int leave;        /* frames beyond a proven marker are left in the cache, not copied */
+    size_t left;      /* how many it left */
 };
 
 #define JU_CHAIN_BATCH_MAX 65536u /* bytes of frames read in one batch */
@@ -143,6 +151,11 @@ JU_HIDDEN long ju_chain_marked(const struct ju_chain_walk *w, const struct ju_ch
 JU_HIDDEN int ju_chain_marker_splice(struct ju_chain_walk *w, long at,
                                      struct jitunwind_py_frame *out, size_t n, size_t max,
                                      size_t steps, size_t *count);
+/* The same when the walk leaves the frames beyond the marked one in the
+ * cache (w->leave and the slot's proof holds): nothing is appended, and
+ * the slot notes what was left. 1 when it left them, else 0 (splice). */
+JU_HIDDEN int ju_chain_marker_leave(struct ju_chain_walk *w, long at,
+                                    struct jitunwind_py_frame *out, size_t n);
 /* After a complete walk whose chain was kept: mark `top` in the target. */
 JU_HIDDEN void ju_chain_marker_write(struct ju_chain_walk *w, jitunwind_pyreader *r,
                                      uint64_t top);
@@ -178,14 +191,21 @@ JU_HIDDEN void ju_chain_code_decoded(struct ju_chain_walk *w, const struct ju_ch
 JU_HIDDEN size_t ju_chain_marker_vouches_once(struct jitunwind_py_chains *c,
                                               struct ju_chain_slot *s,
                                               const struct jitunwind_py_frame *frames, size_t n);
+/* For a check of frames[0..n) whose walk left the frames beyond the
+ * marked one (frames[n - 1]) in the cache: n - 1 when the slot still
+ * holds them under its proof (no walk since), else n. */
+JU_HIDDEN size_t ju_chain_marker_left(const struct jitunwind_py_chains *c,
+                                      const struct ju_chain_slot *s,
+                                      const struct jitunwind_py_frame *frames, size_t n);
 /* Whether the target's marker and sequence are still the slot's. */
 JU_HIDDEN int ju_chain_marker_still(struct jitunwind_py_chains *c, jitunwind_pyreader *r,
                                     const struct ju_chain_slot *s);
-/* A check stopped at frames[marked] of frames[0..n), the marker still
- * the slot's: its proof is named (jitunwind_py_chains_check_proof). */
+/* A check stopped at frames[marked], the marker still the slot's, with
+ * `beyond` frames beyond it: its proof is named
+ * (jitunwind_py_chains_check_proof). */
 JU_HIDDEN void ju_chain_marker_stopped(struct jitunwind_py_chains *c, struct ju_chain_slot *s,
                                        const struct jitunwind_py_frame *frames, size_t marked,
-                                       size_t n);
+                                       size_t beyond);
 /* Note a marker read from the target against the slot's: another writer's
  * (moved without the sequence) turns the checks' stop off for good. */
 JU_HIDDEN void ju_chain_marker_seen(struct jitunwind_py_chains *c, const struct ju_chain_slot *s,

@@ -147,12 +147,26 @@ void ju_chain_code_decoded(struct ju_chain_walk *w, const struct ju_chain_key *k
     }
 }
 
+size_t ju_chain_marker_left(const struct jitunwind_py_chains *c, const struct ju_chain_slot *s,
+                            const struct jitunwind_py_frame *frames, size_t n)
+{
+    struct ju_chain_walk w;
+    if (!s || n == 0 || !s->left_count || s->left_clock != c->clock ||
+        s->left_proof != s->proof || !s->marker_proven || c->foreign_marks ||
+        frames[n - 1].address != s->marker || frames[n - 1].owner != OWNED_BY_THREAD)
+        return n;
+    w.chains = (struct jitunwind_py_chains *)c;
+    w.slot = (struct ju_chain_slot *)s;
+    return ju_chain_position(&w, s->marker) == (long)s->left_count ? n - 1 : n;
+}
+
 void ju_chain_marker_stopped(struct jitunwind_py_chains *c, struct ju_chain_slot *s,
-                             const struct jitunwind_py_frame *frames, size_t marked, size_t n)
+                             const struct jitunwind_py_frame *frames, size_t marked,
+                             size_t beyond)
 {
     c->stats.marker_checks++;
     s->checked_proof = s->proof;
-    s->checked_beyond = n - 1 - marked;
+    s->checked_beyond = beyond;
     /* A head read under this proof is confirmed. */
     if (s->code_pending_proof == s->proof && s->code_pending == frames[marked].code) {
         s->code_vouched = frames[marked].code;
