@@ -70,6 +70,19 @@ static void check_version(uint32_t version, int free_threaded)
     ck_assert_uint_ne(f[1].flags & JITUNWIND_PYFRAME_ENTRY, 0);
     ck_assert_str_eq(f[2].qualname, "outermost");
     ck_assert_uint_ne(f[2].flags & JITUNWIND_PYFRAME_ENTRY, 0);
+    /* One frame alone: the walk's first, with no limit reached (a walk
+     * of at most one frame says there are more). */
+    ck_assert_int_eq(jitunwind_pyreader_frames(r, a, f + 3, 1, &n), JITUNWIND_ELIMIT);
+    ck_assert_int_eq(jitunwind_pyreader_frame(r, a, f + 3), 0);
+    ck_assert_str_eq(f[3].qualname, "inner");
+    ck_assert_int_eq(f[3].line, 41);
+    ck_assert_uint_eq(f[3].address, a);
+    ck_assert_int_eq(jitunwind_pyreader_frame(r, b, f + 3), 0);
+    ck_assert_str_eq(f[3].qualname, "middle");
+    ck_assert_int_eq(jitunwind_pyreader_frame(r, s1, f + 3), 0); /* from a sentinel: the next */
+    ck_assert_str_eq(f[3].qualname, "outermost");
+    ck_assert_int_eq(jitunwind_pyreader_frame(NULL, a, f + 3), JITUNWIND_EINVAL);
+    ck_assert_int_eq(jitunwind_pyreader_frame(r, a, NULL), JITUNWIND_EINVAL);
     jitunwind_pyreader_free(r);
     pyi_free(&p);
 }

@@ -60,11 +60,8 @@ static int walk(struct cli_target *t, const struct jitunwind_py_thread *th,
 static void leaf_from_check(struct cli_target *t, struct jitunwind_py_frame *out, size_t n)
 {
     struct jitunwind_py_frame leaf;
-    size_t got = 0;
-    if (n == 0)
-        return;
-    (void)jitunwind_pyreader_frames(t->py, out[0].address, &leaf, 1, &got);
-    if (got != 1 || leaf.address != out[0].address || leaf.code != out[0].code)
+    if (n == 0 || jitunwind_pyreader_frame(t->py, out[0].address, &leaf) < 0 ||
+        leaf.address != out[0].address || leaf.code != out[0].code)
         return;
     out[0].line = leaf.line;
     out[0].lasti = leaf.lasti;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_frame *out,
-                size_t max, size_t *count, struct ju_chain_walk *w)
+                size_t max, size_t *count, struct ju_chain_walk *w, int one)
 {
     const struct ju_py_layout *L;
     uint64_t addr = frame_addr;
@@ -97,6 +97,8 @@ static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_
             ju_chain_note(w, &key, at);
         n++;
         *count = n;
+        if (one)
+            break;
         if (w && addr == w->stop_at) { /* the marked frame */
             long from = ju_chain_marked(w, &key);
             if (from >= 0 && ju_chain_marker_leave(w, from, out, n))
@@ -128,7 +130,16 @@ JITUNWIND_API int jitunwind_pyreader_frames(jitunwind_pyreader *r, uint64_t fram
 {
     if (!r || (!out && max) || !count)
         return JITUNWIND_EINVAL;
-    return walk(r, frame_addr, out, max, count, NULL);
+    return walk(r, frame_addr, out, max, count, NULL, 0);
+}
+
+JITUNWIND_API int jitunwind_pyreader_frame(jitunwind_pyreader *r, uint64_t frame_addr,
+                                           struct jitunwind_py_frame *out)
+{
+    size_t count = 0;
+    if (!r || !out)
+        return JITUNWIND_EINVAL;
+    return walk(r, frame_addr, out, 1, &count, NULL, 1);
 }
 
 static int walk_reusing(jitunwind_pyreader *r, jitunwind_py_chains *chains, uint64_t thread_key,
@@ -147,7 +158,7 @@ static int walk_reusing(jitunwind_pyreader *r, jitunwind_py_chains *chains, uint
         ju_chain_marker_plan(&w, r);
     if (!w.stop_at) /* a walk that stops at the marker reads a few frames only */
         ju_chain_read_batch(&w, &r->mem);
-    rc = walk(r, frame_addr, out, max, count, &w);
+    rc = walk(r, frame_addr, out, max, count, &w, 0);
     if (w.served > 1)
         chains->stats.reads_saved += w.served - 1; /* frame reads the one batch read made */
     if (chains->stats.frames_reused != reused_before)
