@@ -28,25 +28,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from demo_stack import end_target, fail  # noqa: E402
 from extra_pythons import JIT_ON, named  # noqa: E402
 from ready_target import built_tool, start_ready  # noqa: E402
+from test_cli_read_batch import DEPTH, TARGET  # noqa: E402  (one thread DEPTH deep, spinning)
 
 SKIP = 77
-DEPTH = 100
 MAX_CALLS = 1.2
 MAX_PIECES = 6.5
-
-TARGET = r'''
-import sys
-def spin():
-    x = 0
-    while True:
-        x = (x + 1) & 0xffff
-def recurse(n):
-    if n == 0:
-        return spin()
-    return recurse(n - 1)
-open(sys.argv[1], "w").close()
-recurse(%d)
-''' % (DEPTH - 1)
 
 
 def stat(stderr, name):

@@ -81,6 +81,7 @@ static void check_version(uint32_t version, int free_threaded)
     ck_assert_str_eq(f[3].qualname, "middle");
     ck_assert_int_eq(jitunwind_pyreader_frame(r, s1, f + 3), 0); /* from a sentinel: the next */
     ck_assert_str_eq(f[3].qualname, "outermost");
+    ck_assert_int_eq(jitunwind_pyreader_frame(r, 0, f + 3), JITUNWIND_ENOTFOUND);
     ck_assert_int_eq(jitunwind_pyreader_frame(NULL, a, f + 3), JITUNWIND_EINVAL);
     ck_assert_int_eq(jitunwind_pyreader_frame(r, a, NULL), JITUNWIND_EINVAL);
     jitunwind_pyreader_free(r);

@@ -137,9 +137,11 @@ JITUNWIND_API int jitunwind_pyreader_frame(jitunwind_pyreader *r, uint64_t frame
                                            struct jitunwind_py_frame *out)
 {
     size_t count = 0;
+    int rc;
     if (!r || !out)
         return JITUNWIND_EINVAL;
-    return walk(r, frame_addr, out, 1, &count, NULL, 1);
+    rc = walk(r, frame_addr, out, 1, &count, NULL, 1);
+    return rc == 0 && count == 0 ? JITUNWIND_ENOTFOUND : rc;
 }
 
 static int walk_reusing(jitunwind_pyreader *r, jitunwind_py_chains *chains, uint64_t thread_key,
