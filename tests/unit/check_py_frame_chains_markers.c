@@ -659,6 +659,17 @@ START_TEST(a_check_takes_the_span_answer_made_just_before_it)
 }
 END_TEST
 
+/* A check of MARKED[0] alone, whose walk left the frames beyond it. */
+static int check_left(void)
+{
+    struct jitunwind_py_thread th;
+    ju_builder_u64(P.b, TS + R->layout->ts_current_frame, FRAME[0]);
+    memset(&th, 0, sizeof th);
+    th.tstate = TS;
+    th.current_frame = FRAME[0];
+    return jitunwind_pyreader_frames_unchanged(R, K, &th, MARKED, 1, JITUNWIND_PY_CHECK_LEFT);
+}
+
 /* A walk that stops at a marker vouching for the frames beyond it, from
  * the marked frame itself, leaves those frames in the cache
  * (jitunwind_pyreader_frames_reusing_top): the frames up to the marked one,
@@ -694,25 +705,19 @@ START_TEST(a_walk_leaves_the_vouched_frames_in_the_cache)
     ck_assert_int_eq(jitunwind_pyreader_frames_reusing_top(R, K, TS, FRAME[0], MARKED, 32, &n,
                                                            &left), 0);
     ck_assert_uint_eq(left, DEPTH - 1);
-    ck_assert_int_eq(jitunwind_pyreader_frames_unchanged(R, K, &(struct jitunwind_py_thread){
-                                                             .tstate = TS, .current_frame = FRAME[0]},
-                                                         MARKED, 1, JITUNWIND_PY_CHECK_LEFT), 1);
+    ck_assert_int_eq(check_left(), 1);
     ck_assert_uint_ne(jitunwind_py_chains_check_proof(K, TS, &beyond), 0);
     ck_assert_uint_eq(beyond, DEPTH - 1);
     /* Another walk since: neither the tail nor the check. */
     ck_assert_int_eq(jitunwind_pyreader_frames_reusing(R, K, TS, FRAME[0], BATCHED, 32, &n), 0);
     ck_assert_int_eq(jitunwind_py_chains_tail(K, TS, tail, 32, &got), JITUNWIND_ENOTFOUND);
-    ck_assert_int_eq(jitunwind_pyreader_frames_unchanged(R, K, &(struct jitunwind_py_thread){
-                                                             .tstate = TS, .current_frame = FRAME[0]},
-                                                         MARKED, 1, JITUNWIND_PY_CHECK_LEFT), 0);
+    ck_assert_int_eq(check_left(), 0);
     /* Popped between the walk and the check: the check fails. */
     ck_assert_int_eq(jitunwind_pyreader_frames_reusing_top(R, K, TS, FRAME[0], MARKED, 32, &n,
                                                            &left), 0);
     ck_assert_uint_eq(left, DEPTH - 1);
     ju_builder_u64(P.b, TS + R->layout->ts_last_profiled_seq, SEQ() + 1);
-    ck_assert_int_eq(jitunwind_pyreader_frames_unchanged(R, K, &(struct jitunwind_py_thread){
-                                                             .tstate = TS, .current_frame = FRAME[0]},
-                                                         MARKED, 1, JITUNWIND_PY_CHECK_LEFT), 0);
+    ck_assert_int_eq(check_left(), 0);
     ck_assert_uint_eq(jitunwind_py_chains_check_proof(K, TS, NULL), 0);
     /* Proven again, then a call on top: walked from above the marker,
      * nothing is left (the new top is marked). */

@@ -150,7 +150,7 @@ static int watching_read(void *arg, uint64_t addr, void *dst, size_t len)
 /* Where each thread state says whether it holds its GIL (3.15+), listing
  * the threads reads neither the interpreter's GIL pointer nor the GIL: a
  * sampler lists them at every pass. */
-START_TEST(a_listing_where_threads_say_who_holds_the_gil_reads_no_gil)
+START_TEST(a_listing_reads_no_gil_where_threads_say)
 {
     struct py_image p;
     struct jitunwind_memory mem;
@@ -755,7 +755,7 @@ END_TEST
 int main(void)
 {
     return ju_run_tests("py_versions", JU_TESTS(every_supported_version,
-                                                a_listing_where_threads_say_who_holds_the_gil_reads_no_gil,
+                                                a_listing_reads_no_gil_where_threads_say,
                                                 provisional_field_lists_need_dwarf,
                                                 the_init_cleanup_frame_is_a_shim,
                                                 the_3_15_field_list_follows_the_header,

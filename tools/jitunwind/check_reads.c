@@ -41,7 +41,7 @@
 struct cli_check_reads {
     uint64_t page[HELD]; /* the pages read for this check: the first n_held */
     uint16_t lo[HELD], hi[HELD]; /* the part of each read: [lo, hi) */
-    uint16_t flo[HELD], fhi[HELD]; /* of that, the walked frames' part (empty: lo > hi) */
+    uint16_t flo[HELD], fhi[HELD]; /* of that, the walked frames' part (none: flo > fhi) */
     size_t n_held;
     int both;            /* the second copy was read whole too */
     int copy;            /* the copy served: 0 or 1 */
