@@ -47,7 +47,10 @@ last 0.1 s (older ones are missed). py-spy is run from PATH,
 BUILD_DIR/peers-venv or BUILD_DIR/lldb-venv when present; it is never
 downloaded here: when absent the table says so. --repeat N runs every
 sampler N times in turn at each rate (A/B back to back on a shared
-machine) and prints each run's row.
+machine) and prints each run's row. --against OTHER_BUILD adds OTHER_BUILD's
+jitunwind rows to each round (another build of the same code, main's say:
+before and after a change, in the same rounds as Tachyon); --only-marked
+leaves plain --nonblocking out.
 """
 
 import argparse
@@ -152,9 +155,9 @@ def rounds(counts):
     return sum(struct.unpack_from("Q", counts, 8 * i)[0] for i in range(len(counts) // 8))
 
 
-def jitunwind(args, pid, rate, work, extra=()):
+def jitunwind(args, pid, rate, work, extra=(), build=None):
     path = os.path.join(work, "ju.txt")
-    cmd = [os.path.join(args.build, "tools", "jitunwind", "jitunwind"), "record", str(pid),
+    cmd = [os.path.join(build or args.build, "tools", "jitunwind", "jitunwind"), "record", str(pid),
            "--nonblocking", "--idle", "-F", str(rate), "-d", str(args.seconds), "-o",
            path] + list(extra)
     out, wall, cpu, rc = run_timed(cmd)
@@ -166,6 +169,14 @@ def jitunwind(args, pid, rate, work, extra=()):
 
 def jitunwind_marked(args, pid, rate, work):
     return jitunwind(args, pid, rate, work, ["--mark-frames"])
+
+
+def against(args, pid, rate, work):
+    return jitunwind(args, pid, rate, work, build=args.against)
+
+
+def against_marked(args, pid, rate, work):
+    return jitunwind(args, pid, rate, work, ["--mark-frames"], build=args.against)
 
 
 def tachyon(args, pid, rate, work):
@@ -230,6 +241,8 @@ def main():
                     help="1000000 is reached by no sampler here: the unlimited rate")
     ap.add_argument("--threads", default="1,8")
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--against", help="another build whose jitunwind runs in the same rounds")
+    ap.add_argument("--only-marked", action="store_true", help="no plain --nonblocking rows")
     args = ap.parse_args()
     if not os.access(args.python, os.X_OK):
         print("%s is not installed: nothing to compare" % args.python)
@@ -237,6 +250,11 @@ def main():
     args.py_spy = find_py_spy(args.build)
     ours = [("jitunwind --nonblocking", jitunwind),
             ("jitunwind --nonblocking --mark-frames", jitunwind_marked)]
+    if args.against:
+        ours += [("against --nonblocking", against),
+                 ("against --nonblocking --mark-frames", against_marked)]
+    if args.only_marked:
+        ours = [o for o in ours if "--mark-frames" in o[0]]
     samplers = ours + [("tachyon -a", tachyon)]
     if args.py_spy:
         samplers.append(("py-spy --nonblocking", py_spy))
@@ -246,6 +264,8 @@ def main():
     env = dict(os.environ, PYTHON_JIT="1")
     print("target: %s, JIT on, %d frames deep, %d s per run" % (args.python, DEPTH,
                                                                 args.seconds))
+    if args.against:
+        print("jitunwind: %s; against: %s" % (args.build, args.against))
     print("%-8s %-8s %-38s %10s %8s %9s %8s %6s %8s %7s" % (
         "threads", "rate", "sampler", "passes/s", "missed", "stacks", "wrong", "cpu", "us/pass",
         "target"))
@@ -278,7 +298,7 @@ def main():
                     for name, fn in ours:
                         if rows.get(fn) and theirs and theirs[0] and theirs[1]:
                             print("%-8d %-8d %s / tachyon: passes/s x%.2f, CPU per pass x%.2f"
-                                  % (threads, rate, name[len("jitunwind "):],
+                                  % (threads, rate, name,
                                      rows[fn][0] / theirs[0], rows[fn][1] / theirs[1]))
         finally:
             os.unlink(gate)

@@ -558,6 +558,181 @@ START_TEST(a_check_of_other_frames_proves_nothing)
 }
 END_TEST
 
+/* One marked walk from `top` (a new sample of the code cache): the target
+ * reads it made. Its frames are the plain walk's. */
+static unsigned long marked_walk(uint64_t top, size_t expect)
+{
+    size_t n_plain = 0, n = 0;
+    unsigned long r0;
+    ck_assert_int_eq(jitunwind_pyreader_frames(R, top, PLAIN, 32, &n_plain), 0);
+    ck_assert_int_eq(jitunwind_pyreader_cache_next_sample(R), 0);
+    r0 = M.reads;
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing(R, K, TS, top, MARKED, 32, &n), 0);
+    ck_assert_uint_eq(n, expect);
+    ck_assert_uint_eq(n_plain, expect);
+    same_frames(PLAIN, MARKED, expect);
+    return M.reads - r0;
+}
+
+/* The marked frame's code object: once a walk made under a proof read its
+ * head and a check stopped at the marker under the same proof, the walks
+ * that follow under that proof decode the marked frame from the code cache
+ * without reading the code object (its line still moves with the frame's
+ * instruction); a popped marked frame ends that until a walk under the
+ * next proof reads the head again and a check confirms it. */
+START_TEST(a_proven_marker_vouches_for_its_code_object)
+{
+    unsigned long head_read, vouched;
+    marked_target();
+    ck_assert_int_eq(jitunwind_pyreader_cache_code(R, 64), 0);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1); /* proves the marker */
+    head_read = marked_walk(FRAME[0], DEPTH);     /* reads the head under the proof */
+    ck_assert_uint_eq(stats().marker_codes, 0);
+    ck_assert_int_eq(marked_walk(FRAME[0], DEPTH), head_read); /* no check between: read */
+    ck_assert_uint_eq(stats().marker_codes, 0);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1); /* stops at the marker: confirmed */
+    vouched = marked_walk(FRAME[0], DEPTH);
+    ck_assert_uint_eq(stats().marker_codes, 1);
+    ck_assert_uint_lt(vouched, head_read);
+    /* The frame's instruction moved on: the line follows, still unread. */
+    replace_frame(FRAME[0], CODE_LEAF, FRAME[1], 3);
+    ck_assert_int_eq(marked_walk(FRAME[0], DEPTH), vouched);
+    ck_assert_int_eq(MARKED[0].line, 33);
+    ck_assert_uint_eq(stats().marker_codes, 2);
+    /* Popped (the sequence moved), the same frame called again: the head
+     * is read at every walk until a new proof is confirmed. */
+    ju_builder_u64(P.b, TS + R->layout->ts_last_profiled_seq, SEQ() + 1);
+    ck_assert_uint_gt(marked_walk(FRAME[0], DEPTH), vouched);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1); /* whole: proves the new marker */
+    ck_assert_uint_gt(marked_walk(FRAME[0], DEPTH), vouched);
+    ck_assert_uint_eq(stats().marker_codes, 2);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1);
+    ck_assert_int_eq(marked_walk(FRAME[0], DEPTH), vouched);
+    ck_assert_uint_eq(stats().marker_codes, 3);
+    teardown();
+}
+END_TEST
+
+/* A check of `frames` from `top` (the thread there). */
+static int check_of(const struct jitunwind_py_frame *frames, uint64_t top, size_t n)
+{
+    struct jitunwind_py_thread th;
+    ju_builder_u64(P.b, TS + R->layout->ts_current_frame, top);
+    memset(&th, 0, sizeof th);
+    th.tstate = TS;
+    th.current_frame = top;
+    return jitunwind_pyreader_frames_unchanged(R, K, &th, frames, n, 1);
+}
+
+/* A check that follows jitunwind_py_chains_check_span on the same frames,
+ * no walk between, takes the marker's answer from it (the frames beyond
+ * the marked one are compared with the cache once, not at both calls);
+ * given other frames, or after a walk, it compares them itself. The
+ * outermost frame's instruction is changed after the span's answer, which
+ * a caller must not do: that shows which answer the check used. */
+START_TEST(a_check_takes_the_span_answer_made_just_before_it)
+{
+    static struct jitunwind_py_frame copy[32];
+    size_t n = 0;
+    marked_target();
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1); /* proves the marker */
+    memcpy(copy, MARKED, sizeof copy);
+    ck_assert_uint_eq(jitunwind_py_chains_check_span(K, TS, copy, DEPTH), 1);
+    copy[DEPTH - 1].lasti++;
+    ck_assert_int_eq(check_of(copy, FRAME[0], DEPTH), 1); /* stopped at the marker */
+    ck_assert_uint_eq(stats().marker_checks, 1);
+    /* Each answer serves one check: the next compares (the frames beyond
+     * the marker are not the cache's: compared whole, the change seen). */
+    ck_assert_int_eq(check_of(copy, FRAME[0], DEPTH), 0);
+    ck_assert_uint_eq(stats().marker_checks, 1);
+    /* Other frames than the span's. */
+    ck_assert_uint_eq(jitunwind_py_chains_check_span(K, TS, MARKED, DEPTH), 1);
+    ck_assert_int_eq(check_of(copy, FRAME[0], DEPTH), 0);
+    /* A walk between. */
+    memcpy(copy, MARKED, sizeof copy);
+    ck_assert_uint_eq(jitunwind_py_chains_check_span(K, TS, copy, DEPTH), 1);
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing(R, K, TS, FRAME[0], MARKED, 32, &n), 0);
+    copy[DEPTH - 1].lasti++;
+    ck_assert_int_eq(check_of(copy, FRAME[0], DEPTH), 0);
+    ck_assert_uint_eq(stats().marker_checks, 1);
+    teardown();
+}
+END_TEST
+
+/* A check of MARKED[0] alone, whose walk left the frames beyond it. */
+static int check_left(void)
+{
+    struct jitunwind_py_thread th;
+    ju_builder_u64(P.b, TS + R->layout->ts_current_frame, FRAME[0]);
+    memset(&th, 0, sizeof th);
+    th.tstate = TS;
+    th.current_frame = FRAME[0];
+    return jitunwind_pyreader_frames_unchanged(R, K, &th, MARKED, 1, JITUNWIND_PY_CHECK_LEFT);
+}
+
+/* A walk that stops at a marker vouching for the frames beyond it, from
+ * the marked frame itself, leaves those frames in the cache
+ * (jitunwind_pyreader_frames_reusing_top): the frames up to the marked one,
+ * and how many were left; jitunwind_py_chains_tail copies them, the plain
+ * walk's. A check of the frames given (JITUNWIND_PY_CHECK_LEFT) stops at
+ * the marker, naming its proof and the frames left; it fails once the
+ * marked frame was popped, or after another walk. A walk from above the
+ * marked frame (which writes a new marker) leaves nothing. */
+START_TEST(a_walk_leaves_the_vouched_frames_in_the_cache)
+{
+    static struct jitunwind_py_frame tail[32];
+    size_t n = 0, left = 9, beyond = 0, got = 0;
+    uint64_t deeper;
+    marked_target();
+    /* Not proven yet: every frame given. */
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing_top(R, K, TS, FRAME[0], MARKED, 32, &n,
+                                                           &left), 0);
+    ck_assert_uint_eq(n, DEPTH);
+    ck_assert_uint_eq(left, 0);
+    ck_assert_int_eq(jitunwind_py_chains_tail(K, TS, tail, 32, &got), JITUNWIND_ENOTFOUND);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1); /* proves the marker */
+    ck_assert_int_eq(jitunwind_pyreader_frames(R, FRAME[0], PLAIN, 32, &n), 0);
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing_top(R, K, TS, FRAME[0], MARKED, 32, &n,
+                                                           &left), 0);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_uint_eq(left, DEPTH - 1);
+    same_frames(PLAIN, MARKED, 1);
+    ck_assert_int_eq(jitunwind_py_chains_tail(K, TS, tail, DEPTH - 2, &got), JITUNWIND_ELIMIT);
+    ck_assert_int_eq(jitunwind_py_chains_tail(K, TS, tail, 32, &got), 0);
+    ck_assert_uint_eq(got, DEPTH - 1);
+    same_frames(PLAIN + 1, tail, DEPTH - 1);
+    ck_assert_int_eq(check_of(MARKED, FRAME[0], 1) , 0); /* checked as a whole chain: it is not */
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing_top(R, K, TS, FRAME[0], MARKED, 32, &n,
+                                                           &left), 0);
+    ck_assert_uint_eq(left, DEPTH - 1);
+    ck_assert_int_eq(check_left(), 1);
+    ck_assert_uint_ne(jitunwind_py_chains_check_proof(K, TS, &beyond), 0);
+    ck_assert_uint_eq(beyond, DEPTH - 1);
+    /* Another walk since: neither the tail nor the check. */
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing(R, K, TS, FRAME[0], BATCHED, 32, &n), 0);
+    ck_assert_int_eq(jitunwind_py_chains_tail(K, TS, tail, 32, &got), JITUNWIND_ENOTFOUND);
+    ck_assert_int_eq(check_left(), 0);
+    /* Popped between the walk and the check: the check fails. */
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing_top(R, K, TS, FRAME[0], MARKED, 32, &n,
+                                                           &left), 0);
+    ck_assert_uint_eq(left, DEPTH - 1);
+    ju_builder_u64(P.b, TS + R->layout->ts_last_profiled_seq, SEQ() + 1);
+    ck_assert_int_eq(check_left(), 0);
+    ck_assert_uint_eq(jitunwind_py_chains_check_proof(K, TS, NULL), 0);
+    /* Proven again, then a call on top: walked from above the marker,
+     * nothing is left (the new top is marked). */
+    sample(FRAME[0], DEPTH);
+    ck_assert_int_eq(check(FRAME[0], DEPTH), 1);
+    deeper = pyi_frame(&P, CODE_OTHER, FRAME[0], 0, 0, 0);
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing_top(R, K, TS, deeper, MARKED, 32, &n,
+                                                           &left), 0);
+    ck_assert_uint_eq(n, DEPTH + 1);
+    ck_assert_uint_eq(left, 0);
+    ck_assert_uint_eq(MARKER(), deeper);
+    teardown();
+}
+END_TEST
+
 /* Another profiler moved the marker without the sequence (its write):
  * from then on no check stops at a marker, even once the marker is back
  * where this cache wrote it. */
@@ -617,6 +792,9 @@ int main(void)
                                  a_check_stops_at_a_proven_marker, a_new_marker_is_proven_again,
                                  a_check_names_its_proof,
                                  a_check_of_other_frames_proves_nothing,
+                                 a_proven_marker_vouches_for_its_code_object,
+                                 a_check_takes_the_span_answer_made_just_before_it,
+                                 a_walk_leaves_the_vouched_frames_in_the_cache,
                                  another_writer_turns_the_check_stop_off,
                                  a_marked_generator_frame_vouches_for_nothing));
 }

@@ -70,6 +70,20 @@ static void check_version(uint32_t version, int free_threaded)
     ck_assert_uint_ne(f[1].flags & JITUNWIND_PYFRAME_ENTRY, 0);
     ck_assert_str_eq(f[2].qualname, "outermost");
     ck_assert_uint_ne(f[2].flags & JITUNWIND_PYFRAME_ENTRY, 0);
+    /* One frame alone: the walk's first, with no limit reached (a walk
+     * of at most one frame says there are more). */
+    ck_assert_int_eq(jitunwind_pyreader_frames(r, a, f + 3, 1, &n), JITUNWIND_ELIMIT);
+    ck_assert_int_eq(jitunwind_pyreader_frame(r, a, f + 3), 0);
+    ck_assert_str_eq(f[3].qualname, "inner");
+    ck_assert_int_eq(f[3].line, 41);
+    ck_assert_uint_eq(f[3].address, a);
+    ck_assert_int_eq(jitunwind_pyreader_frame(r, b, f + 3), 0);
+    ck_assert_str_eq(f[3].qualname, "middle");
+    ck_assert_int_eq(jitunwind_pyreader_frame(r, s1, f + 3), 0); /* from a sentinel: the next */
+    ck_assert_str_eq(f[3].qualname, "outermost");
+    ck_assert_int_eq(jitunwind_pyreader_frame(r, 0, f + 3), JITUNWIND_ENOTFOUND);
+    ck_assert_int_eq(jitunwind_pyreader_frame(NULL, a, f + 3), JITUNWIND_EINVAL);
+    ck_assert_int_eq(jitunwind_pyreader_frame(r, a, NULL), JITUNWIND_EINVAL);
     jitunwind_pyreader_free(r);
     pyi_free(&p);
 }
@@ -116,6 +130,61 @@ START_TEST(free_threaded_thread_local_bytecode)
     ju_builder_u64(p.b, frame + p.L->fr_instr, code + p.L->co_code_adaptive + 2 * 3);
     ck_assert_int_eq(jitunwind_pyreader_frames(r, frame, f, 2, &n), 0);
     ck_assert_int_eq(f[0].line, 103);
+    jitunwind_pyreader_free(r);
+    pyi_free(&p);
+}
+END_TEST
+
+/* Reads that touch [WATCH_LO, WATCH_HI) are counted. */
+static uint64_t WATCH_LO, WATCH_HI;
+static unsigned long WATCHED;
+static struct jitunwind_memory WATCH_INNER;
+
+static int watching_read(void *arg, uint64_t addr, void *dst, size_t len)
+{
+    if (addr < WATCH_HI && addr + len > WATCH_LO)
+        WATCHED++;
+    return WATCH_INNER.read(WATCH_INNER.arg, addr, dst, len);
+}
+
+/* Where each thread state says whether it holds its GIL (3.15+), listing
+ * the threads reads neither the interpreter's GIL pointer nor the GIL: a
+ * sampler lists them at every pass. */
+START_TEST(a_listing_reads_no_gil_where_threads_say)
+{
+    struct py_image p;
+    struct jitunwind_memory mem;
+    jitunwind_pyreader *r;
+    struct jitunwind_py_thread t[4];
+    uint64_t interp, ts, gil;
+    size_t n;
+    pyi_init(&p, 0x030f00f0);
+    ck_assert_uint_ne(p.L->ts_holds_gil, JU_PY_NONE);
+    interp = pyi_interp(&p, 0, 0);
+    ts = pyi_thread(&p, interp, 0, 77);
+    pyi_set_interpreters(&p, interp);
+    gil = pyi_alloc(&p, 64);
+    ju_builder_u64(p.b, interp + p.L->interp_gil_ptr, gil);
+    ju_builder_u64(p.b, gil + p.L->gil_last_holder, ts);
+    ju_builder_u32(p.b, ts + p.L->ts_holds_gil, 1);
+    WATCH_INNER = ju_builder_memory(p.b);
+    mem = WATCH_INNER;
+    mem.read = watching_read;
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030f00f0, NULL), 0);
+    WATCHED = 0;
+    WATCH_LO = gil, WATCH_HI = gil + 64;
+    ck_assert_int_eq(jitunwind_pyreader_threads(r, t, 4, &n), 0);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_int_eq(t[0].holds_gil, 1);
+    ck_assert_int_eq(jitunwind_pyreader_thread(r, &t[0]), 0);
+    ck_assert_int_eq(t[0].holds_gil, 1);
+    ck_assert_uint_eq(WATCHED, 0);
+    WATCH_LO = interp + p.L->interp_gil_ptr, WATCH_HI = WATCH_LO + 8;
+    ck_assert_int_eq(jitunwind_pyreader_threads(r, t, 4, &n), 0);
+    ck_assert_uint_eq(WATCHED, 0);
+    ju_builder_u32(p.b, ts + p.L->ts_holds_gil, 0); /* its own word, whatever the GIL says */
+    ck_assert_int_eq(jitunwind_pyreader_threads(r, t, 4, &n), 0);
+    ck_assert_int_eq(t[0].holds_gil, 0);
     jitunwind_pyreader_free(r);
     pyi_free(&p);
 }
@@ -686,6 +755,7 @@ END_TEST
 int main(void)
 {
     return ju_run_tests("py_versions", JU_TESTS(every_supported_version,
+                                                a_listing_reads_no_gil_where_threads_say,
                                                 provisional_field_lists_need_dwarf,
                                                 the_init_cleanup_frame_is_a_shim,
                                                 the_3_15_field_list_follows_the_header,

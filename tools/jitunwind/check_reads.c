@@ -14,6 +14,10 @@
  * forgotten (a check that stops at a frame marker no longer reaches the
  * entry frames on the C stack; a whole check reads such a page alone
  * again).
+ * Of each page only a part is read: the bytes from a grain below its
+ * first walked frame to FRAME_GUESS past its last, and the parts of it a
+ * check had to read alone (remembered with the page, widened as needed),
+ * so a call copies what the check reads, not whole pages.
  * The call copies the pages twice over, one copy after the other, for the
  * check's two readings (running_chain.c): each reading is served from its
  * own copy, without a second call. When the next sample follows at once,
@@ -30,9 +34,14 @@
 #define KEPT 16u      /* pages remembered per thread state */
 #define STATES 64u    /* thread states remembered (a slot is shared by hash) */
 #define AGE 8u        /* checks a remembered page stays unread before it is forgotten */
+#define GRAIN 64u     /* a part's ends are multiples of this */
+#define FRAME_GUESS 128u /* bytes read from a walked frame's address (a check that
+                          * reads more reads it alone once, then remembers) */
 
 struct cli_check_reads {
     uint64_t page[HELD]; /* the pages read for this check: the first n_held */
+    uint16_t lo[HELD], hi[HELD]; /* the part of each read: [lo, hi) */
+    uint16_t flo[HELD], fhi[HELD]; /* of that, the walked frames' part (none: flo > fhi) */
     size_t n_held;
     int both;            /* the second copy was read whole too */
     int copy;            /* the copy served: 0 or 1 */
@@ -41,6 +50,7 @@ struct cli_check_reads {
     struct {
         uint64_t tstate;
         uint64_t page[KEPT];
+        uint16_t lo[KEPT], hi[KEPT]; /* the part of it the check read alone */
         uint64_t used[KEPT]; /* the check (checks) that last read from the page */
         size_t n, next; /* next: the entry a new page replaces once full */
     } seen[STATES];
@@ -63,15 +73,42 @@ static size_t held_index(const struct cli_check_reads *c, uint64_t page)
     return HELD;
 }
 
-/* Add `page` to the list to read unless it is there or the list is full. */
-static void want(uint64_t *list, size_t *n, uint64_t page)
+/* Add bytes [lo, hi) of `page` (grains; a walked frame's part when
+ * `frame`) to what is read for this check: a page listed already is
+ * widened; none is added once the list is full. */
+static void want(struct cli_check_reads *c, uint64_t page, unsigned lo, unsigned hi, int frame)
 {
-    size_t i;
-    for (i = 0; i < *n; i++)
-        if (list[i] == page)
+    size_t i = held_index(c, page);
+    if (i == HELD) {
+        if (c->n_held == HELD)
             return;
-    if (*n < HELD)
-        list[(*n)++] = page;
+        i = c->n_held++;
+        c->page[i] = page;
+        c->lo[i] = (uint16_t)lo;
+        c->hi[i] = (uint16_t)hi;
+        c->flo[i] = PAGE;
+        c->fhi[i] = 0;
+    }
+    if (lo < c->lo[i])
+        c->lo[i] = (uint16_t)lo;
+    if (hi > c->hi[i])
+        c->hi[i] = (uint16_t)hi;
+    if (frame && lo < c->flo[i])
+        c->flo[i] = (uint16_t)lo;
+    if (frame && hi > c->fhi[i])
+        c->fhi[i] = (uint16_t)hi;
+}
+
+/* [lo, hi) widened to grains, within a page. */
+static unsigned grain_down(size_t off)
+{
+    return (unsigned)(off & ~(size_t)(GRAIN - 1));
+}
+
+static unsigned grain_up(size_t off)
+{
+    size_t up = (off + GRAIN - 1) & ~(size_t)(GRAIN - 1);
+    return (unsigned)(up > PAGE ? PAGE : up);
 }
 
 /* Forget the i-th remembered page of the check's thread state. */
@@ -79,6 +116,8 @@ static void forget(struct cli_check_reads *c, size_t i)
 {
     size_t last = --c->seen[c->at].n;
     c->seen[c->at].page[i] = c->seen[c->at].page[last];
+    c->seen[c->at].lo[i] = c->seen[c->at].lo[last];
+    c->seen[c->at].hi[i] = c->seen[c->at].hi[last];
     c->seen[c->at].used[i] = c->seen[c->at].used[last];
     c->seen[c->at].next = 0;
 }
@@ -89,7 +128,7 @@ void cli_check_reads_begin(struct cli_target *t, uint64_t tstate,
     struct cli_check_reads *c = t->check_reads;
     void *dst[2 * HELD];
     uint64_t twice[2 * HELD];
-    size_t i, k;
+    size_t lens[2 * HELD], i, k;
     long got;
     if (reading == 1 && c && c->both && c->at == state_slot(tstate) &&
         c->seen[c->at].tstate == tstate) {
@@ -115,21 +154,28 @@ void cli_check_reads_begin(struct cli_target *t, uint64_t tstate,
             forget(c, i);
             continue;
         }
-        want(c->page, &c->n_held, c->seen[c->at].page[i++]);
+        want(c, c->seen[c->at].page[i], c->seen[c->at].lo[i], c->seen[c->at].hi[i], 0);
+        i++;
     }
-    for (i = 0; i < n; i++)
-        want(c->page, &c->n_held, frames[i].address & ~(uint64_t)(PAGE - 1));
+    for (i = 0; i < n; i++) {
+        uint64_t page = frames[i].address & ~(uint64_t)(PAGE - 1);
+        size_t off = (size_t)(frames[i].address - page);
+        want(c, page, grain_down(off), grain_up(off + FRAME_GUESS), 1);
+    }
     for (i = 0; i < c->n_held; i++) {
-        twice[i] = twice[c->n_held + i] = c->page[i];
-        dst[i] = c->data[0][i];
-        dst[c->n_held + i] = (void *)(c->second[i] = c->data[1][i]);
+        twice[i] = twice[c->n_held + i] = c->page[i] + c->lo[i];
+        lens[i] = lens[c->n_held + i] = (size_t)(c->hi[i] - c->lo[i]);
+        dst[i] = c->data[0][i] + c->lo[i];
+        c->second[i] = c->data[1][i];
+        dst[c->n_held + i] = c->data[1][i] + c->lo[i];
     }
-    if (!t->carry_check ||
-        (got = cli_target_read_carrying(t, c->page, c->n_held, dst, c->second)) < 0) {
-        got = cli_read_blocks(t->pid, twice, 2 * c->n_held, PAGE, dst);
+    if (!t->carry_check || (got = cli_target_read_carrying(t, c->page, c->lo, c->hi, c->n_held,
+                                                           dst, c->second)) < 0) {
+        got = cli_read_pieces(t->pid, twice, lens, 2 * c->n_held, dst);
         t->read_calls++;
         t->reads += got > 0 ? (uint64_t)got : 0;
-        t->read_bytes += got > 0 ? (uint64_t)got * PAGE : 0;
+        for (i = 0; got > 0 && i < (size_t)got; i++)
+            t->read_bytes += lens[i];
     }
     t->carry_check = 0; /* a check tried again reads the target as it is then */
     c->both = got == (long)(2 * c->n_held);
@@ -152,7 +198,8 @@ void cli_check_reads_end(struct cli_target *t)
         t->check_reads->on = 0;
 }
 
-/* Remember the pages of a read the check had to make alone. */
+/* Remember the parts of pages a read the check had to make alone covers
+ * (a page remembered already is widened). */
 static void remember(struct cli_check_reads *c, uint64_t addr, size_t len)
 {
     uint64_t first = addr & ~(uint64_t)(PAGE - 1), last = (addr + len - 1) & ~(uint64_t)(PAGE - 1);
@@ -160,12 +207,20 @@ static void remember(struct cli_check_reads *c, uint64_t addr, size_t len)
     for (k = 0; k < pages; k++) { /* counted: the top page of the space ends it */
         uint64_t page = first + k * PAGE;
         size_t *n = &c->seen[c->at].n;
+        unsigned lo = k == 0 ? grain_down((size_t)(addr - page)) : 0;
+        unsigned hi = k + 1 == pages ? grain_up((size_t)(addr + len - page)) : PAGE;
         for (i = 0; i < *n && c->seen[c->at].page[i] != page; i++)
             ;
-        if (i < *n || held_index(c, page) != HELD)
-            continue; /* remembered, or read for this check already */
-        i = *n < KEPT ? (*n)++ : c->seen[c->at].next++ % KEPT;
-        c->seen[c->at].page[i] = page;
+        if (i == *n) {
+            i = *n < KEPT ? (*n)++ : c->seen[c->at].next++ % KEPT;
+            c->seen[c->at].page[i] = page;
+            c->seen[c->at].lo[i] = (uint16_t)lo;
+            c->seen[c->at].hi[i] = (uint16_t)hi;
+        }
+        if (lo < c->seen[c->at].lo[i])
+            c->seen[c->at].lo[i] = (uint16_t)lo;
+        if (hi > c->seen[c->at].hi[i])
+            c->seen[c->at].hi[i] = (uint16_t)hi;
         c->seen[c->at].used[i] = c->checks;
     }
 }
@@ -177,14 +232,30 @@ int cli_check_reads_serve(struct cli_target *t, uint64_t addr, void *dst, size_t
     size_t done = 0, k;
     if (!c || !c->on || len == 0 || addr + len < addr)
         return -1;
-    /* Served only when every page it covers was read for this check
+    /* Served only when every byte it covers was read for this check
      * (counted: the top page of the space ends it). */
-    for (k = 0; k <= (size_t)(((addr + len - 1) - first) / PAGE); k++)
-        if (held_index(c, first + k * PAGE) == HELD)
+    for (k = 0; k <= (size_t)(((addr + len - 1) - first) / PAGE); k++) {
+        uint64_t page = first + k * PAGE;
+        size_t idx = held_index(c, page);
+        uint64_t from = addr > page ? addr : page, to = addr + len < page + PAGE ? addr + len
+                                                                                : page + PAGE;
+        if (idx == HELD || from - page < c->lo[idx] || to - page > c->hi[idx])
             return -1;
-    for (k = 0; k < c->seen[c->at].n; k++) /* a remembered page read from stays */
-        if (c->seen[c->at].page[k] >= first && c->seen[c->at].page[k] < addr + len)
+    }
+    /* A remembered page read from stays, unless the walked frames' part
+     * of it alone served the read (a part remembered from a whole check
+     * goes once checks stop at a marker above it). */
+    for (k = 0; k < c->seen[c->at].n; k++) {
+        uint64_t page = c->seen[c->at].page[k], from, to;
+        size_t idx;
+        if (page < first || page >= addr + len)
+            continue;
+        idx = held_index(c, page);
+        from = (addr > page ? addr : page) - page;
+        to = (addr + len < page + PAGE ? addr + len : page + PAGE) - page;
+        if (idx == HELD || from < c->flo[idx] || to > c->fhi[idx])
             c->seen[c->at].used[k] = c->checks;
+    }
     while (done < len) {
         uint64_t at = addr + done, page = at & ~(uint64_t)(PAGE - 1);
         size_t off = (size_t)(at - page), piece = PAGE - off;

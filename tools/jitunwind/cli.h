@@ -194,14 +194,17 @@ void cli_target_reread(struct cli_target *t);
 /* record --nonblocking, where calls cost most: the pages of the last
  * check of a sample that the next one follows at once (no sleep between)
  * are read in the same call as the parts of the blocks the sample read
- * from, which are then the next sample's blocks, read already. The n
- * pages are read whole twice over, one copy after the other: into
- * first[i], then into blocks, second[i] where page i's second copy is.
+ * from, which are then the next sample's blocks, read already. Bytes
+ * [lo[i], hi[i]) of each of the n pages are read twice over, one copy
+ * after the other: into first[i] (that part's start), then into blocks
+ * (with the part of the block this sample read), second[i] where page
+ * i's second copy starts (the page's start, only that part held).
  * Returns how many of the 2n copies were read, in that order, or -1
  * (nothing read: the caller reads them itself). A check that fails drops
  * what was carried (cli_target_reread). */
-long cli_target_read_carrying(struct cli_target *t, const uint64_t *pages, size_t n,
-                              void *const *first, const uint8_t **second);
+long cli_target_read_carrying(struct cli_target *t, const uint64_t *pages, const uint16_t *lo,
+                              const uint16_t *hi, size_t n, void *const *first,
+                              const uint8_t **second);
 /* At each record --nonblocking sample, instead of cli_target_forget_reads:
  * blocks carried from the last check are this sample's, unless the loop
  * slept since (`slept`), when their parts are read again at the first read. */
@@ -413,10 +416,14 @@ void cli_check_reads_missed(struct cli_target *t, uint64_t addr, size_t len);
  * after the walk and read again while it changed under the reader (*th
  * then holds the state as last read); *torn = 1 when it still changed
  * after the last try, or stayed doubtful while the thread moved (the
- * frames may not be one stack). */
+ * frames may not be one stack). With `left` (may be NULL: every frame in
+ * out), a chain whose frames beyond a frame marker that vouches for them
+ * the walk left in the chain cache (jitunwind_pyreader_frames_reusing_top)
+ * is *got frames up to the marked one and *left frames left, which the
+ * check's proof vouches for (jitunwind_py_chains_check_proof). */
 int cli_read_running_chain(struct cli_target *t, struct jitunwind_py_thread *th,
                            struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
-                           char *why, size_t why_size);
+                           char *why, size_t why_size, size_t *left);
 
 /* --- ptrace_refused.c --- */
 /* Say on stderr that ptrace of pid was refused: the tracer (PID, command

@@ -179,28 +179,32 @@ static void record_stack(struct sampler *sm, const struct cli_stack *s, uint32_t
     keep_stack(sm, thread, depth);
 }
 
-/* --nonblocking: a thread's Python frames (innermost first) into the
- * profile, root first. The outermost `beyond` of them are the frames the
- * check's marker proof `proof` vouched for (0: none): while the same proof
- * vouches for them they are the same frames as at the thread's last
- * stack, whose ids are taken again (profile_tails) instead of being looked
- * up by their names. */
+/* --nonblocking: a thread's Python frames (innermost first: s->py, then
+ * `left` more the walk left in the chain cache) into the profile, root
+ * first. The outermost `beyond` of them are the frames the check's marker
+ * proof `proof` vouched for (0: none): while the same proof vouches for
+ * them they are the same frames as at the thread's last stack, whose ids
+ * are taken again (profile_tails) instead of being looked up by their
+ * names. Frames left are never among those looked up: the caller copies
+ * them into s->py unless their ids are there (left_ids_held). */
 static void record_python(struct sampler *sm, const struct cli_stack *s, uint32_t thread,
-                          uint64_t key, uint64_t proof, size_t beyond)
+                          uint64_t key, uint64_t proof, size_t beyond, size_t left)
 {
     const uint32_t *tail = proof ? profile_tail_get(&sm->tails, key, proof, beyond) : NULL;
-    size_t i = s->pyread.n_py;
+    size_t i = s->pyread.n_py + left;
     uint32_t depth = 0, id;
     int reused = 0;
-    if (ids_room(sm, s->pyread.n_py + 1) < 0)
+    if (ids_room(sm, s->pyread.n_py + left + 1) < 0)
         return;
-    if (tail && beyond <= s->pyread.n_py) {
+    if (tail && beyond <= s->pyread.n_py + left && beyond >= left) {
         memcpy(sm->ids, tail, beyond * sizeof *tail);
         depth = (uint32_t)beyond;
         i -= beyond;
         sm->tails.reused += beyond;
         reused = 1;
     }
+    if (!reused && left)
+        return; /* the caller made sure of the ids: not reached */
     while (i-- > 0)
         if ((id = python_id(sm, &s->py[i])) != UINT32_MAX)
             sm->ids[depth++] = id;
@@ -291,6 +295,27 @@ static int sampled_python(const struct sampler *sm, const struct jitunwind_py_th
     return pt->current_frame && (sm->opt->idle || pt->holds_gil != 0);
 }
 
+/* Whether the ids of the `left` frames a walk left in the chain cache,
+ * which the check's proof `proof` vouched for, are the thread's last
+ * stack's (record_python takes them there); if not, those frames are
+ * copied after s->py's. 0, or -1 (the stack cannot be recorded). */
+static int left_ids_held(struct sampler *sm, struct cli_stack *s, uint64_t key, uint64_t proof,
+                         size_t beyond, size_t *left)
+{
+    size_t more = 0;
+    if (!*left || (proof && beyond == *left && profile_tail_get(&sm->tails, key, proof, beyond)))
+        return 0;
+    while (s->pyread.n_py + *left > s->py_cap)
+        if (cli_stack_grow_py(s) < 0)
+            return -1;
+    if (jitunwind_py_chains_tail(sm->t.chains, key, s->py + s->pyread.n_py,
+                                 s->py_cap - s->pyread.n_py, &more) < 0 || more != *left)
+        return -1;
+    s->pyread.n_py += more;
+    *left = 0;
+    return 0;
+}
+
 /* --nonblocking: every Python thread's frames, read while it runs. When
  * the next sample follows at once (`behind`), the last thread's check
  * reads the next sample's blocks in its call (cli_target_read_carrying). */
@@ -305,7 +330,7 @@ static void sample_python(struct sampler *sm, int behind)
             last = i;
     for (i = 0; i < n; i++) {
         struct cli_stack *s = sm->s;
-        size_t got = 0, beyond = 0;
+        size_t got = 0, beyond = 0, left = 0;
         uint64_t proof;
         int torn;
         if (!sampled_python(sm, &pts[i]))
@@ -317,7 +342,7 @@ static void sample_python(struct sampler *sm, int behind)
          * chain longer than the room is read again into twice the room. */
         for (;;) {
             int rc = cli_read_running_chain(&sm->t, &pts[i], s->py, s->py_cap, &got, &torn,
-                                            NULL, 0);
+                                            NULL, 0, &left);
             if (rc == JITUNWIND_ELIMIT && got == s->py_cap && cli_stack_grow_py(s) == 0)
                 continue;
             if (rc < 0 || torn)
@@ -330,11 +355,15 @@ static void sample_python(struct sampler *sm, int behind)
             continue;
         }
         s->pyread.n_py = got;
-        drop_frame_being_pushed(sm, s);
         s->n_native = 0;
         proof = jitunwind_py_chains_check_proof(sm->t.chains, pts[i].tstate, &beyond);
+        if (left_ids_held(sm, s, pts[i].tstate, proof, beyond, &left) < 0) {
+            sm->errors++;
+            continue;
+        }
+        drop_frame_being_pushed(sm, s);
         record_python(sm, s, sampled_thread(sm, (int)pts[i].native_thread_id, NULL),
-                      pts[i].tstate, proof, beyond);
+                      pts[i].tstate, proof, beyond, left);
     }
 }
 
@@ -644,10 +673,12 @@ static void stats(struct sampler *sm)
     if (sm->opt->mark_frames)
         fprintf(stderr, "marker stops: %llu\nmarker frames unread: %llu\nmarker misses: %llu\n"
                         "marker writes: %llu\nmarker checks: %llu\n"
-                        "frame ids the marker vouched for: %llu\n",
+                        "frame ids the marker vouched for: %llu\n"
+                        "code objects the marker vouched for: %llu\n",
                 (unsigned long long)ch.marker_stops, (unsigned long long)ch.marker_frames,
                 (unsigned long long)ch.marker_misses, (unsigned long long)ch.marker_writes,
-                (unsigned long long)ch.marker_checks, (unsigned long long)sm->tails.reused);
+                (unsigned long long)ch.marker_checks, (unsigned long long)sm->tails.reused,
+                (unsigned long long)ch.marker_codes);
 }
 
 /* record --threads: the merged formats with a root frame per thread. */

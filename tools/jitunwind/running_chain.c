@@ -37,8 +37,13 @@
 /* The first try may reuse what the frame-chain cache holds; a try again
  * reads every frame. */
 static int walk(struct cli_target *t, const struct jitunwind_py_thread *th,
-                struct jitunwind_py_frame *out, size_t max, size_t *got, int again)
+                struct jitunwind_py_frame *out, size_t max, size_t *got, int again, int leave,
+                size_t *left)
 {
+    *left = 0;
+    if (t->chains && !again && leave)
+        return jitunwind_pyreader_frames_reusing_top(t->py, t->chains, th->tstate,
+                                                     th->current_frame, out, max, got, left);
     if (t->chains && !again)
         return jitunwind_pyreader_frames_reusing(t->py, t->chains, th->tstate, th->current_frame,
                                                  out, max, got);
@@ -55,11 +60,8 @@ static int walk(struct cli_target *t, const struct jitunwind_py_thread *th,
 static void leaf_from_check(struct cli_target *t, struct jitunwind_py_frame *out, size_t n)
 {
     struct jitunwind_py_frame leaf;
-    size_t got = 0;
-    if (n == 0)
-        return;
-    (void)jitunwind_pyreader_frames(t->py, out[0].address, &leaf, 1, &got);
-    if (got != 1 || leaf.address != out[0].address || leaf.code != out[0].code)
+    if (n == 0 || jitunwind_pyreader_frame(t->py, out[0].address, &leaf) < 0 ||
+        leaf.address != out[0].address || leaf.code != out[0].code)
         return;
     out[0].line = leaf.line;
     out[0].lasti = leaf.lasti;
@@ -109,10 +111,11 @@ static int doubtful(int rc, const struct jitunwind_py_frame *out, size_t n, size
 
 static int read_chain(struct cli_target *t, struct jitunwind_py_thread *th,
                       struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
-                      char *why, size_t why_size)
+                      char *why, size_t why_size, int leave, size_t *left)
 {
-    int rc = 0, tries, same = 1, moved = 0;
+    int rc = 0, tries, same = 1, moved = 0, ended;
     *torn = 0;
+    *left = 0;
     for (tries = 0; tries < TRIES; tries++) {
         if (tries) { /* where the thread is now */
             cli_target_reread(t);
@@ -122,7 +125,7 @@ static int read_chain(struct cli_target *t, struct jitunwind_py_thread *th,
         *got = 0;
         if (!th->current_frame)
             return 0;
-        rc = walk(t, th, out, max, got, tries > 0);
+        rc = walk(t, th, out, max, got, tries > 0, leave, left);
         if (why_size) /* the check below reads too, and so sets the reader's error */
             snprintf(why, why_size, "%s", rc < 0 ? jitunwind_pyreader_last_error(t->py)->message
                                                  : "");
@@ -130,8 +133,10 @@ static int read_chain(struct cli_target *t, struct jitunwind_py_thread *th,
          * call, not one instant): a second reading must agree too, or a
          * thread that left the frame just read as current and came back
          * within one reading passes. */
-        same = unchanged(t, th, out, *got, rc == 0 && *got < max, 0) &&
-               unchanged(t, th, out, *got, rc == 0 && *got < max, 1);
+        /* Frames left in the cache: the check stops at the marked frame
+         * with the marker still vouching for them, or fails. */
+        ended = *left ? JITUNWIND_PY_CHECK_LEFT : rc == 0 && *got < max;
+        same = unchanged(t, th, out, *got, ended, 0) && unchanged(t, th, out, *got, ended, 1);
         moved |= !same;
         if (same && !doubtful(rc, out, *got, max))
             return rc;
@@ -150,14 +155,15 @@ static int read_chain(struct cli_target *t, struct jitunwind_py_thread *th,
  * as the frames. */
 int cli_read_running_chain(struct cli_target *t, struct jitunwind_py_thread *th,
                            struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
-                           char *why, size_t why_size)
+                           char *why, size_t why_size, size_t *left)
 {
+    size_t none;
     int rc;
     if (cli_read_log_begin(t)) {
         struct jitunwind_py_thread pages = *th;
         (void)jitunwind_pyreader_thread(t->py, &pages);
     }
-    rc = read_chain(t, th, out, max, got, torn, why, why_size);
+    rc = read_chain(t, th, out, max, got, torn, why, why_size, left != NULL, left ? left : &none);
     cli_read_log_end(t);
     return rc;
 }

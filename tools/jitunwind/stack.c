@@ -131,8 +131,8 @@ static int read_python_frames(struct cli_target *t, int tid, struct cli_stack *s
             continue;
         }
         if (t->threads_run)
-            rc = cli_read_running_chain(t, &th, s->py + s->pyread.n_py,
-                                        s->py_cap - s->pyread.n_py, &got, &torn, why, sizeof why);
+            rc = cli_read_running_chain(t, &th, s->py + s->pyread.n_py, s->py_cap - s->pyread.n_py, &got,
+                                        &torn, why, sizeof why, NULL);
         else if (t->chains)
             rc = jitunwind_pyreader_frames_reusing(t->py, t->chains, th.tstate, th.current_frame,
                                                    s->py + s->pyread.n_py,

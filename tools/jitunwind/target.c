@@ -472,8 +472,19 @@ static int among(const uint64_t *pages, size_t n, uint64_t page)
     return 0;
 }
 
-long cli_target_read_carrying(struct cli_target *t, const uint64_t *pages, size_t n,
-                              void *const *first, const uint8_t **second)
+/* The index in last[0..n_last) of the block at `base`, or n_last. */
+static size_t last_index(const struct cli_blocks *b, uint64_t base)
+{
+    size_t i;
+    for (i = 0; i < b->n_last; i++)
+        if (b->last[i] == base)
+            return i;
+    return b->n_last;
+}
+
+long cli_target_read_carrying(struct cli_target *t, const uint64_t *pages, const uint16_t *lo,
+                              const uint16_t *hi, size_t n, void *const *first,
+                              const uint8_t **second)
 {
     struct cli_blocks *b = t->blocks;
     uint64_t addr[CLI_READ_BATCH_MAX];
@@ -487,11 +498,11 @@ long cli_target_read_carrying(struct cli_target *t, const uint64_t *pages, size_
     drop_blocks(t, b, 0); /* last[]: the part of each block this sample read from */
     memset(b->used, 0, sizeof b->used);
     for (k = 0; k < n; k++) { /* the first copy, the check's own */
-        addr[k] = pages[k];
-        len[k] = BLOCK;
+        addr[k] = pages[k] + lo[k];
+        len[k] = (size_t)(hi[k] - lo[k]);
         dst[k] = first[k];
     }
-    /* The second copy whole into blocks, then the rest of the next
+    /* The second copy into blocks, then the rest of the next
      * sample's parts; a block whose slot is taken (a crowded cache) is
      * not carried. */
     for (i = 0; i < n + b->n_last && k < CLI_READ_BATCH_MAX; i++) {
@@ -507,9 +518,15 @@ long cli_target_read_carrying(struct cli_target *t, const uint64_t *pages, size_
             continue;
         }
         slot[k] = s;
-        if (i < n)
-            block_take(b, s, base, 0, BLOCK);
-        else
+        if (i < n) { /* the check's part, and what this sample read of the block */
+            size_t l = last_index(b, base);
+            unsigned from = lo[i], to = hi[i];
+            if (l < b->n_last) {
+                from = b->last_lo[l] < from ? b->last_lo[l] : from;
+                to = b->last_hi[l] > to ? b->last_hi[l] : to;
+            }
+            block_take(b, s, base, from, to);
+        } else
             block_take(b, s, base, b->last_lo[i - n], b->last_hi[i - n]);
         addr[k] = base + b->lo[s];
         len[k] = (size_t)(b->hi[s] - b->lo[s]);

@@ -90,6 +90,31 @@ JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *reader,
                                                     uint64_t thread_key, uint64_t frame_addr,
                                                     struct jitunwind_py_frame *out, size_t max,
                                                     size_t *count);
+/* As jitunwind_pyreader_frames_reusing, but a walk that stops at a frame
+ * marker that vouches for the frames beyond it (see
+ * jitunwind_py_chains_mark_frames and jitunwind_pyreader_frames_unchanged)
+ * leaves those frames in CHAINS instead of copying them into OUT: *COUNT
+ * frames up to the marked one (the last), and *LEFT (not NULL) how many
+ * lie beyond it, left; 0 when the whole chain is in OUT. Such frames are
+ * checked with ENDED = JITUNWIND_PY_CHECK_LEFT; a caller that needs the
+ * frames left copies them with jitunwind_py_chains_tail. */
+JITUNWIND_API int jitunwind_pyreader_frames_reusing_top(jitunwind_pyreader *reader,
+                                                        jitunwind_py_chains *chains,
+                                                        uint64_t thread_key, uint64_t frame_addr,
+                                                        struct jitunwind_py_frame *out, size_t max,
+                                                        size_t *count, size_t *left);
+/* The frames the last walk of THREAD_KEY (jitunwind_pyreader_frames_reusing_top)
+ * left in CHAINS, innermost first, into OUT (at most MAX): 0 with *COUNT
+ * frames, ENOTFOUND when it left none or CHAINS walked since, ELIMIT when
+ * MAX is too small (nothing copied), EINVAL for NULL arguments. */
+JITUNWIND_API int jitunwind_py_chains_tail(const jitunwind_py_chains *chains, uint64_t thread_key,
+                                           struct jitunwind_py_frame *out, size_t max,
+                                           size_t *count);
+/* ENDED for frames whose walk left the frames beyond the marked one (the
+ * last of them) in the chains: the check stops at the marked frame, with
+ * the marker and its sequence still the ones that vouched for them, or
+ * says changed. */
+#define JITUNWIND_PY_CHECK_LEFT 2
 /* Whether THREAD (as jitunwind_pyreader_thread gave it) is still at its
  * current frame in READER's target and its chain still holds the N frames
  * at FRAMES a walk of it gave (innermost first): the same frame addresses
@@ -128,13 +153,20 @@ struct jitunwind_py_chain_stats {
     uint64_t marker_writes;  /* pointers written into the target (clears included) */
     uint64_t marker_checks;  /* checks (jitunwind_pyreader_frames_unchanged) that
                               * stopped at the marked frame */
+    uint64_t marker_codes;   /* walks that decoded the marked frame from the code
+                              * cache without reading its code object's head: the
+                              * marker's proof vouched for the code object */
 };
 /* Returns how many of the N frames at FRAMES a walk of THREAD_KEY's chain
  * gave (innermost first) jitunwind_pyreader_frames_unchanged will read to
  * check them: N, or fewer when the thread's frame marker in CHAINS vouches
  * for the frames beyond the marked one (a caller that reads the memory
  * beforehand reads only those frames, and the thread state with the
- * marker). N when CHAINS is NULL or FRAMES is NULL. */
+ * marker). N when CHAINS is NULL or FRAMES is NULL. The next
+ * jitunwind_pyreader_frames_unchanged of THREAD_KEY given the same FRAMES
+ * and N, with no walk of CHAINS between, takes the marker's answer from
+ * this call instead of comparing the frames with the cache again: FRAMES
+ * must not change in between. */
 JITUNWIND_API size_t jitunwind_py_chains_check_span(const jitunwind_py_chains *chains,
                                                     uint64_t thread_key,
                                                     const struct jitunwind_py_frame *frames,

@@ -130,6 +130,64 @@ static void names_from_cache(const struct ju_code_cache_entry *e, struct jitunwi
     out->flags |= e->flags;
 }
 
+/* The line of `instr_addr` (in the code whose first instruction is at
+ * `first_instr`) into out->line and out->lasti, from the entry's held line
+ * table when there is one, else from the table at `linetable` read now. */
+static void decode_line(struct jitunwind_pyreader *r, struct ju_code_cache_entry *cached,
+                        uint64_t linetable, int32_t first_line, uint64_t first_instr,
+                        uint64_t instr_addr, struct jitunwind_py_frame *out)
+{
+    const struct ju_py_layout *L = r->layout;
+    size_t table_len = 0;
+    int table_trunc = 0;
+    int64_t delta = (int64_t)(instr_addr - first_instr);
+    if (L->instr_is_previous && delta == -2) {
+        out->line = first_line;
+        return;
+    }
+    if (delta < 0 || delta / 2 > INT32_MAX) {
+        out->flags |= JITUNWIND_PYFRAME_NO_LINE;
+        return;
+    }
+    if (cached && cached->table_held) {
+        out->lasti = (int32_t)(delta / 2);
+        out->line = ju_code_cache_line(cached, out->lasti);
+    } else if (ju_py_read_bytes(r, linetable, r->linetable, sizeof r->linetable, &table_len,
+                                &table_trunc) < 0) {
+        out->flags |= JITUNWIND_PYFRAME_NO_LINE;
+        return;
+    } else {
+        out->lasti = (int32_t)(delta / 2);
+        out->line = jitunwind_py_linetable_line(r->linetable, table_len, first_line, out->lasti);
+    }
+    if (out->line < 0)
+        out->flags |= JITUNWIND_PYFRAME_NO_LINE;
+}
+
+/* Everything the head gave is in the entry: names, first line, line. */
+static void decode_from_entry(struct jitunwind_pyreader *r, struct ju_code_cache_entry *e,
+                              uint64_t code, uint64_t instr_addr, struct jitunwind_py_frame *out)
+{
+    out->code = code;
+    out->line = -1;
+    out->lasti = -1;
+    names_from_cache(e, out);
+    out->first_line = e->first_line;
+    decode_line(r, e, e->linetable, e->first_line, code + r->layout->co_code_adaptive,
+                instr_addr, out);
+}
+
+int ju_py_decode_vouched_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t instr_addr,
+                              int32_t tlbc_index, struct jitunwind_py_frame *out)
+{
+    struct ju_code_cache_entry *e;
+    if (!r->code_cache || (r->layout->co_tlbc != JU_PY_NONE && tlbc_index > 0) ||
+        !(e = ju_code_cache_vouched(r->code_cache, code)))
+        return 0;
+    decode_from_entry(r, e, code, instr_addr, out);
+    return 1;
+}
+
 void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t instr_addr,
                        int32_t tlbc_index, struct jitunwind_py_frame *out)
 {
@@ -137,25 +195,19 @@ void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t ins
     uint8_t head[JU_PY_CODE_COPY];
     uint64_t qualname, filename, linetable, first_instr;
     int32_t first_line;
-    size_t table_len = 0;
-    int table_trunc = 0;
     struct ju_code_cache_entry *cached = NULL;
-    int64_t delta;
 
-    out->code = code;
-    out->line = -1;
-    out->lasti = -1;
+    r->code_head_read = 0;
     /* Checked once in this sample already (jitunwind_pyreader_cache_next_sample):
      * not even its head is read again; 3.14t's per-thread bytecode needs it. */
     if (r->code_cache && !(L->co_tlbc != JU_PY_NONE && tlbc_index > 0) &&
         (cached = ju_code_cache_checked(r->code_cache, code))) {
-        names_from_cache(cached, out);
-        first_line = cached->first_line;
-        linetable = cached->linetable;
-        out->first_line = first_line;
-        first_instr = code + L->co_code_adaptive;
-        goto line; /* everything the head gave is in the entry */
+        decode_from_entry(r, cached, code, instr_addr, out);
+        return;
     }
+    out->code = code;
+    out->line = -1;
+    out->lasti = -1;
     if (code == 0 || L->co_size > sizeof head || ju_read(&r->mem, code, head, L->co_size) < 0 ||
         !is_code_type(r, ju_py_get(L, JU_PYF_ob_type, head, L->co_size))) {
         out->flags |= JITUNWIND_PYFRAME_BAD_CODE | JITUNWIND_PYFRAME_NO_LINE;
@@ -181,6 +233,7 @@ void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t ins
         cached = decode_and_fill(r, code, qualname, filename, linetable, first_line, out);
     else
         decode_names(r, qualname, filename, out);
+    r->code_head_read = cached != NULL;
     /* 3.11/3.12 point at the last started code unit, so a frame that has
      * not started yet points one unit before the code: its line is the first. */
     first_instr = code + L->co_code_adaptive;
@@ -190,27 +243,5 @@ void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t ins
         out->flags |= JITUNWIND_PYFRAME_NO_LINE;
         return;
     }
-line:
-    delta = (int64_t)(instr_addr - first_instr);
-    if (L->instr_is_previous && delta == -2) {
-        out->line = first_line;
-        return;
-    }
-    if (delta < 0 || delta / 2 > INT32_MAX) {
-        out->flags |= JITUNWIND_PYFRAME_NO_LINE;
-        return;
-    }
-    if (cached && cached->table_held) {
-        out->lasti = (int32_t)(delta / 2);
-        out->line = ju_code_cache_line(cached, out->lasti);
-    } else if (ju_py_read_bytes(r, linetable, r->linetable, sizeof r->linetable, &table_len,
-                                &table_trunc) < 0) {
-        out->flags |= JITUNWIND_PYFRAME_NO_LINE;
-        return;
-    } else {
-        out->lasti = (int32_t)(delta / 2);
-        out->line = jitunwind_py_linetable_line(r->linetable, table_len, first_line, out->lasti);
-    }
-    if (out->line < 0)
-        out->flags |= JITUNWIND_PYFRAME_NO_LINE;
+    decode_line(r, cached, linetable, first_line, first_instr, instr_addr, out);
 }

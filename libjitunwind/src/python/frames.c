@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_frame *out,
-                size_t max, size_t *count, struct ju_chain_walk *w)
+                size_t max, size_t *count, struct ju_chain_walk *w, int one)
 {
     const struct ju_py_layout *L;
     uint64_t addr = frame_addr;
@@ -78,7 +78,18 @@ static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_
             f->flags |= JITUNWIND_PYFRAME_GENERATOR;
         if (ju_py_get(L, JU_PYF_fr_is_entry, raw, L->fr_size))
             f->flags |= JITUNWIND_PYFRAME_ENTRY;
-        ju_py_decode_code(r, code & ~L->code_tag_mask, instr, tlbc, f);
+        if (w && addr == w->stop_at) { /* the marked frame: its code may be vouched for */
+            uint64_t bare = code & ~L->code_tag_mask;
+            if (ju_chain_code_vouched(w, &key, bare) &&
+                ju_py_decode_vouched_code(r, bare, instr, tlbc, f)) {
+                w->chains->stats.marker_codes++;
+            } else {
+                ju_py_decode_code(r, bare, instr, tlbc, f);
+                ju_chain_code_decoded(w, &key, bare, r->code_head_read);
+            }
+        } else {
+            ju_py_decode_code(r, code & ~L->code_tag_mask, instr, tlbc, f);
+        }
         unreadable_code |= (f->flags & JITUNWIND_PYFRAME_BAD_CODE) != 0;
         if (at >= 0 && !ju_chain_agrees(w, at, f))
             at = -1; /* new code where the cached frame's was */
@@ -86,8 +97,12 @@ static int walk(jitunwind_pyreader *r, uint64_t frame_addr, struct jitunwind_py_
             ju_chain_note(w, &key, at);
         n++;
         *count = n;
+        if (one)
+            break;
         if (w && addr == w->stop_at) { /* the marked frame */
             long from = ju_chain_marked(w, &key);
+            if (from >= 0 && ju_chain_marker_leave(w, from, out, n))
+                break; /* the frames beyond it stay in the cache */
             if (from >= 0) { /* the one cached: so are the frames beyond it */
                 int rc = ju_chain_marker_splice(w, from, out, n, max, steps, count);
                 if (rc < 0)
@@ -115,14 +130,23 @@ JITUNWIND_API int jitunwind_pyreader_frames(jitunwind_pyreader *r, uint64_t fram
 {
     if (!r || (!out && max) || !count)
         return JITUNWIND_EINVAL;
-    return walk(r, frame_addr, out, max, count, NULL);
+    return walk(r, frame_addr, out, max, count, NULL, 0);
 }
 
-JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *r,
-                                                    jitunwind_py_chains *chains,
-                                                    uint64_t thread_key, uint64_t frame_addr,
-                                                    struct jitunwind_py_frame *out, size_t max,
-                                                    size_t *count)
+JITUNWIND_API int jitunwind_pyreader_frame(jitunwind_pyreader *r, uint64_t frame_addr,
+                                           struct jitunwind_py_frame *out)
+{
+    size_t count = 0;
+    int rc;
+    if (!r || !out)
+        return JITUNWIND_EINVAL;
+    rc = walk(r, frame_addr, out, 1, &count, NULL, 1);
+    return rc == 0 && count == 0 ? JITUNWIND_ENOTFOUND : rc;
+}
+
+static int walk_reusing(jitunwind_pyreader *r, jitunwind_py_chains *chains, uint64_t thread_key,
+                        uint64_t frame_addr, struct jitunwind_py_frame *out, size_t max,
+                        size_t *count, size_t *left)
 {
     struct ju_chain_walk w;
     uint64_t reused_before;
@@ -130,12 +154,13 @@ JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *r,
     if (!r || !chains || (!out && max) || !count)
         return JITUNWIND_EINVAL;
     ju_chain_begin(&w, chains, thread_key);
+    w.leave = left != NULL;
     reused_before = chains->stats.frames_reused;
     if (chains->marking == r)
         ju_chain_marker_plan(&w, r);
     if (!w.stop_at) /* a walk that stops at the marker reads a few frames only */
         ju_chain_read_batch(&w, &r->mem);
-    rc = walk(r, frame_addr, out, max, count, &w);
+    rc = walk(r, frame_addr, out, max, count, &w, 0);
     if (w.served > 1)
         chains->stats.reads_saved += w.served - 1; /* frame reads the one batch read made */
     if (chains->stats.frames_reused != reused_before)
@@ -146,5 +171,26 @@ JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *r,
         ju_chain_forget(&w);
     else if (w.slot->count) /* the chain was kept */
         ju_chain_marker_write(&w, r, frame_addr);
+    if (left)
+        *left = rc < 0 ? 0 : w.left;
     return rc;
+}
+
+JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *r,
+                                                    jitunwind_py_chains *chains,
+                                                    uint64_t thread_key, uint64_t frame_addr,
+                                                    struct jitunwind_py_frame *out, size_t max,
+                                                    size_t *count)
+{
+    return walk_reusing(r, chains, thread_key, frame_addr, out, max, count, NULL);
+}
+
+JITUNWIND_API int jitunwind_pyreader_frames_reusing_top(jitunwind_pyreader *r,
+                                                        jitunwind_py_chains *chains,
+                                                        uint64_t thread_key, uint64_t frame_addr,
+                                                        struct jitunwind_py_frame *out, size_t max,
+                                                        size_t *count, size_t *left)
+{
+    size_t none;
+    return walk_reusing(r, chains, thread_key, frame_addr, out, max, count, left ? left : &none);
 }

@@ -87,6 +87,8 @@ struct jitunwind_pyreader {
     uint8_t held_data[JU_PY_HELD_BLOCKS][JU_PY_HELD_BLOCK];
     struct ju_py_jit_tables jit;      /* JIT view (jit_view.c) */
     struct ju_code_cache *code_cache; /* code objects kept between calls (code_cache.c), or NULL */
+    int code_head_read; /* the last ju_py_decode_code read the code object's head and
+                         * found or filled its cache entry */
 };
 
 /* The interpreters of the runtime, in list order, cycle-checked and capped
@@ -178,6 +180,13 @@ JU_HIDDEN int ju_py_read_bytes(const struct jitunwind_pyreader *r, uint64_t addr
  * as needed and returns even then: a bad code object does not end a walk. */
 JU_HIDDEN void ju_py_decode_code(struct jitunwind_pyreader *r, uint64_t code, uint64_t instr_addr,
                                  int32_t tlbc_index, struct jitunwind_py_frame *out);
+/* The same from the code cache's entry alone, reading nothing: for a code
+ * object the caller knows to be the one the entry was filled or checked
+ * from (a frame marker's proof: frame_chains_marker_check.c). 0 when the
+ * entry does not hold it whole (out untouched). */
+JU_HIDDEN int ju_py_decode_vouched_code(struct jitunwind_pyreader *r, uint64_t code,
+                                        uint64_t instr_addr, int32_t tlbc_index,
+                                        struct jitunwind_py_frame *out);
 
 /* eval_loop.c: whether `name` is the eval loop's function or a part a
  * compiler split off or cloned from it; r->eval from the symbols of

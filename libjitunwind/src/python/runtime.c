@@ -348,13 +348,17 @@ int ju_py_next_interp(jitunwind_pyreader *r, struct ju_interp_walk *w, uint64_t 
 }
 
 /* Who holds the GIL `interp` runs under (3.12+: each interpreter's own;
- * before: the runtime's), 0 when nobody or unknown. */
+ * before: the runtime's), 0 when nobody or unknown. Not read where each
+ * thread state says whether it holds its GIL (3.15+: read_thread reads
+ * that instead), so a sampler's listing reads no GIL there. */
 static uint64_t gil_holder_of(jitunwind_pyreader *r, uint64_t interp)
 {
     const struct ju_py_layout *L = r->layout;
     const struct ju_py_value_layout *V = r->values.status == 0 ? &r->values.V : NULL;
     uint64_t holder = 0, gil = 0;
     uint32_t locked = 1;
+    if (L->ts_holds_gil != JU_PY_NONE)
+        return 0;
     if (L->interp_gil_ptr == JU_PY_NONE) {
         if (L->rt_gil_holder != JU_PY_NONE &&
             ju_py_fetch(&r->mem, L, r->runtime, JU_PYF_rt_gil_holder, &holder) < 0)

@@ -54,6 +54,11 @@ JU_HIDDEN void ju_code_cache_reject(struct ju_code_cache *c, struct ju_code_cach
  * sample (a hit that reads nothing), else NULL. */
 JU_HIDDEN struct ju_code_cache_entry *ju_code_cache_checked(struct ju_code_cache *c,
                                                             uint64_t code);
+/* The entry for `code` when it holds its names and whole line table, for
+ * a code object the caller vouches for (nothing is read, the head is
+ * counted as checked in the current sample), else NULL. */
+JU_HIDDEN struct ju_code_cache_entry *ju_code_cache_vouched(struct ju_code_cache *c,
+                                                            uint64_t code);
 /* The slot `code` would use, emptied and keyed for a fill. */
 JU_HIDDEN struct ju_code_cache_entry *ju_code_cache_slot(struct ju_code_cache *c, uint64_t code,
                                                          uint64_t qualname, uint64_t filename,

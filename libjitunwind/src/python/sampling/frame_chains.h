@@ -43,6 +43,23 @@ struct ju_chain_slot {
     uint64_t checked_proof;  /* the last check stopped at the marker under this
                               * proof (0: it did not) */
     size_t checked_beyond;   /* and found this many frames beyond the marked one */
+    /* The marked frame's code object, vouched for while the proof numbered
+     * `code_proof` holds (frame_chains_marker_check.c), and the one whose
+     * head a walk under proof `code_pending_proof` read, until a check
+     * stops at the marker under that proof. */
+    uint64_t code_vouched, code_proof;
+    uint64_t code_pending, code_pending_proof;
+    /* The last jitunwind_py_chains_check_span's answer, for the check that
+     * follows it on the same frames (frame_chains_marker_check.c). */
+    const struct jitunwind_py_frame *span_frames; /* NULL: none held */
+    size_t span_n, span_marked;
+    uint64_t span_clock, span_proof;
+    /* The frames beyond the marked one a walk left in the cache
+     * (jitunwind_pyreader_frames_reusing_top): entries [0, left_count)
+     * after the walk at the cache's clock `left_clock`, under proof
+     * `left_proof`; left_count 0: none. */
+    size_t left_count;
+    uint64_t left_clock, left_proof;
 };
 
 /* One walk's state: the slot, and the keys of the frames read so far (a
@@ -60,6 +77,8 @@ struct ju_chain_walk {
     uint64_t seen_marker, seen_seq; /* the thread's marker as this walk found it */
     int marking;      /* markers are on for this walk (the key is a thread state) */
     int spliced;      /* the walk took the frames beyond the marker from the cache */
+    int leave;        /* frames beyond a proven marker are left in the cache, not copied */
+    size_t left;      /* how many it left */
 };
 
 #define JU_CHAIN_BATCH_MAX 65536u /* bytes of frames read in one batch */
@@ -132,6 +151,11 @@ JU_HIDDEN long ju_chain_marked(const struct ju_chain_walk *w, const struct ju_ch
 JU_HIDDEN int ju_chain_marker_splice(struct ju_chain_walk *w, long at,
                                      struct jitunwind_py_frame *out, size_t n, size_t max,
                                      size_t steps, size_t *count);
+/* The same when the walk leaves the frames beyond the marked one in the
+ * cache (w->leave and the slot's proof holds): nothing is appended, and
+ * the slot notes what was left. 1 when it left them, else 0 (splice). */
+JU_HIDDEN int ju_chain_marker_leave(struct ju_chain_walk *w, long at,
+                                    struct jitunwind_py_frame *out, size_t n);
 /* After a complete walk whose chain was kept: mark `top` in the target. */
 JU_HIDDEN void ju_chain_marker_write(struct ju_chain_walk *w, jitunwind_pyreader *r,
                                      uint64_t top);
@@ -150,9 +174,38 @@ JU_HIDDEN struct ju_chain_slot *ju_chain_slot_of(const struct jitunwind_py_chain
 JU_HIDDEN size_t ju_chain_marker_vouches(const struct jitunwind_py_chains *c,
                                          const struct ju_chain_slot *s,
                                          const struct jitunwind_py_frame *frames, size_t n);
+/* The walk is at the marked frame, whose key is `key` and code object
+ * `code`: whether the slot's proof vouches for that code object (the
+ * walk may decode it from the code cache without reading its head). */
+JU_HIDDEN int ju_chain_code_vouched(const struct ju_chain_walk *w, const struct ju_chain_key *key,
+                                    uint64_t code);
+/* The walk at the marked frame decoded `code`, reading its head and
+ * finding or filling its code cache entry (`head_read`) or not. */
+JU_HIDDEN void ju_chain_code_decoded(struct ju_chain_walk *w, const struct ju_chain_key *key,
+                                     uint64_t code, int head_read);
+/* ju_chain_marker_vouches for the check of frames[0..n), taken from the
+ * jitunwind_py_chains_check_span made just before on the same frames when
+ * nothing has changed since (no walk, no new proof): the frames beyond the
+ * marked one are compared with the cache once a check, not twice. The
+ * span held is dropped either way: each check is preceded by its own. */
+JU_HIDDEN size_t ju_chain_marker_vouches_once(struct jitunwind_py_chains *c,
+                                              struct ju_chain_slot *s,
+                                              const struct jitunwind_py_frame *frames, size_t n);
+/* For a check of frames[0..n) whose walk left the frames beyond the
+ * marked one (frames[n - 1]) in the cache: n - 1 when the slot still
+ * holds them under its proof (no walk since), else n. */
+JU_HIDDEN size_t ju_chain_marker_left(const struct jitunwind_py_chains *c,
+                                      const struct ju_chain_slot *s,
+                                      const struct jitunwind_py_frame *frames, size_t n);
 /* Whether the target's marker and sequence are still the slot's. */
 JU_HIDDEN int ju_chain_marker_still(struct jitunwind_py_chains *c, jitunwind_pyreader *r,
                                     const struct ju_chain_slot *s);
+/* A check stopped at frames[marked], the marker still the slot's, with
+ * `beyond` frames beyond it: its proof is named
+ * (jitunwind_py_chains_check_proof). */
+JU_HIDDEN void ju_chain_marker_stopped(struct jitunwind_py_chains *c, struct ju_chain_slot *s,
+                                       const struct jitunwind_py_frame *frames, size_t marked,
+                                       size_t beyond);
 /* Note a marker read from the target against the slot's: another writer's
  * (moved without the sequence) turns the checks' stop off for good. */
 JU_HIDDEN void ju_chain_marker_seen(struct jitunwind_py_chains *c, const struct ju_chain_slot *s,

@@ -108,6 +108,72 @@ void ju_chain_marker_prove(struct jitunwind_py_chains *c, struct ju_chain_slot *
     }
 }
 
+/* The marked frame's code object. A live frame keeps its code object
+ * alive and never changes it, so while the marked frame lives the code
+ * object at the address its frame names is the same object, with the same
+ * (immutable) names and line table. A walk that, while a proof holds (the
+ * marker and sequence it read before the walk are the slot's), reads the
+ * marked frame's code head and finds its code cache entry right, and
+ * after which a check stops at the marker under the same proof (the frame
+ * lived from before that walk to after it), has checked the entry against
+ * that very object. From then on, while the same proof holds, the walk
+ * takes the marked frame's names and line table from the entry unread;
+ * the check that follows each such walk still has to stop at the marker
+ * for the stack to stand (running_chain.c), which proves the frame lived
+ * through the walk. Without a sequence a marker proves nothing: never. */
+static int proof_holds(const struct ju_chain_walk *w, const struct ju_chain_key *key)
+{
+    const struct ju_chain_slot *s = w->slot;
+    return w->stop_at == key->address && s->marker_proven && !w->chains->foreign_marks &&
+           w->chains->marking &&
+           w->chains->marking->layout->ts_last_profiled_seq != JU_PY_NONE &&
+           (key->aux & 0xff) == OWNED_BY_THREAD && ju_chain_marked(w, key) >= 0;
+}
+
+int ju_chain_code_vouched(const struct ju_chain_walk *w, const struct ju_chain_key *key,
+                          uint64_t code)
+{
+    const struct ju_chain_slot *s = w->slot;
+    return code && s->code_proof == s->proof && s->code_vouched == code && proof_holds(w, key);
+}
+
+void ju_chain_code_decoded(struct ju_chain_walk *w, const struct ju_chain_key *key, uint64_t code,
+                           int head_read)
+{
+    struct ju_chain_slot *s = w->slot;
+    if (head_read && code && proof_holds(w, key)) {
+        s->code_pending = code;
+        s->code_pending_proof = s->proof;
+    }
+}
+
+size_t ju_chain_marker_left(const struct jitunwind_py_chains *c, const struct ju_chain_slot *s,
+                            const struct jitunwind_py_frame *frames, size_t n)
+{
+    struct ju_chain_walk w;
+    if (!s || n == 0 || !s->left_count || s->left_clock != c->clock ||
+        s->left_proof != s->proof || !s->marker_proven || c->foreign_marks ||
+        frames[n - 1].address != s->marker || frames[n - 1].owner != OWNED_BY_THREAD)
+        return n;
+    w.chains = (struct jitunwind_py_chains *)c;
+    w.slot = (struct ju_chain_slot *)s;
+    return ju_chain_position(&w, s->marker) == (long)s->left_count ? n - 1 : n;
+}
+
+void ju_chain_marker_stopped(struct jitunwind_py_chains *c, struct ju_chain_slot *s,
+                             const struct jitunwind_py_frame *frames, size_t marked,
+                             size_t beyond)
+{
+    c->stats.marker_checks++;
+    s->checked_proof = s->proof;
+    s->checked_beyond = beyond;
+    /* A head read under this proof is confirmed. */
+    if (s->code_pending_proof == s->proof && s->code_pending == frames[marked].code) {
+        s->code_vouched = frames[marked].code;
+        s->code_proof = s->proof;
+    }
+}
+
 /* Two checks that stopped under the same proof read the marker and its
  * sequence as the slot's, and no write or reset came between them (each
  * drops the proof; a new one gets a new number): the marked frame was
@@ -122,16 +188,47 @@ JITUNWIND_API uint64_t jitunwind_py_chains_check_proof(const jitunwind_py_chains
     return s ? s->checked_proof : 0;
 }
 
+/* What a span answer depends on besides the frames: no walk began (the
+ * cache's clock moves at each) and the proof is the same. */
+static int span_held(const struct jitunwind_py_chains *c, const struct ju_chain_slot *s,
+                     const struct jitunwind_py_frame *frames, size_t n)
+{
+    return s->span_frames == frames && s->span_n == n && s->span_clock == c->clock &&
+           s->span_proof == (s->marker_proven && !c->foreign_marks ? s->proof : 0);
+}
+
+size_t ju_chain_marker_vouches_once(struct jitunwind_py_chains *c, struct ju_chain_slot *s,
+                                    const struct jitunwind_py_frame *frames, size_t n)
+{
+    size_t k;
+    if (!s)
+        return n;
+    k = span_held(c, s, frames, n) ? s->span_marked : ju_chain_marker_vouches(c, s, frames, n);
+    s->span_frames = NULL;
+    return k;
+}
+
 JITUNWIND_API size_t jitunwind_py_chains_check_span(const jitunwind_py_chains *chains,
                                                     uint64_t thread_key,
                                                     const struct jitunwind_py_frame *frames,
                                                     size_t n)
 {
+    struct ju_chain_slot *s;
     size_t k;
     if (!chains || (!frames && n))
         return n;
     if (!chains->marking)
         return n;
-    k = ju_chain_marker_vouches(chains, ju_chain_slot_of(chains, thread_key), frames, n);
+    /* The slot's span is a memo for the check that follows, not state a
+     * caller sees: the chains are the caller's own, never const objects. */
+    s = ju_chain_slot_of(chains, thread_key);
+    k = ju_chain_marker_vouches(chains, s, frames, n);
+    if (s) {
+        s->span_frames = frames;
+        s->span_n = n;
+        s->span_marked = k;
+        s->span_clock = chains->clock;
+        s->span_proof = s->marker_proven && !chains->foreign_marks ? s->proof : 0;
+    }
     return k < n ? k + 1 : n;
 }

@@ -139,6 +139,52 @@ int ju_chain_marker_splice(struct ju_chain_walk *w, long at, struct jitunwind_py
     return (int)added;
 }
 
+/* Left only when the marked frame is the walk's first (the thread is
+ * still in it): a walk from a frame above it writes a new marker, which
+ * drops the proof the frames left would need. */
+int ju_chain_marker_leave(struct ju_chain_walk *w, long at, struct jitunwind_py_frame *out,
+                          size_t n)
+{
+    struct jitunwind_py_chains *c = w->chains;
+    struct ju_chain_slot *s = w->slot;
+    if (!w->leave || n != 1 || at <= 0 || !s->marker_proven || c->foreign_marks ||
+        !c->marking || c->marking->layout->ts_last_profiled_seq == JU_PY_NONE ||
+        s->entries[at].frame.owner != 0 /* the thread's own frame (marked_index) */)
+        return 0;
+    out[n - 1].flags |= s->entries[at].frame.flags & JITUNWIND_PYFRAME_ENTRY;
+    w->spliced = 1;
+    w->tail = (size_t)at;
+    w->left = (size_t)at;
+    s->left_count = (size_t)at;
+    s->left_clock = c->clock;
+    s->left_proof = s->proof;
+    c->stats.marker_stops++;
+    c->stats.marker_frames += (size_t)at;
+    c->stats.frames_reused += (size_t)at;
+    c->stats.reads_saved += (size_t)at;
+    return 1;
+}
+
+JITUNWIND_API int jitunwind_py_chains_tail(const jitunwind_py_chains *chains, uint64_t thread_key,
+                                           struct jitunwind_py_frame *out, size_t max,
+                                           size_t *count)
+{
+    const struct ju_chain_slot *s;
+    size_t j;
+    if (!chains || !count || (!out && max))
+        return JITUNWIND_EINVAL;
+    *count = 0;
+    s = ju_chain_slot_of(chains, thread_key);
+    if (!s || !s->left_count || s->left_clock != chains->clock || s->left_count > s->count)
+        return JITUNWIND_ENOTFOUND;
+    if (s->left_count > max)
+        return JITUNWIND_ELIMIT;
+    for (j = 0; j < s->left_count; j++)
+        ju_chain_entry_frame(&out[j], &s->entries[s->left_count - 1 - j]);
+    *count = s->left_count;
+    return 0;
+}
+
 void ju_chain_marker_write(struct ju_chain_walk *w, jitunwind_pyreader *r, uint64_t top)
 {
     struct ju_chain_slot *s = w->slot;

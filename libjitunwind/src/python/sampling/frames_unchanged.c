@@ -69,9 +69,21 @@ JITUNWIND_API int jitunwind_pyreader_frames_unchanged(jitunwind_pyreader *r,
         slot = ju_chain_slot_of(chains, thread->tstate);
     /* frames[marked]: the marked frame, when the marker may vouch for the
      * frames beyond it; those up to it are the ones read (upto). */
-    marked = ju_chain_marker_vouches(chains, slot, frames, n);
-    if (slot)
-        slot->checked_proof = 0;
+    if (ended == JITUNWIND_PY_CHECK_LEFT) {
+        /* The walk left the frames beyond frames[n - 1] in the cache: the
+         * check stops there with the marker still vouching, or fails. */
+        if (slot)
+            slot->span_frames = NULL;
+        marked = chains ? ju_chain_marker_left(chains, slot, frames, n) : n;
+        if (slot)
+            slot->checked_proof = 0;
+        if (marked == n)
+            return 0;
+    } else {
+        marked = chains ? ju_chain_marker_vouches_once(chains, slot, frames, n) : n;
+        if (slot)
+            slot->checked_proof = 0;
+    }
     upto = marked < n ? marked + 1 : n;
     if (L->fr_size > sizeof raw || !thread->current_frame ||
         (addr = ju_py_current_frame(r, thread->tstate)) != thread->current_frame)
@@ -111,11 +123,13 @@ JITUNWIND_API int jitunwind_pyreader_frames_unchanged(jitunwind_pyreader *r,
                 /* Read after the frames above it: the marked frame is
                  * still the live one the proof saw. */
                 if (ju_chain_marker_still(chains, r, slot)) {
-                    chains->stats.marker_checks++;
-                    slot->checked_proof = slot->proof;
-                    slot->checked_beyond = n - 1 - marked;
+                    ju_chain_marker_stopped(chains, slot, frames, marked,
+                                            ended == JITUNWIND_PY_CHECK_LEFT ? slot->left_count
+                                                                             : n - 1 - marked);
                     return 1;
                 }
+                if (ended == JITUNWIND_PY_CHECK_LEFT)
+                    return 0; /* popped: the frames left are not the chain's */
                 marked = upto = n; /* popped: every frame is compared */
             }
             if (++i == n && !ended)
