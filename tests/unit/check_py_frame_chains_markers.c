@@ -684,6 +684,9 @@ START_TEST(a_walk_leaves_the_vouched_frames_in_the_cache)
     size_t n = 0, left = 9, beyond = 0, got = 0;
     uint64_t deeper;
     marked_target();
+    /* Nowhere to say how many frames are left: refused. */
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing_top(R, K, TS, FRAME[0], MARKED, 32, &n,
+                                                           NULL), JITUNWIND_EINVAL);
     /* Not proven yet: every frame given. */
     ck_assert_int_eq(jitunwind_pyreader_frames_reusing_top(R, K, TS, FRAME[0], MARKED, 32, &n,
                                                            &left), 0);

@@ -150,9 +150,9 @@ JITUNWIND_API int jitunwind_pyreader_frames(jitunwind_pyreader *reader, uint64_t
                                             struct jitunwind_py_frame *out, size_t max,
                                             size_t *count);
 
-/* Decode the one frame at FRAME_ADDR into *OUT (the first frame from
- * there that is not a sentinel), without following its link: 0,
- * ENOTFOUND when the chain ends before one (FRAME_ADDR 0), or as
+/* Decode with READER the one frame at FRAME_ADDR into *OUT (the first
+ * frame from there that is not a sentinel), without following its link:
+ * 0, ENOTFOUND when the chain ends before one (FRAME_ADDR 0), or as
  * jitunwind_pyreader_frames (EINVAL for NULL arguments). A sampler that
  * wants only the innermost frame's line again asks this. */
 JITUNWIND_API int jitunwind_pyreader_frame(jitunwind_pyreader *reader, uint64_t frame_addr,

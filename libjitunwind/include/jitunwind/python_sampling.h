@@ -90,14 +90,16 @@ JITUNWIND_API int jitunwind_pyreader_frames_reusing(jitunwind_pyreader *reader,
                                                     uint64_t thread_key, uint64_t frame_addr,
                                                     struct jitunwind_py_frame *out, size_t max,
                                                     size_t *count);
-/* As jitunwind_pyreader_frames_reusing, but a walk that stops at a frame
- * marker that vouches for the frames beyond it (see
- * jitunwind_py_chains_mark_frames and jitunwind_pyreader_frames_unchanged)
- * leaves those frames in CHAINS instead of copying them into OUT: *COUNT
- * frames up to the marked one (the last), and *LEFT (not NULL) how many
- * lie beyond it, left; 0 when the whole chain is in OUT. Such frames are
- * checked with ENDED = JITUNWIND_PY_CHECK_LEFT; a caller that needs the
- * frames left copies them with jitunwind_py_chains_tail. */
+/* As jitunwind_pyreader_frames_reusing (READER, CHAINS, THREAD_KEY,
+ * FRAME_ADDR, OUT, MAX and COUNT as there, the same returns; EINVAL also
+ * for LEFT NULL), but a walk that stops at a frame marker that vouches for
+ * the frames beyond it (see jitunwind_py_chains_mark_frames and
+ * jitunwind_pyreader_frames_unchanged) leaves those frames in CHAINS
+ * instead of copying them into OUT: *COUNT frames up to the marked one (the
+ * last), and *LEFT how many lie beyond it, left; 0 when the whole chain is
+ * in OUT. Such frames are checked with ENDED = JITUNWIND_PY_CHECK_LEFT; a
+ * caller that needs the frames left copies them with
+ * jitunwind_py_chains_tail. Threads: READER and CHAINS are in use. */
 JITUNWIND_API int jitunwind_pyreader_frames_reusing_top(jitunwind_pyreader *reader,
                                                         jitunwind_py_chains *chains,
                                                         uint64_t thread_key, uint64_t frame_addr,

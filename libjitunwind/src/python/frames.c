@@ -191,6 +191,7 @@ JITUNWIND_API int jitunwind_pyreader_frames_reusing_top(jitunwind_pyreader *r,
                                                         struct jitunwind_py_frame *out, size_t max,
                                                         size_t *count, size_t *left)
 {
-    size_t none;
-    return walk_reusing(r, chains, thread_key, frame_addr, out, max, count, left ? left : &none);
+    if (!left) /* frames would be left with no one told */
+        return JITUNWIND_EINVAL;
+    return walk_reusing(r, chains, thread_key, frame_addr, out, max, count, left);
 }
