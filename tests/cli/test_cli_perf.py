@@ -116,6 +116,18 @@ def perf_test_start(doc, nargs, pythons=()):
     return j, None
 
 
+def per_cpu_refused(returncode, err):
+    """Whether a `record --perf --all` run that ended with `returncode` and
+    `err` was refused per-CPU perf events (said, for a skip); any other
+    failure fails the test."""
+    if returncode == 3 and "perf events refused" in err:
+        print("skip: per-CPU perf events are refused here: %s" % err.strip())
+        return True
+    if returncode != 0:
+        fail("record --perf --all exited %d: %s" % (returncode, err))
+    return False
+
+
 def tracer_pid(pid):
     try:
         with open("/proc/%d/status" % pid) as f:
