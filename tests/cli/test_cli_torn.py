@@ -28,6 +28,7 @@ from torn_limit import allowed  # noqa: E402
 
 SKIP = 77
 PYTHON = "/usr/bin/python3.11"
+MOST_RUNS = 12  # runs of record at most, while none has counted a torn chain
 TARGET = r"""
 import random
 DEPTH = 40
@@ -84,8 +85,9 @@ class Impossible:
 
 
 def check_record(j, pid, work, extra, seconds, hz, runs, pin, seen, need_torn=True):
-    """`runs` runs of `record --nonblocking` + extra, more (up to 6) until
-    one counted a torn chain (a run on a busy machine may see none; with
+    """`runs` runs of `record --nonblocking` + extra, more (up to
+    MOST_RUNS) until one counted a torn chain (a run on a busy machine, the
+    target given little of a CPU, may see none; with
     need_torn False the caller asks for torn chains over several calls
     instead): every recorded stack judged into `seen`. With `pin`
     the reader is kept on one CPU in every other run (from the first), the
@@ -96,7 +98,7 @@ def check_record(j, pid, work, extra, seconds, hz, runs, pin, seen, need_torn=Tr
     torn = 0
     totals = {}
     out = os.path.join(work, "profile.txt")
-    for attempt in range(max(runs, 6)):
+    for attempt in range(max(runs, MOST_RUNS)):
         p = subprocess.run([j, "record", str(pid), "--nonblocking", "-d", str(seconds), "-F",
                             str(hz), "--stats", "-o", out] + extra, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, timeout=120,
