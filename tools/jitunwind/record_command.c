@@ -184,13 +184,14 @@ static void record_stack(struct sampler *sm, const struct cli_stack *s, uint32_t
  * first. The outermost `beyond` of them are the frames the check's marker
  * proof `proof` vouched for (0: none): while the same proof vouches for
  * them they are the same frames as at the thread's last stack, whose ids
- * are taken again (profile_tails) instead of being looked up by their
- * names. Frames left are never among those looked up: the caller copies
- * them into s->py unless their ids are there (left_ids_held). */
+ * `tail` (profile_tail_get, or NULL) are taken again instead of being
+ * looked up by their names. Frames left are never among those looked up:
+ * the caller copies them into s->py unless their ids are there
+ * (left_ids_held). */
 static void record_python(struct sampler *sm, const struct cli_stack *s, uint32_t thread,
-                          uint64_t key, uint64_t proof, size_t beyond, size_t left)
+                          uint64_t key, uint64_t proof, const uint32_t *tail, size_t beyond,
+                          size_t left)
 {
-    const uint32_t *tail = proof ? profile_tail_get(&sm->tails, key, proof, beyond) : NULL;
     size_t i = s->pyread.n_py + left;
     uint32_t depth = 0, id;
     int reused = 0;
@@ -203,8 +204,10 @@ static void record_python(struct sampler *sm, const struct cli_stack *s, uint32_
         sm->tails.reused += beyond;
         reused = 1;
     }
-    if (!reused && left)
-        return; /* the caller made sure of the ids: not reached */
+    if (!reused && left) { /* the caller made sure of the ids: not reached */
+        sm->errors++;
+        return;
+    }
     while (i-- > 0)
         if ((id = python_id(sm, &s->py[i])) != UINT32_MAX)
             sm->ids[depth++] = id;
@@ -296,14 +299,14 @@ static int sampled_python(const struct sampler *sm, const struct jitunwind_py_th
 }
 
 /* Whether the ids of the `left` frames a walk left in the chain cache,
- * which the check's proof `proof` vouched for, are the thread's last
- * stack's (record_python takes them there); if not, those frames are
- * copied after s->py's. 0, or -1 (the stack cannot be recorded). */
-static int left_ids_held(struct sampler *sm, struct cli_stack *s, uint64_t key, uint64_t proof,
-                         size_t beyond, size_t *left)
+ * which the check's marker proof vouched for, are the thread's last
+ * stack's `tail` (record_python takes them there); if not, those frames
+ * are copied after s->py's. 0, or -1 (the stack cannot be recorded). */
+static int left_ids_held(struct sampler *sm, struct cli_stack *s, uint64_t key,
+                         const uint32_t *tail, size_t beyond, size_t *left)
 {
     size_t more = 0;
-    if (!*left || (proof && beyond == *left && profile_tail_get(&sm->tails, key, proof, beyond)))
+    if (!*left || (tail && beyond == *left))
         return 0;
     while (s->pyread.n_py + *left > s->py_cap)
         if (cli_stack_grow_py(s) < 0)
@@ -331,6 +334,7 @@ static void sample_python(struct sampler *sm, int behind)
     for (i = 0; i < n; i++) {
         struct cli_stack *s = sm->s;
         size_t got = 0, beyond = 0, left = 0;
+        const uint32_t *tail;
         uint64_t proof;
         int torn;
         if (!sampled_python(sm, &pts[i]))
@@ -357,13 +361,14 @@ static void sample_python(struct sampler *sm, int behind)
         s->pyread.n_py = got;
         s->n_native = 0;
         proof = jitunwind_py_chains_check_proof(sm->t.chains, pts[i].tstate, &beyond);
-        if (left_ids_held(sm, s, pts[i].tstate, proof, beyond, &left) < 0) {
+        tail = proof ? profile_tail_get(&sm->tails, pts[i].tstate, proof, beyond) : NULL;
+        if (left_ids_held(sm, s, pts[i].tstate, tail, beyond, &left) < 0) {
             sm->errors++;
             continue;
         }
         drop_frame_being_pushed(sm, s);
         record_python(sm, s, sampled_thread(sm, (int)pts[i].native_thread_id, NULL),
-                      pts[i].tstate, proof, beyond, left);
+                      pts[i].tstate, proof, tail, beyond, left);
     }
 }
 
