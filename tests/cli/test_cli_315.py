@@ -222,23 +222,34 @@ def mode_perf(build, work):
     return 0
 
 
+# Each round spins through the recursion for 20 ms, then sleeps 20 ms in a
+# leaf: the frames a sample marked there are still there at the next
+# samples, so the walks stop at the marker whatever share of a CPU the
+# target gets (a marked frame popped before the next sample, as a leaf that
+# only spins is on an idle machine, moves the marker and no walk stops at
+# it).
 MARKERS_SCRIPT = """\
-import os, sys
+import os, sys, time
 GATE = sys.argv[1]
 
 
-def leaf():
+def leaf(dwell):
+    if dwell:
+        time.sleep(dwell)
     return os.getppid()
 
 
-def mid(k):
-    return mid(k - 1) if k else leaf()
+def mid(k, dwell=0):
+    return mid(k - 1, dwell) if k else leaf(dwell)
 
 
 def run():
     while os.path.exists(GATE):
-        for k in (6, 2, 9, 4):
-            mid(k)
+        spun = time.monotonic() + 0.02
+        while time.monotonic() < spun:
+            for k in (6, 2, 9, 4):
+                mid(k)
+        mid(3, 0.02)
 
 
 open(GATE + ".ready", "w").close()
