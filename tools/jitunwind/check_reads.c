@@ -225,6 +225,14 @@ static void remember(struct cli_check_reads *c, uint64_t addr, size_t len)
     }
 }
 
+/* The part of [addr, addr + len) within `page`, as offsets [*from, *to)
+ * from the page's start (modulo 2^64: the top page of the space too). */
+static void part_of(uint64_t addr, size_t len, uint64_t page, uint64_t *from, uint64_t *to)
+{
+    *from = (addr > page ? addr : page) - page;
+    *to = (addr + len < page + PAGE ? addr + len : page + PAGE) - page;
+}
+
 int cli_check_reads_serve(struct cli_target *t, uint64_t addr, void *dst, size_t len)
 {
     struct cli_check_reads *c = t->check_reads;
@@ -235,11 +243,10 @@ int cli_check_reads_serve(struct cli_target *t, uint64_t addr, void *dst, size_t
     /* Served only when every byte it covers was read for this check
      * (counted: the top page of the space ends it). */
     for (k = 0; k <= (size_t)(((addr + len - 1) - first) / PAGE); k++) {
-        uint64_t page = first + k * PAGE;
+        uint64_t page = first + k * PAGE, from, to;
         size_t idx = held_index(c, page);
-        uint64_t from = addr > page ? addr : page, to = addr + len < page + PAGE ? addr + len
-                                                                                : page + PAGE;
-        if (idx == HELD || from - page < c->lo[idx] || to - page > c->hi[idx])
+        part_of(addr, len, page, &from, &to);
+        if (idx == HELD || from < c->lo[idx] || to > c->hi[idx])
             return -1;
     }
     /* A remembered page read from stays, unless the walked frames' part
@@ -251,8 +258,7 @@ int cli_check_reads_serve(struct cli_target *t, uint64_t addr, void *dst, size_t
         if (page < first || page >= addr + len)
             continue;
         idx = held_index(c, page);
-        from = (addr > page ? addr : page) - page;
-        to = (addr + len < page + PAGE ? addr + len : page + PAGE) - page;
+        part_of(addr, len, page, &from, &to);
         if (idx == HELD || from < c->flo[idx] || to > c->fhi[idx])
             c->seen[c->at].used[k] = c->checks;
     }
