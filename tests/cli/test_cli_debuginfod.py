@@ -64,6 +64,19 @@ def check_core(j, work, label, pid, empty, env, hexid, want):
           % (label, ", ".join(sorted(symbols)), uop_labels(doc)[0]))
 
 
+def fetching(work, url):
+    """An empty debug root, an emptied client cache, and an environment
+    that fetches debug files from the debuginfod server at `url` into that
+    cache, with no debug root of its own: (root, cache, environment)."""
+    empty = os.path.join(work, "no-debug-files")
+    os.makedirs(empty, exist_ok=True)
+    cache = os.path.join(work, "client-cache")
+    shutil.rmtree(cache, ignore_errors=True)
+    env = dict(os.environ, DEBUGINFOD_URLS=url, DEBUGINFOD_CACHE_PATH=cache)
+    env.pop("JITUNWIND_DEBUG_FILE_DIRECTORY", None)
+    return empty, cache, env
+
+
 def check_jit(j, work, label, python, url, hexid, want):
     """The JIT on: live with DEBUGINFOD_URLS, the file fetched, every Python
     frame run by an eval-loop frame (`want` among their symbols), uops
@@ -71,14 +84,9 @@ def check_jit(j, work, label, python, url, hexid, want):
     proc, gate = start_script(python, [], HOT_SCRIPT, work, "hot.py",
                               env=dict(os.environ, PYTHON_JIT="1"))
     try:
-        empty = os.path.join(work, "no-debug-files")
-        os.makedirs(empty, exist_ok=True)
-        cache = os.path.join(work, "client-cache")
-        shutil.rmtree(cache, ignore_errors=True)
+        empty, cache, env = fetching(work, url)
         cmd = [j, "stack", str(proc.pid), "--json", "--no-cache", "--debug-file-directory",
                empty]
-        env = dict(os.environ, DEBUGINFOD_URLS=url, DEBUGINFOD_CACHE_PATH=cache)
-        env.pop("JITUNWIND_DEBUG_FILE_DIRECTORY", None)
         rc, doc = stack_until(label, cmd, has_jit_frame, env=env)
         symbols = eval_anchored(label, doc)
         uops = uop_labels(doc)
@@ -115,14 +123,9 @@ def check_jit_off(j, work, label, python, url, hexid):
     without the variable none is read."""
     proc, gate = start_script(python, [], HOT_SCRIPT, work, "hot.py")
     try:
-        empty = os.path.join(work, "no-debug-files")
-        os.makedirs(empty, exist_ok=True)
-        cache = os.path.join(work, "client-cache")
-        shutil.rmtree(cache, ignore_errors=True)
+        empty, cache, env = fetching(work, url)
         cmd = [j, "stack", str(proc.pid), "--json", "--no-cache", "--locals",
                "--debug-file-directory", empty]
-        env = dict(os.environ, DEBUGINFOD_URLS=url, DEBUGINFOD_CACHE_PATH=cache)
-        env.pop("JITUNWIND_DEBUG_FILE_DIRECTORY", None)
         env.pop("PYTHON_JIT", None)
         rc, doc = stack_until(label + " JIT off", cmd,
                               lambda d: any("n" in names for names in hot_locals(d)), env=env)
