@@ -247,8 +247,17 @@ struct cli_thread {
     char name[32];
     struct jitunwind_regs regs;
     int have_regs;
+    /* The other registers a call preserves, for CFI steps that need them
+     * (jitunwind_cursor_set_registers); all.valid 0 when not read. */
+    struct jitunwind_dwarf_regs all;
     char error[160];  /* why there are no registers */
 };
+/* Register `regno` (its DWARF number) of t is `value`. */
+static inline void cli_thread_dwarf_reg(struct cli_thread *t, unsigned regno, uint64_t value)
+{
+    t->all.value[regno] = value;
+    t->all.valid |= 1ull << regno;
+}
 /* The threads of live process `pid` (/proc/PID/task), at most `max`;
  * *left_out counts the others. */
 int cli_list_threads(int pid, struct cli_thread *out, size_t max, size_t *count,

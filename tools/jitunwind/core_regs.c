@@ -19,12 +19,21 @@ static void regs_from_prstatus(const prstatus_t *st, struct cli_thread *t)
     t->regs.sp = (uint64_t)st->pr_reg[19]; /* rsp */
     t->regs.fp = (uint64_t)st->pr_reg[4];  /* rbp */
     t->regs.valid = JITUNWIND_REG_PC | JITUNWIND_REG_SP | JITUNWIND_REG_FP;
+    t->all.valid = 0;
+    cli_thread_dwarf_reg(t, 3, (uint64_t)st->pr_reg[5]);  /* rbx */
+    cli_thread_dwarf_reg(t, 12, (uint64_t)st->pr_reg[3]); /* r12 */
+    cli_thread_dwarf_reg(t, 13, (uint64_t)st->pr_reg[2]); /* r13 */
+    cli_thread_dwarf_reg(t, 14, (uint64_t)st->pr_reg[1]); /* r14 */
+    cli_thread_dwarf_reg(t, 15, (uint64_t)st->pr_reg[0]); /* r15 */
 #elif defined(__aarch64__)
     t->regs.pc = (uint64_t)st->pr_reg[32];
     t->regs.sp = (uint64_t)st->pr_reg[31];
     t->regs.fp = (uint64_t)st->pr_reg[29];
     t->regs.lr = (uint64_t)st->pr_reg[30];
     t->regs.valid = JITUNWIND_REG_PC | JITUNWIND_REG_SP | JITUNWIND_REG_FP | JITUNWIND_REG_LR;
+    t->all.valid = 0;
+    for (unsigned n = 19; n <= 28; n++)
+        cli_thread_dwarf_reg(t, n, (uint64_t)st->pr_reg[n]);
 #endif
     t->have_regs = 1;
 }

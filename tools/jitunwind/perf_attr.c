@@ -5,14 +5,74 @@
 #include "jitunwind/jitunwind.h"
 #include "perf_attr.h"
 
+/* A register a sample carries: its perf number, its DWARF number, and
+ * what the walk's jitunwind_regs makes of it. x86-64: the frame pointer,
+ * sp and ip, and rbx and r12-r15, which a function that realigns its
+ * stack may define its CFA from (ld.so's lazy-binding resolver uses rbx);
+ * AArch64: x19-x28, x29, lr, sp and pc. */
+enum { REG_OTHER, REG_PC, REG_SP, REG_FP, REG_LR };
+struct perf_reg {
+    uint8_t perf, dwarf, role;
+};
+static const struct perf_reg X86_64_REGS[] = {
+    {1, 3, REG_OTHER},   {6, 6, REG_FP},      {7, 7, REG_SP},      {8, 16, REG_PC},
+    {20, 12, REG_OTHER}, {21, 13, REG_OTHER}, {22, 14, REG_OTHER}, {23, 15, REG_OTHER},
+};
+static const struct perf_reg AARCH64_REGS[] = {
+    {19, 19, REG_OTHER}, {20, 20, REG_OTHER}, {21, 21, REG_OTHER}, {22, 22, REG_OTHER},
+    {23, 23, REG_OTHER}, {24, 24, REG_OTHER}, {25, 25, REG_OTHER}, {26, 26, REG_OTHER},
+    {27, 27, REG_OTHER}, {28, 28, REG_OTHER}, {29, 29, REG_FP},    {30, 30, REG_LR},
+    {31, 31, REG_SP},    {32, 32, REG_PC},
+};
+
+_Static_assert(sizeof X86_64_REGS / sizeof *X86_64_REGS <= CLI_PERF_MAX_REGS &&
+                   sizeof AARCH64_REGS / sizeof *AARCH64_REGS <= CLI_PERF_MAX_REGS,
+               "a sample's registers must fit CLI_PERF_MAX_REGS");
+
+static const struct perf_reg *regs_of(int arch, unsigned *n)
+{
+    if (arch == JITUNWIND_ARCH_AARCH64) {
+        *n = sizeof AARCH64_REGS / sizeof *AARCH64_REGS;
+        return AARCH64_REGS;
+    }
+    *n = sizeof X86_64_REGS / sizeof *X86_64_REGS;
+    return X86_64_REGS;
+}
+
 uint64_t cli_perf_regs_mask(int arch, unsigned *n)
 {
-    *n = 3;
-    if (arch == JITUNWIND_ARCH_AARCH64) { /* x29, lr, sp, pc */
-        *n = 4;
-        return (1ull << 29) | (1ull << 30) | (1ull << 31) | (1ull << 32);
+    const struct perf_reg *r = regs_of(arch, n);
+    uint64_t mask = 0;
+    unsigned i;
+    for (i = 0; i < *n; i++)
+        mask |= 1ull << r[i].perf;
+    return mask;
+}
+
+void cli_perf_regs_fill(int arch, const uint64_t *values, struct jitunwind_regs *regs,
+                        struct jitunwind_dwarf_regs *all)
+{
+    static const uint32_t valid_of[] = {0, JITUNWIND_REG_PC, JITUNWIND_REG_SP, JITUNWIND_REG_FP,
+                                        JITUNWIND_REG_LR};
+    unsigned n, i;
+    const struct perf_reg *r = regs_of(arch, &n);
+    memset(regs, 0, sizeof *regs);
+    memset(all, 0, sizeof *all);
+    for (i = 0; i < n; i++) {
+        uint64_t v = values[i];
+        switch (r[i].role) {
+        case REG_PC: regs->pc = v; all->pc = v; break;
+        case REG_SP: regs->sp = v; break;
+        case REG_FP: regs->fp = v; break;
+        case REG_LR: regs->lr = v; break;
+        default: break;
+        }
+        regs->valid |= valid_of[r[i].role];
+        if (r[i].role != REG_PC && r[i].dwarf < JITUNWIND_DWARF_REGS) {
+            all->value[r[i].dwarf] = v;
+            all->valid |= 1ull << r[i].dwarf;
+        }
     }
-    return (1ull << 6) | (1ull << 7) | (1ull << 8); /* x86-64: bp, sp, ip */
 }
 
 size_t cli_perf_ring_pages(unsigned stack_size, unsigned samples, size_t page)

@@ -287,7 +287,7 @@ static int parse_sample(const struct cli_perf *p, const unsigned char *b, size_t
 {
     size_t at = 0, i;
     uint64_t abi, size;
-    uint64_t r[4];
+    uint64_t r[CLI_PERF_MAX_REGS];
     memset(s, 0, sizeof *s);
     if (len < 24)
         return -1;
@@ -302,19 +302,7 @@ static int parse_sample(const struct cli_perf *p, const unsigned char *b, size_t
         for (i = 0; i < p->n_regs; i++)
             memcpy(&r[i], b + at + 8 * i, 8);
         at += 8u * p->n_regs;
-        if (p->arch == JITUNWIND_ARCH_AARCH64) {
-            s->regs.fp = r[0];
-            s->regs.lr = r[1];
-            s->regs.sp = r[2];
-            s->regs.pc = r[3];
-            s->regs.valid = JITUNWIND_REG_PC | JITUNWIND_REG_SP | JITUNWIND_REG_FP |
-                            JITUNWIND_REG_LR;
-        } else {
-            s->regs.fp = r[0];
-            s->regs.sp = r[1];
-            s->regs.pc = r[2];
-            s->regs.valid = JITUNWIND_REG_PC | JITUNWIND_REG_SP | JITUNWIND_REG_FP;
-        }
+        cli_perf_regs_fill(p->arch, r, &s->regs, &s->all);
     }
     if (len < at + 8)
         return -1;

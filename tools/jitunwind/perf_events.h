@@ -23,6 +23,7 @@ struct cli_perf_sample {
     uint32_t pid, tid;
     uint64_t time;                /* CLOCK_MONOTONIC, in nanoseconds */
     struct jitunwind_regs regs;   /* valid 0 when the kernel had no user registers */
+    struct jitunwind_dwarf_regs all; /* them and the others a call preserves */
     const unsigned char *stack;   /* the copy of [regs.sp, regs.sp + stack_len) */
     size_t stack_len;
 };

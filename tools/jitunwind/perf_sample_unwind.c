@@ -135,6 +135,7 @@ int cli_perf_stack(struct cli_target *t, const struct cli_perf_sample *ps,
     memset(&th, 0, sizeof th);
     th.tid = (int)ps->tid;
     th.regs = ps->regs;
+    th.all = ps->all;
     th.have_regs = (ps->regs.valid & (JITUNWIND_REG_PC | JITUNWIND_REG_SP)) ==
                    (JITUNWIND_REG_PC | JITUNWIND_REG_SP);
     memset(&copy, 0, sizeof copy);

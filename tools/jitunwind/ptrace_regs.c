@@ -48,6 +48,12 @@ static int read_regs(struct cli_thread *t)
     t->regs.sp = r.rsp;
     t->regs.fp = r.rbp;
     t->regs.valid = JITUNWIND_REG_PC | JITUNWIND_REG_SP | JITUNWIND_REG_FP;
+    t->all.valid = 0;
+    cli_thread_dwarf_reg(t, 3, r.rbx);
+    cli_thread_dwarf_reg(t, 12, r.r12);
+    cli_thread_dwarf_reg(t, 13, r.r13);
+    cli_thread_dwarf_reg(t, 14, r.r14);
+    cli_thread_dwarf_reg(t, 15, r.r15);
 #elif defined(__aarch64__)
     struct user_pt_regs r;
     struct iovec io = {&r, sizeof r};
@@ -58,6 +64,9 @@ static int read_regs(struct cli_thread *t)
     t->regs.fp = r.regs[29];
     t->regs.lr = r.regs[30];
     t->regs.valid = JITUNWIND_REG_PC | JITUNWIND_REG_SP | JITUNWIND_REG_FP | JITUNWIND_REG_LR;
+    t->all.valid = 0;
+    for (unsigned n = 19; n <= 28; n++)
+        cli_thread_dwarf_reg(t, n, r.regs[n]);
 #else
     return -ENOSYS;
 #endif

@@ -241,10 +241,19 @@ static void name_native(struct cli_target *t, struct cli_native *nf, int innermo
 static void unwind_native(struct cli_target *t, const struct cli_thread *th, struct cli_stack *s)
 {
     static struct jitunwind_frame frames[CLI_MAX_NATIVE];
-    int n = jitunwind_unwind(t->arch, t->reg, t->mods, &t->mem, &th->regs, frames,
-                             CLI_MAX_NATIVE, 0, &s->stop_reason);
-    size_t i;
-    s->n_native = n > 0 ? (size_t)n : 0;
+    struct jitunwind_cursor cursor;
+    size_t i, n = 0;
+    if (jitunwind_cursor_init(&cursor, t->arch, t->reg, &t->mem, &th->regs, CLI_MAX_NATIVE,
+                              0) == 0) {
+        jitunwind_cursor_set_modules(&cursor, t->mods);
+        if (th->all.valid)
+            jitunwind_cursor_set_registers(&cursor, &th->all);
+        while (n < CLI_MAX_NATIVE && jitunwind_cursor_step(&cursor, &frames[n]) == 1)
+            n++;
+        s->stop_reason = n >= CLI_MAX_NATIVE ? JITUNWIND_STOP_DEPTH
+                                             : jitunwind_cursor_stop_reason(&cursor);
+    }
+    s->n_native = n;
     for (i = 0; i < s->n_native; i++) {
         memset(&s->native[i], 0, sizeof s->native[i]);
         s->native[i].f = frames[i];

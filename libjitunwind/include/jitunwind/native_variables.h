@@ -19,16 +19,7 @@
 extern "C" {
 #endif
 
-#define JITUNWIND_DWARF_REGS 32u
-
-/* A frame's registers by DWARF number (x86-64: rax 0 ... r15 15; AArch64:
- * x0 0 ... x30 30, sp 31), `value[n]` known when bit n of `valid` is set,
- * and its pc (the return address in every frame but the innermost). */
-struct jitunwind_dwarf_regs {
-    uint64_t pc;
-    uint64_t value[JITUNWIND_DWARF_REGS];
-    uint64_t valid;
-};
+/* struct jitunwind_dwarf_regs, a frame's registers by DWARF number: unwind.h. */
 
 /* One CFI step on ARCH with the CFI of MODS (as jitunwind_step_cfi, INNERMOST
  * too) from IN to the caller's registers in *OUT: its pc, its sp (the

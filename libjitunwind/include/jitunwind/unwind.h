@@ -58,6 +58,17 @@ struct jitunwind_regs {
     uint32_t reserved;
 };
 
+#define JITUNWIND_DWARF_REGS 32u
+
+/* A frame's registers by DWARF number (x86-64: rax 0 ... r15 15; AArch64:
+ * x0 0 ... x30 30, sp 31), `value[n]` known when bit n of `valid` is set,
+ * and its pc (the return address in every frame but the innermost). */
+struct jitunwind_dwarf_regs {
+    uint64_t pc;
+    uint64_t value[JITUNWIND_DWARF_REGS];
+    uint64_t valid;
+};
+
 /* How a frame was found. */
 enum jitunwind_frame_source {
     JITUNWIND_SOURCE_INITIAL = 1, /* the registers the walk started from */
@@ -140,6 +151,20 @@ JITUNWIND_API int jitunwind_cursor_stop_reason(const struct jitunwind_cursor *cu
  * outlive the walk. A NULL CURSOR is ignored. */
 JITUNWIND_API void jitunwind_cursor_set_modules(struct jitunwind_cursor *cursor,
                                                 struct jitunwind_modules *modules);
+
+/* Give CURSOR's initial frame the other registers a call preserves, from
+ * REGS (those valid in it of x86-64's rbx and r12-r15, AArch64's x19-x28;
+ * its pc, sp, fp and lr are not used: the walk has them from its start).
+ * CFI steps carry them outward, restoring each from where a frame saved
+ * it, and a CFA or saved-register rule that needs one has it: a function
+ * that realigns its stack defines its CFA from such a register (ld.so's
+ * lazy-binding resolver from rbx), and a walk without them stops there
+ * (NEED_REGISTER). A step by a range's rule or by the frame-pointer
+ * fallback forgets them (where that frame saved them is unknown). Call
+ * after jitunwind_cursor_init, before the first step. Returns 0, or EINVAL
+ * (CURSOR or REGS NULL, or the walk has begun). */
+JITUNWIND_API int jitunwind_cursor_set_registers(struct jitunwind_cursor *cursor,
+                                                 const struct jitunwind_dwarf_regs *regs);
 
 /* A whole walk, as jitunwind_cursor_init and _step give it from ARCH,
  * REGISTRY, MEM, INITIAL and FLAGS, into FRAMES (at most MAX; NULL when MAX

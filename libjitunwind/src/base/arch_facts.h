@@ -66,6 +66,31 @@ struct ju_arch_facts {
     uint64_t pac_mask_default;
 };
 
+/* The registers a call preserves that a walk carries besides pc, sp, fp
+ * and lr (x86-64: rbx, r12-r15; AArch64: x19-x28), each in a slot: the
+ * k-th of them in DWARF order is slot k. */
+#define JU_CARRIED_MAX 10
+struct ju_carried {
+    uint64_t value[JU_CARRIED_MAX];
+    uint32_t valid; /* bit k: value[k] is known */
+};
+
+static inline uint64_t ju_carried_mask(const struct ju_arch_facts *a)
+{
+    return a->dwarf_callee_saved & ~(1ull << a->dwarf_fp);
+}
+
+/* The slot of DWARF register `regno`, or -1 when the walk does not carry it. */
+static inline int ju_carried_slot(const struct ju_arch_facts *a, int regno)
+{
+    uint64_t mask = ju_carried_mask(a);
+    int k;
+    if (regno < 0 || regno >= 64 || !(mask & (1ull << regno)))
+        return -1;
+    k = __builtin_popcountll(mask & ((1ull << regno) - 1));
+    return k < JU_CARRIED_MAX ? k : -1;
+}
+
 /* The facts of `arch` (enum jitunwind_arch), or NULL for an architecture
  * the library does not know. */
 JU_HIDDEN const struct ju_arch_facts *ju_arch_facts(int arch);

@@ -2,7 +2,9 @@
  * libdw, with a small bounded evaluator for the DWARF expressions CFI uses. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/arch_facts.h"
 #include "internal.h"
@@ -18,6 +20,7 @@
 static int reg_value(const struct ju_dwarf_eval *c, uint64_t regno, uint64_t *out)
 {
     const struct jitunwind_regs *r = c->regs;
+    int k;
     if ((int)regno == c->dr->dwarf_sp && (r->valid & JITUNWIND_REG_SP))
         *out = r->sp;
     else if ((int)regno == c->dr->dwarf_fp && (r->valid & JITUNWIND_REG_FP))
@@ -26,6 +29,9 @@ static int reg_value(const struct ju_dwarf_eval *c, uint64_t regno, uint64_t *ou
         *out = r->pc;
     else if ((int)regno == c->dr->dwarf_lr && (r->valid & JITUNWIND_REG_LR))
         *out = r->lr;
+    else if (c->carried && regno < 64 && (k = ju_carried_slot(c->dr, (int)regno)) >= 0 &&
+             (c->carried->valid & (1u << k)))
+        *out = c->carried->value[k];
     else if (c->all && regno < JITUNWIND_DWARF_REGS && (c->all->valid & (1ull << regno)))
         *out = c->all->value[regno];
     else
@@ -231,6 +237,59 @@ static int cfa_into(struct ju_dwarf_eval *c, const struct ju_cfi_rule *cfa, int 
     return 0;
 }
 
+/* Where FRAME's row puts the carried registers (cfi_row_cache.h). A save
+ * slot is recognised as libdw writes an offset(N) rule: the CFA, plus N
+ * unless 0; any other rule leaves the register not known. */
+static void saves_of(const struct ju_arch_facts *dr, Dwarf_Frame *frame,
+                     struct ju_cfi_saves *saves)
+{
+    uint64_t mask = ju_carried_mask(dr);
+    int regno, k;
+    memset(saves, 0, sizeof *saves);
+    for (regno = 0; regno < 64; regno++) {
+        Dwarf_Op mem_ops[3], *ops = NULL;
+        size_t nops = 0;
+        int64_t offset;
+        if (!(mask & (1ull << regno)) || (k = ju_carried_slot(dr, regno)) < 0 ||
+            dwarf_frame_register(frame, regno, mem_ops, &ops, &nops) != 0)
+            continue;
+        if (nops == 0) { /* same value, or undefined: kept (see jitunwind_step_cfi_registers) */
+            saves->kept |= 1u << k;
+            continue;
+        }
+        if (ops[0].atom != DW_OP_call_frame_cfa || nops > 2 ||
+            (nops == 2 && ops[1].atom != DW_OP_plus_uconst))
+            continue;
+        offset = nops == 2 ? (int64_t)ops[1].number : 0;
+        if (offset < INT32_MIN || offset > INT32_MAX)
+            continue;
+        saves->at_cfa |= 1u << k;
+        saves->offset[k] = (int32_t)offset;
+    }
+}
+
+/* The carried registers in the caller of C's frame (its CFA known), from
+ * IN by SAVES. A slot wholly below sp was popped already (as apply_rule
+ * reads it): the register holds the caller's value again. */
+static void carry(const struct ju_dwarf_eval *c, const struct ju_cfi_saves *saves,
+                  const struct ju_carried *in, struct ju_carried *out)
+{
+    int k;
+    out->valid = 0;
+    for (k = 0; k < JU_CARRIED_MAX; k++) {
+        uint32_t bit = 1u << k;
+        uint64_t at = c->cfa + (uint64_t)(int64_t)saves->offset[k];
+        int popped = (c->regs->valid & JITUNWIND_REG_SP) && c->regs->sp >= 8 &&
+                     at <= c->regs->sp - 8;
+        if ((saves->kept & bit) || ((saves->at_cfa & bit) && popped)) {
+            out->value[k] = in->value[k];
+            out->valid |= in->valid & bit;
+        } else if ((saves->at_cfa & bit) && ju_read_u64(c->mem, at, &out->value[k]) == 0) {
+            out->valid |= bit;
+        }
+    }
+}
+
 /* The rules ju_step_cfi uses of the CFI row at C's pc into *ROW, and its
  * CFA into C: from the module set's row cache when the row was met before,
  * else from libdw (*FRAME, for the caller to free, holds what *ROW points
@@ -266,6 +325,7 @@ static int row_rules(struct ju_dwarf_eval *c, jitunwind_modules *mods, int inner
     row->cfa.ops = ops;
     if ((rules = rule_of(*frame, c->dr->dwarf_ra, mem_ops[0], &row->ra, &rule_stop)) == 0)
         rules = rule_of(*frame, c->dr->dwarf_fp, mem_ops[1], &row->fp, &rule_stop);
+    saves_of(c->dr, *frame, &row->saves);
     if (cache && rules == 0)
         ju_cfi_row_cache_put(cache, (uint32_t)index, lookup - m->bias, 1, row);
     if ((rc = cfa_into(c, &row->cfa, stop)) < 0)
@@ -310,12 +370,13 @@ JITUNWIND_API int jitunwind_step_cfi(int arch, jitunwind_modules *mods,
                                      const struct jitunwind_regs *in, int innermost,
                                      struct jitunwind_regs *out, int *stop_reason)
 {
-    return ju_step_cfi(arch, mods, mem, in, innermost, out, stop_reason, NULL);
+    return ju_step_cfi(arch, mods, mem, in, innermost, out, stop_reason, NULL, NULL, NULL);
 }
 
 int ju_step_cfi(int arch, jitunwind_modules *mods, const struct jitunwind_memory *mem,
                 const struct jitunwind_regs *in, int innermost, struct jitunwind_regs *out,
-                int *stop_reason, int *used_lr)
+                int *stop_reason, int *used_lr, const struct ju_carried *carried_in,
+                struct ju_carried *carried_out)
 {
     struct ju_dwarf_eval c = {0};
     struct ju_cfi_row row;
@@ -331,7 +392,10 @@ int ju_step_cfi(int arch, jitunwind_modules *mods, const struct jitunwind_memory
     if (!(c.dr = ju_arch_facts(arch)))
         return JITUNWIND_EUNSUPPORTED;
     c.regs = in;
+    c.carried = carried_in && carried_in->valid ? carried_in : NULL;
     c.mem = mem;
+    if (carried_out)
+        carried_out->valid = 0;
     if ((rc = row_rules(&c, mods, innermost, &row, mem_ops, &frame, &stop)) < 0)
         goto done;
 
@@ -364,6 +428,8 @@ int ju_step_cfi(int arch, jitunwind_modules *mods, const struct jitunwind_memory
         out->fp = value;
         out->valid |= JITUNWIND_REG_FP;
     }
+    if (c.carried && carried_out)
+        carry(&c, &row.saves, c.carried, carried_out);
     stop = JITUNWIND_STOP_NONE;
     rc = 0;
 done:

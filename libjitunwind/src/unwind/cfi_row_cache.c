@@ -14,6 +14,7 @@ struct slot {
     uint8_t used, found;
     uint8_t kind[3], nops[3]; /* cfa, ra, fp */
     Dwarf_Op ops[JU_CFI_ROW_OPS];
+    struct ju_cfi_saves saves;
 };
 
 struct ju_cfi_row_cache {
@@ -47,6 +48,7 @@ int ju_cfi_row_cache_get(struct ju_cfi_row_cache *c, uint32_t module, uint64_t v
     *found = s->found;
     if (!s->found)
         return 1;
+    row->saves = s->saves;
     rules[0] = &row->cfa;
     rules[1] = &row->ra;
     rules[2] = &row->fp;
@@ -83,6 +85,7 @@ void ju_cfi_row_cache_put(struct ju_cfi_row_cache *c, uint32_t module, uint64_t 
                 memcpy(&s->ops[at], rules[i]->ops, n * sizeof *rules[i]->ops);
             at += n;
         }
+        s->saves = row->saves;
     }
     s->used = 1;
     s->found = (uint8_t)(found != 0);

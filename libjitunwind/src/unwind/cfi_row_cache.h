@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/arch_facts.h"
 #include "base/status.h"
 
 /* What CFI says of a register in the caller: the same value as now,
@@ -18,10 +19,19 @@ struct ju_cfi_rule {
     size_t nops;
     const Dwarf_Op *ops; /* JU_RULE_OPS: nops (>= 1) operations */
 };
+/* Where a row puts the carried registers (arch_facts.h) in the caller:
+ * bit k of `kept`, as they are in this frame (CFI does not name the
+ * register, or says same value, or undefined); bit k of `at_cfa`, saved at
+ * CFA + offset[k]; in neither, not known in the caller. */
+struct ju_cfi_saves {
+    uint32_t kept, at_cfa;
+    int32_t offset[JU_CARRIED_MAX];
+};
 /* A row as ju_step_cfi uses it: the CFA's rule, the return address's and
- * the frame pointer's. */
+ * the frame pointer's, and the carried registers'. */
 struct ju_cfi_row {
     struct ju_cfi_rule cfa, ra, fp;
+    struct ju_cfi_saves saves;
 };
 
 /* The operations a cached row may hold, its three rules together (a PLT

@@ -5,6 +5,7 @@
 #ifndef JU_UNWIND_CURSOR_H
 #define JU_UNWIND_CURSOR_H
 
+#include "base/arch_facts.h"
 #include "jitunwind/unwind.h"
 
 #define JU_CURSOR_SEEN 8 /* (pc, sp) pairs kept for the loop check */
@@ -21,6 +22,7 @@ struct ju_cursor {
     struct jitunwind_modules *modules; /* optional: CFI for native frames */
     struct jitunwind_memory mem;
     struct jitunwind_frame current;
+    struct ju_carried carried; /* current's other preserved registers (set_registers) */
     uint64_t seen_pc[JU_CURSOR_SEEN];
     uint64_t seen_sp[JU_CURSOR_SEEN];
 };

@@ -184,6 +184,24 @@ JITUNWIND_API void jitunwind_cursor_set_modules(struct jitunwind_cursor *cursor,
         ju_cursor_of(cursor)->modules = modules;
 }
 
+JITUNWIND_API int jitunwind_cursor_set_registers(struct jitunwind_cursor *cursor,
+                                                 const struct jitunwind_dwarf_regs *regs)
+{
+    struct ju_cursor *c = cursor ? ju_cursor_of(cursor) : NULL;
+    const struct ju_arch_facts *a = c ? ju_arch_facts(c->arch) : NULL;
+    int regno, k;
+    if (!a || !regs || c->started)
+        return JITUNWIND_EINVAL;
+    c->carried.valid = 0;
+    for (regno = 0; regno < (int)JITUNWIND_DWARF_REGS; regno++) {
+        if (!(regs->valid & (1ull << regno)) || (k = ju_carried_slot(a, regno)) < 0)
+            continue;
+        c->carried.value[k] = regs->value[regno];
+        c->carried.valid |= 1u << k;
+    }
+    return 0;
+}
+
 JITUNWIND_API int jitunwind_cursor_stop_reason(const struct jitunwind_cursor *cursor)
 {
     return cursor ? ju_cursor_of_const(cursor)->stop_reason : JITUNWIND_STOP_NONE;
@@ -208,14 +226,18 @@ static int stop(struct ju_cursor *c, int reason)
     return 0;
 }
 
-/* Compute the caller of c->current into *next; returns 0 or a stop reason. */
-static int caller_of(struct ju_cursor *c, struct jitunwind_frame *next)
+/* Compute the caller of c->current into *next, and its carried registers
+ * into *carried (none after a step by a rule or by the frame pointer);
+ * returns 0 or a stop reason. */
+static int caller_of(struct ju_cursor *c, struct jitunwind_frame *next,
+                     struct ju_carried *carried)
 {
     const struct jitunwind_frame *cur = &c->current;
     int innermost = cur->depth == 0;
     int reason = JITUNWIND_STOP_NONE, rc;
 
     *next = (struct jitunwind_frame){0};
+    carried->valid = 0;
     if (cur->range) { /* step_range without its checks: arch, mem and pc are the cursor's */
         struct ju_step s = {&c->mem, &cur->regs, &next->regs, innermost, JITUNWIND_STOP_NONE, 0,
                             c->registry};
@@ -229,7 +251,7 @@ static int caller_of(struct ju_cursor *c, struct jitunwind_frame *next)
     if (c->modules) {
         int used_lr = 0;
         rc = ju_step_cfi(c->arch, c->modules, &c->mem, &cur->regs, innermost, &next->regs,
-                         &reason, &used_lr);
+                         &reason, &used_lr, &c->carried, carried);
         if (rc == 0 && reason == JITUNWIND_STOP_END)
             return JITUNWIND_STOP_END;
         if (rc == 0) {
@@ -262,6 +284,7 @@ JITUNWIND_API int jitunwind_cursor_step(struct jitunwind_cursor *cursor,
 {
     struct ju_cursor *c = cursor ? ju_cursor_of(cursor) : NULL;
     struct jitunwind_frame next;
+    struct ju_carried carried;
     int reason;
     if (!c || !out)
         return JITUNWIND_EINVAL;
@@ -277,7 +300,7 @@ JITUNWIND_API int jitunwind_cursor_step(struct jitunwind_cursor *cursor,
     }
     if (c->depth + 1 >= c->max_depth)
         return stop(c, JITUNWIND_STOP_DEPTH);
-    reason = caller_of(c, &next);
+    reason = caller_of(c, &next, &carried);
     if (reason != JITUNWIND_STOP_NONE)
         return stop(c, reason);
     if (next.regs.pc == 0)
@@ -300,6 +323,7 @@ JITUNWIND_API int jitunwind_cursor_step(struct jitunwind_cursor *cursor,
     c->seen_pc[c->depth % SEEN_RING] = next.regs.pc;
     c->seen_sp[c->depth % SEEN_RING] = next.regs.sp;
     c->current = next;
+    c->carried = carried;
     *out = next;
     return 1;
 }
