@@ -2,12 +2,12 @@
  * one pass over the file's tables (its separate debug file's for a
  * stripped one) and kept per file: a profiler of every process opens a
  * reader for each process of the same interpreter, a debugger one at every
- * stop, and each opening read the tables (of 40,000 symbols for Debian's
- * python3.11) twice. A kept reading is used while the file is the same
- * (device, inode, size, modification time: one replaced at its path is
- * another) and, for a stripped file, its debug file as found now is the
- * one read, or still none (one installed, removed or replaced since makes
- * the reading stale). The oldest reading gives way. */
+ * stop, and a pass is most of an opening's CPU (Debian's python3.11 has
+ * 40,000 symbols in its debug file). A kept reading is used while the
+ * file is the same (device, inode, size, modification time: one replaced
+ * at its path is another) and, for a stripped file, its debug file as
+ * found now is the one read, or still none (one installed, removed or
+ * replaced since makes the reading stale). The oldest reading gives way. */
 #include <pthread.h>
 #include <string.h>
 
