@@ -23,16 +23,18 @@ static char sysroot[4096];
  * the outlined part found from the code. */
 static size_t parts(const char *path, int outlined, struct jitunwind_py_code_range *out)
 {
-    jitunwind_pyreader *r = calloc(1, sizeof *r);
-    size_t n = 0;
-    ck_assert_ptr_nonnull(r);
-    r->arch = JITUNWIND_ARCH_AARCH64;
-    ju_py_find_eval_parts(r, path, 0);
-    if (outlined)
-        ju_py_find_eval_outlined(r, path, 0);
-    ck_assert_int_eq(jitunwind_pyreader_eval_ranges(r, out, JITUNWIND_PY_MAX_EVAL_RANGES, &n), 0);
-    free(r);
-    return n;
+    struct ju_py_file_symbols s;
+    struct ju_eval_parts named = {out, 0};
+    size_t i;
+    if (outlined) {
+        ck_assert_int_eq(ju_py_file_symbols(path, JITUNWIND_ARCH_AARCH64, NULL, &s), 0);
+        for (i = 0; i < s.n_eval; i++)
+            out[i] = s.eval[i];
+        return s.n_eval;
+    }
+    ck_assert_int_ge(ju_elf_each_symbol(path, 0, ju_py_take_eval_part, &named), 0);
+    ju_py_sort_eval_parts(out, named.n);
+    return named.n;
 }
 
 /* `path` (in the sysroot) checked against its debug file under `debug`. */

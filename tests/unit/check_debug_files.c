@@ -322,9 +322,11 @@ END_TEST
 static size_t eval_parts(const char *path, uint64_t bias, struct jitunwind_py_code_range *out)
 {
     jitunwind_pyreader *r = calloc(1, sizeof *r);
+    struct ju_py_file_symbols s;
     size_t n = 0;
     ck_assert_ptr_nonnull(r);
-    ju_py_find_eval_parts(r, path, bias);
+    ck_assert_int_eq(ju_py_file_symbols(path, JITUNWIND_ARCH_X86_64, NULL, &s), 0);
+    ju_py_set_eval_parts(r, s.eval, s.n_eval, bias);
     ck_assert_int_eq(jitunwind_pyreader_eval_ranges(r, out, JITUNWIND_PY_MAX_EVAL_RANGES, &n), 0);
     if (n)
         ck_assert_int_eq(jitunwind_pyreader_in_eval_loop(r, out[0].start), 1);

@@ -33,11 +33,11 @@ static size_t parts(const char *path, int arch, uint64_t bias,
                     struct jitunwind_py_code_range *out)
 {
     jitunwind_pyreader *r = calloc(1, sizeof *r);
+    struct ju_py_file_symbols s;
     size_t n = 0;
     ck_assert_ptr_nonnull(r);
-    r->arch = arch;
-    ju_py_find_eval_parts(r, path, bias);
-    ju_py_find_eval_outlined(r, path, bias);
+    ck_assert_int_eq(ju_py_file_symbols(path, arch, NULL, &s), 0);
+    ju_py_set_eval_parts(r, s.eval, s.n_eval, bias);
     ck_assert_int_eq(jitunwind_pyreader_eval_ranges(r, out, JITUNWIND_PY_MAX_EVAL_RANGES, &n), 0);
     free(r);
     return n;

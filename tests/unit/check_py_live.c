@@ -1,7 +1,9 @@
 /* The decoder against real interpreters: locate _PyRuntime and Py_Version
  * from the ELF files of a running python3.11 (Debian's, and pyenv's 3.11.7
  * with a shared libpython when present), read its threads and frames
- * through the live-process reader, and locate it again in a gcore'd core. */
+ * through the live-process reader, and locate it again in a gcore'd core;
+ * a second process of the same interpreter is opened without its symbol
+ * tables being read again. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "elf/elf.h"
 #include "suite.h"
 
 static const char CHILD[] =
@@ -174,6 +177,67 @@ START_TEST(pyenv_python3130)
 }
 END_TEST
 
+/* A reader of a process of `python`, opened as `record --perf --all` opens
+ * one (the interpreter's symbols, not its DWARF): the passes over symbol
+ * tables the opening made into *passes, its eval loop's parts into out. */
+static size_t open_counting(const char *python, unsigned long *passes,
+                            struct jitunwind_py_code_range *out)
+{
+    struct child c;
+    struct jitunwind_py_location loc;
+    jitunwind_process_reader *pr;
+    struct jitunwind_memory mem;
+    jitunwind_pyreader *r;
+    unsigned long before;
+    size_t n = 0;
+    ck_assert_int_eq(spawn(python, &c), 0);
+    ck_assert_int_eq(jitunwind_py_locate_live(c.pid, &loc), 0);
+    ck_assert_int_eq(jitunwind_process_reader_new(&pr, c.pid), 0);
+    mem = jitunwind_process_reader_memory(pr);
+    before = ju_elf_symbol_passes();
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, loc.runtime_addr, loc.version_hex,
+                                             JITUNWIND_PYREADER_OPTS(
+                                                 .module = loc.module,
+                                                 .flags = JITUNWIND_PYREADER_NO_DWARF)),
+                     0);
+    *passes = ju_elf_symbol_passes() - before;
+    ck_assert_int_eq(jitunwind_pyreader_eval_ranges(r, out, JITUNWIND_PY_MAX_EVAL_RANGES, &n), 0);
+    jitunwind_pyreader_free(r);
+    jitunwind_process_reader_free(pr);
+    reap(&c);
+    return n;
+}
+
+/* The interpreter's symbol tables (Debian's python3.11: its .dynsym and
+ * its debug file's .symtab) are read in one pass by the first process's
+ * reader, and not at all by a second process's, which finds the same eval
+ * loop. */
+START_TEST(a_second_process_of_an_interpreter_reads_no_symbol_table)
+{
+    struct jitunwind_py_code_range first[JITUNWIND_PY_MAX_EVAL_RANGES];
+    struct jitunwind_py_code_range second[JITUNWIND_PY_MAX_EVAL_RANGES];
+    unsigned long passes;
+    size_t n, i, mains = 0;
+    if (access("/usr/bin/python3.11", X_OK) != 0) {
+        ju_skip("/usr/bin/python3.11 is not installed");
+        return;
+    }
+    n = open_counting("/usr/bin/python3.11", &passes, first);
+    ck_assert_msg(passes == 1, "the first process's reader made %lu passes", passes);
+    ck_assert_uint_ge(n, 2); /* the function and its .cold part, named in the debug file */
+    for (i = 0; i < n; i++)
+        mains += first[i].main;
+    ck_assert_uint_eq(mains, 1);
+    ck_assert_uint_eq(open_counting("/usr/bin/python3.11", &passes, second), n);
+    ck_assert_msg(passes == 0, "the second process's reader made %lu passes", passes);
+    for (i = 0; i < n; i++) {
+        ck_assert_uint_eq(second[i].start, first[i].start); /* not position-independent */
+        ck_assert_uint_eq(second[i].end, first[i].end);
+        ck_assert_uint_eq(second[i].main, first[i].main);
+    }
+}
+END_TEST
+
 START_TEST(elf_symbol_matches_nm)
 {
     char line[256];
@@ -202,7 +266,9 @@ END_TEST
 
 int main(void)
 {
-    return ju_run_tests("py_live", JU_TESTS(debian_python311, pyenv_python3117_shared_libpython,
-                                            pyenv_python3121, pyenv_python3130,
-                                            elf_symbol_matches_nm));
+    return ju_run_tests(
+        "py_live", JU_TESTS(debian_python311, pyenv_python3117_shared_libpython, pyenv_python3121,
+                            pyenv_python3130,
+                            a_second_process_of_an_interpreter_reads_no_symbol_table,
+                            elf_symbol_matches_nm));
 }

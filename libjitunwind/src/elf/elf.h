@@ -30,6 +30,30 @@ JU_HIDDEN int ju_elf_arch(const char *path);
  * EIO / EELF when the file cannot be read. `each` returns 0 or 1. */
 typedef int (*ju_symbol_fn)(void *arg, const char *name, const GElf_Sym *sym);
 JU_HIDDEN int ju_elf_each_symbol(const char *path, unsigned flags, ju_symbol_fn each, void *arg);
+/* The same, noting where the symbols came from: `debug` (may be NULL) gets
+ * the path of the separate debug file read, "" when the file, stripped,
+ * had none found; *used_debug whether one was looked for (the file has no
+ * .symtab). */
+JU_HIDDEN int ju_elf_each_symbol_noting(const char *path, unsigned flags, ju_symbol_fn each,
+                                        void *arg, char *debug, size_t debug_size,
+                                        int *used_debug);
+/* How many passes over a file's symbol tables (ju_elf_each_symbol_noting,
+ * which every symbol lookup by name or pattern makes) this process has
+ * made: tests check that a file's tables are read only when needed. */
+JU_HIDDEN unsigned long ju_elf_symbol_passes(void);
+/* The separate debug file a stripped file's symbols would be read from
+ * now (ju_debug_file_find's `flags`), into out[size] ("" for none). */
+JU_HIDDEN void ju_elf_debug_file_now(const char *path, unsigned flags, char *out, size_t size);
+/* Names looked for in a pass (ju_elf_take_wanted, a ju_symbol_fn):
+ * found[i] set with values[i] and sizes[i] at the first definition of
+ * names[i]; `missing` counts down from n, and the pass stops at 0. */
+struct ju_wanted_symbols {
+    const char *const *names;
+    size_t n, missing;
+    uint64_t *values, *sizes;
+    uint8_t *found;
+};
+JU_HIDDEN int ju_elf_take_wanted(void *arg, const char *name, const GElf_Sym *sym);
 /* Several symbols of the interpreter's ELF file in one pass over its
  * symbol tables (the full table, then the dynamic one, then its debug
  * file's, debuginfod's too): found[i] says whether names[i] was defined,

@@ -115,11 +115,15 @@ static int has_section_of_type(Elf *elf, Elf64_Word type)
     return 0;
 }
 
-/* ju_elf_each_symbol; `debug` (may be NULL) gets the path of the debug
- * file its symbols were read from, "" when the file, stripped, had none
- * found, and *used_debug whether one was looked for. */
-static int each_symbol(const char *path, unsigned flags, ju_symbol_fn each, void *arg,
-                       char *debug, size_t debug_size, int *used_debug)
+static unsigned long symbol_passes;
+
+unsigned long ju_elf_symbol_passes(void)
+{
+    return __atomic_load_n(&symbol_passes, __ATOMIC_RELAXED);
+}
+
+int ju_elf_each_symbol_noting(const char *path, unsigned flags, ju_symbol_fn each, void *arg,
+                              char *debug, size_t debug_size, int *used_debug)
 {
     struct elf_file f, sep;
     char debug_path[4096];
@@ -127,6 +131,7 @@ static int each_symbol(const char *path, unsigned flags, ju_symbol_fn each, void
     *used_debug = 0;
     if ((rc = open_elf(path, &f)) < 0)
         return rc;
+    __atomic_fetch_add(&symbol_passes, 1, __ATOMIC_RELAXED);
     rc = visit(f.elf, SHT_SYMTAB, each, arg);
     if (!rc)
         rc = visit(f.elf, SHT_DYNSYM, each, arg);
@@ -151,19 +156,12 @@ static int each_symbol(const char *path, unsigned flags, ju_symbol_fn each, void
 int ju_elf_each_symbol(const char *path, unsigned flags, ju_symbol_fn each, void *arg)
 {
     int used_debug;
-    return each_symbol(path, flags, each, arg, NULL, 0, &used_debug);
+    return ju_elf_each_symbol_noting(path, flags, each, arg, NULL, 0, &used_debug);
 }
 
-struct wanted {
-    const char *const *names;
-    size_t n, missing;
-    uint64_t *values, *sizes;
-    uint8_t *found;
-};
-
-static int take_wanted(void *arg, const char *name, const GElf_Sym *sym)
+int ju_elf_take_wanted(void *arg, const char *name, const GElf_Sym *sym)
 {
-    struct wanted *w = arg;
+    struct ju_wanted_symbols *w = arg;
     size_t k;
     if (w->missing == 0)
         return 1;
@@ -181,10 +179,10 @@ static int take_wanted(void *arg, const char *name, const GElf_Sym *sym)
 static int find_symbols(const char *path, unsigned flags, const char *const *names, size_t n,
                         uint64_t *values, uint64_t *sizes, uint8_t *found)
 {
-    struct wanted w = {names, n, n, values, sizes, found};
+    struct ju_wanted_symbols w = {names, n, n, values, sizes, found};
     int rc;
     memset(found, 0, n);
-    rc = ju_elf_each_symbol(path, flags, take_wanted, &w);
+    rc = ju_elf_each_symbol(path, flags, ju_elf_take_wanted, &w);
     return rc < 0 ? rc : 0;
 }
 
@@ -194,15 +192,13 @@ int ju_elf_symbols(const char *path, const char *const *names, size_t n, uint64_
     return find_symbols(path, JU_DEBUG_REMOTE, names, n, values, sizes, found);
 }
 
-/* The separate debug file a stripped file's symbols would be read from
- * now, into out[size] ("" for none). */
-static void debug_file_now(const char *path, char *out, size_t size)
+void ju_elf_debug_file_now(const char *path, unsigned flags, char *out, size_t size)
 {
     struct elf_file f;
     out[0] = '\0';
     if (open_elf(path, &f) < 0)
         return;
-    if (ju_debug_file_find(f.elf, path, 0, out, size, NULL, 0) < 0)
+    if (ju_debug_file_find(f.elf, path, flags, out, size, NULL, 0) < 0)
         out[0] = '\0';
     close_elf(&f);
 }
@@ -211,7 +207,7 @@ JITUNWIND_API int jitunwind_elf_symbol(const char *path, const char *name, uint6
                                        uint64_t *size)
 {
     struct ju_symbol_answer a = {JITUNWIND_ENOTFOUND, 0, 0};
-    struct wanted w = {&name, 1, 1, &a.value, &a.size, NULL};
+    struct ju_wanted_symbols w = {&name, 1, 1, &a.value, &a.size, NULL};
     char debug[4096];
     uint8_t found = 0;
     int rc, used_debug;
@@ -225,7 +221,7 @@ JITUNWIND_API int jitunwind_elf_symbol(const char *path, const char *name, uint6
             goto answer;
         break;
     case 1:
-        debug_file_now(path, debug, sizeof debug);
+        ju_elf_debug_file_now(path, 0, debug, sizeof debug);
         if (ju_symbol_memo_find(path, name, debug, &a))
             goto answer;
         break;
@@ -233,7 +229,8 @@ JITUNWIND_API int jitunwind_elf_symbol(const char *path, const char *name, uint6
         break;
     }
     w.found = &found;
-    rc = each_symbol(path, 0, take_wanted, &w, debug, sizeof debug, &used_debug);
+    rc = ju_elf_each_symbol_noting(path, 0, ju_elf_take_wanted, &w, debug, sizeof debug,
+                                   &used_debug);
     if (rc < 0)
         return rc;
     a.rc = found ? 0 : JITUNWIND_ENOTFOUND;

@@ -50,14 +50,9 @@ int ju_py_is_eval_symbol(const char *name)
     return 1;
 }
 
-struct collect {
-    struct jitunwind_py_code_range *spans;
-    size_t n;
-};
-
-static int take_part(void *arg, const char *name, const GElf_Sym *sym)
+int ju_py_take_eval_part(void *arg, const char *name, const GElf_Sym *sym)
 {
-    struct collect *c = arg;
+    struct ju_eval_parts *c = arg;
     size_t i;
     if (GELF_ST_TYPE(sym->st_info) != STT_FUNC || sym->st_size == 0 ||
         !ju_py_is_eval_symbol(name))
@@ -82,19 +77,21 @@ static int by_start(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
-void ju_py_find_eval_parts(jitunwind_pyreader *r, const char *module, uint64_t bias)
+void ju_py_sort_eval_parts(struct jitunwind_py_code_range *parts, size_t n)
 {
-    struct collect c = {r->eval, 0};
+    qsort(parts, n, sizeof parts[0], by_start);
+}
+
+void ju_py_set_eval_parts(jitunwind_pyreader *r, const struct jitunwind_py_code_range *parts,
+                          size_t n, uint64_t bias)
+{
     size_t i;
-    r->n_eval = 0;
-    if (ju_elf_each_symbol(module, JU_DEBUG_REMOTE, take_part, &c) < 0 || c.n == 0)
-        return;
-    for (i = 0; i < c.n; i++) {
-        c.spans[i].start += bias;
-        c.spans[i].end += bias;
+    for (i = 0; i < n && i < JITUNWIND_PY_MAX_EVAL_RANGES; i++) {
+        r->eval[i] = parts[i];
+        r->eval[i].start += bias;
+        r->eval[i].end += bias;
     }
-    qsort(c.spans, c.n, sizeof c.spans[0], by_start);
-    r->n_eval = c.n;
+    r->n_eval = i;
 }
 
 JITUNWIND_API int jitunwind_pyreader_eval_ranges(const jitunwind_pyreader *r,

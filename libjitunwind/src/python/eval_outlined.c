@@ -204,31 +204,29 @@ static int find_part(const struct fde_table *t, int arch, const uint8_t *code, u
     return 0;
 }
 
-void ju_py_find_eval_outlined(jitunwind_pyreader *r, const char *module, uint64_t bias)
+void ju_py_find_eval_outlined(const char *module, int arch, struct jitunwind_py_code_range *parts,
+                              size_t *n)
 {
     struct fde_table t;
     uint64_t lo, hi, start, end;
     uint8_t *code;
-    size_t i;
-    if ((r->arch != JITUNWIND_ARCH_X86_64 && r->arch != JITUNWIND_ARCH_AARCH64) || r->n_eval != 1 ||
-        !r->eval[0].main)
+    if ((arch != JITUNWIND_ARCH_X86_64 && arch != JITUNWIND_ARCH_AARCH64) || *n != 1 ||
+        !parts[0].main)
         return;
-    lo = r->eval[0].start - bias;
-    hi = r->eval[0].end - bias;
+    lo = parts[0].start;
+    hi = parts[0].end;
     if (hi <= lo || hi - lo > MAX_MAIN || !(code = malloc((size_t)(hi - lo))))
         return;
     if (ju_elf_read_vaddr(module, lo, code, (size_t)(hi - lo)) == 0 && load_table(module, &t) == 0) {
-        if (find_part(&t, r->arch, code, lo, hi, &start, &end) == 0) {
-            i = r->n_eval++;
-            r->eval[i].start = start + bias;
-            r->eval[i].end = end + bias;
-            r->eval[i].main = 0;
-            r->eval[i].reserved = 0;
-            if (r->eval[i].start < r->eval[0].start) { /* kept by start */
-                struct jitunwind_py_code_range first = r->eval[0];
-                r->eval[0] = r->eval[i];
-                r->eval[i] = first;
+        if (find_part(&t, arch, code, lo, hi, &start, &end) == 0) {
+            struct jitunwind_py_code_range part = {start, end, 0, 0};
+            if (start < lo) { /* kept by start */
+                parts[1] = parts[0];
+                parts[0] = part;
+            } else {
+                parts[1] = part;
             }
+            *n = 2;
         }
         free(t.data);
     }

@@ -2,6 +2,8 @@
 #ifndef JITUNWIND_PYREADER_H
 #define JITUNWIND_PYREADER_H
 
+#include <gelf.h>
+
 #include "python/layout/layout.h"
 #include "python/layout/value_layout.h"
 #include "python/layout/versions.h"
@@ -189,14 +191,45 @@ JU_HIDDEN int ju_py_decode_vouched_code(struct jitunwind_pyreader *r, uint64_t c
                                         struct jitunwind_py_frame *out);
 
 /* eval_loop.c: whether `name` is the eval loop's function or a part a
- * compiler split off or cloned from it; r->eval from the symbols of
- * `module` (loaded at `bias`); the part that is the function itself
- * (0, 0 when unknown). */
+ * compiler split off or cloned from it; each such part of a pass over a
+ * file's symbols (a ju_symbol_fn over struct ju_eval_parts, at most
+ * JITUNWIND_PY_MAX_EVAL_RANGES, the same code under two names once), in
+ * file addresses; the parts put by start; r->eval from a file's parts
+ * loaded at `bias`; the part that is the function itself (0, 0 when
+ * unknown). */
 JU_HIDDEN int ju_py_is_eval_symbol(const char *name);
-JU_HIDDEN void ju_py_find_eval_parts(jitunwind_pyreader *r, const char *module, uint64_t bias);
-/* When the symbols named only the function itself: its out-of-line part
- * found from its jumps and .eh_frame (eval_outlined.c), added to r->eval. */
-JU_HIDDEN void ju_py_find_eval_outlined(jitunwind_pyreader *r, const char *module, uint64_t bias);
+struct ju_eval_parts {
+    struct jitunwind_py_code_range *spans;
+    size_t n;
+};
+JU_HIDDEN int ju_py_take_eval_part(void *parts, const char *name, const GElf_Sym *sym);
+JU_HIDDEN void ju_py_sort_eval_parts(struct jitunwind_py_code_range *parts, size_t n);
+JU_HIDDEN void ju_py_set_eval_parts(jitunwind_pyreader *r,
+                                    const struct jitunwind_py_code_range *parts, size_t n,
+                                    uint64_t bias);
+/* When the symbols named only the function itself (parts[0..*n) by start,
+ * file addresses of `module`, for `arch`): its out-of-line part found
+ * from its jumps and .eh_frame (eval_outlined.c), added in start order. */
+JU_HIDDEN void ju_py_find_eval_outlined(const char *module, int arch,
+                                        struct jitunwind_py_code_range *parts, size_t *n);
+/* interp_symbols.c: what a reader takes from the symbols of its
+ * interpreter's file (the one holding _PyRuntime), in file addresses:
+ * the names below (found[i] with values[i], sizes[i]: the first
+ * definition, as ju_elf_symbols gives it), `cold_exits` among them when
+ * not NULL, and the eval loop's parts by start (the out-of-line one
+ * found from the code for `arch` when no symbol names it), read in one
+ * pass and kept for the file as it is (and its debug file as found now):
+ * 0, or the pass's failure (EIO, EELF). */
+enum { JU_PY_SYM_RUNTIME, JU_PY_SYM_TYPE, JU_PY_SYM_STENCILS, JU_PY_SYM_UOP_NAMES,
+       JU_PY_SYM_COLD_EXITS, JU_PY_N_SYMS };
+struct ju_py_file_symbols {
+    uint64_t values[JU_PY_N_SYMS], sizes[JU_PY_N_SYMS];
+    uint8_t found[JU_PY_N_SYMS];
+    struct jitunwind_py_code_range eval[JITUNWIND_PY_MAX_EVAL_RANGES];
+    size_t n_eval;
+};
+JU_HIDDEN int ju_py_file_symbols(const char *module, int arch, const char *cold_exits,
+                                 struct ju_py_file_symbols *out);
 JU_HIDDEN void ju_py_eval_main(const jitunwind_pyreader *r, uint64_t *start, uint64_t *end);
 
 /* The executor at `address` (when non-zero), else the one whose code holds

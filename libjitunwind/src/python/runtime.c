@@ -73,11 +73,8 @@ static int check_object_header(jitunwind_pyreader *r, uint64_t type, uint64_t ty
 static int use_module(jitunwind_pyreader *r, const char *module, jitunwind_dwarf_types *given,
                       int open_types, uint64_t *type, uint64_t *type_in_file)
 {
-    enum { RUNTIME, TYPE, STENCILS, UOP_NAMES, COLD_EXITS, N_SYMBOLS };
-    const char *names[N_SYMBOLS] = {"_PyRuntime", "PyType_Type", "stencil_groups",
-                                    "_PyOpcode_uop_name", r->layout->cold_exits_symbol};
-    uint64_t values[N_SYMBOLS], sizes[N_SYMBOLS], bias;
-    uint8_t found[N_SYMBOLS];
+    struct ju_py_file_symbols s;
+    uint64_t bias;
     jitunwind_dwarf_types *types = given;
     if (open_types && jitunwind_dwarf_types_open(&types, module) < 0)
         types = NULL;
@@ -88,28 +85,26 @@ static int use_module(jitunwind_pyreader *r, const char *module, jitunwind_dwarf
         if (rc < 0)
             return rc;
     }
-    if (ju_elf_symbols(module, names, names[COLD_EXITS] ? N_SYMBOLS : COLD_EXITS, values, sizes,
-                       found) < 0 ||
-        !found[RUNTIME])
+    if (ju_py_file_symbols(module, r->arch, r->layout->cold_exits_symbol, &s) < 0 ||
+        !s.found[JU_PY_SYM_RUNTIME])
         return 0; /* not the file that holds the runtime: no symbols to go by */
-    bias = r->runtime - values[RUNTIME]; /* the file's load bias */
-    ju_py_find_eval_parts(r, module, bias);
-    ju_py_find_eval_outlined(r, module, bias);
-    if (found[STENCILS] && found[UOP_NAMES]) { /* JIT builds (jit_view.c) */
-        r->jit.stencils = values[STENCILS] + bias;
-        r->jit.stencils_size = sizes[STENCILS];
-        r->jit.names = values[UOP_NAMES] + bias;
-        r->jit.names_size = sizes[UOP_NAMES];
+    bias = r->runtime - s.values[JU_PY_SYM_RUNTIME]; /* the file's load bias */
+    ju_py_set_eval_parts(r, s.eval, s.n_eval, bias);
+    if (s.found[JU_PY_SYM_STENCILS] && s.found[JU_PY_SYM_UOP_NAMES]) { /* JIT builds (jit_view.c) */
+        r->jit.stencils = s.values[JU_PY_SYM_STENCILS] + bias;
+        r->jit.stencils_size = s.sizes[JU_PY_SYM_STENCILS];
+        r->jit.names = s.values[JU_PY_SYM_UOP_NAMES] + bias;
+        r->jit.names_size = s.sizes[JU_PY_SYM_UOP_NAMES];
     }
-    if (names[COLD_EXITS] && found[COLD_EXITS] && r->layout->ex_size != JU_PY_NONE &&
-        r->layout->ex_size > 0 &&
-        sizes[COLD_EXITS] / r->layout->ex_size <= JITUNWIND_PY_MAX_EXECUTORS) {
-        r->cold_exits = values[COLD_EXITS] + bias;
-        r->cold_exit_count = (uint32_t)(sizes[COLD_EXITS] / r->layout->ex_size);
+    if (r->layout->cold_exits_symbol && s.found[JU_PY_SYM_COLD_EXITS] &&
+        r->layout->ex_size != JU_PY_NONE && r->layout->ex_size > 0 &&
+        s.sizes[JU_PY_SYM_COLD_EXITS] / r->layout->ex_size <= JITUNWIND_PY_MAX_EXECUTORS) {
+        r->cold_exits = s.values[JU_PY_SYM_COLD_EXITS] + bias;
+        r->cold_exit_count = (uint32_t)(s.sizes[JU_PY_SYM_COLD_EXITS] / r->layout->ex_size);
     }
-    if (found[TYPE]) {
-        *type = values[TYPE] + bias;
-        *type_in_file = values[TYPE];
+    if (s.found[JU_PY_SYM_TYPE]) {
+        *type = s.values[JU_PY_SYM_TYPE] + bias;
+        *type_in_file = s.values[JU_PY_SYM_TYPE];
     }
     return 0;
 }
