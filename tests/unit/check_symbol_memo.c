@@ -1,4 +1,4 @@
-/* jitunwind_elf_symbol keeps its answers across calls (elf/symbol_memo.c);
+/* jitunwind_elf_symbol keeps its answers across calls (elf/file_memo.c);
  * a kept answer must never outlive the files it was read from: a file
  * replaced at its path, and a stripped file whose debug file appears,
  * changes or goes, are read again. */

@@ -9,7 +9,7 @@
 #include "internal.h"
 #include "base/host_files.h"
 #include "elf/elf.h"
-#include "elf/symbol_memo.h"
+#include "elf/file_memo.h"
 
 struct elf_file {
     int fd;
@@ -203,38 +203,34 @@ void ju_elf_debug_file_now(const char *path, unsigned flags, char *out, size_t s
     close_elf(&f);
 }
 
+/* Answers of jitunwind_elf_symbol, kept per file and name: a profiler of
+ * every process asks each process's modules for the same few names (the
+ * JIT descriptors, _PyRuntime). */
+struct symbol_answer {
+    int rc; /* 0 (found) or ENOTFOUND */
+    uint64_t value, size;
+};
+JU_FILE_MEMO(symbol_answers, 256, struct symbol_answer);
+
 JITUNWIND_API int jitunwind_elf_symbol(const char *path, const char *name, uint64_t *value,
                                        uint64_t *size)
 {
-    struct ju_symbol_answer a = {JITUNWIND_ENOTFOUND, 0, 0};
+    struct symbol_answer a = {JITUNWIND_ENOTFOUND, 0, 0};
     struct ju_wanted_symbols w = {&name, 1, 1, &a.value, &a.size, NULL};
     char debug[4096];
     uint8_t found = 0;
     int rc, used_debug;
     if (!path || !name || !value)
         return JITUNWIND_EINVAL;
-    /* Kept answers first: a stripped file's is checked against its debug
-     * file as found now. */
-    switch (ju_symbol_memo_used_debug(path, name)) {
-    case 0:
-        if (ju_symbol_memo_find(path, name, NULL, &a))
-            goto answer;
-        break;
-    case 1:
-        ju_elf_debug_file_now(path, 0, debug, sizeof debug);
-        if (ju_symbol_memo_find(path, name, debug, &a))
-            goto answer;
-        break;
-    default:
-        break;
-    }
+    if (ju_file_memo_find(&symbol_answers, path, name, 0, &a))
+        goto answer;
     w.found = &found;
     rc = ju_elf_each_symbol_noting(path, 0, ju_elf_take_wanted, &w, debug, sizeof debug,
                                    &used_debug);
     if (rc < 0)
         return rc;
     a.rc = found ? 0 : JITUNWIND_ENOTFOUND;
-    ju_symbol_memo_keep(path, name, used_debug ? debug : NULL, &a);
+    ju_file_memo_keep(&symbol_answers, path, name, used_debug ? debug : NULL, &a);
 answer:
     if (a.rc < 0)
         return a.rc;

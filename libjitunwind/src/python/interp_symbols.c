@@ -1,71 +1,20 @@
 /* What a reader takes from its interpreter's symbols (pyreader.h), read in
  * one pass over the file's tables (its separate debug file's for a
- * stripped one) and kept per file: a profiler of every process opens a
+ * stripped one) and kept per file (file_memo.h: while the file and its
+ * debug file are the ones read): a profiler of every process opens a
  * reader for each process of the same interpreter, a debugger one at every
  * stop, and a pass is most of an opening's CPU (Debian's python3.11 has
- * 40,000 symbols in its debug file). A kept reading is used while the
- * file is the same (device, inode, size, modification time: one replaced
- * at its path is another) and, for a stripped file, its debug file as
- * found now is the one read, or still none (one installed, removed or
- * replaced since makes the reading stale). The oldest reading gives way. */
-#include <pthread.h>
+ * 40,000 symbols in its debug file). */
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
-#include "base/host_files.h"
 #include "elf/elf.h"
+#include "elf/file_memo.h"
 #include "python/pyreader.h"
 
-#define KEPT_FILES 8u
-#define NAME_MAX_KEPT 32u /* a longer cold-exits name is read every time */
-
-struct kept {
-    struct ju_file_id file, debug;
-    int uses_debug; /* read with a debug file looked for (the file has no .symtab) */
-    int arch;
-    char cold_exits[NAME_MAX_KEPT];
-    struct ju_py_file_symbols s;
-    unsigned long long age;
-};
-
-static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct kept kept[KEPT_FILES];
-static unsigned long long kept_clock;
-
-/* The reading kept for (file, arch, cold exits) into *out, 1; or 0. */
-static int kept_find(const struct ju_file_id *file, int arch, const char *cold, struct kept *out)
-{
-    size_t i;
-    int hit = 0;
-    pthread_mutex_lock(&kept_lock);
-    for (i = 0; i < KEPT_FILES && !hit; i++)
-        if (kept[i].file.exists && ju_file_id_same(&kept[i].file, file) && kept[i].arch == arch &&
-            strcmp(kept[i].cold_exits, cold) == 0) {
-            *out = kept[i];
-            hit = 1;
-        }
-    pthread_mutex_unlock(&kept_lock);
-    return hit;
-}
-
-/* Keep `e` in place of the same file's reading, else of the oldest. */
-static void keep(struct kept *e)
-{
-    struct kept *at = NULL;
-    size_t i;
-    pthread_mutex_lock(&kept_lock);
-    for (i = 0; i < KEPT_FILES && !at; i++)
-        if (kept[i].file.exists && ju_file_id_same(&kept[i].file, &e->file) &&
-            kept[i].arch == e->arch && strcmp(kept[i].cold_exits, e->cold_exits) == 0)
-            at = &kept[i];
-    if (!at)
-        for (at = &kept[0], i = 1; i < KEPT_FILES; i++)
-            if (kept[i].age < at->age)
-                at = &kept[i];
-    e->age = ++kept_clock;
-    *at = *e;
-    pthread_mutex_unlock(&kept_lock);
-}
+/* Readings kept per file; key: the architecture and the cold-exits name. */
+JU_FILE_MEMO(readings, 8, struct ju_py_file_symbols);
 
 struct pass {
     struct ju_wanted_symbols names;
@@ -106,32 +55,15 @@ int ju_py_file_symbols(const char *module, int arch, const char *cold_exits,
                        struct ju_py_file_symbols *out)
 {
     const char *cold = cold_exits ? cold_exits : "";
-    char debug[4096];
-    struct kept e;
-    struct ju_file_id debug_now;
-    int rc, used_debug;
-    memset(&e, 0, sizeof e);
-    ju_file_id_of_path(module, &e.file);
-    if (e.file.exists && kept_find(&e.file, arch, cold, &e)) {
-        if (e.uses_debug) {
-            ju_elf_debug_file_now(module, JU_DEBUG_REMOTE, debug, sizeof debug);
-            ju_file_id_of_path(debug[0] ? debug : NULL, &debug_now);
-        }
-        if (!e.uses_debug || ju_file_id_same(&e.debug, &debug_now)) {
-            *out = e.s;
-            return 0;
-        }
-    }
+    char debug[4096], key[JU_FILE_MEMO_KEY];
+    int rc, used_debug, keyed;
+    keyed = snprintf(key, sizeof key, "%d %s", arch, cold) < (int)sizeof key;
+    if (keyed && ju_file_memo_find(&readings, module, key, JU_DEBUG_REMOTE, out))
+        return 0;
     debug[0] = '\0';
     if ((rc = read_file(module, arch, cold, out, debug, sizeof debug, &used_debug)) < 0)
         return rc;
-    if (e.file.exists && strlen(cold) < sizeof e.cold_exits) {
-        e.uses_debug = used_debug;
-        ju_file_id_of_path(used_debug && debug[0] ? debug : NULL, &e.debug);
-        e.arch = arch;
-        ju_strlcpy(e.cold_exits, cold, sizeof e.cold_exits);
-        e.s = *out;
-        keep(&e);
-    }
+    if (keyed)
+        ju_file_memo_keep(&readings, module, key, used_debug ? debug : NULL, out);
     return 0;
 }
