@@ -58,3 +58,19 @@ def record_perf(j, proc, hz, seconds):
             return None
         fail("record --perf exited %d: %s" % (r.returncode, r.stderr))
     return r
+
+
+def rooted_stacks(r):
+    """The stacks of a finished `record --perf` run `r` of one process, as
+    (frames, count), after failing the test on any stack that does not
+    reach _start or on a summary that counts such stacks."""
+    if " 0 did not reach the thread's root" not in r.stderr:
+        fail("stacks did not reach their root: %s" % r.stderr)
+    stacks = []
+    for line in r.stdout.splitlines():
+        stack, _, count = line.rpartition(" ")
+        frames = stack.split(";")
+        if frames[0] != "_start":
+            fail("a stack that does not reach _start: %s" % stack)
+        stacks.append((frames, int(count)))
+    return stacks

@@ -8,33 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "realigned_call.h"
 #include "suite.h"
 #include "jitunwind/modules.h"
 
 #if defined(__x86_64__)
-/* ju_realigning: push rbx; rbx = sp; sp aligned down; call ju_saving.
- * ju_saving: push rbx; rbx = 7; (ju_saving_at) nop; pop rbx; (ju_saving_popped) ret. */
+/* ju_saving, called by ju_realigned_call: push rbx; rbx = 7;
+ * (ju_saving_at) nop; pop rbx; (ju_saving_popped) ret. */
 __asm__(".text\n"
-        ".globl ju_realigning\n"
-        ".type ju_realigning, @function\n"
-        "ju_realigning:\n"
-        ".cfi_startproc\n"
-        "push %rbx\n"
-        ".cfi_def_cfa_offset 16\n"
-        ".cfi_offset %rbx, -16\n"
-        "mov %rsp, %rbx\n"
-        ".cfi_def_cfa_register %rbx\n"
-        "and $-64, %rsp\n"
-        "call ju_saving\n"
-        ".globl ju_realigning_ret\n"
-        "ju_realigning_ret:\n"
-        "mov %rbx, %rsp\n"
-        ".cfi_def_cfa_register %rsp\n"
-        "pop %rbx\n"
-        ".cfi_def_cfa_offset 8\n"
-        "ret\n"
-        ".cfi_endproc\n"
-        ".size ju_realigning, .-ju_realigning\n"
         ".globl ju_saving\n"
         ".type ju_saving, @function\n"
         "ju_saving:\n"
@@ -53,10 +34,10 @@ __asm__(".text\n"
         "ret\n"
         ".cfi_endproc\n"
         ".size ju_saving, .-ju_saving\n");
-extern char ju_realigning_ret[], ju_saving_at[], ju_saving_popped[];
+extern char ju_saving_at[], ju_saving_popped[];
 
 #define COPY_AT 0x7ff000001000ull
-#define REALIGNED_RBX (COPY_AT + 64) /* ju_realigning's sp after its push */
+#define REALIGNED_RBX (COPY_AT + 64) /* ju_realigned_call's sp after its push */
 
 /* Memory that is a stack copy and nothing else: [COPY_AT, +128). */
 struct copy {
@@ -79,14 +60,14 @@ static void put(struct copy *c, uint64_t addr, uint64_t value)
 }
 
 /* The stack at ju_saving_at: ju_saving's save of rbx at sp, its return
- * address above, ju_realigning's aligned area, then at REALIGNED_RBX its
+ * address above, ju_realigned_call's aligned area, then at REALIGNED_RBX its
  * own save of rbx and its return address, 0 (the walk's end). */
 static struct jitunwind_memory stack_copy(struct copy *c)
 {
     struct jitunwind_memory mem;
     memset(c, 0, sizeof *c);
     put(c, COPY_AT, REALIGNED_RBX);
-    put(c, COPY_AT + 8, (uint64_t)(uintptr_t)ju_realigning_ret);
+    put(c, COPY_AT + 8, (uint64_t)(uintptr_t)ju_realigned_call_ret);
     put(c, REALIGNED_RBX, 0x5151);
     put(c, REALIGNED_RBX + 8, 0);
     memset(&mem, 0, sizeof mem);
@@ -142,7 +123,7 @@ START_TEST(rbx_restored_from_the_callee_defines_the_cfa)
         ck_assert_int_eq(walk(mods, &mem, (uint64_t)(uintptr_t)ju_saving_at, COPY_AT, 1, 7, pcs,
                               &stop),
                          2);
-        ck_assert_uint_eq(pcs[1], (uint64_t)(uintptr_t)ju_realigning_ret);
+        ck_assert_uint_eq(pcs[1], (uint64_t)(uintptr_t)ju_realigned_call_ret);
         ck_assert_int_eq(stop, JITUNWIND_STOP_END);
     }
     jitunwind_modules_free(mods);
@@ -165,7 +146,7 @@ START_TEST(without_rbx_the_walk_says_it_needs_it)
 END_TEST
 
 /* At ju_saving's ret its save slot is below sp, outside the copy: rbx
- * already holds ju_realigning's value and is taken as it is. */
+ * already holds ju_realigned_call's value and is taken as it is. */
 START_TEST(rbx_popped_by_the_callee_is_taken_as_it_is)
 {
     jitunwind_modules *mods = own_modules();
