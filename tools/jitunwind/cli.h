@@ -403,6 +403,19 @@ void cli_read_log_reread(struct cli_target *t);
 void cli_check_reads_begin(struct cli_target *t, uint64_t tstate,
                            const struct jitunwind_py_frame *frames, size_t n, int reading);
 void cli_check_reads_end(struct cli_target *t);
+/* Several thread states' checks in one call: plan, then after each
+ * thread's walk add its check's pages (cli_check_reads_add: 0, or -1 when
+ * they do not fit beside the pages already added, nothing added then:
+ * fetch, plan again and add it to the next call; the first added is
+ * always taken, its pages past a full list read alone), then fetch, after
+ * the last of those walks. Each added thread state's next check (both
+ * readings) is then served from that call; a check begun otherwise (a
+ * thread's chain read again) makes its own call, and the threads not yet
+ * served then make theirs. */
+void cli_check_reads_plan(struct cli_target *t);
+int cli_check_reads_add(struct cli_target *t, uint64_t tstate,
+                        const struct jitunwind_py_frame *frames, size_t n);
+void cli_check_reads_fetch(struct cli_target *t);
 /* A read of the check from those pages: 0, or -1 (not all held: read it
  * from the target, then report it through cli_check_reads_missed). */
 int cli_check_reads_serve(struct cli_target *t, uint64_t addr, void *dst, size_t len);
@@ -424,6 +437,24 @@ void cli_check_reads_missed(struct cli_target *t, uint64_t addr, size_t len);
 int cli_read_running_chain(struct cli_target *t, struct jitunwind_py_thread *th,
                            struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
                            char *why, size_t why_size, size_t *left);
+/* cli_read_running_chain (with `left`, no message) in three steps, so that
+ * several threads' checks share one call (cli_check_reads_plan): the first
+ * try's walk into out (max) and *w (0, or -1 without the chain and block
+ * caches: nothing done, read the chain with cli_read_running_chain); its
+ * check's pages added to the planned call (cli_check_reads_add's answer);
+ * then, once the call is fetched, the check and the tries again, as there.
+ * th, out and max must be the same at each step. */
+struct cli_chain_try {
+    int rc;
+    size_t got, left;
+};
+int cli_running_chain_walk(struct cli_target *t, const struct jitunwind_py_thread *th,
+                           struct jitunwind_py_frame *out, size_t max, struct cli_chain_try *w);
+int cli_running_chain_share(struct cli_target *t, const struct jitunwind_py_thread *th,
+                            const struct jitunwind_py_frame *out, const struct cli_chain_try *w);
+int cli_running_chain_finish(struct cli_target *t, struct jitunwind_py_thread *th,
+                             struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
+                             size_t *left, const struct cli_chain_try *w);
 
 /* --- ptrace_refused.c --- */
 /* Say on stderr that ptrace of pid was refused: the tracer (PID, command

@@ -109,9 +109,11 @@ static int doubtful(int rc, const struct jitunwind_py_frame *out, size_t n, size
     return 0;
 }
 
+/* `first`: the first try's walk, made already (NULL: made here). */
 static int read_chain(struct cli_target *t, struct jitunwind_py_thread *th,
                       struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
-                      char *why, size_t why_size, int leave, size_t *left)
+                      char *why, size_t why_size, int leave, size_t *left,
+                      const struct cli_chain_try *first)
 {
     int rc = 0, tries, same = 1, moved = 0, ended;
     *torn = 0;
@@ -125,7 +127,12 @@ static int read_chain(struct cli_target *t, struct jitunwind_py_thread *th,
         *got = 0;
         if (!th->current_frame)
             return 0;
-        rc = walk(t, th, out, max, got, tries > 0, leave, left);
+        if (tries == 0 && first) {
+            rc = first->rc;
+            *got = first->got;
+            *left = first->left;
+        } else
+            rc = walk(t, th, out, max, got, tries > 0, leave, left);
         if (why_size) /* the check below reads too, and so sets the reader's error */
             snprintf(why, why_size, "%s", rc < 0 ? jitunwind_pyreader_last_error(t->py)->message
                                                  : "");
@@ -163,7 +170,36 @@ int cli_read_running_chain(struct cli_target *t, struct jitunwind_py_thread *th,
         struct jitunwind_py_thread pages = *th;
         (void)jitunwind_pyreader_thread(t->py, &pages);
     }
-    rc = read_chain(t, th, out, max, got, torn, why, why_size, left != NULL, left ? left : &none);
+    rc = read_chain(t, th, out, max, got, torn, why, why_size, left != NULL, left ? left : &none,
+                    NULL);
     cli_read_log_end(t);
     return rc;
+}
+
+int cli_running_chain_walk(struct cli_target *t, const struct jitunwind_py_thread *th,
+                           struct jitunwind_py_frame *out, size_t max, struct cli_chain_try *w)
+{
+    w->rc = 0;
+    w->got = w->left = 0;
+    if (!t->chains || !t->blocks)
+        return -1;
+    if (th->current_frame)
+        w->rc = walk(t, th, out, max, &w->got, 0, 1, &w->left);
+    return 0;
+}
+
+int cli_running_chain_share(struct cli_target *t, const struct jitunwind_py_thread *th,
+                            const struct jitunwind_py_frame *out, const struct cli_chain_try *w)
+{
+    if (!th->current_frame)
+        return 0; /* no check */
+    return cli_check_reads_add(t, th->tstate, out,
+                               jitunwind_py_chains_check_span(t->chains, th->tstate, out, w->got));
+}
+
+int cli_running_chain_finish(struct cli_target *t, struct jitunwind_py_thread *th,
+                             struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
+                             size_t *left, const struct cli_chain_try *w)
+{
+    return read_chain(t, th, out, max, got, torn, NULL, 0, 1, left, w);
 }
