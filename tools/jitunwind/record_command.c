@@ -34,6 +34,11 @@
  * call (cli_check_reads_plan); each has its own frames, room for
  * PY_FRAMES_FIRST at first, grown as a chain needs. */
 #define SHARED_CHECKS 16u
+/* --nonblocking lists the Python thread states anew at most this often;
+ * in between it reads the last listing's thread states again
+ * (jitunwind_pyreader_threads_again), which notices a thread state added
+ * or taken out by its list links, and lists anew at once then. */
+#define RELIST_SECONDS 0.5
 #define PY_FRAMES_FIRST 128u
 
 /* One thread's Python frames in a pass of --nonblocking. */
@@ -81,6 +86,9 @@ struct sampler {
     uint64_t left_out_at_end;   /* --nonblocking: passes read after the last good check */
     struct profile_tails tails; /* --nonblocking --mark-frames: ids the marker vouches for */
     struct py_chain chains[SHARED_CHECKS]; /* --nonblocking: a pass's threads */
+    size_t n_py;                /* --nonblocking: the thread states listed, */
+    double py_listed_at;        /* when, */
+    uint64_t py_listings;       /* and how many listings were made */
 };
 
 static double now(void)
@@ -397,18 +405,25 @@ static void finish_shared(struct sampler *sm, struct jitunwind_py_thread *const 
         finish_chain(sm, ts[k], &sm->chains[k], 1);
 }
 
-/* --nonblocking: every Python thread's frames, read while it runs. The
- * threads are walked, up to SHARED_CHECKS at a time, before their checks,
+/* --nonblocking: every Python thread's frames, read while it runs (the
+ * thread states listed as RELIST_SECONDS says). The threads are walked, up to SHARED_CHECKS at a time, before their checks,
  * which are read in one call. When the next sample follows at once
  * (`behind`), the last call also reads the next sample's blocks
  * (cli_target_read_carrying). */
-static void sample_python(struct sampler *sm, int behind)
+static void sample_python(struct sampler *sm, int behind, double t)
 {
     static struct jitunwind_py_thread pts[JITUNWIND_PY_MAX_THREADS];
     struct jitunwind_py_thread *walked[SHARED_CHECKS];
-    size_t n = 0, i, k = 0;
-    if (jitunwind_pyreader_threads(sm->t.py, pts, JITUNWIND_PY_MAX_THREADS, &n) < 0)
-        sm->errors++;
+    size_t n, i, k = 0;
+    if (!sm->n_py || t - sm->py_listed_at >= RELIST_SECONDS ||
+        jitunwind_pyreader_threads_again(sm->t.py, pts, sm->n_py) != 1) {
+        sm->n_py = 0;
+        sm->py_listed_at = t;
+        sm->py_listings++;
+        if (jitunwind_pyreader_threads(sm->t.py, pts, JITUNWIND_PY_MAX_THREADS, &sm->n_py) < 0)
+            sm->errors++;
+    }
+    n = sm->n_py;
     for (i = 0; i < n; i++) {
         struct py_chain *s;
         if (!sampled_python(sm, &pts[i]))
@@ -749,9 +764,9 @@ static void stats(struct sampler *sm)
                 (unsigned long long)sm->py_listing.memo.reused);
     if (sm->opt->nonblocking)
         fprintf(stderr, "frames being pushed left out: %llu\ntorn chains: %llu\n"
-                        "exit and exec checks: %llu\n",
+                        "exit and exec checks: %llu\nPython thread listings: %llu\n",
                 (unsigned long long)sm->pushed_left_out, (unsigned long long)sm->torn,
-                (unsigned long long)sm->gone_checks);
+                (unsigned long long)sm->gone_checks, (unsigned long long)sm->py_listings);
     if (sm->opt->mark_frames)
         fprintf(stderr, "marker stops: %llu\nmarker frames unread: %llu\nmarker misses: %llu\n"
                         "marker writes: %llu\nmarker checks: %llu\n"
@@ -1020,7 +1035,7 @@ opened:
                 cli_target_next_sample(&sm->t, !behind);
         }
         if (opt->nonblocking)
-            sample_python(sm, behind && !opt->no_cache);
+            sample_python(sm, behind && !opt->no_cache, t);
         else
             sample_mixed(sm, t);
     shown:
