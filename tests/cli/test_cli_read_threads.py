@@ -33,21 +33,30 @@ THREADS = 8
 MAX_CALLS = 2.0
 MAX_PIECES = 4.5
 
+# The main thread says it is ready from its spin, once every other thread
+# spins: from then on every thread's stack is the whole recursion.
 TARGET = r'''
-import sys, threading
-def spin():
+import sys, threading, time
+THREADS, DEPTH = %d, %d
+spinning = []
+def spin(ready):
+    if ready:
+        while len(spinning) < THREADS - 1:
+            time.sleep(0.01)
+        open(ready, "w").close()
+    else:
+        spinning.append(1)
     x = 0
     while True:
         x = (x + 1) & 0xffff
-def recurse(n):
+def recurse(n, ready):
     if n == 0:
-        return spin()
-    return recurse(n - 1)
-for _ in range(%d):
-    threading.Thread(target=recurse, args=(%d,), daemon=True).start()
-open(sys.argv[1], "w").close()
-recurse(%d)
-''' % (THREADS - 1, DEPTH - 1, DEPTH - 1)
+        return spin(ready)
+    return recurse(n - 1, ready)
+for _ in range(THREADS - 1):
+    threading.Thread(target=recurse, args=(DEPTH - 1, None), daemon=True).start()
+recurse(DEPTH - 1, sys.argv[1])
+''' % (THREADS, DEPTH)
 
 
 def main():

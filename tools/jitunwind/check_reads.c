@@ -39,7 +39,8 @@
 #define PAGE 4096u
 #define HELD 64u      /* pages read for one check */
 #define KEPT 16u      /* pages remembered per thread state */
-#define STATES 64u    /* thread states remembered (a slot is shared by hash) */
+#define STATES 64u    /* thread states remembered */
+#define PROBES 8u     /* slots a thread state may take, from its home slot */
 #define AGE 8u        /* checks a remembered page stays unread before it is forgotten */
 #define GRAIN 64u     /* a part's ends are multiples of this */
 #define FRAME_GUESS 128u /* bytes read from a walked frame's address (a check that
@@ -73,9 +74,19 @@ struct cli_check_reads {
     int shared;
 };
 
-static size_t state_slot(uint64_t tstate)
+/* The seen[] slot of `tstate`: its own among PROBES from its home slot,
+ * else the first empty one there, else its home slot (taken over). The
+ * threads checked together each keep their own slot. */
+static size_t state_slot(const struct cli_check_reads *c, uint64_t tstate)
 {
-    return (size_t)(((tstate >> 4) * 0x9e3779b97f4a7c15ull) >> 58) % STATES;
+    size_t home = (size_t)(((tstate >> 4) * 0x9e3779b97f4a7c15ull) >> 58) % STATES, i;
+    for (i = 0; i < PROBES; i++)
+        if (c->seen[(home + i) % STATES].tstate == tstate)
+            return (home + i) % STATES;
+    for (i = 0; i < PROBES; i++)
+        if (!c->seen[(home + i) % STATES].tstate)
+            return (home + i) % STATES;
+    return home;
 }
 
 static size_t held_index(const struct cli_check_reads *c, uint64_t page)
@@ -141,7 +152,7 @@ static void forget(struct cli_check_reads *c, size_t at, size_t i)
  * thread state held it: what a slot remembers is only a guess). */
 static void check_of(struct cli_check_reads *c, uint64_t tstate)
 {
-    c->at = state_slot(tstate);
+    c->at = state_slot(c, tstate);
     if (c->seen[c->at].tstate != tstate) {
         c->seen[c->at].tstate = tstate;
         c->seen[c->at].n = c->seen[c->at].next = 0;
@@ -204,7 +215,7 @@ static void fetch(struct cli_target *t, struct cli_check_reads *c)
     /* A remembered page that is unreadable now is forgotten: the pages
      * after it in the call were not read either. */
     for (m = 0; k < c->n_held && m < (c->n_members ? c->n_members : 1); m++) {
-        size_t at = c->n_members ? state_slot(c->member[m]) : c->at;
+        size_t at = c->n_members ? state_slot(c, c->member[m]) : c->at;
         for (i = 0; i < c->seen[at].n; i++)
             if (c->seen[at].page[i] == c->page[k]) {
                 forget(c, at, i);
@@ -281,7 +292,7 @@ void cli_check_reads_begin(struct cli_target *t, uint64_t tstate,
     struct cli_check_reads *c = t->check_reads;
     if (c && serve_shared(c, tstate, reading))
         return;
-    if (reading == 1 && c && c->both && !c->shared && c->at == state_slot(tstate) &&
+    if (reading == 1 && c && c->both && !c->shared && c->at == state_slot(c, tstate) &&
         c->seen[c->at].tstate == tstate) {
         c->copy = 1;
         c->on = 1;

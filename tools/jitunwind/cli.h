@@ -198,7 +198,9 @@ void cli_target_reread(struct cli_target *t);
  * [lo[i], hi[i]) of each of the n pages are read twice over, one copy
  * after the other: into first[i] (that part's start), then into blocks
  * (with the part of the block this sample read), second[i] where page
- * i's second copy starts (the page's start, only that part held).
+ * i's second copy starts (the page's start, only that part held); a page
+ * whose block finds no free slot (a crowded cache) has its second copy
+ * read into first[n + i] instead, second[i] left as given.
  * Returns how many of the 2n copies were read, in that order, or -1
  * (nothing read: the caller reads them itself). A check that fails drops
  * what was carried (cli_target_reread). */
@@ -437,21 +439,26 @@ void cli_check_reads_missed(struct cli_target *t, uint64_t addr, size_t len);
 int cli_read_running_chain(struct cli_target *t, struct jitunwind_py_thread *th,
                            struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
                            char *why, size_t why_size, size_t *left);
-/* cli_read_running_chain (with `left`, no message) in three steps, so that
+/* cli_read_running_chain (with `left`, no message) in four steps, so that
  * several threads' checks share one call (cli_check_reads_plan): the first
  * try's walk into out (max) and *w (0, or -1 without the chain and block
  * caches: nothing done, read the chain with cli_read_running_chain); its
  * check's pages added to the planned call (cli_check_reads_add's answer);
- * then, once the call is fetched, the check and the tries again, as there.
- * th, out and max must be the same at each step. */
+ * once the call is fetched, its check (every thread's, before any thread
+ * is read again: a try again makes a call of its own, after which the
+ * shared call serves no more); then the tries again, as there. th, out
+ * and max must be the same at each step. */
 struct cli_chain_try {
     int rc;
     size_t got, left;
+    int same; /* the check found the chain unchanged */
 };
 int cli_running_chain_walk(struct cli_target *t, const struct jitunwind_py_thread *th,
                            struct jitunwind_py_frame *out, size_t max, struct cli_chain_try *w);
 int cli_running_chain_share(struct cli_target *t, const struct jitunwind_py_thread *th,
                             const struct jitunwind_py_frame *out, const struct cli_chain_try *w);
+void cli_running_chain_check(struct cli_target *t, const struct jitunwind_py_thread *th,
+                             struct jitunwind_py_frame *out, size_t max, struct cli_chain_try *w);
 int cli_running_chain_finish(struct cli_target *t, struct jitunwind_py_thread *th,
                              struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
                              size_t *left, const struct cli_chain_try *w);

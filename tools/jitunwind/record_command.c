@@ -355,8 +355,8 @@ static int left_ids_held(struct sampler *sm, struct py_chain *s, uint64_t key,
     return 0;
 }
 
-/* --nonblocking: a thread's chain read (its first walk made already, into
- * s, when `walked`), checked and recorded. A thread that runs on changes
+/* --nonblocking: a thread's chain read (its first walk and its check made
+ * already, into s, when `walked`) and recorded. A thread that runs on changes
  * its chain under the reader: a chain cut short is counted as an error and
  * recorded as read; one that kept changing (running_chain.c) is counted
  * and left out. A chain longer than the room is read again into twice the
@@ -392,8 +392,8 @@ static void finish_chain(struct sampler *sm, struct jitunwind_py_thread *pt, str
 }
 
 /* The checks of the threads walked, ts[0..n) with their chains, in one
- * call (`carry`: it reads the next pass's blocks too), then each chain
- * finished. */
+ * call (`carry`: it reads the next pass's blocks too), every one made
+ * before any chain is read again, then each chain finished. */
 static void finish_shared(struct sampler *sm, struct jitunwind_py_thread *const *ts, size_t n,
                           int carry)
 {
@@ -401,6 +401,9 @@ static void finish_shared(struct sampler *sm, struct jitunwind_py_thread *const 
     sm->t.carry_check = carry;
     cli_check_reads_fetch(&sm->t);
     sm->t.carry_check = 0;
+    for (k = 0; k < n; k++)
+        cli_running_chain_check(&sm->t, ts[k], sm->chains[k].py, sm->chains[k].cap,
+                                &sm->chains[k].first);
     for (k = 0; k < n; k++)
         finish_chain(sm, ts[k], &sm->chains[k], 1);
 }
@@ -454,7 +457,9 @@ static void sample_python(struct sampler *sm, int behind, double t)
             k = 0;
             cli_check_reads_plan(&sm->t);
             if (cli_running_chain_share(&sm->t, &pts[i], s->py, &s->first) < 0) {
-                finish_chain(sm, &pts[i], s, 1); /* its check makes its own call */
+                /* its check makes its own call */
+                cli_running_chain_check(&sm->t, &pts[i], s->py, s->cap, &s->first);
+                finish_chain(sm, &pts[i], s, 1);
                 continue;
             }
         }
