@@ -356,11 +356,11 @@ static int left_ids_held(struct sampler *sm, struct py_chain *s, uint64_t key,
 }
 
 /* --nonblocking: a thread's chain read (its first walk and its check made
- * already, into s, when `walked`) and recorded. A thread that runs on changes
- * its chain under the reader: a chain cut short is counted as an error and
- * recorded as read; one that kept changing (running_chain.c) is counted
- * and left out. A chain longer than the room is read again into twice the
- * room. */
+ * already, into s, when `walked`) and recorded. A thread that runs on
+ * changes its chain under the reader: a chain cut short is counted as an
+ * error and recorded as read; one that kept changing (running_chain.c) is
+ * counted and left out. A chain longer than the room is read again into
+ * twice the room. */
 static void finish_chain(struct sampler *sm, struct jitunwind_py_thread *pt, struct py_chain *s,
                          int walked)
 {
@@ -409,10 +409,10 @@ static void finish_shared(struct sampler *sm, struct jitunwind_py_thread *const 
 }
 
 /* --nonblocking: every Python thread's frames, read while it runs (the
- * thread states listed as RELIST_SECONDS says). The threads are walked, up to SHARED_CHECKS at a time, before their checks,
- * which are read in one call. When the next sample follows at once
- * (`behind`), the last call also reads the next sample's blocks
- * (cli_target_read_carrying). */
+ * thread states listed as RELIST_SECONDS says). The threads are walked,
+ * up to SHARED_CHECKS at a time, before their checks, which are read in
+ * one call. When the next sample follows at once (`behind`), the last
+ * call also reads the next sample's blocks (cli_target_read_carrying). */
 static void sample_python(struct sampler *sm, int behind, double t)
 {
     static struct jitunwind_py_thread pts[JITUNWIND_PY_MAX_THREADS];
