@@ -625,7 +625,7 @@ static int check_of(const struct jitunwind_py_frame *frames, uint64_t top, size_
 }
 
 /* A check that follows jitunwind_py_chains_check_span on the same frames,
- * no walk between, takes the marker's answer from it (the frames beyond
+ * no walk of its thread between (another thread's may come), takes the marker's answer from it (the frames beyond
  * the marked one are compared with the cache once, not at both calls);
  * given other frames, or after a walk, it compares them itself. The
  * outermost frame's instruction is changed after the span's answer, which
@@ -645,6 +645,14 @@ START_TEST(a_check_takes_the_span_answer_made_just_before_it)
      * the marker are not the cache's: compared whole, the change seen). */
     ck_assert_int_eq(check_of(copy, FRAME[0], DEPTH), 0);
     ck_assert_uint_eq(stats().marker_checks, 1);
+    /* A walk of another thread's chain between: the answer still serves. */
+    memcpy(copy, MARKED, sizeof copy);
+    ck_assert_uint_eq(jitunwind_py_chains_check_span(K, TS, copy, DEPTH), 1);
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing(R, K, TS + 8, FRAME[0], BATCHED, 32, &n),
+                     0);
+    copy[DEPTH - 1].lasti++;
+    ck_assert_int_eq(check_of(copy, FRAME[0], DEPTH), 1);
+    ck_assert_uint_eq(stats().marker_checks, 2);
     /* Other frames than the span's. */
     ck_assert_uint_eq(jitunwind_py_chains_check_span(K, TS, MARKED, DEPTH), 1);
     ck_assert_int_eq(check_of(copy, FRAME[0], DEPTH), 0);
@@ -654,7 +662,7 @@ START_TEST(a_check_takes_the_span_answer_made_just_before_it)
     ck_assert_int_eq(jitunwind_pyreader_frames_reusing(R, K, TS, FRAME[0], MARKED, 32, &n), 0);
     copy[DEPTH - 1].lasti++;
     ck_assert_int_eq(check_of(copy, FRAME[0], DEPTH), 0);
-    ck_assert_uint_eq(stats().marker_checks, 1);
+    ck_assert_uint_eq(stats().marker_checks, 2);
     teardown();
 }
 END_TEST
@@ -708,6 +716,18 @@ START_TEST(a_walk_leaves_the_vouched_frames_in_the_cache)
     ck_assert_int_eq(jitunwind_pyreader_frames_reusing_top(R, K, TS, FRAME[0], MARKED, 32, &n,
                                                            &left), 0);
     ck_assert_uint_eq(left, DEPTH - 1);
+    ck_assert_int_eq(check_left(), 1);
+    ck_assert_uint_ne(jitunwind_py_chains_check_proof(K, TS, &beyond), 0);
+    ck_assert_uint_eq(beyond, DEPTH - 1);
+    /* A walk of another thread's chain since (a sampler walks every thread
+     * before checking them all): the tail and the check still hold. */
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing_top(R, K, TS, FRAME[0], MARKED, 32, &n,
+                                                           &left), 0);
+    ck_assert_uint_eq(left, DEPTH - 1);
+    ck_assert_int_eq(jitunwind_pyreader_frames_reusing(R, K, TS + 8, FRAME[0], BATCHED, 32, &n),
+                     0);
+    ck_assert_int_eq(jitunwind_py_chains_tail(K, TS, tail, 32, &got), 0);
+    ck_assert_uint_eq(got, DEPTH - 1);
     ck_assert_int_eq(check_left(), 1);
     ck_assert_uint_ne(jitunwind_py_chains_check_proof(K, TS, &beyond), 0);
     ck_assert_uint_eq(beyond, DEPTH - 1);

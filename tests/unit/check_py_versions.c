@@ -190,6 +190,63 @@ START_TEST(a_listing_reads_no_gil_where_threads_say)
 }
 END_TEST
 
+/* Between listings a sampler reads the listed thread states again
+ * (jitunwind_pyreader_threads_again): 1, their current frames read again,
+ * while the list's links and the thread ids are as listed; 0 once a
+ * thread state is added at the head, one is taken out, or one's ids
+ * changed. */
+START_TEST(listed_threads_read_again_until_the_list_changes)
+{
+    struct py_image p;
+    struct jitunwind_memory mem;
+    jitunwind_pyreader *r;
+    struct jitunwind_py_thread t[8];
+    uint64_t interp, a, b, c, d;
+    size_t n;
+    pyi_init(&p, 0x030f00f0);
+    interp = pyi_interp(&p, 0, 0);
+    a = pyi_thread(&p, interp, 0x1000, 71);
+    b = pyi_thread(&p, interp, 0x2000, 72);
+    c = pyi_thread(&p, interp, 0x3000, 73);
+    ju_builder_u64(p.b, b + p.L->ts_next - 8, a); /* the previous links */
+    ju_builder_u64(p.b, c + p.L->ts_next - 8, b);
+    pyi_set_interpreters(&p, interp);
+    mem = ju_builder_memory(p.b);
+    ck_assert_int_eq(jitunwind_pyreader_open(&r, &mem, p.runtime, 0x030f00f0, NULL), 0);
+    ck_assert_int_eq(jitunwind_pyreader_threads(r, t, 8, &n), 0);
+    ck_assert_uint_eq(n, 3);
+    ck_assert_uint_eq(t[0].tstate, a);
+    ck_assert_int_eq(jitunwind_pyreader_threads_again(r, t, 3), 1);
+    ju_builder_u64(p.b, b + p.L->ts_current_frame, 0x2100);
+    ck_assert_int_eq(jitunwind_pyreader_threads_again(r, t, 3), 1);
+    ck_assert_uint_eq(t[1].current_frame, 0x2100);
+    /* Added at the head. */
+    d = pyi_alloc(&p, 1024);
+    ju_builder_u64(p.b, d + p.L->ts_next, a);
+    ju_builder_u64(p.b, a + p.L->ts_next - 8, d);
+    ju_builder_u64(p.b, interp + p.L->interp_threads_head, d);
+    ck_assert_int_eq(jitunwind_pyreader_threads_again(r, t, 3), 0);
+    ju_builder_u64(p.b, a + p.L->ts_next - 8, 0);
+    ju_builder_u64(p.b, interp + p.L->interp_threads_head, a);
+    ck_assert_int_eq(jitunwind_pyreader_threads(r, t, 8, &n), 0);
+    ck_assert_int_eq(jitunwind_pyreader_threads_again(r, t, 3), 1);
+    /* Taken out of the middle. */
+    ju_builder_u64(p.b, a + p.L->ts_next, c);
+    ju_builder_u64(p.b, c + p.L->ts_next - 8, a);
+    ck_assert_int_eq(jitunwind_pyreader_threads_again(r, t, 3), 0);
+    ck_assert_int_eq(jitunwind_pyreader_threads(r, t, 8, &n), 0);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_int_eq(jitunwind_pyreader_threads_again(r, t, 2), 1);
+    /* The last one's memory now another thread's. */
+    ju_builder_u64(p.b, c + p.L->ts_native_thread_id, 99);
+    ck_assert_int_eq(jitunwind_pyreader_threads_again(r, t, 2), 0);
+    ck_assert_int_eq(jitunwind_pyreader_threads_again(r, NULL, 1), JITUNWIND_EINVAL);
+    ck_assert_int_eq(jitunwind_pyreader_threads_again(NULL, t, 2), JITUNWIND_EINVAL);
+    jitunwind_pyreader_free(r);
+    pyi_free(&p);
+}
+END_TEST
+
 START_TEST(every_supported_version)
 {
     size_t i;
@@ -756,6 +813,7 @@ int main(void)
 {
     return ju_run_tests("py_versions", JU_TESTS(every_supported_version,
                                                 a_listing_reads_no_gil_where_threads_say,
+                                                listed_threads_read_again_until_the_list_changes,
                                                 provisional_field_lists_need_dwarf,
                                                 the_init_cleanup_frame_is_a_shim,
                                                 the_3_15_field_list_follows_the_header,

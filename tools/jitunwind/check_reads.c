@@ -22,7 +22,14 @@
  * check's two readings (running_chain.c): each reading is served from its
  * own copy, without a second call. When the next sample follows at once,
  * the call is cli_target_read_carrying's: the second copy goes into the
- * block cache, and the next sample's blocks come with it. */
+ * block cache, and the next sample's blocks come with it.
+ * Several threads' checks share one call (cli_check_reads_plan): each
+ * thread's pages are added after its walk, the call is made after the
+ * last of those walks, and each thread's two readings are then served
+ * from it once; every byte served was still read after that thread's
+ * walk. A check made again (its chain changed) makes a call of its own,
+ * and the shared call's copies are dropped (the threads whose checks
+ * follow make their own calls too). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,11 +39,13 @@
 #define PAGE 4096u
 #define HELD 64u      /* pages read for one check */
 #define KEPT 16u      /* pages remembered per thread state */
-#define STATES 64u    /* thread states remembered (a slot is shared by hash) */
+#define STATES 64u    /* thread states remembered */
+#define PROBES 8u     /* slots a thread state may take, from its home slot */
 #define AGE 8u        /* checks a remembered page stays unread before it is forgotten */
 #define GRAIN 64u     /* a part's ends are multiples of this */
 #define FRAME_GUESS 128u /* bytes read from a walked frame's address (a check that
                           * reads more reads it alone once, then remembers) */
+#define MEMBERS 16u   /* thread states whose checks share a call */
 
 struct cli_check_reads {
     uint64_t page[HELD]; /* the pages read for this check: the first n_held */
@@ -53,15 +62,31 @@ struct cli_check_reads {
         uint16_t lo[KEPT], hi[KEPT]; /* the part of it the check read alone */
         uint64_t used[KEPT]; /* the check (checks) that last read from the page */
         size_t n, next; /* next: the entry a new page replaces once full */
+        uint64_t checks; /* this thread state's checks begun with a fresh call */
     } seen[STATES];
-    uint64_t checks;    /* checks begun with a fresh call */
     size_t at;          /* seen[] slot of the check under way */
     int on;             /* a check is under way */
+    /* The thread states whose checks share the call held (shared: made),
+     * and how far each was served: 0 not yet, 1 its first reading, 2 both. */
+    uint64_t member[MEMBERS];
+    uint8_t served[MEMBERS];
+    size_t n_members;
+    int shared;
 };
 
-static size_t state_slot(uint64_t tstate)
+/* The seen[] slot of `tstate`: its own among PROBES from its home slot,
+ * else the first empty one there, else its home slot (taken over). The
+ * threads checked together each keep their own slot. */
+static size_t state_slot(const struct cli_check_reads *c, uint64_t tstate)
 {
-    return (size_t)(((tstate >> 4) * 0x9e3779b97f4a7c15ull) >> 58) % STATES;
+    size_t home = (size_t)(((tstate >> 4) * 0x9e3779b97f4a7c15ull) >> 58) % STATES, i;
+    for (i = 0; i < PROBES; i++)
+        if (c->seen[(home + i) % STATES].tstate == tstate)
+            return (home + i) % STATES;
+    for (i = 0; i < PROBES; i++)
+        if (!c->seen[(home + i) % STATES].tstate)
+            return (home + i) % STATES;
+    return home;
 }
 
 static size_t held_index(const struct cli_check_reads *c, uint64_t page)
@@ -76,12 +101,12 @@ static size_t held_index(const struct cli_check_reads *c, uint64_t page)
 /* Add bytes [lo, hi) of `page` (grains; a walked frame's part when
  * `frame`) to what is read for this check: a page listed already is
  * widened; none is added once the list is full. */
-static void want(struct cli_check_reads *c, uint64_t page, unsigned lo, unsigned hi, int frame)
+static int want(struct cli_check_reads *c, uint64_t page, unsigned lo, unsigned hi, int frame)
 {
     size_t i = held_index(c, page);
     if (i == HELD) {
         if (c->n_held == HELD)
-            return;
+            return -1;
         i = c->n_held++;
         c->page[i] = page;
         c->lo[i] = (uint16_t)lo;
@@ -97,6 +122,7 @@ static void want(struct cli_check_reads *c, uint64_t page, unsigned lo, unsigned
         c->flo[i] = (uint16_t)lo;
     if (frame && hi > c->fhi[i])
         c->fhi[i] = (uint16_t)hi;
+    return 0;
 }
 
 /* [lo, hi) widened to grains, within a page. */
@@ -111,57 +137,61 @@ static unsigned grain_up(size_t off)
     return (unsigned)(up > PAGE ? PAGE : up);
 }
 
-/* Forget the i-th remembered page of the check's thread state. */
-static void forget(struct cli_check_reads *c, size_t i)
+/* Forget the i-th remembered page of the thread state in seen[at]. */
+static void forget(struct cli_check_reads *c, size_t at, size_t i)
 {
-    size_t last = --c->seen[c->at].n;
-    c->seen[c->at].page[i] = c->seen[c->at].page[last];
-    c->seen[c->at].lo[i] = c->seen[c->at].lo[last];
-    c->seen[c->at].hi[i] = c->seen[c->at].hi[last];
-    c->seen[c->at].used[i] = c->seen[c->at].used[last];
-    c->seen[c->at].next = 0;
+    size_t last = --c->seen[at].n;
+    c->seen[at].page[i] = c->seen[at].page[last];
+    c->seen[at].lo[i] = c->seen[at].lo[last];
+    c->seen[at].hi[i] = c->seen[at].hi[last];
+    c->seen[at].used[i] = c->seen[at].used[last];
+    c->seen[at].next = 0;
 }
 
-void cli_check_reads_begin(struct cli_target *t, uint64_t tstate,
-                           const struct jitunwind_py_frame *frames, size_t n, int reading)
+/* The check under way is `tstate`'s (its slot taken over when another
+ * thread state held it: what a slot remembers is only a guess). */
+static void check_of(struct cli_check_reads *c, uint64_t tstate)
 {
-    struct cli_check_reads *c = t->check_reads;
-    void *dst[2 * HELD];
-    uint64_t twice[2 * HELD];
-    size_t lens[2 * HELD], i, k;
-    long got;
-    if (reading == 1 && c && c->both && c->at == state_slot(tstate) &&
-        c->seen[c->at].tstate == tstate) {
-        c->copy = 1;
-        c->on = 1;
-        return;
-    }
-    if (!c && !(c = t->check_reads = calloc(1, sizeof *c)))
-        return; /* every read of the check goes to the target alone */
-    c->copy = c->both = 0;
-    c->at = state_slot(tstate);
+    c->at = state_slot(c, tstate);
     if (c->seen[c->at].tstate != tstate) {
         c->seen[c->at].tstate = tstate;
         c->seen[c->at].n = c->seen[c->at].next = 0;
     }
-    c->n_held = 0;
-    c->on = 1;
-    c->checks++;
-    if (!t->live || t->pid <= 0)
-        return;
+}
+
+/* Add to the call the pages of `tstate`'s check of frames[0..n): those
+ * its last checks read besides, and the frames'. 0, or -1 when some page
+ * found the list full (the pages added before it stay). */
+static int add_state(struct cli_check_reads *c, uint64_t tstate,
+                     const struct jitunwind_py_frame *frames, size_t n)
+{
+    size_t i;
+    int full = 0;
+    check_of(c, tstate);
+    c->seen[c->at].checks++;
     for (i = 0; i < c->seen[c->at].n;) {
-        if (c->checks - c->seen[c->at].used[i] > AGE) { /* unread for AGE checks */
-            forget(c, i);
+        if (c->seen[c->at].checks - c->seen[c->at].used[i] > AGE) { /* unread for AGE checks */
+            forget(c, c->at, i);
             continue;
         }
-        want(c, c->seen[c->at].page[i], c->seen[c->at].lo[i], c->seen[c->at].hi[i], 0);
+        full |= want(c, c->seen[c->at].page[i], c->seen[c->at].lo[i], c->seen[c->at].hi[i], 0);
         i++;
     }
     for (i = 0; i < n; i++) {
         uint64_t page = frames[i].address & ~(uint64_t)(PAGE - 1);
         size_t off = (size_t)(frames[i].address - page);
-        want(c, page, grain_down(off), grain_up(off + FRAME_GUESS), 1);
+        full |= want(c, page, grain_down(off), grain_up(off + FRAME_GUESS), 1);
     }
+    return full ? -1 : 0;
+}
+
+/* The call: every page held, twice over. */
+static void fetch(struct cli_target *t, struct cli_check_reads *c)
+{
+    void *dst[2 * HELD];
+    uint64_t twice[2 * HELD];
+    size_t lens[2 * HELD], i, k, m;
+    long got;
     for (i = 0; i < c->n_held; i++) {
         twice[i] = twice[c->n_held + i] = c->page[i] + c->lo[i];
         lens[i] = lens[c->n_held + i] = (size_t)(c->hi[i] - c->lo[i]);
@@ -184,12 +214,103 @@ void cli_check_reads_begin(struct cli_target *t, uint64_t tstate,
         k = c->n_held;
     /* A remembered page that is unreadable now is forgotten: the pages
      * after it in the call were not read either. */
-    for (i = 0; k < c->n_held && i < c->seen[c->at].n; i++)
-        if (c->seen[c->at].page[i] == c->page[k]) {
-            forget(c, i);
-            break;
-        }
+    for (m = 0; k < c->n_held && m < (c->n_members ? c->n_members : 1); m++) {
+        size_t at = c->n_members ? state_slot(c, c->member[m]) : c->at;
+        for (i = 0; i < c->seen[at].n; i++)
+            if (c->seen[at].page[i] == c->page[k]) {
+                forget(c, at, i);
+                break;
+            }
+    }
     c->n_held = k;
+}
+
+static size_t member_index(const struct cli_check_reads *c, uint64_t tstate)
+{
+    size_t m;
+    for (m = 0; m < c->n_members; m++)
+        if (c->member[m] == tstate)
+            return m;
+    return MEMBERS;
+}
+
+/* A reading of a thread state's check served from the shared call, when
+ * it has one there not yet served: 1, else 0. */
+static int serve_shared(struct cli_check_reads *c, uint64_t tstate, int reading)
+{
+    size_t m;
+    if (!c->shared || (m = member_index(c, tstate)) == MEMBERS || c->served[m] != reading ||
+        (reading == 1 && !c->both))
+        return 0;
+    c->served[m] = (uint8_t)(reading + 1);
+    check_of(c, tstate);
+    c->copy = reading;
+    c->on = 1;
+    return 1;
+}
+
+void cli_check_reads_plan(struct cli_target *t)
+{
+    struct cli_check_reads *c = t->check_reads;
+    if (!c && !(c = t->check_reads = calloc(1, sizeof *c)))
+        return;
+    c->shared = 0;
+    c->n_members = 0;
+    c->n_held = 0;
+}
+
+int cli_check_reads_add(struct cli_target *t, uint64_t tstate,
+                        const struct jitunwind_py_frame *frames, size_t n)
+{
+    struct cli_check_reads *c = t->check_reads;
+    size_t before;
+    if (!c || c->shared || !t->live || t->pid <= 0 || c->n_members == MEMBERS)
+        return -1;
+    before = c->n_held;
+    if (add_state(c, tstate, frames, n) < 0 && c->n_members) {
+        c->n_held = before; /* the pages it did add are dropped with it */
+        c->seen[c->at].checks--;
+        return -1;
+    }
+    c->member[c->n_members] = tstate;
+    c->served[c->n_members++] = 0;
+    return 0;
+}
+
+void cli_check_reads_fetch(struct cli_target *t)
+{
+    struct cli_check_reads *c = t->check_reads;
+    if (!c || !c->n_members)
+        return;
+    fetch(t, c);
+    c->shared = 1;
+}
+
+void cli_check_reads_begin(struct cli_target *t, uint64_t tstate,
+                           const struct jitunwind_py_frame *frames, size_t n, int reading)
+{
+    struct cli_check_reads *c = t->check_reads;
+    if (c && serve_shared(c, tstate, reading))
+        return;
+    if (reading == 1 && c && c->both && !c->shared && c->at == state_slot(c, tstate) &&
+        c->seen[c->at].tstate == tstate) {
+        c->copy = 1;
+        c->on = 1;
+        return;
+    }
+    if (!c && !(c = t->check_reads = calloc(1, sizeof *c)))
+        return; /* every read of the check goes to the target alone */
+    c->copy = c->both = 0;
+    c->shared = 0; /* the shared call's copies give way to this one's */
+    c->n_members = 0;
+    c->n_held = 0;
+    c->on = 1;
+    if (!t->live || t->pid <= 0) {
+        check_of(c, tstate);
+        return;
+    }
+    (void)add_state(c, tstate, frames, n); /* pages past a full list are read alone */
+    fetch(t, c);
 }
 
 void cli_check_reads_end(struct cli_target *t)
@@ -221,7 +342,7 @@ static void remember(struct cli_check_reads *c, uint64_t addr, size_t len)
             c->seen[c->at].lo[i] = (uint16_t)lo;
         if (hi > c->seen[c->at].hi[i])
             c->seen[c->at].hi[i] = (uint16_t)hi;
-        c->seen[c->at].used[i] = c->checks;
+        c->seen[c->at].used[i] = c->seen[c->at].checks;
     }
 }
 
@@ -260,7 +381,7 @@ int cli_check_reads_serve(struct cli_target *t, uint64_t addr, void *dst, size_t
         idx = held_index(c, page);
         part_of(addr, len, page, &from, &to);
         if (idx == HELD || from < c->flo[idx] || to > c->fhi[idx])
-            c->seen[c->at].used[k] = c->checks;
+            c->seen[c->at].used[k] = c->seen[c->at].checks;
     }
     while (done < len) {
         uint64_t at = addr + done, page = at & ~(uint64_t)(PAGE - 1);

@@ -198,7 +198,9 @@ void cli_target_reread(struct cli_target *t);
  * [lo[i], hi[i]) of each of the n pages are read twice over, one copy
  * after the other: into first[i] (that part's start), then into blocks
  * (with the part of the block this sample read), second[i] where page
- * i's second copy starts (the page's start, only that part held).
+ * i's second copy starts (the page's start, only that part held); a page
+ * whose block finds no free slot (a crowded cache) has its second copy
+ * read into first[n + i] instead, second[i] left as given.
  * Returns how many of the 2n copies were read, in that order, or -1
  * (nothing read: the caller reads them itself). A check that fails drops
  * what was carried (cli_target_reread). */
@@ -412,6 +414,19 @@ void cli_read_log_reread(struct cli_target *t);
 void cli_check_reads_begin(struct cli_target *t, uint64_t tstate,
                            const struct jitunwind_py_frame *frames, size_t n, int reading);
 void cli_check_reads_end(struct cli_target *t);
+/* Several thread states' checks in one call: plan, then after each
+ * thread's walk add its check's pages (cli_check_reads_add: 0, or -1 when
+ * they do not fit beside the pages already added, nothing added then:
+ * fetch, plan again and add it to the next call; the first added is
+ * always taken, its pages past a full list read alone), then fetch, after
+ * the last of those walks. Each added thread state's next check (both
+ * readings) is then served from that call; a check begun otherwise (a
+ * thread's chain read again) makes its own call, and the threads not yet
+ * served then make theirs. */
+void cli_check_reads_plan(struct cli_target *t);
+int cli_check_reads_add(struct cli_target *t, uint64_t tstate,
+                        const struct jitunwind_py_frame *frames, size_t n);
+void cli_check_reads_fetch(struct cli_target *t);
 /* A read of the check from those pages: 0, or -1 (not all held: read it
  * from the target, then report it through cli_check_reads_missed). */
 int cli_check_reads_serve(struct cli_target *t, uint64_t addr, void *dst, size_t len);
@@ -433,6 +448,29 @@ void cli_check_reads_missed(struct cli_target *t, uint64_t addr, size_t len);
 int cli_read_running_chain(struct cli_target *t, struct jitunwind_py_thread *th,
                            struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
                            char *why, size_t why_size, size_t *left);
+/* cli_read_running_chain (with `left`, no message) in four steps, so that
+ * several threads' checks share one call (cli_check_reads_plan): the first
+ * try's walk into out (max) and *w (0, or -1 without the chain and block
+ * caches: nothing done, read the chain with cli_read_running_chain); its
+ * check's pages added to the planned call (cli_check_reads_add's answer);
+ * once the call is fetched, its check (every thread's, before any thread
+ * is read again: a try again makes a call of its own, after which the
+ * shared call serves no more); then the tries again, as there. th, out
+ * and max must be the same at each step. */
+struct cli_chain_try {
+    int rc;
+    size_t got, left;
+    int same; /* the check found the chain unchanged */
+};
+int cli_running_chain_walk(struct cli_target *t, const struct jitunwind_py_thread *th,
+                           struct jitunwind_py_frame *out, size_t max, struct cli_chain_try *w);
+int cli_running_chain_share(struct cli_target *t, const struct jitunwind_py_thread *th,
+                            const struct jitunwind_py_frame *out, const struct cli_chain_try *w);
+void cli_running_chain_check(struct cli_target *t, const struct jitunwind_py_thread *th,
+                             struct jitunwind_py_frame *out, size_t max, struct cli_chain_try *w);
+int cli_running_chain_finish(struct cli_target *t, struct jitunwind_py_thread *th,
+                             struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
+                             size_t *left, const struct cli_chain_try *w);
 
 /* --- ptrace_refused.c --- */
 /* Say on stderr that ptrace of pid was refused: the tracer (PID, command

@@ -216,11 +216,28 @@ uint32_t profile_thread(struct profile *p, int tid, const char *name)
     return (uint32_t)(p->n_threads - 1);
 }
 
+/* The thread's last stack, counted once more, when `ids` are its frames
+ * again (a sampled thread's stack most often is: compared first, the
+ * stack's hash is not computed); else -1. */
+static int64_t same_as_last(struct profile *p, const struct profile_thread *th,
+                            const uint32_t *ids, uint32_t depth)
+{
+    struct profile_stack *s;
+    if (!th->n_runs)
+        return -1;
+    s = &p->stacks[th->runs[th->n_runs - 1].stack];
+    if (s->depth != depth || memcmp(s->frames, ids, depth * sizeof *ids) != 0)
+        return -1;
+    s->count++;
+    p->stacks_seen++;
+    return (int64_t)th->runs[th->n_runs - 1].stack;
+}
+
 int profile_add_for(struct profile *p, uint32_t thread, const uint32_t *ids, uint32_t depth)
 {
-    int64_t stack = count_stack(p, ids, depth, 1);
+    int64_t stack = thread < p->n_threads ? same_as_last(p, &p->threads[thread], ids, depth) : -1;
     struct profile_thread *th;
-    if (stack < 0)
+    if (stack < 0 && (stack = count_stack(p, ids, depth, 1)) < 0)
         return -1;
     if (thread >= p->n_threads)
         return 0;

@@ -30,6 +30,23 @@
  * owes back to back, those of at most the last CATCH_UP_SECONDS (older
  * ones are missed). A pass counts as achieved only once taken. */
 #define CATCH_UP_SECONDS 0.1
+/* --nonblocking: the threads walked before their checks are made in one
+ * call (cli_check_reads_plan); each has its own frames, room for
+ * PY_FRAMES_FIRST at first, grown as a chain needs. */
+#define SHARED_CHECKS 16u
+/* --nonblocking lists the Python thread states anew at most this often;
+ * in between it reads the last listing's thread states again
+ * (jitunwind_pyreader_threads_again), which notices a thread state added
+ * or taken out by its list links, and lists anew at once then. */
+#define RELIST_SECONDS 0.5
+#define PY_FRAMES_FIRST 128u
+
+/* One thread's Python frames in a pass of --nonblocking. */
+struct py_chain {
+    struct jitunwind_py_frame *py; /* cap entries, n used */
+    size_t n, cap;
+    struct cli_chain_try first;    /* its first walk, its check shared */
+};
 
 struct sampler {
     const struct cli_options *opt;
@@ -68,6 +85,10 @@ struct sampler {
     uint64_t gone_checks;       /* --nonblocking: those checks */
     uint64_t left_out_at_end;   /* --nonblocking: passes read after the last good check */
     struct profile_tails tails; /* --nonblocking --mark-frames: ids the marker vouches for */
+    struct py_chain chains[SHARED_CHECKS]; /* --nonblocking: a pass's threads */
+    size_t n_py;                /* --nonblocking: the thread states listed, */
+    double py_listed_at;        /* when, */
+    uint64_t py_listings;       /* and how many listings were made */
 };
 
 static double now(void)
@@ -188,16 +209,16 @@ static void record_stack(struct sampler *sm, const struct cli_stack *s, uint32_t
  * looked up by their names. Frames left are never among those looked up:
  * the caller copies them into s->py unless their ids are there
  * (left_ids_held). */
-static void record_python(struct sampler *sm, const struct cli_stack *s, uint32_t thread,
+static void record_python(struct sampler *sm, const struct py_chain *s, uint32_t thread,
                           uint64_t key, uint64_t proof, const uint32_t *tail, size_t beyond,
                           size_t left)
 {
-    size_t i = s->pyread.n_py + left;
+    size_t i = s->n + left;
     uint32_t depth = 0, id;
     int reused = 0;
-    if (ids_room(sm, s->pyread.n_py + left + 1) < 0)
+    if (ids_room(sm, s->n + left + 1) < 0)
         return;
-    if (tail && beyond <= s->pyread.n_py + left && beyond >= left) {
+    if (tail && beyond <= s->n + left && beyond >= left) {
         memcpy(sm->ids, tail, beyond * sizeof *tail);
         depth = (uint32_t)beyond;
         i -= beyond;
@@ -211,7 +232,7 @@ static void record_python(struct sampler *sm, const struct cli_stack *s, uint32_
     while (i-- > 0)
         if ((id = python_id(sm, &s->py[i])) != UINT32_MAX)
             sm->ids[depth++] = id;
-    if (proof && !reused && depth == s->pyread.n_py && beyond <= depth)
+    if (proof && !reused && depth == s->n && beyond <= depth)
         profile_tail_put(&sm->tails, key, proof, sm->ids, beyond);
     keep_stack(sm, thread, depth);
 }
@@ -284,13 +305,28 @@ static void name_threads(struct sampler *sm)
 /* A thread read while it runs may be pushing a frame: its innermost frame
  * is linked before its code is readable (JITUNWIND_PYFRAME_BAD_CODE). That
  * frame is left out, the sample being its caller's, and counted. */
-static void drop_frame_being_pushed(struct sampler *sm, struct cli_stack *s)
+static void drop_frame_being_pushed(struct sampler *sm, struct py_chain *s)
 {
-    if (s->pyread.n_py == 0 || !(s->py[0].flags & JITUNWIND_PYFRAME_BAD_CODE))
+    if (s->n == 0 || !(s->py[0].flags & JITUNWIND_PYFRAME_BAD_CODE))
         return;
-    memmove(s->py, s->py + 1, (s->pyread.n_py - 1) * sizeof *s->py);
-    s->pyread.n_py--;
+    memmove(s->py, s->py + 1, (s->n - 1) * sizeof *s->py);
+    s->n--;
     sm->pushed_left_out++;
+}
+
+/* Twice the room (at most JITUNWIND_PY_MAX_FRAMES; PY_FRAMES_FIRST when
+ * none yet): 0, or -1 (as it was) at the limit or out of memory. */
+static int py_chain_grow(struct py_chain *s)
+{
+    size_t cap = s->cap ? 2 * s->cap : PY_FRAMES_FIRST;
+    struct jitunwind_py_frame *py;
+    if (cap > JITUNWIND_PY_MAX_FRAMES)
+        cap = JITUNWIND_PY_MAX_FRAMES;
+    if (cap <= s->cap || !(py = realloc(s->py, cap * sizeof *py)))
+        return -1;
+    s->py = py;
+    s->cap = cap;
+    return 0;
 }
 
 static int sampled_python(const struct sampler *sm, const struct jitunwind_py_thread *pt)
@@ -302,74 +338,135 @@ static int sampled_python(const struct sampler *sm, const struct jitunwind_py_th
  * which the check's marker proof vouched for, are the thread's last
  * stack's `tail` (record_python takes them there); if not, those frames
  * are copied after s->py's. 0, or -1 (the stack cannot be recorded). */
-static int left_ids_held(struct sampler *sm, struct cli_stack *s, uint64_t key,
+static int left_ids_held(struct sampler *sm, struct py_chain *s, uint64_t key,
                          const uint32_t *tail, size_t beyond, size_t *left)
 {
     size_t more = 0;
     if (!*left || (tail && beyond == *left))
         return 0;
-    while (s->pyread.n_py + *left > s->py_cap)
-        if (cli_stack_grow_py(s) < 0)
+    while (s->n + *left > s->cap)
+        if (py_chain_grow(s) < 0)
             return -1;
-    if (jitunwind_py_chains_tail(sm->t.chains, key, s->py + s->pyread.n_py,
-                                 s->py_cap - s->pyread.n_py, &more) < 0 || more != *left)
+    if (jitunwind_py_chains_tail(sm->t.chains, key, s->py + s->n, s->cap - s->n, &more) < 0 ||
+        more != *left)
         return -1;
-    s->pyread.n_py += more;
+    s->n += more;
     *left = 0;
     return 0;
 }
 
-/* --nonblocking: every Python thread's frames, read while it runs. When
- * the next sample follows at once (`behind`), the last thread's check
- * reads the next sample's blocks in its call (cli_target_read_carrying). */
-static void sample_python(struct sampler *sm, int behind)
+/* --nonblocking: a thread's chain read (its first walk and its check made
+ * already, into s, when `walked`) and recorded. A thread that runs on
+ * changes its chain under the reader: a chain cut short is counted as an
+ * error and recorded as read; one that kept changing (running_chain.c) is
+ * counted and left out. A chain longer than the room is read again into
+ * twice the room. */
+static void finish_chain(struct sampler *sm, struct jitunwind_py_thread *pt, struct py_chain *s,
+                         int walked)
+{
+    size_t got = 0, beyond = 0, left = 0;
+    const uint32_t *tail;
+    uint64_t proof;
+    int torn, rc;
+    rc = walked ? cli_running_chain_finish(&sm->t, pt, s->py, s->cap, &got, &torn, &left,
+                                           &s->first)
+                : cli_read_running_chain(&sm->t, pt, s->py, s->cap, &got, &torn, NULL, 0, &left);
+    while (rc == JITUNWIND_ELIMIT && got == s->cap && py_chain_grow(s) == 0)
+        rc = cli_read_running_chain(&sm->t, pt, s->py, s->cap, &got, &torn, NULL, 0, &left);
+    if (rc < 0 || torn)
+        sm->errors++;
+    if (torn) {
+        sm->torn++;
+        return;
+    }
+    s->n = got;
+    proof = jitunwind_py_chains_check_proof(sm->t.chains, pt->tstate, &beyond);
+    tail = proof ? profile_tail_get(&sm->tails, pt->tstate, proof, beyond) : NULL;
+    if (left_ids_held(sm, s, pt->tstate, tail, beyond, &left) < 0) {
+        sm->errors++;
+        return;
+    }
+    drop_frame_being_pushed(sm, s);
+    record_python(sm, s, sampled_thread(sm, (int)pt->native_thread_id, NULL), pt->tstate, proof,
+                  tail, beyond, left);
+}
+
+/* The checks of the threads walked, ts[0..n) with their chains, in one
+ * call (`carry`: it reads the next pass's blocks too), every one made
+ * before any chain is read again, then each chain finished. */
+static void finish_shared(struct sampler *sm, struct jitunwind_py_thread *const *ts, size_t n,
+                          int carry)
+{
+    size_t k;
+    sm->t.carry_check = carry;
+    cli_check_reads_fetch(&sm->t);
+    sm->t.carry_check = 0;
+    for (k = 0; k < n; k++)
+        cli_running_chain_check(&sm->t, ts[k], sm->chains[k].py, sm->chains[k].cap,
+                                &sm->chains[k].first);
+    for (k = 0; k < n; k++)
+        finish_chain(sm, ts[k], &sm->chains[k], 1);
+}
+
+/* --nonblocking: every Python thread's frames, read while it runs (the
+ * thread states listed as RELIST_SECONDS says). The threads are walked,
+ * up to SHARED_CHECKS at a time, before their checks, which are read in
+ * one call. When the next sample follows at once (`behind`), the last
+ * call also reads the next sample's blocks (cli_target_read_carrying). */
+static void sample_python(struct sampler *sm, int behind, double t)
 {
     static struct jitunwind_py_thread pts[JITUNWIND_PY_MAX_THREADS];
-    size_t n = 0, i, last = 0;
-    if (jitunwind_pyreader_threads(sm->t.py, pts, JITUNWIND_PY_MAX_THREADS, &n) < 0)
-        sm->errors++;
-    for (i = 0; i < n; i++)
-        if (sampled_python(sm, &pts[i]))
-            last = i;
+    struct jitunwind_py_thread *walked[SHARED_CHECKS];
+    size_t n, i, k = 0;
+    if (!sm->n_py || t - sm->py_listed_at >= RELIST_SECONDS ||
+        jitunwind_pyreader_threads_again(sm->t.py, pts, sm->n_py) != 1) {
+        sm->n_py = 0;
+        sm->py_listed_at = t;
+        sm->py_listings++;
+        if (jitunwind_pyreader_threads(sm->t.py, pts, JITUNWIND_PY_MAX_THREADS, &sm->n_py) < 0)
+            sm->errors++;
+    }
+    n = sm->n_py;
     for (i = 0; i < n; i++) {
-        struct cli_stack *s = sm->s;
-        size_t got = 0, beyond = 0, left = 0;
-        const uint32_t *tail;
-        uint64_t proof;
-        int torn;
+        struct py_chain *s;
         if (!sampled_python(sm, &pts[i]))
             continue;
-        sm->t.carry_check = behind && i == last;
-        /* A thread that runs on changes its chain under the reader: a
-         * chain cut short is counted as an error and recorded as read; one
-         * that kept changing (running_chain.c) is counted and left out. A
-         * chain longer than the room is read again into twice the room. */
-        for (;;) {
-            int rc = cli_read_running_chain(&sm->t, &pts[i], s->py, s->py_cap, &got, &torn,
-                                            NULL, 0, &left);
-            if (rc == JITUNWIND_ELIMIT && got == s->py_cap && cli_stack_grow_py(s) == 0)
-                continue;
-            if (rc < 0 || torn)
-                sm->errors++;
-            break;
+        if (k == SHARED_CHECKS) {
+            finish_shared(sm, walked, k, 0);
+            k = 0;
         }
-        sm->t.carry_check = 0;
-        if (torn) {
-            sm->torn++;
-            continue;
-        }
-        s->pyread.n_py = got;
-        s->n_native = 0;
-        proof = jitunwind_py_chains_check_proof(sm->t.chains, pts[i].tstate, &beyond);
-        tail = proof ? profile_tail_get(&sm->tails, pts[i].tstate, proof, beyond) : NULL;
-        if (left_ids_held(sm, s, pts[i].tstate, tail, beyond, &left) < 0) {
+        s = &sm->chains[k];
+        if (!s->cap && py_chain_grow(s) < 0) {
             sm->errors++;
             continue;
         }
-        drop_frame_being_pushed(sm, s);
-        record_python(sm, s, sampled_thread(sm, (int)pts[i].native_thread_id, NULL),
-                      pts[i].tstate, proof, tail, beyond, left);
+        if (k == 0)
+            cli_check_reads_plan(&sm->t);
+        if (cli_running_chain_walk(&sm->t, &pts[i], s->py, s->cap, &s->first) < 0) {
+            finish_chain(sm, &pts[i], s, 0); /* no caches: read alone */
+            continue;
+        }
+        if (cli_running_chain_share(&sm->t, &pts[i], s->py, &s->first) < 0) {
+            /* No room beside the others: they are finished first, and
+             * this one starts the next call. */
+            struct py_chain moved = *s;
+            finish_shared(sm, walked, k, 0);
+            *s = sm->chains[0];
+            sm->chains[0] = moved;
+            s = &sm->chains[0];
+            k = 0;
+            cli_check_reads_plan(&sm->t);
+            if (cli_running_chain_share(&sm->t, &pts[i], s->py, &s->first) < 0) {
+                /* its check makes its own call */
+                cli_running_chain_check(&sm->t, &pts[i], s->py, s->cap, &s->first);
+                finish_chain(sm, &pts[i], s, 1);
+                continue;
+            }
+        }
+        walked[k++] = &pts[i];
     }
+    if (k)
+        finish_shared(sm, walked, k, behind);
 }
 
 static void list_os_threads(struct sampler *sm, double t)
@@ -672,9 +769,9 @@ static void stats(struct sampler *sm)
                 (unsigned long long)sm->py_listing.memo.reused);
     if (sm->opt->nonblocking)
         fprintf(stderr, "frames being pushed left out: %llu\ntorn chains: %llu\n"
-                        "exit and exec checks: %llu\n",
+                        "exit and exec checks: %llu\nPython thread listings: %llu\n",
                 (unsigned long long)sm->pushed_left_out, (unsigned long long)sm->torn,
-                (unsigned long long)sm->gone_checks);
+                (unsigned long long)sm->gone_checks, (unsigned long long)sm->py_listings);
     if (sm->opt->mark_frames)
         fprintf(stderr, "marker stops: %llu\nmarker frames unread: %llu\nmarker misses: %llu\n"
                         "marker writes: %llu\nmarker checks: %llu\n"
@@ -943,7 +1040,7 @@ opened:
                 cli_target_next_sample(&sm->t, !behind);
         }
         if (opt->nonblocking)
-            sample_python(sm, behind && !opt->no_cache);
+            sample_python(sm, behind && !opt->no_cache, t);
         else
             sample_mixed(sm, t);
     shown:
@@ -1018,6 +1115,8 @@ done:
     jitunwind_py_chains_free(sm->t.chains);
     cli_target_close(&sm->t);
     cli_stack_free(sm->s);
+    for (size_t i = 0; i < SHARED_CHECKS; i++)
+        free(sm->chains[i].py);
     free(sm->ids);
     free(sm);
     return code;

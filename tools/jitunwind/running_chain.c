@@ -109,14 +109,43 @@ static int doubtful(int rc, const struct jitunwind_py_frame *out, size_t n, size
     return 0;
 }
 
+/* The check of a walk that gave out[0..got) (rc; `left` frames left in
+ * the cache): whether the chain is still the one walked. The pages read
+ * again come in turn while the thread runs (one call, not one instant): a
+ * second reading must agree too, or a thread that left the frame just
+ * read as current and came back within one reading passes. Frames left
+ * in the cache: the check stops at the marked frame with the marker still
+ * vouching for them, or fails. */
+static int check_walk(struct cli_target *t, const struct jitunwind_py_thread *th,
+                      struct jitunwind_py_frame *out, size_t max, size_t got, size_t left, int rc)
+{
+    int ended = left ? JITUNWIND_PY_CHECK_LEFT : rc == 0 && got < max;
+    return unchanged(t, th, out, got, ended, 0) && unchanged(t, th, out, got, ended, 1);
+}
+
+/* `first`: the first try, walked and checked already (NULL: made here). */
 static int read_chain(struct cli_target *t, struct jitunwind_py_thread *th,
                       struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
-                      char *why, size_t why_size, int leave, size_t *left)
+                      char *why, size_t why_size, int leave, size_t *left,
+                      const struct cli_chain_try *first)
 {
-    int rc = 0, tries, same = 1, moved = 0, ended;
+    int rc = 0, tries = 0, same = 1, moved = 0;
     *torn = 0;
     *left = 0;
-    for (tries = 0; tries < TRIES; tries++) {
+    *got = 0;
+    if (first) {
+        if (!th->current_frame)
+            return 0;
+        rc = first->rc;
+        *got = first->got;
+        *left = first->left;
+        same = first->same;
+        moved = !same;
+        if (same && !doubtful(rc, out, *got, max))
+            return rc;
+        tries = 1;
+    }
+    for (; tries < TRIES; tries++) {
         if (tries) { /* where the thread is now */
             cli_target_reread(t);
             if (jitunwind_pyreader_thread(t->py, th) < 0)
@@ -129,14 +158,7 @@ static int read_chain(struct cli_target *t, struct jitunwind_py_thread *th,
         if (why_size) /* the check below reads too, and so sets the reader's error */
             snprintf(why, why_size, "%s", rc < 0 ? jitunwind_pyreader_last_error(t->py)->message
                                                  : "");
-        /* The pages read again come in turn while the thread runs (one
-         * call, not one instant): a second reading must agree too, or a
-         * thread that left the frame just read as current and came back
-         * within one reading passes. */
-        /* Frames left in the cache: the check stops at the marked frame
-         * with the marker still vouching for them, or fails. */
-        ended = *left ? JITUNWIND_PY_CHECK_LEFT : rc == 0 && *got < max;
-        same = unchanged(t, th, out, *got, ended, 0) && unchanged(t, th, out, *got, ended, 1);
+        same = check_walk(t, th, out, max, *got, *left, rc);
         moved |= !same;
         if (same && !doubtful(rc, out, *got, max))
             return rc;
@@ -163,7 +185,42 @@ int cli_read_running_chain(struct cli_target *t, struct jitunwind_py_thread *th,
         struct jitunwind_py_thread pages = *th;
         (void)jitunwind_pyreader_thread(t->py, &pages);
     }
-    rc = read_chain(t, th, out, max, got, torn, why, why_size, left != NULL, left ? left : &none);
+    rc = read_chain(t, th, out, max, got, torn, why, why_size, left != NULL, left ? left : &none,
+                    NULL);
     cli_read_log_end(t);
     return rc;
+}
+
+int cli_running_chain_walk(struct cli_target *t, const struct jitunwind_py_thread *th,
+                           struct jitunwind_py_frame *out, size_t max, struct cli_chain_try *w)
+{
+    w->rc = 0;
+    w->got = w->left = 0;
+    if (!t->chains || !t->blocks)
+        return -1;
+    if (th->current_frame)
+        w->rc = walk(t, th, out, max, &w->got, 0, 1, &w->left);
+    return 0;
+}
+
+int cli_running_chain_share(struct cli_target *t, const struct jitunwind_py_thread *th,
+                            const struct jitunwind_py_frame *out, const struct cli_chain_try *w)
+{
+    if (!th->current_frame)
+        return 0; /* no check */
+    return cli_check_reads_add(t, th->tstate, out,
+                               jitunwind_py_chains_check_span(t->chains, th->tstate, out, w->got));
+}
+
+void cli_running_chain_check(struct cli_target *t, const struct jitunwind_py_thread *th,
+                             struct jitunwind_py_frame *out, size_t max, struct cli_chain_try *w)
+{
+    w->same = !th->current_frame || check_walk(t, th, out, max, w->got, w->left, w->rc);
+}
+
+int cli_running_chain_finish(struct cli_target *t, struct jitunwind_py_thread *th,
+                             struct jitunwind_py_frame *out, size_t max, size_t *got, int *torn,
+                             size_t *left, const struct cli_chain_try *w)
+{
+    return read_chain(t, th, out, max, got, torn, NULL, 0, 1, left, w);
 }

@@ -492,7 +492,7 @@ long cli_target_read_carrying(struct cli_target *t, const uint64_t *pages, const
     unsigned slot[CLI_READ_BATCH_MAX];
     void *dst[CLI_READ_BATCH_MAX];
     long got;
-    int whole = 1; /* every page's second copy placed */
+    int whole = 1; /* the call was made: the blocks it read are carried */
     if (!b || b->batch_off || !t->live || t->pid <= 0 || 2 * n > CLI_READ_BATCH_MAX)
         return -1;
     drop_blocks(t, b, 0); /* last[]: the part of each block this sample read from */
@@ -504,7 +504,8 @@ long cli_target_read_carrying(struct cli_target *t, const uint64_t *pages, const
     }
     /* The second copy into blocks, then the rest of the next
      * sample's parts; a block whose slot is taken (a crowded cache) is
-     * not carried. */
+     * not carried (a check page's second copy then goes to the caller's
+     * buffer). */
     for (i = 0; i < n + b->n_last && k < CLI_READ_BATCH_MAX; i++) {
         uint64_t base = i < n ? pages[i] : b->last[i - n];
         unsigned s;
@@ -512,8 +513,10 @@ long cli_target_read_carrying(struct cli_target *t, const uint64_t *pages, const
             continue;
         if (b->base[(s = block_place(b, base))]) {
             if (i < n) {
-                whole = 0; /* the second copy of the pages not placed is the check's */
-                break;
+                slot[k] = BLOCKS;
+                addr[k] = pages[i] + lo[i];
+                len[k] = (size_t)(hi[i] - lo[i]);
+                dst[k++] = first[n + i];
             }
             continue;
         }
@@ -544,11 +547,12 @@ long cli_target_read_carrying(struct cli_target *t, const uint64_t *pages, const
     for (i = 0; i < k; i++) {
         if (i < (size_t)got)
             t->read_bytes += len[i];
-        else if (i >= n)
+        else if (i >= n && slot[i] != BLOCKS)
             b->base[slot[i]] = 0; /* not read: this sample's first read reads it */
     }
     for (i = n; i < 2 * n && i < (size_t)got; i++)
-        second[i - n] = b->data[slot[i]];
+        if (slot[i] != BLOCKS)
+            second[i - n] = b->data[slot[i]];
     if (whole) {
         b->n_carried = b->n_last;
         b->n_last = 0;
@@ -556,8 +560,6 @@ long cli_target_read_carrying(struct cli_target *t, const uint64_t *pages, const
     } else { /* nothing carried: the next sample reads its parts as usual */
         memset(b->base, 0, sizeof b->base);
     }
-    if (!whole && got > (long)n) /* pages of the second copy the blocks did not take */
-        got = (long)n;
     return got < (long)(2 * n) ? got : (long)(2 * n);
 }
 

@@ -105,6 +105,23 @@ JITUNWIND_API int jitunwind_pyreader_threads(jitunwind_pyreader *reader,
 JITUNWIND_API int jitunwind_pyreader_thread(jitunwind_pyreader *reader,
                                             struct jitunwind_py_thread *t);
 
+/* Read the N thread states THREADS holds (as jitunwind_pyreader_threads
+ * listed them, in order) again in place, without the runtime's and the
+ * interpreters' lists: each one's thread ids, current frame and GIL, and
+ * its list links. Returns 1 when every one is still linked as listed (the
+ * first of each interpreter's with no previous one, each to the next one
+ * listed, the last to none) and has the same thread ids; then no thread
+ * state was added to or taken from those lists in between (CPython adds a
+ * thread state at its list's head, linking the old head back to it, and
+ * taking one out relinks its neighbours). Returns 0 otherwise, THREADS
+ * then partly read again: list them anew. Not seen: a new interpreter (the
+ * runtime's list is not read), and the last thread state of an
+ * interpreter taken out while its memory still reads as it was (a caller
+ * lists anew now and then). EINVAL for READER NULL, THREADS NULL with N
+ * > 0, or a tstate 0. */
+JITUNWIND_API int jitunwind_pyreader_threads_again(jitunwind_pyreader *reader,
+                                                   struct jitunwind_py_thread *threads, size_t n);
+
 /* Frame flags. */
 #define JITUNWIND_PYFRAME_ENTRY (1u << 0)       /* outermost frame of its eval-loop activation */
 #define JITUNWIND_PYFRAME_GENERATOR (1u << 1)   /* owned by a generator/coroutine */

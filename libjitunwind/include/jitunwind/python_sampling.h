@@ -107,7 +107,8 @@ JITUNWIND_API int jitunwind_pyreader_frames_reusing_top(jitunwind_pyreader *read
                                                         size_t *count, size_t *left);
 /* The frames the last walk of THREAD_KEY (jitunwind_pyreader_frames_reusing_top)
  * left in CHAINS, innermost first, into OUT (at most MAX): 0 with *COUNT
- * frames, ENOTFOUND when it left none or CHAINS walked since, ELIMIT when
+ * frames, ENOTFOUND when it left none or THREAD_KEY's chain was walked
+ * again since (walks of other threads may come between), ELIMIT when
  * MAX is too small (nothing copied), EINVAL for NULL arguments. */
 JITUNWIND_API int jitunwind_py_chains_tail(const jitunwind_py_chains *chains, uint64_t thread_key,
                                            struct jitunwind_py_frame *out, size_t max,
@@ -166,7 +167,8 @@ struct jitunwind_py_chain_stats {
  * beforehand reads only those frames, and the thread state with the
  * marker). N when CHAINS is NULL or FRAMES is NULL. The next
  * jitunwind_pyreader_frames_unchanged of THREAD_KEY given the same FRAMES
- * and N, with no walk of CHAINS between, takes the marker's answer from
+ * and N, with no walk of THREAD_KEY's chain between (walks of other
+ * threads may come between), takes the marker's answer from
  * this call instead of comparing the frames with the cache again: FRAMES
  * must not change in between. */
 JITUNWIND_API size_t jitunwind_py_chains_check_span(const jitunwind_py_chains *chains,

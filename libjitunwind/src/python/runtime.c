@@ -422,3 +422,46 @@ JITUNWIND_API int jitunwind_pyreader_thread(jitunwind_pyreader *r, struct jitunw
     return read_thread(r, t->tstate, t->interp, t->interp_id, gil_holder_of(r, t->interp), t,
                        &next);
 }
+
+/* Every CPython thread state begins with its list links, `prev` and then
+ * `next`: the previous link is the word before the next one. */
+static int linked_as_listed(jitunwind_pyreader *r, const struct jitunwind_py_thread *t,
+                            uint64_t want_prev)
+{
+    const struct ju_py_layout *L = r->layout;
+    uint64_t prev;
+    if (L->ts_next == JU_PY_NONE || L->ts_next < 8 ||
+        ju_read_u64(&r->mem, t->tstate + L->ts_next - 8, &prev) < 0)
+        return 0;
+    return prev == want_prev;
+}
+
+JITUNWIND_API int jitunwind_pyreader_threads_again(jitunwind_pyreader *r,
+                                                   struct jitunwind_py_thread *threads, size_t n)
+{
+    size_t i;
+    uint64_t gil_holder = 0;
+    if (!r || (!threads && n))
+        return JITUNWIND_EINVAL;
+    ju_clear_error(&r->err);
+    for (i = 0; i < n; i++) {
+        struct jitunwind_py_thread was = threads[i];
+        int first = i == 0 || threads[i - 1].interp != was.interp;
+        int last = i + 1 == n || threads[i + 1].interp != was.interp;
+        uint64_t next;
+        if (!was.tstate)
+            return JITUNWIND_EINVAL;
+        if (first)
+            gil_holder = gil_holder_of(r, was.interp);
+        if (!linked_as_listed(r, &was, first ? 0 : threads[i - 1].tstate) ||
+            read_thread(r, was.tstate, was.interp, was.interp_id, gil_holder, &threads[i],
+                        &next) < 0 ||
+            next != (last ? 0 : threads[i + 1].tstate) ||
+            threads[i].thread_id != was.thread_id ||
+            threads[i].native_thread_id != was.native_thread_id) {
+            ju_clear_error(&r->err);
+            return 0;
+        }
+    }
+    return 1;
+}

@@ -56,7 +56,8 @@ struct ju_chain_slot {
     uint64_t span_clock, span_proof;
     /* The frames beyond the marked one a walk left in the cache
      * (jitunwind_pyreader_frames_reusing_top): entries [0, left_count)
-     * after the walk at the cache's clock `left_clock`, under proof
+     * after the walk at the cache's clock `left_clock` (the slot's `used`
+     * until the thread is walked again), under proof
      * `left_proof`; left_count 0: none. */
     size_t left_count;
     uint64_t left_clock, left_proof;
@@ -185,15 +186,16 @@ JU_HIDDEN void ju_chain_code_decoded(struct ju_chain_walk *w, const struct ju_ch
                                      uint64_t code, int head_read);
 /* ju_chain_marker_vouches for the check of frames[0..n), taken from the
  * jitunwind_py_chains_check_span made just before on the same frames when
- * nothing has changed since (no walk, no new proof): the frames beyond the
- * marked one are compared with the cache once a check, not twice. The
+ * nothing has changed since (no walk of the thread, no new proof): the
+ * frames beyond the marked one are compared with the cache once a check,
+ * not twice. The
  * span held is dropped either way: each check is preceded by its own. */
 JU_HIDDEN size_t ju_chain_marker_vouches_once(struct jitunwind_py_chains *c,
                                               struct ju_chain_slot *s,
                                               const struct jitunwind_py_frame *frames, size_t n);
 /* For a check of frames[0..n) whose walk left the frames beyond the
  * marked one (frames[n - 1]) in the cache: n - 1 when the slot still
- * holds them under its proof (no walk since), else n. */
+ * holds them under its proof (no walk of the thread since), else n. */
 JU_HIDDEN size_t ju_chain_marker_left(const struct jitunwind_py_chains *c,
                                       const struct ju_chain_slot *s,
                                       const struct jitunwind_py_frame *frames, size_t n);

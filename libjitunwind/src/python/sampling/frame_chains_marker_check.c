@@ -151,7 +151,7 @@ size_t ju_chain_marker_left(const struct jitunwind_py_chains *c, const struct ju
                             const struct jitunwind_py_frame *frames, size_t n)
 {
     struct ju_chain_walk w;
-    if (!s || n == 0 || !s->left_count || s->left_clock != c->clock ||
+    if (!s || n == 0 || !s->left_count || s->left_clock != s->used ||
         s->left_proof != s->proof || !s->marker_proven || c->foreign_marks ||
         frames[n - 1].address != s->marker || frames[n - 1].owner != OWNED_BY_THREAD)
         return n;
@@ -188,12 +188,13 @@ JITUNWIND_API uint64_t jitunwind_py_chains_check_proof(const jitunwind_py_chains
     return s ? s->checked_proof : 0;
 }
 
-/* What a span answer depends on besides the frames: no walk began (the
- * cache's clock moves at each) and the proof is the same. */
+/* What a span answer depends on besides the frames: no walk of the thread
+ * began (its slot's clock moves at each; other threads' walks leave the
+ * slot as it was) and the proof is the same. */
 static int span_held(const struct jitunwind_py_chains *c, const struct ju_chain_slot *s,
                      const struct jitunwind_py_frame *frames, size_t n)
 {
-    return s->span_frames == frames && s->span_n == n && s->span_clock == c->clock &&
+    return s->span_frames == frames && s->span_n == n && s->span_clock == s->used &&
            s->span_proof == (s->marker_proven && !c->foreign_marks ? s->proof : 0);
 }
 
@@ -227,7 +228,7 @@ JITUNWIND_API size_t jitunwind_py_chains_check_span(const jitunwind_py_chains *c
         s->span_frames = frames;
         s->span_n = n;
         s->span_marked = k;
-        s->span_clock = chains->clock;
+        s->span_clock = s->used;
         s->span_proof = s->marker_proven && !chains->foreign_marks ? s->proof : 0;
     }
     return k < n ? k + 1 : n;

@@ -175,7 +175,7 @@ JITUNWIND_API int jitunwind_py_chains_tail(const jitunwind_py_chains *chains, ui
         return JITUNWIND_EINVAL;
     *count = 0;
     s = ju_chain_slot_of(chains, thread_key);
-    if (!s || !s->left_count || s->left_clock != chains->clock || s->left_count > s->count)
+    if (!s || !s->left_count || s->left_clock != s->used || s->left_count > s->count)
         return JITUNWIND_ENOTFOUND;
     if (s->left_count > max)
         return JITUNWIND_ELIMIT;
