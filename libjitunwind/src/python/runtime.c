@@ -423,15 +423,14 @@ JITUNWIND_API int jitunwind_pyreader_thread(jitunwind_pyreader *r, struct jitunw
                        &next);
 }
 
-/* Every CPython thread state begins with its list links, `prev` and then
- * `next`: the previous link is the word before the next one. */
+/* Whether thread state t's previous link is `want_prev`; 0 when the
+ * layout has no such field (the caller then lists anew). */
 static int linked_as_listed(jitunwind_pyreader *r, const struct jitunwind_py_thread *t,
                             uint64_t want_prev)
 {
-    const struct ju_py_layout *L = r->layout;
     uint64_t prev;
-    if (L->ts_next == JU_PY_NONE || L->ts_next < 8 ||
-        ju_read_u64(&r->mem, t->tstate + L->ts_next - 8, &prev) < 0)
+    if (r->layout->ts_prev == JU_PY_NONE ||
+        ju_py_fetch(&r->mem, r->layout, t->tstate, JU_PYF_ts_prev, &prev) < 0)
         return 0;
     return prev == want_prev;
 }

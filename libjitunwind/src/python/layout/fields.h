@@ -66,6 +66,7 @@ enum ju_py_debug_field {
     JU_PYD_DI_SIZE, JU_PYD_DI_MA_KEYS, JU_PYD_DI_MA_VALUES,
     JU_PYD_FL_SIZE, JU_PYD_FL_OB_FVAL, JU_PYD_LO_SIZE, JU_PYD_LO_LV_TAG, JU_PYD_LO_OB_DIGIT,
     JU_PYD_GC_SIZE, JU_PYD_GC_COLLECTING, JU_PYD_HT_SIZE,
+    JU_PYD_TS_PREV,
     JU_PYD_COUNT
 };
 
@@ -80,6 +81,7 @@ enum ju_py_debug_field {
     X(interp_gil_ptr, INTERP, 8, NONE, CHECKED, IS_CEVAL_GIL, "ceval.gil")                  \
     X(gil_last_holder, GIL, 8, NONE, CHECKED, SKIP, "last_holder")                          \
     X(ts_next, TSTATE, 8, NONE, CHECKED, TS_NEXT, "next")                                   \
+    X(ts_prev, TSTATE, 8, NONE, OPTIONAL, TS_PREV, "prev")                                  \
     X(ts_interp, TSTATE, 8, NONE, CHECKED, TS_INTERP, "interp")                             \
     X(ts_thread_id, TSTATE, 8, NONE, CHECKED, TS_THREAD_ID, "thread_id")                    \
     X(ts_native_thread_id, TSTATE, 8, NONE, CHECKED, TS_NATIVE_THREAD_ID, "native_thread_id") \

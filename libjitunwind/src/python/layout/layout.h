@@ -69,6 +69,7 @@ struct ju_py_layout {
 
     /* PyThreadState */
     uint32_t ts_next;
+    uint32_t ts_prev;            /* the previous state's link (jitunwind_pyreader_threads_again) */
     uint32_t ts_interp;
     uint32_t ts_thread_id;
     uint32_t ts_native_thread_id;

@@ -120,6 +120,7 @@
     .rt_perf_code_arena = JU_PY_NONE /* no perf trampolines before 3.12 */,              \
     .interp_next = 0, .interp_id = 48, .interp_threads_head = 16,                        \
     .interp_gil_ptr = JU_PY_NONE, .gil_last_holder = JU_PY_NONE, .ts_next = 8,           \
+    .ts_prev = 0,                                                                        \
     .ts_interp = 16, .ts_thread_id = 152, .ts_native_thread_id = 160,                    \
     .ts_current_frame = JU_PY_NONE, .ts_holds_gil = JU_PY_NONE, .ts_cframe = 56,         \
     .ts_last_profiled_frame = JU_PY_NONE, .ts_last_profiled_seq = JU_PY_NONE,            \
@@ -161,7 +162,7 @@ const struct ju_py_layout ju_py_layout_312 = {
     .interp_threads_head = 72,
     .interp_gil_ptr = 384,          /* ceval.gil */
     .gil_last_holder = 8,
-    .ts_next = 8,
+    .ts_next = 8, .ts_prev = 0,
     .ts_interp = 16,
     .ts_thread_id = 136,
     .ts_native_thread_id = 144,
@@ -200,6 +201,7 @@ const struct ju_py_layout ju_py_layout_312 = {
  * (FRAME_OWNED_BY_INTERPRETER/_CSTACK) close an eval-loop activation. */
 #define THREAD_STATE_3_13_TO_3_14                                                       \
     .ts_next = 8, .ts_interp = 16, .ts_thread_id = 152, .ts_native_thread_id = 160,     \
+    .ts_prev = 0,                                                                       \
     .ts_current_frame = 72, .ts_holds_gil = JU_PY_NONE, .ts_cframe = JU_PY_NONE,           \
     .ts_last_profiled_frame = JU_PY_NONE, .ts_last_profiled_seq = JU_PY_NONE,             \
     .cframe_current_frame = JU_PY_NONE
@@ -380,6 +382,7 @@ const struct ju_py_layout ju_py_layout_313t = {
     .rt_interpreters_head = 936, .rt_gil_holder = JU_PY_NONE,                            \
     .rt_perf_code_arena = JU_PY_NONE, .interp_next = 7264, .interp_id = 7272,            \
     .interp_threads_head = 7336, .ts_next = 8, .ts_interp = 16, .ts_thread_id = 176,     \
+    .ts_prev = 0,                                                                        \
     .ts_native_thread_id = 184, .ts_current_frame = 72, .ts_cframe = JU_PY_NONE,        \
     .ts_last_profiled_frame = 88, .ts_last_profiled_seq = 96,                            \
     .cframe_current_frame = JU_PY_NONE, FRAMES_3_13_TO_3_14, .fr_size = 88,              \
