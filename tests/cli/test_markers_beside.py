@@ -18,7 +18,8 @@ leaf spinning on path_b's lines, a stack the target never has.
 Every recorded stack is checked against that structure, on python3.15 with
 the JIT on and off and on python3.15d with it on, with the threads stopped
 (where the marker and its sequence alone decide what is reused) and with
---nonblocking (where the chain is also read again to catch a torn one).
+--nonblocking (where the chain is also read again to catch a torn one): no
+more may be wrong than cli.torn allows.
 Each run must have stopped at markers, and the other profiler must have
 sampled all along.
 
@@ -143,15 +144,18 @@ def one_run(j, python, env, extra, work, label):
         wrong = sorted((k, n) for k, n in got.items() if not possible(*k))
         n_wrong, n_all = sum(n for _, n in wrong), sum(got.values())
         # --nonblocking: the thread runs on while it is read, and a chain
-        # that changed and changed back can pass the check: the stated rate
-        # (torn_limit.py). Threads stopped: none at all.
-        allowed = allowed_torn(n_all) if "--nonblocking" in extra else 0
+        # that changed and changed back can pass the check (torn_limit.py).
+        # Threads stopped too: the marker and its sequence are sometimes
+        # read unchanged across the marked frame's return (torn_limit's
+        # allowed_marked), seen here once in about 7000 stacks. Both at the
+        # torn rate.
+        allowed = allowed_torn(n_all)
         if n_wrong > allowed:
             fail("%s: %d of %d stacks the target never has, e.g. %r\n%s" % (
                 label, n_wrong, n_all, wrong[:4], err))
         if n_wrong:
-            print("note: %s: %d of %d stacks the target never has (at most %d allowed "
-                  "without stopping threads): %r" % (label, n_wrong, n_all, allowed, wrong[:4]))
+            print("note: %s: %d of %d stacks the target never has (at most %d allowed): %r"
+                  % (label, n_wrong, n_all, allowed, wrong[:4]))
         for path, lines in (("path_a", SPIN_A), ("path_b", SPIN_B)):
             if not any(s.endswith(path + ";mid;leaf") and n in lines for s, n in got):
                 fail("%s: no stack of %s spinning: %r" % (label, path, got))
